@@ -1,0 +1,20 @@
+/**
+ * API Gateway settings that the CDK stack and the local gateway must agree on.
+ */
+
+/** Request bodies of these types reach Lambda base64-encoded (uploads). */
+export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-stream', 'application/pdf', 'audio/wav'];
+
+/** The header the authorizer reads, and its cache lifetime: a revoked key stops working within it. */
+export const API_KEY_HEADER = 'X-API-Key';
+export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
+
+/** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
+export const GATEWAY_ERRORS = {
+  unauthorized: { status: 401, detail: 'Missing or invalid API key' },
+  accessDenied: { status: 403, detail: 'Forbidden' },
+  notFound: { status: 404, detail: 'Not Found' },
+  methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },
+  throttled: { status: 429, detail: 'Too Many Requests' },
+  internal: { status: 500, detail: 'Internal Server Error' },
+} as const;

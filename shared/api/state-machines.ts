@@ -1,0 +1,16 @@
+/**
+ * Step Functions state machines, each defined by one ASL file in `statemachines/` that runs
+ * unchanged on AWS (CDK `DefinitionBody.fromFile`) and locally (aws-local-stepfunctions).
+ * Task states name a Lambda through a `${<group>FunctionArn}` substitution; locally the same
+ * handler runs in-process, looked up by the Task state's name.
+ */
+export interface StateMachineSpec {
+  /** Logical name; the ARN reaches handlers in the environment variable `envVar`. */
+  name: string;
+  definitionFile: string;
+  envVar: string;
+  /** Task state name → function group whose handler the state invokes. */
+  tasks: Record<string, string>;
+}
+
+export const STATE_MACHINES: StateMachineSpec[] = [];

@@ -1,0 +1,28 @@
+/**
+ * Runtime configuration read from the environment. The same variables are set by the CDK stack on
+ * AWS and by the local stack (`local/`), so handler code never branches on where it runs.
+ * Service endpoints are not configured here: the AWS SDK reads `AWS_ENDPOINT_URL_<SERVICE>` itself.
+ */
+export interface AppConfig {
+  tableName: string;
+  bucketName: string;
+  /** s3rver and LocalStack serve buckets by path, not by virtual host. */
+  s3ForcePathStyle: boolean;
+  /** Public base URL of the API (ends in /api/v1); used to build links. Empty when unknown. */
+  publicBaseUrl: string;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing required environment variable ${name}`);
+  return value;
+}
+
+export function loadConfig(): AppConfig {
+  return {
+    tableName: required('TABLE_NAME'),
+    bucketName: process.env.BUCKET_NAME ?? '',
+    s3ForcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+    publicBaseUrl: process.env.PUBLIC_BASE_URL ?? '',
+  };
+}

@@ -1,0 +1,75 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { resourcePath, type OperationInput, type Route, type RouteRequest } from '../api/route.ts';
+import { UnauthorizedError } from '../domain/errors.ts';
+import { logger } from '../observability/logger.ts';
+import { errorToResult } from './errors.ts';
+import { parseRequest } from './request.ts';
+import { errorResult, toProxyResult, type HttpResult } from './response.ts';
+
+/** Who is calling, as established by the API-key authorizer. */
+export interface Caller {
+  organizationId: number;
+  keyId: string;
+}
+
+export interface RequestContext {
+  requestId: string;
+  event: APIGatewayProxyEvent;
+  /** Absent only on public routes. */
+  caller?: Caller;
+}
+
+export type Operation<Req extends RouteRequest> = (input: OperationInput<Req>, context: RequestContext) => Promise<HttpResult>;
+
+export interface BoundOperation {
+  route: Route;
+  run: (event: APIGatewayProxyEvent, context: RequestContext) => Promise<HttpResult>;
+}
+
+/** Pairs a route of the table with its implementation; validation happens before `impl` runs. */
+export function operation<Req extends RouteRequest>(route: Route<Req>, impl: Operation<Req>): BoundOperation {
+  return {
+    route: route as unknown as Route,
+    run: (event, context) => impl(parseRequest(route, event), context),
+  };
+}
+
+/** The organization of a private route's caller. */
+export function callerOf(context: RequestContext): Caller {
+  if (!context.caller) throw new UnauthorizedError('Missing or invalid API key');
+  return context.caller;
+}
+
+function callerFrom(event: APIGatewayProxyEvent): Caller | undefined {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const organizationId = Number(authorizer?.organizationId);
+  if (!authorizer || !Number.isInteger(organizationId) || organizationId <= 0) return undefined;
+  return { organizationId, keyId: String(authorizer.keyId ?? '') };
+}
+
+/**
+ * The Lambda handler of one endpoint group: dispatches on API Gateway's `httpMethod` + `resource`
+ * to the operation, and turns every outcome (including validation and unexpected errors) into a
+ * `{detail}` response.
+ */
+export function createApiHandler(operations: BoundOperation[]) {
+  const byKey = new Map(operations.map((op) => [`${op.route.method} ${resourcePath(op.route)}`, op]));
+
+  const dispatch = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
+    const requestId = event.requestContext?.requestId ?? '';
+    const caller = callerFrom(event);
+    logger.appendKeys({ requestId, organizationId: caller?.organizationId });
+    const op = byKey.get(`${event.httpMethod} ${event.resource}`);
+    if (!op) return toProxyResult(errorResult(404, 'Not Found'));
+    if (!op.route.public && !caller) return toProxyResult(errorResult(401, 'Missing or invalid API key'));
+    try {
+      return toProxyResult(await op.run(event, { requestId, event, caller }));
+    } catch (error) {
+      return toProxyResult(errorToResult(error));
+    }
+  };
+
+  return middy(dispatch).use(injectLambdaContext(logger, { resetKeys: true }));
+}

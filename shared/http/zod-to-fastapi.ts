@@ -1,0 +1,151 @@
+import type { z } from 'zod';
+import { InvalidInput } from './lax-coercion.ts';
+import {
+  fieldRequired,
+  pydanticChoices,
+  type Loc,
+  type LocationRoot,
+  type ValidationErrorItem,
+} from './validation-error.ts';
+
+type Issue = z.core.$ZodIssue;
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current = data;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+function typeError(issue: Issue & { code: 'invalid_type' }, loc: Loc, input: unknown): ValidationErrorItem {
+  const item = (type: string, msg: string): ValidationErrorItem => ({ type, loc, msg, input });
+  switch (issue.expected) {
+    case 'string':
+      return item('string_type', 'Input should be a valid string');
+    case 'record':
+      return item('dict_type', 'Input should be a valid dictionary');
+    case 'object':
+      return item('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from');
+    case 'array':
+      return item('list_type', 'Input should be a valid list');
+    default:
+      return item(`${String(issue.expected)}_type`, `Input should be a valid ${String(issue.expected)}`);
+  }
+}
+
+function boundError(issue: Issue & { code: 'too_small' | 'too_big' }, loc: Loc, input: unknown): ValidationErrorItem {
+  const small = issue.code === 'too_small';
+  const limit = Number(small ? (issue as { minimum: number | bigint }).minimum : (issue as { maximum: number | bigint }).maximum);
+  if (issue.origin === 'string') {
+    const type = small ? 'string_too_short' : 'string_too_long';
+    const msg = `String should have ${small ? 'at least' : 'at most'} ${plural(limit, 'character')}`;
+    return { type, loc, msg, input, ctx: small ? { min_length: limit } : { max_length: limit } };
+  }
+  if (issue.origin === 'array' || issue.origin === 'set') {
+    const actual = Array.isArray(input) ? input.length : 0;
+    const msg = `List should have ${small ? 'at least' : 'at most'} ${plural(limit, 'item')} after validation, not ${actual}`;
+    return {
+      type: small ? 'too_short' : 'too_long',
+      loc,
+      msg,
+      input,
+      ctx: { field_type: 'List', [small ? 'min_length' : 'max_length']: limit, actual_length: actual },
+    };
+  }
+  const inclusive = issue.inclusive !== false;
+  const [type, words, key] = small
+    ? inclusive
+      ? ['greater_than_equal', 'greater than or equal to', 'ge']
+      : ['greater_than', 'greater than', 'gt']
+    : inclusive
+      ? ['less_than_equal', 'less than or equal to', 'le']
+      : ['less_than', 'less than', 'lt'];
+  return { type, loc, msg: `Input should be ${words} ${limit}`, input, ctx: { [key]: limit } };
+}
+
+function formatError(issue: Issue & { code: 'invalid_format' }, loc: Loc, input: unknown): ValidationErrorItem {
+  if (issue.format === 'regex') {
+    // Zod renders the pattern as a regex literal (/.../flags); Pydantic shows the bare source.
+    const source = String((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/s, '$1');
+    return {
+      type: 'string_pattern_mismatch',
+      loc,
+      msg: `String should match pattern '${source}'`,
+      input,
+      ctx: { pattern: source },
+    };
+  }
+  if (issue.format === 'datetime') {
+    const reason = typeof input === 'string' && input.length < 10 ? 'input is too short' : 'invalid datetime format';
+    return {
+      type: 'datetime_from_date_parsing',
+      loc,
+      msg: `Input should be a valid datetime or date, ${reason}`,
+      input,
+      ctx: { error: reason },
+    };
+  }
+  return { type: 'value_error', loc, msg: `Value error, invalid ${issue.format}`, input, ctx: { error: issue.message } };
+}
+
+/** Maps one zod issue onto the Pydantic error item FastAPI would have produced. */
+export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown): ValidationErrorItem {
+  const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+  const loc: Loc = [root, ...path];
+  const input = valueAt(data, issue.path);
+  if (input instanceof InvalidInput) return { type: input.type, loc, msg: input.msg, input: input.raw };
+
+  switch (issue.code) {
+    case 'invalid_type':
+      // Pydantic reports an absent field with its parent object as the input.
+      if (input === undefined) return fieldRequired(loc, path.length ? valueAt(data, issue.path.slice(0, -1)) : null);
+      return typeError(issue, loc, input);
+    case 'too_small':
+    case 'too_big':
+      return boundError(issue, loc, input);
+    case 'invalid_format':
+      return formatError(issue, loc, input);
+    case 'invalid_value': {
+      const expected = pydanticChoices(issue.values);
+      return { type: 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
+    }
+    case 'custom': {
+      const fastapi = (issue.params as { fastapi?: Omit<ValidationErrorItem, 'loc' | 'input'> } | undefined)?.fastapi;
+      if (fastapi) return { ...fastapi, loc, input };
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+    }
+    default:
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+  }
+}
+
+/**
+ * Pydantic stops at the first failed rule of a field while zod reports every rule, so only the
+ * first item per location is kept. Unknown keys are reported per key (`extra_forbidden`).
+ */
+export function toFastApiItems(issues: readonly Issue[], root: LocationRoot, data: unknown): ValidationErrorItem[] {
+  const items: ValidationErrorItem[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const expanded: ValidationErrorItem[] =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({
+            type: 'extra_forbidden',
+            loc: [root, ...issue.path.map(String), key] as Loc,
+            msg: 'Extra inputs are not permitted',
+            input: valueAt(data, [...issue.path, key]),
+          }))
+        : [toFastApiItem(issue, root, data)];
+    for (const item of expanded) {
+      const key = JSON.stringify(item.loc);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      items.push(item);
+    }
+  }
+  return items;
+}

@@ -1,0 +1,110 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AgentStatus } from '../domain/agent.ts';
+import { AGENT_STATUSES } from '../domain/agent.ts';
+import type { Agent } from '../schemas/agents.ts';
+import { keys, stripKeys } from './keys.ts';
+import { countQuery, db, queryItems, tableName } from './table.ts';
+
+/** Agents are stored in their API shape, under their organization's partition. */
+const fromItem = (item: Record<string, unknown>): Agent => {
+  const { type: _type, organization_id: _org, ...agent } = stripKeys(item);
+  return agent as unknown as Agent;
+};
+
+const agentItem = (orgId: number, agent: Agent) => ({
+  ...keys.agent(orgId, agent.id),
+  type: 'agent',
+  organization_id: orgId,
+  ...agent,
+});
+
+const definitionItem = (orgId: number, agent: Agent) => ({
+  ...keys.agentDefinition(orgId, agent.id, agent.current_definition_id),
+  type: 'agentDefinition',
+  definition_id: agent.current_definition_id,
+  workflow_definition: agent.workflow_definition,
+  created_at: agent.updated_at,
+});
+
+/** Writes the agent, its public-id alias and its first definition together, or none of them. */
+export async function insertAgent(orgId: number, agent: Agent): Promise<void> {
+  const table = tableName();
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table, Item: agentItem(orgId, agent), ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Put: {
+            TableName: table,
+            Item: { ...keys.agentPublicId(orgId, agent.public_id), type: 'agentPublicId', agent_id: agent.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Put: { TableName: table, Item: definitionItem(orgId, agent) } },
+      ],
+    }),
+  );
+}
+
+/**
+ * Replaces the agent if nobody changed it since it was read (`updated_at` is the version), and
+ * with `newDefinition` also records the definition version. Returns false on a concurrent change.
+ */
+export async function replaceAgent(orgId: number, agent: Agent, readUpdatedAt: string, newDefinition: boolean): Promise<boolean> {
+  const table = tableName();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table,
+              Item: agentItem(orgId, agent),
+              ConditionExpression: 'updated_at = :read',
+              ExpressionAttributeValues: { ':read': readUpdatedAt },
+            },
+          },
+          ...(newDefinition ? [{ Put: { TableName: table, Item: definitionItem(orgId, agent) } }] : []),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+export async function getAgent(orgId: number, agentId: number): Promise<Agent | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.agent(orgId, agentId), ConsistentRead: true }));
+  return result.Item ? fromItem(result.Item) : undefined;
+}
+
+export async function findAgentIdByPublicId(orgId: number, publicId: string): Promise<number | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.agentPublicId(orgId, publicId) }));
+  return result.Item ? Number(result.Item.agent_id) : undefined;
+}
+
+function agentsQuery(orgId: number, statuses: readonly AgentStatus[]) {
+  const filtered = statuses.length < AGENT_STATUSES.length;
+  const statusValues = Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status]));
+  return {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ...(filtered && {
+      FilterExpression: `#status IN (${Object.keys(statusValues).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+    ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.agentSkPrefix, ...(filtered && statusValues) },
+  };
+}
+
+export async function countAgents(orgId: number, statuses: readonly AgentStatus[]): Promise<number> {
+  return countQuery(agentsQuery(orgId, statuses));
+}
+
+/** Agents in id order (= creation order); all of them when `limit` is undefined. */
+export async function listAgents(orgId: number, statuses: readonly AgentStatus[], offset = 0, limit?: number): Promise<Agent[]> {
+  const items = await queryItems(agentsQuery(orgId, statuses), offset, limit);
+  return items.map(fromItem);
+}

@@ -1,0 +1,39 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../aws/clients.ts';
+import { loadConfig } from '../config.ts';
+
+export const tableName = (): string => loadConfig().tableName;
+export const db = () => dynamoDocumentClient();
+
+type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>;
+
+/** Counts the items of a Query (with its filter), following every page. */
+export async function countQuery(input: QueryInput): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...input, TableName: tableName(), Select: 'COUNT', ExclusiveStartKey: startKey, ProjectionExpression: undefined }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/**
+ * Reads the items of a Query from `offset`, at most `limit` of them (all when `limit` is
+ * undefined). DynamoDB has no offset, so the skipped items are read too: page-number pagination
+ * costs reads proportional to the page's position, which the README states.
+ */
+export async function queryItems(input: QueryInput, offset = 0, limit?: number): Promise<Record<string, unknown>[]> {
+  const wanted = limit === undefined ? Infinity : offset + limit;
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+  return items.slice(offset, limit === undefined ? undefined : offset + limit);
+}

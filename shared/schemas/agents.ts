@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { AGENT_STATUSES } from '../domain/agent.ts';
+import { JsonObject, Timestamp } from './common.ts';
+
+
+export const Agent = z
+  .object({
+    id: z.int().openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
+    public_id: z.string().openapi({ example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
+    name: z.string(),
+    status: z.enum(AGENT_STATUSES),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    workflow_definition: JsonObject,
+    current_definition_id: z.int(),
+    template_context_variables: JsonObject,
+    call_disposition_codes: JsonObject,
+    total_runs: z.int(),
+    workflow_configurations: JsonObject,
+  })
+  .openapi('Agent');
+export type Agent = z.infer<typeof Agent>;
+
+const AgentName = z.string().min(1).max(255);
+
+export const CreateAgentRequest = z
+  .object({
+    name: AgentName,
+    workflow_definition: JsonObject.default({}),
+    template_context_variables: JsonObject.default({}).openapi({
+      description: 'Default variables; prompts read them as `{{initial_context.<key>}}`.',
+    }),
+    call_disposition_codes: JsonObject.default({}),
+    workflow_configurations: JsonObject.default({}),
+  })
+  .openapi('CreateAgentRequest');
+export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
+
+export const UpdateAgentRequest = z
+  .object({
+    name: AgentName.optional(),
+    workflow_definition: JsonObject.optional().openapi({ description: 'A new definition gets a new `current_definition_id`.' }),
+    template_context_variables: JsonObject.optional(),
+    call_disposition_codes: JsonObject.optional(),
+    workflow_configurations: JsonObject.optional(),
+  })
+  .openapi('UpdateAgentRequest');
+export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
+
+export const AgentIdParam = z.object({
+  agent_id: z
+    .string()
+    .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
+    .openapi({ description: 'Public id (`agent_` + 20 letters or digits) or the legacy integer id.', example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
+});
+
+export const ListAgentsQuery = z.object({
+  status: z.string().optional().openapi({
+    description: 'One status or a comma-separated list of `active`, `archived`. Any other value gives 400.',
+    example: 'active,archived',
+  }),
+  page: z.int().gte(1).optional().openapi({ description: 'With `limit`: page number, from 1. Without both, every agent is returned.' }),
+  limit: z.int().gte(1).lte(100).optional().openapi({ description: 'Agents per page (at most 100); counts are in `X-Total-Count` and `X-Total-Pages`.' }),
+});
+
+export const AgentSummary = z
+  .object({
+    total_count: z.int(),
+    active_count: z.int(),
+    archived_count: z.int(),
+    total_runs: z.int().openapi({ description: 'Runs of every agent, archived ones included.' }),
+    last_created_at: Timestamp.nullable(),
+  })
+  .openapi('AgentSummary');
+export type AgentSummary = z.infer<typeof AgentSummary>;

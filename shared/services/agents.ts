@@ -1,0 +1,100 @@
+import type { AgentStatus } from '../domain/agent.ts';
+import { parseAgentStatusFilter } from '../domain/agent-status-filter.ts';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { newPublicAgentId } from '../domain/ids.ts';
+import { pageOffset, totalPages } from '../domain/pagination.ts';
+import * as repository from '../repositories/agents.ts';
+import { nextId } from '../repositories/counters.ts';
+import type { Agent, AgentSummary, CreateAgentRequest, UpdateAgentRequest } from '../schemas/agents.ts';
+
+/** Page size of the agent list when only `page` is given. */
+const AGENT_LIST_DEFAULT_LIMIT = 100;
+
+export async function createAgent(orgId: number, request: CreateAgentRequest): Promise<Agent> {
+  const [id, definitionId] = await Promise.all([nextId('agent'), nextId('definition')]);
+  const now = new Date().toISOString();
+  const agent: Agent = {
+    id,
+    public_id: newPublicAgentId(),
+    name: request.name,
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+    workflow_definition: request.workflow_definition,
+    current_definition_id: definitionId,
+    template_context_variables: request.template_context_variables,
+    call_disposition_codes: request.call_disposition_codes,
+    total_runs: 0,
+    workflow_configurations: request.workflow_configurations,
+  };
+  await repository.insertAgent(orgId, agent);
+  return agent;
+}
+
+/** Finds an agent by either id form, within the caller's organization only. */
+export async function getAgent(orgId: number, agentRef: string): Promise<Agent> {
+  const agentId = /^\d+$/.test(agentRef) ? Number(agentRef) : await repository.findAgentIdByPublicId(orgId, agentRef);
+  const agent = agentId === undefined ? undefined : await repository.getAgent(orgId, agentId);
+  if (!agent) throw new NotFoundError('Agent not found');
+  return agent;
+}
+
+export interface AgentList {
+  agents: Agent[];
+  totalCount?: number;
+  totalPages?: number;
+}
+
+/** Without `page`/`limit` every matching agent is returned; with them, one page and its counts. */
+export async function listAgents(orgId: number, query: { status?: string; page?: number; limit?: number }): Promise<AgentList> {
+  const statuses = parseAgentStatusFilter(query.status);
+  if (query.page === undefined && query.limit === undefined) {
+    return { agents: await repository.listAgents(orgId, statuses) };
+  }
+  const page = { page: query.page ?? 1, limit: query.limit ?? AGENT_LIST_DEFAULT_LIMIT };
+  const [totalCount, agents] = await Promise.all([
+    repository.countAgents(orgId, statuses),
+    repository.listAgents(orgId, statuses, pageOffset(page), page.limit),
+  ]);
+  return { agents, totalCount, totalPages: totalPages(totalCount, page.limit) };
+}
+
+async function save(orgId: number, updated: Agent, read: Agent, newDefinition: boolean): Promise<void> {
+  if (!(await repository.replaceAgent(orgId, updated, read.updated_at, newDefinition))) {
+    throw new ConflictError('The agent was changed by another request; fetch it and retry');
+  }
+}
+
+export async function updateAgent(orgId: number, agentRef: string, changes: UpdateAgentRequest): Promise<Agent> {
+  const current = await getAgent(orgId, agentRef);
+  const definitionChanged =
+    changes.workflow_definition !== undefined &&
+    JSON.stringify(changes.workflow_definition) !== JSON.stringify(current.workflow_definition);
+  const updated: Agent = {
+    ...current,
+    ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    current_definition_id: definitionChanged ? await nextId('definition') : current.current_definition_id,
+    updated_at: new Date().toISOString(),
+  };
+  await save(orgId, updated, current, definitionChanged);
+  return updated;
+}
+
+export async function setAgentStatus(orgId: number, agentRef: string, status: AgentStatus): Promise<Agent> {
+  const current = await getAgent(orgId, agentRef);
+  if (current.status === status) return current;
+  const updated: Agent = { ...current, status, updated_at: new Date().toISOString() };
+  await save(orgId, updated, current, false);
+  return updated;
+}
+
+export async function summarizeAgents(orgId: number): Promise<AgentSummary> {
+  const agents = await repository.listAgents(orgId, ['active', 'archived']);
+  return {
+    total_count: agents.length,
+    active_count: agents.filter((agent) => agent.status === 'active').length,
+    archived_count: agents.filter((agent) => agent.status === 'archived').length,
+    total_runs: agents.reduce((sum, agent) => sum + agent.total_runs, 0),
+    last_created_at: agents.at(-1)?.created_at ?? null,
+  };
+}
