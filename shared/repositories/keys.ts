@@ -10,12 +10,20 @@
  * | agent             | ORG#<orgId>         | AGENT#<agentId, 12 digits>         |                       |                     |
  * | agent public id   | ORG#<orgId>         | AGENTPUB#<publicId>                |                       |                     |
  * | agent definition  | ORG#<orgId>         | AGENTDEF#<agentId>#<defId, 12 d.>  |                       |                     |
+ * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
+ * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
+ * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
  *
  * - Get an API key by its id (authorizer): GetItem APIKEY#<keyId>.
  * - List an organization's keys (operator CLI): Query gsi1 on ORG#<orgId>#APIKEYS.
  * - Agents of an organization in id order: Query ORG#<orgId>, sk begins_with AGENT#.
  * - Agent by integer id: GetItem; by public id: GetItem on the alias, then on the agent. Both are
  *   scoped by the caller's organization, so another organization's agent is simply not found.
+ * - Do-not-call check: GetItem ORG#<orgId> / DNC#<number>; list: Query begins_with DNC#.
+ * - Runs of an agent, newest first: Query ORG#<o>#AGENT#<a> descending. A run is in the agent's
+ *   partition, not the organization's, so busy organizations spread over many partitions.
+ * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the index entry is removed when the run ends.
+ * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
  * Integer ids come from atomic counters (UpdateItem ADD), unique per table.
  */
 const pad = (n: number): string => String(n).padStart(12, '0');
@@ -36,6 +44,16 @@ export const keys = {
     pk: `ORG#${orgId}`,
     sk: `AGENTDEF#${pad(agentId)}#${pad(definitionId)}`,
   }),
+  doNotCall: (orgId: number, e164: string) => ({ pk: `ORG#${orgId}`, sk: `DNC#${e164}` }),
+  doNotCallSkPrefix: 'DNC#',
+  runPartition: (orgId: number, agentId: number) => `ORG#${orgId}#AGENT#${pad(agentId)}`,
+  run: (orgId: number, agentId: number, runId: number) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `RUN#${pad(runId)}` }),
+  runSkPrefix: 'RUN#',
+  activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
+    gsi1pk: 'RUNS#ACTIVE',
+    gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,
+  }),
+  usage: (orgId: number, endedAt: string, runId: number) => ({ pk: `ORG#${orgId}`, sk: `USAGE#${endedAt}#${pad(runId)}` }),
 };
 
 /** Key attributes are storage details; they are stripped before an item leaves a repository. */

@@ -1,0 +1,202 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keys, stripKeys } from './keys.ts';
+import { countQuery, db, queryItems, tableName } from './table.ts';
+
+export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';
+
+/** A run (call or conversation) as stored; the API shapes are built from it by the service. */
+export interface RunRecord {
+  id: number;
+  organization_id: number;
+  workflow_id: number;
+  name: string;
+  mode: string;
+  status: RunStatus;
+  phone_number: string | null;
+  from_number: string | null;
+  created_at: string;
+  ended_at: string | null;
+  definition_id: number;
+  duration_seconds: number | null;
+  initial_context: Record<string, unknown>;
+  gathered_context: Record<string, unknown>;
+  recording_key: string | null;
+  transcript_key: string | null;
+  logs: { timestamp: string; level: string; message: string }[];
+  sms: { timestamp: string; to: string; body: string }[];
+  cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; total_usd: number } | null;
+  provider_call_id: string | null;
+}
+
+/** What survives a run's deletion: the billing record. */
+export interface UsageRecord {
+  run_id: number;
+  workflow_id: number;
+  status: RunStatus;
+  started_at: string;
+  ended_at: string;
+  duration_seconds: number;
+  cost_usd: number;
+}
+
+const fromItem = (item: Record<string, unknown>): RunRecord => {
+  const { type: _type, ...run } = stripKeys(item);
+  return run as unknown as RunRecord;
+};
+
+const cancelledBy = (error: unknown, index: number): boolean =>
+  error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Creates a run and bumps the agent's run count. A call also takes one of the organization's
+ * outbound channels, in the same transaction: the conditional increment makes two concurrent
+ * requests unable to take the same last channel. Returns false when no channel is free.
+ */
+export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<boolean> {
+  const table = tableName();
+  const orgId = run.organization_id;
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: table,
+        Key: keys.agent(orgId, run.workflow_id),
+        UpdateExpression: 'ADD total_runs :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.run(orgId, run.workflow_id, run.id),
+          ...(run.status === 'in_progress' ? keys.activeRunIndex(run.created_at, orgId, run.workflow_id, run.id) : {}),
+          type: 'run',
+          ...run,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  if (takesChannel) {
+    items.unshift({
+      Update: {
+        TableName: table,
+        Key: keys.organization(orgId),
+        UpdateExpression: 'SET active_calls = if_not_exists(active_calls, :zero) + :one',
+        ConditionExpression: 'attribute_not_exists(active_calls) OR active_calls < maxConcurrentCalls',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      },
+    });
+  }
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (takesChannel && cancelledBy(error, 0)) return false;
+    throw error;
+  }
+}
+
+export async function getRun(orgId: number, agentId: number, runId: number): Promise<RunRecord | undefined> {
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.run(orgId, agentId, runId), ConsistentRead: true }),
+  );
+  return result.Item ? fromItem(result.Item) : undefined;
+}
+
+const runsQuery = (orgId: number, agentId: number) => ({
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': keys.runPartition(orgId, agentId), ':prefix': keys.runSkPrefix },
+  ScanIndexForward: false,
+});
+
+/** An agent's runs, newest first. */
+export async function listRuns(orgId: number, agentId: number, offset: number, limit: number): Promise<{ items: RunRecord[]; totalCount: number }> {
+  const [totalCount, items] = await Promise.all([
+    countQuery(runsQuery(orgId, agentId)),
+    queryItems(runsQuery(orgId, agentId), offset, limit),
+  ]);
+  return { items: items.map(fromItem), totalCount };
+}
+
+/**
+ * Ends an in-progress run exactly once: sets its outcome, releases its channel and writes the
+ * billing record, all or nothing. False when the run had already ended (a late or repeated
+ * report), in which case nothing changes.
+ */
+export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boolean> {
+  const table = tableName();
+  const orgId = run.organization_id;
+  const { id: _id, organization_id: _org, workflow_id: _agent, created_at: _created, ...changes } = run;
+  const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
+  const values = Object.fromEntries(Object.values(changes).map((value, i) => [`:v${i}`, value]));
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: keys.run(orgId, run.workflow_id, run.id),
+              UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')} REMOVE gsi1pk, gsi1sk`,
+              ConditionExpression: '#status = :inProgress',
+              ExpressionAttributeNames: { ...names, '#status': 'status' },
+              ExpressionAttributeValues: { ...values, ':inProgress': 'in_progress' },
+            },
+          },
+          {
+            Update: {
+              TableName: table,
+              Key: keys.organization(orgId),
+              UpdateExpression: 'SET active_calls = active_calls - :one',
+              ConditionExpression: 'active_calls > :zero',
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+            },
+          },
+          { Put: { TableName: table, Item: { ...keys.usage(orgId, usage.ended_at, run.id), type: 'usage', ...usage } } },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (cancelledBy(error, 0)) return false;
+    throw error;
+  }
+}
+
+/** Deletes a run that is not in progress; false when it is in progress (or gone). */
+export async function deleteRun(orgId: number, agentId: number, runId: number): Promise<boolean> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.run(orgId, agentId, runId),
+        ConditionExpression: 'attribute_exists(pk) AND #status <> :inProgress',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':inProgress': 'in_progress' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** In-progress runs started before `before`, oldest first (the sweeper's view). */
+export async function listActiveRunsStartedBefore(before: string, limit: number): Promise<RunRecord[]> {
+  const items = await queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: { ':pk': keys.activeRunIndex('', 0, 0, 0).gsi1pk, ':before': before },
+    },
+    0,
+    limit,
+  );
+  return items.map(fromItem);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { isInsideAll, legalWindows, nextInstantInsideAll, type DailyWindow } from '../../shared/domain/time-windows.ts';
+import { DateTime } from 'luxon';
+
+const at = (iso: string) => new Date(iso);
+const weekdays = (zone: string, start = '09:00', end = '17:00'): DailyWindow => ({ zone, days: [1, 2, 3, 4, 5], start, end });
+
+describe('legal calling hours (08:00-21:00 in every zone of the number)', () => {
+  it.each<[string, string[], string, string | null]>([
+    ['inside in Warsaw', ['Europe/Warsaw'], '2026-11-23T10:00:00Z', '2026-11-23T10:00:00.000Z'],
+    ['before 08:00 Warsaw (CET, UTC+1)', ['Europe/Warsaw'], '2026-11-23T06:30:00Z', '2026-11-23T07:00:00.000Z'],
+    ['exactly 21:00 Warsaw is outside', ['Europe/Warsaw'], '2026-11-23T20:00:00Z', '2026-11-24T07:00:00.000Z'],
+    ['20:59 Warsaw is inside', ['Europe/Warsaw'], '2026-11-23T19:59:00Z', '2026-11-23T19:59:00.000Z'],
+    ['summer time Warsaw (CEST, UTC+2)', ['Europe/Warsaw'], '2026-07-01T05:00:00Z', '2026-07-01T06:00:00.000Z'],
+    ['New York before 8 (EST)', ['America/New_York'], '2026-11-23T12:00:00Z', '2026-11-23T13:00:00.000Z'],
+    // US number spanning zones: both must be inside; LA opens last.
+    ['New York + Los Angeles', ['America/New_York', 'America/Los_Angeles'], '2026-11-23T14:00:00Z', '2026-11-23T16:00:00.000Z'],
+    // Two 13-hour daily windows always overlap somewhere: Honolulu and Warsaw are 11 h apart.
+    ['Honolulu + Warsaw overlap', ['Pacific/Honolulu', 'Europe/Warsaw'], '2026-11-23T12:00:00Z', '2026-11-23T18:00:00.000Z'],
+  ])('%s', (_name, zones, from, expected) => {
+    const next = nextInstantInsideAll(at(from), legalWindows(zones));
+    expect(next?.toISOString() ?? null).toBe(expected);
+  });
+});
+
+describe('campaign windows across DST changes', () => {
+  it.each<[string, DailyWindow, string, string]>([
+    // Warsaw springs forward on Sunday 2026-03-29; Monday 09:00 is CEST (UTC+2).
+    ['Warsaw Friday evening before spring-forward → Monday 09:00 CEST', weekdays('Europe/Warsaw'), '2026-03-27T17:00:00Z', '2026-03-30T07:00:00.000Z'],
+    // Warsaw falls back on Sunday 2026-10-25; Monday 09:00 is CET (UTC+1).
+    ['Warsaw Friday evening before fall-back → Monday 09:00 CET', weekdays('Europe/Warsaw'), '2026-10-23T16:00:00Z', '2026-10-26T08:00:00.000Z'],
+    // New York springs forward on Sunday 2026-03-08.
+    ['New York weekend across spring-forward', weekdays('America/New_York'), '2026-03-07T15:00:00Z', '2026-03-09T13:00:00.000Z'],
+    // New York falls back on Sunday 2026-11-01.
+    ['New York weekend across fall-back', weekdays('America/New_York'), '2026-10-31T15:00:00Z', '2026-11-02T14:00:00.000Z'],
+    // A window opening inside the spring-forward gap (02:30 does not exist on that day in New York).
+    ['window inside the DST gap opens when the clock jumps', { zone: 'America/New_York', days: [7], start: '02:30', end: '04:00' }, '2026-03-08T05:00:00Z', '2026-03-08T07:30:00.000Z'],
+  ])('%s', (_name, window, from, expected) => {
+    expect(nextInstantInsideAll(at(from), [window])?.toISOString()).toBe(expected);
+  });
+
+  it('returns null when the windows never meet', () => {
+    const windows = [{ zone: 'Europe/Warsaw', days: [1], start: '09:00', end: '10:00' }, ...legalWindows(['Pacific/Honolulu'])];
+    expect(nextInstantInsideAll(at('2026-11-23T12:00:00Z'), windows)).toBeNull();
+  });
+
+  it('combines the campaign window with the legal hours of the recipient', () => {
+    // Campaign dials 09:00-17:00 Warsaw; recipient in New York may only be called from 08:00 local (14:00 Warsaw).
+    const windows = [weekdays('Europe/Warsaw'), ...legalWindows(['America/New_York'])];
+    expect(nextInstantInsideAll(at('2026-11-23T08:00:00Z'), windows)?.toISOString()).toBe('2026-11-23T13:00:00.000Z');
+    expect(isInsideAll(DateTime.fromISO('2026-11-23T15:59:00Z'), windows)).toBe(true);
+    expect(isInsideAll(DateTime.fromISO('2026-11-23T16:00:00Z'), windows)).toBe(false);
+  });
+});
