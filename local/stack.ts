@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { API_PREFIX } from '../shared/api/route.ts';
+import { ensureTable } from './bootstrap.ts';
+import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
+import { startS3Local } from './emulators/s3.ts';
+import { startLocalGateway } from './gateway.ts';
+import { startLocalStepFunctions } from './step-functions.ts';
+
+export const LOCAL_TABLE_NAME = 'voice-agent-platform';
+export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
+const REGION = 'us-east-1';
+
+export interface LocalStackOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Persistent data folder; without it DynamoDB is in memory and S3 uses a temporary folder. */
+  dataDir?: string;
+  /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  authorizerCacheTtlSeconds?: number;
+  /** Step Functions test overrides (milliseconds per state name). */
+  waitTimeOverrides?: Record<string, number>;
+  retryIntervalOverrides?: Record<string, number>;
+}
+
+export interface LocalStack {
+  /** `http://127.0.0.1:<port>/api/v1` */
+  baseUrl: string;
+  /** The environment handlers run with: what a process needs to reach the same emulators. */
+  env: Record<string, string>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * The whole application on this machine: DynamoDB Local, s3rver, the Step Functions emulator and
+ * the API gateway, with every Lambda handler running in this process against them through the
+ * AWS SDK, configured only by environment variables, exactly as on AWS.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stops.reverse()) await stopOne().catch((error: unknown) => console.error('Stopping local stack:', error));
+    stops.length = 0;
+  };
+  try {
+    let s3Directory = options.dataDir && join(options.dataDir, 's3');
+    if (!s3Directory) {
+      const temporary = mkdtempSync(join(tmpdir(), 'vap-s3-'));
+      stops.push(async () => rmSync(temporary, { recursive: true, force: true }));
+      s3Directory = temporary;
+    }
+    const [dynamo, s3] = await Promise.all([
+      startDynamoDbLocal({ dataDir: options.dataDir && join(options.dataDir, 'dynamodb') }),
+      startS3Local({ directory: s3Directory, bucketName: LOCAL_BUCKET_NAME }),
+    ]);
+    stops.push(dynamo.stop, s3.stop);
+
+    const env: Record<string, string> = {
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      TABLE_NAME: LOCAL_TABLE_NAME,
+      BUCKET_NAME: LOCAL_BUCKET_NAME,
+      S3_FORCE_PATH_STYLE: 'true',
+      POWERTOOLS_SERVICE_NAME: 'voice-agent-platform-api',
+      POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'INFO',
+    };
+    // Handlers read their configuration from the environment, as on AWS; they run in this process.
+    delete process.env.AWS_SESSION_TOKEN;
+    delete process.env.AWS_PROFILE;
+    Object.assign(process.env, env);
+    await ensureTable(new DynamoDBClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE_NAME);
+
+    const stepFunctions = await startLocalStepFunctions({
+      region: REGION,
+      waitTimeOverrides: options.waitTimeOverrides,
+      retryIntervalOverrides: options.retryIntervalOverrides,
+    });
+    stops.push(stepFunctions.stop);
+    Object.assign(env, { AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint, ...stepFunctions.stateMachineArns });
+    Object.assign(process.env, env);
+
+    const gateway = await startLocalGateway({ port: options.port, authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60 });
+    stops.push(gateway.close);
+    const baseUrl = `${gateway.origin}${API_PREFIX}`;
+    env.PUBLIC_BASE_URL = baseUrl;
+    process.env.PUBLIC_BASE_URL = baseUrl;
+
+    return { baseUrl, env, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

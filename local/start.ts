@@ -1,0 +1,60 @@
+/**
+ * `npm start`: the whole application on this machine, no AWS account, Docker or network needed.
+ * Data persists in `.local-data/` (git-ignored) until `npm run reset`.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { ensureLocalCredentials } from './credentials.ts';
+import { acquireStackLock, releaseStackLock } from './lock.ts';
+import { LOCAL_DATA_DIR, LOCAL_STACK_ENV_FILE } from './paths.ts';
+import { startLocalStack } from './stack.ts';
+
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, not '${process.env.PORT}'`);
+  process.exit(2);
+}
+
+mkdirSync(LOCAL_DATA_DIR, { recursive: true });
+try {
+  acquireStackLock();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
+let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+let stopping = false;
+
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping the local stack...`);
+  await stack?.stop();
+  rmSync(LOCAL_STACK_ENV_FILE, { force: true });
+  releaseStackLock();
+  console.log('Stopped.');
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  stack = await startLocalStack({
+    port,
+    dataDir: LOCAL_DATA_DIR,
+    logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
+    authorizerCacheTtlSeconds: process.env.AUTHORIZER_CACHE_TTL_SECONDS === undefined ? undefined : Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS),
+  });
+  // The operator CLI (`npm run admin`) finds the running stack through this file.
+  writeFileSync(LOCAL_STACK_ENV_FILE, JSON.stringify(stack.env, null, 2), { mode: 0o600 });
+  const credentials = await ensureLocalCredentials();
+  console.log(`Base URL: ${stack.baseUrl}`);
+  console.log(`API key: ${credentials.apiKey}`);
+  console.log(`Docs: ${stack.baseUrl}/public-docs`);
+  console.log(`Data: ${LOCAL_DATA_DIR} (npm run reset clears it). Ctrl-C stops.`);
+} catch (error) {
+  console.error('The local stack failed to start:', error);
+  await stack?.stop();
+  releaseStackLock();
+  process.exit(1);
+}

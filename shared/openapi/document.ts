@@ -1,0 +1,62 @@
+import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { API_KEY_HEADER } from '../api/gateway.ts';
+import type { Route } from '../api/route.ts';
+import { HTTPValidationError } from '../schemas/common.ts';
+
+const SECURITY_SCHEME = 'APIKeyHeader';
+
+const DESCRIPTION = `REST API of the voice agent platform.
+
+- **Authentication**: every endpoint except the documentation takes the organization's API key in the \`${API_KEY_HEADER}\` header. A missing, unknown or revoked key gives 401; a resource of another organization gives 404, as if it did not exist.
+- **Errors**: \`{"detail": "<reason>"}\`; validation errors are 422 with FastAPI's body \`{"detail": [{"loc", "msg", "type"}]}\`. Malformed JSON is a 422 \`json_invalid\`. An unknown path is 404, a wrong method 405 with \`Allow\`.
+- **Pagination**: \`page\` (from 1) and \`limit\` (default 20, at most 100); responses carry \`total_count\` and \`total_pages\`.
+- **Timestamps**: ISO 8601 with an offset, in UTC.`;
+
+function toRouteConfig(route: Route): RouteConfig {
+  const { request } = route;
+  return {
+    method: route.method.toLowerCase() as RouteConfig['method'],
+    path: route.path,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags: route.tags,
+    security: route.public ? [] : [{ [SECURITY_SCHEME]: [] }],
+    request: {
+      params: request.params,
+      query: request.query,
+      headers: request.headers,
+      body: request.body && {
+        required: request.bodyRequired !== false,
+        content: { 'application/json': { schema: request.body } },
+      },
+    },
+    responses: Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          headers: response.headers,
+          content:
+            response.schema || response.contentType
+              ? { [response.contentType ?? 'application/json']: { schema: response.schema ?? {} } }
+              : undefined,
+        },
+      ]),
+    ),
+  };
+}
+
+/** The OpenAPI 3.1 document of the route table: generated from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', SECURITY_SCHEME, { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
+  registry.register('HTTPValidationError', HTTPValidationError);
+  for (const route of routes) registry.registerPath(toRouteConfig(route));
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
+    servers: [{ url: serverUrl }],
+    security: [{ [SECURITY_SCHEME]: [] }],
+  });
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../shared/api/routes.ts';
+import { apiClient } from '../support/api.ts';
+
+const api = apiClient();
+
+describe('public documentation', () => {
+  it('serves an OpenAPI 3.1 document listing every route with the API-key scheme and the 422 schema', async () => {
+    const { status, body } = await api.request('GET', '/public-openapi.json');
+    expect(status).toBe(200);
+    expect(body.openapi).toBe('3.1.0');
+    expect(body.servers).toEqual([{ url: api.baseUrl }]);
+    expect(body.components.securitySchemes.APIKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(body.components.schemas.HTTPValidationError.properties.detail.type).toBe('array');
+    for (const route of ROUTES) {
+      const documented = body.paths[route.path]?.[route.method.toLowerCase()];
+      expect(documented?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
+      expect(documented.security).toEqual(route.public ? [] : [{ APIKeyHeader: [] }]);
+    }
+    expect(body.paths['/agents'].post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationError');
+  });
+
+  it('serves the reference page and its assets from this API, with no CDN', async () => {
+    const page = await api.request('GET', '/public-docs');
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text).not.toMatch(/https?:\/\//);
+    for (const asset of page.text.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const response = await fetch(new URL(asset[1]!, `${api.baseUrl}/public-docs`));
+      expect(response.status, asset[1]).toBe(200);
+      expect((await response.text()).length).toBeGreaterThan(10);
+    }
+    expect((await api.request('GET', '/public-docs/../../etc/passwd')).status).toBe(404);
+    expect((await api.request('GET', '/public-docs/package.json')).status).toBe(404);
+  });
+});

@@ -1,0 +1,28 @@
+import type { TestProject } from 'vitest/node';
+import { startLocalStack } from '../../local/stack.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Base URL of the API under test, ending in /api/v1. */
+    baseUrl: string;
+    /** Environment that reaches the same table the API uses (to create organizations). */
+    stackEnv: Record<string, string>;
+  }
+}
+
+/**
+ * Starts the local stack (in-memory DynamoDB Local, s3rver in a temporary folder) once for the
+ * integration project. With API_BASE_URL set (the LocalStack suite) the tests target that URL
+ * instead, and the environment (TABLE_NAME, AWS_ENDPOINT_URL) comes from the caller.
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.API_BASE_URL) {
+    project.provide('baseUrl', process.env.API_BASE_URL.replace(/\/$/, ''));
+    project.provide('stackEnv', {});
+    return;
+  }
+  const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds: 1 });
+  project.provide('baseUrl', stack.baseUrl);
+  project.provide('stackEnv', stack.env);
+  return () => stack.stop();
+}
