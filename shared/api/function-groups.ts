@@ -34,6 +34,11 @@ export const FUNCTION_GROUPS = {
     description: 'Agents: create, list, read, update, archive',
     access: { table: 'readWrite' },
   },
+  doNotCall: {
+    entry: 'functions/do-not-call/handler.ts',
+    description: 'Do-not-call list: add, list, remove',
+    access: { table: 'readWrite' },
+  },
   docs: {
     entry: 'functions/docs/handler.ts',
     description: 'Public OpenAPI document and interactive reference',

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
+import { E164PhoneNumber } from './phone-number.ts';
+
+export const DoNotCallEntry = z
+  .object({ phone_number: z.string().openapi({ example: '+48601234567' }), created_at: Timestamp })
+  .openapi('DoNotCallEntry');
+
+export const AddDoNotCallRequest = z.object({ phone_number: E164PhoneNumber }).openapi('AddDoNotCallRequest');
+
+export const DoNotCallPage = pageOf(DoNotCallEntry, 'DoNotCallPage');
+
+export const DoNotCallNumberParam = z.object({ phone_number: E164PhoneNumber });
