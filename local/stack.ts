@@ -3,11 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_PREFIX } from '../shared/api/route.ts';
+import { EVENT_BUS_NAME } from '../shared/events/names.ts';
+import { endOrphanedCalls } from '../shared/services/call-sweeper.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
 import { startLocalGateway } from './gateway.ts';
+import { startLocalEventBus } from './event-bus.ts';
+import { startLocalMediaService } from './media-service.ts';
+import { localSecret } from './secrets.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
+import { startTelephonySimulator } from './telephony-simulator.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
@@ -21,6 +27,10 @@ export interface LocalStackOptions {
   /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   authorizerCacheTtlSeconds?: number;
+  /** Length of a simulated answered call (SIM_CALL_SECONDS, default 3). */
+  simCallSeconds?: number;
+  /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
+  webhookRetryTimeScale?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -31,6 +41,8 @@ export interface LocalStack {
   baseUrl: string;
   /** The environment handlers run with: what a process needs to reach the same emulators. */
   env: Record<string, string>;
+  /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
+  idle: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -60,8 +72,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const env: Record<string, string> = {
       AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      // s3rver accepts only its own access key; DynamoDB Local accepts any.
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       TABLE_NAME: LOCAL_TABLE_NAME,
@@ -69,6 +82,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       S3_FORCE_PATH_STYLE: 'true',
       POWERTOOLS_SERVICE_NAME: 'voice-agent-platform-api',
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'INFO',
+      DOWNLOAD_LINK_SECRET: localSecret(options.dataDir, 'download-links'),
+      TELEPHONY_API_KEY: localSecret(undefined, 'telephony-api'),
+      TELEPHONY_WEBHOOK_SECRET: localSecret(undefined, 'telephony-callbacks'),
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
     };
     // Handlers read their configuration from the environment, as on AWS; they run in this process.
     delete process.env.AWS_SESSION_TOKEN;
@@ -82,7 +100,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       retryIntervalOverrides: options.retryIntervalOverrides,
     });
     stops.push(stepFunctions.stop);
-    Object.assign(env, { AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint, ...stepFunctions.stateMachineArns });
+    const eventBus = await startLocalEventBus({ region: REGION });
+    stops.push(eventBus.stop);
+    const media = await startLocalMediaService();
+    stops.push(media.stop);
+    const telephony = await startTelephonySimulator({
+      apiKey: env.TELEPHONY_API_KEY!,
+      callbackSecret: env.TELEPHONY_WEBHOOK_SECRET!,
+      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 3),
+    });
+    stops.push(telephony.stop);
+    Object.assign(env, {
+      AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
+      ...stepFunctions.stateMachineArns,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
+      EVENT_BUS_NAME,
+      TELEPHONY_API_URL: telephony.apiUrl,
+      MEDIA_STREAM_URL: media.streamUrl,
+    });
     Object.assign(process.env, env);
 
     const gateway = await startLocalGateway({ port: options.port, authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60 });
@@ -91,7 +126,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     env.PUBLIC_BASE_URL = baseUrl;
     process.env.PUBLIC_BASE_URL = baseUrl;
 
-    return { baseUrl, env, stop };
+    // Calls cut off by a previous stop (their state machines and streams lived in that process) end now.
+    await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
+
+    const idle = async () => {
+      await telephony.idle();
+      await eventBus.idle();
+    };
+    return { baseUrl, env, idle, stop };
   } catch (error) {
     await stop();
     throw error;

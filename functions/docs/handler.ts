@@ -1,6 +1,6 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { docsRoutes, ROUTES } from '../../shared/api/routes.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { errorResult, type HttpResult } from '../../shared/http/response.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/document.ts';
 import { swaggerUiAsset } from './swagger-ui.ts';
@@ -26,17 +26,6 @@ const DOCS_PAGE = `<!doctype html>
 // Separate file rather than an inline script, so the CSP needs no 'unsafe-inline' for scripts.
 const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'public-openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: false });`;
 
-/**
- * The API's base URL as the client reached it: the stage (`/prod`) or a custom domain's base path
- * are part of `requestContext.path`, which API Gateway reports as requested.
- */
-function baseUrlOf(event: APIGatewayProxyEvent, ownPath: string): string {
-  const host = event.headers?.Host ?? event.headers?.host ?? event.requestContext.domainName;
-  const protocol = event.headers?.['X-Forwarded-Proto'] ?? (host?.startsWith('127.0.0.1') || host?.startsWith('localhost') ? 'http' : 'https');
-  const requestPath = event.requestContext.path ?? event.path;
-  return `${protocol}://${host}${requestPath.slice(0, requestPath.length - ownPath.length)}`;
-}
-
 const text = (body: string, contentType: string, extra: Record<string, string> = {}): HttpResult => ({
   status: 200,
   rawBody: body,
@@ -48,7 +37,7 @@ const documents = new Map<string, string>();
 
 export const handler = createApiHandler([
   operation(docsRoutes.openapiDocument, async (_input, { event }) => {
-    const baseUrl = baseUrlOf(event, docsRoutes.openapiDocument.path);
+    const baseUrl = requestBaseUrl(event);
     let document = documents.get(baseUrl);
     if (!document) {
       document = JSON.stringify(buildOpenApiDocument(ROUTES, baseUrl));

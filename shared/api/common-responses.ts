@@ -1,4 +1,5 @@
 import { ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
+import { CallingHoursConflict } from '../schemas/runs.ts';
 import type { ResponseSpec } from './route.ts';
 
 /** Responses most private routes share, spread into each route's `responses`. */
@@ -13,4 +14,19 @@ export const VALIDATION: Record<number, ResponseSpec> = {
 };
 export const BAD_REQUEST: Record<number, ResponseSpec> = {
   400: { description: 'Bad request', schema: ErrorResponse },
+};
+
+/** The refusals of call placement, in the order they are checked. */
+export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {
+  403: { description: 'The number is on the Do not call list; `detail` starts with `do_not_call`', schema: ErrorResponse },
+  409: {
+    description: 'Outside 08:00-21:00 in the recipient\'s local time (`detail` is an object with `retry_at`), or the agent is archived',
+    schema: CallingHoursConflict,
+    headers: { 'Retry-After': { description: 'Seconds until calls to this number are allowed', schema: { type: 'integer' } } },
+  },
+  429: {
+    description: 'Every outbound channel of the organization is busy',
+    schema: ErrorResponse,
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+  },
 };

@@ -13,6 +13,12 @@ export interface FunctionGroup {
     bucket?: 'read' | 'readWrite';
     stateMachines?: boolean;
     eventBus?: boolean;
+    /** Signs or verifies download links (the link-signing secret). */
+    downloadLinks?: boolean;
+    /** Talks to the telephony provider (API URL, key, callback secret, media stream URL). */
+    telephony?: boolean;
+    /** Needs the API's public base URL (PUBLIC_BASE_URL), e.g. to give the provider a callback URL. */
+    publicUrl?: boolean;
   };
   memorySize?: number;
   timeoutSeconds?: number;
@@ -33,6 +39,48 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/agents/handler.ts',
     description: 'Agents: create, list, read, update, archive',
     access: { table: 'readWrite' },
+  },
+  calls: {
+    entry: 'functions/calls/handler.ts',
+    description: 'Call placement: checks, run creation, call-lifecycle start',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true },
+  },
+  conversations: {
+    entry: 'functions/conversations/handler.ts',
+    description: 'Runs: list, read, transcript, recording links, delete',
+    access: { table: 'readWrite', bucket: 'readWrite', downloadLinks: true },
+  },
+  downloads: {
+    entry: 'functions/downloads/handler.ts',
+    description: 'Signed download links: verify and redirect to the file',
+    access: { bucket: 'read', downloadLinks: true },
+  },
+  telephonyCallbacks: {
+    entry: 'functions/telephony-callbacks/handler.ts',
+    description: 'Telephony provider status callbacks (signed)',
+    access: { table: 'readWrite', eventBus: true, telephony: true },
+  },
+  callLifecycle: {
+    entry: 'functions/call-lifecycle/handler.ts',
+    description: 'Call-lifecycle state machine tasks: dial, watchdog, dial failure',
+    access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
+    timeoutSeconds: 30,
+  },
+  webhooks: {
+    entry: 'functions/webhooks/handler.ts',
+    description: 'Webhook endpoints and their deliveries',
+    access: { table: 'readWrite' },
+  },
+  webhookFanout: {
+    entry: 'functions/webhook-fanout/handler.ts',
+    description: 'EventBridge target: one delivery per subscribed webhook',
+    access: { table: 'readWrite', stateMachines: true },
+  },
+  webhookDelivery: {
+    entry: 'functions/webhook-delivery/handler.ts',
+    description: 'Webhook delivery state machine task: one signed attempt',
+    access: { table: 'readWrite' },
+    timeoutSeconds: 30,
   },
   doNotCall: {
     entry: 'functions/do-not-call/handler.ts',

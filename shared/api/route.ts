@@ -36,6 +36,8 @@ export interface Route<Req extends RouteRequest = RouteRequest> {
   group: string;
   /** Public routes skip the API-key authorizer. */
   public?: boolean;
+  /** Machine-to-machine endpoints (provider callbacks) left out of the public OpenAPI document. */
+  internal?: boolean;
   summary: string;
   description?: string;
   tags: string[];

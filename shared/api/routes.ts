@@ -1,8 +1,25 @@
 import { z } from 'zod';
+import { ErrorResponse } from '../schemas/common.ts';
 import { Agent, AgentIdParam, AgentSummary, CreateAgentRequest, ListAgentsQuery, UpdateAgentRequest } from '../schemas/agents.ts';
 import { AddDoNotCallRequest, DoNotCallEntry, DoNotCallNumberParam, DoNotCallPage } from '../schemas/do-not-call.ts';
 import { PaginationQuery } from '../schemas/pagination.ts';
-import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from './common-responses.ts';
+import {
+  CallInitiationResponse,
+  ConversationIdParams,
+  ConversationRecord,
+  CreateConversationRequest,
+  IdempotencyKeyHeader,
+  LegacyWorkflowIdParam,
+  PlaceCallRequest,
+  RecordingQuery,
+  RecordingResponse,
+  Run,
+  RunPage,
+  TranscriptResponse,
+} from '../schemas/runs.ts';
+import { DownloadTokenParam, TelephonyStatusCallback } from '../schemas/telephony.ts';
+import { CreatedWebhook, CreateWebhookRequest, DeliveryPage, WebhookIdParam, WebhookList } from '../schemas/webhooks.ts';
+import { BAD_REQUEST, CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from './common-responses.ts';
 import { defineRoute, type Route } from './route.ts';
 
 const PAGE_HEADERS = {
@@ -87,6 +104,182 @@ export const agentRoutes = {
   }),
 };
 
+const PLACE_CALL_DESCRIPTION =
+  'Checks, in this order: the number is valid E.164 (422); it is not on the Do not call list (403, `detail` starts with `do_not_call`); ' +
+  'it is 08:00-21:00 in every time zone the number may be in (409, `detail.retry_at` and `Retry-After`); an outbound channel is free ' +
+  '(429 with `Retry-After`). The run exists at once, in progress, with `duration_seconds: null`. Send `Idempotency-Key` to retry safely.';
+
+export const callRoutes = {
+  placeCall: defineRoute({
+    operationId: 'placeCall',
+    method: 'POST',
+    path: '/agents/{agent_id}/calls',
+    group: 'calls',
+    summary: 'Place an outbound call',
+    description: PLACE_CALL_DESCRIPTION,
+    tags: ['Calls'],
+    request: { params: AgentIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
+    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+  }),
+  placeCallLegacy: defineRoute({
+    operationId: 'placeCallLegacy',
+    method: 'POST',
+    path: '/workflow/{workflow_id}/calls',
+    group: 'calls',
+    summary: 'Place an outbound call (earlier address)',
+    description: `Same as \`POST /agents/{agent_id}/calls\` with the agent's integer id; kept for existing integrations. ${PLACE_CALL_DESCRIPTION}`,
+    tags: ['Calls'],
+    request: { params: LegacyWorkflowIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
+    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+  }),
+  telephonyStatus: defineRoute({
+    operationId: 'telephonyStatusCallback',
+    method: 'POST',
+    path: '/telephony/status',
+    group: 'telephonyCallbacks',
+    public: true,
+    internal: true,
+    summary: 'Call status callback of the telephony provider (signed with X-Telephony-Signature)',
+    tags: ['Telephony'],
+    request: { body: TelephonyStatusCallback },
+    responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
+  }),
+};
+
+export const conversationRoutes = {
+  createConversation: defineRoute({
+    operationId: 'createConversation',
+    method: 'POST',
+    path: '/agents/{agent_id}/conversations',
+    group: 'conversations',
+    summary: 'Create a conversation record (browser voice or chat); never dials',
+    description: '`initial_context` is merged over the agent\'s `template_context_variables`. Telephony mode names are accepted and only create a record.',
+    tags: ['Conversations'],
+    request: { params: AgentIdParam, body: CreateConversationRequest },
+    responses: { 201: { description: 'Created', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  listConversations: defineRoute({
+    operationId: 'listConversations',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations',
+    group: 'conversations',
+    summary: 'List an agent\'s runs, newest first',
+    tags: ['Conversations'],
+    request: { params: AgentIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getConversation: defineRoute({
+    operationId: 'getConversation',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}',
+    group: 'conversations',
+    summary: 'Get one run, with fresh download links',
+    description: 'Links need no API key and expire 1 hour after this request (`download_urls_expire_at`); fetch the run again for new ones.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 200: { description: 'Run', schema: Run }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  deleteConversation: defineRoute({
+    operationId: 'deleteConversation',
+    method: 'DELETE',
+    path: '/agents/{agent_id}/conversations/{conversation_id}',
+    group: 'conversations',
+    summary: 'Delete a run irreversibly',
+    description:
+      'Removes the recording, transcript, contexts, logs, SMS and webhook delivery records; links already issued stop working. ' +
+      'Duration and cost stay in the billing record. 409 while the call is in progress. Payloads already delivered are not recalled.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 204: { description: 'Deleted' }, 409: { description: 'Call in progress', schema: ErrorResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getTranscript: defineRoute({
+    operationId: 'getTranscript',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/transcript',
+    group: 'conversations',
+    summary: 'Transcript of a run',
+    description: 'Consecutive fragments of one speaker are merged into one segment. 404 while the call is in progress or after retention.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 200: { description: 'Transcript', schema: TranscriptResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getRecording: defineRoute({
+    operationId: 'getRecording',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/recording',
+    group: 'conversations',
+    summary: 'Signed link to a run\'s WAV recording',
+    description: '404 while the call is in progress or after retention.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams, query: RecordingQuery },
+    responses: { 200: { description: 'Recording', schema: RecordingResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  download: defineRoute({
+    operationId: 'downloadFile',
+    method: 'GET',
+    path: '/downloads/{token}',
+    group: 'downloads',
+    public: true,
+    summary: 'Follow a signed download link',
+    description: 'The link itself is the credential: no API key. Redirects (302) to the file for a minute; 403 when the link is expired or altered, 404 when the file was deleted.',
+    tags: ['Conversations'],
+    request: { params: DownloadTokenParam },
+    responses: { 302: { description: 'Redirect to the file' }, 403: { description: 'Expired or invalid link', schema: ErrorResponse }, 404: { description: 'File deleted', schema: ErrorResponse } },
+  }),
+};
+
+const WEBHOOK_DESCRIPTION =
+  'Events are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, ' +
+  '`webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret). Non-2xx answers and timeouts (10 s) ' +
+  'are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); ' +
+  '410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`.';
+
+export const webhookRoutes = {
+  createWebhook: defineRoute({
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/webhooks',
+    group: 'webhooks',
+    summary: 'Subscribe an endpoint to events',
+    description: `${WEBHOOK_DESCRIPTION} URLs that resolve to private, loopback or link-local addresses are refused (400).`,
+    tags: ['Webhooks'],
+    request: { body: CreateWebhookRequest },
+    responses: { 201: { description: 'Created; the secret is shown only here', schema: CreatedWebhook }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  listWebhooks: defineRoute({
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    group: 'webhooks',
+    summary: 'List webhook endpoints',
+    tags: ['Webhooks'],
+    request: {},
+    responses: { 200: { description: 'Webhooks', schema: WebhookList }, ...UNAUTHORIZED },
+  }),
+  deleteWebhook: defineRoute({
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/webhooks/{webhook_id}',
+    group: 'webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Pending retries to it stop.',
+    tags: ['Webhooks'],
+    request: { params: WebhookIdParam },
+    responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  listDeliveries: defineRoute({
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/{webhook_id}/deliveries',
+    group: 'webhooks',
+    summary: 'Deliveries to a webhook, newest first',
+    description: 'Each with its attempts (time, status code or error) and the next retry.',
+    tags: ['Webhooks'],
+    request: { params: WebhookIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page', schema: DeliveryPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+};
+
 export const doNotCallRoutes = {
   addDoNotCall: defineRoute({
     operationId: 'addDoNotCallNumber',
@@ -167,4 +360,11 @@ export const docsRoutes = {
 };
 
 /** The route table: every endpoint of the API. */
-export const ROUTES: Route[] = [...Object.values(agentRoutes), ...Object.values(doNotCallRoutes), ...Object.values(docsRoutes)] as Route[];
+export const ROUTES: Route[] = [
+  ...Object.values(agentRoutes),
+  ...Object.values(callRoutes),
+  ...Object.values(conversationRoutes),
+  ...Object.values(webhookRoutes),
+  ...Object.values(doNotCallRoutes),
+  ...Object.values(docsRoutes),
+] as Route[];

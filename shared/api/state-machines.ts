@@ -13,4 +13,17 @@ export interface StateMachineSpec {
   tasks: Record<string, string>;
 }
 
-export const STATE_MACHINES: StateMachineSpec[] = [];
+export const STATE_MACHINES: StateMachineSpec[] = [
+  {
+    name: 'call-lifecycle',
+    definitionFile: 'statemachines/call-lifecycle.asl.json',
+    envVar: 'CALL_LIFECYCLE_STATE_MACHINE_ARN',
+    tasks: { Dial: 'callLifecycle', EnsureEnded: 'callLifecycle', DialFailed: 'callLifecycle' },
+  },
+  {
+    name: 'webhook-delivery',
+    definitionFile: 'statemachines/webhook-delivery.asl.json',
+    envVar: 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN',
+    tasks: { Attempt: 'webhookDelivery' },
+  },
+];

@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { loadConfig } from '../config.ts';
 
 /**
@@ -10,6 +12,8 @@ import { loadConfig } from '../config.ts';
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
+let sfnClient: SFNClient | undefined;
+let eventBridgeClient: EventBridgeClient | undefined;
 
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
@@ -21,4 +25,14 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
 export function s3(): S3Client {
   s3Client ??= new S3Client({ forcePathStyle: loadConfig().s3ForcePathStyle });
   return s3Client;
+}
+
+export function stepFunctions(): SFNClient {
+  sfnClient ??= new SFNClient({});
+  return sfnClient;
+}
+
+export function eventBridge(): EventBridgeClient {
+  eventBridgeClient ??= new EventBridgeClient({});
+  return eventBridgeClient;
 }

@@ -52,7 +52,7 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', SECURITY_SCHEME, { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
   registry.register('HTTPValidationError', HTTPValidationError);
-  for (const route of routes) registry.registerPath(toRouteConfig(route));
+  for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },

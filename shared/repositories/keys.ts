@@ -13,6 +13,9 @@
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
+ * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
+ * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
+ * | idempotency rec.  | IDEMPOTENCY#<scope> | <hash of org id + Idempotency-Key> |                       |                     |
  *
  * - Get an API key by its id (authorizer): GetItem APIKEY#<keyId>.
  * - List an organization's keys (operator CLI): Query gsi1 on ORG#<orgId>#APIKEYS.
@@ -24,6 +27,10 @@
  *   partition, not the organization's, so busy organizations spread over many partitions.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the index entry is removed when the run ends.
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
+ * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
+ * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
+ * - Deliveries about a run (deleted with the run): Query gsi1 ORG#<o>#RUN#<a>#<r>.
+ * - Idempotency-Key replay (Powertools): GetItem IDEMPOTENCY#<scope> / <hash>; TTL 24 h.
  * Integer ids come from atomic counters (UpdateItem ADD), unique per table.
  */
 const pad = (n: number): string => String(n).padStart(12, '0');
@@ -53,6 +60,19 @@ export const keys = {
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,
   }),
+  webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),
+  webhookSkPrefix: 'WEBHOOK#',
+  deliveryPartition: (orgId: number, webhookId: string) => `ORG#${orgId}#WEBHOOK#${webhookId}`,
+  delivery: (orgId: number, webhookId: string, createdAt: string, messageId: string) => ({
+    pk: `ORG#${orgId}#WEBHOOK#${webhookId}`,
+    sk: `DELIVERY#${createdAt}#${messageId}`,
+  }),
+  deliverySkPrefix: 'DELIVERY#',
+  deliveryByRunIndex: (orgId: number, agentId: number, runId: number, messageId: string) => ({
+    gsi1pk: `ORG#${orgId}#RUN#${agentId}#${runId}`,
+    gsi1sk: messageId,
+  }),
+  idempotencyPartition: (scope: string) => `IDEMPOTENCY#${scope}`,
   usage: (orgId: number, endedAt: string, runId: number) => ({ pk: `ORG#${orgId}`, sk: `USAGE#${endedAt}#${pad(runId)}` }),
 };
 

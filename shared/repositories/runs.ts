@@ -1,5 +1,6 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, tableName } from './table.ts';
 
@@ -27,6 +28,8 @@ export interface RunRecord {
   sms: { timestamp: string; to: string; body: string }[];
   cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; total_usd: number } | null;
   provider_call_id: string | null;
+  /** When the callee picked up and the media stream started; the duration counts from here. */
+  answered_at: string | null;
 }
 
 /** What survives a run's deletion: the billing record. */
@@ -48,7 +51,28 @@ const fromItem = (item: Record<string, unknown>): RunRecord => {
 const cancelledBy = (error: unknown, index: number): boolean =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
+const conflicted = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+
+const TRANSACTION_ATTEMPTS = 8;
+
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Calls starting and ending contend for their organization's channel counter; a transaction that
+ * lost such a conflict changed nothing, so it is retried after a short jittered pause.
+ */
+async function sendTransaction(items: TransactItem[]): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!conflicted(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+      await sleep(Math.random() * 20 * attempt);
+    }
+  }
+}
 
 /**
  * Creates a run and bumps the agent's run count. A call also takes one of the organization's
@@ -93,7 +117,7 @@ export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<
     });
   }
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    await sendTransaction(items);
     return true;
   } catch (error) {
     if (takesChannel && cancelledBy(error, 0)) return false;
@@ -135,35 +159,62 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
   const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
   const values = Object.fromEntries(Object.values(changes).map((value, i) => [`:v${i}`, value]));
   try {
+    await sendTransaction([
+      {
+        Update: {
+          TableName: table,
+          Key: keys.run(orgId, run.workflow_id, run.id),
+          UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')} REMOVE gsi1pk, gsi1sk`,
+          ConditionExpression: '#status = :inProgress',
+          ExpressionAttributeNames: { ...names, '#status': 'status' },
+          ExpressionAttributeValues: { ...values, ':inProgress': 'in_progress' },
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: keys.organization(orgId),
+          UpdateExpression: 'SET active_calls = active_calls - :one',
+          ConditionExpression: 'active_calls > :zero',
+          ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+        },
+      },
+      { Put: { TableName: table, Item: { ...keys.usage(orgId, usage.ended_at, run.id), type: 'usage', ...usage } } },
+    ]);
+    return true;
+  } catch (error) {
+    if (cancelledBy(error, 0)) return false;
+    throw error;
+  }
+}
+
+/** Records a fact about a call still in progress; false when the run has ended (or is gone). */
+export async function updateActiveRun(
+  ref: { organizationId: number; agentId: number; runId: number },
+  changes: Partial<Pick<RunRecord, 'provider_call_id' | 'answered_at'>>,
+  log?: RunRecord['logs'][number],
+): Promise<boolean> {
+  const fields = Object.entries(changes);
+  const sets = fields.map((_, i) => `#f${i} = :v${i}`);
+  if (log) sets.push('logs = list_append(if_not_exists(logs, :empty), :log)');
+  try {
     await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table,
-              Key: keys.run(orgId, run.workflow_id, run.id),
-              UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')} REMOVE gsi1pk, gsi1sk`,
-              ConditionExpression: '#status = :inProgress',
-              ExpressionAttributeNames: { ...names, '#status': 'status' },
-              ExpressionAttributeValues: { ...values, ':inProgress': 'in_progress' },
-            },
-          },
-          {
-            Update: {
-              TableName: table,
-              Key: keys.organization(orgId),
-              UpdateExpression: 'SET active_calls = active_calls - :one',
-              ConditionExpression: 'active_calls > :zero',
-              ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-            },
-          },
-          { Put: { TableName: table, Item: { ...keys.usage(orgId, usage.ended_at, run.id), type: 'usage', ...usage } } },
-        ],
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#status = :inProgress',
+        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+        ExpressionAttributeValues: {
+          ':inProgress': 'in_progress',
+          ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ...(log ? { ':log': [log], ':empty': [] } : {}),
+        },
       }),
     );
     return true;
   } catch (error) {
-    if (cancelledBy(error, 0)) return false;
+    if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
 }
@@ -182,7 +233,7 @@ export async function deleteRun(orgId: number, agentId: number, runId: number): 
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
+import { E164PhoneNumber } from './phone-number.ts';
 
 export const RUN_STATUSES = ['in_progress', 'completed', 'busy', 'no_answer', 'voicemail', 'failed', 'created'] as const;
 
 export const PlaceCallRequest = z
   .object({
-    phone_number: z.string().openapi({ description: 'Recipient in E.164, e.g. `+48601234567`.', example: '+48601234561' }),
+    phone_number: E164PhoneNumber.openapi({ description: 'Recipient in E.164, e.g. `+48601234567`.', example: '+48601234561' }),
     initial_context: JsonObject.default({}).openapi({
       description: 'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults.',
     }),
@@ -99,6 +101,19 @@ export const RecordingResponse = z
   .object({ download_url: z.string(), content_type: z.string(), expires_at: Timestamp })
   .openapi('Recording');
 
+export const RunPage = pageOf(RunListItem, 'RunPage');
+
+export const CallingHoursConflict = z
+  .object({
+    detail: z.object({
+      code: z.literal('outside_calling_hours'),
+      message: z.string(),
+      retry_at: Timestamp.openapi({ description: 'The next instant inside 08:00-21:00 in every time zone of the number.' }),
+      time_zones: z.array(z.string()),
+    }),
+  })
+  .openapi('CallingHoursConflict');
+
 export const RecordingQuery = z.object({
   expires_in: z.int().gte(60).lte(86400).default(3600).openapi({ description: 'Lifetime of the link in seconds.' }),
 });
@@ -106,4 +121,14 @@ export const RecordingQuery = z.object({
 export const ConversationIdParams = z.object({
   agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
   conversation_id: z.int().gte(1),
+});
+
+export const LegacyWorkflowIdParam = z.object({
+  workflow_id: z.int().gte(1).openapi({ description: 'The agent\'s integer id.' }),
+});
+
+export const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().openapi({
+    description: 'Optional. A retried request with the same key returns the first response and never dials twice (kept 24 h).',
+  }),
 });

@@ -21,7 +21,14 @@ export default async function setup(project: TestProject) {
     project.provide('stackEnv', {});
     return;
   }
-  const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds: 1 });
+  const stack = await startLocalStack({
+    port: 0,
+    logLevel: 'SILENT',
+    authorizerCacheTtlSeconds: 1,
+    simCallSeconds: 10,
+    // The retry schedule (5 s, 5 min, ...) runs a thousand times faster: retries within seconds.
+    webhookRetryTimeScale: 1000,
+  });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('stackEnv', stack.env);
   return () => stack.stop();

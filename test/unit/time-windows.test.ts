@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decideCallingHours } from '../../shared/domain/calling-hours.ts';
 import { isInsideAll, legalWindows, nextInstantInsideAll, type DailyWindow } from '../../shared/domain/time-windows.ts';
 import { DateTime } from 'luxon';
 
@@ -50,5 +51,23 @@ describe('campaign windows across DST changes', () => {
     expect(nextInstantInsideAll(at('2026-11-23T08:00:00Z'), windows)?.toISOString()).toBe('2026-11-23T13:00:00.000Z');
     expect(isInsideAll(DateTime.fromISO('2026-11-23T15:59:00Z'), windows)).toBe(true);
     expect(isInsideAll(DateTime.fromISO('2026-11-23T16:00:00Z'), windows)).toBe(false);
+  });
+});
+
+describe('decideCallingHours', () => {
+  const at = (iso: string) => new Date(iso);
+  it.each([
+    // [now (UTC), zones, allowed, retry_at]
+    ['2026-11-23T12:00:00Z', ['Europe/Warsaw'], true, undefined],
+    ['2026-11-23T06:59:59Z', ['Europe/Warsaw'], false, '2026-11-23T07:00:00.000Z'],
+    ['2026-11-23T20:00:00Z', ['Europe/Warsaw'], false, '2026-11-24T07:00:00.000Z'],
+    // A US number whose area code spans zones: New York opens at 13:00Z, Los Angeles at 16:00Z.
+    ['2026-11-23T14:00:00Z', ['America/New_York', 'America/Los_Angeles'], false, '2026-11-23T16:00:00.000Z'],
+    ['2026-11-23T16:00:00Z', ['America/New_York', 'America/Los_Angeles'], true, undefined],
+    ['2026-11-23T03:00:00Z', [], true, undefined],
+  ] as const)('at %s in %j: allowed %s, retry at %s', (now, zones, allowed, retryAt) => {
+    const decision = decideCallingHours(at(now), zones);
+    expect(decision.allowed).toBe(allowed);
+    if (!decision.allowed) expect(decision.retryAt.toISOString()).toBe(retryAt);
   });
 });

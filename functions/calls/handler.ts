@@ -1,0 +1,13 @@
+import { callRoutes } from '../../shared/api/routes.ts';
+import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { ok } from '../../shared/http/response.ts';
+import { placeCallOnce } from '../../shared/services/idempotent-calls.ts';
+
+export const handler = createApiHandler([
+  operation(callRoutes.placeCall, async ({ params, headers, body }, context) =>
+    ok(await placeCallOnce(callerOf(context).organizationId, headers['idempotency-key'], params.agent_id, body)),
+  ),
+  operation(callRoutes.placeCallLegacy, async ({ params, headers, body }, context) =>
+    ok(await placeCallOnce(callerOf(context).organizationId, headers['idempotency-key'], String(params.workflow_id), body)),
+  ),
+]);

@@ -1,0 +1,30 @@
+import type { RunStatus } from '../repositories/runs.ts';
+
+/** Per-minute prices of the billing record (USD); platform time is billed per started minute. */
+export const TELEPHONY_USD_PER_MINUTE = 0.014;
+export const PLATFORM_USD_PER_MINUTE = 0.05;
+
+const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
+
+/** Cost of a call of `durationSeconds`: unanswered calls (0 s) cost nothing. */
+export function callCost(durationSeconds: number) {
+  const minutes = Math.ceil(durationSeconds / 60);
+  const telephony = round(minutes * TELEPHONY_USD_PER_MINUTE);
+  const platform = round(minutes * PLATFORM_USD_PER_MINUTE);
+  return { currency: 'USD' as const, telephony_usd: telephony, platform_usd: platform, total_usd: round(telephony + platform) };
+}
+
+/** Whole seconds between answer and hang-up (the spec's `duration_seconds`). */
+export const wholeSeconds = (from: string, to: string): number => Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+
+/** The run status an outcome ends in; everything that is not a conversation is a final non-answer. */
+export type CallOutcome = Exclude<RunStatus, 'in_progress' | 'created'>;
+
+/** The `call_disposition` recorded when the agent gathered none (the call did not connect). */
+export const DEFAULT_DISPOSITION: Record<CallOutcome, string> = {
+  completed: 'completed',
+  busy: 'busy',
+  no_answer: 'no_answer',
+  voicemail: 'voicemail',
+  failed: 'failed',
+};

@@ -1,0 +1,17 @@
+import { CALL_COMPLETED, EVENT_SOURCE } from './names.ts';
+
+/**
+ * EventBridge rules of the application bus: which events reach which function. The CDK stack
+ * creates one Rule per entry; the local event bus applies the same matching.
+ */
+export interface EventRule {
+  name: string;
+  source: string;
+  detailType: string;
+  /** Function group invoked with the EventBridge event. */
+  target: string;
+}
+
+export const EVENT_RULES: EventRule[] = [
+  { name: 'call-completed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'webhookFanout' },
+];

@@ -1,0 +1,49 @@
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3 } from '../aws/clients.ts';
+import { loadConfig } from '../config.ts';
+import type { RunRef } from '../domain/run-ref.ts';
+
+/** S3 layout: every file of a run under one prefix, so retention rules and deletion are per run. */
+export const runFileKeys = (ref: RunRef) => {
+  const prefix = `runs/org-${ref.organizationId}/agent-${ref.agentId}/run-${ref.runId}`;
+  return { recording: `${prefix}/recording.wav`, transcript: `${prefix}/transcript.txt` };
+};
+
+const bucket = () => loadConfig().bucketName;
+
+export async function putRunFile(key: string, body: Buffer | string, contentType: string): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: body, ContentType: contentType }));
+}
+
+/** The file's text, or undefined when it does not exist (never saved, or deleted by retention). */
+export async function readRunFileText(key: string): Promise<string | undefined> {
+  try {
+    const result = await s3().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+    return await result.Body!.transformToString('utf8');
+  } catch (error) {
+    if (error instanceof NoSuchKey || error instanceof NotFound) return undefined;
+    throw error;
+  }
+}
+
+export async function runFileExists(key: string): Promise<boolean> {
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: bucket(), Key: key }));
+    return true;
+  } catch (error) {
+    if (error instanceof NotFound || error instanceof NoSuchKey) return false;
+    throw error;
+  }
+}
+
+export async function deleteRunFiles(keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  const result = await s3().send(new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+  if (result.Errors?.length) throw new Error(`Could not delete ${result.Errors.map((error) => error.Key).join(', ')}: ${result.Errors[0]?.Message}`);
+}
+
+/** A presigned GET valid for `seconds`: what a download link redirects to. */
+export function presignedRunFileUrl(key: string, contentType: string, seconds: number): Promise<string> {
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket(), Key: key, ResponseContentType: contentType }), { expiresIn: seconds });
+}

@@ -1,0 +1,54 @@
+import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
+import type { RunRef } from '../domain/run-ref.ts';
+import { publishCallCompleted } from '../events/call-events.ts';
+import * as runs from '../repositories/runs.ts';
+
+export interface CompletionReport {
+  ref: RunRef;
+  outcome: CallOutcome;
+  endedAt: string;
+  gatheredContext?: Record<string, unknown>;
+  recordingKey?: string;
+  transcriptKey?: string;
+  /** Why the call failed, for the run's logs. */
+  reason?: string;
+}
+
+/**
+ * Ends a call, whoever reports it (media service, provider callback, watchdog): run outcome and
+ * duration, channel released, billing record, then `call.completed` on the event bus. Only the
+ * first report of a call takes effect; later ones return false and change nothing.
+ */
+export async function completeCall(report: CompletionReport): Promise<boolean> {
+  const run = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
+  if (!run || run.status !== 'in_progress') return false;
+  const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
+  const cost = callCost(durationSeconds);
+  const gathered = { ...run.gathered_context, ...report.gatheredContext };
+  const finished: runs.RunRecord = {
+    ...run,
+    status: report.outcome,
+    ended_at: report.endedAt,
+    duration_seconds: durationSeconds,
+    gathered_context: { ...gathered, call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[report.outcome] },
+    recording_key: report.recordingKey ?? null,
+    transcript_key: report.transcriptKey ?? null,
+    logs: [
+      ...(run.logs ?? []),
+      { timestamp: report.endedAt, level: report.outcome === 'failed' ? 'ERROR' : 'INFO', message: report.reason ?? `Call ended: ${report.outcome}` },
+    ],
+    cost,
+  };
+  const usage: runs.UsageRecord = {
+    run_id: run.id,
+    workflow_id: run.workflow_id,
+    status: report.outcome,
+    started_at: run.created_at,
+    ended_at: report.endedAt,
+    duration_seconds: durationSeconds,
+    cost_usd: cost.total_usd,
+  };
+  if (!(await runs.finishRun(finished, usage))) return false;
+  await publishCallCompleted(finished);
+  return true;
+}

@@ -1,0 +1,23 @@
+import { parseRunRef } from '../domain/run-ref.ts';
+import * as runs from '../repositories/runs.ts';
+import { completeCall } from './call-completion.ts';
+
+const BATCH = 100;
+
+/**
+ * Ends every call still marked in progress that started before `before`, as failed: for a local
+ * stack restarted mid-call (its in-memory state machine executions and media streams are gone).
+ * On AWS each call's state machine watchdog does this job.
+ */
+export async function endOrphanedCalls(before: Date, reason: string): Promise<number> {
+  let ended = 0;
+  for (;;) {
+    const active = await runs.listActiveRunsStartedBefore(before.toISOString(), BATCH);
+    if (active.length === 0) return ended;
+    for (const run of active) {
+      const ref = parseRunRef(`${run.organization_id}.${run.workflow_id}.${run.id}`)!;
+      if (await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason })) ended += 1;
+    }
+    if (active.length < BATCH) return ended;
+  }
+}

@@ -1,0 +1,104 @@
+import { decideCallingHours } from '../domain/calling-hours.ts';
+import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
+import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
+import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { nextId } from '../repositories/counters.ts';
+import * as runs from '../repositories/runs.ts';
+import type { Agent } from '../schemas/agents.ts';
+import { startNamedExecution } from '../workflows/executions.ts';
+import { getAgent } from './agents.ts';
+import { completeCall } from './call-completion.ts';
+import { isBlocked } from './do-not-call.ts';
+
+/** Seconds a caller should wait after a 429: about the length of a short call. */
+export const CAPACITY_RETRY_AFTER_SECONDS = 30;
+
+/** The call-lifecycle state machine's ARN reaches the function in this variable. */
+export const CALL_LIFECYCLE_ARN_VARIABLE = 'CALL_LIFECYCLE_STATE_MACHINE_ARN';
+
+/** The longest a call may last; the media service hangs up then, and the watchdog ends the run after a margin. */
+export const MAX_CALL_SECONDS = Number(process.env.MAX_CALL_SECONDS ?? 3600);
+const WATCHDOG_MARGIN_SECONDS = 300;
+
+/** Input of the call-lifecycle state machine. */
+export interface CallLifecycleInput {
+  call: { ref: RunRef; runRef: string; to: string; from: string; watchdogSeconds: number };
+}
+
+export interface PlaceCallRequest {
+  phone_number: string;
+  initial_context: Record<string, unknown>;
+}
+
+/**
+ * Places an outbound call. Checks, in the contract's order: Do-not-call (403), calling hours in
+ * every zone of the number (409 with `retry_at`), channel capacity (429); the number itself was
+ * validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
+ * state machine dials and guarantees the run ends.
+ */
+export async function placeCall(orgId: number, agentRef: string, request: PlaceCallRequest, now = new Date()) {
+  const agent = await getAgent(orgId, agentRef);
+  return placeCallForAgent(orgId, agent, request, now);
+}
+
+export async function placeCallForAgent(orgId: number, agent: Agent, request: PlaceCallRequest, now = new Date()) {
+  if (agent.status !== 'active') throw new ConflictError('The agent is archived; unarchive it to place calls');
+  const to = request.phone_number;
+  if (await isBlocked(orgId, to)) throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
+
+  const hours = decideCallingHours(now, await phoneNumberTimeZones(to));
+  if (!hours.allowed) {
+    const retryAfterSeconds = Math.ceil((hours.retryAt.getTime() - now.getTime()) / 1000);
+    throw new ConflictError(
+      {
+        code: 'outside_calling_hours',
+        message: `Calls to ${to} are allowed between 08:00 and 21:00 in the recipient's local time (${hours.zones.join(', ')})`,
+        retry_at: hours.retryAt.toISOString(),
+        time_zones: hours.zones,
+      },
+      retryAfterSeconds,
+    );
+  }
+
+  const runId = await nextId('run');
+  const createdAt = now.toISOString();
+  const run: runs.RunRecord = {
+    id: runId,
+    organization_id: orgId,
+    workflow_id: agent.id,
+    name: `Call to ${to}`,
+    mode: 'phone',
+    status: 'in_progress',
+    phone_number: to,
+    from_number: process.env.DEFAULT_CALLER_ID ?? null,
+    created_at: createdAt,
+    ended_at: null,
+    definition_id: agent.current_definition_id,
+    duration_seconds: null,
+    initial_context: { ...agent.template_context_variables, ...request.initial_context },
+    gathered_context: {},
+    recording_key: null,
+    transcript_key: null,
+    logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
+    sms: [],
+    cost: null,
+    provider_call_id: null,
+    answered_at: null,
+  };
+  if (!(await runs.insertRun(run, true))) {
+    throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
+  }
+
+  const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
+  const input: CallLifecycleInput = {
+    call: { ref, runRef: formatRunRef(ref), to, from: run.from_number ?? '', watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+  };
+  try {
+    await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, input);
+  } catch (error) {
+    // The run must not hold a channel for a call that never starts.
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
+    throw error;
+  }
+  return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
+}

@@ -1,0 +1,144 @@
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import type { RunRef } from '../domain/run-ref.ts';
+import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
+import { nextId } from '../repositories/counters.ts';
+import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
+import * as runs from '../repositories/runs.ts';
+import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
+import { getAgent } from './agents.ts';
+import { createDownloadLink } from './download-links.ts';
+
+/** Links in a fetched run live one hour (the spec's `download_urls_expire_at`). */
+export const RUN_LINK_SECONDS = 3600;
+const WAV = 'audio/wav';
+const TEXT = 'text/plain; charset=utf-8';
+
+async function findRun(orgId: number, agentRef: string, runId: number): Promise<{ run: runs.RunRecord; ref: RunRef }> {
+  const agent = await getAgent(orgId, agentRef);
+  const run = await runs.getRun(orgId, agent.id, runId);
+  if (!run) throw new NotFoundError('Conversation not found');
+  return { run, ref: { organizationId: orgId, agentId: agent.id, runId } };
+}
+
+const listItem = (run: runs.RunRecord) => ({
+  id: run.id,
+  workflow_id: run.workflow_id,
+  name: run.name,
+  mode: run.mode,
+  status: run.status,
+  phone_number: run.phone_number,
+  created_at: run.created_at,
+  ended_at: run.ended_at,
+  definition_id: run.definition_id,
+  duration_seconds: run.duration_seconds,
+  initial_context: run.initial_context,
+  gathered_context: run.gathered_context,
+});
+
+export async function createConversation(orgId: number, agentRef: string, request: { mode: string; name?: string; initial_context: Record<string, unknown> }) {
+  const agent = await getAgent(orgId, agentRef);
+  const createdAt = new Date().toISOString();
+  const run: runs.RunRecord = {
+    id: await nextId('run'),
+    organization_id: orgId,
+    workflow_id: agent.id,
+    name: request.name ?? `${request.mode} ${createdAt}`,
+    mode: request.mode,
+    status: 'created',
+    phone_number: null,
+    from_number: null,
+    created_at: createdAt,
+    ended_at: null,
+    definition_id: agent.current_definition_id,
+    duration_seconds: null,
+    initial_context: { ...agent.template_context_variables, ...request.initial_context },
+    gathered_context: {},
+    recording_key: null,
+    transcript_key: null,
+    logs: [],
+    sms: [],
+    cost: null,
+    provider_call_id: null,
+    answered_at: null,
+  };
+  // Not a phone call: it takes no outbound channel.
+  await runs.insertRun(run, false);
+  return {
+    id: run.id,
+    workflow_id: run.workflow_id,
+    name: run.name,
+    mode: run.mode,
+    created_at: run.created_at,
+    definition_id: run.definition_id,
+    initial_context: run.initial_context,
+  };
+}
+
+export async function listConversations(orgId: number, agentRef: string, page: PageRequest) {
+  const agent = await getAgent(orgId, agentRef);
+  const { items, totalCount } = await runs.listRuns(orgId, agent.id, pageOffset(page), page.limit);
+  return { items: items.map(listItem), ...pageInfo(page, totalCount) };
+}
+
+/** A link to a stored file of the run, or null when there is none (in progress, unanswered, or removed by retention). */
+async function fileLink(baseUrl: string, key: string | null, contentType: string, seconds: number) {
+  if (!key || !(await runFileExists(key))) return null;
+  return createDownloadLink(baseUrl, key, contentType, seconds);
+}
+
+export async function getConversation(orgId: number, agentRef: string, runId: number, baseUrl: string) {
+  const { run } = await findRun(orgId, agentRef, runId);
+  const [recording, transcript] = await Promise.all([
+    fileLink(baseUrl, run.recording_key, WAV, RUN_LINK_SECONDS),
+    fileLink(baseUrl, run.transcript_key, TEXT, RUN_LINK_SECONDS),
+  ]);
+  return {
+    ...listItem(run),
+    recording_url: run.recording_key,
+    transcript_url: run.transcript_key,
+    recording_download_url: recording?.url ?? null,
+    transcript_download_url: transcript?.url ?? null,
+    download_urls_expire_at: (recording ?? transcript)?.expiresAt ?? null,
+    logs: run.logs ?? [],
+    sms: run.sms ?? [],
+    cost: run.cost,
+  };
+}
+
+function savedFileKey(run: runs.RunRecord, key: string | null, what: string): string {
+  if (run.status === 'in_progress') throw new NotFoundError(`The ${what} is not saved yet: the call is in progress`);
+  if (!key) throw new NotFoundError(`This conversation has no ${what}`);
+  return key;
+}
+
+export async function getTranscript(orgId: number, agentRef: string, runId: number, baseUrl: string) {
+  const { run } = await findRun(orgId, agentRef, runId);
+  const key = savedFileKey(run, run.transcript_key, 'transcript');
+  const content = await readRunFileText(key);
+  if (content === undefined) throw new NotFoundError('The transcript no longer exists (retention)');
+  const link = await createDownloadLink(baseUrl, key, TEXT, RUN_LINK_SECONDS);
+  return { run_id: run.id, segments: mergeFragments(parseTranscriptFile(content)), download_url: link.url, expires_at: link.expiresAt };
+}
+
+export async function getRecording(orgId: number, agentRef: string, runId: number, expiresIn: number, baseUrl: string) {
+  const { run } = await findRun(orgId, agentRef, runId);
+  const key = savedFileKey(run, run.recording_key, 'recording');
+  const link = await fileLink(baseUrl, key, WAV, expiresIn);
+  if (!link) throw new NotFoundError('The recording no longer exists (retention)');
+  return { download_url: link.url, content_type: WAV, expires_at: link.expiresAt };
+}
+
+/**
+ * Deletes a run for good: its files first (so issued links die with them), then its webhook
+ * delivery records, then the run item itself; its billing record stays. A failure part-way leaves
+ * the run in place, so the request can be repeated.
+ */
+export async function deleteConversation(orgId: number, agentRef: string, runId: number): Promise<void> {
+  const { run, ref } = await findRun(orgId, agentRef, runId);
+  if (run.status === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
+  const keys = runFileKeys(ref);
+  await deleteRunFiles([run.recording_key, run.transcript_key, keys.recording, keys.transcript].filter((key): key is string => Boolean(key)));
+  await deleteDeliveriesOfRun(ref);
+  if (!(await runs.deleteRun(orgId, ref.agentId, runId))) throw new ConflictError('The call is in progress; delete it after it ends');
+}

@@ -1,0 +1,21 @@
+import { ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { stepFunctions } from '../aws/clients.ts';
+
+function stateMachineArn(envVar: string): string {
+  const arn = process.env[envVar];
+  if (!arn) throw new Error(`Missing required environment variable ${envVar}`);
+  return arn;
+}
+
+/**
+ * Starts a state machine execution under a name derived from the work it does: Step Functions
+ * refuses a second execution of the same name, so a retried start never runs the work twice.
+ */
+export async function startNamedExecution(envVar: string, name: string, input: unknown): Promise<void> {
+  try {
+    await stepFunctions().send(new StartExecutionCommand({ stateMachineArn: stateMachineArn(envVar), name, input: JSON.stringify(input) }));
+  } catch (error) {
+    if (error instanceof ExecutionAlreadyExists) return;
+    throw error;
+  }
+}

@@ -1,0 +1,30 @@
+import { DateTime } from 'luxon';
+
+/**
+ * Valid numbers, one per zone, whose last digit can be anything (the simulated provider decides
+ * the outcome from it). Zones spread round the clock, so at any moment some are in calling hours
+ * and some are not; tests pick by the real clock instead of faking it.
+ */
+const CANDIDATES = [
+  { prefix: '+4860123456', zone: 'Europe/Warsaw' },
+  { prefix: '+8131234567', zone: 'Asia/Tokyo' },
+  { prefix: '+6129374400', zone: 'Australia/Sydney' },
+  { prefix: '+91987654321', zone: 'Asia/Calcutta' },
+  { prefix: '+551198765432', zone: 'America/Sao_Paulo' },
+  { prefix: '+1212555010', zone: 'America/New_York' },
+  { prefix: '+1213555010', zone: 'America/Los_Angeles' },
+  { prefix: '+1808555010', zone: 'Pacific/Honolulu' },
+] as const;
+
+function pick(accept: (hour: number) => boolean, lastDigit: number, offset = 0): string {
+  const matching = CANDIDATES.filter(({ zone }) => accept(DateTime.now().setZone(zone).hour));
+  const candidate = matching[offset % matching.length];
+  if (!candidate) throw new Error('No candidate zone matches; extend CANDIDATES');
+  return `${candidate.prefix}${lastDigit}`;
+}
+
+/** A number whose local time is well inside 08:00-21:00 (calls to it are allowed now). */
+export const daytimeNumber = (lastDigit: number, offset = 0) => pick((hour) => hour >= 9 && hour < 20, lastDigit, offset);
+
+/** A number where it is the middle of the night (calls to it get 409). */
+export const nighttimeNumber = (lastDigit = 1) => pick((hour) => hour >= 0 && hour < 7, lastDigit);

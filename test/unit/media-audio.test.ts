@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { decodeMulaw, encodeMulaw, linearToMulaw, mulawToLinear } from '../../media/src/audio/mulaw.ts';
+import { CallRecorder } from '../../media/src/audio/recorder.ts';
+import { EnergyVad, frames, rms, synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import { encodeWav, parseWavHeader } from '../../media/src/audio/wav.ts';
+
+describe('mu-law (G.711)', () => {
+  it.each([
+    [0xff, 0],
+    [0x7f, 0],
+    [0x00, -32124],
+    [0x80, 32124],
+    [0xfe, 8],
+    [0x7e, -8],
+  ])('decodes byte %i to %i', (byte, sample) => {
+    expect(mulawToLinear(byte)).toBe(sample);
+  });
+
+  it.each([
+    [0, 0xff],
+    [32767, 0x80],
+    [32124, 0x80],
+    [-32768, 0x00],
+    [-32124, 0x00],
+    [-1, 0x7f], // tiny negatives land in the zero segment of the negative half
+  ])('encodes sample %i to byte %i', (sample, byte) => {
+    expect(linearToMulaw(sample)).toBe(byte);
+  });
+
+  it('decode then encode is the identity on all bytes except the duplicate zero', () => {
+    for (let byte = 0; byte < 256; byte++) {
+      const back = linearToMulaw(mulawToLinear(byte));
+      expect(back).toBe(byte === 0x7f ? 0xff : byte);
+    }
+  });
+
+  it('round-trip error is within the quantisation step of each segment', () => {
+    for (let sample = -32768; sample <= 32767; sample += 7) {
+      const decoded = mulawToLinear(linearToMulaw(sample));
+      const clipped = Math.max(-32635, Math.min(32635, sample));
+      // Segment step doubles per exponent; worst case is half of 1024 at the top plus clipping.
+      const bound = Math.max(8, Math.abs(clipped) / 16);
+      expect(Math.abs(decoded - clipped)).toBeLessThanOrEqual(bound);
+    }
+  });
+
+  it('buffer versions match the scalar ones', () => {
+    const samples = Int16Array.from([0, 100, -100, 1000, -1000, 32767, -32768]);
+    const encoded = encodeMulaw(samples);
+    expect(encoded).toBeInstanceOf(Buffer);
+    expect([...encoded]).toEqual([...samples].map(linearToMulaw));
+    expect([...decodeMulaw(encoded)]).toEqual([...encoded].map(mulawToLinear));
+  });
+});
+
+describe('encodeWav', () => {
+  it('writes a canonical 44-byte PCM header, byte by byte', () => {
+    const wav = encodeWav(Int16Array.from([1, -2, 0x1234]), 8000);
+    expect(wav.length).toBe(44 + 6);
+    expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+    expect(wav.readUInt32LE(4)).toBe(36 + 6);
+    expect(wav.toString('ascii', 8, 16)).toBe('WAVEfmt ');
+    expect([...wav.subarray(16, 20)]).toEqual([16, 0, 0, 0]);
+    expect([...wav.subarray(20, 24)]).toEqual([1, 0, 1, 0]); // PCM, mono
+    expect([...wav.subarray(24, 28)]).toEqual([0x40, 0x1f, 0, 0]); // 8000
+    expect([...wav.subarray(28, 32)]).toEqual([0x80, 0x3e, 0, 0]); // 16000 bytes/s
+    expect([...wav.subarray(32, 36)]).toEqual([2, 0, 16, 0]); // blockAlign 2, 16 bits
+    expect(wav.toString('ascii', 36, 40)).toBe('data');
+    expect(wav.readUInt32LE(40)).toBe(6);
+    expect([...wav.subarray(44)]).toEqual([1, 0, 0xfe, 0xff, 0x34, 0x12]); // little-endian samples
+  });
+
+  it('parses its own header, including stereo', () => {
+    expect(parseWavHeader(encodeWav(new Int16Array(10), 16000, 2))).toEqual({ sampleRate: 16000, channels: 2, bitsPerSample: 16, dataBytes: 20 });
+    const stereo = encodeWav(new Int16Array(4), 16000, 2);
+    expect(stereo.readUInt32LE(28)).toBe(64000);
+    expect(stereo.readUInt16LE(32)).toBe(4);
+    expect(() => parseWavHeader(Buffer.from('not a wav file at all, definitely not one....'))).toThrow();
+  });
+});
+
+describe('CallRecorder', () => {
+  const mulaw = (value: number, count: number) => encodeMulaw(new Int16Array(count).fill(value));
+
+  it('places audio at atMs * 8 with silent gaps and extends the timeline', () => {
+    const recorder = new CallRecorder();
+    recorder.addInbound(mulaw(1000, 160), 0);
+    recorder.addOutbound(mulaw(-1000, 160), 100);
+    expect(recorder.sampleCount).toBe(800 + 160);
+    expect(recorder.durationMs).toBe(120);
+    const samples = recorder.samples();
+    const level = mulawToLinear(linearToMulaw(1000));
+    expect(samples[0]).toBe(level);
+    expect(samples[159]).toBe(level);
+    expect(samples.subarray(160, 800).every((s) => s === 0)).toBe(true);
+    expect(samples[800]).toBe(-level);
+  });
+
+  it('mixes overlapping directions by summing, with clipping', () => {
+    const recorder = new CallRecorder();
+    recorder.addInbound(mulaw(1000, 160), 0);
+    recorder.addOutbound(mulaw(2000, 80), 10);
+    const samples = recorder.samples();
+    expect(samples.length).toBe(160);
+    expect(samples[80]).toBe(mulawToLinear(linearToMulaw(1000)) + mulawToLinear(linearToMulaw(2000)));
+    expect(samples[79]).toBe(mulawToLinear(linearToMulaw(1000)));
+
+    const loud = new CallRecorder();
+    loud.addInbound(mulaw(30000, 8), 0);
+    loud.addOutbound(mulaw(30000, 8), 0);
+    loud.addInbound(mulaw(-30000, 8), 1);
+    loud.addOutbound(mulaw(-30000, 8), 1);
+    expect(loud.samples()[0]).toBe(32767);
+    expect(loud.samples()[8]).toBe(-32768);
+  });
+
+  it('grows past its initial capacity and writes a matching WAV', () => {
+    const recorder = new CallRecorder();
+    recorder.addInbound(mulaw(500, 160), 25_000); // 25 s in: beyond the preallocated 10 s
+    const wav = recorder.toWav();
+    expect(parseWavHeader(wav)).toEqual({ sampleRate: 8000, channels: 1, bitsPerSample: 16, dataBytes: (200_000 + 160) * 2 });
+    expect(new CallRecorder().toWav().length).toBe(44);
+  });
+});
+
+describe('synthetic speech and VAD', () => {
+  it('is deterministic, 60 ms per character, loud enough to count as speech', () => {
+    const a = synthesizeSpeech('Hi there');
+    expect(a.length).toBe(8 * 480);
+    expect(a).toEqual(synthesizeSpeech('Hi there'));
+    expect(a).not.toEqual(synthesizeSpeech('Hi thera'));
+    expect(Math.max(...a)).toBeLessThanOrEqual(8000);
+    expect(rms(a.subarray(0, 480))).toBeGreaterThan(5000);
+    expect(a.subarray(2 * 480, 3 * 480).every((s) => s === 0)).toBe(true); // the space
+  });
+
+  it('splits into 20 ms frames, zero-padding the last', () => {
+    const parts = frames(Int16Array.from({ length: 330 }, (_, i) => i + 1));
+    expect(parts.map((f) => f.length)).toEqual([160, 160, 160]);
+    expect(parts[2]![9]).toBe(330);
+    expect(parts[2]![10]).toBe(0);
+    expect(frames(new Int16Array(0))).toEqual([]);
+  });
+
+  it('reports speech-start, then speech-end only after >= 400 ms of silence', () => {
+    const vad = new EnergyVad();
+    const silence = new Int16Array(160);
+    const speech = frames(synthesizeSpeech('Yes please'));
+    const events: (string | null)[] = [];
+    for (let i = 0; i < 5; i++) events.push(vad.push(silence));
+    for (const frame of speech) events.push(vad.push(frame));
+    for (let i = 0; i < 25; i++) events.push(vad.push(silence));
+    const marked = events.flatMap((event, index) => (event ? [[index, event]] : []));
+    const speechEnd = 5 + speech.length + 19; // 20th silent frame = 400 ms
+    expect(marked).toEqual([
+      [5, 'speech-start'],
+      [speechEnd, 'speech-end'],
+    ]);
+    expect(vad.inSpeech).toBe(false);
+  });
+});

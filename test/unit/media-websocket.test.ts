@@ -1,0 +1,91 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { ScriptedLanguageModel, ScriptedSpeechToText, ToneTextToSpeech } from '../../media/src/agent/scripted.ts';
+import { parseWavHeader } from '../../media/src/audio/wav.ts';
+import { MediaSession, type SessionResult } from '../../media/src/streams/media-session.ts';
+import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
+import { attachMediaStreams, HANGUP_MARK } from '../../media/src/streams/websocket-server.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startServer() {
+  const server = createServer((_request, response) => response.writeHead(404).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  const finished: SessionResult[] = [];
+  const onFinished = vi.fn(async (result: SessionResult) => void finished.push(result));
+  const handle = attachMediaStreams(
+    server,
+    '/media-stream',
+    (send) =>
+      new MediaSession({
+        stt: new ScriptedSpeechToText(),
+        llm: new ScriptedLanguageModel(),
+        tts: new ToneTextToSpeech(),
+        state: { agentName: 'Ann', workflowDefinition: { steps: [] }, initialContext: {}, dispositionCodes: { reached: {} } },
+        send,
+      }),
+    onFinished,
+  );
+  cleanups.push(() => handle.close());
+  return { port: (server.address() as AddressInfo).port, onFinished, finished, handle };
+}
+
+describe('attachMediaStreams', () => {
+  it('runs a call over a real WebSocket: greeting, one turn, hang-up mark, close, onFinished once', async () => {
+    const { port, onFinished, finished } = await startServer();
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);
+    const received: { event: string; streamSid?: string; mark?: { name: string } }[] = [];
+    const caller = new SimulatedCaller({ streamSid: 'MZws', runRef: '4.5.6' });
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as (typeof received)[number];
+      received.push(message);
+      // Behave like the provider: acknowledge the hang-up mark once it has "played".
+      if (message.event === 'mark' && message.mark?.name === HANGUP_MARK) ws.send(JSON.stringify(caller.mark(HANGUP_MARK)));
+    });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+
+    const greeted = new Promise<void>((resolve) => ws.on('message', (data) => String(data).includes('"turn-1"') && resolve()));
+    for (const message of caller.start()) ws.send(JSON.stringify(message));
+    await greeted;
+    ws.send('not json'); // ignored, the call continues
+    for (const message of [...caller.silence(1200), ...caller.say('Hi'), ...caller.silence(500)]) ws.send(JSON.stringify(message));
+
+    expect(await closed).toBe(1000);
+    await vi.waitFor(() => expect(onFinished).toHaveBeenCalledOnce());
+    const marks = received.filter((m) => m.event === 'mark').map((m) => m.mark!.name);
+    expect(marks).toEqual(['turn-1', 'turn-2', HANGUP_MARK]);
+    expect(received.filter((m) => m.event === 'media').every((m) => m.streamSid === 'MZws')).toBe(true);
+    const [result] = finished;
+    expect(result).toMatchObject({ runRef: '4.5.6', reason: 'closed', gathered: { call_disposition: 'reached', turns: 1 } });
+    expect(result!.fragments.map((f) => f.text)).toEqual(['Hello, this is Ann.', 'Hello, who is this?', 'Thank you for your time. Goodbye.']);
+    expect(parseWavHeader(result!.wav).sampleRate).toBe(8000);
+  });
+
+  it('finishes once on stop, and refuses other upgrade paths', async () => {
+    const { port, onFinished, finished } = await startServer();
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const caller = new SimulatedCaller({ runRef: '9.9.9' });
+    for (const message of [...caller.start(), ...caller.silence(100), caller.stop()]) ws.send(JSON.stringify(message));
+    await vi.waitFor(() => expect(onFinished).toHaveBeenCalledOnce());
+    ws.close();
+    await new Promise((resolve) => ws.once('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a late close must not call onFinished again
+    expect(onFinished).toHaveBeenCalledOnce();
+    expect(finished[0]).toMatchObject({ runRef: '9.9.9', reason: 'stop' });
+
+    const other = new WebSocket(`ws://127.0.0.1:${port}/elsewhere`);
+    const status = await new Promise<number | undefined>((resolve) => {
+      other.once('unexpected-response', (_request, response) => resolve(response.statusCode));
+      other.once('error', () => resolve(undefined));
+    });
+    expect(status).toBe(404);
+  });
+});
