@@ -2,6 +2,7 @@ import { callRoutes } from '../../shared/api/routes.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok } from '../../shared/http/response.ts';
 import { placeCallOnce } from '../../shared/services/idempotent-calls.ts';
+import { getTrigger } from '../../shared/services/triggers.ts';
 
 export const handler = createApiHandler([
   operation(callRoutes.placeCall, async ({ params, headers, body }, context) =>
@@ -10,4 +11,9 @@ export const handler = createApiHandler([
   operation(callRoutes.placeCallLegacy, async ({ params, headers, body }, context) =>
     ok(await placeCallOnce(callerOf(context).organizationId, headers['idempotency-key'], String(params.workflow_id), body)),
   ),
+  operation(callRoutes.placeTriggerCall, async ({ params, headers, body }, context) => {
+    const { organizationId } = callerOf(context);
+    const trigger = await getTrigger(organizationId, params.trigger_id);
+    return ok(await placeCallOnce(organizationId, headers['idempotency-key'], String(trigger.workflow_id), body));
+  }),
 ]);

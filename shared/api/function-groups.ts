@@ -66,6 +66,11 @@ export const FUNCTION_GROUPS = {
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     timeoutSeconds: 30,
   },
+  triggers: {
+    entry: 'functions/triggers/handler.ts',
+    description: 'API triggers: create, list, read, delete',
+    access: { table: 'readWrite' },
+  },
   webhooks: {
     entry: 'functions/webhooks/handler.ts',
     description: 'Webhook endpoints and their deliveries',

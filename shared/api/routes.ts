@@ -18,6 +18,7 @@ import {
   TranscriptResponse,
 } from '../schemas/runs.ts';
 import { DownloadTokenParam, TelephonyStatusCallback } from '../schemas/telephony.ts';
+import { CreateTriggerRequest, Trigger, TriggerIdParam, TriggerPage } from '../schemas/triggers.ts';
 import { CreatedWebhook, CreateWebhookRequest, DeliveryPage, WebhookIdParam, WebhookList } from '../schemas/webhooks.ts';
 import { BAD_REQUEST, CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from './common-responses.ts';
 import { defineRoute, type Route } from './route.ts';
@@ -132,6 +133,17 @@ export const callRoutes = {
     request: { params: LegacyWorkflowIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
     responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
   }),
+  placeTriggerCall: defineRoute({
+    operationId: 'placeTriggerCall',
+    method: 'POST',
+    path: '/triggers/{trigger_id}/calls',
+    group: 'calls',
+    summary: 'Place an outbound call through an API trigger',
+    description: `Calls with the trigger's agent. Body and response as \`POST /agents/{agent_id}/calls\`. ${PLACE_CALL_DESCRIPTION}`,
+    tags: ['Calls'],
+    request: { params: TriggerIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
+    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+  }),
   telephonyStatus: defineRoute({
     operationId: 'telephonyStatusCallback',
     method: 'POST',
@@ -233,6 +245,49 @@ const WEBHOOK_DESCRIPTION =
   '`webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret). Non-2xx answers and timeouts (10 s) ' +
   'are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); ' +
   '410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`.';
+
+export const triggerRoutes = {
+  createTrigger: defineRoute({
+    operationId: 'createTrigger',
+    method: 'POST',
+    path: '/triggers',
+    group: 'triggers',
+    summary: 'Create an API trigger for an agent',
+    tags: ['Triggers'],
+    request: { body: CreateTriggerRequest },
+    responses: { 201: { description: 'Created', schema: Trigger }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  listTriggers: defineRoute({
+    operationId: 'listTriggers',
+    method: 'GET',
+    path: '/triggers',
+    group: 'triggers',
+    summary: 'List API triggers',
+    tags: ['Triggers'],
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page', schema: TriggerPage }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  getTrigger: defineRoute({
+    operationId: 'getTrigger',
+    method: 'GET',
+    path: '/triggers/{trigger_id}',
+    group: 'triggers',
+    summary: 'Get an API trigger',
+    tags: ['Triggers'],
+    request: { params: TriggerIdParam },
+    responses: { 200: { description: 'Trigger', schema: Trigger }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  deleteTrigger: defineRoute({
+    operationId: 'deleteTrigger',
+    method: 'DELETE',
+    path: '/triggers/{trigger_id}',
+    group: 'triggers',
+    summary: 'Delete an API trigger',
+    tags: ['Triggers'],
+    request: { params: TriggerIdParam },
+    responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+};
 
 export const webhookRoutes = {
   createWebhook: defineRoute({
@@ -364,6 +419,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentRoutes),
   ...Object.values(callRoutes),
   ...Object.values(conversationRoutes),
+  ...Object.values(triggerRoutes),
   ...Object.values(webhookRoutes),
   ...Object.values(doNotCallRoutes),
   ...Object.values(docsRoutes),

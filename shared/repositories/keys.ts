@@ -13,6 +13,7 @@
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
+ * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
  * | idempotency rec.  | IDEMPOTENCY#<scope> | <hash of org id + Idempotency-Key> |                       |                     |
@@ -27,6 +28,7 @@
  *   partition, not the organization's, so busy organizations spread over many partitions.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the index entry is removed when the run ends.
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
+ * - Trigger by id (trigger call): GetItem ORG#<orgId> / TRIGGER#<id>; list: Query begins_with TRIGGER#.
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
  * - Deliveries about a run (deleted with the run): Query gsi1 ORG#<o>#RUN#<a>#<r>.
@@ -60,6 +62,8 @@ export const keys = {
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,
   }),
+  trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
+  triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),
   webhookSkPrefix: 'WEBHOOK#',
   deliveryPartition: (orgId: number, webhookId: string) => `ORG#${orgId}#WEBHOOK#${webhookId}`,
