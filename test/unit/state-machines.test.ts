@@ -64,7 +64,7 @@ describe('webhook-delivery.asl.json', () => {
           Attempt: async (input) => {
             const { attempt } = input as { attempt: number };
             attempts.push(attempt);
-            return attempt < 3 ? { action: 'retry', delaySeconds: 300 } : { action: 'delivered' };
+            return attempt < 3 ? { action: 'retry', delaySeconds: 300 } : { action: 'delivered', delaySeconds: 0 };
           },
         },
         waitTimeOverrides: { WaitBeforeRetry: 1 },

@@ -1,0 +1,160 @@
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type IResource,
+  type Method,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
+import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
+import { ROUTES } from '../../shared/api/routes.ts';
+import { acknowledge, managedPolicyFinding } from '../nag.ts';
+import type { Functions } from './functions.ts';
+
+export interface ApiProps {
+  functions: Functions;
+  stageName?: string;
+  /** Stage-wide steady-state requests per second and burst. */
+  throttlingRateLimit?: number;
+  throttlingBurstLimit?: number;
+  logRetention?: RetentionDays;
+}
+
+/** Group whose function answers unknown paths (404) and wrong methods (405). */
+const FALLBACK_GROUP = 'fallback';
+
+/**
+ * Gateway responses mirror the local gateway's answers (GATEWAY_ERRORS). Without `status`, API
+ * Gateway keeps its own code (e.g. 502 for a failed Lambda, 504 for a timeout).
+ */
+const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string }[] = [
+  { type: ResponseType.UNAUTHORIZED, ...GATEWAY_ERRORS.unauthorized },
+  { type: ResponseType.ACCESS_DENIED, ...GATEWAY_ERRORS.accessDenied },
+  // A path with no resource: API Gateway's "Missing Authentication Token" 403 is really a 404.
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, ...GATEWAY_ERRORS.notFound },
+  { type: ResponseType.THROTTLED, ...GATEWAY_ERRORS.throttled },
+  { type: ResponseType.REQUEST_TOO_LARGE, ...GATEWAY_ERRORS.requestTooLarge },
+  // Other 4xx (rare: no API Gateway validators) keep API Gateway's own message.
+  { type: ResponseType.DEFAULT_4XX },
+  { type: ResponseType.DEFAULT_5XX, detail: GATEWAY_ERRORS.internal.detail },
+];
+
+/**
+ * The REST API, built from the route table: one method per route under /api/v1, an API-key
+ * request authorizer on every non-public route, and the fallback function behind everything else.
+ */
+export class Api extends Construct {
+  readonly api: RestApi;
+  readonly stageName: string;
+  /** Base URL of the API, ending in /api/v1 (the stage URL plus the prefix). */
+  readonly baseUrl: string;
+  /** The same URL built without referencing the stage, so functions can receive it without a cycle. */
+  readonly baseUrlForFunctions: string;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const { functions } = props;
+    this.stageName = props.stageName ?? 'prod';
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api = new RestApi(this, 'RestApi', {
+      restApiName: 'voice-agent-platform-api',
+      description: 'Voice agent platform public REST API',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
+      // Stage logging needs the account-level CloudWatch role; create it rather than assume it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: this.stageName,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // Errors only, and no request/response bodies: they carry API keys and customer data.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        throttlingRateLimit: props.throttlingRateLimit ?? 100,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+      },
+    });
+
+    const authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
+      handler: functions.authorizer,
+      identitySources: [IdentitySource.header(API_KEY_HEADER)],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+
+    // One integration per function: with an API-scoped permission it adds a single
+    // Lambda permission per function instead of two per method.
+    const integrations = new Map<string, LambdaIntegration>();
+    const integration = (group: string) => {
+      let found = integrations.get(group);
+      if (!found) {
+        found = new LambdaIntegration(functions.get(group), { scopePermissionToMethod: false });
+        integrations.set(group, found);
+      }
+      return found;
+    };
+
+    const unauthenticated: Method[] = [];
+    const routed = new Set<IResource>();
+    for (const route of ROUTES) {
+      const resource = this.api.root.resourceForPath(resourcePath(route));
+      const method = route.public
+        ? resource.addMethod(route.method, integration(route.group), { authorizationType: AuthorizationType.NONE })
+        : resource.addMethod(route.method, integration(route.group), { authorizer, authorizationType: AuthorizationType.CUSTOM });
+      if (route.public) unauthenticated.push(method);
+      routed.add(resource);
+    }
+
+    // Wrong method on a known path (405), unknown path (404): answered by the fallback function.
+    const fallback = integration(FALLBACK_GROUP);
+    const fallbackResources = [
+      ...routed,
+      this.api.root.resourceForPath(`${API_PREFIX}/{proxy+}`),
+      this.api.root.resourceForPath('/{proxy+}'),
+    ];
+    for (const resource of fallbackResources) {
+      unauthenticated.push(resource.addMethod('ANY', fallback, { authorizationType: AuthorizationType.NONE }));
+    }
+
+    for (const { type, status, detail } of GATEWAY_RESPONSES) {
+      this.api.addGatewayResponse(`Gateway${type.responseType}`, {
+        type,
+        statusCode: status === undefined ? undefined : String(status),
+        templates: { 'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}` },
+      });
+    }
+
+    this.baseUrl = `${this.api.url}${API_PREFIX.slice(1)}`;
+    this.baseUrlForFunctions = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stageName}${API_PREFIX}`;
+
+    acknowledge(
+      unauthenticated,
+      'Public by design: routes marked public (docs, signed downloads, signed provider callbacks) and the fallback, which only answers 404/405.',
+      'AwsSolutions-APIG4',
+    );
+    acknowledge(this.api, 'Requests are validated in the Lambdas against the route table (zod), giving FastAPI-compatible 422 bodies.', 'AwsSolutions-APIG2');
+    acknowledge(this.api, 'No WAF in this stack: API-key authorizer plus stage throttling; a WebACL can be associated per deployment.', 'AwsSolutions-APIG3');
+    acknowledge(
+      this.api,
+      'The account-level API Gateway CloudWatch role uses the AWS-managed AmazonAPIGatewayPushToCloudWatchLogs policy, made for exactly this.',
+      managedPolicyFinding(this, 'service-role/AmazonAPIGatewayPushToCloudWatchLogs'),
+    );
+    acknowledge(this.api, 'Clients authenticate with organization API keys (X-API-Key) checked by a Lambda request authorizer, not Cognito.', 'AwsSolutions-COG4');
+  }
+}

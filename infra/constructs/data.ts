@@ -1,0 +1,65 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../../shared/repositories/table-schema.ts';
+
+/** Recordings and transcripts are deleted after this many days unless context `retentionDays` says otherwise. */
+export const DEFAULT_RETENTION_DAYS = 90;
+
+export interface DataProps {
+  /** Days objects (recordings, transcripts) stay in the bucket. */
+  retentionDays?: number;
+}
+
+/** The single DynamoDB table and the media bucket (with its access-log bucket). */
+export class Data extends Construct {
+  readonly table: Table;
+  readonly bucket: Bucket;
+  readonly logsBucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: DataProps = {}) {
+    super(scope, id);
+    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
+      // Customer data outlives the stack: deleting the stack must not delete it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const gsi of TABLE_SCHEMA.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: gsi.indexName,
+        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+      });
+    }
+
+    this.logsBucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(retentionDays) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bucket = new Bucket(this, 'MediaBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: this.logsBucket,
+      serverAccessLogsPrefix: 'media-bucket/',
+      lifecycleRules: [
+        { id: 'expire-recordings', expiration: Duration.days(retentionDays) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

@@ -1,0 +1,30 @@
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import { EVENT_RULES } from '../../shared/events/event-rules.ts';
+import { EVENT_BUS_NAME } from '../../shared/events/names.ts';
+import type { Functions } from './functions.ts';
+
+/** The application's EventBridge bus and, once the functions exist, one rule per EVENT_RULES entry. */
+export class Events extends Construct {
+  readonly bus: EventBus;
+  readonly rules = new Map<string, Rule>();
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.bus = new EventBus(this, 'Bus', { eventBusName: EVENT_BUS_NAME });
+  }
+
+  /** Separate from the constructor: functions need the bus first (EVENT_BUS_NAME, grants). */
+  addRules(functions: Functions): void {
+    for (const spec of EVENT_RULES) {
+      const rule = new Rule(this, spec.name, {
+        eventBus: this.bus,
+        description: `${spec.source} ${spec.detailType} → ${spec.target}`,
+        eventPattern: { source: [spec.source], detailType: [spec.detailType] },
+        targets: [new LambdaFunction(functions.get(spec.target))],
+      });
+      this.rules.set(spec.name, rule);
+    }
+  }
+}
