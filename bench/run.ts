@@ -1,62 +1,34 @@
 /**
- * `npm run bench`: Lambda bundle sizes, and the local p50/p99 latency of GET /agents with the
- * authorizer included, over 1,000 sequential requests — once with the authorizer cache (as
- * configured on AWS) and once with it off (every request runs the authorizer's GetItem); call
- * placement latency, and admission of 200 concurrent placements against 10 channels.
- * Prints figures; asserts nothing.
+ * `npm run bench`: Lambda bundle sizes; the local p50/p99 latency of GET /agents with the
+ * authorizer included over 1,000 sequential requests, with the authorizer cache (as on AWS) and
+ * without (every request runs the authorizer's GetItem); call placement latency; and admission of
+ * 200 concurrent placements against 10 channels. Prints figures; asserts nothing.
  */
-import { startLocalStack } from '../local/stack.ts';
+import { execFileSync } from 'node:child_process';
+import { REPO_ROOT } from '../local/paths.ts';
 import { bundleSizes } from './bundle-sizes.ts';
-import { admissionUnderConcurrency, placementLatency } from './calls.ts';
-import { measureSequential, type LatencyFigures } from './latency.ts';
-
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
-const AGENTS = 25;
+import type { LatencyFigures } from './latency.ts';
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+const figures = (f: LatencyFigures) => `p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, mean ${ms(f.mean)}, max ${ms(f.max)}`;
 
-async function agentListLatency(authorizerCacheTtlSeconds: number): Promise<LatencyFigures> {
-  const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds });
-  try {
-    const { createOrganization } = await import('../shared/services/organizations.ts');
-    const { apiKey } = await createOrganization({ name: 'Benchmark' });
-    const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
-    for (let i = 0; i < AGENTS; i += 1) {
-      await fetch(`${stack.baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: `Agent ${i}` }) });
-    }
-    // Warm-up: module imports and JIT, as a warm Lambda would be.
-    await measureSequential(20, () => fetch(`${stack.baseUrl}/agents`, { headers }));
-    return await measureSequential(REQUESTS, () => fetch(`${stack.baseUrl}/agents`, { headers }));
-  } finally {
-    await stack.stop();
-  }
+function scenario<T>(...args: string[]): T {
+  const output = execFileSync('npx', ['tsx', 'bench/scenario.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
 
 console.log('Lambda bundles (as synthesized by CDK):');
 for (const bundle of bundleSizes()) console.log(`  ${bundle.name.padEnd(40)} ${kib(bundle.raw).padStart(12)}  (gzip ${kib(bundle.gzip)})`);
 
 for (const [label, ttl] of [
-  ['authorizer cache on (60 s)', 60],
-  ['authorizer cache off', 0],
+  ['authorizer cache on (60 s)', '60'],
+  ['authorizer cache off', '0'],
 ] as const) {
-  const figures = await agentListLatency(ttl);
-  console.log(
-    `GET /agents (${AGENTS} agents), ${figures.requests} sequential requests, ${label}: ` +
-      `p50 ${ms(figures.p50)}, p99 ${ms(figures.p99)}, mean ${ms(figures.mean)}, max ${ms(figures.max)}`,
-  );
+  const result = scenario<LatencyFigures & { agents: number }>('agents-list', ttl);
+  console.log(`GET /agents (${result.agents} agents), ${result.requests} sequential requests, ${label}: ${figures(result)}`);
 }
 
-const stack = await startLocalStack({ port: 0, logLevel: 'SILENT' });
-try {
-  const placement = await placementLatency(stack.baseUrl, Number(process.env.BENCH_CALLS ?? 200));
-  console.log(
-    `POST /agents/{id}/calls, ${placement.requests} sequential placements: ` +
-      `p50 ${ms(placement.p50)}, p99 ${ms(placement.p99)}, mean ${ms(placement.mean)}, max ${ms(placement.max)}`,
-  );
-  const admission = await admissionUnderConcurrency(stack.baseUrl, 200, 10);
-  console.log(`200 concurrent placements, capacity 10: ${admission.admitted} admitted, ${admission.refused} refused with 429, ${admission.other} other`);
-  await stack.idle();
-} finally {
-  await stack.stop();
-}
+const calls = scenario<{ placement: LatencyFigures; admission: { admitted: number; refused: number; other: number } }>('calls');
+console.log(`POST /agents/{id}/calls, ${calls.placement.requests} sequential placements: ${figures(calls.placement)}`);
+console.log(`200 concurrent placements, capacity 10: ${calls.admission.admitted} admitted, ${calls.admission.refused} refused with 429, ${calls.admission.other} other`);

@@ -1,0 +1,38 @@
+/**
+ * One benchmark scenario against its own local stack, in its own process (the SDK clients of the
+ * in-process handlers are bound to one stack's endpoints). Prints one JSON line of figures.
+ *
+ *   tsx bench/scenario.ts agents-list <authorizer cache TTL seconds>
+ *   tsx bench/scenario.ts calls
+ */
+import { startLocalStack } from '../local/stack.ts';
+import { admissionUnderConcurrency, placementLatency } from './calls.ts';
+import { measureSequential } from './latency.ts';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
+const AGENTS = 25;
+const [scenario, argument] = process.argv.slice(2);
+
+const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds: Number(argument ?? 60) });
+try {
+  if (scenario === 'agents-list') {
+    const { createOrganization } = await import('../shared/services/organizations.ts');
+    const { apiKey } = await createOrganization({ name: 'Benchmark' });
+    const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
+    for (let i = 0; i < AGENTS; i += 1) {
+      await fetch(`${stack.baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: `Agent ${i}` }) });
+    }
+    // Warm-up: module imports and JIT, as a warm Lambda would be.
+    await measureSequential(20, () => fetch(`${stack.baseUrl}/agents`, { headers }));
+    console.log(JSON.stringify({ agents: AGENTS, ...(await measureSequential(REQUESTS, () => fetch(`${stack.baseUrl}/agents`, { headers }))) }));
+  } else if (scenario === 'calls') {
+    const placement = await placementLatency(stack.baseUrl, Number(process.env.BENCH_CALLS ?? 200));
+    const admission = await admissionUnderConcurrency(stack.baseUrl, 200, 10);
+    await stack.idle();
+    console.log(JSON.stringify({ placement, admission }));
+  } else {
+    throw new Error(`Unknown scenario '${scenario}'`);
+  }
+} finally {
+  await stack.stop();
+}
