@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_PREFIX } from '../shared/api/route.ts';
 import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { endOrphanedCalls } from '../shared/services/call-sweeper.ts';
+import { restartActiveCampaigns } from '../shared/services/campaign-engine.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
@@ -31,6 +32,8 @@ export interface LocalStackOptions {
   simCallSeconds?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
+  /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
+  campaignTimeScale?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -87,6 +90,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TELEPHONY_WEBHOOK_SECRET: localSecret(undefined, 'telephony-callbacks'),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
+      CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
+      CAMPAIGN_POLL_SECONDS: '1',
     };
     // Handlers read their configuration from the environment, as on AWS; they run in this process.
     delete process.env.AWS_SESSION_TOKEN;
@@ -128,6 +133,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // Calls cut off by a previous stop (their state machines and streams lived in that process) end now.
     await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
+    // Their engine executions lived in that process too: campaigns pick up from their contact rows.
+    await restartActiveCampaigns();
 
     const idle = async () => {
       await telephony.idle();

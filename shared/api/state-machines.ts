@@ -26,4 +26,10 @@ export const STATE_MACHINES: StateMachineSpec[] = [
     envVar: 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN',
     tasks: { Attempt: 'webhookDelivery' },
   },
+  {
+    name: 'campaign-engine',
+    definitionFile: 'statemachines/campaign-engine.asl.json',
+    envVar: 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN',
+    tasks: { Step: 'campaignEngine', ContinueAsNew: 'campaignEngine' },
+  },
 ];

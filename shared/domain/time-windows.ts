@@ -63,3 +63,6 @@ export function nextInstantInsideAll(from: Date, windows: readonly DailyWindow[]
   const found = candidates.find((candidate) => isInsideAll(candidate, windows));
   return found ? found.toJSDate() : null;
 }
+
+/** Whether `zone` is an IANA time zone name this runtime knows. */
+export const isValidTimeZone = (zone: string): boolean => DateTime.now().setZone(zone).isValid;

@@ -14,4 +14,5 @@ export interface EventRule {
 
 export const EVENT_RULES: EventRule[] = [
   { name: 'call-completed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'webhookFanout' },
+  { name: 'call-completed-to-campaigns', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'campaignOutcomes' },
 ];

@@ -13,6 +13,8 @@
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
+ * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
+ * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
@@ -28,6 +30,11 @@
  *   partition, not the organization's, so busy organizations spread over many partitions.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the index entry is removed when the run ends.
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
+ * - Campaigns of an organization: Query ORG#<orgId>, sk begins_with CAMPAIGN#.
+ * - Running or scheduled campaigns (restart reconciliation): Query gsi1 CAMPAIGNS#ACTIVE.
+ * - Contacts due for a call, soonest first: Query gsi1 ORG#<o>#CAMPAIGN#<c>#DUE, gsi1sk <= now.
+ * - Contacts being dialed (in-flight count, reconciliation): Query gsi1 ORG#<o>#CAMPAIGN#<c>#DIALING.
+ * - Report: Query ORG#<o>#CAMPAIGN#<c> in row order.
  * - Trigger by id (trigger call): GetItem ORG#<orgId> / TRIGGER#<id>; list: Query begins_with TRIGGER#.
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
@@ -61,6 +68,23 @@ export const keys = {
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,
+  }),
+  campaign: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGN#${pad(campaignId)}` }),
+  campaignSkPrefix: 'CAMPAIGN#',
+  activeCampaignIndex: (orgId: number, campaignId: number) => ({ gsi1pk: 'CAMPAIGNS#ACTIVE', gsi1sk: `${orgId}#${campaignId}` }),
+  contactPartition: (orgId: number, campaignId: number) => `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}`,
+  contact: (orgId: number, campaignId: number, row: number) => ({
+    pk: `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}`,
+    sk: `CONTACT#${String(row).padStart(8, '0')}`,
+  }),
+  contactSkPrefix: 'CONTACT#',
+  dueContactIndex: (orgId: number, campaignId: number, nextAttemptAt: string, row: number) => ({
+    gsi1pk: `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}#DUE`,
+    gsi1sk: `${nextAttemptAt}#${String(row).padStart(8, '0')}`,
+  }),
+  dialingContactIndex: (orgId: number, campaignId: number, row: number) => ({
+    gsi1pk: `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}#DIALING`,
+    gsi1sk: String(row).padStart(8, '0'),
   }),
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',

@@ -7,6 +7,8 @@ export interface OrganizationRecord {
   name: string;
   maxConcurrentCalls: number;
   createdAt: string;
+  /** Outbound channels in use (maintained by the runs repository's transactions). */
+  active_calls?: number;
 }
 
 export async function putOrganization(organization: OrganizationRecord): Promise<void> {

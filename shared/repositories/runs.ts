@@ -1,8 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, tableName } from './table.ts';
+import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';
 
@@ -30,6 +29,14 @@ export interface RunRecord {
   provider_call_id: string | null;
   /** When the callee picked up and the media stream started; the duration counts from here. */
   answered_at: string | null;
+  /** The campaign contact attempt that placed this call, if any. */
+  campaign: CampaignOrigin | null;
+}
+
+export interface CampaignOrigin {
+  campaign_id: number;
+  row: number;
+  attempt: number;
 }
 
 /** What survives a run's deletion: the billing record. */
@@ -51,28 +58,6 @@ const fromItem = (item: Record<string, unknown>): RunRecord => {
 const cancelledBy = (error: unknown, index: number): boolean =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
-const conflicted = (error: unknown): boolean =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
-
-const TRANSACTION_ATTEMPTS = 8;
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/**
- * Calls starting and ending contend for their organization's channel counter; a transaction that
- * lost such a conflict changed nothing, so it is retried after a short jittered pause.
- */
-async function sendTransaction(items: TransactItem[]): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return;
-    } catch (error) {
-      if (!conflicted(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
-      await sleep(Math.random() * 20 * attempt);
-    }
-  }
-}
 
 /**
  * Creates a run and bumps the agent's run count. A call also takes one of the organization's

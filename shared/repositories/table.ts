@@ -1,4 +1,6 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
 
@@ -36,4 +38,28 @@ export async function queryItems(input: QueryInput, offset = 0, limit?: number):
     startKey = page.LastEvaluatedKey;
   } while (startKey && items.length < wanted);
   return items.slice(offset, limit === undefined ? undefined : offset + limit);
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const TRANSACTION_ATTEMPTS = 8;
+
+const conflicted = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+
+/**
+ * A transaction that may contend with others on a shared item (an organization's channel counter,
+ * a campaign's counters). One that lost a conflict changed nothing, so it is retried after a short
+ * jittered pause; any other failure is the caller's to interpret.
+ */
+export async function sendTransaction(items: TransactItem[]): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!conflicted(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+      await sleep(Math.random() * 20 * attempt);
+    }
+  }
 }

@@ -36,12 +36,12 @@ export interface PlaceCallRequest {
  * validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
  * state machine dials and guarantees the run ends.
  */
-export async function placeCall(orgId: number, agentRef: string, request: PlaceCallRequest, now = new Date()) {
+export async function placeCall(orgId: number, agentRef: string, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
   const agent = await getAgent(orgId, agentRef);
-  return placeCallForAgent(orgId, agent, request, now);
+  return placeCallForAgent(orgId, agent, request, origin, now);
 }
 
-export async function placeCallForAgent(orgId: number, agent: Agent, request: PlaceCallRequest, now = new Date()) {
+export async function placeCallForAgent(orgId: number, agent: Agent, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
   if (agent.status !== 'active') throw new ConflictError('The agent is archived; unarchive it to place calls');
   const to = request.phone_number;
   if (await isBlocked(orgId, to)) throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
@@ -84,6 +84,7 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     cost: null,
     provider_call_id: null,
     answered_at: null,
+    campaign: origin,
   };
   if (!(await runs.insertRun(run, true))) {
     throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);

@@ -61,6 +61,7 @@ export async function createConversation(orgId: number, agentRef: string, reques
     cost: null,
     provider_call_id: null,
     answered_at: null,
+    campaign: null,
   };
   // Not a phone call: it takes no outbound channel.
   await runs.insertRun(run, false);

@@ -2,6 +2,7 @@ import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValida
 import { ConflictError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
 import { idempotencyStore } from '../repositories/idempotency.ts';
+import type { CampaignOrigin } from '../repositories/runs.ts';
 import { placeCall, type PlaceCallRequest } from './calls.ts';
 
 /** How long a key is remembered (Stripe keeps keys 24 h). */
@@ -11,14 +12,14 @@ interface KeyedPlacement {
   organizationId: number;
   idempotencyKey: string;
   /** The request the key stands for: agent and body. A different one under the same key is refused. */
-  request: { agentRef: string; body: PlaceCallRequest };
+  request: { agentRef: string; body: PlaceCallRequest; origin: CampaignOrigin | null };
 }
 
 let idempotentPlaceCall: ((placement: KeyedPlacement) => ReturnType<typeof placeCall>) | undefined;
 
 function idempotentPlacement() {
   idempotentPlaceCall ??= makeIdempotent(
-    (placement: KeyedPlacement) => placeCall(placement.organizationId, placement.request.agentRef, placement.request.body),
+    (placement: KeyedPlacement) => placeCall(placement.organizationId, placement.request.agentRef, placement.request.body, placement.request.origin),
     {
       persistenceStore: idempotencyStore('calls'),
       config: new IdempotencyConfig({
@@ -38,10 +39,16 @@ function idempotentPlacement() {
  * a 422 on the header; a retry while the first request is still running is a 409. Failed
  * attempts (4xx/5xx) are not remembered, so they can be retried with the same key.
  */
-export async function placeCallOnce(organizationId: number, idempotencyKey: string | undefined, agentRef: string, body: PlaceCallRequest) {
-  if (!idempotencyKey) return placeCall(organizationId, agentRef, body);
+export async function placeCallOnce(
+  organizationId: number,
+  idempotencyKey: string | undefined,
+  agentRef: string,
+  body: PlaceCallRequest,
+  origin: CampaignOrigin | null = null,
+) {
+  if (!idempotencyKey) return placeCall(organizationId, agentRef, body, origin);
   try {
-    return await idempotentPlacement()({ organizationId, idempotencyKey, request: { agentRef, body } });
+    return await idempotentPlacement()({ organizationId, idempotencyKey, request: { agentRef, body, origin } });
   } catch (error) {
     if (error instanceof IdempotencyValidationError) {
       throw new RequestValidationError([

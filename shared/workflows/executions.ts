@@ -1,4 +1,4 @@
-import { ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { stepFunctions } from '../aws/clients.ts';
 
 function stateMachineArn(envVar: string): string {
@@ -17,5 +17,15 @@ export async function startNamedExecution(envVar: string, name: string, input: u
   } catch (error) {
     if (error instanceof ExecutionAlreadyExists) return;
     throw error;
+  }
+}
+
+/** Stops the named execution if it is running. */
+export async function stopExecution(envVar: string, name: string): Promise<void> {
+  const executionArn = `${stateMachineArn(envVar).replace(':stateMachine:', ':execution:')}:${name}`;
+  try {
+    await stepFunctions().send(new StopExecutionCommand({ executionArn, cause: 'Campaign paused or cancelled' }));
+  } catch (error) {
+    if (!(error instanceof ExecutionDoesNotExist)) throw error;
   }
 }

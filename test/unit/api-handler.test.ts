@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../shared/api/route.ts';
 import { ConflictError } from '../../shared/domain/errors.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { logger } from '../../shared/observability/logger.ts';
 
 const route = defineRoute({
   operationId: 'probe',
@@ -31,6 +32,8 @@ const event = (body: string, key = 'vap_AAAAAAAAAAAAAAAA_secretsecretsecretsecre
 const context = { functionName: 'probe', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
 
 function captureLogs() {
+  // Another test file in the same worker may have silenced logging through the environment.
+  logger.setLogLevel('INFO');
   const lines: string[] = [];
   for (const stream of [process.stdout, process.stderr]) {
     vi.spyOn(stream, 'write').mockImplementation((chunk) => {

@@ -1,0 +1,321 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CampaignState } from '../domain/campaign-states.ts';
+import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
+import { keys, stripKeys } from './keys.ts';
+import { countQuery, db, queryItems, sendTransaction, tableName } from './table.ts';
+
+export interface CampaignRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  goal: string | null;
+  workflow_id: number;
+  state: CampaignState;
+  source_type: string;
+  source_id: string;
+  source_config: Record<string, unknown> | null;
+  source_refresh_minutes: number | null;
+  source_last_synced_at: string | null;
+  source_sync_error: string | null;
+  retry_config: RetryPolicy | null;
+  calling_window: CampaignWindowSetting | null;
+  scheduled_start_at: string | null;
+  total_rows: number;
+  processed_rows: number;
+  failed_rows: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  /** Bumped on every start/resume: an engine execution of an older generation stops itself. */
+  generation: number;
+}
+
+export type ContactStatus =
+  | 'pending'
+  | 'dialing'
+  | 'retry_scheduled'
+  | 'completed'
+  | 'busy'
+  | 'no_answer'
+  | 'voicemail'
+  | 'failed'
+  | 'do_not_call'
+  | 'invalid';
+
+export interface ContactRecord {
+  row: number;
+  phone_number: string;
+  e164: string | null;
+  first_name: string;
+  last_name: string;
+  timezone: string | null;
+  status: ContactStatus;
+  attempts: number;
+  last_outcome: string | null;
+  call_disposition: string | null;
+  run_id: number | null;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  error: string | null;
+}
+
+const ACTIVE_STATES: readonly CampaignState[] = ['running', 'scheduled'];
+const DUE_STATUSES: readonly ContactStatus[] = ['pending', 'retry_scheduled'];
+
+const strip = <T>(item: Record<string, unknown>): T => {
+  const { type: _type, ...rest } = stripKeys(item);
+  return rest as T;
+};
+
+const campaignItem = (campaign: CampaignRecord) => ({
+  ...keys.campaign(campaign.organization_id, campaign.id),
+  ...(ACTIVE_STATES.includes(campaign.state) ? keys.activeCampaignIndex(campaign.organization_id, campaign.id) : {}),
+  type: 'campaign',
+  ...campaign,
+});
+
+const contactItem = (orgId: number, campaignId: number, contact: ContactRecord) => ({
+  ...keys.contact(orgId, campaignId, contact.row),
+  ...(DUE_STATUSES.includes(contact.status) ? keys.dueContactIndex(orgId, campaignId, contact.next_attempt_at!, contact.row) : {}),
+  ...(contact.status === 'dialing' ? keys.dialingContactIndex(orgId, campaignId, contact.row) : {}),
+  type: 'campaignContact',
+  ...contact,
+});
+
+/** Writes the contacts (25 per batch, retrying unprocessed items), then the campaign that counts them. */
+export async function insertCampaign(campaign: CampaignRecord, contacts: readonly ContactRecord[]): Promise<void> {
+  const table = tableName();
+  for (let i = 0; i < contacts.length; i += 25) {
+    let pending: Record<string, unknown>[] | undefined = contacts
+      .slice(i, i + 25)
+      .map((contact) => ({ PutRequest: { Item: contactItem(campaign.organization_id, campaign.id, contact) } }));
+    while (pending?.length) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
+      pending = result.UnprocessedItems?.[table] as Record<string, unknown>[] | undefined;
+    }
+  }
+  await db().send(new PutCommand({ TableName: table, Item: campaignItem(campaign), ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+export async function getCampaign(orgId: number, campaignId: number): Promise<CampaignRecord | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.campaign(orgId, campaignId), ConsistentRead: true }));
+  return result.Item ? strip<CampaignRecord>(result.Item) : undefined;
+}
+
+const campaignsQuery = (orgId: number) => ({
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.campaignSkPrefix },
+  ScanIndexForward: false,
+});
+
+/** Newest first. */
+export async function listCampaigns(orgId: number, offset: number, limit: number) {
+  const [totalCount, items] = await Promise.all([countQuery(campaignsQuery(orgId)), queryItems(campaignsQuery(orgId), offset, limit)]);
+  return { items: items.map((item) => strip<CampaignRecord>(item)), totalCount };
+}
+
+/** Running or scheduled campaigns of every organization (local restart reconciliation). */
+export async function listActiveCampaigns(): Promise<{ organizationId: number; campaignId: number }[]> {
+  const items = await queryItems({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'CAMPAIGNS#ACTIVE' } });
+  return items.map((item) => ({ organizationId: Number(item.organization_id), campaignId: Number(item.id) }));
+}
+
+/**
+ * Moves the campaign from one of `from` to `to` (with the given field changes); false when its
+ * state was not one of `from` any more (a concurrent transition won).
+ */
+export async function transitionCampaign(
+  orgId: number,
+  campaignId: number,
+  from: readonly CampaignState[],
+  to: CampaignState,
+  changes: Partial<Pick<CampaignRecord, 'started_at' | 'completed_at'>> & { bumpGeneration?: boolean } = {},
+): Promise<CampaignRecord | undefined> {
+  const { bumpGeneration, ...fields } = changes;
+  const sets = ['#state = :to', ...Object.keys(fields).map((field, i) => `#f${i} = :v${i}`)];
+  if (ACTIVE_STATES.includes(to)) sets.push('gsi1pk = :activePk, gsi1sk = :activeSk');
+  const update = [`SET ${sets.join(', ')}`];
+  if (bumpGeneration) update.push('ADD generation :one');
+  if (!ACTIVE_STATES.includes(to)) update.push('REMOVE gsi1pk, gsi1sk');
+  const active = keys.activeCampaignIndex(orgId, campaignId);
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.campaign(orgId, campaignId),
+        UpdateExpression: update.join(' '),
+        ConditionExpression: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#state': 'state', ...Object.fromEntries(Object.keys(fields).map((field, i) => [`#f${i}`, field])) },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
+          ...Object.fromEntries(Object.values(fields).map((value, i) => [`:v${i}`, value])),
+          ...(ACTIVE_STATES.includes(to) ? { ':activePk': active.gsi1pk, ':activeSk': active.gsi1sk } : {}),
+          ...(bumpGeneration ? { ':one': 1 } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<CampaignRecord>(result.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/** Contacts due at or before `now`, soonest first. */
+export async function dueContacts(orgId: number, campaignId: number, now: string, limit: number): Promise<ContactRecord[]> {
+  const index = keys.dueContactIndex(orgId, campaignId, now, 99_999_999);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :upTo',
+      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':upTo': index.gsi1sk },
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => strip<ContactRecord>(item));
+}
+
+/** When the next contact falls due, or null when none waits. */
+export async function nextDueAt(orgId: number, campaignId: number): Promise<string | null> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.dueContactIndex(orgId, campaignId, '', 0).gsi1pk },
+      Limit: 1,
+    }),
+  );
+  const item = result.Items?.[0];
+  return item ? String(item.next_attempt_at) : null;
+}
+
+/** Contacts whose call is under way. */
+export async function dialingContacts(orgId: number, campaignId: number): Promise<ContactRecord[]> {
+  const items = await queryItems({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.dialingContactIndex(orgId, campaignId, 0).gsi1pk },
+  });
+  return items.map((item) => strip<ContactRecord>(item));
+}
+
+export async function getContact(orgId: number, campaignId: number, row: number): Promise<ContactRecord | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.contact(orgId, campaignId, row), ConsistentRead: true }));
+  return result.Item ? strip<ContactRecord>(result.Item) : undefined;
+}
+
+const contactsQuery = (orgId: number, campaignId: number) => ({
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': keys.contactPartition(orgId, campaignId), ':prefix': keys.contactSkPrefix },
+});
+
+export async function listContacts(orgId: number, campaignId: number, offset: number, limit: number) {
+  const [totalCount, items] = await Promise.all([
+    countQuery(contactsQuery(orgId, campaignId)),
+    queryItems(contactsQuery(orgId, campaignId), offset, limit),
+  ]);
+  return { items: items.map((item) => strip<ContactRecord>(item)), totalCount };
+}
+
+/** Every contact in row order, a page of the table at a time (report streaming). */
+export async function* allContacts(orgId: number, campaignId: number): AsyncGenerator<ContactRecord[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), ...contactsQuery(orgId, campaignId), ExclusiveStartKey: startKey }));
+    yield (page.Items ?? []).map((item) => strip<ContactRecord>(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+type ContactChange = Partial<Omit<ContactRecord, 'row' | 'phone_number' | 'first_name' | 'last_name' | 'timezone' | 'e164'>>;
+
+/**
+ * One conditional update of a contact. `expect` pins the status set and attempt count the caller
+ * read, so two workers can never both act on the same attempt (the exactly-once guarantee of
+ * dialing). The index entry follows the new status: DUE with its time, DIALING, or none.
+ */
+function contactUpdate(orgId: number, campaignId: number, row: number, expect: { statuses: readonly ContactStatus[]; attempts: number }, change: ContactChange) {
+  const status = change.status;
+  const fields = Object.entries(change);
+  const sets = fields.map((_, i) => `#f${i} = :v${i}`);
+  const values: Record<string, unknown> = Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value]));
+  let remove = '';
+  if (status && DUE_STATUSES.includes(status)) {
+    const index = keys.dueContactIndex(orgId, campaignId, change.next_attempt_at!, row);
+    sets.push('gsi1pk = :gpk, gsi1sk = :gsk');
+    Object.assign(values, { ':gpk': index.gsi1pk, ':gsk': index.gsi1sk });
+  } else if (status === 'dialing') {
+    const index = keys.dialingContactIndex(orgId, campaignId, row);
+    sets.push('gsi1pk = :gpk, gsi1sk = :gsk');
+    Object.assign(values, { ':gpk': index.gsi1pk, ':gsk': index.gsi1sk });
+  } else if (status) {
+    remove = ' REMOVE gsi1pk, gsi1sk';
+  }
+  return {
+    TableName: tableName(),
+    Key: keys.contact(orgId, campaignId, row),
+    UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+    ConditionExpression: `#status IN (${expect.statuses.map((_, i) => `:s${i}`).join(', ')}) AND attempts = :expectedAttempts`,
+    ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+    ExpressionAttributeValues: {
+      ...values,
+      ...Object.fromEntries(expect.statuses.map((value, i) => [`:s${i}`, value])),
+      ':expectedAttempts': expect.attempts,
+    },
+  };
+}
+
+/** Applies a contact change; false when the contact was not in the expected state (someone else acted). */
+export async function updateContact(
+  orgId: number,
+  campaignId: number,
+  row: number,
+  expect: { statuses: readonly ContactStatus[]; attempts: number },
+  change: ContactChange,
+): Promise<boolean> {
+  try {
+    await db().send(new UpdateCommand(contactUpdate(orgId, campaignId, row, expect, change)));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives a contact its final status and counts it in the campaign (processed, and failed when
+ * `failed`), atomically: the counters are exact because a contact is finished only once.
+ */
+export async function finishContact(
+  orgId: number,
+  campaignId: number,
+  row: number,
+  expect: { statuses: readonly ContactStatus[]; attempts: number },
+  change: ContactChange,
+  failed: boolean,
+): Promise<boolean> {
+  try {
+    await sendTransaction([
+      { Update: contactUpdate(orgId, campaignId, row, expect, change) },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.campaign(orgId, campaignId),
+          UpdateExpression: 'ADD processed_rows :one, failed_rows :failed',
+          ExpressionAttributeValues: { ':one': 1, ':failed': failed ? 1 : 0 },
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+export const contactCount = (orgId: number, campaignId: number) => countQuery(contactsQuery(orgId, campaignId));

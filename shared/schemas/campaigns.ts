@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
+import { isValidTimeZone } from '../domain/time-windows.ts';
+import { JsonObject, Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
+
+/** The hosted-spreadsheet source is `google-sheet` (the spec's `<provider>-sheet`). */
+export const SOURCE_TYPE_PATTERN = /^(google-sheet|csv|manual|calendar)$/;
+
+const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+
+export const ManualContact = z
+  .object({
+    phone_number: z.string().min(1),
+    first_name: z.string().default(''),
+    last_name: z.string().default(''),
+    timezone: z.string().nullable().optional().openapi({ description: 'IANA zone of this contact; overrides the zones derived from the number for the legal calling hours.' }),
+  })
+  .openapi('ManualContact');
+
+export const RetryConfig = z
+  .object({
+    enabled: z.boolean().default(true),
+    max_retries: z.int().gte(0).lte(5).default(1),
+    retry_delay_seconds: z.int().gte(60).lte(86400).default(3600),
+    retry_on_busy: z.boolean().default(true),
+    retry_on_no_answer: z.boolean().default(true),
+    retry_on_voicemail: z.boolean().default(false),
+    smart_timing: z.boolean().default(false).openapi({
+      description: 'Retry at another time of day: a retry that would fall within 3 hours (local time) of the failed attempt\'s time of day moves 4 hours later, then into the next allowed window.',
+    }),
+  })
+  .openapi('RetryConfig');
+export type RetryConfig = z.output<typeof RetryConfig>;
+
+export const CallingWindowRequest = z
+  .object({
+    timezone: z
+      .string()
+      .default('Europe/Warsaw')
+      .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' }),
+    days: z
+      .array(z.int().gte(1).lte(7))
+      .default([1, 2, 3, 4, 5])
+      .openapi({ description: 'ISO weekdays: 1 = Monday … 7 = Sunday.' }),
+    start: HHMM.default('09:00'),
+    end: HHMM.default('17:00'),
+  })
+  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [] })
+  .openapi('CallingWindowRequest', { description: 'Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive).' });
+export type CallingWindow = z.output<typeof CallingWindowRequest>;
+
+export const CreateCampaignRequest = z
+  .object({
+    name: z.string().min(1).max(255),
+    goal: z.string().max(64).nullable().optional(),
+    workflow_id: z.int(),
+    source_type: z.string().regex(SOURCE_TYPE_PATTERN),
+    source_id: z.string().default(''),
+    manual_contacts: z.array(ManualContact).nullable().optional(),
+    source_config: JsonObject.nullable().optional().openapi({
+      description: 'Per source: `csv` takes `csv_text` (the file, RFC 4180, with a header row) and optionally `phone_column`; `manual` needs none.',
+    }),
+    retry_config: RetryConfig.nullable().optional(),
+    source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
+    scheduled_start_at: z.iso.datetime({ offset: true }).nullable().optional(),
+    calling_window: CallingWindowRequest.nullable().optional(),
+  })
+  .openapi('CampaignCreateRequest');
+export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
+
+export const CreateCampaignHeaders = z.object({
+  authorization: z.string().optional().openapi({ description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.' }),
+});
+
+export const Campaign = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    workflow_id: z.int(),
+    workflow_name: z.string(),
+    state: z.enum(CAMPAIGN_STATES),
+    source_type: z.string(),
+    source_id: z.string(),
+    total_rows: z.int().nullable(),
+    processed_rows: z.int().openapi({ description: 'Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped).' }),
+    failed_rows: z.int().openapi({ description: 'Contacts that could not be called: invalid number, Do-not-call, or a technical failure.' }),
+    created_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    completed_at: Timestamp.nullable(),
+    goal: z.string().nullable().optional(),
+    source_config: JsonObject.nullable().optional(),
+    source_refresh_minutes: z.int().nullable().optional(),
+    source_last_synced_at: Timestamp.nullable().optional(),
+    source_sync_error: z.string().nullable().optional(),
+    scheduled_start_at: Timestamp.nullable().optional(),
+    calling_window: z.object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() }).nullable().optional(),
+    retry_config: RetryConfig.nullable().optional(),
+  })
+  .openapi('Campaign');
+export type Campaign = z.output<typeof Campaign>;
+
+export const CampaignPage = pageOf(Campaign, 'CampaignPage');
+
+export const CampaignIdParam = z.object({ campaign_id: z.int().gte(1) });
+
+export const ReportRow = z
+  .object({
+    row: z.int(),
+    phone_number: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    status: z.string().openapi({ description: '`pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`.' }),
+    attempts: z.int(),
+    last_outcome: z.string().nullable(),
+    call_disposition: z.string().nullable(),
+    run_id: z.int().nullable(),
+    next_attempt_at: Timestamp.nullable(),
+    last_attempt_at: Timestamp.nullable(),
+    error: z.string().nullable(),
+  })
+  .openapi('CampaignReportRow');
+
+export const ReportPage = pageOf(ReportRow, 'CampaignReportPage');

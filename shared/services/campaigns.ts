@@ -1,0 +1,209 @@
+import { stringify } from 'csv-stringify/sync';
+import { nextCampaignState, type CampaignAction } from '../domain/campaign-states.ts';
+import { DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
+import { checkRows, parseContactsCsv, SourceError, type SourceRow } from '../domain/contact-sources.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import { isValidTimeZone } from '../domain/time-windows.ts';
+import { RequestValidationError } from '../http/validation-error.ts';
+import * as repository from '../repositories/campaigns.ts';
+import { nextId } from '../repositories/counters.ts';
+import { putRunFile } from '../repositories/run-files.ts';
+import type { Campaign, CreateCampaignRequest } from '../schemas/campaigns.ts';
+import { getAgent } from './agents.ts';
+import { startEngine, stopEngine } from './campaign-engine.ts';
+import { createDownloadLink } from './download-links.ts';
+
+/** The create request writes every contact before answering; larger lists belong in several campaigns. */
+export const MAX_CAMPAIGN_CONTACTS = 100_000;
+/** A CSV report larger than this is served as a signed download link (Lambda responses are capped at 6 MB). */
+const INLINE_REPORT_BYTES = 5 * 1024 * 1024;
+const REPORT_LINK_SECONDS = 3600;
+
+function sourceRows(request: CreateCampaignRequest): SourceRow[] {
+  switch (request.source_type) {
+    case 'manual': {
+      if (!request.manual_contacts?.length) {
+        throw new RequestValidationError([
+          { type: 'missing', loc: ['body', 'manual_contacts'], msg: 'Field required', input: request.manual_contacts ?? null },
+        ]);
+      }
+      return request.manual_contacts.map((contact) => ({ ...contact, timezone: contact.timezone ?? null }));
+    }
+    case 'csv': {
+      const csvText = request.source_config?.csv_text;
+      if (typeof csvText !== 'string') {
+        throw new RequestValidationError([
+          { type: 'missing', loc: ['body', 'source_config', 'csv_text'], msg: 'Field required', input: request.source_config ?? null },
+        ]);
+      }
+      const phoneColumn = request.source_config?.phone_column;
+      try {
+        return parseContactsCsv(csvText, typeof phoneColumn === 'string' ? phoneColumn : undefined);
+      } catch (error) {
+        if (!(error instanceof SourceError)) throw error;
+        throw new RequestValidationError([
+          { type: 'value_error', loc: ['body', 'source_config', 'csv_text'], msg: `Value error, ${error.message}`, input: '…', ctx: { error: error.message } },
+        ]);
+      }
+    }
+    default:
+      throw new BadRequestError(`The ${request.source_type} source needs an integration connection, which this deployment does not offer yet; use manual or csv`);
+  }
+}
+
+/** The Campaign response: the record with the agent's current name. */
+async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
+  const agent = await getAgent(campaign.organization_id, String(campaign.workflow_id)).catch(() => undefined);
+  return {
+    id: campaign.id,
+    name: campaign.name,
+    workflow_id: campaign.workflow_id,
+    workflow_name: agent?.name ?? '',
+    state: campaign.state,
+    source_type: campaign.source_type,
+    source_id: campaign.source_id,
+    total_rows: campaign.total_rows,
+    processed_rows: campaign.processed_rows,
+    failed_rows: campaign.failed_rows,
+    created_at: campaign.created_at,
+    started_at: campaign.started_at,
+    completed_at: campaign.completed_at,
+    goal: campaign.goal,
+    source_config: campaign.source_config && { ...campaign.source_config, csv_text: undefined },
+    source_refresh_minutes: campaign.source_refresh_minutes,
+    source_last_synced_at: campaign.source_last_synced_at,
+    source_sync_error: campaign.source_sync_error,
+    scheduled_start_at: campaign.scheduled_start_at,
+    calling_window: campaign.calling_window,
+    retry_config: campaign.retry_config,
+  };
+}
+
+export async function createCampaign(orgId: number, request: CreateCampaignRequest): Promise<Campaign> {
+  const agent = await getAgent(orgId, String(request.workflow_id));
+  const rows = sourceRows(request);
+  if (rows.length > MAX_CAMPAIGN_CONTACTS) throw new BadRequestError(`A campaign holds at most ${MAX_CAMPAIGN_CONTACTS} contacts`);
+  const now = new Date().toISOString();
+  const firstAttemptAt = request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : now;
+  const contacts: repository.ContactRecord[] = checkRows(rows, isValidTimeZone).map((row, index) => ({
+    row: index + 1,
+    phone_number: row.phone_number,
+    e164: row.valid ? row.e164 : null,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    timezone: row.timezone,
+    status: row.valid ? 'pending' : 'invalid',
+    attempts: 0,
+    last_outcome: null,
+    call_disposition: null,
+    run_id: null,
+    next_attempt_at: row.valid ? firstAttemptAt : null,
+    last_attempt_at: null,
+    error: row.valid ? null : row.error,
+  }));
+  const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
+  const campaign: repository.CampaignRecord = {
+    id: await nextId('campaign'),
+    organization_id: orgId,
+    name: request.name,
+    goal: request.goal ?? null,
+    workflow_id: agent.id,
+    state: request.scheduled_start_at ? 'scheduled' : 'draft',
+    source_type: request.source_type,
+    source_id: request.source_id,
+    source_config: request.source_config ?? null,
+    source_refresh_minutes: request.source_refresh_minutes ?? null,
+    source_last_synced_at: now,
+    source_sync_error: null,
+    retry_config: request.retry_config ?? { ...DEFAULT_RETRY_POLICY },
+    calling_window: request.calling_window ?? null,
+    scheduled_start_at: request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : null,
+    total_rows: contacts.length,
+    processed_rows: invalid,
+    failed_rows: invalid,
+    created_at: now,
+    started_at: null,
+    completed_at: null,
+    generation: request.scheduled_start_at ? 1 : 0,
+  };
+  await repository.insertCampaign(campaign, contacts);
+  if (campaign.state === 'scheduled') await startEngine(campaign);
+  return present(campaign);
+}
+
+async function findCampaign(orgId: number, campaignId: number): Promise<repository.CampaignRecord> {
+  const campaign = await repository.getCampaign(orgId, campaignId);
+  if (!campaign) throw new NotFoundError('Campaign not found');
+  return campaign;
+}
+
+export async function getCampaign(orgId: number, campaignId: number): Promise<Campaign> {
+  return present(await findCampaign(orgId, campaignId));
+}
+
+export async function listCampaigns(orgId: number, page: PageRequest) {
+  const { items, totalCount } = await repository.listCampaigns(orgId, pageOffset(page), page.limit);
+  return { items: await Promise.all(items.map(present)), ...pageInfo(page, totalCount) };
+}
+
+/**
+ * Applies a state transition (409 when the table does not allow it). Starting and resuming start
+ * a new engine execution of a new generation; the older one, if still waiting, stops itself.
+ * Pausing and cancelling stop dispatch at the engine's next step; calls in progress finish.
+ */
+export async function changeCampaignState(orgId: number, campaignId: number, action: CampaignAction): Promise<Campaign> {
+  const current = await findCampaign(orgId, campaignId);
+  const to = nextCampaignState(current.state, action);
+  const starts = action === 'start' || action === 'resume';
+  const updated = await repository.transitionCampaign(orgId, campaignId, [current.state], to, {
+    bumpGeneration: starts,
+    ...(starts && !current.started_at ? { started_at: new Date().toISOString() } : {}),
+  });
+  if (!updated) throw new ConflictError('The campaign changed meanwhile; fetch it and retry');
+  if (starts) await startEngine(updated);
+  else await stopEngine(current);
+  return present(updated);
+}
+
+const REPORT_COLUMNS = ['row', 'phone_number', 'first_name', 'last_name', 'status', 'attempts', 'last_outcome', 'call_disposition', 'run_id', 'last_attempt_at', 'next_attempt_at', 'error'] as const;
+
+const reportRow = (contact: repository.ContactRecord) => ({
+  row: contact.row,
+  phone_number: contact.e164 ?? contact.phone_number,
+  first_name: contact.first_name,
+  last_name: contact.last_name,
+  status: contact.status,
+  attempts: contact.attempts,
+  last_outcome: contact.last_outcome,
+  call_disposition: contact.call_disposition,
+  run_id: contact.run_id,
+  next_attempt_at: contact.next_attempt_at,
+  last_attempt_at: contact.last_attempt_at,
+  error: contact.error,
+});
+
+export async function reportPage(orgId: number, campaignId: number, page: PageRequest) {
+  await findCampaign(orgId, campaignId);
+  const { items, totalCount } = await repository.listContacts(orgId, campaignId, pageOffset(page), page.limit);
+  return { items: items.map(reportRow), ...pageInfo(page, totalCount) };
+}
+
+export type CsvReport = { kind: 'inline'; csv: string } | { kind: 'link'; url: string };
+
+/**
+ * The report as RFC 4180 CSV (csv-stringify), one row per contact, built a table page at a time.
+ * Beyond 5 MB it is stored in S3 and answered with a signed link instead.
+ */
+export async function reportCsv(orgId: number, campaignId: number, baseUrl: string): Promise<CsvReport> {
+  await findCampaign(orgId, campaignId);
+  const parts = [stringify([], { header: true, columns: [...REPORT_COLUMNS] })];
+  for await (const contacts of repository.allContacts(orgId, campaignId)) {
+    parts.push(stringify(contacts.map(reportRow), { columns: [...REPORT_COLUMNS], cast: { date: (value) => value.toISOString() } }));
+  }
+  const csv = parts.join('');
+  if (Buffer.byteLength(csv) <= INLINE_REPORT_BYTES) return { kind: 'inline', csv };
+  const key = `reports/org-${orgId}/campaign-${campaignId}/report-${Date.now()}.csv`;
+  await putRunFile(key, csv, 'text/csv; charset=utf-8');
+  return { kind: 'link', url: (await createDownloadLink(baseUrl, key, 'text/csv; charset=utf-8', REPORT_LINK_SECONDS)).url };
+}
