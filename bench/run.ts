@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { REPO_ROOT } from '../local/paths.ts';
 import { bundleSizes } from './bundle-sizes.ts';
+import type { CampaignFigures } from './campaign.ts';
 import type { LatencyFigures } from './latency.ts';
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -32,3 +33,10 @@ for (const [label, ttl] of [
 const calls = scenario<{ placement: LatencyFigures; admission: { admitted: number; refused: number; other: number } }>('calls');
 console.log(`POST /agents/{id}/calls, ${calls.placement.requests} sequential placements: ${figures(calls.placement)}`);
 console.log(`200 concurrent placements, capacity 10: ${calls.admission.admitted} admitted, ${calls.admission.refused} refused with 429, ${calls.admission.other} other`);
+
+const campaign = scenario<CampaignFigures>('campaign', process.env.BENCH_CONTACTS ?? '10000');
+console.log(
+  `Campaign of ${campaign.contacts} contacts, ${campaign.channels} channels, instant simulated calls: created in ${campaign.createSeconds.toFixed(1)} s, ` +
+    `ran in ${campaign.runSeconds.toFixed(1)} s; ${campaign.engineSteps} engine steps, ${campaign.transitionsPerContact.toFixed(2)} state transitions ` +
+    `and ${campaign.dynamoRequestsPerContact.toFixed(1)} DynamoDB requests (application client) per contact`,
+);

@@ -4,16 +4,18 @@
  *
  *   tsx bench/scenario.ts agents-list <authorizer cache TTL seconds>
  *   tsx bench/scenario.ts calls
+ *   tsx bench/scenario.ts campaign <contacts>
  */
 import { startLocalStack } from '../local/stack.ts';
 import { admissionUnderConcurrency, placementLatency } from './calls.ts';
+import { runCampaign } from './campaign.ts';
 import { measureSequential } from './latency.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const AGENTS = 25;
 const [scenario, argument] = process.argv.slice(2);
 
-const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds: Number(argument ?? 60) });
+const stack = await startLocalStack({ port: 0, logLevel: 'SILENT', authorizerCacheTtlSeconds: scenario === 'agents-list' ? Number(argument) : 60 });
 try {
   if (scenario === 'agents-list') {
     const { createOrganization } = await import('../shared/services/organizations.ts');
@@ -30,6 +32,9 @@ try {
     const admission = await admissionUnderConcurrency(stack.baseUrl, 200, 10);
     await stack.idle();
     console.log(JSON.stringify({ placement, admission }));
+  } else if (scenario === 'campaign') {
+    console.log(JSON.stringify(await runCampaign(stack.baseUrl, Number(argument ?? 10_000), 100)));
+    await stack.idle();
   } else {
     throw new Error(`Unknown scenario '${scenario}'`);
   }

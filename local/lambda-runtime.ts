@@ -45,8 +45,12 @@ export function lambdaContext(name: string, fn: FunctionGroup): Context {
   };
 }
 
+/** Invocations per function since the process started (benchmarks read it). */
+export const invocationCounts = new Map<string, number>();
+
 /** Runs a function's handler in this process with a fresh context. */
 export async function invokeLocal(name: string, fn: FunctionGroup, event: unknown): Promise<unknown> {
+  invocationCounts.set(name, (invocationCounts.get(name) ?? 0) + 1);
   const handler = await loadHandler(fn);
   return handler(event, lambdaContext(name, fn));
 }

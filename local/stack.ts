@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_PREFIX } from '../shared/api/route.ts';
 import { EVENT_BUS_NAME } from '../shared/events/names.ts';
-import { endOrphanedCalls } from '../shared/services/call-sweeper.ts';
-import { restartActiveCampaigns } from '../shared/services/campaign-engine.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
@@ -131,6 +129,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     env.PUBLIC_BASE_URL = baseUrl;
     process.env.PUBLIC_BASE_URL = baseUrl;
 
+    // Imported only now: the services' logger and clients read the environment set above.
+    const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');
+    const { restartActiveCampaigns } = await import('../shared/services/campaign-engine.ts');
     // Calls cut off by a previous stop (their state machines and streams lived in that process) end now.
     await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
     // Their engine executions lived in that process too: campaigns pick up from their contact rows.

@@ -1,7 +1,7 @@
 import { callRoutes } from '../../shared/api/routes.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok } from '../../shared/http/response.ts';
-import { placeCallOnce } from '../../shared/services/idempotent-calls.ts';
+import { placeCallOnce, registerIdempotencyContext } from '../../shared/services/idempotent-calls.ts';
 import { getTrigger } from '../../shared/services/triggers.ts';
 
 export const handler = createApiHandler([
@@ -16,4 +16,4 @@ export const handler = createApiHandler([
     const trigger = await getTrigger(organizationId, params.trigger_id);
     return ok(await placeCallOnce(organizationId, headers['idempotency-key'], String(trigger.workflow_id), body));
   }),
-]);
+]).before((request) => registerIdempotencyContext(request.context));

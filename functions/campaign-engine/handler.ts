@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from '../../shared/observability/logger.ts';
 import { continueEngine, engineStep, type EngineInput } from '../../shared/services/campaign-engine.ts';
+import { registerIdempotencyContext } from '../../shared/services/idempotent-calls.ts';
 
 /** Task states of statemachines/campaign-engine.asl.json. */
 async function runTask(input: EngineInput & { action: 'step' | 'continue' }) {
@@ -15,4 +16,6 @@ async function runTask(input: EngineInput & { action: 'step' | 'continue' }) {
   return result;
 }
 
-export const handler = middy(runTask).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(runTask)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .before((request) => registerIdempotencyContext(request.context));

@@ -13,8 +13,8 @@ import { placeCallOnce } from './idempotent-calls.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
-/** Contacts dialed per engine step at most (each step is one Lambda invocation). */
-const DISPATCH_BATCH = 25;
+/** Contacts dialed per engine step at most (one Lambda invocation places them concurrently). */
+const DISPATCH_BATCH = 100;
 /** Steps per execution before it continues as a new one: ~11 history events each, far below 25,000. */
 export const MAX_STEPS_PER_EXECUTION = 1000;
 /** How long the engine sleeps while calls are in flight or channels are busy. */
@@ -230,14 +230,11 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   let placed = 0;
   let blocked = free === 0;
   if (free > 0) {
-    for (const contact of await repository.dueContacts(orgId, campaignId, now.toISOString(), Math.min(free, DISPATCH_BATCH))) {
-      const outcome = await dispatchContact(campaign, contact, now);
-      if (outcome === 'placed') placed += 1;
-      if (outcome === 'capacity') {
-        blocked = true;
-        break;
-      }
-    }
+    // Contacts are independent (each guarded by its own conditional writes): dial them together.
+    const due = await repository.dueContacts(orgId, campaignId, now.toISOString(), Math.min(free, DISPATCH_BATCH));
+    const outcomes = await Promise.all(due.map((contact) => dispatchContact(campaign, contact, now)));
+    placed = outcomes.filter((outcome) => outcome === 'placed').length;
+    blocked ||= outcomes.includes('capacity');
   }
   const nextDue = await repository.nextDueAt(orgId, campaignId);
   const inFlight = dialing.length + placed > 0;

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { ConflictError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
@@ -15,6 +16,16 @@ interface KeyedPlacement {
   request: { agentRef: string; body: PlaceCallRequest; origin: CampaignOrigin | null };
 }
 
+const config = new IdempotencyConfig({
+  eventKeyJmesPath: '[organizationId, idempotencyKey]',
+  payloadValidationJmesPath: 'request',
+  expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+  throwOnNoIdempotencyKey: true,
+});
+
+/** Lets an in-progress record expire with the invocation's own time limit (Powertools' guard against a crashed first attempt). */
+export const registerIdempotencyContext = (context: Context): void => config.registerLambdaContext(context);
+
 let idempotentPlaceCall: ((placement: KeyedPlacement) => ReturnType<typeof placeCall>) | undefined;
 
 function idempotentPlacement() {
@@ -22,12 +33,7 @@ function idempotentPlacement() {
     (placement: KeyedPlacement) => placeCall(placement.organizationId, placement.request.agentRef, placement.request.body, placement.request.origin),
     {
       persistenceStore: idempotencyStore('calls'),
-      config: new IdempotencyConfig({
-        eventKeyJmesPath: '[organizationId, idempotencyKey]',
-        payloadValidationJmesPath: 'request',
-        expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
-        throwOnNoIdempotencyKey: true,
-      }),
+      config,
     },
   );
   return idempotentPlaceCall;
