@@ -12,6 +12,8 @@ import { startLocalEventBus } from './event-bus.ts';
 import { startLocalMediaService } from './media-service.ts';
 import { localSecret } from './secrets.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
+import { startLocalScheduler } from './scheduler.ts';
+import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startTelephonySimulator } from './telephony-simulator.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
@@ -32,6 +34,8 @@ export interface LocalStackOptions {
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
   campaignTimeScale?: number;
+  /** Divides the intervals of scheduled functions (tests run the every-minute source sync every second). */
+  scheduleIntervalScale?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -113,7 +117,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 3),
     });
     stops.push(telephony.stop);
+    const sheets = await startSheetsSimulator();
+    stops.push(sheets.stop);
     Object.assign(env, {
+      ...sheets.env,
+      LOCAL_ENCRYPTION_KEY: localSecret(options.dataDir, 'encryption-key'),
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
@@ -136,6 +144,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
     // Their engine executions lived in that process too: campaigns pick up from their contact rows.
     await restartActiveCampaigns();
+
+    const scheduler = startLocalScheduler({ intervalScale: options.scheduleIntervalScale ?? 1 });
+    stops.push(scheduler.stop);
 
     const idle = async () => {
       await telephony.idle();

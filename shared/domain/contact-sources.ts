@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import ICAL from 'ical.js';
 import { parsePhoneNumber } from './phone-numbers.ts';
 
 /** One row of a campaign's contact list, as read from its source. */
@@ -38,15 +39,9 @@ function phoneColumnOf(headers: string[], rows: Record<string, string>[], phoneC
   return scored[0].header;
 }
 
-/** Reads an RFC 4180 CSV with a header row into contact rows (csv-parse; BOM, quotes, CRLF handled). */
-export function parseContactsCsv(text: string, phoneColumn?: string): SourceRow[] {
-  let records: Record<string, string>[];
-  try {
-    records = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as Record<string, string>[];
-  } catch (error) {
-    throw new SourceError(`CSV could not be parsed: ${(error as Error).message}`);
-  }
-  if (records.length === 0) throw new SourceError('CSV has no rows');
+/** Contact rows from header-keyed records (a CSV file, a spreadsheet range). */
+export function rowsFromRecords(records: Record<string, string>[], phoneColumn?: string): SourceRow[] {
+  if (records.length === 0) throw new SourceError('The source has no rows');
   const headers = Object.keys(records[0]!);
   const phone = phoneColumnOf(headers, records, phoneColumn);
   const first = headers.find((header) => FIRST_NAME_HEADER.test(header.trim()));
@@ -58,6 +53,52 @@ export function parseContactsCsv(text: string, phoneColumn?: string): SourceRow[
     last_name: (last && record[last]) || '',
     timezone: (zone && record[zone]) || null,
   }));
+}
+
+/** Reads an RFC 4180 CSV with a header row into contact rows (csv-parse; BOM, quotes, CRLF handled). */
+export function parseContactsCsv(text: string, phoneColumn?: string): SourceRow[] {
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as Record<string, string>[];
+  } catch (error) {
+    throw new SourceError(`CSV could not be parsed: ${(error as Error).message}`);
+  }
+  return rowsFromRecords(records, phoneColumn);
+}
+
+/** A spreadsheet range as the Sheets API returns it: the first row names the columns. */
+export function parseSheetValues(values: string[][], phoneColumn?: string): SourceRow[] {
+  const [header, ...rows] = values;
+  if (!header) throw new SourceError('The sheet is empty');
+  const records = rows
+    .filter((row) => row.some((cell) => String(cell ?? '').trim() !== ''))
+    .map((row) => Object.fromEntries(header.map((name, index) => [String(name).trim(), String(row[index] ?? '').trim()])));
+  return rowsFromRecords(records, phoneColumn);
+}
+
+const PHONE_IN_TEXT = /\+[\d\s().-]{7,20}\d/;
+
+/**
+ * The `calendar` source: an iCalendar (RFC 5545) feed, parsed with ical.js. Every event that has
+ * not started yet and carries a phone number (in LOCATION, DESCRIPTION or SUMMARY, first match, with
+ * a leading `+`) becomes a contact named by its SUMMARY: reminder and confirmation calls.
+ */
+export function parseCalendar(icsText: string, now: Date): SourceRow[] {
+  let events: { summary: string; description: string; location: string; start: Date }[];
+  try {
+    const calendar = new ICAL.Component(ICAL.parse(icsText));
+    events = calendar.getAllSubcomponents('vevent').map((component) => {
+      const event = new ICAL.Event(component);
+      return { summary: event.summary ?? '', description: event.description ?? '', location: event.location ?? '', start: event.startDate.toJSDate() };
+    });
+  } catch (error) {
+    throw new SourceError(`Calendar could not be parsed: ${(error as Error).message}`);
+  }
+  return events
+    .filter((event) => event.start.getTime() >= now.getTime())
+    .map((event) => ({ event, phone: [event.location, event.description, event.summary].map((text) => PHONE_IN_TEXT.exec(text)?.[0]).find(Boolean) }))
+    .filter((candidate): candidate is typeof candidate & { phone: string } => Boolean(candidate.phone))
+    .map(({ event, phone }) => ({ phone_number: phone.trim(), first_name: event.summary, last_name: '', timezone: null }));
 }
 
 /** Validates each row's number (E.164) and time zone; invalid rows are kept with their reason. */

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CampaignState } from '../domain/campaign-states.ts';
 import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -83,19 +83,87 @@ const contactItem = (orgId: number, campaignId: number, contact: ContactRecord) 
   ...contact,
 });
 
-/** Writes the contacts (25 per batch, retrying unprocessed items), then the campaign that counts them. */
-export async function insertCampaign(campaign: CampaignRecord, contacts: readonly ContactRecord[]): Promise<void> {
+/** Batches written at once when storing contacts. */
+const WRITE_PARALLELISM = 8;
+
+/** Writes contacts 25 per batch, several batches at a time, retrying unprocessed items. */
+async function writeContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[]): Promise<void> {
   const table = tableName();
+  const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < contacts.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = contacts
-      .slice(i, i + 25)
-      .map((contact) => ({ PutRequest: { Item: contactItem(campaign.organization_id, campaign.id, contact) } }));
+    batches.push(contacts.slice(i, i + 25).map((contact) => ({ PutRequest: { Item: contactItem(orgId, campaignId, contact) } })));
+  }
+  const writeBatch = async (batch: Record<string, unknown>[]) => {
+    let pending: Record<string, unknown>[] | undefined = batch;
     while (pending?.length) {
       const result = await db().send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
       pending = result.UnprocessedItems?.[table] as Record<string, unknown>[] | undefined;
     }
-  }
-  await db().send(new PutCommand({ TableName: table, Item: campaignItem(campaign), ConditionExpression: 'attribute_not_exists(pk)' }));
+  };
+  for (let i = 0; i < batches.length; i += WRITE_PARALLELISM) await Promise.all(batches.slice(i, i + WRITE_PARALLELISM).map(writeBatch));
+}
+
+const refreshItem = (orgId: number, campaignId: number, nextSyncAt: string) => ({
+  ...keys.campaignRefresh(orgId, campaignId),
+  ...keys.campaignRefreshIndex(orgId, campaignId, nextSyncAt),
+  type: 'campaignRefresh',
+  organization_id: orgId,
+  campaign_id: campaignId,
+  next_sync_at: nextSyncAt,
+});
+
+/**
+ * Writes the contacts, then the campaign that counts them (and, for a refreshed source, its
+ * refresh schedule entry): the campaign appears only once its contacts are all there.
+ */
+export async function insertCampaign(campaign: CampaignRecord, contacts: readonly ContactRecord[], nextSyncAt: string | null): Promise<void> {
+  await writeContacts(campaign.organization_id, campaign.id, contacts);
+  await db().send(new PutCommand({ TableName: tableName(), Item: campaignItem(campaign), ConditionExpression: 'attribute_not_exists(pk)' }));
+  if (nextSyncAt) await db().send(new PutCommand({ TableName: tableName(), Item: refreshItem(campaign.organization_id, campaign.id, nextSyncAt) }));
+}
+
+/** Adds contacts found by a source re-sync and counts them; records the sync. */
+export async function appendContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[], syncedAt: string): Promise<void> {
+  await writeContacts(orgId, campaignId, contacts);
+  const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.campaign(orgId, campaignId),
+      UpdateExpression: 'SET source_last_synced_at = :at, source_sync_error = :none ADD total_rows :added, processed_rows :invalid, failed_rows :invalid',
+      ExpressionAttributeValues: { ':at': syncedAt, ':none': null, ':added': contacts.length, ':invalid': invalid },
+    }),
+  );
+}
+
+export async function recordSyncError(orgId: number, campaignId: number, message: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.campaign(orgId, campaignId),
+      UpdateExpression: 'SET source_sync_error = :message',
+      ExpressionAttributeValues: { ':message': message },
+    }),
+  );
+}
+
+/** Campaign sources due for a re-sync at `now`. */
+export async function dueRefreshes(now: string, limit: number): Promise<{ organizationId: number; campaignId: number }[]> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :now',
+      ExpressionAttributeValues: { ':pk': 'CAMPAIGNS#REFRESH', ':now': `${now}#~` },
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => ({ organizationId: Number(item.organization_id), campaignId: Number(item.campaign_id) }));
+}
+
+export async function scheduleRefresh(orgId: number, campaignId: number, nextSyncAt: string | null): Promise<void> {
+  if (nextSyncAt) await db().send(new PutCommand({ TableName: tableName(), Item: refreshItem(orgId, campaignId, nextSyncAt) }));
+  else await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.campaignRefresh(orgId, campaignId) }));
 }
 
 export async function getCampaign(orgId: number, campaignId: number): Promise<CampaignRecord | undefined> {

@@ -15,6 +15,8 @@
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
  * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
+ * | integration conn. | ORG#<orgId>         | CONNECTION#<connectionId>          |                       |                     |
+ * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
@@ -35,6 +37,7 @@
  * - Contacts due for a call, soonest first: Query gsi1 ORG#<o>#CAMPAIGN#<c>#DUE, gsi1sk <= now.
  * - Contacts being dialed (in-flight count, reconciliation): Query gsi1 ORG#<o>#CAMPAIGN#<c>#DIALING.
  * - Report: Query ORG#<o>#CAMPAIGN#<c> in row order.
+ * - Campaign sources due for a re-sync: Query gsi1 CAMPAIGNS#REFRESH, gsi1sk <= now.
  * - Trigger by id (trigger call): GetItem ORG#<orgId> / TRIGGER#<id>; list: Query begins_with TRIGGER#.
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
@@ -86,6 +89,10 @@ export const keys = {
     gsi1pk: `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}#DIALING`,
     gsi1sk: String(row).padStart(8, '0'),
   }),
+  connection: (orgId: number, connectionId: string) => ({ pk: `ORG#${orgId}`, sk: `CONNECTION#${connectionId}` }),
+  connectionSkPrefix: 'CONNECTION#',
+  campaignRefresh: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGNREFRESH#${pad(campaignId)}` }),
+  campaignRefreshIndex: (orgId: number, campaignId: number, nextSyncAt: string) => ({ gsi1pk: 'CAMPAIGNS#REFRESH', gsi1sk: `${nextSyncAt}#${orgId}#${campaignId}` }),
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),

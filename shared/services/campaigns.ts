@@ -1,17 +1,18 @@
 import { stringify } from 'csv-stringify/sync';
 import { nextCampaignState, type CampaignAction } from '../domain/campaign-states.ts';
 import { DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
-import { checkRows, parseContactsCsv, SourceError, type SourceRow } from '../domain/contact-sources.ts';
+import { SourceError, type SourceRow } from '../domain/contact-sources.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
-import { isValidTimeZone } from '../domain/time-windows.ts';
-import { RequestValidationError } from '../http/validation-error.ts';
+import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { nextId } from '../repositories/counters.ts';
 import { putRunFile } from '../repositories/run-files.ts';
 import type { Campaign, CreateCampaignRequest } from '../schemas/campaigns.ts';
 import { getAgent } from './agents.ts';
 import { startEngine, stopEngine } from './campaign-engine.ts';
+import { nextSyncAt } from './campaign-refresh.ts';
+import { newContacts, readSourceRows, refreshable } from './campaign-sources.ts';
 import { createDownloadLink } from './download-links.ts';
 
 /** The create request writes every contact before answering; larger lists belong in several campaigns. */
@@ -19,38 +20,6 @@ export const MAX_CAMPAIGN_CONTACTS = 100_000;
 /** A CSV report larger than this is served as a signed download link (Lambda responses are capped at 6 MB). */
 const INLINE_REPORT_BYTES = 5 * 1024 * 1024;
 const REPORT_LINK_SECONDS = 3600;
-
-function sourceRows(request: CreateCampaignRequest): SourceRow[] {
-  switch (request.source_type) {
-    case 'manual': {
-      if (!request.manual_contacts?.length) {
-        throw new RequestValidationError([
-          { type: 'missing', loc: ['body', 'manual_contacts'], msg: 'Field required', input: request.manual_contacts ?? null },
-        ]);
-      }
-      return request.manual_contacts.map((contact) => ({ ...contact, timezone: contact.timezone ?? null }));
-    }
-    case 'csv': {
-      const csvText = request.source_config?.csv_text;
-      if (typeof csvText !== 'string') {
-        throw new RequestValidationError([
-          { type: 'missing', loc: ['body', 'source_config', 'csv_text'], msg: 'Field required', input: request.source_config ?? null },
-        ]);
-      }
-      const phoneColumn = request.source_config?.phone_column;
-      try {
-        return parseContactsCsv(csvText, typeof phoneColumn === 'string' ? phoneColumn : undefined);
-      } catch (error) {
-        if (!(error instanceof SourceError)) throw error;
-        throw new RequestValidationError([
-          { type: 'value_error', loc: ['body', 'source_config', 'csv_text'], msg: `Value error, ${error.message}`, input: '…', ctx: { error: error.message } },
-        ]);
-      }
-    }
-    default:
-      throw new BadRequestError(`The ${request.source_type} source needs an integration connection, which this deployment does not offer yet; use manual or csv`);
-  }
-}
 
 /** The Campaign response: the record with the agent's current name. */
 async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
@@ -82,26 +51,18 @@ async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
 
 export async function createCampaign(orgId: number, request: CreateCampaignRequest): Promise<Campaign> {
   const agent = await getAgent(orgId, String(request.workflow_id));
-  const rows = sourceRows(request);
+  const now = new Date();
+  let rows: SourceRow[];
+  try {
+    rows = await readSourceRows(orgId, request, now);
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    const loc: Loc = ({ csv: ['body', 'source_config', 'csv_text'], 'google-sheet': ['body', 'source_id'], calendar: ['body', 'source_config'] } as Record<string, Loc>)[request.source_type] ?? ['body'];
+    throw new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${error.message}`, input: null, ctx: { error: error.message } }]);
+  }
   if (rows.length > MAX_CAMPAIGN_CONTACTS) throw new BadRequestError(`A campaign holds at most ${MAX_CAMPAIGN_CONTACTS} contacts`);
-  const now = new Date().toISOString();
-  const firstAttemptAt = request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : now;
-  const contacts: repository.ContactRecord[] = checkRows(rows, isValidTimeZone).map((row, index) => ({
-    row: index + 1,
-    phone_number: row.phone_number,
-    e164: row.valid ? row.e164 : null,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    timezone: row.timezone,
-    status: row.valid ? 'pending' : 'invalid',
-    attempts: 0,
-    last_outcome: null,
-    call_disposition: null,
-    run_id: null,
-    next_attempt_at: row.valid ? firstAttemptAt : null,
-    last_attempt_at: null,
-    error: row.valid ? null : row.error,
-  }));
+  const firstAttemptAt = request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : now.toISOString();
+  const contacts = newContacts(rows, new Set(), 0, firstAttemptAt);
   const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
   const campaign: repository.CampaignRecord = {
     id: await nextId('campaign'),
@@ -114,7 +75,7 @@ export async function createCampaign(orgId: number, request: CreateCampaignReque
     source_id: request.source_id,
     source_config: request.source_config ?? null,
     source_refresh_minutes: request.source_refresh_minutes ?? null,
-    source_last_synced_at: now,
+    source_last_synced_at: now.toISOString(),
     source_sync_error: null,
     retry_config: request.retry_config ?? { ...DEFAULT_RETRY_POLICY },
     calling_window: request.calling_window ?? null,
@@ -122,12 +83,13 @@ export async function createCampaign(orgId: number, request: CreateCampaignReque
     total_rows: contacts.length,
     processed_rows: invalid,
     failed_rows: invalid,
-    created_at: now,
+    created_at: now.toISOString(),
     started_at: null,
     completed_at: null,
     generation: request.scheduled_start_at ? 1 : 0,
   };
-  await repository.insertCampaign(campaign, contacts);
+  const refreshEvery = request.source_refresh_minutes && refreshable(request) ? request.source_refresh_minutes : null;
+  await repository.insertCampaign(campaign, contacts, refreshEvery ? nextSyncAt(now, refreshEvery) : null);
   if (campaign.state === 'scheduled') await startEngine(campaign);
   return present(campaign);
 }

@@ -1,43 +1,23 @@
-import { lookup } from 'node:dns/promises';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { BadRequestError, NotFoundError } from '../domain/errors.ts';
+import { NotFoundError } from '../domain/errors.ts';
 import { randomAlphanumeric } from '../domain/ids.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { decideAfterAttempt, type AttemptResult } from '../domain/webhook-retry.ts';
-import { isForbiddenAddress } from '../domain/webhook-url.ts';
 import * as repository from '../repositories/webhooks.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
+import { assertPublicUrl } from './public-urls.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
-/** The local stack delivers to loopback receivers; a deployed stack never reaches private addresses. */
-const allowPrivateUrls = () => process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
 /** Local speed-up of the retry schedule (1 on AWS). */
 const retryTimeScale = () => Number(process.env.WEBHOOK_RETRY_TIME_SCALE ?? 1) || 1;
-
-/** Refuses URLs whose host resolves to a private, loopback or link-local address (SSRF). */
-async function assertPublicUrl(url: string): Promise<void> {
-  if (allowPrivateUrls()) return;
-  const { protocol, hostname } = new URL(url);
-  if (protocol !== 'https:') throw new BadRequestError('Webhook URLs must use https');
-  const host = hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string }[];
-  try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new BadRequestError(`The webhook host ${host} does not resolve`);
-  }
-  if (addresses.some(({ address }) => isForbiddenAddress(address))) {
-    throw new BadRequestError('Webhook URLs must not point to private, loopback or link-local addresses');
-  }
-}
 
 const publicView = ({ secret: _secret, organization_id: _org, ...webhook }: repository.WebhookRecord) => webhook;
 
 export async function createWebhook(orgId: number, request: { url: string; events: string[] }) {
-  await assertPublicUrl(request.url);
+  await assertPublicUrl(request.url, 'Webhook');
   const webhook: repository.WebhookRecord = {
     id: `wh_${randomAlphanumeric(16)}`,
     organization_id: orgId,
@@ -115,7 +95,7 @@ async function send(webhook: repository.WebhookRecord, delivery: repository.Deli
     'webhook-signature': new StandardWebhook(webhook.secret).sign(delivery.message_id, now, delivery.payload),
   };
   try {
-    await assertPublicUrl(webhook.url);
+    await assertPublicUrl(webhook.url, 'Webhook');
     const response = await fetch(webhook.url, { method: 'POST', headers, body: delivery.payload, redirect: 'manual', signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
     await response.arrayBuffer().catch(() => undefined);
     return { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined };

@@ -28,6 +28,8 @@ export default async function setup(project: TestProject) {
     simCallSeconds: 10,
     // The retry schedule (5 s, 5 min, ...) runs a thousand times faster: retries within seconds.
     webhookRetryTimeScale: 1000,
+    // The every-minute source re-sync runs every second.
+    scheduleIntervalScale: 60,
   });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('stackEnv', stack.env);

@@ -1,0 +1,77 @@
+/**
+ * The hosted-spreadsheet provider adapter (Google Sheets API v4 and Google OAuth 2.0, the shapes
+ * every client library uses). Base URLs come from configuration so the local fake provider
+ * (local/sheets-simulator.ts) serves the same calls.
+ *
+ *   POST {SHEETS_OAUTH_TOKEN_URL}  form: grant_type=authorization_code|refresh_token, client_id, client_secret, …
+ *   GET  {SHEETS_USERINFO_URL}     Authorization: Bearer <access token>  → {email}
+ *   GET  {SHEETS_API_URL}/v4/spreadsheets/{id}/values/{range}  → {values: string[][]}
+ */
+export class SpreadsheetProviderError extends Error {
+  override readonly name = 'SpreadsheetProviderError';
+  constructor(
+    message: string,
+    /** The provider refused the credentials or the sheet (4xx): not worth retrying. */
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const settings = () => ({
+  tokenUrl: process.env.SHEETS_OAUTH_TOKEN_URL ?? 'https://oauth2.googleapis.com/token',
+  userinfoUrl: process.env.SHEETS_USERINFO_URL ?? 'https://openidconnect.googleapis.com/v1/userinfo',
+  apiUrl: (process.env.SHEETS_API_URL ?? 'https://sheets.googleapis.com').replace(/\/$/, ''),
+  clientId: process.env.SHEETS_CLIENT_ID ?? '',
+  clientSecret: process.env.SHEETS_CLIENT_SECRET ?? '',
+});
+
+async function call<T>(url: string, init: RequestInit, what: string): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    throw new SpreadsheetProviderError(`${what}: provider unreachable (${(error as Error).message})`, false);
+  }
+  if (!response.ok) throw new SpreadsheetProviderError(`${what}: provider answered ${response.status}`, response.status < 500);
+  return (await response.json()) as T;
+}
+
+interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  refresh_token?: string;
+}
+
+function tokenRequest(fields: Record<string, string>): Promise<TokenResponse> {
+  const { tokenUrl, clientId, clientSecret } = settings();
+  return call<TokenResponse>(
+    tokenUrl,
+    { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, client_id: clientId, client_secret: clientSecret }) },
+    'Token request',
+  );
+}
+
+export async function accountEmail(accessToken: string): Promise<string> {
+  const info = await call<{ email?: string }>(settings().userinfoUrl, { headers: { Authorization: `Bearer ${accessToken}` } }, 'User info');
+  return info.email ?? '';
+}
+
+/** Completes the OAuth consent: the refresh token to keep (encrypted) and the account's email. */
+export async function exchangeAuthorizationCode(code: string, redirectUri: string): Promise<{ refreshToken: string; accountEmail: string }> {
+  const tokens = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+  if (!tokens.refresh_token) throw new SpreadsheetProviderError('The provider returned no refresh token (ask for offline access)', true);
+  return { refreshToken: tokens.refresh_token, accountEmail: await accountEmail(tokens.access_token) };
+}
+
+/** A fresh short-lived access token from the stored refresh token. */
+export async function accessTokenFor(refreshToken: string): Promise<{ accessToken: string; expiresIn: number }> {
+  const tokens = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  return { accessToken: tokens.access_token, expiresIn: tokens.expires_in };
+}
+
+export async function readSheetValues(accessToken: string, spreadsheetId: string, range: string): Promise<string[][]> {
+  const url = `${settings().apiUrl}/v4/spreadsheets/${encodeURIComponent(spreadsheetId)}/values/${encodeURIComponent(range)}`;
+  const result = await call<{ values?: string[][] }>(url, { headers: { Authorization: `Bearer ${accessToken}` } }, 'Reading the sheet');
+  return result.values ?? [];
+}

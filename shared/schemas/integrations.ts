@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+
+export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
+
+export const CreateConnectionRequest = z
+  .object({
+    provider: z.enum(CONNECTION_PROVIDERS),
+    authorization_code: z.string().min(1).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
+    redirect_uri: z.url().openapi({ description: 'The redirect URI used for the consent (must match).' }),
+  })
+  .openapi('CreateConnectionRequest');
+
+export const Connection = z
+  .object({
+    id: z.string().openapi({ example: 'conn_Ab3dE6gH9jK2mN5p' }),
+    provider: z.string(),
+    account_email: z.string(),
+    created_at: Timestamp,
+  })
+  .openapi('Connection', { description: 'The OAuth refresh token is stored encrypted and never returned.' });
+
+export const ConnectionList = z.object({ items: z.array(Connection) }).openapi('ConnectionList');
+
+export const ConnectionIdParam = z.object({ connection_id: z.string().regex(/^conn_[A-Za-z0-9]{16}$/) });
+
+export const PickerToken = z
+  .object({
+    access_token: z.string(),
+    account_email: z.string(),
+    expires_in: z.int().openapi({ description: 'Seconds the token stays valid (at most 3600).' }),
+  })
+  .openapi('PickerToken');
