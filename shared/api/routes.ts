@@ -275,7 +275,9 @@ export const campaignRoutes = {
     description:
       'Sources: `manual` (`manual_contacts`) and `csv` (`source_config.csv_text`, a header row; the phone column is the one named phone/tel/mobile/number or ' +
       '`source_config.phone_column`, else detected from the values; first_name, last_name and timezone columns are optional). Rows with an invalid number ' +
-      'are kept, counted in `failed_rows` and explained in the report. `google-sheet` and `calendar` need an integration connection. Without ' +
+      'are kept, counted in `failed_rows` and explained in the report. `google-sheet`: spreadsheet `source_id`, `source_config.connection_id` ' +
+      '(see /integrations) and optional `range`. `calendar`: an iCalendar feed (`source_config.ics_url` or `ics_text`); upcoming events with a ' +
+      'phone number become contacts. With `source_refresh_minutes` those two are re-read on that period, adding new rows only. Without ' +
       '`scheduled_start_at` the campaign is a `draft` until started. `calling_window.days` are ISO weekdays (1 = Monday … 7 = Sunday). ' +
       CAMPAIGN_STATES_DESCRIPTION,
     tags: ['Campaigns'],

@@ -59,7 +59,9 @@ export const CreateCampaignRequest = z
     source_id: z.string().default(''),
     manual_contacts: z.array(ManualContact).nullable().optional(),
     source_config: JsonObject.nullable().optional().openapi({
-      description: 'Per source: `csv` takes `csv_text` (the file, RFC 4180, with a header row) and optionally `phone_column`; `manual` needs none.',
+      description:
+        'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
+        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none.',
     }),
     retry_config: RetryConfig.nullable().optional(),
     source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
