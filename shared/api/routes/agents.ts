@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { Agent, AgentIdParam, AgentSummary, CreateAgentRequest, ListAgentsQuery, UpdateAgentRequest } from '../../schemas/agents.ts';
+import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { defineRoute } from '../route.ts';
+
+const PAGE_HEADERS = {
+  'X-Total-Count': { description: 'Agents matching the filter', schema: { type: 'integer' as const } },
+  'X-Total-Pages': { description: 'Pages of `limit` agents', schema: { type: 'integer' as const } },
+};
+
+export const agentRoutes = {
+  listAgents: defineRoute({
+    operationId: 'listAgents',
+    method: 'GET',
+    path: '/agents',
+    group: 'agents',
+    summary: 'List agents',
+    description: 'Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them.',
+    tags: ['Agents'],
+    request: { query: ListAgentsQuery },
+    responses: { 200: { description: 'Agents', schema: z.array(Agent), headers: PAGE_HEADERS }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  createAgent: defineRoute({
+    operationId: 'createAgent',
+    method: 'POST',
+    path: '/agents',
+    group: 'agents',
+    summary: 'Create an agent',
+    tags: ['Agents'],
+    request: { body: CreateAgentRequest },
+    responses: { 201: { description: 'Created', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  agentSummary: defineRoute({
+    operationId: 'getAgentSummary',
+    method: 'GET',
+    path: '/agents/summary',
+    group: 'agents',
+    summary: 'Counts of agents and runs',
+    tags: ['Agents'],
+    request: {},
+    responses: { 200: { description: 'Summary', schema: AgentSummary }, ...UNAUTHORIZED },
+  }),
+  getAgent: defineRoute({
+    operationId: 'getAgent',
+    method: 'GET',
+    path: '/agents/{agent_id}',
+    group: 'agents',
+    summary: 'Get an agent',
+    tags: ['Agents'],
+    request: { params: AgentIdParam },
+    responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  updateAgent: defineRoute({
+    operationId: 'updateAgent',
+    method: 'PATCH',
+    path: '/agents/{agent_id}',
+    group: 'agents',
+    summary: 'Update an agent',
+    description: 'Only the fields sent change. A new `workflow_definition` becomes a new definition version.',
+    tags: ['Agents'],
+    request: { params: AgentIdParam, body: UpdateAgentRequest },
+    responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  archiveAgent: defineRoute({
+    operationId: 'archiveAgent',
+    method: 'POST',
+    path: '/agents/{agent_id}/archive',
+    group: 'agents',
+    summary: 'Archive an agent',
+    description: 'Idempotent: archiving an archived agent returns it unchanged.',
+    tags: ['Agents'],
+    request: { params: AgentIdParam },
+    responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  unarchiveAgent: defineRoute({
+    operationId: 'unarchiveAgent',
+    method: 'POST',
+    path: '/agents/{agent_id}/unarchive',
+    group: 'agents',
+    summary: 'Unarchive an agent',
+    description: 'Idempotent: unarchiving an active agent returns it unchanged.',
+    tags: ['Agents'],
+    request: { params: AgentIdParam },
+    responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+};

@@ -1,0 +1,89 @@
+import { ErrorResponse } from '../../schemas/common.ts';
+import { AgentIdParam } from '../../schemas/agents.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
+import { ConversationIdParams, ConversationRecord, CreateConversationRequest, RecordingQuery, RecordingResponse, Run, RunPage, TranscriptResponse } from '../../schemas/runs.ts';
+import { DownloadTokenParam } from '../../schemas/telephony.ts';
+import { NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { defineRoute } from '../route.ts';
+
+export const conversationRoutes = {
+  createConversation: defineRoute({
+    operationId: 'createConversation',
+    method: 'POST',
+    path: '/agents/{agent_id}/conversations',
+    group: 'conversations',
+    summary: 'Create a conversation record (browser voice or chat); never dials',
+    description: '`initial_context` is merged over the agent\'s `template_context_variables`. Telephony mode names are accepted and only create a record.',
+    tags: ['Conversations'],
+    request: { params: AgentIdParam, body: CreateConversationRequest },
+    responses: { 201: { description: 'Created', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  listConversations: defineRoute({
+    operationId: 'listConversations',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations',
+    group: 'conversations',
+    summary: 'List an agent\'s runs, newest first',
+    tags: ['Conversations'],
+    request: { params: AgentIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getConversation: defineRoute({
+    operationId: 'getConversation',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}',
+    group: 'conversations',
+    summary: 'Get one run, with fresh download links',
+    description: 'Links need no API key and expire 1 hour after this request (`download_urls_expire_at`); fetch the run again for new ones.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 200: { description: 'Run', schema: Run }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  deleteConversation: defineRoute({
+    operationId: 'deleteConversation',
+    method: 'DELETE',
+    path: '/agents/{agent_id}/conversations/{conversation_id}',
+    group: 'conversations',
+    summary: 'Delete a run irreversibly',
+    description:
+      'Removes the recording, transcript, contexts, logs, SMS and webhook delivery records; links already issued stop working. ' +
+      'Duration and cost stay in the billing record. 409 while the call is in progress. Payloads already delivered are not recalled.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 204: { description: 'Deleted' }, 409: { description: 'Call in progress', schema: ErrorResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getTranscript: defineRoute({
+    operationId: 'getTranscript',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/transcript',
+    group: 'conversations',
+    summary: 'Transcript of a run',
+    description: 'Consecutive fragments of one speaker are merged into one segment. 404 while the call is in progress or after retention.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: { 200: { description: 'Transcript', schema: TranscriptResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getRecording: defineRoute({
+    operationId: 'getRecording',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/recording',
+    group: 'conversations',
+    summary: 'Signed link to a run\'s WAV recording',
+    description: '404 while the call is in progress or after retention.',
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams, query: RecordingQuery },
+    responses: { 200: { description: 'Recording', schema: RecordingResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  download: defineRoute({
+    operationId: 'downloadFile',
+    method: 'GET',
+    path: '/downloads/{token}',
+    group: 'downloads',
+    public: true,
+    summary: 'Follow a signed download link',
+    description: 'The link itself is the credential: no API key. Redirects (302) to the file for a minute; 403 when the link is expired or altered, 404 when the file was deleted.',
+    tags: ['Conversations'],
+    request: { params: DownloadTokenParam },
+    responses: { 302: { description: 'Redirect to the file' }, 403: { description: 'Expired or invalid link', schema: ErrorResponse }, 404: { description: 'File deleted', schema: ErrorResponse } },
+  }),
+};

@@ -1,0 +1,50 @@
+import { Connection, ConnectionIdParam, ConnectionList, CreateConnectionRequest, PickerToken } from '../../schemas/integrations.ts';
+import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { defineRoute } from '../route.ts';
+
+export const integrationRoutes = {
+  createConnection: defineRoute({
+    operationId: 'createConnection',
+    method: 'POST',
+    path: '/integrations',
+    group: 'integrations',
+    summary: 'Connect a hosted-spreadsheet account (OAuth)',
+    description:
+      'Exchanges the authorization code of the provider\'s consent screen for a refresh token, stored encrypted (KMS) and never returned. ' +
+      'The connection feeds `google-sheet` campaign sources and the file-picker token.',
+    tags: ['Integrations'],
+    request: { body: CreateConnectionRequest },
+    responses: { 201: { description: 'Connected', schema: Connection }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  listConnections: defineRoute({
+    operationId: 'listConnections',
+    method: 'GET',
+    path: '/integrations',
+    group: 'integrations',
+    summary: 'List integration connections',
+    tags: ['Integrations'],
+    request: {},
+    responses: { 200: { description: 'Connections', schema: ConnectionList }, ...UNAUTHORIZED },
+  }),
+  deleteConnection: defineRoute({
+    operationId: 'deleteConnection',
+    method: 'DELETE',
+    path: '/integrations/{connection_id}',
+    group: 'integrations',
+    summary: 'Delete a connection (its stored token goes with it)',
+    tags: ['Integrations'],
+    request: { params: ConnectionIdParam },
+    responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  pickerToken: defineRoute({
+    operationId: 'getSheetsPickerToken',
+    method: 'POST',
+    path: '/integrations/{connection_id}/sheets/picker-token',
+    group: 'integrations',
+    summary: 'Short-lived access token for the spreadsheet file picker',
+    description: 'Valid up to one hour; the refresh token never leaves the server.',
+    tags: ['Integrations'],
+    request: { params: ConnectionIdParam },
+    responses: { 200: { description: 'Token', schema: PickerToken }, ...BAD_REQUEST, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+};
