@@ -1,4 +1,4 @@
-import { campaignRoutes } from '../../shared/api/routes.ts';
+import { campaignRoutes, usageRoutes } from '../../shared/api/routes.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { ok, type HttpResult } from '../../shared/http/response.ts';
@@ -14,6 +14,9 @@ export const handler = createApiHandler([
     ),
   ),
   operation(campaignRoutes.campaignReport, async ({ params, query }, context) =>
+    ok(await campaigns.reportPage(callerOf(context).organizationId, params.campaign_id, query)),
+  ),
+  operation(usageRoutes.campaignReport, async ({ params, query }, context) =>
     ok(await campaigns.reportPage(callerOf(context).organizationId, params.campaign_id, query)),
   ),
   operation(campaignRoutes.campaignReportCsv, async ({ params }, context): Promise<HttpResult> => {

@@ -108,6 +108,16 @@ export const FUNCTION_GROUPS = {
     description: 'API triggers: create, list, read, delete',
     access: { table: 'readWrite' },
   },
+  usage: {
+    entry: 'functions/usage/handler.ts',
+    description: 'Usage (from billing records) and the usage CSV',
+    access: { table: 'read' },
+  },
+  memories: {
+    entry: 'functions/memories/handler.ts',
+    description: "Agents' memories: notes and tasks",
+    access: { table: 'readWrite' },
+  },
   webhooks: {
     entry: 'functions/webhooks/handler.ts',
     description: 'Webhook endpoints and their deliveries',

@@ -8,8 +8,12 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { doNotCallRoutes } from './routes/do-not-call.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { phoneNumberRoutes } from './routes/phone-numbers.ts';
+import { agentTemplateRoutes } from './routes/agent-templates.ts';
+import { memoryRoutes } from './routes/memories.ts';
+import { usageRoutes } from './routes/usage.ts';
 
-export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes };
+export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, phoneNumberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [
@@ -21,5 +25,9 @@ export const ROUTES: Route[] = [
   ...Object.values(triggerRoutes),
   ...Object.values(webhookRoutes),
   ...Object.values(doNotCallRoutes),
+  ...Object.values(phoneNumberRoutes),
+  ...Object.values(agentTemplateRoutes),
+  ...Object.values(memoryRoutes),
+  ...Object.values(usageRoutes),
   ...Object.values(docsRoutes),
 ] as Route[];

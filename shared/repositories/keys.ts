@@ -12,6 +12,7 @@
  * | agent definition  | ORG#<orgId>         | AGENTDEF#<agentId>#<defId, 12 d.>  |                       |                     |
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
+ * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  |                       |                     |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
  * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
@@ -68,6 +69,8 @@ export const keys = {
   runPartition: (orgId: number, agentId: number) => `ORG#${orgId}#AGENT#${pad(agentId)}`,
   run: (orgId: number, agentId: number, runId: number) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `RUN#${pad(runId)}` }),
   runSkPrefix: 'RUN#',
+  memory: (orgId: number, agentId: number, memoryId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `MEMORY#${memoryId}` }),
+  memorySkPrefix: 'MEMORY#',
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,

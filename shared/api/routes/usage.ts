@@ -1,0 +1,55 @@
+import { CampaignIdParam, ReportPage } from '../../schemas/campaigns.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
+import { UsageCsvQuery, UsageQuery, UsageReport } from '../../schemas/usage.ts';
+import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { defineRoute } from '../route.ts';
+
+const USAGE_DESCRIPTION =
+  'Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). ' +
+  'Range at most 366 days; `from` must be before `to` (400 otherwise).';
+
+export const usageRoutes = {
+  usage: defineRoute({
+    operationId: 'getUsage',
+    method: 'GET',
+    path: '/usage',
+    group: 'usage',
+    summary: 'Usage: calls, minutes and cost',
+    description: USAGE_DESCRIPTION,
+    tags: ['Usage and reports'],
+    request: { query: UsageQuery },
+    responses: { 200: { description: 'Usage', schema: UsageReport }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  legacyUsage: defineRoute({
+    operationId: 'getUsageLegacy',
+    method: 'GET',
+    path: '/organizations/usage',
+    group: 'usage',
+    summary: 'Usage (earlier address)',
+    description: `Same as \`GET /usage\`; kept for existing integrations. ${USAGE_DESCRIPTION}`,
+    tags: ['Usage and reports'],
+    request: { query: UsageQuery },
+    responses: { 200: { description: 'Usage', schema: UsageReport }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  usageCsv: defineRoute({
+    operationId: 'getUsageCsv',
+    method: 'GET',
+    path: '/reports/usage.csv',
+    group: 'usage',
+    summary: 'Usage as CSV, one row per call',
+    description: 'Columns: run_id, workflow_id, status, started_at, ended_at, duration_seconds, billed_minutes, cost_usd.',
+    tags: ['Usage and reports'],
+    request: { query: UsageCsvQuery },
+    responses: { 200: { description: 'CSV', contentType: 'text/csv' }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  campaignReport: defineRoute({
+    operationId: 'getReportCampaign',
+    method: 'GET',
+    path: '/reports/campaigns/{campaign_id}',
+    group: 'campaigns',
+    summary: 'Campaign report as JSON (same as /campaigns/{id}/report)',
+    tags: ['Usage and reports'],
+    request: { params: CampaignIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page of rows', schema: ReportPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+};

@@ -1,0 +1,53 @@
+/** A billing record: what survives a run's deletion. */
+export interface UsageEntry {
+  run_id: number;
+  workflow_id: number;
+  status: string;
+  started_at: string;
+  ended_at: string;
+  duration_seconds: number;
+  cost_usd: number;
+}
+
+export type UsageGrouping = 'day' | 'month';
+
+export interface UsageFigures {
+  calls: number;
+  answered_calls: number;
+  /** Billed minutes: every call rounded up to whole minutes. */
+  minutes: number;
+  cost_usd: number;
+}
+
+const empty = (): UsageFigures => ({ calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 });
+const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
+
+function add(figures: UsageFigures, entry: UsageEntry): void {
+  figures.calls += 1;
+  if (entry.status === 'completed') figures.answered_calls += 1;
+  figures.minutes += Math.ceil(entry.duration_seconds / 60);
+  figures.cost_usd = round(figures.cost_usd + entry.cost_usd);
+}
+
+/** `2026-11-23` for a day, `2026-11` for a month, in UTC (calls are billed by their end). */
+export const periodOf = (endedAt: string, grouping: UsageGrouping): string => endedAt.slice(0, grouping === 'day' ? 10 : 7);
+
+/** Totals, per period (oldest first) and per agent (most minutes first). */
+export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGrouping) {
+  const totals = empty();
+  const periods = new Map<string, UsageFigures>();
+  const agents = new Map<number, UsageFigures>();
+  for (const entry of entries) {
+    add(totals, entry);
+    const period = periodOf(entry.ended_at, grouping);
+    if (!periods.has(period)) periods.set(period, empty());
+    add(periods.get(period)!, entry);
+    if (!agents.has(entry.workflow_id)) agents.set(entry.workflow_id, empty());
+    add(agents.get(entry.workflow_id)!, entry);
+  }
+  return {
+    totals,
+    periods: [...periods].sort(([a], [b]) => a.localeCompare(b)).map(([period, figures]) => ({ period, ...figures })),
+    agents: [...agents].sort(([, a], [, b]) => b.minutes - a.minutes).map(([workflowId, figures]) => ({ workflow_id: workflowId, ...figures })),
+  };
+}

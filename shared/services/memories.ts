@@ -1,0 +1,65 @@
+import { NotFoundError } from '../domain/errors.ts';
+import { randomAlphanumeric } from '../domain/ids.ts';
+import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import * as repository from '../repositories/memories.ts';
+import type { Memory } from '../schemas/memories.ts';
+import { getAgent } from './agents.ts';
+
+const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+export async function createMemory(orgId: number, agentRef: string, request: { content: string; topic: string; due_at?: string | null }): Promise<Memory> {
+  const agent = await getAgent(orgId, agentRef);
+  const now = new Date().toISOString();
+  const memory: Memory = {
+    id: `mem_${randomAlphanumeric(16)}`,
+    workflow_id: agent.id,
+    content: request.content,
+    topic: request.topic,
+    due_at: iso(request.due_at),
+    done: false,
+    created_at: now,
+    updated_at: now,
+  };
+  await repository.putMemory(orgId, memory);
+  return memory;
+}
+
+async function findMemory(orgId: number, agentRef: string, memoryId: string): Promise<Memory> {
+  const agent = await getAgent(orgId, agentRef);
+  const memory = await repository.getMemory(orgId, agent.id, memoryId);
+  if (!memory) throw new NotFoundError('Memory not found');
+  return memory;
+}
+
+export const getMemory = findMemory;
+
+/** Fixes a note or ticks a task off, without the assistant: only the fields sent change. */
+export async function updateMemory(
+  orgId: number,
+  agentRef: string,
+  memoryId: string,
+  changes: { content?: string; topic?: string; due_at?: string | null; done?: boolean },
+): Promise<Memory> {
+  const memory = await findMemory(orgId, agentRef, memoryId);
+  const updated: Memory = {
+    ...memory,
+    ...(changes.content !== undefined ? { content: changes.content } : {}),
+    ...(changes.topic !== undefined ? { topic: changes.topic } : {}),
+    ...(changes.due_at !== undefined ? { due_at: iso(changes.due_at) } : {}),
+    ...(changes.done !== undefined ? { done: changes.done } : {}),
+    updated_at: new Date().toISOString(),
+  };
+  await repository.putMemory(orgId, updated);
+  return updated;
+}
+
+export async function deleteMemory(orgId: number, agentRef: string, memoryId: string): Promise<void> {
+  const agent = await getAgent(orgId, agentRef);
+  if (!(await repository.deleteMemory(orgId, agent.id, memoryId))) throw new NotFoundError('Memory not found');
+}
+
+export async function listMemories(orgId: number, agentRef: string, page: PageRequest) {
+  const agent = await getAgent(orgId, agentRef);
+  const { items, totalCount } = await repository.listMemories(orgId, agent.id, pageOffset(page), page.limit);
+  return { items, ...pageInfo(page, totalCount) };
+}

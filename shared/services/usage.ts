@@ -1,0 +1,38 @@
+import { stringify } from 'csv-stringify/sync';
+import { BadRequestError } from '../domain/errors.ts';
+import { aggregateUsage, type UsageGrouping } from '../domain/usage.ts';
+import { listUsage } from '../repositories/usage.ts';
+import { getAgent } from './agents.ts';
+
+/** A report covers at most about a year: the records are read in one go. */
+const MAX_RANGE_DAYS = 366;
+
+function range(query: { from?: string; to?: string }, now = new Date()): { from: string; to: string } {
+  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const from = new Date(query.from ?? monthStart.toISOString()).toISOString();
+  const to = new Date(query.to ?? now.toISOString()).toISOString();
+  if (from >= to) throw new BadRequestError('`from` must be before `to`');
+  if (Date.parse(to) - Date.parse(from) > MAX_RANGE_DAYS * 86_400_000) throw new BadRequestError(`A usage report covers at most ${MAX_RANGE_DAYS} days`);
+  return { from, to };
+}
+
+export async function usageReport(orgId: number, query: { from?: string; to?: string; group_by: UsageGrouping }) {
+  const { from, to } = range(query);
+  const usage = aggregateUsage(await listUsage(orgId, from, to), query.group_by);
+  const agents = await Promise.all(
+    usage.agents.map(async (agent) => ({ ...agent, workflow_name: (await getAgent(orgId, String(agent.workflow_id)).catch(() => undefined))?.name ?? '' })),
+  );
+  return { from, to, group_by: query.group_by, totals: usage.totals, periods: usage.periods, agents };
+}
+
+const COLUMNS = ['run_id', 'workflow_id', 'status', 'started_at', 'ended_at', 'duration_seconds', 'billed_minutes', 'cost_usd'] as const;
+
+/** One row per call in the range (RFC 4180, csv-stringify). */
+export async function usageCsv(orgId: number, query: { from?: string; to?: string }): Promise<string> {
+  const { from, to } = range(query);
+  const entries = await listUsage(orgId, from, to);
+  return stringify(
+    entries.map((entry) => ({ ...entry, billed_minutes: Math.ceil(entry.duration_seconds / 60) })),
+    { header: true, columns: [...COLUMNS] },
+  );
+}

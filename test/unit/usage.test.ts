@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { aggregateUsage, periodOf, type UsageEntry } from '../../shared/domain/usage.ts';
+
+const entry = (run: number, agent: number, endedAt: string, seconds: number, status = 'completed', cost = 0.064): UsageEntry => ({
+  run_id: run,
+  workflow_id: agent,
+  status,
+  started_at: endedAt,
+  ended_at: endedAt,
+  duration_seconds: seconds,
+  cost_usd: cost,
+});
+
+describe('aggregateUsage', () => {
+  it('totals calls, billed minutes (rounded up per call) and cost, per period and per agent', () => {
+    const usage = aggregateUsage(
+      [
+        entry(1, 1, '2026-11-01T10:00:00.000Z', 61),
+        entry(2, 1, '2026-11-01T12:00:00.000Z', 0, 'busy', 0),
+        entry(3, 2, '2026-11-02T09:00:00.000Z', 180),
+      ],
+      'day',
+    );
+    expect(usage.totals).toEqual({ calls: 3, answered_calls: 2, minutes: 5, cost_usd: 0.128 });
+    expect(usage.periods).toEqual([
+      { period: '2026-11-01', calls: 2, answered_calls: 1, minutes: 2, cost_usd: 0.064 },
+      { period: '2026-11-02', calls: 1, answered_calls: 1, minutes: 3, cost_usd: 0.064 },
+    ]);
+    expect(usage.agents.map((agent) => [agent.workflow_id, agent.minutes])).toEqual([
+      [2, 3],
+      [1, 2],
+    ]);
+  });
+
+  it.each([
+    ['2026-11-23T23:59:59.999Z', 'day', '2026-11-23'],
+    ['2026-11-23T23:59:59.999Z', 'month', '2026-11'],
+  ] as const)('period of %s by %s is %s', (endedAt, grouping, expected) => {
+    expect(periodOf(endedAt, grouping)).toBe(expected);
+  });
+
+  it('is empty for no calls', () => {
+    expect(aggregateUsage([], 'month')).toEqual({ totals: { calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 }, periods: [], agents: [] });
+  });
+});
