@@ -108,6 +108,11 @@ export const FUNCTION_GROUPS = {
     description: 'API triggers: create, list, read, delete',
     access: { table: 'readWrite' },
   },
+  agentResources: {
+    entry: 'functions/agent-resources/handler.ts',
+    description: "Agents' knowledge bases (documents, passages, search) and HTTP tools",
+    access: { table: 'readWrite', bucket: 'readWrite' },
+  },
   usage: {
     entry: 'functions/usage/handler.ts',
     description: 'Usage (from billing records) and the usage CSV',

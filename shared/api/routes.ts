@@ -12,8 +12,9 @@ import { phoneNumberRoutes } from './routes/phone-numbers.ts';
 import { agentTemplateRoutes } from './routes/agent-templates.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
-export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, phoneNumberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes };
+export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, phoneNumberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [
@@ -29,5 +30,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentTemplateRoutes),
   ...Object.values(memoryRoutes),
   ...Object.values(usageRoutes),
+  ...Object.values(knowledgeRoutes),
+  ...Object.values(toolRoutes),
   ...Object.values(docsRoutes),
 ] as Route[];

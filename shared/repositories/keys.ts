@@ -12,6 +12,9 @@
  * | agent definition  | ORG#<orgId>         | AGENTDEF#<agentId>#<defId, 12 d.>  |                       |                     |
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
+ * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
+ * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
+ * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
  * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  |                       |                     |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
@@ -43,6 +46,8 @@
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
  * - Deliveries about a run (deleted with the run): Query gsi1 ORG#<o>#RUN#<a>#<r>.
+ * - An agent's memories, knowledge documents, passages (search reads them all) and tools:
+ *   Query ORG#<o>#AGENT#<a>, sk begins_with MEMORY# / KBDOC# / KBCHUNK# (or KBCHUNK#<doc>#) / TOOL#.
  * - Idempotency-Key replay (Powertools): GetItem IDEMPOTENCY#<scope> / <hash>; TTL 24 h.
  * Integer ids come from atomic counters (UpdateItem ADD), unique per table.
  */
@@ -71,6 +76,15 @@ export const keys = {
   runSkPrefix: 'RUN#',
   memory: (orgId: number, agentId: number, memoryId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `MEMORY#${memoryId}` }),
   memorySkPrefix: 'MEMORY#',
+  knowledgeDocument: (orgId: number, agentId: number, documentId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `KBDOC#${documentId}` }),
+  knowledgeDocumentSkPrefix: 'KBDOC#',
+  knowledgeChunk: (orgId: number, agentId: number, documentId: string, index: number) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `KBCHUNK#${documentId}#${String(index).padStart(5, '0')}`,
+  }),
+  knowledgeChunkSkPrefix: 'KBCHUNK#',
+  tool: (orgId: number, agentId: number, toolId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `TOOL#${toolId}` }),
+  toolSkPrefix: 'TOOL#',
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,

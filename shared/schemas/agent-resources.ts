@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
+
+/** Upper bounds that keep an agent's knowledge base searchable in one pass. */
+export const MAX_KNOWLEDGE_DOCUMENT_CHARS = 200_000;
+
+export const AddKnowledgeDocumentRequest = z
+  .object({
+    title: z.string().min(1).max(255),
+    content: z.string().min(1).max(MAX_KNOWLEDGE_DOCUMENT_CHARS).openapi({ description: 'Plain text; for PDF/DOCX files, get the text from `POST /agent-templates/extract-text` first.' }),
+  })
+  .openapi('AddKnowledgeDocumentRequest');
+
+export const KnowledgeDocument = z
+  .object({ id: z.string(), workflow_id: z.int(), title: z.string(), characters: z.int(), chunks: z.int(), created_at: Timestamp })
+  .openapi('KnowledgeDocument');
+
+export const KnowledgeDocumentPage = pageOf(KnowledgeDocument, 'KnowledgeDocumentPage');
+
+export const KnowledgeSearchQuery = z.object({
+  q: z.string().min(1).max(500),
+  limit: z.int().gte(1).lte(20).default(5),
+});
+
+export const KnowledgeSearchResult = z
+  .object({
+    query: z.string(),
+    passages: z.array(z.object({ document_id: z.string(), title: z.string(), text: z.string(), score: z.number() })),
+  })
+  .openapi('KnowledgeSearchResult', { description: 'Passages ranked by BM25 over word tokens (see README).' });
+
+export const KnowledgeDocumentParams = z.object({
+  agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
+  document_id: z.string().regex(/^doc_[A-Za-z0-9]{16}$/),
+});
+
+const ParameterProperty = z.object({
+  type: z.enum(['string', 'number', 'integer', 'boolean']),
+  description: z.string().max(500).default(''),
+  enum: z.array(z.union([z.string(), z.number()])).optional(),
+});
+
+export const CreateToolRequest = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).openapi({ description: 'snake_case, as the model calls it.' }),
+    description: z.string().min(1).max(1000),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: 'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.' }),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)).default({}),
+    parameters: z
+      .object({
+        type: z.literal('object').default('object'),
+        properties: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), ParameterProperty).default({}),
+        required: z.array(z.string()).default([]),
+      })
+      .default({ type: 'object', properties: {}, required: [] })
+      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties.' }),
+  })
+  .refine((tool) => tool.parameters.required.every((name) => name in tool.parameters.properties), {
+    message: 'every name in parameters.required must be a property',
+    path: ['parameters', 'required'],
+  })
+  .openapi('CreateToolRequest');
+
+export const Tool = z
+  .object({
+    id: z.string(),
+    workflow_id: z.int(),
+    name: z.string(),
+    description: z.string(),
+    method: z.string(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    parameters: z.record(z.string(), z.unknown()),
+    created_at: Timestamp,
+  })
+  .openapi('Tool', { description: 'A typed HTTP tool the agent may call during a conversation.' });
+
+export const ToolList = z.object({ items: z.array(Tool) }).openapi('ToolList');
+
+export const ToolParams = z.object({
+  agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
+  tool_id: z.string().regex(/^tool_[A-Za-z0-9]{16}$/),
+});
