@@ -12,7 +12,8 @@ async function fanOut(event: EventBridgeEvent<string, CallCompletedPayload>) {
   const deliveries = await fanOutEvent(
     data.organization_id,
     event.detail.type,
-    event.id,
+    // One call.completed per run, however often it reaches the bus (outbox re-sends included).
+    `${data.organization_id}-${data.workflow_run_id}`,
     event.detail,
     { organizationId: data.organization_id, agentId: data.workflow_id, runId: data.workflow_run_id },
   );

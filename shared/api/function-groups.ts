@@ -108,6 +108,12 @@ export const FUNCTION_GROUPS = {
     description: 'API triggers: create, list, read, delete',
     access: { table: 'readWrite' },
   },
+  eventOutbox: {
+    entry: 'functions/event-outbox/handler.ts',
+    description: 'Scheduled every minute: publishes call.completed events a crash left unconfirmed (outbox)',
+    access: { table: 'readWrite', eventBus: true },
+    schedule: { everyMinutes: 1 },
+  },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
     description: "Agents' knowledge bases (documents, passages, search) and HTTP tools",

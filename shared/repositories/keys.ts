@@ -12,6 +12,7 @@
  * | agent definition  | ORG#<orgId>         | AGENTDEF#<agentId>#<defId, 12 d.>  |                       |                     |
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
+ * |   … once ended    |                     |                                    | EVENTS#PENDING until call.completed is published | <endedAt>#<o>#<a>#<runId> |
  * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
@@ -34,7 +35,8 @@
  * - Do-not-call check: GetItem ORG#<orgId> / DNC#<number>; list: Query begins_with DNC#.
  * - Runs of an agent, newest first: Query ORG#<o>#AGENT#<a> descending. A run is in the agent's
  *   partition, not the organization's, so busy organizations spread over many partitions.
- * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the index entry is removed when the run ends.
+ * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the entry moves to EVENTS#PENDING when the run
+ *   ends and is removed once call.completed is on the bus (the outbox: unpublished events are re-sent).
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
  * - Campaigns of an organization: Query ORG#<orgId>, sk begins_with CAMPAIGN#.
  * - Running or scheduled campaigns (restart reconciliation): Query gsi1 CAMPAIGNS#ACTIVE.
@@ -125,6 +127,10 @@ export const keys = {
     gsi1sk: messageId,
   }),
   idempotencyPartition: (scope: string) => `IDEMPOTENCY#${scope}`,
+  pendingEventIndex: (endedAt: string, orgId: number, agentId: number, runId: number) => ({
+    gsi1pk: 'EVENTS#PENDING',
+    gsi1sk: `${endedAt}#${orgId}#${agentId}#${runId}`,
+  }),
   usage: (orgId: number, endedAt: string, runId: number) => ({ pk: `ORG#${orgId}`, sk: `USAGE#${endedAt}#${pad(runId)}` }),
 };
 

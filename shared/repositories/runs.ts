@@ -143,16 +143,23 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
   const { id: _id, organization_id: _org, workflow_id: _agent, created_at: _created, ...changes } = run;
   const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
   const values = Object.fromEntries(Object.values(changes).map((value, i) => [`:v${i}`, value]));
+  const pendingEvent = keys.pendingEventIndex(usage.ended_at, orgId, run.workflow_id, run.id);
   try {
     await sendTransaction([
       {
         Update: {
           TableName: table,
           Key: keys.run(orgId, run.workflow_id, run.id),
-          UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')} REMOVE gsi1pk, gsi1sk`,
+          // The index entry moves from "active" to "event pending" until call.completed is published.
+          UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
           ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { ...names, '#status': 'status' },
-          ExpressionAttributeValues: { ...values, ':inProgress': 'in_progress' },
+          ExpressionAttributeValues: {
+            ...values,
+            ':inProgress': 'in_progress',
+            ':eventPk': pendingEvent.gsi1pk,
+            ':eventSk': pendingEvent.gsi1sk,
+          },
         },
       },
       {
@@ -171,6 +178,38 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
     if (cancelledBy(error, 0)) return false;
     throw error;
   }
+}
+
+/** The run's `call.completed` is on the bus: its outbox index entry goes. */
+export async function markEventPublished(ref: { organizationId: number; agentId: number; runId: number }): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: 'gsi1pk = :pending',
+        ExpressionAttributeValues: { ':pending': keys.pendingEventIndex('', 0, 0, 0).gsi1pk },
+      }),
+    );
+  } catch (error) {
+    // Already confirmed (by the outbox or a concurrent report) or deleted meanwhile.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */
+export async function listRunsWithPendingEvents(before: string, limit: number): Promise<RunRecord[]> {
+  const items = await queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: { ':pk': keys.pendingEventIndex('', 0, 0, 0).gsi1pk, ':before': before },
+    },
+    0,
+    limit,
+  );
+  return items.map(fromItem);
 }
 
 /** Records a fact about a call still in progress; false when the run has ended (or is gone). */

@@ -59,15 +59,15 @@ export interface DeliveryRef {
 
 /**
  * One event to every active webhook of the organization subscribed to it: a delivery record and a
- * delivery execution each. `eventId` (the EventBridge event id) names them, so a redelivered event
- * creates nothing twice.
+ * delivery execution each. `eventKey` (stable per event: per run for call.completed) names them,
+ * so an event that reaches the bus twice (EventBridge retries, outbox re-sends) creates nothing twice.
  */
-export async function fanOutEvent(orgId: number, eventType: string, eventId: string, payload: unknown, run: RunRef | null): Promise<number> {
+export async function fanOutEvent(orgId: number, eventType: string, eventKey: string, payload: unknown, run: RunRef | null): Promise<number> {
   const webhooks = (await repository.listWebhooks(orgId)).filter((webhook) => webhook.status === 'active' && webhook.events.includes(eventType));
   const createdAt = new Date().toISOString();
   const body = JSON.stringify(payload);
   for (const webhook of webhooks) {
-    const messageId = `msg_${eventId}_${webhook.id}`.replace(/[^A-Za-z0-9_-]/g, '');
+    const messageId = `msg_${eventKey}_${webhook.id}`.replace(/[^A-Za-z0-9_-]/g, '');
     await repository.insertDelivery(orgId, {
       message_id: messageId,
       webhook_id: webhook.id,

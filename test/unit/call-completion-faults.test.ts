@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -54,17 +54,20 @@ describe('completeCall fault paths', () => {
     events.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
     expect(await completeCall({ ref, outcome: 'completed', endedAt: '2026-11-23T10:00:12.000Z' })).toBe(true);
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    // The outbox entry is cleared only after the event is on the bus.
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(1);
     const [put] = events.commandCalls(PutEventsCommand);
     const detail = JSON.parse(put!.args[0].input.Entries![0]!.Detail!);
     expect(detail).toMatchObject({ type: 'call.completed', data: { workflow_run_id: 3, status: 'completed', duration_seconds: 10, call_disposition: 'completed' } });
   });
 
-  it('fails loudly when EventBridge rejects the event, so the caller retries', async () => {
+  it('leaves the outbox entry when EventBridge rejects the event, so it is sent again later', async () => {
     const { completeCall } = await import('../../shared/services/call-completion.ts');
     dynamo.on(GetCommand).resolves({ Item: inProgressRun });
     dynamo.on(TransactWriteCommand).resolves({});
     events.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'boom' }] });
     await expect(completeCall({ ref, outcome: 'busy', endedAt: '2026-11-23T10:00:12.000Z' })).rejects.toThrow(/not accepted: boom/);
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
   it('ignores a report about a run that is gone or already ended', async () => {
