@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber, nighttimeNumber } from '../support/phone-numbers.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -48,7 +48,7 @@ const finishedRun = (runId: number) =>
     return run.body.status !== 'in_progress' ? run.body : undefined;
   });
 
-describe('placing a call', () => {
+describe.skipIf(needsLocalStack)('placing a call', () => {
   it('runs the whole call: initiated, in progress, completed with recording, transcript and a signed webhook', async () => {
     const placed = await placeCall(daytimeNumber(1));
     expect(placed.status).toBe(200);

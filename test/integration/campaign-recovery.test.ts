@@ -1,11 +1,11 @@
 import { describe, expect, inject, it } from 'vitest';
-import { apiClient, newOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 
-describe('campaign crash recovery', () => {
+describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
   it('re-places a claimed attempt whose placement outcome was lost, without dialing it twice', async () => {
     const org = await newOrganization('Recovery', 5);
     const { body: agent } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Recovering' } });

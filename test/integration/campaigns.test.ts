@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -86,7 +86,7 @@ describe('campaign validation', () => {
   });
 });
 
-describe('running a campaign', () => {
+describe.skipIf(needsLocalStack)('running a campaign', () => {
   it('dials each contact inside the windows, retries per policy, skips Do-not-call, reports every row', async () => {
     const blocked = daytimeNumber(3, 1);
     await api.request('POST', '/do-not-call', { key: org.key, body: { phone_number: blocked } });

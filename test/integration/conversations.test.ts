@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -68,7 +68,7 @@ describe('conversations', () => {
   });
 });
 
-describe('API triggers', () => {
+describe.skipIf(needsLocalStack)('API triggers', () => {
   it('creates a trigger for an agent and places calls through it with the same rules', async () => {
     const created = await api.request('POST', '/triggers', { key: org.key, body: { workflow_id: agent.id, name: 'CRM' } });
     expect(created.status).toBe(201);

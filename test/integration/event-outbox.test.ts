@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from 'vitest';
-import { apiClient, newOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, needsLocalStack } from '../support/api.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 
-describe('call.completed outbox', () => {
+describe.skipIf(needsLocalStack)('call.completed outbox', () => {
   it('publishes the event of a run that ended without it (a crash between the two), once', async () => {
     const org = await newOrganization('Outbox');
     const { body: agent } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Outboxed' } });

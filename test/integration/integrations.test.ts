@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Sheet caller' } })).body;
 });
 
-describe('spreadsheet connections', () => {
+describe.skipIf(needsLocalStack)('spreadsheet connections', () => {
   it('connects with an OAuth code, never returns the refresh token, and hands out picker tokens valid ≤ 1 h', async () => {
     const created = await connect();
     expect(created.status).toBe(201);
@@ -51,7 +51,7 @@ describe('spreadsheet connections', () => {
   });
 });
 
-describe('campaign sources backed by a connection or a feed', () => {
+describe.skipIf(needsLocalStack)('campaign sources backed by a connection or a feed', () => {
   it('reads a sheet, runs it, and on refresh adds only the new rows, running again', async () => {
     const { body: connection } = await connect();
     const sheetId = `sheet-${Date.now()}`;

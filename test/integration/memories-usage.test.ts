@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -43,7 +43,7 @@ describe('memories', () => {
   });
 });
 
-describe('usage and reports', () => {
+describe.skipIf(needsLocalStack)('usage and reports', () => {
   it('reports calls, billed minutes and cost per period and agent, also after the runs are deleted', async () => {
     const placed = await Promise.all([daytimeNumber(1, 4), daytimeNumber(7, 4)].map((phone_number) => api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number } })));
     const runIds = placed.map((response) => response.body.workflow_run_id as number);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -36,7 +36,7 @@ async function completedCall(key: string, agentRef: string) {
   return placed.body.workflow_run_id as number;
 }
 
-describe('webhooks', () => {
+describe.skipIf(needsLocalStack)('webhooks', () => {
   it('retries a failing endpoint on the schedule, keeping the webhook-id, honouring Retry-After, and lists the attempts', async () => {
     const own = await newOrganization('Retries');
     const { body: ownAgent } = await api.request('POST', '/agents', { key: own.key, body: { name: 'Retry agent' } });

@@ -55,3 +55,9 @@ export async function revokeKey(keyId: string): Promise<void> {
   const organizations = await import('../../shared/services/organizations.ts');
   await organizations.revokeApiKey(keyId);
 }
+
+/**
+ * Suites that need the local stack's simulated providers (telephony, media, spreadsheets) or its
+ * emulators directly; they are skipped when the tests target a deployed stack (API_BASE_URL).
+ */
+export const needsLocalStack = Boolean(process.env.API_BASE_URL);
