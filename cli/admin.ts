@@ -15,9 +15,13 @@ import { LOCAL_STACK_ENV_FILE } from '../local/paths.ts';
 
 const USAGE = `Usage:
   npm run admin -- org create --name NAME [--max-concurrent-calls N]
+  npm run admin -- org plan --org ID --plan free|paid
+  npm run admin -- balance add --org ID --usd AMOUNT
   npm run admin -- key create --org ID
   npm run admin -- key revoke KEY_ID
-  npm run admin -- key list --org ID`;
+  npm run admin -- key list --org ID
+  npm run admin -- number approve NUMBER_ID --org ID
+  npm run admin -- number reject NUMBER_ID --org ID [--reason TEXT]`;
 
 class UsageError extends Error {}
 
@@ -39,7 +43,14 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, org: { type: 'string' }, 'max-concurrent-calls': { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      org: { type: 'string' },
+      'max-concurrent-calls': { type: 'string' },
+      plan: { type: 'string' },
+      usd: { type: 'string' },
+      reason: { type: 'string' },
+    },
   });
   const [noun, verb, argument] = positionals;
   useTarget();
@@ -73,6 +84,27 @@ async function main(argv: string[]): Promise<void> {
       const keys = await organizations.listApiKeys(positiveInt(values.org, '--org'));
       for (const key of keys) console.log(`${key.id}\tcreated ${key.createdAt}\t${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}`);
       if (keys.length === 0) console.log('No keys');
+      return;
+    }
+    case 'org plan': {
+      if (values.plan !== 'free' && values.plan !== 'paid') throw new UsageError('--plan must be free or paid');
+      const { setPlan } = await import('../shared/repositories/organizations.ts');
+      await setPlan(positiveInt(values.org, '--org'), values.plan);
+      console.log(`Organization ${values.org} is on the ${values.plan} plan`);
+      return;
+    }
+    case 'balance add': {
+      const usd = Number(values.usd);
+      if (!values.usd || !Number.isFinite(usd) || usd === 0) throw new UsageError('--usd must be a non-zero amount');
+      const { addBalance } = await import('../shared/repositories/organizations.ts');
+      console.log(`Balance: ${(await addBalance(positiveInt(values.org, '--org'), usd)).toFixed(2)} USD`);
+      return;
+    }
+    case 'number approve':
+    case 'number reject': {
+      const { reviewNumber } = await import('../shared/services/numbers.ts');
+      const number = await reviewNumber(positiveInt(values.org, '--org'), positiveInt(argument, 'NUMBER_ID'), verb === 'approve' ? 'approve' : 'reject', values.reason);
+      console.log(`Number ${number.id} (${number.phone_number}) is ${number.status}`);
       return;
     }
     default:

@@ -12,6 +12,7 @@ import { startLocalEventBus } from './event-bus.ts';
 import { startLocalMediaService } from './media-service.ts';
 import { localSecret } from './secrets.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
+import { startNumberMarketplace } from './number-marketplace.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startTelephonySimulator } from './telephony-simulator.ts';
@@ -119,6 +120,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(telephony.stop);
     const sheets = await startSheetsSimulator();
     stops.push(sheets.stop);
+    const marketplace = await startNumberMarketplace({ apiKey: env.TELEPHONY_API_KEY! });
+    stops.push(marketplace.stop);
     Object.assign(env, {
       ...sheets.env,
       LOCAL_ENCRYPTION_KEY: localSecret(options.dataDir, 'encryption-key'),
@@ -127,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
       TELEPHONY_API_URL: telephony.apiUrl,
+      NUMBER_MARKETPLACE_URL: marketplace.url,
       MEDIA_STREAM_URL: media.streamUrl,
     });
     Object.assign(process.env, env);

@@ -108,6 +108,17 @@ export const FUNCTION_GROUPS = {
     description: 'API triggers: create, list, read, delete',
     access: { table: 'readWrite' },
   },
+  numbers: {
+    entry: 'functions/numbers/handler.ts',
+    description: 'Phone numbers: marketplace, purchase, assignment, outbound numbers, setup',
+    access: { table: 'readWrite', telephony: true },
+  },
+  numbersRenewal: {
+    entry: 'functions/numbers-renewal/handler.ts',
+    description: 'Scheduled every hour: monthly renewal of active numbers',
+    access: { table: 'readWrite' },
+    schedule: { everyMinutes: 60 },
+  },
   eventOutbox: {
     entry: 'functions/event-outbox/handler.ts',
     description: 'Scheduled every minute: publishes call.completed events a crash left unconfirmed (outbox)',

@@ -8,13 +8,13 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { doNotCallRoutes } from './routes/do-not-call.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { phoneNumberRoutes } from './routes/phone-numbers.ts';
+import { numberRoutes } from './routes/numbers.ts';
 import { agentTemplateRoutes } from './routes/agent-templates.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
-export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, phoneNumberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
+export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, numberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [
@@ -26,7 +26,7 @@ export const ROUTES: Route[] = [
   ...Object.values(triggerRoutes),
   ...Object.values(webhookRoutes),
   ...Object.values(doNotCallRoutes),
-  ...Object.values(phoneNumberRoutes),
+  ...Object.values(numberRoutes),
   ...Object.values(agentTemplateRoutes),
   ...Object.values(memoryRoutes),
   ...Object.values(usageRoutes),

@@ -22,6 +22,10 @@
  * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
  * | integration conn. | ORG#<orgId>         | CONNECTION#<connectionId>          |                       |                     |
  * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
+ * | phone number      | ORG#<orgId>         | PHONENUMBER#<id, 12 digits>        | NUMBERS#RENEWAL while active | <renewsAt>#<o>#<id> |
+ * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
+ * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
+ * | balance charge    | ORG#<orgId>         | CHARGE#<at>#<numberId>             |                       |                     |
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
@@ -44,6 +48,10 @@
  * - Contacts being dialed (in-flight count, reconciliation): Query gsi1 ORG#<o>#CAMPAIGN#<c>#DIALING.
  * - Report: Query ORG#<o>#CAMPAIGN#<c> in row order.
  * - Campaign sources due for a re-sync: Query gsi1 CAMPAIGNS#REFRESH, gsi1sk <= now.
+ * - Numbers of an organization: Query ORG#<orgId>, sk begins_with PHONENUMBER#; who owns a number
+ *   (one owner at most, calls to pending numbers): GetItem PHONENUMBER#<E.164>/CLAIM.
+ * - Numbers due for renewal: Query gsi1 NUMBERS#RENEWAL, gsi1sk <= now.
+ * - Outbound numbers of an organization's agents: Query ORG#<orgId>, sk begins_with OUTBOUND#.
  * - Trigger by id (trigger call): GetItem ORG#<orgId> / TRIGGER#<id>; list: Query begins_with TRIGGER#.
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
@@ -112,6 +120,13 @@ export const keys = {
   connectionSkPrefix: 'CONNECTION#',
   campaignRefresh: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGNREFRESH#${pad(campaignId)}` }),
   campaignRefreshIndex: (orgId: number, campaignId: number, nextSyncAt: string) => ({ gsi1pk: 'CAMPAIGNS#REFRESH', gsi1sk: `${nextSyncAt}#${orgId}#${campaignId}` }),
+  phoneNumber: (orgId: number, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `PHONENUMBER#${pad(numberId)}` }),
+  phoneNumberSkPrefix: 'PHONENUMBER#',
+  renewalIndex: (orgId: number, numberId: number, renewsAt: string) => ({ gsi1pk: 'NUMBERS#RENEWAL', gsi1sk: `${renewsAt}#${orgId}#${numberId}` }),
+  numberClaim: (e164: string) => ({ pk: `PHONENUMBER#${e164}`, sk: 'CLAIM' }),
+  outboundNumber: (orgId: number, agentId: number) => ({ pk: `ORG#${orgId}`, sk: `OUTBOUND#${pad(agentId)}` }),
+  outboundSkPrefix: 'OUTBOUND#',
+  charge: (orgId: number, at: string, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `CHARGE#${at}#${pad(numberId)}` }),
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { db, tableName } from './table.ts';
 
@@ -9,6 +9,38 @@ export interface OrganizationRecord {
   createdAt: string;
   /** Outbound channels in use (maintained by the runs repository's transactions). */
   active_calls?: number;
+  /** Prepaid balance (numbers are charged to it). */
+  balance_usd?: number;
+  /** `paid` once the organization is on a paid plan (operator CLI). */
+  plan?: 'free' | 'paid';
+}
+
+/** Adds (or with a negative amount, removes) balance; returns the new balance. */
+export async function addBalance(orgId: number, usd: number): Promise<number> {
+  const result = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: 'SET balance_usd = if_not_exists(balance_usd, :zero) + :amount',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':zero': 0, ':amount': usd },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(result.Attributes?.balance_usd);
+}
+
+export async function setPlan(orgId: number, plan: 'free' | 'paid'): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: 'SET #plan = :plan',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#plan': 'plan' },
+      ExpressionAttributeValues: { ':plan': plan },
+    }),
+  );
 }
 
 export async function putOrganization(organization: OrganizationRecord): Promise<void> {

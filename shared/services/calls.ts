@@ -9,6 +9,7 @@ import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
 import { isBlocked } from './do-not-call.ts';
+import { callNumbersRefusal } from './numbers.ts';
 
 /** Seconds a caller should wait after a 429: about the length of a short call. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 30;
@@ -60,6 +61,10 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     );
   }
 
+  // A pending (or suspended) number of the organization carries no traffic, either way.
+  const numbers = await callNumbersRefusal(orgId, agent.id, to);
+  if (numbers.refusal) throw new ConflictError(numbers.refusal);
+
   const runId = await nextId('run');
   const createdAt = now.toISOString();
   const run: runs.RunRecord = {
@@ -70,7 +75,7 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
-    from_number: process.env.DEFAULT_CALLER_ID ?? null,
+    from_number: numbers.from ?? process.env.DEFAULT_CALLER_ID ?? null,
     created_at: createdAt,
     ended_at: null,
     definition_id: agent.current_definition_id,

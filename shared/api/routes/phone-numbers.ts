@@ -1,2 +1,0 @@
-/** Phone numbers: marketplace, purchase, assignment, outbound numbers (filled in by the phone-numbers slice). */
-export const phoneNumberRoutes = {};

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { NUMBER_TYPES } from '../domain/number-pricing.ts';
+import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
+import { E164PhoneNumber } from './phone-number.ts';
+
+export const NUMBER_STATUSES = ['active', 'pending', 'rejected', 'suspended'] as const;
+
+export const PhoneNumber = z
+  .object({
+    id: z.int(),
+    phone_number: z.string(),
+    provider: z.string(),
+    status: z.enum(NUMBER_STATUSES).openapi({
+      description: '`active`; `pending` (Polish mobile awaiting regulatory review: owned, assignable, no traffic, not renewed); `rejected` (review refused, first month refunded); `suspended` (renewal could not be charged).',
+    }),
+    country_code: z.string(),
+    capabilities: z.array(z.string()),
+    friendly_name: z.string(),
+    organization_id: z.int(),
+    workflow_id: z.int().nullable(),
+    workflow_name: z.string().nullable(),
+    outbound_workflows: z.array(z.object({ workflow_id: z.int(), workflow_name: z.string() })).openapi({ description: 'Agents that dial out from this number.' }),
+    monthly_cost_usd: z.number(),
+    monthly_cost_pln: z.number(),
+    provider_number_id: z.string().nullable(),
+    purchased_at: Timestamp,
+    assigned_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    order_id: z.int().nullable(),
+    order_status: z.string().openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
+    order_status_reason: z.string().nullable(),
+    outbound_commitment_until: Timestamp.nullable(),
+  })
+  .openapi('PhoneNumber');
+
+export const EndUser = z
+  .object({
+    name: z.string().min(1).max(255),
+    address: z.string().min(1).max(500),
+    document_type: z.enum(['id_card', 'passport', 'company_registration']),
+    document_number: z.string().min(1).max(64),
+    document_reference: z.string().max(1024).optional().openapi({ description: 'Where the scanned document is kept (e.g. a signed link of your storage).' }),
+  })
+  .openapi('EndUser', { description: "The subscriber's data Polish regulation requires for a mobile number." });
+
+export const PurchaseNumberRequest = z
+  .object({
+    phone_number: E164PhoneNumber,
+    country_code: z.string().regex(/^[A-Z]{2}$/),
+    number_type: z.enum(NUMBER_TYPES),
+    end_user_id: z.int(),
+    consent: z.boolean().default(false),
+    end_user: EndUser.optional(),
+    friendly_name: z.string().max(255).optional(),
+  })
+  .openapi('PurchaseNumberRequest');
+
+export const MarketplaceQuery = z.object({
+  country_code: z.string().regex(/^[A-Z]{2}$/),
+  number_type: z.enum(NUMBER_TYPES).optional(),
+});
+
+export const MarketplaceNumbers = z
+  .object({
+    items: z.array(
+      z.object({
+        phone_number: z.string(),
+        country_code: z.string(),
+        number_type: z.string(),
+        capabilities: z.array(z.string()),
+        monthly_cost_usd: z.number(),
+        monthly_cost_pln: z.number(),
+        requires_regulatory_review: z.boolean(),
+      }),
+    ),
+  })
+  .openapi('MarketplaceNumbers');
+
+export const PhoneNumberPage = pageOf(PhoneNumber, 'PhoneNumberPage');
+export const PhoneNumberIdParam = z.object({ phone_number_id: z.int().gte(1) });
+export const AssignNumberRequest = z.object({ phone_number_id: z.int().gte(1), workflow_id: z.int().gte(1) }).openapi('AssignNumberRequest');
+export const OutboundNumberRequest = z
+  .object({ phone_number_id: z.int().gte(1).nullable() })
+  .openapi('OutboundNumberRequest', { description: '`null` returns the agent to the default caller id.' });
+export const OutboundAssignment = z
+  .object({ workflow_id: z.int(), workflow_name: z.string(), phone_number_id: z.int().nullable(), phone_number: z.string().nullable() })
+  .openapi('OutboundAssignment');
+export const OutboundAgents = z.object({ items: z.array(OutboundAssignment) }).openapi('OutboundAgents');
+export const NumberSetup = z
+  .object({
+    show_phone_number_step: z.boolean().openapi({ description: 'Paid plan and no number yet.' }),
+    plan: z.enum(['free', 'paid']),
+    phone_number_count: z.int(),
+    agent_count: z.int(),
+    balance_usd: z.number(),
+    mobile_number_price_usd: z.number(),
+    can_afford_mobile_number: z.boolean(),
+  })
+  .openapi('NumberSetup');

@@ -1,0 +1,195 @@
+import { addMonth, inPln, needsRegulatoryReview, priceOf, type NumberType } from '../domain/number-pricing.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import { parsePhoneNumber } from '../domain/phone-numbers.ts';
+import { RequestValidationError } from '../http/validation-error.ts';
+import * as agentsRepository from '../repositories/agents.ts';
+import { nextId } from '../repositories/counters.ts';
+import * as repository from '../repositories/numbers.ts';
+import { getOrganization } from '../repositories/organizations.ts';
+import * as marketplace from '../telephony/number-marketplace.ts';
+import { getAgent } from './agents.ts';
+
+const PROVIDER = () => process.env.TELEPHONY_PROVIDER_NAME ?? 'telephony';
+/** The price the setup screen compares with the balance. */
+const MOBILE_PRICE_COUNTRY = 'PL';
+
+async function agentNames(orgId: number, ids: number[]): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  const agents = await Promise.all(unique.map((id) => agentsRepository.getAgent(orgId, id)));
+  return new Map(unique.map((id, index) => [id, agents[index]?.name ?? '']));
+}
+
+async function present(numbers: repository.NumberRecord[], orgId: number) {
+  const outbound = await repository.listOutboundNumbers(orgId);
+  const names = await agentNames(orgId, [...numbers.flatMap((number) => (number.workflow_id ? [number.workflow_id] : [])), ...outbound.map((entry) => entry.workflow_id)]);
+  return numbers.map(({ renews_at: _renews, end_user_id: _endUserId, consent: _consent, end_user: _endUser, number_type: _type, ...number }) => ({
+    ...number,
+    workflow_name: number.workflow_id ? (names.get(number.workflow_id) ?? '') : null,
+    outbound_workflows: outbound.filter((entry) => entry.phone_number_id === number.id).map((entry) => ({ workflow_id: entry.workflow_id, workflow_name: names.get(entry.workflow_id) ?? '' })),
+    monthly_cost_pln: inPln(number.monthly_cost_usd),
+  }));
+}
+
+const one = async (orgId: number, number: repository.NumberRecord) => (await present([number], orgId))[0]!;
+
+export async function searchMarketplace(query: { country_code: string; number_type?: NumberType }) {
+  const numbers = await marketplace.searchNumbers(query.country_code, query.number_type);
+  return {
+    items: numbers.flatMap((number) => {
+      const price = priceOf(number.country_code, number.number_type);
+      if (price === undefined) return [];
+      return [{ ...number, monthly_cost_usd: price, monthly_cost_pln: inPln(price), requires_regulatory_review: needsRegulatoryReview(number.phone_number) }];
+    }),
+  };
+}
+
+const invalid = (loc: ['body', ...(string | number)[]], message: string, input: unknown) =>
+  new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+
+/**
+ * Buys a number. The first month is charged in the same DynamoDB transaction that creates the
+ * number (never one without the other); then the provider is asked for it, and a refusal undoes
+ * both. Polish mobile numbers need consent and the subscriber's data and start `pending`.
+ */
+export async function purchaseNumber(
+  orgId: number,
+  request: { phone_number: string; country_code: string; number_type: NumberType; end_user_id: number; consent: boolean; end_user?: Record<string, unknown>; friendly_name?: string },
+) {
+  const parsed = parsePhoneNumber(request.phone_number)!;
+  if (parsed.country !== request.country_code) throw invalid(['body', 'country_code'], `${request.phone_number} is a number of ${parsed.country}, not ${request.country_code}`, request.country_code);
+  const review = needsRegulatoryReview(parsed.e164);
+  if (review && !request.consent) throw invalid(['body', 'consent'], 'Polish mobile numbers need the subscriber\'s consent (consent: true)', request.consent);
+  if (review && !request.end_user) throw new RequestValidationError([{ type: 'missing', loc: ['body', 'end_user'], msg: 'Field required', input: null }]);
+  const price = priceOf(request.country_code, request.number_type);
+  if (price === undefined) throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
+
+  const now = new Date().toISOString();
+  const number: repository.NumberRecord = {
+    id: await nextId('phoneNumber'),
+    organization_id: orgId,
+    phone_number: parsed.e164,
+    provider: PROVIDER(),
+    status: review ? 'pending' : 'active',
+    country_code: request.country_code,
+    number_type: request.number_type,
+    capabilities: ['voice', 'sms'],
+    friendly_name: request.friendly_name ?? parsed.e164,
+    workflow_id: null,
+    monthly_cost_usd: price,
+    provider_number_id: null,
+    purchased_at: now,
+    assigned_at: null,
+    created_at: now,
+    order_id: null,
+    order_status: review ? 'in_review' : 'completed',
+    order_status_reason: review ? 'Awaiting regulatory review of the subscriber data' : null,
+    outbound_commitment_until: null,
+    // Pending numbers are not billed again until approved.
+    renews_at: review ? null : addMonth(new Date(now)).toISOString(),
+    end_user_id: request.end_user_id,
+    consent: request.consent,
+    end_user: request.end_user ?? null,
+  };
+  const created = await repository.insertPurchasedNumber(number);
+  if (created === 'insufficient_balance') {
+    const balance = (await getOrganization(orgId))?.balance_usd ?? 0;
+    throw new BadRequestError(`Balance ${balance.toFixed(2)} USD is below the first month's price of ${price.toFixed(2)} USD`);
+  }
+  if (created === 'taken') throw new ConflictError(`${parsed.e164} is not available`);
+  try {
+    const order = await marketplace.orderNumber(parsed.e164, `number-${orgId}-${number.id}`);
+    const ordered = { ...number, provider_number_id: order.providerNumberId, order_id: order.orderId };
+    await repository.putNumber(ordered);
+    return one(orgId, ordered);
+  } catch (error) {
+    await repository.cancelPurchase(number, new Date().toISOString());
+    if (error instanceof marketplace.MarketplaceError && error.status === 409) throw new ConflictError(`${parsed.e164} is not available`);
+    throw error;
+  }
+}
+
+async function findNumber(orgId: number, numberId: number) {
+  const number = await repository.getNumber(orgId, numberId);
+  if (!number) throw new NotFoundError('Phone number not found');
+  return number;
+}
+
+export const getNumber = async (orgId: number, numberId: number) => one(orgId, await findNumber(orgId, numberId));
+
+export async function listNumbers(orgId: number, page: PageRequest) {
+  const { items, totalCount } = await repository.listNumbers(orgId, pageOffset(page), page.limit);
+  return { items: await present(items, orgId), ...pageInfo(page, totalCount) };
+}
+
+/** Routes the number's incoming calls to an agent (pending numbers may be assigned; they carry no traffic yet). */
+export async function assignNumber(orgId: number, request: { phone_number_id: number; workflow_id: number }) {
+  const [number, agent] = await Promise.all([findNumber(orgId, request.phone_number_id), getAgent(orgId, String(request.workflow_id))]);
+  const assigned = { ...number, workflow_id: agent.id, assigned_at: new Date().toISOString() };
+  await repository.putNumber(assigned);
+  return one(orgId, assigned);
+}
+
+export async function setOutboundNumber(orgId: number, agentRef: string, numberId: number | null) {
+  const agent = await getAgent(orgId, agentRef);
+  const number = numberId === null ? null : await findNumber(orgId, numberId);
+  await repository.setOutboundNumber(orgId, agent.id, number?.id ?? null);
+  return { workflow_id: agent.id, workflow_name: agent.name, phone_number_id: number?.id ?? null, phone_number: number?.phone_number ?? null };
+}
+
+export async function outboundAgents(orgId: number) {
+  const outbound = await repository.listOutboundNumbers(orgId);
+  const names = await agentNames(orgId, outbound.map((entry) => entry.workflow_id));
+  const numbers = await Promise.all(outbound.map((entry) => repository.getNumber(orgId, entry.phone_number_id)));
+  return {
+    items: outbound.map((entry, index) => ({
+      workflow_id: entry.workflow_id,
+      workflow_name: names.get(entry.workflow_id) ?? '',
+      phone_number_id: entry.phone_number_id,
+      phone_number: numbers[index]?.phone_number ?? null,
+    })),
+  };
+}
+
+export async function numberSetup(orgId: number) {
+  const [organization, numberCount, agents] = await Promise.all([getOrganization(orgId), repository.countNumbers(orgId), agentsRepository.countAgents(orgId, ['active', 'archived'])]);
+  const plan = organization?.plan ?? 'free';
+  const balance = organization?.balance_usd ?? 0;
+  const mobilePrice = priceOf(MOBILE_PRICE_COUNTRY, 'mobile')!;
+  return {
+    show_phone_number_step: plan === 'paid' && numberCount === 0,
+    plan,
+    phone_number_count: numberCount,
+    agent_count: agents,
+    balance_usd: balance,
+    mobile_number_price_usd: mobilePrice,
+    can_afford_mobile_number: balance >= mobilePrice,
+  };
+}
+
+/** Regulatory review of a pending number (operator): approved numbers go live and renew monthly; rejected ones are refunded. */
+export async function reviewNumber(orgId: number, numberId: number, decision: 'approve' | 'reject', reason?: string) {
+  const number = await findNumber(orgId, numberId);
+  if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
+  if (decision === 'approve') {
+    await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null });
+  } else {
+    await repository.changeNumberStatus(orgId, numberId, 'pending', 'rejected', { renews_at: null, order_status: 'rejected', order_status_reason: reason ?? 'Rejected in regulatory review' });
+    const { addBalance } = await import('../repositories/organizations.ts');
+    await addBalance(orgId, number.monthly_cost_usd);
+  }
+  return one(orgId, (await repository.getNumber(orgId, numberId))!);
+}
+
+/**
+ * Why a call may not use these numbers, if any: a pending or inactive number carries no traffic,
+ * whether the agent dials from it or the call is to it.
+ */
+export async function callNumbersRefusal(orgId: number, agentId: number, to: string): Promise<{ from: string | null; refusal?: string }> {
+  const outboundId = await repository.getOutboundNumberId(orgId, agentId);
+  const outbound = outboundId === undefined ? undefined : await repository.getNumber(orgId, outboundId);
+  if (outbound && outbound.status !== 'active') return { from: null, refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic` };
+  const target = await repository.findOwnedNumber(orgId, to);
+  if (target && target.status !== 'active') return { from: null, refusal: `${to} is one of your numbers and is ${target.status}: it carries no traffic` };
+  return { from: outbound?.phone_number ?? null };
+}
