@@ -108,6 +108,12 @@ export const FUNCTION_GROUPS = {
     description: 'API triggers: create, list, read, delete',
     access: { table: 'readWrite' },
   },
+  agentAuthoring: {
+    entry: 'functions/agent-authoring/handler.ts',
+    description: 'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key',
+    access: { table: 'readWrite', encryption: true },
+    memorySize: 1024,
+  },
   numbers: {
     entry: 'functions/numbers/handler.ts',
     description: 'Phone numbers: marketplace, purchase, assignment, outbound numbers, setup',

@@ -20,6 +20,8 @@ export interface RouteRequest {
   body?: z.ZodType;
   /** FastAPI makes a model body required unless it has a default. */
   bodyRequired?: boolean;
+  /** A multipart/form-data body: documented here, parsed by the operation itself (uploads). */
+  multipart?: z.ZodType;
 }
 
 /**

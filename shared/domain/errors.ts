@@ -3,7 +3,7 @@
  * each kind onto a status code, so a service reads the same in a Lambda, a CLI or a test.
  */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'bad_request' | 'forbidden' | 'capacity' | 'unauthorized';
+  abstract readonly kind: 'not_found' | 'conflict' | 'bad_request' | 'forbidden' | 'capacity' | 'unauthorized' | 'too_large' | 'unsupported_media';
   /** Structured detail where the contract wants an object rather than a string. */
   readonly detail: string | Record<string, unknown>;
 
@@ -49,4 +49,12 @@ export class CapacityError extends DomainError {
   ) {
     super(detail);
   }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  readonly kind = 'too_large';
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly kind = 'unsupported_media';
 }

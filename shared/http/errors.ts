@@ -10,6 +10,8 @@ const STATUS_BY_KIND: Record<DomainError['kind'], number> = {
   not_found: 404,
   conflict: 409,
   capacity: 429,
+  too_large: 413,
+  unsupported_media: 415,
 };
 
 /** Maps anything thrown by an operation onto the `{detail}` body and status the contract gives. */

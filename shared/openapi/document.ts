@@ -26,10 +26,9 @@ function toRouteConfig(route: Route): RouteConfig {
       params: request.params,
       query: request.query,
       headers: request.headers,
-      body: request.body && {
-        required: request.bodyRequired !== false,
-        content: { 'application/json': { schema: request.body } },
-      },
+      body: request.body
+        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body } } }
+        : request.multipart && { required: true, content: { 'multipart/form-data': { schema: request.multipart } } },
     },
     responses: Object.fromEntries(
       Object.entries(route.responses).map(([status, response]) => [

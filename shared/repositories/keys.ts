@@ -26,6 +26,7 @@
  * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
  * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
  * | balance charge    | ORG#<orgId>         | CHARGE#<at>#<numberId>             |                       |                     |
+ * | org's model key   | ORG#<orgId>         | MODELKEY                           |                       |                     |
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
@@ -127,6 +128,7 @@ export const keys = {
   outboundNumber: (orgId: number, agentId: number) => ({ pk: `ORG#${orgId}`, sk: `OUTBOUND#${pad(agentId)}` }),
   outboundSkPrefix: 'OUTBOUND#',
   charge: (orgId: number, at: string, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `CHARGE#${at}#${pad(numberId)}` }),
+  modelKey: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'MODELKEY' }),
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),

@@ -1,2 +1,126 @@
-/** Agent templates and AI-assisted agent authoring (filled in by the agent-templates slice). */
-export const agentTemplateRoutes = {};
+import { Agent } from '../../schemas/agents.ts';
+import {
+  AnalyzeScriptRequest,
+  ExtractedText,
+  ExtractTextQuery,
+  ExtractTextUpload,
+  FromScriptRequest,
+  FromTemplateRequest,
+  ModelKeyRequest,
+  ModelKeyStatus,
+  ScriptAnalysis,
+  TemplateList,
+  TranslatePromptRequest,
+  TranslatePromptResponse,
+} from '../../schemas/agent-authoring.ts';
+import { ErrorResponse } from '../../schemas/common.ts';
+import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { defineRoute } from '../route.ts';
+
+export const agentTemplateRoutes = {
+  listTemplates: defineRoute({
+    operationId: 'listAgentTemplates',
+    method: 'GET',
+    path: '/agent-templates',
+    group: 'agentAuthoring',
+    summary: 'The catalogue of industry agent templates',
+    tags: ['Agent templates'],
+    request: {},
+    responses: { 200: { description: 'Templates', schema: TemplateList }, ...UNAUTHORIZED },
+  }),
+  fromTemplate: defineRoute({
+    operationId: 'createAgentFromTemplate',
+    method: 'POST',
+    path: '/agents/from-template',
+    group: 'agentAuthoring',
+    summary: 'Create an agent from a template',
+    description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
+    tags: ['Agent templates'],
+    request: { body: FromTemplateRequest },
+    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  translatePrompt: defineRoute({
+    operationId: 'translatePrompt',
+    method: 'POST',
+    path: '/agents/translate-prompt',
+    group: 'agentAuthoring',
+    summary: 'Translate a prompt or message',
+    description: 'Uses the organization\'s own model key when set (`PUT /model-key`), otherwise the platform model.',
+    tags: ['Agent templates'],
+    request: { body: TranslatePromptRequest },
+    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  getModelKey: defineRoute({
+    operationId: 'getModelKey',
+    method: 'GET',
+    path: '/model-key',
+    group: 'agentAuthoring',
+    summary: "Whether the organization's own language-model key is set",
+    tags: ['Agent templates'],
+    request: {},
+    responses: { 200: { description: 'Status', schema: ModelKeyStatus }, ...UNAUTHORIZED },
+  }),
+  setModelKey: defineRoute({
+    operationId: 'setModelKey',
+    method: 'PUT',
+    path: '/model-key',
+    group: 'agentAuthoring',
+    summary: "Set the organization's own language-model key (stored encrypted, never returned)",
+    tags: ['Agent templates'],
+    request: { body: ModelKeyRequest },
+    responses: { 200: { description: 'Status', schema: ModelKeyStatus }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  clearModelKey: defineRoute({
+    operationId: 'clearModelKey',
+    method: 'DELETE',
+    path: '/model-key',
+    group: 'agentAuthoring',
+    summary: "Remove the organization's model key (the platform model is used again)",
+    tags: ['Agent templates'],
+    request: {},
+    responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND },
+  }),
+  analyzeScript: defineRoute({
+    operationId: 'analyzeScript',
+    method: 'POST',
+    path: '/agent-templates/analyze-script',
+    group: 'agentAuthoring',
+    summary: 'Read a call script (and optionally the company website); creates nothing',
+    description:
+      'Call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect); facts (offer, prices, hours, ' +
+      'address, FAQ) from both, the script winning; differences in `conflicts`. Pass the result to `POST /agents/from-script`.',
+    tags: ['Agent templates'],
+    request: { body: AnalyzeScriptRequest },
+    responses: { 200: { description: 'Analysis', schema: ScriptAnalysis }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  fromScript: defineRoute({
+    operationId: 'createAgentFromScript',
+    method: 'POST',
+    path: '/agents/from-script',
+    group: 'agentAuthoring',
+    summary: 'Create an agent from a script analysis',
+    tags: ['Agent templates'],
+    request: { body: FromScriptRequest },
+    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  extractText: defineRoute({
+    operationId: 'extractText',
+    method: 'POST',
+    path: '/agent-templates/extract-text',
+    group: 'agentAuthoring',
+    summary: 'Turn an uploaded document into plain text',
+    description:
+      'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is ' +
+      'inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 5 MiB and ' +
+      'MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. API Gateway refuses requests over 10 MB.',
+    tags: ['Agent templates'],
+    request: { query: ExtractTextQuery, multipart: ExtractTextUpload },
+    responses: {
+      200: { description: 'Text', schema: ExtractedText },
+      413: { description: 'File too large', schema: ErrorResponse },
+      415: { description: 'Unsupported file type', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
+  }),
+};

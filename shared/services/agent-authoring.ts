@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+import { localModel, platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
+import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
+import { callFlowFrom, factsFrom, mergeFacts, pageText } from '../domain/script-analysis.ts';
+import { BadRequestError, NotFoundError } from '../domain/errors.ts';
+import { RequestValidationError } from '../http/validation-error.ts';
+import * as modelKeys from '../repositories/model-keys.ts';
+import type { ScriptAnalysis as ScriptAnalysisSchema } from '../schemas/agent-authoring.ts';
+import { AGENT_TEMPLATES, fillTemplate } from '../templates/catalogue.ts';
+
+/** An analysis as clients send it back (any value may come from either source). */
+type ScriptAnalysis = z.output<typeof ScriptAnalysisSchema>;
+import { createAgent } from './agents.ts';
+import { assertPublicUrl } from './public-urls.ts';
+
+const context = (orgId: number) => ({ organizationId: String(orgId) });
+
+export function listTemplates() {
+  return {
+    items: AGENT_TEMPLATES.map(({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => template),
+  };
+}
+
+/** The organization's own model (its key), else the platform's. */
+async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: 'organization' | 'platform' }> {
+  const stored = await modelKeys.getModelKey(orgId);
+  if (!stored) return { model: platformModel(), owner: 'platform' };
+  const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
+  return { model: stored.api_url === 'local' ? localModel : remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model }), owner: 'organization' };
+}
+
+export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
+  await modelKeys.putModelKey(orgId, {
+    api_url: request.api_url,
+    model: request.model,
+    api_key_ciphertext: await encryptSecret(request.api_key, context(orgId)),
+    key_last4: request.api_key.slice(-4),
+    updated_at: new Date().toISOString(),
+  });
+  return modelKeyStatus(orgId);
+}
+
+export async function modelKeyStatus(orgId: number) {
+  const stored = await modelKeys.getModelKey(orgId);
+  return stored ? { configured: true, api_url: stored.api_url, model: stored.model, key_last4: stored.key_last4, updated_at: stored.updated_at } : { configured: false, api_url: null, model: null, key_last4: null, updated_at: null };
+}
+
+export async function clearModelKey(orgId: number): Promise<void> {
+  if (!(await modelKeys.deleteModelKey(orgId))) throw new NotFoundError('No model key is set');
+}
+
+export async function translatePrompt(orgId: number, request: { text: string; target_language: string; context: string }) {
+  const { model, owner } = await modelFor(orgId);
+  const translated = await model.complete({
+    task: 'translate',
+    system: `Translate the user's text for a voice agent. Keep {{placeholders}} unchanged. Context: ${request.context}\nTarget language: ${request.target_language}`,
+    prompt: request.text,
+  });
+  return { translated_text: translated, target_language: request.target_language, model: owner };
+}
+
+export async function createFromTemplate(
+  orgId: number,
+  request: { template_id: string; variables: Record<string, string>; language: string; agent_name: string; generate_with_ai: boolean },
+) {
+  const template = AGENT_TEMPLATES.find((candidate) => candidate.id === request.template_id);
+  if (!template) throw new NotFoundError(`Template '${request.template_id}' not found`);
+  const missing = template.variables.filter((variable) => variable.required && !request.variables[variable.name]?.trim());
+  if (missing.length) {
+    throw new RequestValidationError(missing.map((variable) => ({ type: 'missing', loc: ['body', 'variables', variable.name], msg: 'Field required', input: request.variables })));
+  }
+  if (!template.languages.includes(request.language)) {
+    throw new RequestValidationError([
+      { type: 'value_error', loc: ['body', 'language'], msg: `Value error, template ${template.id} is available in ${template.languages.join(', ')}`, input: request.language, ctx: { error: 'unsupported language' } },
+    ]);
+  }
+  let steps = template.workflow_definition.steps;
+  if (request.generate_with_ai) {
+    const { model } = await modelFor(orgId);
+    const written = await model.complete({ task: 'write-steps', system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
+    steps = written.split('\n').map((line) => line.trim()).filter(Boolean);
+  }
+  return createAgent(orgId, {
+    name: request.agent_name,
+    workflow_definition: {
+      template_id: template.id,
+      language: request.language,
+      greeting: fillTemplate(template.workflow_definition.greeting, request.variables),
+      steps: steps.map((step) => fillTemplate(step, request.variables)),
+      closing: fillTemplate(template.workflow_definition.closing, request.variables),
+    },
+    template_context_variables: request.variables,
+    call_disposition_codes: template.call_disposition_codes,
+    workflow_configurations: { language: request.language },
+  });
+}
+
+async function fetchPage(url: string): Promise<{ title?: string; text: string }> {
+  await assertPublicUrl(url, 'Website');
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'error' });
+  } catch (error) {
+    throw new BadRequestError(`The website could not be fetched: ${(error as Error).message}`);
+  }
+  if (!response.ok) throw new BadRequestError(`The website answered ${response.status}`);
+  return pageText((await response.text()).slice(0, 2_000_000));
+}
+
+/** Call flow from the script, facts from the script and the website (script wins); creates nothing. */
+export async function analyzeScript(request: { script_text: string; url?: string; company_name: string; language: string }) {
+  const site = request.url ? await fetchPage(request.url) : null;
+  const { facts, conflicts } = mergeFacts(factsFrom(request.script_text, 'script'), site ? factsFrom(site.text, 'website', site.title) : null);
+  return { company_name: request.company_name, language: request.language, call_flow: callFlowFrom(request.script_text), facts, conflicts };
+}
+
+
+/** An agent from an analysis: its call flow becomes the definition, its facts the agent's variables. */
+export async function createFromScript(orgId: number, request: { agent_name: string; analysis: ScriptAnalysis }) {
+  const { call_flow: flow, facts } = request.analysis;
+  return createAgent(orgId, {
+    name: request.agent_name,
+    workflow_definition: {
+      language: request.analysis.language,
+      greeting: flow.greeting?.value ?? `Hello, this is ${request.analysis.company_name}.`,
+      steps: flow.steps.map((step) => step.value),
+      mandatory_phrases: flow.mandatory_phrases.map((phrase) => phrase.value),
+      objections: flow.objections.map(({ objection, answer }) => ({ objection, answer })),
+      data_to_collect: flow.data_to_collect.map((item) => item.value),
+    },
+    template_context_variables: {
+      company_name: request.analysis.company_name,
+      ...(facts.offer ? { offer: facts.offer.value } : {}),
+      ...(facts.hours ? { hours: facts.hours.value } : {}),
+      ...(facts.address ? { address: facts.address.value } : {}),
+      ...(facts.prices.length ? { prices: facts.prices.map((price) => price.value).join('; ') } : {}),
+    },
+    call_disposition_codes: {},
+    workflow_configurations: { language: request.analysis.language },
+  });
+}

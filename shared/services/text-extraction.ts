@@ -1,0 +1,63 @@
+import mammoth from 'mammoth';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { RequestValidationError } from '../http/validation-error.ts';
+import { UnsupportedMediaTypeError } from '../domain/errors.ts';
+import type { UploadedFile } from '../http/multipart.ts';
+import { platformModel } from '../ai/language-model.ts';
+
+/**
+ * Upload caps. API Gateway refuses any request over 10 MB before it reaches us, so no cap may
+ * exceed that. `knowledge` text is inlined into the system prompt, hence the small cap; larger
+ * documents belong in the agent's knowledge base (chunked and retrieved).
+ */
+export const MAX_UPLOAD_BYTES = 1 * 1024 * 1024;
+export const MAX_SCRIPT_UPLOAD_BYTES = 5 * 1024 * 1024;
+export const MAX_SCRIPT_TEXT_CHARS = 50_000;
+/** Knowledge text inlined into the prompt: at most this many characters. */
+export const MAX_KNOWLEDGE_TEXT_CHARS = 20_000;
+
+export type Purpose = 'knowledge' | 'script';
+
+const kindOf = (file: UploadedFile): 'pdf' | 'docx' | 'text' | undefined => {
+  const name = file.fileName.toLowerCase();
+  if (file.contentType === 'application/pdf' || name.endsWith('.pdf')) return 'pdf';
+  if (name.endsWith('.docx') || file.contentType === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document') return 'docx';
+  if (name.endsWith('.txt') || name.endsWith('.md') || file.contentType.startsWith('text/')) return 'text';
+  return undefined;
+};
+
+/** The plain text of a PDF (pdf.js via unpdf), DOCX (mammoth), TXT or Markdown file. */
+async function textOf(file: UploadedFile): Promise<string> {
+  switch (kindOf(file)) {
+    case 'pdf': {
+      const document = await getDocumentProxy(new Uint8Array(file.data));
+      return (await extractText(document, { mergePages: true })).text;
+    }
+    case 'docx':
+      return (await mammoth.extractRawText({ buffer: file.data })).value;
+    case 'text':
+      return file.data.toString('utf8');
+    default:
+      throw new UnsupportedMediaTypeError(`Unsupported file type '${file.contentType}' (${file.fileName}): upload PDF, DOCX, TXT or MD`);
+  }
+}
+
+export async function extractDocumentText(file: UploadedFile | undefined, purpose: Purpose) {
+  if (!file) throw new RequestValidationError([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }]);
+  let text: string;
+  try {
+    text = (await textOf(file)).replace(/\r\n/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
+  } catch (error) {
+    if (error instanceof UnsupportedMediaTypeError) throw error;
+    throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, the file could not be read: ${(error as Error).message}`, input: file.fileName, ctx: { error: 'unreadable' } }]);
+  }
+  const cap = purpose === 'script' ? MAX_SCRIPT_TEXT_CHARS : MAX_KNOWLEDGE_TEXT_CHARS;
+  if (text.length > cap) {
+    throw new RequestValidationError([
+      { type: 'value_error', loc: ['body', 'file'], msg: `Value error, the text has ${text.length} characters; at most ${cap} for purpose=${purpose}`, input: file.fileName, ctx: { error: 'too long' } },
+    ]);
+  }
+  // A script is distilled by the model (cleaned into one utterance per line); knowledge is kept as is.
+  if (purpose === 'script') text = await platformModel().complete({ task: 'distill-script', system: 'Clean up this call script: one utterance per line.', prompt: text });
+  return { text, characters: text.length, purpose, file_name: file.fileName, content_type: file.contentType };
+}

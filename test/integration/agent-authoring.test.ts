@@ -1,0 +1,143 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import JSZip from 'jszip';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+
+const api = apiClient();
+let org: TestOrganization;
+
+beforeAll(async () => {
+  org = await newOrganization('Authoring');
+});
+
+const upload = async (file: Blob, name: string, purpose?: string) => {
+  const form = new FormData();
+  form.append('file', file, name);
+  const response = await fetch(`${api.baseUrl}/agent-templates/extract-text${purpose ? `?purpose=${purpose}` : ''}`, { method: 'POST', headers: { 'X-API-Key': org.key }, body: form });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+};
+
+/** A one-page PDF whose text is `text` (Helvetica, one line). */
+function pdfWith(text: string): Blob {
+  const stream = `BT /F1 18 Tf 20 60 Td (${text}) Tj ET`;
+  const pdf = `%PDF-1.4
+1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj
+2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj
+3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 400 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj
+4 0 obj<</Length ${stream.length}>>stream
+${stream}
+endstream
+endobj
+5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj
+trailer<</Root 1 0 R>>
+%%EOF`;
+  return new Blob([pdf], { type: 'application/pdf' });
+}
+
+/** A minimal DOCX (Office Open XML) with one paragraph. */
+async function docxWith(text: string): Promise<Blob> {
+  const zip = new JSZip();
+  zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
+  zip.file('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
+  zip.file('word/document.xml', `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`);
+  return new Blob([await zip.generateAsync({ type: 'uint8array' })], { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+}
+
+describe('agent templates', () => {
+  it('lists the catalogue and creates an agent from a template, with or without the model', async () => {
+    const catalogue = await api.request('GET', '/agent-templates', { key: org.key });
+    expect(catalogue.body.items.length).toBeGreaterThanOrEqual(5);
+    const dental = catalogue.body.items.find((template: { id: string }) => template.id === 'dental-reminders');
+    expect(dental).toMatchObject({ languages: ['en', 'pl'] });
+    expect(dental.variables[0]).toMatchObject({ name: 'clinic_name', required: true });
+
+    const plain = await api.request('POST', '/agents/from-template', {
+      key: org.key,
+      body: { template_id: 'dental-reminders', variables: { clinic_name: 'Smile' }, language: 'en', agent_name: 'Smile reminders' },
+    });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ name: 'Smile reminders', workflow_definition: { greeting: 'Hello, this is Smile calling about your visit tomorrow.' }, call_disposition_codes: { confirmed: 'Visit confirmed' } });
+
+    const generated = await api.request('POST', '/agents/from-template', {
+      key: org.key,
+      body: { template_id: 'real-estate-leads', variables: { agency_name: 'Homes', listing: 'the flat on Main Street' }, language: 'en', agent_name: 'Leads', generate_with_ai: true },
+    });
+    expect(generated.body.workflow_definition.steps).toEqual(['Could you tell me about budget?', 'Could you tell me about preferred district?', 'Could you tell me about timeline to buy?']);
+
+    const missing = await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'payment-reminder', variables: { company_name: 'X' }, language: 'en', agent_name: 'Y' } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([
+      ['body', 'variables', 'invoice_number'],
+      ['body', 'variables', 'amount'],
+    ]);
+    expect((await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'dental-reminders', variables: { clinic_name: 'S' }, language: 'fr', agent_name: 'Z' } })).status).toBe(422);
+    expect((await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'nope', language: 'en', agent_name: 'Z' } })).status).toBe(404);
+  });
+
+  it('translates with the platform model, or with the organization key once set (never returned)', async () => {
+    const platform = await api.request('POST', '/agents/translate-prompt', { key: org.key, body: { text: 'Hello {{name}}', target_language: 'Polish', context: 'greeting' } });
+    expect(platform.body).toEqual({ translated_text: '[Polish] Hello {{name}}', target_language: 'Polish', model: 'platform' });
+    const set = await api.request('PUT', '/model-key', { key: org.key, body: { api_key: 'sk-test-123456789', api_url: 'local', model: 'local' } });
+    expect(set.body).toMatchObject({ configured: true, key_last4: '6789' });
+    expect(set.text).not.toContain('sk-test');
+    const own = await api.request('POST', '/agents/translate-prompt', { key: org.key, body: { text: 'Hi', target_language: 'German' } });
+    expect(own.body.model).toBe('organization');
+    expect((await api.request('DELETE', '/model-key', { key: org.key })).status).toBe(204);
+    expect((await api.request('GET', '/model-key', { key: org.key })).body.configured).toBe(false);
+  });
+});
+
+describe('script analysis', () => {
+  let site: ReturnType<typeof createServer>;
+  let siteUrl: string;
+  beforeAll(async () => {
+    site = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><title>Smile Clinic</title><body><p>Check-up 250 PLN</p><p>Mon-Fri 8-16</p><p>ul. Prosta 5, Warszawa</p><p>Do you treat children?</p></body></html>');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
+
+  it('reads the call flow from the script and facts from the website, script first, listing conflicts; then builds an agent', async () => {
+    const script = 'Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?\nIf they say they are busy: Offer to call back tomorrow.\nA check-up costs 200 PLN.';
+    const analysis = await api.request('POST', '/agent-templates/analyze-script', { key: org.key, body: { script_text: script, url: siteUrl, company_name: 'Smile', language: 'en' } });
+    expect(analysis.status).toBe(200);
+    expect(analysis.body.call_flow.greeting).toEqual({ value: 'Good morning, Smile Clinic here.', source: 'script' });
+    expect(analysis.body.call_flow.mandatory_phrases).toEqual([{ value: 'This call is recorded.', source: 'script' }]);
+    expect(analysis.body.facts.prices).toEqual([{ value: '200 PLN', source: 'script' }]);
+    expect(analysis.body.facts.address).toEqual({ value: 'ul. Prosta 5, Warszawa', source: 'website' });
+    expect(analysis.body.conflicts).toEqual([{ field: 'prices', script_value: '200 PLN', website_value: '250 PLN' }]);
+    expect((await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name)).not.toContain('From script');
+
+    const agent = await api.request('POST', '/agents/from-script', { key: org.key, body: { agent_name: 'From script', analysis: analysis.body } });
+    expect(agent.status).toBe(201);
+    expect(agent.body.workflow_definition).toMatchObject({ greeting: 'Good morning, Smile Clinic here.', steps: ['What is your name?'] });
+    expect(agent.body.template_context_variables).toMatchObject({ prices: '200 PLN', address: 'ul. Prosta 5, Warszawa' });
+  });
+});
+
+describe('extract-text', () => {
+  it('reads PDF, DOCX, TXT and MD', async () => {
+    expect((await upload(pdfWith('Opening hours 9 to 17'), 'faq.pdf')).body).toMatchObject({ text: 'Opening hours 9 to 17', purpose: 'knowledge', file_name: 'faq.pdf' });
+    expect((await upload(await docxWith('Prices start at 200 PLN'), 'prices.docx')).body.text).toBe('Prices start at 200 PLN');
+    expect((await upload(new Blob(['# Title\n\nBody'], { type: 'text/markdown' }), 'notes.md')).body.text).toBe('# Title\n\nBody');
+    const script = await upload(new Blob(['Hello   there\n\n\nHow are you?'], { type: 'text/plain' }), 'script.txt', 'script');
+    expect(script.body).toMatchObject({ text: 'Hello there\nHow are you?', purpose: 'script' });
+  });
+
+  it('enforces the caps (413 bytes, 422 characters), the types (415) and the file part (422)', async () => {
+    expect((await upload(new Blob(['x'.repeat(1024 * 1024 + 1)], { type: 'text/plain' }), 'big.txt')).status).toBe(413);
+    const long = await upload(new Blob(['word '.repeat(5000)], { type: 'text/plain' }), 'long.txt');
+    expect(long.status).toBe(422);
+    expect(long.body.detail[0].loc).toEqual(['body', 'file']);
+    expect((await upload(new Blob(['GIF89a'], { type: 'image/gif' }), 'picture.gif')).status).toBe(415);
+    const form = new FormData();
+    form.append('other', 'x');
+    const noFile = await fetch(`${api.baseUrl}/agent-templates/extract-text`, { method: 'POST', headers: { 'X-API-Key': org.key }, body: form });
+    expect(noFile.status).toBe(422);
+    expect(((await noFile.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['body', 'file']);
+    expect((await api.request('POST', '/agent-templates/extract-text?purpose=poem', { key: org.key, body: {} })).status).toBe(422);
+  });
+});
