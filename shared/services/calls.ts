@@ -9,6 +9,7 @@ import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
 import { isBlocked } from './do-not-call.ts';
+import { newRun } from './new-run.ts';
 import { callNumbersRefusal } from './numbers.ts';
 
 /** Seconds a caller should wait after a 429: about the length of a short call. */
@@ -67,30 +68,18 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
 
   const runId = await nextId('run');
   const createdAt = now.toISOString();
-  const run: runs.RunRecord = {
+  const run = newRun(orgId, agent, {
     id: runId,
-    organization_id: orgId,
-    workflow_id: agent.id,
     name: `Call to ${to}`,
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
     from_number: numbers.from ?? process.env.DEFAULT_CALLER_ID ?? null,
     created_at: createdAt,
-    ended_at: null,
-    definition_id: agent.current_definition_id,
-    duration_seconds: null,
-    initial_context: { ...agent.template_context_variables, ...request.initial_context },
-    gathered_context: {},
-    recording_key: null,
-    transcript_key: null,
     logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
-    sms: [],
-    cost: null,
-    provider_call_id: null,
-    answered_at: null,
     campaign: origin,
-  };
+    initialContext: request.initial_context,
+  });
   if (!(await runs.insertRun(run, true))) {
     throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
   }

@@ -8,6 +8,7 @@ import * as runs from '../repositories/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
 import { getAgent } from './agents.ts';
 import { createDownloadLink } from './download-links.ts';
+import { newRun } from './new-run.ts';
 
 /** Links in a fetched run live one hour (the spec's `download_urls_expire_at`). */
 export const RUN_LINK_SECONDS = 3600;
@@ -39,30 +40,18 @@ const listItem = (run: runs.RunRecord) => ({
 export async function createConversation(orgId: number, agentRef: string, request: { mode: string; name?: string; initial_context: Record<string, unknown> }) {
   const agent = await getAgent(orgId, agentRef);
   const createdAt = new Date().toISOString();
-  const run: runs.RunRecord = {
+  const run = newRun(orgId, agent, {
     id: await nextId('run'),
-    organization_id: orgId,
-    workflow_id: agent.id,
     name: request.name ?? `${request.mode} ${createdAt}`,
     mode: request.mode,
     status: 'created',
     phone_number: null,
     from_number: null,
     created_at: createdAt,
-    ended_at: null,
-    definition_id: agent.current_definition_id,
-    duration_seconds: null,
-    initial_context: { ...agent.template_context_variables, ...request.initial_context },
-    gathered_context: {},
-    recording_key: null,
-    transcript_key: null,
     logs: [],
-    sms: [],
-    cost: null,
-    provider_call_id: null,
-    answered_at: null,
     campaign: null,
-  };
+    initialContext: request.initial_context,
+  });
   // Not a phone call: it takes no outbound channel.
   await runs.insertRun(run, false);
   return {

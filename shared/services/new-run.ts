@@ -1,0 +1,32 @@
+import type { RunRecord } from '../repositories/runs.ts';
+import type { Agent } from '../schemas/agents.ts';
+
+/**
+ * A run as it starts: everything a call or conversation gathers later is empty, and the initial
+ * context is the request's merged over the agent's default variables.
+ */
+export function newRun(
+  orgId: number,
+  agent: Agent,
+  start: Pick<RunRecord, 'id' | 'name' | 'mode' | 'status' | 'phone_number' | 'from_number' | 'created_at' | 'logs' | 'campaign'> & {
+    initialContext: Record<string, unknown>;
+  },
+): RunRecord {
+  const { initialContext, ...fields } = start;
+  return {
+    ...fields,
+    organization_id: orgId,
+    workflow_id: agent.id,
+    ended_at: null,
+    definition_id: agent.current_definition_id,
+    duration_seconds: null,
+    initial_context: { ...agent.template_context_variables, ...initialContext },
+    gathered_context: {},
+    recording_key: null,
+    transcript_key: null,
+    sms: [],
+    cost: null,
+    provider_call_id: null,
+    answered_at: null,
+  };
+}
