@@ -9,6 +9,12 @@ export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-str
 export const API_KEY_HEADER = 'X-API-Key';
 /** API Gateway refuses larger request payloads (REST API quota: 10 MB). */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's event and response (6 MB). A request whose proxy
+ * event is larger never reaches the handler (API Gateway answers 5xx; the local gateway 413), so
+ * request caps are chosen below it; responses are kept below it by the list caps.
+ */
+export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
 
