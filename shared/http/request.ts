@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import type { OperationInput, Route, RouteRequest } from '../api/route.ts';
 import { readJsonBody } from './json-body.ts';
+import { abbreviate, findTooDeep, MAX_JSON_DEPTH } from './json-limits.ts';
 import { coerceLax } from './lax-coercion.ts';
 import { fieldRequired, RequestValidationError, type LocationRoot, type ValidationErrorItem } from './validation-error.ts';
 import { toFastApiItems } from './zod-to-fastapi.ts';
@@ -58,6 +59,18 @@ function eventBodyText(event: APIGatewayProxyEvent): string | null {
 }
 
 /**
+ * DynamoDB stores at most 32 nested levels, and a body nested thousands deep would overflow every
+ * recursive walk after parsing (validation, serialisation of the 422). Such a body fails alone,
+ * like malformed JSON, at the first container past the limit.
+ */
+function rejectTooDeep(body: unknown): void {
+  const tooDeep = findTooDeep(body);
+  if (!tooDeep) return;
+  const error = `nested deeper than ${MAX_JSON_DEPTH} levels`;
+  throw new RequestValidationError([{ type: 'value_error', loc: ['body', ...tooDeep.path], msg: `Value error, ${error}`, input: abbreviate(tooDeep.value), ctx: { error } }]);
+}
+
+/**
  * Validates path, query, headers and body of an API Gateway event against the route's schemas and
  * reports every failure at once, in FastAPI's order (path, query, header, body). A body that is not
  * JSON fails alone, before anything else is looked at, as in FastAPI.
@@ -65,6 +78,7 @@ function eventBodyText(event: APIGatewayProxyEvent): string | null {
 export function parseRequest<Req extends RouteRequest>(route: Route<Req>, event: APIGatewayProxyEvent): OperationInput<Req> {
   const { request } = route;
   const rawBody = request.body ? readJsonBody(eventBodyText(event), headerValue(event, 'content-type')) : undefined;
+  if (rawBody?.kind === 'json') rejectTooDeep(rawBody.value);
   const errors: ValidationErrorItem[] = [];
 
   const params = request.params ? validatePart(request.params, pickValues(request.params, event.pathParameters ?? {}), 'path', errors) : undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.ts';
+import { storedAtMost, Timestamp } from './common.ts';
 
 export const TemplateList = z
   .object({
@@ -18,8 +18,8 @@ export const TemplateList = z
 
 export const FromTemplateRequest = z
   .object({
-    template_id: z.string().min(1),
-    variables: z.record(z.string(), z.string()).default({}),
+    template_id: z.string().min(1).max(100),
+    variables: storedAtMost(z.record(z.string(), z.string()), 32_000).default({}),
     language: z.string().min(2).max(10),
     agent_name: z.string().min(1).max(255),
     generate_with_ai: z.boolean().default(false).openapi({ description: 'The language model writes the questions from the template\'s brief.' }),
@@ -77,7 +77,7 @@ export const ScriptAnalysis = z
   })
   .openapi('ScriptAnalysis', { description: 'Every value carries its `source`; where script and website differ, the script wins and `conflicts` lists it.' });
 
-export const FromScriptRequest = z.object({ agent_name: z.string().min(1).max(255), analysis: ScriptAnalysis }).openapi('FromScriptRequest');
+export const FromScriptRequest = z.object({ agent_name: z.string().min(1).max(255), analysis: storedAtMost(ScriptAnalysis, 200_000) }).openapi('FromScriptRequest');
 
 export const ExtractTextQuery = z.object({ purpose: z.enum(['knowledge', 'script']).default('knowledge') });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.ts';
+import { storedAtMost, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 
 /** Upper bounds that keep an agent's knowledge base searchable in one pass. */
@@ -47,17 +47,19 @@ export const CreateToolRequest = z
     description: z.string().min(1).max(1000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
     url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: 'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.' }),
-    headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)).default({}),
-    parameters: z
-      .object({
+    headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000).default({}),
+    parameters: storedAtMost(
+      z.object({
         type: z.literal('object').default('object'),
         properties: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), ParameterProperty).default({}),
         required: z.array(z.string()).default([]),
-      })
+      }),
+      32_000,
+    )
       .default({ type: 'object', properties: {}, required: [] })
-      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties.' }),
+      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).' }),
   })
-  .refine((tool) => tool.parameters.required.every((name) => name in tool.parameters.properties), {
+  .refine((tool) => tool.parameters.required.every((name) => Object.hasOwn(tool.parameters.properties, name)), {
     message: 'every name in parameters.required must be a property',
     path: ['parameters', 'required'],
   })

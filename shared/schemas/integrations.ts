@@ -6,8 +6,8 @@ export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
 export const CreateConnectionRequest = z
   .object({
     provider: z.enum(CONNECTION_PROVIDERS),
-    authorization_code: z.string().min(1).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
-    redirect_uri: z.url().openapi({ description: 'The redirect URI used for the consent (must match).' }),
+    authorization_code: z.string().min(1).max(4096).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
+    redirect_uri: z.url().max(2048).openapi({ description: 'The redirect URI used for the consent (must match).' }),
   })
   .openapi('CreateConnectionRequest');
 

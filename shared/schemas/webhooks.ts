@@ -7,7 +7,7 @@ export const WEBHOOK_EVENT_TYPES = ['call.completed'] as const;
 export const CreateWebhookRequest = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2048).openapi({ description: 'HTTPS endpoint (plain HTTP is accepted only by the local stack).', example: 'https://example.com/hooks/voice' }),
-    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).default(['call.completed']),
+    events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(20).default(['call.completed']),
   })
   .openapi('CreateWebhookRequest');
 

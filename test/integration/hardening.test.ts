@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BYTES } from '../../shared/api/gateway.ts';
+import { MAX_JSON_DEPTH } from '../../shared/http/json-limits.ts';
+import { AGENT_OBJECT_CAPS } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
 
 const api = apiClient();
@@ -38,5 +40,62 @@ describe('bad input never gives a 5xx', () => {
     expect(status).toBe(422);
     expect(body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body'] });
     expect((await api.request('GET', '/agents', { key: org.key })).status).toBe(200);
+  });
+});
+
+const nested = (levels: number): unknown => {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < levels; i++) value = { k: value };
+  return value;
+};
+
+describe('nesting and size limits', () => {
+  it('a free-form object nested past 32 levels (the body being the first, as the item is in DynamoDB) is a 422 with the loc of the first level too deep', async () => {
+    const ok = await api.request('POST', '/agents', { key: org.key, body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH - 1) } });
+    expect(ok.status).toBe(201);
+    const { status, body } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH) } });
+    expect(status).toBe(422);
+    expect(body.detail).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'workflow_configurations', ...Array(MAX_JSON_DEPTH - 1).fill('k')],
+        msg: 'Value error, nested deeper than 32 levels',
+        input: { k: 'leaf' },
+        ctx: { error: 'nested deeper than 32 levels' },
+      },
+    ]);
+  });
+
+  it('a body nested 100,000 levels deep is a 422, not a stack overflow', async () => {
+    const body = `{"name": "x", "initial_context": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const response = await api.request('POST', '/agents', { key: org.key, body });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'initial_context', ...Array(MAX_JSON_DEPTH - 1).fill(0)] });
+  });
+
+  it('an agent definition over its stored-size cap is a 422 on the field, not a 500', async () => {
+    const workflow_definition = { prompt: 'x'.repeat(AGENT_OBJECT_CAPS.workflow_definition) };
+    const { status, body } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Big', workflow_definition } });
+    expect(status).toBe(422);
+    expect(body.detail).toHaveLength(1);
+    expect(body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'workflow_definition'], ctx: { error: 'at most 200000 bytes when stored' } });
+    // The echoed input is abbreviated: the answer stays small.
+    expect(JSON.stringify(body).length).toBeLessThan(10_000);
+  });
+
+  it('the largest agent every field allows is stored and listed', async () => {
+    const fill = (bytes: number) => ({ text: 'y'.repeat(bytes - 20) });
+    const created = await api.request('POST', '/agents', {
+      key: org.key,
+      body: {
+        name: 'n'.repeat(255),
+        workflow_definition: fill(AGENT_OBJECT_CAPS.workflow_definition),
+        workflow_configurations: fill(AGENT_OBJECT_CAPS.workflow_configurations),
+        template_context_variables: fill(AGENT_OBJECT_CAPS.template_context_variables),
+        call_disposition_codes: fill(AGENT_OBJECT_CAPS.call_disposition_codes),
+      },
+    });
+    expect(created.status).toBe(201);
+    expect((await api.request('GET', `/agents/${created.body.public_id}`, { key: org.key })).status).toBe(200);
   });
 });

@@ -32,7 +32,7 @@ export const docsRoutes = {
     public: true,
     summary: 'Static asset of the reference page',
     tags: ['Documentation'],
-    request: { params: z.object({ asset: z.string() }) },
+    request: { params: z.object({ asset: z.string().max(100) }) },
     responses: { 200: { description: 'Asset' }, 404: { description: 'No such asset' } },
   }),
 };

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { abbreviate, findTooDeep, MAX_JSON_DEPTH, storedSize } from '../../shared/http/json-limits.ts';
+
+const nested = (levels: number): unknown => {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+};
+
+describe('findTooDeep', () => {
+  it.each([
+    [{ field: nested(MAX_JSON_DEPTH - 1) }, undefined],
+    [{ field: nested(MAX_JSON_DEPTH) }, ['field', ...Array(MAX_JSON_DEPTH - 1).fill('a')]],
+    [[[[1]]], undefined],
+  ])('%#', (value, path) => {
+    expect(findTooDeep(value)?.path).toEqual(path);
+  });
+
+  it('walks a body nested a million levels deep without overflowing the stack', () => {
+    const text = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const found = findTooDeep(JSON.parse(text));
+    expect(found?.path).toHaveLength(MAX_JSON_DEPTH);
+  });
+});
+
+describe('storedSize (DynamoDB item size rules)', () => {
+  it.each([
+    ['abc', 3],
+    ['zażółć', 10],
+    [true, 1],
+    [null, 1],
+    [12345, 4],
+    [{ ab: 'xyz' }, 3 + 1 + 2 + 3],
+    [[1, 'a'], 3 + 1 + 2 + 1 + 1],
+  ])('%j is %i bytes', (value, bytes) => expect(storedSize(value)).toBe(bytes));
+
+  it('stops counting past the budget', () => {
+    expect(storedSize(Array(1_000_000).fill('x'), 100)).toBeLessThan(1000);
+  });
+});
+
+describe('abbreviate', () => {
+  it('cuts long strings and empties nested containers', () => {
+    expect(abbreviate('x'.repeat(5000))).toBe(`${'x'.repeat(1000)}…`);
+    expect(abbreviate({ a: { b: 1 }, c: [1], d: 'x' })).toEqual({ a: {}, c: [], d: 'x' });
+  });
+});
