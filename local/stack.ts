@@ -91,7 +91,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DOWNLOAD_LINK_SECRET: localSecret(options.dataDir, 'download-links'),
       TELEPHONY_API_KEY: localSecret(undefined, 'telephony-api'),
       TELEPHONY_WEBHOOK_SECRET: localSecret(undefined, 'telephony-callbacks'),
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
       CAMPAIGN_POLL_SECONDS: '1',

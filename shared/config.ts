@@ -26,3 +26,10 @@ export function loadConfig(): AppConfig {
     publicBaseUrl: process.env.PUBLIC_BASE_URL ?? '',
   };
 }
+
+/**
+ * Outbound fetches of customer-chosen URLs (shared/net/guarded-fetch.ts) may reach loopback
+ * (127.0.0.0/8, ::1) and use plain http only where the local stack or the tests set
+ * `OUTBOUND_ALLOW_LOOPBACK=true`, to reach their simulators. The CDK stack never sets it.
+ */
+export const outboundAllowsLoopback = (): boolean => process.env.OUTBOUND_ALLOW_LOOPBACK === 'true';

@@ -135,8 +135,8 @@ export const FUNCTION_GROUPS = {
   },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
-    description: "Agents' knowledge bases (documents, passages, search) and HTTP tools",
-    access: { table: 'readWrite', bucket: 'readWrite' },
+    description: "Agents' knowledge bases (documents, passages, search) and HTTP tools (headers encrypted)",
+    access: { table: 'readWrite', bucket: 'readWrite', encryption: true },
   },
   usage: {
     entry: 'functions/usage/handler.ts',

@@ -1,3 +1,5 @@
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+
 /**
  * The hosted-spreadsheet provider adapter (Google Sheets API v4 and Google OAuth 2.0, the shapes
  * every client library uses). Base URLs come from configuration so the local fake provider
@@ -26,15 +28,22 @@ const settings = () => ({
   clientSecret: process.env.SHEETS_CLIENT_SECRET ?? '',
 });
 
+/** The sheet and range come from the organization: through the SSRF guard, 10 s and 10 MiB at most. */
+const providerFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 10 * 1024 * 1024 });
+
 async function call<T>(url: string, init: RequestInit, what: string): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+    response = await providerFetch(url, init);
   } catch (error) {
     throw new SpreadsheetProviderError(`${what}: provider unreachable (${(error as Error).message})`, false);
   }
   if (!response.ok) throw new SpreadsheetProviderError(`${what}: provider answered ${response.status}`, response.status < 500);
-  return (await response.json()) as T;
+  try {
+    return (await response.json()) as T;
+  } catch (error) {
+    throw new SpreadsheetProviderError(`${what}: unreadable answer (${(error as Error).message})`, false);
+  }
 }
 
 interface TokenResponse {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storedAtMost, Timestamp } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 
 export const TemplateList = z
   .object({
@@ -41,7 +42,7 @@ export const TranslatePromptResponse = z
 export const ModelKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z.string().max(500).default('https://api.openai.com/v1').openapi({ description: 'An OpenAI-compatible API base URL.' }),
+    api_url: z.string().max(500).default('https://api.openai.com/v1').openapi({ description: guardedUrlDescription('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request') }),
     model: z.string().min(1).max(100).default('gpt-4o-mini'),
   })
   .openapi('ModelKeyRequest');
@@ -53,7 +54,7 @@ export const ModelKeyStatus = z
 export const AnalyzeScriptRequest = z
   .object({
     script_text: z.string().min(1).max(50_000),
-    url: z.url({ protocol: /^https?$/ }).max(2048).optional().openapi({ description: 'The company website; facts are read from it (https; private addresses refused).' }),
+    url: z.url({ protocol: /^https?$/ }).max(2048).optional().openapi({ description: guardedUrlDescription('The company website; facts are read from it.', '10 s and 2 MiB') }),
     company_name: z.string().max(255).default(''),
     language: z.string().min(2).max(10),
   })

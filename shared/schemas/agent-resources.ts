@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storedAtMost, Timestamp } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** Upper bounds that keep an agent's knowledge base searchable in one pass. */
@@ -46,8 +47,10 @@ export const CreateToolRequest = z
     name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).openapi({ description: 'snake_case, as the model calls it.' }),
     description: z.string().min(1).max(1000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: 'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.' }),
-    headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000).default({}),
+    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: guardedUrlDescription('https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.', '10 s and 256 KiB per call') }),
+    headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000)
+      .default({})
+      .openapi({ description: 'Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.' }),
     parameters: storedAtMost(
       z.object({
         type: z.literal('object').default('object'),
@@ -73,7 +76,7 @@ export const Tool = z
     description: z.string(),
     method: z.string(),
     url: z.string(),
-    headers: z.record(z.string(), z.string()),
+    headers: z.record(z.string(), z.string()).openapi({ description: 'Header names; values are hidden (`********`).' }),
     parameters: z.record(z.string(), z.unknown()),
     created_at: Timestamp,
   })

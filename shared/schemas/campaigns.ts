@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
 import { JsonObject, Timestamp } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** The hosted-spreadsheet source is `google-sheet` (the spec's `<provider>-sheet`). */
@@ -61,7 +62,8 @@ export const CreateCampaignRequest = z
     source_config: JsonObject.nullable().optional().openapi({
       description:
         'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
-        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none.',
+        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
+        guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
     }),
     retry_config: RetryConfig.nullable().optional(),
     source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),

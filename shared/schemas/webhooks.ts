@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['call.completed'] as const;
 
 export const CreateWebhookRequest = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).openapi({ description: 'HTTPS endpoint (plain HTTP is accepted only by the local stack).', example: 'https://example.com/hooks/voice' }),
+    url: z.url({ protocol: /^https?$/ }).max(2048).openapi({ description: guardedUrlDescription('The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed.', '10 s per attempt, 64 KiB of response read'), example: 'https://example.com/hooks/voice' }),
     events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(20).default(['call.completed']),
   })
   .openapi('CreateWebhookRequest');

@@ -5,11 +5,14 @@ import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts'
 import type { RunRef } from '../domain/run-ref.ts';
 import { decideAfterAttempt, type AttemptResult } from '../domain/webhook-retry.ts';
 import * as repository from '../repositories/webhooks.ts';
+import { createGuardedFetch, OutboundRequestError } from '../net/guarded-fetch.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Deliveries go through the SSRF guard; a redirect is an answer (not followed), the body is read and dropped. */
+const deliveryFetch = createGuardedFetch({ timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: 64 * 1024 });
 
 /** Local speed-up of the retry schedule (1 on AWS). */
 const retryTimeScale = () => Number(process.env.WEBHOOK_RETRY_TIME_SCALE ?? 1) || 1;
@@ -95,12 +98,11 @@ async function send(webhook: repository.WebhookRecord, delivery: repository.Deli
     'webhook-signature': new StandardWebhook(webhook.secret).sign(delivery.message_id, now, delivery.payload),
   };
   try {
-    await assertPublicUrl(webhook.url, 'Webhook');
-    const response = await fetch(webhook.url, { method: 'POST', headers, body: delivery.payload, redirect: 'manual', signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
+    const response = await deliveryFetch(webhook.url, { method: 'POST', headers, body: delivery.payload, redirect: 'manual' });
     await response.arrayBuffer().catch(() => undefined);
     return { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined };
   } catch (error) {
-    return { kind: (error as Error).name === 'TimeoutError' ? 'timeout' : 'network_error' };
+    return { kind: error instanceof OutboundRequestError && error.reason === 'timeout' ? 'timeout' : 'network_error' };
   }
 }
 

@@ -214,6 +214,17 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
   });
 
+  it('never lets outbound fetches reach loopback on AWS, and gives the key to functions that seal secrets', () => {
+    const environments = [
+      ...ofType('AWS::Lambda::Function').map(([, r]) => Object.keys(r.Properties.Environment?.Variables ?? {})),
+      ...ofType('AWS::ECS::TaskDefinition').flatMap(([, r]) => r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) => (c.Environment ?? []).map((v) => v.Name))),
+    ];
+    expect(environments.length).toBeGreaterThan(1);
+    for (const names of environments) expect(names).not.toContain('OUTBOUND_ALLOW_LOOPBACK');
+    const sealing = [...functionGroups()].filter(([id]) => resources[id]!.Properties.Environment.Variables.KMS_KEY_ID).map(([, group]) => group);
+    expect(sealing).toContain('agentResources');
+  });
+
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
     const report = new AwsSolutionsChecks(app).validateScope(app);
