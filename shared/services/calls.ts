@@ -1,3 +1,4 @@
+import { optionalSetting } from '../config/settings.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
@@ -74,7 +75,7 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
-    from_number: numbers.from ?? process.env.DEFAULT_CALLER_ID ?? null,
+    from_number: numbers.from ?? optionalSetting('DEFAULT_CALLER_ID') ?? null,
     created_at: createdAt,
     logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
     campaign: origin,
