@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
 
-export const TemplateList = z
+export const AgentTemplate = z
   .object({
-    items: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        industry: z.string(),
-        description: z.string(),
-        languages: z.array(z.string()),
-        variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
-      }),
-    ),
+    id: z.string(),
+    name: z.string(),
+    industry: z.string(),
+    description: z.string(),
+    languages: z.array(z.string()),
+    variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
   })
-  .openapi('AgentTemplateList');
+  .openapi('AgentTemplate');
+
+export const TemplateList = pageOf(AgentTemplate, 'AgentTemplateList');
 
 export const FromTemplateRequest = z
   .object({
