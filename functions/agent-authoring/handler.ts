@@ -4,9 +4,10 @@ import { parseMultipart } from '../../shared/http/multipart.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as authoring from '../../shared/services/agent-authoring.ts';
 import { extractDocumentText, MAX_SCRIPT_UPLOAD_BYTES, MAX_UPLOAD_BYTES } from '../../shared/services/text-extraction.ts';
+import { pageOfItems } from '../../shared/domain/pagination.ts';
 
 export const handler = createApiHandler([
-  operation(agentTemplateRoutes.listTemplates, async () => ok(authoring.listTemplates())),
+  operation(agentTemplateRoutes.listTemplates, async ({ query }) => ok(pageOfItems(authoring.listTemplates().items, query))),
   operation(agentTemplateRoutes.fromTemplate, async ({ body }, context) => created(await authoring.createFromTemplate(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.translatePrompt, async ({ body }, context) => ok(await authoring.translatePrompt(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.getModelKey, async (_input, context) => ok(await authoring.modelKeyStatus(callerOf(context).organizationId))),

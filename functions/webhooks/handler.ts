@@ -5,7 +5,7 @@ import * as webhooks from '../../shared/services/webhooks.ts';
 
 export const handler = createApiHandler([
   operation(webhookRoutes.createWebhook, async ({ body }, context) => created(await webhooks.createWebhook(callerOf(context).organizationId, body))),
-  operation(webhookRoutes.listWebhooks, async (_input, context) => ok(await webhooks.listWebhooks(callerOf(context).organizationId))),
+  operation(webhookRoutes.listWebhooks, async ({ query }, context) => ok(await webhooks.listWebhooks(callerOf(context).organizationId, query))),
   operation(webhookRoutes.deleteWebhook, async ({ params }, context) => {
     await webhooks.deleteWebhook(callerOf(context).organizationId, params.webhook_id);
     return noContent();

@@ -26,7 +26,8 @@ export interface NumberRecord {
   order_status_reason: string | null;
   outbound_commitment_until: string | null;
   renews_at: string | null;
-  end_user_id: number;
+  /** The customer's own id of the subscriber; required for numbers under regulatory review. */
+  end_user_id: number | null;
   consent: boolean;
   end_user: Record<string, unknown> | null;
 }

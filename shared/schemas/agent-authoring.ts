@@ -1,21 +1,20 @@
 import { z } from 'zod';
 import { storedAtMost, Timestamp } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
+import { pageOf } from './pagination.ts';
 
-export const TemplateList = z
+export const AgentTemplate = z
   .object({
-    items: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        industry: z.string(),
-        description: z.string(),
-        languages: z.array(z.string()),
-        variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
-      }),
-    ),
+    id: z.string(),
+    name: z.string(),
+    industry: z.string(),
+    description: z.string(),
+    languages: z.array(z.string()),
+    variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
   })
-  .openapi('AgentTemplateList');
+  .openapi('AgentTemplate');
+
+export const TemplateList = pageOf(AgentTemplate, 'AgentTemplateList');
 
 export const FromTemplateRequest = z
   .object({

@@ -82,7 +82,7 @@ export const Tool = z
   })
   .openapi('Tool', { description: 'A typed HTTP tool the agent may call during a conversation.' });
 
-export const ToolList = z.object({ items: z.array(Tool) }).openapi('ToolList');
+export const ToolList = pageOf(Tool, 'ToolList');
 
 export const ToolParams = z.object({
   agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),

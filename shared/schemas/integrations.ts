@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
 
 export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
 
@@ -20,7 +21,7 @@ export const Connection = z
   })
   .openapi('Connection', { description: 'The OAuth refresh token is stored encrypted and never returned.' });
 
-export const ConnectionList = z.object({ items: z.array(Connection) }).openapi('ConnectionList');
+export const ConnectionList = pageOf(Connection, 'ConnectionList');
 
 export const ConnectionIdParam = z.object({ connection_id: z.string().regex(/^conn_[A-Za-z0-9]{16}$/) });
 

@@ -27,7 +27,7 @@ export const CreatedWebhook = Webhook.extend({
   secret: z.string().openapi({ description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
 }).openapi('CreatedWebhook');
 
-export const WebhookList = z.object({ items: z.array(Webhook) }).openapi('WebhookList');
+export const WebhookList = pageOf(Webhook, 'WebhookList');
 
 export const WebhookIdParam = z.object({ webhook_id: z.string().regex(/^wh_[A-Za-z0-9]{16}$/) });
 

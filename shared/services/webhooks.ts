@@ -1,7 +1,7 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { NotFoundError } from '../domain/errors.ts';
 import { randomAlphanumeric } from '../domain/ids.ts';
-import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import { pageInfo, pageOffset, pageOfItems, type PageRequest } from '../domain/pagination.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { decideAfterAttempt, type AttemptResult } from '../domain/webhook-retry.ts';
 import * as repository from '../repositories/webhooks.ts';
@@ -35,8 +35,9 @@ export async function createWebhook(orgId: number, request: { url: string; event
   return { ...publicView(webhook), secret: webhook.secret };
 }
 
-export async function listWebhooks(orgId: number) {
-  return { items: (await repository.listWebhooks(orgId)).map(publicView) };
+/** Webhooks are capped per organization, so one query reads them all. */
+export async function listWebhooks(orgId: number, page: PageRequest) {
+  return pageOfItems((await repository.listWebhooks(orgId)).map(publicView), page);
 }
 
 export async function deleteWebhook(orgId: number, webhookId: string): Promise<void> {

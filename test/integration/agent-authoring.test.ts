@@ -51,6 +51,12 @@ describe('agent templates', () => {
     const dental = catalogue.body.items.find((template: { id: string }) => template.id === 'dental-reminders');
     expect(dental).toMatchObject({ languages: ['en', 'pl'] });
     expect(dental.variables[0]).toMatchObject({ name: 'clinic_name', required: true });
+    // Paginated like every list.
+    const count = catalogue.body.total_count as number;
+    expect(catalogue.body).toMatchObject({ page: 1, limit: 20, total_pages: 1 });
+    const second = await api.request('GET', '/agent-templates?page=2&limit=2', { key: org.key });
+    expect(second.body).toMatchObject({ page: 2, limit: 2, total_count: count, total_pages: Math.ceil(count / 2) });
+    expect(second.body.items).toEqual(catalogue.body.items.slice(2, 4));
 
     const plain = await api.request('POST', '/agents/from-template', {
       key: org.key,

@@ -82,8 +82,8 @@ export const toolRoutes = {
     group: 'agentResources',
     summary: "List an agent's tools",
     tags: ['Tools'],
-    request: { params: AgentIdParam },
-    responses: { 200: { description: 'Tools', schema: ToolList }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    request: { params: AgentIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page of tools', schema: ToolList }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   getTool: defineRoute({
     operationId: 'getTool',

@@ -16,6 +16,7 @@ import {
 import { ErrorResponse } from '../../schemas/common.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
 
 export const agentTemplateRoutes = {
   listTemplates: defineRoute({
@@ -25,8 +26,8 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'The catalogue of industry agent templates',
     tags: ['Agent templates'],
-    request: {},
-    responses: { 200: { description: 'Templates', schema: TemplateList }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of templates', schema: TemplateList }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   fromTemplate: defineRoute({
     operationId: 'createAgentFromTemplate',

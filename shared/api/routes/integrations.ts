@@ -1,6 +1,7 @@
 import { Connection, ConnectionIdParam, ConnectionList, CreateConnectionRequest, PickerToken } from '../../schemas/integrations.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
 
 export const integrationRoutes = {
   createConnection: defineRoute({
@@ -23,8 +24,8 @@ export const integrationRoutes = {
     group: 'integrations',
     summary: 'List integration connections',
     tags: ['Integrations'],
-    request: {},
-    responses: { 200: { description: 'Connections', schema: ConnectionList }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of connections', schema: ConnectionList }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   deleteConnection: defineRoute({
     operationId: 'deleteConnection',

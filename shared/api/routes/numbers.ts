@@ -25,8 +25,8 @@ export const numberRoutes = {
     method: 'GET',
     path: '/phone-numbers/marketplace',
     summary: 'Numbers for sale, by country and type',
-    request: { query: MarketplaceQuery },
-    responses: { 200: { description: 'Available numbers', schema: MarketplaceNumbers }, ...UNAUTHORIZED, ...VALIDATION },
+    request: { query: MarketplaceQuery.extend(PaginationQuery.shape) },
+    responses: { 200: { description: 'One page of available numbers', schema: MarketplaceNumbers }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   purchase: defineRoute({
     group: 'numbers',
@@ -37,7 +37,7 @@ export const numberRoutes = {
     summary: 'Buy a number; the first month is charged to the balance',
     description:
       'The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. ' +
-      'Polish mobile numbers need `consent: true` and `end_user`, and start `pending` (owned and assignable, no traffic, not renewed) until the regulatory review.',
+      'Polish mobile numbers need `consent: true`, `end_user_id` and `end_user`, and start `pending` (owned and assignable, no traffic, not renewed) until the regulatory review.',
     request: { body: PurchaseNumberRequest },
     responses: { 200: { description: 'Phone number', schema: PhoneNumber }, 409: { description: 'Not available', schema: ErrorResponse }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
   }),
@@ -88,8 +88,8 @@ export const numberRoutes = {
     method: 'GET',
     path: '/outbound-agents',
     summary: 'Which agent dials out from which number',
-    request: {},
-    responses: { 200: { description: 'Assignments', schema: OutboundAgents }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of assignments', schema: OutboundAgents }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   outboundNumber: defineRoute({
     group: 'numbers',

@@ -28,8 +28,8 @@ export const webhookRoutes = {
     group: 'webhooks',
     summary: 'List webhook endpoints',
     tags: ['Webhooks'],
-    request: {},
-    responses: { 200: { description: 'Webhooks', schema: WebhookList }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of webhooks', schema: WebhookList }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   deleteWebhook: defineRoute({
     operationId: 'deleteWebhook',
