@@ -17,14 +17,33 @@ function children(value: object): [string | number, unknown][] {
   return Array.isArray(value) ? value.map((element, index) => [index, element]) : Object.entries(value);
 }
 
-/** The first container (depth-first) past level `maxDepth`, `value` being level 1, with its path. */
-export function findTooDeep(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: Path; value: unknown } | undefined {
+/**
+ * Keys JavaScript and the DynamoDB marshaller treat specially: `__proto__` would be lost on the
+ * way back, and an object with its own `constructor` is taken for a class instance (or a boxed
+ * Boolean, Number or String) instead of a map.
+ */
+export const RESERVED_KEYS = ['__proto__', 'constructor'];
+
+export interface UnstorableJson {
+  path: Path;
+  value: unknown;
+  error: string;
+}
+
+/**
+ * The first place (depth-first) where a JSON value cannot be stored as a DynamoDB map: a
+ * container past level `maxDepth` (`value` being level 1) or a reserved key.
+ */
+export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): UnstorableJson | undefined {
   const stack: { value: unknown; path: Path }[] = [{ value, path: [] }];
   while (stack.length) {
     const current = stack.pop()!;
     if (!isContainer(current.value)) continue;
-    if (current.path.length >= maxDepth) return current;
-    for (const [key, child] of children(current.value).reverse()) {
+    if (current.path.length >= maxDepth) return { ...current, error: `nested deeper than ${maxDepth} levels` };
+    const entries = children(current.value);
+    const reserved = entries.find(([key]) => typeof key === 'string' && RESERVED_KEYS.includes(key));
+    if (reserved) return { path: [...current.path, reserved[0]], value: reserved[1], error: `the key '${reserved[0]}' is reserved` };
+    for (const [key, child] of entries.reverse()) {
       if (isContainer(child)) stack.push({ value: child, path: [...current.path, key] });
     }
   }

@@ -23,6 +23,16 @@ describe('bad input never gives a 5xx', () => {
     expect(response.status).toBe(200);
   });
 
+  it.each([
+    ['{"name": "x", "workflow_configurations": {"constructor": {"name": "Boolean"}}}', ['body', 'workflow_configurations', 'constructor']],
+    ['{"name": "x", "initial_context": {"a": [{"__proto__": {"polluted": true}}]}}', ['body', 'initial_context', 'a', 0, '__proto__']],
+  ])('a reserved key in a free-form object is a 422 at its place, not a 500: %s', async (body, loc) => {
+    const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });
+    expect(status).toBe(422);
+    expect(answer.detail).toEqual([{ type: 'value_error', loc, msg: `Value error, the key '${loc.at(-1)}' is reserved`, input: expect.anything(), ctx: { error: `the key '${loc.at(-1)}' is reserved` } }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('a body over 10 MB is a 413 {detail}, not a reset connection', async () => {
     const body = JSON.stringify({ name: 'x'.repeat(MAX_REQUEST_BYTES + 10) });
     const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });

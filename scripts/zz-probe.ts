@@ -1,0 +1,12 @@
+import { startLocalStack } from '../local/stack.ts';
+const stack = await startLocalStack({ port: 0, logLevel: 'ERROR', authorizerCacheTtlSeconds: 1, simCallSeconds: 10 });
+Object.assign(process.env, stack.env);
+const { createOrganization } = await import('../shared/services/organizations.ts');
+const { apiKey } = await createOrganization({ name: 'p' });
+const h = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
+const post = async (path: string, body: string) => { const r = await fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: h, body }); console.log('RESULT', path, r.status, (await r.text()).slice(0, 300)); };
+await post('/agents', '{"__proto__": {"polluted": true}, "name":"x","workflow_configurations":{"__proto__":{"polluted":true},"constructor":{"polluted":true},"prototype":{"polluted":true}}}');
+await post('/agents', '{"name":"x","workflow_configurations":{"constructor":{"polluted":true}}}');
+await post('/agents', '{"name":"x","workflow_configurations":{"toString":1}}');
+await post('/agents/translate-prompt', '{"text":"x","target_language":"xx","context":""}');
+await stack.stop();
