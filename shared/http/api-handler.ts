@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { GATEWAY_ERRORS } from '../api/gateway.ts';
 import { resourcePath, type OperationInput, type Route, type RouteRequest } from '../api/route.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
@@ -48,7 +49,7 @@ export function operation<Req extends RouteRequest>(route: Route<Req>, impl: Ope
 
 /** The organization of a private route's caller. */
 export function callerOf(context: RequestContext): Caller {
-  if (!context.caller) throw new UnauthorizedError('Missing or invalid API key');
+  if (!context.caller) throw new UnauthorizedError(GATEWAY_ERRORS.unauthorized.detail);
   return context.caller;
 }
 
@@ -73,7 +74,7 @@ export function createApiHandler(operations: BoundOperation[]) {
     logger.appendKeys({ requestId, organizationId: caller?.organizationId });
     const op = byKey.get(`${event.httpMethod} ${event.resource}`);
     if (!op) return toProxyResult(errorResult(404, 'Not Found'));
-    if (!op.route.public && !caller) return toProxyResult(errorResult(401, 'Missing or invalid API key'));
+    if (!op.route.public && !caller) return toProxyResult(errorResult(401, GATEWAY_ERRORS.unauthorized.detail));
     try {
       return toProxyResult(await op.run(event, { requestId, event, caller }));
     } catch (error) {

@@ -37,7 +37,7 @@ function validatePart(
   const coerced = coerceLax(schema, data);
   const result = schema.safeParse(coerced);
   if (result.success) return result.data;
-  errors.push(...toFastApiItems(result.error.issues, root, coerced));
+  errors.push(...toFastApiItems(result.error.issues, root, coerced, data));
   return undefined;
 }
 
@@ -56,6 +56,16 @@ export function headerValue(event: APIGatewayProxyEvent, name: string): string |
 function eventBodyText(event: APIGatewayProxyEvent): string | null {
   if (event.body == null) return null;
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/**
+ * A body sent with another Content-Type is not read as JSON (as in FastAPI) and fails as a whole:
+ * the item stays FastAPI's (`model_attributes_type` on `body`, the text as input) and its `ctx`
+ * says why, since that is rarely what the client meant (curl -d sends form encoding).
+ */
+function explainContentType(items: ValidationErrorItem[], contentType: string): void {
+  const error = `the body was sent as '${contentType.split(';')[0]!.trim()}', not read as JSON: send Content-Type: application/json`;
+  for (const item of items) if (item.loc.length === 1) item.ctx = { error };
 }
 
 /**
@@ -91,7 +101,9 @@ export function parseRequest<Req extends RouteRequest>(route: Route<Req>, event:
     if (rawBody.kind === 'absent') {
       if (request.bodyRequired !== false) errors.push(fieldRequired(['body'], null));
     } else {
+      const before = errors.length;
       body = validatePart(request.body, rawBody.kind === 'json' ? rawBody.value : rawBody.text, 'body', errors);
+      if (rawBody.kind === 'raw') explainContentType(errors.slice(before), headerValue(event, 'content-type') ?? '');
     }
   }
 
