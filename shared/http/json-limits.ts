@@ -87,3 +87,19 @@ export function abbreviate(value: unknown, depth = 0): unknown {
   const entries = children(value).slice(0, ECHO_ELEMENTS).map(([key, child]) => [key, abbreviate(child, depth + 1)] as const);
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
 }
+
+/**
+ * Lambda answers at most 6 MB; list bodies keep to 5 MB so headers and any envelope fit with room.
+ */
+export const MAX_LIST_BODY_BYTES = 5_000_000;
+
+/** The longest prefix of `items` whose JSON array fits in `budget` bytes, and whether some were left out. */
+export function takeWithinBytes<T>(items: readonly T[], budget: number, used = 2): { items: T[]; bytes: number; truncated: boolean } {
+  let bytes = used;
+  for (const [index, item] of items.entries()) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + (index > 0 || used > 2 ? 1 : 0);
+    if (bytes + size > budget) return { items: items.slice(0, index), bytes, truncated: true };
+    bytes += size;
+  }
+  return { items: [...items], bytes, truncated: false };
+}

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BYTES } from '../../shared/api/gateway.ts';
-import { MAX_JSON_DEPTH } from '../../shared/http/json-limits.ts';
+import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../../shared/http/json-limits.ts';
 import { AGENT_OBJECT_CAPS } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
 
@@ -107,5 +107,44 @@ describe('nesting and size limits', () => {
     });
     expect(created.status).toBe(201);
     expect((await api.request('GET', `/agents/${created.body.public_id}`, { key: org.key })).status).toBe(200);
+  });
+});
+
+describe('no response above Lambda\'s 6 MB', () => {
+  it('GET /agents leaves out agents past 5 MB, says so, and links to the rest', { timeout: 120_000 }, async () => {
+    const big = await newOrganization('Big agents');
+    const fill = (bytes: number) => ({ text: 'y'.repeat(bytes - 20) });
+    const created: number[] = [];
+    for (let i = 0; i < 17; i++) {
+      const response = await api.request('POST', '/agents', {
+        key: big.key,
+        body: {
+          name: `Big ${i}`,
+          workflow_definition: fill(AGENT_OBJECT_CAPS.workflow_definition),
+          workflow_configurations: fill(AGENT_OBJECT_CAPS.workflow_configurations),
+          template_context_variables: fill(AGENT_OBJECT_CAPS.template_context_variables),
+          call_disposition_codes: fill(AGENT_OBJECT_CAPS.call_disposition_codes),
+        },
+      });
+      expect(response.status).toBe(201);
+      created.push(response.body.id);
+    }
+    const first = await api.request('GET', '/agents', { key: big.key });
+    expect(first.status).toBe(200);
+    expect(first.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
+    expect(first.headers.get('x-truncated')).toBe('true');
+    expect(first.headers.get('x-total-count')).toBe('17');
+    const count = first.body.length;
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThan(17);
+    const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
+    expect(link).toBe(`${api.baseUrl}/agents?page=2&limit=${count}`);
+    const rest = await api.request('GET', link!.slice(api.baseUrl.length), { key: big.key });
+    expect([...first.body, ...rest.body].map((agent: { id: number }) => agent.id).slice(0, 2 * count)).toEqual(created.slice(0, Math.min(17, 2 * count)));
+
+    const paged = await api.request('GET', '/agents?page=1&limit=100', { key: big.key });
+    expect(paged.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
+    expect(paged.headers.get('x-truncated')).toBe('true');
+    expect(paged.headers.get('x-total-count')).toBe('17');
   });
 });

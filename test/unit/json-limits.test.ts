@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abbreviate, findUnstorable, MAX_JSON_DEPTH, storedSize } from '../../shared/http/json-limits.ts';
+import { abbreviate, findUnstorable, MAX_JSON_DEPTH, storedSize, takeWithinBytes } from '../../shared/http/json-limits.ts';
 
 const nested = (levels: number): unknown => {
   let value: unknown = 1;
@@ -53,5 +53,20 @@ describe('abbreviate', () => {
   it('cuts long strings and empties nested containers', () => {
     expect(abbreviate('x'.repeat(5000))).toBe(`${'x'.repeat(1000)}…`);
     expect(abbreviate({ a: { b: 1 }, c: [1], d: 'x' })).toEqual({ a: {}, c: [], d: 'x' });
+  });
+});
+
+describe('takeWithinBytes', () => {
+  it('keeps the longest prefix whose JSON array fits', () => {
+    const items = ['aaaa', 'bbbb', 'cccc'];
+    // ["aaaa","bbbb"] is 15 bytes
+    expect(takeWithinBytes(items, 15)).toEqual({ items: ['aaaa', 'bbbb'], bytes: 15, truncated: true });
+    expect(takeWithinBytes(items, 22)).toEqual({ items, bytes: 22, truncated: false });
+    expect(JSON.stringify(items)).toHaveLength(22);
+  });
+
+  it('continues a running total across pages', () => {
+    const first = takeWithinBytes(['aaaa'], 15);
+    expect(takeWithinBytes(['bbbb', 'cccc'], 15, first.bytes)).toMatchObject({ items: ['bbbb'], truncated: true });
   });
 });
