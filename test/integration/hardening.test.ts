@@ -147,4 +147,21 @@ describe('no response above Lambda\'s 6 MB', () => {
     expect(paged.headers.get('x-truncated')).toBe('true');
     expect(paged.headers.get('x-total-count')).toBe('17');
   });
+
+  it('a page of runs whose contexts would pass 5 MB keeps the runs that fit, flagged X-Truncated', { timeout: 120_000 }, async () => {
+    const own = await newOrganization('Big runs');
+    const context = { text: 'c'.repeat(31_000) };
+    const agent = await api.request('POST', '/agents', { key: own.key, body: { name: 'Runs', template_context_variables: context } });
+    for (let i = 0; i < 90; i++) {
+      const run = await api.request('POST', `/agents/${agent.body.public_id}/conversations`, { key: own.key, body: { mode: 'chat', initial_context: { other: 'i'.repeat(31_000) } } });
+      expect(run.status).toBe(200);
+    }
+    const page = await api.request('GET', `/agents/${agent.body.public_id}/conversations?limit=100`, { key: own.key });
+    expect(page.status).toBe(200);
+    expect(page.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
+    expect(page.headers.get('x-truncated')).toBe('true');
+    expect(page.body).toMatchObject({ page: 1, limit: 100, total_count: 90, total_pages: 1 });
+    expect(page.body.items.length).toBeGreaterThan(50);
+    expect(page.body.items.length).toBeLessThan(90);
+  });
 });
