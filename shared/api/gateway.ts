@@ -20,7 +20,14 @@ export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_
 
 /** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
 export const GATEWAY_ERRORS = {
-  unauthorized: { status: 401, detail: 'Missing or invalid API key' },
+  /**
+   * API Gateway answers this itself when X-API-Key is absent (the authorizer is not called), so
+   * the text is one for every case: it says where the key goes, and that a Bearer token is not read.
+   */
+  unauthorized: {
+    status: 401,
+    detail: "Missing or invalid API key: send your organization's key in the X-API-Key header (X-API-Key: <key>); an Authorization: Bearer header is not read",
+  },
   accessDenied: { status: 403, detail: 'Forbidden' },
   notFound: { status: 404, detail: 'Not Found' },
   methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },

@@ -17,14 +17,33 @@ function children(value: object): [string | number, unknown][] {
   return Array.isArray(value) ? value.map((element, index) => [index, element]) : Object.entries(value);
 }
 
-/** The first container (depth-first) past level `maxDepth`, `value` being level 1, with its path. */
-export function findTooDeep(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: Path; value: unknown } | undefined {
+/**
+ * Keys JavaScript and the DynamoDB marshaller treat specially: `__proto__` would be lost on the
+ * way back, and an object with its own `constructor` is taken for a class instance (or a boxed
+ * Boolean, Number or String) instead of a map.
+ */
+export const RESERVED_KEYS = ['__proto__', 'constructor'];
+
+export interface UnstorableJson {
+  path: Path;
+  value: unknown;
+  error: string;
+}
+
+/**
+ * The first place (depth-first) where a JSON value cannot be stored as a DynamoDB map: a
+ * container past level `maxDepth` (`value` being level 1) or a reserved key.
+ */
+export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): UnstorableJson | undefined {
   const stack: { value: unknown; path: Path }[] = [{ value, path: [] }];
   while (stack.length) {
     const current = stack.pop()!;
     if (!isContainer(current.value)) continue;
-    if (current.path.length >= maxDepth) return current;
-    for (const [key, child] of children(current.value).reverse()) {
+    if (current.path.length >= maxDepth) return { ...current, error: `nested deeper than ${maxDepth} levels` };
+    const entries = children(current.value);
+    const reserved = entries.find(([key]) => typeof key === 'string' && RESERVED_KEYS.includes(key));
+    if (reserved) return { path: [...current.path, reserved[0]], value: reserved[1], error: `the key '${reserved[0]}' is reserved` };
+    for (const [key, child] of entries.reverse()) {
       if (isContainer(child)) stack.push({ value: child, path: [...current.path, key] });
     }
   }
@@ -67,4 +86,20 @@ export function abbreviate(value: unknown, depth = 0): unknown {
   if (depth > 0) return Array.isArray(value) ? [] : {};
   const entries = children(value).slice(0, ECHO_ELEMENTS).map(([key, child]) => [key, abbreviate(child, depth + 1)] as const);
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
+}
+
+/**
+ * Lambda answers at most 6 MB; list bodies keep to 5 MB so headers and any envelope fit with room.
+ */
+export const MAX_LIST_BODY_BYTES = 5_000_000;
+
+/** The longest prefix of `items` whose JSON array fits in `budget` bytes, and whether some were left out. */
+export function takeWithinBytes<T>(items: readonly T[], budget: number, used = 2): { items: T[]; bytes: number; truncated: boolean } {
+  let bytes = used;
+  for (const [index, item] of items.entries()) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + (index > 0 || used > 2 ? 1 : 0);
+    if (bytes + size > budget) return { items: items.slice(0, index), bytes, truncated: true };
+    bytes += size;
+  }
+  return { items: [...items], bytes, truncated: false };
 }

@@ -4,7 +4,7 @@ import type { AgentStatus } from '../domain/agent.ts';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, tableName } from './table.ts';
+import { countQuery, db, queryItems, queryPages, tableName } from './table.ts';
 
 /** Agents are stored in their API shape, under their organization's partition. */
 const fromItem = (item: Record<string, unknown>): Agent => {
@@ -107,4 +107,9 @@ export async function countAgents(orgId: number, statuses: readonly AgentStatus[
 export async function listAgents(orgId: number, statuses: readonly AgentStatus[], offset = 0, limit?: number): Promise<Agent[]> {
   const items = await queryItems(agentsQuery(orgId, statuses), offset, limit);
   return items.map(fromItem);
+}
+
+/** Agents in id order, a DynamoDB page at a time, for a reader that stops at a response budget. */
+export async function* agentPages(orgId: number, statuses: readonly AgentStatus[]): AsyncGenerator<Agent[]> {
+  for await (const items of queryPages(agentsQuery(orgId, statuses))) yield items.map(fromItem);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storedAtMost, Timestamp } from './common.ts';
+import { storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
@@ -65,6 +65,7 @@ export const CreateToolRequest = z
   .refine((tool) => tool.parameters.required.every((name) => Object.hasOwn(tool.parameters.properties, name)), {
     message: 'every name in parameters.required must be a property',
     path: ['parameters', 'required'],
+    when: whenFieldsValid,
   })
   .openapi('CreateToolRequest');
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
-import { JsonObject, Timestamp } from './common.ts';
+import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
@@ -47,7 +47,7 @@ export const CallingWindowRequest = z
     start: HHMM.default('09:00'),
     end: HHMM.default('17:00'),
   })
-  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [] })
+  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [], when: whenFieldsValid })
   .openapi('CallingWindowRequest', { description: 'Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive).' });
 export type CallingWindow = z.output<typeof CallingWindowRequest>;
 

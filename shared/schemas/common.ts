@@ -12,15 +12,22 @@ export const Timestamp = z.string().openapi({ format: 'date-time', example: '202
 export const JsonObject = z.record(z.string(), z.unknown()).openapi({ type: 'object', additionalProperties: true });
 
 /**
+ * For rules on a whole object: like a Pydantic model validator, they run only once every field of
+ * the object is valid, so a 422 lists the field items and no extra item for the whole object.
+ */
+export const whenFieldsValid = (payload: z.core.ParsePayload): boolean => payload.issues.length === 0;
+
+/**
  * Caps a value by the size DynamoDB would count for it, so no write can pass the 400 KB item
  * limit: more is a 422 `value_error` at the field (Pydantic's shape for a failed validator).
  */
 export function storedAtMost<T extends z.ZodType>(schema: T, maxBytes: number): T {
+  const error = `at most ${maxBytes} bytes when stored`;
   return schema
-    .superRefine((value, context) => {
-      if (storedSize(value, maxBytes) <= maxBytes) return;
-      const error = `at most ${maxBytes} bytes when stored`;
-      context.addIssue({ code: 'custom', message: error, params: { fastapi: { type: 'value_error', msg: `Value error, ${error}`, ctx: { error } } } });
+    .refine((value) => storedSize(value, maxBytes) <= maxBytes, {
+      message: error,
+      params: { fastapi: { type: 'value_error', msg: `Value error, ${error}`, ctx: { error } } },
+      when: whenFieldsValid,
     })
     .openapi({ 'x-max-stored-bytes': maxBytes } as object) as T;
 }

@@ -62,7 +62,7 @@ describe('agent templates', () => {
       key: org.key,
       body: { template_id: 'dental-reminders', variables: { clinic_name: 'Smile' }, language: 'en', agent_name: 'Smile reminders' },
     });
-    expect(plain.status).toBe(201);
+    expect(plain.status).toBe(200);
     expect(plain.body).toMatchObject({ name: 'Smile reminders', workflow_definition: { greeting: 'Hello, this is Smile calling about your visit tomorrow.' }, call_disposition_codes: { confirmed: 'Visit confirmed' } });
 
     const generated = await api.request('POST', '/agents/from-template', {
@@ -118,7 +118,7 @@ describe('script analysis', () => {
     expect((await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name)).not.toContain('From script');
 
     const agent = await api.request('POST', '/agents/from-script', { key: org.key, body: { agent_name: 'From script', analysis: analysis.body } });
-    expect(agent.status).toBe(201);
+    expect(agent.status).toBe(200);
     expect(agent.body.workflow_definition).toMatchObject({ greeting: 'Good morning, Smile Clinic here.', steps: ['What is your name?'] });
     expect(agent.body.template_context_variables).toMatchObject({ prices: '200 PLN', address: 'ul. Prosta 5, Warszawa' });
   });

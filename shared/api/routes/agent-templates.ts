@@ -38,7 +38,7 @@ export const agentTemplateRoutes = {
     description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
-    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   translatePrompt: defineRoute({
     operationId: 'translatePrompt',
@@ -102,7 +102,7 @@ export const agentTemplateRoutes = {
     summary: 'Create an agent from a script analysis',
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
-    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   extractText: defineRoute({
     operationId: 'extractText',

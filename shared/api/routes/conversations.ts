@@ -16,7 +16,7 @@ export const conversationRoutes = {
     description: '`initial_context` is merged over the agent\'s `template_context_variables`. Telephony mode names are accepted and only create a record.',
     tags: ['Conversations'],
     request: { params: AgentIdParam, body: CreateConversationRequest },
-    responses: { 201: { description: 'Created', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 200: { description: 'The run record (200, as the earlier service answered; the spec gives no status)', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   listConversations: defineRoute({
     operationId: 'listConversations',
