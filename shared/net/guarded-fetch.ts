@@ -144,9 +144,13 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
   const allowLoopback = () => options.allowLoopback ?? outboundAllowsLoopback();
   let dispatcher: Agent | undefined;
 
-  return async (input, init = {}) => {
+  return async (input, requestInit = {}) => {
     dispatcher ??= guardedDispatcher(options.resolve ?? systemResolver, allowLoopback);
     let url = new URL(input instanceof Request ? input.url : String(input));
+    const init: RequestInit =
+      input instanceof Request
+        ? { method: input.method, headers: input.headers, body: input.body ? await input.arrayBuffer() : null, signal: input.signal, redirect: input.redirect, ...requestInit }
+        : requestInit;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const translate = (error: unknown) => failure(error, url, timeout, timeoutMs);
@@ -171,7 +175,7 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
         method = 'GET';
         body = null;
         for (const name of ['content-type', 'content-length']) headers.delete(name);
-      } else if (body !== null && typeof body !== 'string' && !(body instanceof URLSearchParams) && !(body instanceof Uint8Array)) {
+      } else if (body !== null && typeof body !== 'string' && !(body instanceof URLSearchParams) && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
         throw new OutboundRequestError('redirects', `${url.host} redirected a request whose body cannot be sent again`);
       }
       // As browsers do: credentials are not handed to another origin.

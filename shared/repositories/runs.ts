@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CALLS_IDEMPOTENCY_SCOPE } from './idempotency.ts';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
@@ -31,6 +32,8 @@ export interface RunRecord {
   answered_at: string | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
+  /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */
+  idempotency_record?: string;
 }
 
 export interface CampaignOrigin {
@@ -233,21 +236,31 @@ export async function updateActiveRun(
   }
 }
 
-/** Deletes a run that is not in progress; false when it is in progress (or gone). */
-export async function deleteRun(orgId: number, agentId: number, runId: number): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.run(orgId, agentId, runId),
+/**
+ * Deletes a run that is not in progress, and with it the Idempotency-Key record that kept its
+ * first response (which names the number); false when it is in progress (or gone).
+ */
+export async function deleteRun(run: RunRecord): Promise<boolean> {
+  const table = tableName();
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: table,
+        Key: keys.run(run.organization_id, run.workflow_id, run.id),
         ConditionExpression: 'attribute_exists(pk) AND #status <> :inProgress',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':inProgress': 'in_progress' },
-      }),
-    );
+      },
+    },
+  ];
+  if (run.idempotency_record) {
+    items.push({ Delete: { TableName: table, Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk: run.idempotency_record } } });
+  }
+  try {
+    await sendTransaction(items);
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (cancelledBy(error, 0)) return false;
     throw error;
   }
 }

@@ -83,32 +83,30 @@ export async function listAgents(orgId: number, query: { status?: string; page?:
   return { agents: fitted.items, totalCount, totalPages: totalPages(totalCount, page.limit), ...(fitted.truncated && { truncated: true }) };
 }
 
-async function save(orgId: number, updated: Agent, read: Agent, newDefinition: boolean): Promise<void> {
-  if (!(await repository.replaceAgent(orgId, updated, read.updated_at, newDefinition))) {
-    throw new ConflictError('The agent was changed by another request; fetch it and retry');
-  }
-}
+const concurrentChange = () => new ConflictError('The agent was changed by another request; fetch it and retry');
 
+/** Changes only the fields sent (and the definition version when the definition changes). */
 export async function updateAgent(orgId: number, agentRef: string, changes: UpdateAgentRequest): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
   const definitionChanged =
     changes.workflow_definition !== undefined &&
     JSON.stringify(changes.workflow_definition) !== JSON.stringify(current.workflow_definition);
-  const updated: Agent = {
-    ...current,
+  const fields = {
     ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
-    current_definition_id: definitionChanged ? await nextId('definition') : current.current_definition_id,
+    ...(definitionChanged ? { current_definition_id: await nextId('definition') } : {}),
     updated_at: new Date().toISOString(),
   };
-  await save(orgId, updated, current, definitionChanged);
+  const definition = definitionChanged ? ({ ...current, ...fields } as Agent) : undefined;
+  const updated = await repository.updateAgentFields(orgId, current.id, fields, current.updated_at, definition);
+  if (!updated) throw concurrentChange();
   return updated;
 }
 
 export async function setAgentStatus(orgId: number, agentRef: string, status: AgentStatus): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
   if (current.status === status) return current;
-  const updated: Agent = { ...current, status, updated_at: new Date().toISOString() };
-  await save(orgId, updated, current, false);
+  const updated = await repository.updateAgentFields(orgId, current.id, { status, updated_at: new Date().toISOString() }, current.updated_at);
+  if (!updated) throw concurrentChange();
   return updated;
 }
 

@@ -25,7 +25,8 @@ const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
 export interface CallLifecycleInput {
-  call: { ref: RunRef; runRef: string; to: string; from: string; watchdogSeconds: number };
+  /** References only: execution inputs outlive a deleted run, so no number or personal data here. */
+  call: { ref: RunRef; runRef: string; watchdogSeconds: number };
 }
 
 export interface PlaceCallRequest {
@@ -39,12 +40,27 @@ export interface PlaceCallRequest {
  * validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
  * state machine dials and guarantees the run ends.
  */
-export async function placeCall(orgId: number, agentRef: string, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
+export async function placeCall(
+  orgId: number,
+  agentRef: string,
+  request: PlaceCallRequest,
+  origin: runs.CampaignOrigin | null = null,
+  now = new Date(),
+  idempotencyRecord: string | null = null,
+) {
   const agent = await getAgent(orgId, agentRef);
-  return placeCallForAgent(orgId, agent, request, origin, now);
+  return placeCallForAgent(orgId, agent, request, origin, now, idempotencyRecord);
 }
 
-export async function placeCallForAgent(orgId: number, agent: Agent, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
+/** `idempotencyRecord`: the Idempotency-Key record this placement's response is kept under, deleted with the run. */
+export async function placeCallForAgent(
+  orgId: number,
+  agent: Agent,
+  request: PlaceCallRequest,
+  origin: runs.CampaignOrigin | null = null,
+  now = new Date(),
+  idempotencyRecord: string | null = null,
+) {
   if (agent.status !== 'active') throw new ConflictError('The agent is archived; unarchive it to place calls');
   const to = request.phone_number;
   if (await isBlocked(orgId, to)) throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
@@ -81,13 +97,14 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     campaign: origin,
     initialContext: request.initial_context,
   });
+  if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
   if (!(await runs.insertRun(run, true))) {
     throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
   }
 
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
   const input: CallLifecycleInput = {
-    call: { ref, runRef: formatRunRef(ref), to, from: run.from_number ?? '', watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+    call: { ref, runRef: formatRunRef(ref), watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
   };
   try {
     await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, input);

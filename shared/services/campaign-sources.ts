@@ -3,7 +3,7 @@ import { isValidTimeZone } from '../domain/time-windows.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import type { ContactRecord } from '../repositories/campaigns.ts';
 import { readSheet } from './connections.ts';
-import { createGuardedFetch } from '../net/guarded-fetch.ts';
+import { guardedFetch } from '../net/guarded-fetch.ts';
 
 export interface CampaignSource {
   source_type: string;
@@ -25,13 +25,10 @@ function configString(source: CampaignSource, name: string): string | undefined 
   return typeof value === 'string' && value.trim() ? value : undefined;
 }
 
-/** iCalendar feeds through the SSRF guard: 10 s and 5 MiB at most. */
-export const MAX_CALENDAR_BYTES = 5 * 1024 * 1024;
-const calendarFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: MAX_CALENDAR_BYTES });
-
+/** iCalendar feeds through the SSRF guard with its default caps: 10 s and 5 MiB. */
 async function fetchCalendar(url: string): Promise<string> {
   try {
-    const response = await calendarFetch(url);
+    const response = await guardedFetch(url);
     if (!response.ok) throw new SourceError(`The calendar could not be fetched: HTTP ${response.status}`);
     return await response.text();
   } catch (error) {

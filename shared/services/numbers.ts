@@ -128,9 +128,9 @@ export async function listNumbers(orgId: number, page: PageRequest) {
 
 /** Routes the number's incoming calls to an agent (pending numbers may be assigned; they carry no traffic yet). */
 export async function assignNumber(orgId: number, request: { phone_number_id: number; workflow_id: number }) {
-  const [number, agent] = await Promise.all([findNumber(orgId, request.phone_number_id), getAgent(orgId, String(request.workflow_id))]);
-  const assigned = { ...number, workflow_id: agent.id, assigned_at: new Date().toISOString() };
-  await repository.putNumber(assigned);
+  const agent = await getAgent(orgId, String(request.workflow_id));
+  const assigned = await repository.assignNumber(orgId, request.phone_number_id, agent.id, new Date().toISOString());
+  if (!assigned) throw new NotFoundError('Phone number not found');
   return one(orgId, assigned);
 }
 
@@ -175,13 +175,11 @@ export async function numberSetup(orgId: number) {
 export async function reviewNumber(orgId: number, numberId: number, decision: 'approve' | 'reject', reason?: string) {
   const number = await findNumber(orgId, numberId);
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
-  if (decision === 'approve') {
-    await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null });
-  } else {
-    await repository.changeNumberStatus(orgId, numberId, 'pending', 'rejected', { renews_at: null, order_status: 'rejected', order_status_reason: reason ?? 'Rejected in regulatory review' });
-    const { addBalance } = await import('../repositories/organizations.ts');
-    await addBalance(orgId, number.monthly_cost_usd);
-  }
+  const reviewed =
+    decision === 'approve'
+      ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null })
+      : await repository.rejectPendingNumber(number, reason ?? 'Rejected in regulatory review', new Date().toISOString());
+  if (!reviewed) throw new ConflictError(`Number ${numberId} was reviewed meanwhile`);
   return one(orgId, (await repository.getNumber(orgId, numberId))!);
 }
 

@@ -1,5 +1,8 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { daytimeNumber } from '../support/phone-numbers.ts';
 
 /**
  * Every URL a customer gives goes through the SSRF guard. Only address literals here: nothing is
@@ -79,5 +82,30 @@ describe.skipIf(needsLocalStack)('tool headers at rest', () => {
     const stored = await repository.getTool(org.organizationId, agent.id, created.body.id);
     expect(stored).toMatchObject({ header_names: ['Authorization'], headers_ciphertext: expect.stringMatching(/^local:/) });
     expect(JSON.stringify(stored)).not.toContain('crm-secret-77');
+  });
+});
+
+describe.skipIf(needsLocalStack)('a calendar feed on loopback (the local stack allows it)', () => {
+  const feed = createServer((request, response) => {
+    if (request.url === '/to-private') return response.writeHead(302, { location: 'http://10.1.2.3/cal.ics' }).end();
+    const start = new Date(Date.now() + 86_400_000).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+    const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', 'UID:v1', `DTSTART:${start}`, 'SUMMARY:Ola', `DESCRIPTION:Call ${daytimeNumber(7, 9)}`, 'END:VEVENT', 'END:VCALENDAR'];
+    response.writeHead(200, { 'content-type': 'text/calendar' }).end(ics.join('\r\n'));
+  });
+  let base: string;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(feed.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => feed.close(resolve)));
+
+  it('is read through the guard, and a redirect to a private address is refused', async () => {
+    const campaign = (ics_url: string) => api.request('POST', '/campaigns', { key: org.key, body: { name: 'Feed', workflow_id: agent.id, source_type: 'calendar', source_config: { ics_url } } });
+    const created = await campaign(`${base}/cal.ics`);
+    expect(created.status).toBe(200);
+    expect(created.body.total_rows).toBe(1);
+    const redirected = await campaign(`${base}/to-private`);
+    expect(redirected.status).toBe(422);
+    expect(redirected.body.detail[0].msg).toContain('10.1.2.3');
   });
 });

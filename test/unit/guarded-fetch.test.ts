@@ -189,6 +189,11 @@ describe('guarded fetch', () => {
     expect(resolve.calls).toEqual(['feed.test']);
   });
 
+  it('takes a Request as fetch does', async () => {
+    const response = await local()(new Request(`http://feed.test:${port}/ok`, { method: 'PUT', body: 'from a request', headers: { authorization: 'Bearer x' } }));
+    expect(await response.json()).toEqual({ method: 'PUT', body: 'from a request', authorization: 'Bearer x' });
+  });
+
   it('refuses loopback without the explicit allowance, before connecting', async () => {
     const resolve = names();
     await refusedWith(createGuardedFetch({ allowLoopback: false, resolve })(`https://feed.test:${port}/ok`), 'refused');
