@@ -1,7 +1,9 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
 import { API_KEY_HEADER } from '../api/gateway.ts';
 import type { Route } from '../api/route.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
+import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
 
 const SECURITY_SCHEME = 'APIKeyHeader';
 
@@ -46,12 +48,41 @@ function toRouteConfig(route: Route): RouteConfig {
   };
 }
 
+const WEBHOOK_HEADERS = z.object({
+  'webhook-id': z.string().openapi({ description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).', example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p' }),
+  'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt; reject values far from now (replay protection).', example: '1795428942' }),
+  'webhook-signature': z.string().openapi({
+    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  }),
+});
+
+/** The `webhooks` section: one POST per event of the catalogue, as the platform sends it to subscribers. */
+function registerWebhookEvents(registry: OpenAPIRegistry): void {
+  for (const [type, schema] of Object.entries(WEBHOOK_EVENTS) as [WebhookEventType, (typeof WEBHOOK_EVENTS)[WebhookEventType]][]) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary: `The \`${type}\` event`,
+      description: `${EVENT_DESCRIPTIONS.get(type)} Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.`,
+      tags: ['Webhooks'],
+      request: {
+        headers: WEBHOOK_HEADERS,
+        body: { required: true, content: { 'application/json': { schema, example: sampleEvent(type) } } },
+      },
+      responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: the platform disables this endpoint' } },
+    });
+  }
+}
+
 /** The OpenAPI 3.1 document of the route table: generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', SECURITY_SCHEME, { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
   registry.register('HTTPValidationError', HTTPValidationError);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
+  registerWebhookEvents(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
