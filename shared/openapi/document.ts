@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { API_KEY_HEADER } from '../api/gateway.ts';
 import type { Route } from '../api/route.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
+import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
 import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
 
 const SECURITY_SCHEME = 'APIKeyHeader';
@@ -16,12 +17,14 @@ const DESCRIPTION = `REST API of the voice agent platform.
 
 function toRouteConfig(route: Route): RouteConfig {
   const { request } = route;
+  const example = REQUEST_EXAMPLES[route.operationId];
   return {
     method: route.method.toLowerCase() as RouteConfig['method'],
     path: route.path,
     operationId: route.operationId,
     summary: route.summary,
-    description: route.description,
+    // The curl example in the description: the reference page renders it under every operation.
+    description: `${route.description}\n\n**Example**\n\n\`\`\`sh\n${curlExample(route)}\n\`\`\``,
     tags: route.tags,
     security: route.public ? [] : [{ [SECURITY_SCHEME]: [] }],
     request: {
@@ -29,7 +32,7 @@ function toRouteConfig(route: Route): RouteConfig {
       query: request.query,
       headers: request.headers,
       body: request.body
-        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body } } }
+        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body, ...(example === undefined ? {} : { example }) } } }
         : request.multipart && { required: true, content: { 'multipart/form-data': { schema: request.multipart } } },
     },
     responses: Object.fromEntries(
@@ -83,10 +86,29 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   registry.register('HTTPValidationError', HTTPValidationError);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
   registerWebhookEvents(registry);
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: serverUrl }],
     security: [{ [SECURITY_SCHEME]: [] }],
   });
+  addParameterExamples((document.paths ?? {}) as unknown as Record<string, Record<string, unknown>>, routes);
+  return document;
+}
+
+type Operation = { operationId?: string; parameters?: { name: string; in: string; example?: unknown }[]; 'x-codeSamples'?: unknown };
+
+/** Examples of path and required query values, and the curl command as `x-codeSamples` (Redoc and others show it). */
+function addParameterExamples(paths: Record<string, Record<string, unknown>>, routes: readonly Route[]): void {
+  const byId = new Map(routes.map((route) => [route.operationId, route]));
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations) as Operation[]) {
+      const route = operation.operationId ? byId.get(operation.operationId) : undefined;
+      if (!route) continue;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'header' && Object.hasOwn(PARAMETER_EXAMPLES, parameter.name)) parameter.example ??= PARAMETER_EXAMPLES[parameter.name];
+      }
+      operation['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curlExample(route) }];
+    }
+  }
 }
