@@ -180,6 +180,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
     // Their engine executions lived in that process too: campaigns pick up from their contact rows.
     await restartActiveCampaigns();
+    // Webhook deliveries waiting for an attempt lived there as well: they continue from their records.
+    await (await import('../shared/services/webhooks.ts')).resumePendingDeliveries();
 
     const scheduler = startLocalScheduler({ intervalScale: options.scheduleIntervalScale ?? 1 });
     stops.push(scheduler.stop);

@@ -150,8 +150,8 @@ export const FUNCTION_GROUPS = {
   },
   webhooks: {
     entry: 'functions/webhooks/handler.ts',
-    description: 'Webhook endpoints and their deliveries',
-    access: { table: 'readWrite' },
+    description: 'Webhook endpoints and their deliveries: secrets (encrypted), test sends, redeliveries',
+    access: { table: 'readWrite', stateMachines: true, encryption: true },
   },
   webhookFanout: {
     entry: 'functions/webhook-fanout/handler.ts',
@@ -161,7 +161,7 @@ export const FUNCTION_GROUPS = {
   webhookDelivery: {
     entry: 'functions/webhook-delivery/handler.ts',
     description: 'Webhook delivery state machine task: one signed attempt',
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', encryption: true },
     timeoutSeconds: 30,
   },
   doNotCall: {

@@ -10,6 +10,7 @@ import * as runs from '../repositories/runs.ts';
 import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
 import { isBlocked } from './do-not-call.ts';
 import { placeCallOnce } from './idempotent-calls.ts';
+import { emitCampaignState } from '../events/webhook-events.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -212,7 +213,7 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   }
   if (campaign.state !== 'running') return { action: 'stop', reason: campaign.state };
   if (campaign.processed_rows >= campaign.total_rows) {
-    await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() });
+    await emitCampaignState(await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() }));
     return { action: 'stop', reason: 'completed' };
   }
   if (input.step >= MAX_STEPS_PER_EXECUTION) return { action: 'continue' };

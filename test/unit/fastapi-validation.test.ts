@@ -27,6 +27,7 @@ const route = defineRoute({
   path: '/things/{thing_id}',
   group: 'test',
   summary: 'test',
+  description: 'A route of this test.',
   tags: [],
   request: {
     params: z.object({ thing_id: z.int() }),

@@ -16,6 +16,7 @@ const route = defineRoute({
   path: '/things/{thing_id}',
   group: 'test',
   summary: 'test',
+  description: 'A route for validation tests.',
   tags: [],
   request: {
     params: z.object({ thing_id: z.int().gte(1) }),

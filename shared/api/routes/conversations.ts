@@ -24,6 +24,7 @@ export const conversationRoutes = {
     path: '/agents/{agent_id}/conversations',
     group: 'conversations',
     summary: 'List an agent\'s runs, newest first',
+    description: 'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.',
     tags: ['Conversations'],
     request: { params: AgentIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

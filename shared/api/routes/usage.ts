@@ -94,6 +94,7 @@ export const usageRoutes = {
     path: '/reports/campaigns/{campaign_id}',
     group: 'campaigns',
     summary: 'Campaign report as JSON (same as /campaigns/{id}/report)',
+    description: 'The campaign report as JSON, paginated; the same as `GET /campaigns/{campaign_id}/report`, under the `/reports` address.',
     tags: ['Usage and reports'],
     request: { params: CampaignIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page of rows', schema: ReportPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
