@@ -1,4 +1,4 @@
-import { webhookRoutes } from '../../shared/api/routes.ts';
+import { webhookRoutes } from '../../shared/api/routes/webhooks.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as webhooks from '../../shared/services/webhooks.ts';

@@ -1,5 +1,4 @@
-import { ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
-import { CallingHoursConflict } from '../schemas/runs.ts';
+import { CallingHoursConflict, ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
 import type { ResponseSpec } from './route.ts';
 
 /** Responses most private routes share, spread into each route's `responses`. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.ts';
 
 const Instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).openapi({ description: 'ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with an offset.' });
