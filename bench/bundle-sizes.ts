@@ -1,38 +1,186 @@
 /**
- * Size of each Lambda bundle as deployed: synthesizes the stack (offline) and reads the assets
- * CDK built for every function.
+ * Lean Lambdas: every function's bundle as the CDK stack deploys it, against a floor bundle that
+ * holds only that function's AWS SDK clients, both built with the stack's esbuild options
+ * (infra/bundling.ts). Size is the code a cold start loads (`index.mjs` and the chunks it imports
+ * statically; chunks behind a dynamic import are listed apart); import time is the median of fresh
+ * `node` processes importing the bundle with the function's environment from the template
+ * (NODE_OPTIONS included). Goal: both ≤ 1.25× the floor. `npx tsx bench/bundle-sizes.ts` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { REPO_ROOT } from '../local/paths.ts';
+import { pathToFileURL } from 'node:url';
+import { buildSync, type Metafile } from 'esbuild';
+import { LAMBDA_ESBUILD_OPTIONS } from '../infra/bundling.ts';
+import { createApp } from '../infra/create-app.ts';
+import { SERVICE_NAME } from '../infra/constructs/functions.ts';
+import { REPO_ROOT } from '../infra/paths.ts';
+import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../shared/api/function-groups.ts';
+
+export const GOAL_RATIO = 1.25;
+
+/** The client each AWS SDK package contributes to a floor bundle. */
+const FLOOR_CLIENTS: Record<string, string> = {
+  '@aws-sdk/client-dynamodb': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; clients.push(DynamoDBDocumentClient.from(new DynamoDBClient({})));",
+  '@aws-sdk/client-s3': "import { S3Client } from '@aws-sdk/client-s3'; clients.push(new S3Client({}));",
+  '@aws-sdk/client-sfn': "import { SFNClient } from '@aws-sdk/client-sfn'; clients.push(new SFNClient({}));",
+  '@aws-sdk/client-eventbridge': "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; clients.push(new EventBridgeClient({}));",
+  '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; clients.push(new KMSClient({}));",
+  '@aws-sdk/client-secrets-manager': "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+};
+
+export interface BundleFigures {
+  name: string;
+  clients: string[];
+  bytes: number;
+  /** Chunks behind dynamic imports: loaded only by the request that needs them. */
+  lazyBytes: number;
+  floorBytes: number;
+  importMs: number;
+  floorImportMs: number;
+}
 
 interface FunctionResource {
   Type: string;
-  Properties: { Code?: { S3Key?: unknown }; Description?: string };
+  Properties: { Environment?: { Variables?: Record<string, unknown> } };
   Metadata?: { 'aws:asset:path'?: string };
 }
 
-function directorySize(dir: string): { raw: number; gzip: number } {
-  let raw = 0;
-  let gzip = 0;
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    raw += statSync(path).size;
-    gzip += gzipSync(readFileSync(path)).length;
-  }
-  return { raw, gzip };
+/** Bytes of the output files a cold start loads, and of those only dynamic imports reach. */
+function loadedBytes(metafile: Metafile) {
+  const outputs = metafile.outputs;
+  // Every dynamic-import chunk is an entry point to esbuild too; the function's own is index.mjs.
+  const entry = Object.keys(outputs).find((path) => path.endsWith('/index.mjs'))!;
+  const eager = new Set<string>();
+  const visit = (path: string) => {
+    if (eager.has(path)) return;
+    eager.add(path);
+    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path);
+  };
+  visit(entry);
+  const js = Object.keys(outputs).filter((path) => path.endsWith('.mjs'));
+  const sum = (paths: string[]) => paths.reduce((total, path) => total + outputs[path]!.bytes, 0);
+  return { eager: js.filter((path) => eager.has(path)), bytes: sum(js.filter((path) => eager.has(path))), lazyBytes: sum(js.filter((path) => !eager.has(path))) };
 }
 
-export function bundleSizes(): { name: string; raw: number; gzip: number }[] {
-  const outdir = join(REPO_ROOT, 'cdk.out');
-  execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', outdir], { cwd: REPO_ROOT, stdio: 'ignore' });
-  const templateFile = readdirSync(outdir).find((file) => file.endsWith('.template.json'))!;
-  const template = JSON.parse(readFileSync(join(outdir, templateFile), 'utf8')) as { Resources: Record<string, FunctionResource> };
-  return Object.entries(template.Resources)
-    .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function' && resource.Metadata?.['aws:asset:path'])
-    .map(([logicalId, resource]) => ({ name: logicalId, ...directorySize(join(outdir, resource.Metadata!['aws:asset:path']!)) }))
-    .sort((a, b) => b.raw - a.raw);
+/** The SDK client packages the bundle's cold-start code includes. */
+function clientPackages(metafile: Metafile, eagerOutputs: string[]): string[] {
+  const packages = new Set<string>();
+  for (const output of eagerOutputs) {
+    for (const input of Object.keys(metafile.outputs[output]!.inputs)) {
+      const match = /node_modules\/(@aws-sdk\/client-[^/]+)\//.exec(input);
+      if (match) packages.add(match[1]!);
+    }
+  }
+  return [...packages].sort();
+}
+
+/** The stack's build of an entry, with esbuild's metafile (output paths relative to the repository root). */
+function buildWithMetafile(entry: string, outdir: string): Metafile {
+  return buildSync({ ...LAMBDA_ESBUILD_OPTIONS, absWorkingDir: REPO_ROOT, entryPoints: [entry], outdir, metafile: true }).metafile;
+}
+
+/** One cold import of a bundle in a fresh process with the function's environment, in ms. */
+function coldImportMs(bundleDir: string, env: Record<string, string>): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(bundleDir, 'index.mjs')).href)}); process.stdout.write(String(performance.now() - t));`;
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' }));
+}
+
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+/** Medians of `runs` cold imports of the bundle and of its floor, interleaved so machine load hits both alike. */
+function medianImportTimes(bundleDir: string, floorDir: string, env: Record<string, string>, runs: number) {
+  const bundle: number[] = [];
+  const floor: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    bundle.push(coldImportMs(bundleDir, env));
+    floor.push(coldImportMs(floorDir, env));
+  }
+  return { importMs: median(bundle), floorImportMs: median(floor) };
+}
+
+/** A template value as the bench can pass it: literals as is, CloudFormation references as a placeholder. */
+const envValue = (value: unknown): string => (typeof value === 'string' ? value : 'bench-placeholder');
+
+export function measureBundles(options: { importRuns?: number } = {}): BundleFigures[] {
+  const importRuns = options.importRuns ?? 7;
+  // Asset metadata (the CLI's default) names each function's bundle directory in the template.
+  const { app } = createApp({ context: { 'aws:cdk:enable-asset-metadata': true } });
+  const assembly = app.synth();
+  const stackArtifact = assembly.stacks[0]!;
+  const resources = (stackArtifact.template as { Resources: Record<string, FunctionResource> }).Resources;
+  const work = mkdtempSync(join(tmpdir(), 'bundle-bench-'));
+  // Floor sources live under node_modules so that esbuild resolves the SDK exactly as for the handlers.
+  const floorSources = join(REPO_ROOT, 'node_modules', '.cache', 'bundle-floors');
+  mkdirSync(floorSources, { recursive: true });
+  try {
+    const figures: BundleFigures[] = [];
+    for (const resource of Object.values(resources)) {
+      const assetPath = resource.Metadata?.['aws:asset:path'];
+      if (resource.Type !== 'AWS::Lambda::Function' || !assetPath) continue;
+      const variables = resource.Properties.Environment?.Variables ?? {};
+      const name = envValue(variables.POWERTOOLS_SERVICE_NAME).replace(`${SERVICE_NAME}-`, '');
+      const deployed = join(assembly.directory, assetPath);
+
+      // Rebuilt with the same options for the metafile; the deployed index.mjs must be identical.
+      const group = name === 'authorizer' ? AUTHORIZER : (FUNCTION_GROUPS as Record<string, FunctionGroup>)[name];
+      if (!group) throw new Error(`Function ${name} is not in FUNCTION_GROUPS`);
+      const rebuilt = join(work, name);
+      const metafile = buildWithMetafile(join(REPO_ROOT, group.entry), rebuilt);
+      if (!readFileSync(join(rebuilt, 'index.mjs')).equals(readFileSync(join(deployed, 'index.mjs')))) {
+        throw new Error(`${name}: the bench's build differs from the deployed bundle`);
+      }
+      const { eager, bytes, lazyBytes } = loadedBytes(metafile);
+      const clients = clientPackages(metafile, eager);
+
+      const floorFile = join(floorSources, `${name}.ts`);
+      const unknown = clients.filter((client) => !FLOOR_CLIENTS[client]);
+      if (unknown.length) throw new Error(`${name}: no floor client for ${unknown.join(', ')} (add it to FLOOR_CLIENTS)`);
+      writeFileSync(floorFile, ['const clients: unknown[] = [];', ...clients.map((client) => FLOOR_CLIENTS[client]), 'export const handler = async () => clients.length;'].join('\n'));
+      const floorDir = join(work, `${name}-floor`);
+      const floorMetafile = buildWithMetafile(floorFile, floorDir);
+      const floorBytes = loadedBytes(floorMetafile).bytes;
+
+      const env = { ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, envValue(value)])), AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: name };
+      const { importMs, floorImportMs } = medianImportTimes(deployed, floorDir, env, importRuns);
+      figures.push({ name, clients, bytes, lazyBytes, floorBytes, importMs, floorImportMs });
+    }
+    return figures.sort((a, b) => a.name.localeCompare(b.name));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(floorSources, { recursive: true, force: true });
+  }
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+const ratio = (value: number, floor: number) => (floor > 0 ? value / floor : Number.POSITIVE_INFINITY);
+
+/** The table per function: size and import time against the floor, and whether both meet the goal. */
+export function formatBundleTable(figures: BundleFigures[]): string {
+  const header = ['function', 'bundle', 'floor', 'x', 'import', 'floor', 'x', 'goal', 'lazy chunks', 'SDK clients'];
+  const rows = figures.map((f) => {
+    const sizeRatio = ratio(f.bytes, f.floorBytes);
+    const timeRatio = ratio(f.importMs, f.floorImportMs);
+    return [
+      f.name,
+      kib(f.bytes),
+      kib(f.floorBytes),
+      sizeRatio.toFixed(2),
+      `${f.importMs.toFixed(0)} ms`,
+      `${f.floorImportMs.toFixed(0)} ms`,
+      timeRatio.toFixed(2),
+      sizeRatio <= GOAL_RATIO && timeRatio <= GOAL_RATIO ? 'met' : 'MISSED',
+      f.lazyBytes ? kib(f.lazyBytes) : '-',
+      f.clients.map((client) => client.replace('@aws-sdk/client-', '')).join(', ') || '(none)',
+    ];
+  });
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
+  return [header, ...rows].map((row) => row.map((cell, column) => (column === 0 || column >= 8 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')).join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const figures = measureBundles({ importRuns: Number(process.env.BENCH_IMPORT_RUNS ?? 7) });
+  console.log(`Lambda bundles as deployed vs a floor of their AWS SDK clients (goal: both ratios <= ${GOAL_RATIO}):`);
+  console.log(formatBundleTable(figures));
 }

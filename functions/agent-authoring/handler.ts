@@ -1,4 +1,4 @@
-import { agentTemplateRoutes } from '../../shared/api/routes.ts';
+import { agentTemplateRoutes } from '../../shared/api/routes/agent-templates.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { parseMultipart } from '../../shared/http/multipart.ts';
 import { noContent, ok } from '../../shared/http/response.ts';

@@ -1,4 +1,4 @@
-import { knowledgeRoutes, toolRoutes } from '../../shared/api/routes.ts';
+import { knowledgeRoutes, toolRoutes } from '../../shared/api/routes/agent-resources.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as resources from '../../shared/services/agent-resources.ts';

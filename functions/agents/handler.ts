@@ -1,4 +1,4 @@
-import { agentRoutes } from '../../shared/api/routes.ts';
+import { agentRoutes } from '../../shared/api/routes/agents.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { created, ok } from '../../shared/http/response.ts';

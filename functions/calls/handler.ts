@@ -1,4 +1,4 @@
-import { callRoutes } from '../../shared/api/routes.ts';
+import { callRoutes } from '../../shared/api/routes/calls.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok } from '../../shared/http/response.ts';
 import { placeCallOnce, registerIdempotencyContext } from '../../shared/services/idempotent-calls.ts';

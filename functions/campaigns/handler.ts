@@ -1,4 +1,5 @@
-import { campaignRoutes, usageRoutes } from '../../shared/api/routes.ts';
+import { campaignRoutes } from '../../shared/api/routes/campaigns.ts';
+import { usageRoutes } from '../../shared/api/routes/usage.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { ok, type HttpResult } from '../../shared/http/response.ts';

@@ -1,4 +1,4 @@
-import { conversationRoutes } from '../../shared/api/routes.ts';
+import { conversationRoutes } from '../../shared/api/routes/conversations.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent, ok } from '../../shared/http/response.ts';

@@ -1,4 +1,4 @@
-import { doNotCallRoutes } from '../../shared/api/routes.ts';
+import { doNotCallRoutes } from '../../shared/api/routes/do-not-call.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as doNotCall from '../../shared/services/do-not-call.ts';

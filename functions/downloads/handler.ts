@@ -1,4 +1,4 @@
-import { conversationRoutes } from '../../shared/api/routes.ts';
+import { conversationRoutes } from '../../shared/api/routes/conversations.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { resolveDownloadLink } from '../../shared/services/download-links.ts';
 

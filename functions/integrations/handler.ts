@@ -1,4 +1,4 @@
-import { integrationRoutes } from '../../shared/api/routes.ts';
+import { integrationRoutes } from '../../shared/api/routes/integrations.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as connections from '../../shared/services/connections.ts';

@@ -1,4 +1,4 @@
-import { memoryRoutes } from '../../shared/api/routes.ts';
+import { memoryRoutes } from '../../shared/api/routes/memories.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as memories from '../../shared/services/memories.ts';

@@ -1,4 +1,4 @@
-import { numberRoutes } from '../../shared/api/routes.ts';
+import { numberRoutes } from '../../shared/api/routes/numbers.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok } from '../../shared/http/response.ts';
 import * as numbers from '../../shared/services/numbers.ts';

@@ -1,4 +1,4 @@
-import { callRoutes } from '../../shared/api/routes.ts';
+import { callRoutes } from '../../shared/api/routes/calls.ts';
 import { ForbiddenError } from '../../shared/domain/errors.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';

@@ -1,4 +1,4 @@
-import { triggerRoutes } from '../../shared/api/routes.ts';
+import { triggerRoutes } from '../../shared/api/routes/triggers.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as triggers from '../../shared/services/triggers.ts';

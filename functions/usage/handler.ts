@@ -1,4 +1,4 @@
-import { usageRoutes } from '../../shared/api/routes.ts';
+import { usageRoutes } from '../../shared/api/routes/usage.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok, type HttpResult } from '../../shared/http/response.ts';
 import * as usage from '../../shared/services/usage.ts';

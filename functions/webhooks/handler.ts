@@ -1,4 +1,4 @@
-import { webhookRoutes } from '../../shared/api/routes.ts';
+import { webhookRoutes } from '../../shared/api/routes/webhooks.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/services/webhook-limits.ts';

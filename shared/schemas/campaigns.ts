@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
 import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';

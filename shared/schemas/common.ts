@@ -1,9 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { MAX_JSON_DEPTH, storedSize } from '../http/json-limits.ts';
 
-// Adds `.openapi()` to zod schemas; must run before any schema below is built.
-extendZodWithOpenApi(z);
+// Adds `.openapi()` to zod schemas; must run before any schema below is built. Only the base class
+// is handed over: passing the whole `z` namespace would keep all of zod (every locale, JSON Schema
+// conversion) in each Lambda bundle, since a namespace used as a value cannot be tree-shaken.
+extendZodWithOpenApi({ ZodType: z.ZodType } as typeof z);
 
 /** Timestamps are ISO 8601 with an offset (`2026-11-22T15:47:34.123Z`). */
 export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T15:47:34.123Z' });
@@ -53,3 +55,15 @@ export const ValidationErrorItem = z
 export const HTTPValidationError = z
   .object({ detail: z.array(ValidationErrorItem) })
   .openapi('HTTPValidationError', { description: "FastAPI's 422 body: one item per failed rule." });
+
+/** The 409 of call placement outside calling hours: an error body, kept here so common-responses needs no phone-number parser. */
+export const CallingHoursConflict = z
+  .object({
+    detail: z.object({
+      code: z.literal('outside_calling_hours'),
+      message: z.string(),
+      retry_at: Timestamp.openapi({ description: 'The next instant inside 08:00-21:00 in every time zone of the number.' }),
+      time_zones: z.array(z.string()),
+    }),
+  })
+  .openapi('CallingHoursConflict');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NUMBER_TYPES } from '../domain/number-pricing.ts';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { freeFormObject, JsonObject, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
@@ -106,17 +106,6 @@ export const RecordingResponse = z
   .openapi('Recording');
 
 export const RunPage = pageOf(RunListItem, 'RunPage');
-
-export const CallingHoursConflict = z
-  .object({
-    detail: z.object({
-      code: z.literal('outside_calling_hours'),
-      message: z.string(),
-      retry_at: Timestamp.openapi({ description: 'The next instant inside 08:00-21:00 in every time zone of the number.' }),
-      time_zones: z.array(z.string()),
-    }),
-  })
-  .openapi('CallingHoursConflict');
 
 export const RecordingQuery = z.object({
   expires_in: z.int().gte(60).lte(86400).default(3600).openapi({ description: 'Lifetime of the link in seconds.' }),

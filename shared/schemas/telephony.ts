@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import './common.ts';
 
 /** The provider's status callback (see shared/telephony/provider.ts). */

@@ -1,5 +1,3 @@
-import mammoth from 'mammoth';
-import { extractText, getDocumentProxy } from 'unpdf';
 import { RequestValidationError } from '../http/validation-error.ts';
 import { UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
@@ -26,15 +24,22 @@ const kindOf = (file: UploadedFile): 'pdf' | 'docx' | 'text' | undefined => {
   return undefined;
 };
 
-/** The plain text of a PDF (pdf.js via unpdf), DOCX (mammoth), TXT or Markdown file. */
+/**
+ * The plain text of a PDF (pdf.js via unpdf), DOCX (mammoth), TXT or Markdown file. The parsers
+ * are imported on the request that needs them: they are most of the function's code, and a cold
+ * start for any other authoring request should not load them.
+ */
 async function textOf(file: UploadedFile): Promise<string> {
   switch (kindOf(file)) {
     case 'pdf': {
+      const { extractText, getDocumentProxy } = await import('unpdf');
       const document = await getDocumentProxy(new Uint8Array(file.data));
       return (await extractText(document, { mergePages: true })).text;
     }
-    case 'docx':
+    case 'docx': {
+      const { default: mammoth } = await import('mammoth');
       return (await mammoth.extractRawText({ buffer: file.data })).value;
+    }
     case 'text':
       return file.data.toString('utf8');
     default:

