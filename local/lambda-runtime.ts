@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,9 +49,12 @@ export function lambdaContext(name: string, fn: FunctionGroup): Context {
 /** Invocations per function since the process started (benchmarks read it). */
 export const invocationCounts = new Map<string, number>();
 
+/** The function an invocation in progress belongs to (benchmarks attribute DynamoDB requests with it). */
+export const currentInvocation = new AsyncLocalStorage<string>();
+
 /** Runs a function's handler in this process with a fresh context. */
 export async function invokeLocal(name: string, fn: FunctionGroup, event: unknown): Promise<unknown> {
   invocationCounts.set(name, (invocationCounts.get(name) ?? 0) + 1);
   const handler = await loadHandler(fn);
-  return handler(event, lambdaContext(name, fn));
+  return currentInvocation.run(name, () => handler(event, lambdaContext(name, fn)));
 }

