@@ -126,6 +126,9 @@ export function configureLocalFunctions(values: Record<string, string>): void {
 }
 const scopedEnvironments = new WeakSet<object>();
 
+/** The function an invocation in progress belongs to (benchmarks attribute DynamoDB requests with it). */
+export const currentFunctionName = (): string | undefined => functionScope.getStore()?.name;
+
 /** Runs `work` as function `name` would see the environment (tests). */
 export function runAsFunction<T>(name: FunctionName, fn: FunctionGroup, work: () => T): T {
   return functionScope.run({ name, env: localFunctionEnvironment(name, fn) }, work);

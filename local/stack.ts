@@ -38,6 +38,8 @@ export interface LocalStackOptions {
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
   campaignTimeScale?: number;
+  /** How often a campaign engine looks in while its calls are in flight (default 1 s; 60 s on AWS). */
+  campaignPollSeconds?: number;
   /** Divides the intervals of scheduled functions (tests run the every-minute source sync every second). */
   scheduleIntervalScale?: number;
   /** Step Functions test overrides (milliseconds per state name). */
@@ -123,7 +125,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
-      CAMPAIGN_POLL_SECONDS: '1',
+      CAMPAIGN_POLL_SECONDS: String(options.campaignPollSeconds ?? 1),
     };
     // Handlers read their configuration from the environment, as on AWS; they run in this process.
     delete process.env.AWS_SESSION_TOKEN;

@@ -89,8 +89,8 @@ export const FUNCTION_GROUPS = {
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
-    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final)',
-    access: { table: 'readWrite' },
+    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignSourceSync: {
