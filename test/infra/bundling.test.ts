@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,7 +42,7 @@ describe('Lambda bundles', () => {
       expect(eagerInputs(metafile).filter((input) => heavy.test(input)), name).toEqual([]);
       if (name === 'agentAuthoring') expect(Object.keys(metafile.inputs).some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
     }
-  });
+  }, 600_000);
 
   it('read a PDF through the deployed agentAuthoring bundle (the parser chunk loads on demand)', async () => {
     const outdir = join(work, 'agent-authoring');
@@ -73,6 +73,7 @@ describe('Lambda bundles', () => {
 
   it('find the phone time-zone data copied beside a bundle from its lazily loaded chunk', async () => {
     const probe = join(REPO_ROOT, 'node_modules', '.cache', 'bundling-test-time-zones.ts');
+    mkdirSync(join(REPO_ROOT, 'node_modules', '.cache'), { recursive: true });
     writeFileSync(probe, `export { phoneNumberTimeZones as handler } from '${join(REPO_ROOT, 'shared/domain/phone-numbers.ts')}';\n`);
     const outdir = join(work, 'time-zones');
     try {

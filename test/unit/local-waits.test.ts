@@ -47,10 +47,12 @@ describe('local Step Functions waits of any length', () => {
   it('a campaign scheduled 30 days ahead neither starts early nor spins', async () => {
     const startAt = new Date(NOW.getTime() + 30 * DAY_MS).toISOString();
     const steps: string[] = [];
-    const step = async () => {
+    const step = async (input: { campaign: unknown; generation: number; part: number; step: number }) => {
       steps.push(new Date().toISOString());
-      // As the engine does for a scheduled campaign: wait until its start, then (here) stop.
-      return Date.now() < Date.parse(startAt) ? { action: 'wait', waitUntil: startAt } : { action: 'stop', reason: 'started' };
+      // As the engine does for a scheduled campaign: wait until its start, then (here) stop. The
+      // task answers the next step's input with the step's result (functions/campaign-engine).
+      const result = Date.now() < Date.parse(startAt) ? { action: 'wait', waitUntil: startAt } : { action: 'stop', reason: 'started' };
+      return { ...input, step: input.step + 1, result };
     };
     const { machine, waitStates } = localMachine('campaign-engine.asl.json');
     expect(waitStates).toEqual(['Sleep']);
