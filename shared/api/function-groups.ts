@@ -77,7 +77,7 @@ export const FUNCTION_GROUPS = {
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
     description: 'Campaigns: create, list, read, state transitions, reports',
-    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, downloadLinks: true, encryption: true },
+    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true, downloadLinks: true, encryption: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignEngine: {

@@ -142,7 +142,7 @@ function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): b
 async function completeCampaign(campaign: repository.CampaignRecord, now: Date): Promise<void> {
   const completed = await repository.transitionCampaign(campaign.organization_id, campaign.id, ['running'], 'completed', { completed_at: now.toISOString() });
   dropQueue(campaign);
-  if (completed) await stopEngine(completed);
+  if (completed) await Promise.all([stopEngine(completed), emitCampaignState(completed)]);
 }
 
 /**
