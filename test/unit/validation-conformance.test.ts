@@ -11,12 +11,7 @@ const Window = z
   .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [], when: whenFieldsValid });
 
 const route = defineRoute({
-  operationId: 'conformance',
-  method: 'POST',
-  path: '/things/{thing_id}',
-  group: 'test',
-  summary: 'test',
-  tags: [],
+  ...{ operationId: 'conformance', method: 'POST', path: '/things/{thing_id}', group: 'test', summary: 'test', tags: [] },
   request: {
     params: z.object({ thing_id: z.int().gte(1) }),
     query: z.object({ limit: z.int().gte(1).lte(100).optional(), kind: z.enum(['a', 'b']).optional() }),
