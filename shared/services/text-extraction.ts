@@ -2,14 +2,24 @@ import { RequestValidationError } from '../http/validation-error.ts';
 import { UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
 import { platformModel } from '../ai/language-model.ts';
+import { ArchiveTooLargeError, expandedSize } from './zip-expansion.ts';
 
 /**
- * Upload caps. API Gateway refuses any request over 10 MB before it reaches us, so no cap may
- * exceed that. `knowledge` text is inlined into the system prompt, hence the small cap; larger
- * documents belong in the agent's knowledge base (chunked and retrieved).
+ * Upload caps. An upload reaches the Lambda base64-encoded inside a proxy event that Lambda caps
+ * at 6 MB, so no file cap may exceed about 4.4 MB. `knowledge` text is inlined into the system
+ * prompt, hence the small cap; larger documents belong in the agent's knowledge base (chunked and
+ * retrieved).
  */
 export const MAX_UPLOAD_BYTES = 1 * 1024 * 1024;
-export const MAX_SCRIPT_UPLOAD_BYTES = 5 * 1024 * 1024;
+export const MAX_SCRIPT_UPLOAD_BYTES = 4 * 1024 * 1024;
+/**
+ * What a DOCX (a ZIP) may unpack to, counted while inflating, and its entry count: a small upload
+ * must not expand to gigabytes in memory. Real documents of the upload caps stay far below.
+ */
+export const MAX_DOCX_EXPANDED_BYTES = 32 * 1024 * 1024;
+export const MAX_DOCX_ENTRIES = 1000;
+/** PDF pages read; pdf.js reads every page at once. */
+export const MAX_PDF_PAGES = 300;
 export const MAX_SCRIPT_TEXT_CHARS = 50_000;
 /** Knowledge text inlined into the prompt: at most this many characters. */
 export const MAX_KNOWLEDGE_TEXT_CHARS = 20_000;
@@ -24,6 +34,9 @@ const kindOf = (file: UploadedFile): 'pdf' | 'docx' | 'text' | undefined => {
   return undefined;
 };
 
+/** A document within the upload cap whose content is over a cap (pages, unpacked size). */
+class DocumentTooLargeError extends Error {}
+
 /**
  * The plain text of a PDF (pdf.js via unpdf), DOCX (mammoth), TXT or Markdown file. The parsers
  * are imported on the request that needs them: they are most of the function's code, and a cold
@@ -34,9 +47,16 @@ async function textOf(file: UploadedFile): Promise<string> {
     case 'pdf': {
       const { extractText, getDocumentProxy } = await import('unpdf');
       const document = await getDocumentProxy(new Uint8Array(file.data));
+      if (document.numPages > MAX_PDF_PAGES) throw new DocumentTooLargeError(`the PDF has ${document.numPages} pages; at most ${MAX_PDF_PAGES}`);
       return (await extractText(document, { mergePages: true })).text;
     }
     case 'docx': {
+      try {
+        expandedSize(file.data, { maxBytes: MAX_DOCX_EXPANDED_BYTES, maxEntries: MAX_DOCX_ENTRIES });
+      } catch (error) {
+        if (error instanceof ArchiveTooLargeError) throw new DocumentTooLargeError(error.message);
+        throw error;
+      }
       const { default: mammoth } = await import('mammoth');
       return (await mammoth.extractRawText({ buffer: file.data })).value;
     }
@@ -54,6 +74,9 @@ export async function extractDocumentText(file: UploadedFile | undefined, purpos
     text = (await textOf(file)).replace(/\r\n/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
   } catch (error) {
     if (error instanceof UnsupportedMediaTypeError) throw error;
+    if (error instanceof DocumentTooLargeError) {
+      throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, ${error.message}`, input: file.fileName, ctx: { error: 'too large' } }]);
+    }
     throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, the file could not be read: ${(error as Error).message}`, input: file.fileName, ctx: { error: 'unreadable' } }]);
   }
   const cap = purpose === 'script' ? MAX_SCRIPT_TEXT_CHARS : MAX_KNOWLEDGE_TEXT_CHARS;

@@ -40,6 +40,13 @@ describe('bad input never gives a 5xx', () => {
     expect(answer).toEqual({ detail: 'Request Entity Too Large' });
   });
 
+  it('a body under 10 MB whose Lambda event would pass 6 MB is a 413 locally (API Gateway cannot hand it to Lambda)', async () => {
+    const body = JSON.stringify({ name: 'x', workflow_definition: { text: 'x'.repeat(7 * 1024 * 1024) } });
+    const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });
+    expect(status).toBe(413);
+    expect(answer).toEqual({ detail: 'Request Entity Too Large' });
+  });
+
   it('a truncated multipart upload is a 422 and the stack keeps serving', async () => {
     const boundary = 'xBOUNDARYx';
     const { status, body } = await api.request('POST', '/agent-templates/extract-text', {

@@ -117,8 +117,10 @@ export const agentTemplateRoutes = {
     summary: 'Turn an uploaded document into plain text',
     description:
       'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is ' +
-      'inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 5 MiB and ' +
-      'MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. API Gateway refuses requests over 10 MB.',
+      'inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and ' +
+      'MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. A DOCX that unpacks past ' +
+      '32 MiB (measured while inflating) or has more than 1,000 entries, or a PDF of more than 300 pages: 422 on `["body","file"]`. A malformed or ' +
+      'truncated multipart body: 422 on `["body"]`. The upload travels base64-encoded in a Lambda event of at most 6 MB, hence the 4 MiB cap.',
     tags: ['Agent templates'],
     request: { query: ExtractTextQuery, multipart: ExtractTextUpload },
     responses: {
