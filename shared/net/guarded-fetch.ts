@@ -57,8 +57,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 function refusal(host: string, address: string): OutboundRequestError {
   const { range, embeddedIPv4 } = classifyAddress(address);
   const carried = embeddedIPv4 ? `, carrying ${embeddedIPv4}` : '';
-  const what = host === address ? address : `${host} (${address})`;
-  return new OutboundRequestError('refused', `${what} is a ${range} address${carried}: only public addresses may be reached`);
+  const what = host === address ? address : `${host} resolves to ${address}, which`;
+  return new OutboundRequestError('refused', `${what} is not a public address (${range}${carried}); only public addresses may be reached`);
 }
 
 function checkingLookup(resolve: Resolver, allowLoopback: () => boolean): LookupFunction {
