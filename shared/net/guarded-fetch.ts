@@ -1,6 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Readable } from 'node:stream';
 import { outboundAllowsLoopback } from '../config.ts';
 import { classifyAddress, mayConnectTo } from '../domain/address-ranges.ts';
 
@@ -11,9 +13,10 @@ export { classifyAddress, mayConnectTo, type AddressClass, type AddressRange } f
  * calendar feeds, websites, the organization's model API, agent tools, spreadsheet provider):
  * a `fetch`-compatible function (usable as the `fetch` option of the `openai` client) that
  *
- * - checks the address actually connected to, inside the connection (undici `Agent` whose
- *   `connect` refuses IP literals and whose DNS `lookup` refuses what it resolves), so there is no
- *   gap between a check and a second resolution (DNS rebinding);
+ * - checks the address actually connected to, inside the connection: Node's own HTTP client
+ *   resolves names through the guard's DNS `lookup`, which refuses what it resolves, and IP
+ *   literals (which Node connects to without a lookup) are refused before the request; there is
+ *   no gap between a check and a second resolution (DNS rebinding);
  * - follows redirects itself (at most `maxRedirects`), every hop through the same connection check;
  * - refuses everything but public addresses (shared/domain/address-ranges.ts), loopback only when
  *   the local stack or the tests set `OUTBOUND_ALLOW_LOOPBACK` (plain http is then allowed too);
@@ -57,8 +60,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 function refusal(host: string, address: string): OutboundRequestError {
   const { range, embeddedIPv4 } = classifyAddress(address);
   const carried = embeddedIPv4 ? `, carrying ${embeddedIPv4}` : '';
-  const what = host === address ? address : `${host} (${address})`;
-  return new OutboundRequestError('refused', `${what} is a ${range} address${carried}: only public addresses may be reached`);
+  const what = host === address ? address : `${host} resolves to ${address}, which`;
+  return new OutboundRequestError('refused', `${what} is not a public address (${range}${carried}); only public addresses may be reached`);
 }
 
 function checkingLookup(resolve: Resolver, allowLoopback: () => boolean): LookupFunction {
@@ -77,16 +80,46 @@ function checkingLookup(resolve: Resolver, allowLoopback: () => boolean): Lookup
   };
 }
 
-/** The connection check: IP literals here (Node skips `lookup` for them), names in `lookup`. */
-function guardedDispatcher(resolve: Resolver, allowLoopback: () => boolean): Agent {
-  const connect = buildConnector({ lookup: checkingLookup(resolve, allowLoopback) });
-  return new Agent({
-    connect: (options, callback) => {
-      const host = options.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && !mayConnectTo(host, allowLoopback())) return callback(refusal(host, host), null);
-      return connect(options, callback);
-    },
+/**
+ * One exchange over Node's HTTP client with the checking `lookup`. Node's `fetch` would need a
+ * bundled copy of undici (~0.7 MB per function) to take a custom lookup; the platform's Request
+ * and Response classes give the same body handling and result type.
+ */
+interface Transport {
+  lookup: LookupFunction;
+  agents: { 'http:': HttpAgent; 'https:': HttpsAgent };
+  allowLoopback: () => boolean;
+}
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+async function exchange(transport: Transport, url: URL, method: string, headers: Headers, body: RequestInit['body'], signal: AbortSignal): Promise<Response> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // Node connects to an IP literal without a lookup: it is checked here.
+  if (isIP(host) && !mayConnectTo(host, transport.allowLoopback())) throw refusal(host, host);
+  // The platform serialises any BodyInit (and sets its content type) as fetch would.
+  const outgoing = new Request(url, { method, headers, body, signal });
+  const payload = body === null ? undefined : Buffer.from(await outgoing.arrayBuffer());
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const request = send(url, {
+      method,
+      headers: { ...Object.fromEntries(outgoing.headers), ...(payload ? { 'content-length': String(payload.length) } : {}) },
+      agent: transport.agents[url.protocol as 'http:' | 'https:'],
+      lookup: transport.lookup,
+      signal,
+    });
+    request.once('response', resolve).once('error', reject);
+    request.end(payload);
   });
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) for (const one of [value ?? []].flat()) responseHeaders.append(name, one);
+  const status = response.statusCode ?? 502;
+  if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
+    response.resume();
+    return new Response(null, { status, statusText: response.statusMessage, headers: responseHeaders });
+  }
+  return new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, { status, statusText: response.statusMessage, headers: responseHeaders });
 }
 
 function checkScheme(url: URL, allowLoopback: boolean): void {
@@ -105,9 +138,9 @@ function failure(error: unknown, url: URL, timeout: AbortSignal, timeoutMs: numb
 }
 
 /** The response with a body that errors once it grows past the cap (and maps late failures). */
-function capped(response: Awaited<ReturnType<typeof undiciFetch>>, url: URL, limit: number, translate: (error: unknown) => unknown): Response {
+function capped(response: Response, url: URL, limit: number, translate: (error: unknown) => unknown): Response {
   const tooLarge = () => new OutboundRequestError('too_large', `The response of ${url.host} is larger than ${limit} bytes`);
-  const init = { status: response.status, statusText: response.statusText, headers: new Headers([...response.headers]) };
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > limit) {
     void response.body?.cancel().catch(() => undefined);
@@ -142,10 +175,13 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const allowLoopback = () => options.allowLoopback ?? outboundAllowsLoopback();
-  let dispatcher: Agent | undefined;
+  const transport: Transport = {
+    lookup: checkingLookup(options.resolve ?? systemResolver, allowLoopback),
+    agents: { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) },
+    allowLoopback,
+  };
 
   return async (input, requestInit = {}) => {
-    dispatcher ??= guardedDispatcher(options.resolve ?? systemResolver, allowLoopback);
     let url = new URL(input instanceof Request ? input.url : String(input));
     const init: RequestInit =
       input instanceof Request
@@ -159,9 +195,9 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
     const headers = new Headers(init.headers);
     for (let redirects = 0; ; redirects += 1) {
       checkScheme(url, allowLoopback());
-      let response: Awaited<ReturnType<typeof undiciFetch>>;
+      let response: Response;
       try {
-        response = await undiciFetch(url, { method, headers: [...headers], body: body as never, redirect: 'manual', signal, dispatcher });
+        response = await exchange(transport, url, method, headers, body, signal);
       } catch (error) {
         throw translate(error);
       }
