@@ -6,6 +6,7 @@ import { Events } from './constructs/events.ts';
 import { Functions } from './constructs/functions.ts';
 import { Media } from './constructs/media.ts';
 import { Secrets } from './constructs/secrets.ts';
+import { VoiceProviders } from './constructs/voice-providers.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
 
 export interface VoiceAgentPlatformApiStackProps extends StackProps {
@@ -26,6 +27,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly workflows: Workflows;
   readonly api: Api;
   readonly media: Media;
+  readonly voiceProviders: VoiceProviders;
 
   constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps = {}) {
     super(scope, id, props);
@@ -46,7 +48,9 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     for (const fn of this.functions.withAccess('publicUrl')) fn.addEnvironment('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
-    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus });
+    this.voiceProviders = new VoiceProviders(this, 'VoiceProviders');
+    for (const fn of this.functions.withAccess('languageModel')) this.voiceProviders.configureModel(fn);
+    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus, voiceProviders: this.voiceProviders, encryptionKey: this.secrets.encryptionKey });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

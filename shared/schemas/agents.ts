@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import { JsonObject, Timestamp } from './common.ts';
+import { WorkflowConfigurations, WorkflowDefinitionDoc } from './voice-settings.ts';
 
 
 export const Agent = z
@@ -11,12 +12,12 @@ export const Agent = z
     status: z.enum(AGENT_STATUSES),
     created_at: Timestamp,
     updated_at: Timestamp,
-    workflow_definition: JsonObject,
+    workflow_definition: JsonObject.openapi(WorkflowDefinitionDoc),
     current_definition_id: z.int(),
     template_context_variables: JsonObject,
     call_disposition_codes: JsonObject,
     total_runs: z.int(),
-    workflow_configurations: JsonObject,
+    workflow_configurations: WorkflowConfigurations,
   })
   .openapi('Agent');
 export type Agent = z.infer<typeof Agent>;
@@ -26,12 +27,12 @@ const AgentName = z.string().min(1).max(255);
 export const CreateAgentRequest = z
   .object({
     name: AgentName,
-    workflow_definition: JsonObject.default({}),
+    workflow_definition: JsonObject.default({}).openapi(WorkflowDefinitionDoc),
     template_context_variables: JsonObject.default({}).openapi({
       description: 'Default variables; prompts read them as `{{initial_context.<key>}}`.',
     }),
     call_disposition_codes: JsonObject.default({}),
-    workflow_configurations: JsonObject.default({}),
+    workflow_configurations: WorkflowConfigurations.default({}),
   })
   .openapi('CreateAgentRequest');
 export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
@@ -42,7 +43,7 @@ export const UpdateAgentRequest = z
     workflow_definition: JsonObject.optional().openapi({ description: 'A new definition gets a new `current_definition_id`.' }),
     template_context_variables: JsonObject.optional(),
     call_disposition_codes: JsonObject.optional(),
-    workflow_configurations: JsonObject.optional(),
+    workflow_configurations: WorkflowConfigurations.optional(),
   })
   .openapi('UpdateAgentRequest');
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
