@@ -132,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TELEPHONY_API_URL: telephony.apiUrl,
       NUMBER_MARKETPLACE_URL: marketplace.url,
       MEDIA_STREAM_URL: media.streamUrl,
+      ...media.platformModelEnv,
     });
     Object.assign(process.env, env);
 

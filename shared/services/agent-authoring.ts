@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { localModel, platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
+import { platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { callFlowFrom, factsFrom, mergeFacts, pageText } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
@@ -21,12 +21,13 @@ export function listTemplates() {
   };
 }
 
-/** The organization's own model (its key), else the platform's. */
+/** The organization's own model (its key), else the platform's (503 when that is not configured). */
 async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: 'organization' | 'platform' }> {
   const stored = await modelKeys.getModelKey(orgId);
   if (!stored) return { model: platformModel(), owner: 'platform' };
   const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return { model: stored.api_url === 'local' ? localModel : remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model }), owner: 'organization' };
+  // The SSRF guard is to be passed as `fetch` here (the organization chose the URL).
+  return { model: remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model, upstream: "The organization's language model" }), owner: 'organization' };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
@@ -52,7 +53,6 @@ export async function clearModelKey(orgId: number): Promise<void> {
 export async function translatePrompt(orgId: number, request: { text: string; target_language: string; context: string }) {
   const { model, owner } = await modelFor(orgId);
   const translated = await model.complete({
-    task: 'translate',
     system: `Translate the user's text for a voice agent. Keep {{placeholders}} unchanged. Context: ${request.context}\nTarget language: ${request.target_language}`,
     prompt: request.text,
   });
@@ -77,7 +77,7 @@ export async function createFromTemplate(
   let steps = template.workflow_definition.steps;
   if (request.generate_with_ai) {
     const { model } = await modelFor(orgId);
-    const written = await model.complete({ task: 'write-steps', system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
+    const written = await model.complete({ system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
     steps = written.split('\n').map((line) => line.trim()).filter(Boolean);
   }
   return createAgent(orgId, {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../infra/create-app.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
 import type { VoiceAgentPlatformApiStack } from '../../infra/stack.ts';
-import { FUNCTION_GROUPS } from '../../shared/api/function-groups.ts';
+import { FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
@@ -224,7 +224,7 @@ describe('VoiceAgentPlatformApi stack', () => {
     const groups = functionGroups();
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const variables = r.Properties.Environment.Variables;
-      if (FUNCTION_GROUPS[groups.get(id) as keyof typeof FUNCTION_GROUPS]?.access.languageModel) {
+      if ((FUNCTION_GROUPS[groups.get(id) as keyof typeof FUNCTION_GROUPS]?.access as FunctionGroup['access'] | undefined)?.languageModel) {
         expect(variables).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', LLM_API_KEY: expect.anything() });
       } else expect(variables).not.toHaveProperty('LLM_API_KEY');
     }

@@ -14,7 +14,7 @@ import {
   TranslatePromptResponse,
 } from '../../schemas/agent-authoring.ts';
 import { ErrorResponse } from '../../schemas/common.ts';
-import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { BAD_REQUEST, LANGUAGE_MODEL, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 export const agentTemplateRoutes = {
@@ -37,7 +37,7 @@ export const agentTemplateRoutes = {
     description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
-    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION, ...LANGUAGE_MODEL },
   }),
   translatePrompt: defineRoute({
     operationId: 'translatePrompt',
@@ -48,7 +48,7 @@ export const agentTemplateRoutes = {
     description: 'Uses the organization\'s own model key when set (`PUT /model-key`), otherwise the platform model.',
     tags: ['Agent templates'],
     request: { body: TranslatePromptRequest },
-    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION, ...LANGUAGE_MODEL },
   }),
   getModelKey: defineRoute({
     operationId: 'getModelKey',
@@ -117,6 +117,7 @@ export const agentTemplateRoutes = {
     request: { query: ExtractTextQuery, multipart: ExtractTextUpload },
     responses: {
       200: { description: 'Text', schema: ExtractedText },
+      ...LANGUAGE_MODEL,
       413: { description: 'File too large', schema: ErrorResponse },
       415: { description: 'Unsupported file type', schema: ErrorResponse },
       ...UNAUTHORIZED,
