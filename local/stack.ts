@@ -29,7 +29,7 @@ export interface LocalStackOptions {
   /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   authorizerCacheTtlSeconds?: number;
-  /** Length of a simulated answered call (SIM_CALL_SECONDS, default 3). */
+  /** Longest simulated answered call (SIM_CALL_SECONDS, default 20); the agent usually hangs up first. */
   simCallSeconds?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
@@ -115,7 +115,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const telephony = await startTelephonySimulator({
       apiKey: env.TELEPHONY_API_KEY!,
       callbackSecret: env.TELEPHONY_WEBHOOK_SECRET!,
-      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 3),
+      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
     });
     stops.push(telephony.stop);
     const sheets = await startSheetsSimulator();

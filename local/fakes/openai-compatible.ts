@@ -17,6 +17,8 @@ export interface FakeOpenAi {
   url: string;
   /** Chat requests received so far (tests check what the model was given). */
   readonly chatRequests: ChatRequest[];
+  /** Chat requests whose system prompt contains one of these answer 500 (also `POST /fake/faults {system_contains}`). */
+  readonly faults: string[];
   stop: () => Promise<void>;
 }
 
@@ -41,7 +43,7 @@ const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end
 
 /**
  * The deterministic "model" behind the fake. Rules, first match wins (README "Local fakes"):
- * 1. the last message is a tool result: `Done: <the result, 160 chars at most>`;
+ * 1. the last message is a tool result: `Done: <the result, 80 chars at most>`;
  * 2. the caller says goodbye/bye: `Thank you for your time. Goodbye.` with the tool calls
  *    `set_call_disposition` (the first code it may choose) and `end_call`;
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
@@ -70,7 +72,7 @@ export function fakeReply(request: ChatRequest): Reply {
   }
   if (/clean up this call script/i.test(system)) return say(lines(userText).map((line) => line.replace(/\s+/g, ' ')).join('\n'));
 
-  if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 160)}`);
+  if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
   const tools = request.tools ?? [];
   if (/\b(good)?bye\b/i.test(userText)) {
     const disposition = tools.find((tool) => tool.function.name === 'set_call_disposition');
@@ -112,6 +114,7 @@ const lines = (text: string) =>
  */
 export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
+  const faults: string[] = [];
 
   const error = (response: ServerResponse, status: number, message: string, type: string): void => {
     response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message, type, param: null, code: null } }));
@@ -119,7 +122,10 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
 
   async function chat(body: ChatRequest, response: ServerResponse): Promise<void> {
     chatRequests.push(body);
-    if (options.failFromRequest !== undefined && chatRequests.length >= options.failFromRequest) return error(response, 500, 'The server had an error while processing your request.', 'server_error');
+    const system = String(body.messages?.find((message) => message.role === 'system')?.content ?? '');
+    if ((options.failFromRequest !== undefined && chatRequests.length >= options.failFromRequest) || faults.some((fault) => system.includes(fault))) {
+      return error(response, 500, 'The server had an error while processing your request.', 'server_error');
+    }
     const reply = fakeReply(body);
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
@@ -174,6 +180,10 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method === 'POST' && path === '/v1/chat/completions') return chat(body, response);
     if (request.method === 'POST' && path === '/v1/audio/speech') return speech(body, response);
+    if (request.method === 'POST' && path === '/fake/faults' && typeof body.system_contains === 'string' && body.system_contains) {
+      faults.push(body.system_contains);
+      return void response.writeHead(204).end();
+    }
     error(response, 404, `Unknown path ${path}`, 'invalid_request_error');
   }
 
@@ -186,6 +196,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     chatRequests,
+    faults,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

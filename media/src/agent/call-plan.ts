@@ -114,7 +114,8 @@ export function buildCallPlan(input: CallInput): CallPlan {
   const render = (value: string) => renderTemplate(value, variables);
   const settings = voiceSettings(input.workflowConfigurations, definition);
   if (settings.firstMessage) settings.firstMessage = render(settings.firstMessage);
-  const dispositionCodes = Object.keys(input.dispositionCodes);
+  // Sorted: stored maps keep no order, and the model should see the same list on every call.
+  const dispositionCodes = Object.keys(input.dispositionCodes).sort();
   const dataToCollect = strings(definition.data_to_collect);
   const steps = strings(definition.steps);
   const objections = Array.isArray(definition.objections) ? (definition.objections as { objection?: unknown; answer?: unknown }[]).filter((item) => text(item?.objection) && text(item?.answer)) : [];
