@@ -14,7 +14,7 @@ export async function startLocalMediaService(): Promise<{ streamUrl: string; fak
   const media = await startMediaService({
     port: 0,
     host: '127.0.0.1',
-    calls: { providers: providersFromEnvironment(fakes.env), toolFetch: fakes.tools.fetch },
+    calls: { providers: providersFromEnvironment(fakes.env), settings: fakes.env, toolFetch: fakes.tools.fetch },
     log: (level, message, details) => logger[level](message, { ...details }),
   });
   return {

@@ -6,7 +6,7 @@
  */
 import type { CallProviders } from './agent/interfaces.ts';
 import { buildCallPlan } from './agent/call-plan.ts';
-import { OpenAiChatModel } from './agent/providers.ts';
+import { OpenAiChatModel, organizationSpeechProviders } from './agent/providers.ts';
 import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
 import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
@@ -18,6 +18,7 @@ import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
 /** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
 const MEMORIES_PER_CALL = 50;
@@ -25,6 +26,8 @@ const MEMORIES_PER_CALL = 50;
 export interface CallSessionConfig {
   /** The platform's providers. */
   providers: CallProviders;
+  /** The settings they were made from (URLs, models, voice), for an organization's own speech keys. */
+  settings: NodeJS.ProcessEnv;
   /** Fetch for the agents' HTTP tools (the lead wires the SSRF-guarded fetch here). */
   toolFetch?: typeof fetch;
   /** Fetch for an organization's own model URL (idem). */
@@ -49,13 +52,14 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
   const { organizationId: orgId, agentId } = ref;
-  const [run, agent, passages, tools, notes, modelKey] = await Promise.all([
+  const [run, agent, passages, tools, notes, modelKey, speechKeys] = await Promise.all([
     runs.getRun(orgId, agentId, ref.runId),
     agents.getAgent(orgId, agentId),
     agentResources.allPassages(orgId, agentId),
     agentResources.listTools(orgId, agentId),
     memories.listMemories(orgId, agentId, 0, MEMORIES_PER_CALL),
     modelKeys.getModelKey(orgId),
+    organizationSpeechKeys(orgId),
   ]);
   if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
   await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
@@ -80,7 +84,7 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
       tools,
       memories: notes.items,
     }),
-    providers: { ...config.providers, llm },
+    providers: { ...config.providers, ...organizationSpeechProviders(config.settings, speechKeys), llm },
     toolFetch: config.toolFetch,
     runLog: runLogger(ref, log),
   };

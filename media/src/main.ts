@@ -23,7 +23,7 @@ try {
 const service = await startMediaService({
   port: Number(process.env.PORT ?? 8080),
   // Tool and organization-model requests use the global fetch until the SSRF-guarded one is wired in.
-  calls: { providers },
+  calls: { providers, settings: process.env },
   log: (level, message, details) => logger[level](message, { ...details }),
 });
 logger.info('Media service listening', { port: service.port, stt: providers.stt.name, llm: providers.llm.name, tts: providers.tts.name });

@@ -97,4 +97,28 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     const next = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7, 2) } });
     expect(next.status).toBe(200);
   });
+
+  it("uses the organization's own speech keys (stored encrypted, never returned) instead of the platform's", { timeout: 60_000 }, async () => {
+    const own = await newOrganization('Own speech keys', 1);
+    const set = await api.request('PUT', '/speech-keys/deepgram', { key: own.key, body: { api_key: 'dg-own-key-12345678' } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ provider: 'deepgram', api_url: null, key_last4: '5678' });
+    expect(set.text).not.toContain('dg-own-key');
+    expect((await api.request('PUT', '/speech-keys/deepgram', { key: own.key, body: { api_key: 'dg-own-key-12345678', api_url: 'https://speech.example' } })).status).toBe(400);
+    expect((await api.request('PUT', '/speech-keys/nope', { key: own.key, body: { api_key: 'k-12345678' } })).status).toBe(422);
+    expect((await api.request('GET', '/speech-keys', { key: own.key })).body.items).toEqual([expect.objectContaining({ provider: 'deepgram', key_last4: '5678' })]);
+
+    // The local Deepgram fake knows only the platform's key: a call with this key cannot open its stream.
+    const agent = (await api.request('POST', '/agents', { key: own.key, body: { name: 'Own keys', workflow_definition: { greeting: 'Hello.' } } })).body;
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: own.key, body: { phone_number: daytimeNumber(4, 3) } });
+    const run = await eventually(async () => {
+      const current = await api.request('GET', `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`, { key: own.key });
+      return current.body.status !== 'in_progress' ? current.body : undefined;
+    }, 40_000);
+    expect(run.status).toBe('failed');
+    expect(run.logs.at(-1).message).toMatch(/^Call failed: Deepgram: /);
+
+    expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(204);
+    expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(404);
+  });
 });

@@ -8,6 +8,7 @@ import { DeepgramClient } from '@deepgram/sdk';
 import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { encodeMulaw } from '../audio/mulaw.ts';
+import type { OrganizationSpeechKeys } from '../../../shared/services/speech-keys.ts';
 import {
   ProviderError,
   type CallProviders,
@@ -225,5 +226,22 @@ export function providersFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
       ttsProvider === 'elevenlabs'
         ? new ElevenLabsTextToSpeech({ apiKey: env.ELEVENLABS_API_KEY!, baseUrl: env.ELEVENLABS_API_URL || undefined, voice: env.TTS_VOICE || undefined, model: env.ELEVENLABS_MODEL || undefined })
         : new OpenAiTextToSpeech({ apiUrl: env.LLM_API_URL!, apiKey: env.LLM_API_KEY!, voice: env.TTS_VOICE || undefined, model: env.OPENAI_TTS_MODEL || undefined }),
+  };
+}
+
+/**
+ * Speech providers with an organization's own keys (PUT /speech-keys/{provider}), at the platform's
+ * URLs, models and voice: Deepgram for speech to text; ElevenLabs, else OpenAI speech, for text to speech.
+ */
+export function organizationSpeechProviders(env: NodeJS.ProcessEnv, keys: OrganizationSpeechKeys): Partial<Pick<CallProviders, 'stt' | 'tts'>> {
+  const { deepgram, elevenlabs, openai } = keys;
+  const voice = env.TTS_VOICE || undefined;
+  return {
+    ...(deepgram ? { stt: new DeepgramSpeechToText({ apiKey: deepgram.apiKey, baseUrl: env.DEEPGRAM_API_URL || undefined, model: env.DEEPGRAM_MODEL || undefined }) } : {}),
+    ...(elevenlabs
+      ? { tts: new ElevenLabsTextToSpeech({ apiKey: elevenlabs.apiKey, baseUrl: env.ELEVENLABS_API_URL || undefined, voice, model: env.ELEVENLABS_MODEL || undefined }) }
+      : openai
+        ? { tts: new OpenAiTextToSpeech({ apiUrl: openai.apiUrl ?? 'https://api.openai.com/v1', apiKey: openai.apiKey, voice, model: env.OPENAI_TTS_MODEL || undefined }) }
+        : {}),
   };
 }

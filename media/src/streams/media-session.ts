@@ -117,8 +117,13 @@ export class MediaSession {
   private ready: Promise<void> = Promise.resolve();
   private startEpochMs: number | null = null;
   private lastMediaMs = 0;
-  /** Media timestamp of the first frame given to speech-to-text (its time zero). */
-  private sttOriginMs: number | null = null;
+  /**
+   * Where the audio given to speech-to-text sits on the media clock: one entry per chunk, its start
+   * in the stream's audio time and in media time. The provider counts audio time; a provider's
+   * timestamps are media time, and the two part when frames go missing or timers drift.
+   */
+  private readonly sttTimeline: { audioMs: number; atMs: number }[] = [];
+  private sttAudioMs = 0;
   private earlyFrames: { bytes: Buffer; atMs: number }[] = [];
   /** Offset (ms from start) where the provider will finish playing what we already sent. */
   private outboundCursorMs = 0;
@@ -255,7 +260,7 @@ export class MediaSession {
           if (!result.text.trim()) return;
           this.onCallerSpeech();
           if (!result.isFinal) return;
-          if (!this.pendingUserText) this.pendingUserStartMs = (this.sttOriginMs ?? 0) + result.start * 1000;
+          if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
           this.pendingUserText = `${this.pendingUserText} ${result.text.trim()}`.trim();
           if (result.speechFinal) this.endOfCallerTurn();
         },
@@ -295,8 +300,23 @@ export class MediaSession {
   }
 
   private toSpeechToText(bytes: Buffer, atMs: number): void {
-    this.sttOriginMs ??= atMs;
+    this.sttTimeline.push({ audioMs: this.sttAudioMs, atMs });
+    this.sttAudioMs += bytes.length / 8; // 8 kHz, one byte per sample
     this.stt?.send(bytes);
+  }
+
+  /** The media time of an offset in the speech-to-text stream's audio. */
+  private mediaTimeOf(audioMs: number): number {
+    let low = 0;
+    let high = this.sttTimeline.length - 1;
+    if (high < 0) return 0;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.sttTimeline[middle]!.audioMs <= audioMs) low = middle;
+      else high = middle - 1;
+    }
+    const chunk = this.sttTimeline[low]!;
+    return chunk.atMs + (audioMs - chunk.audioMs);
   }
 
   /** Silence prompts, silence timeout and the call's time limit. */

@@ -14,6 +14,7 @@ import {
   TranslatePromptResponse,
 } from '../../schemas/agent-authoring.ts';
 import { ErrorResponse } from '../../schemas/common.ts';
+import { SpeechKeyList, SpeechKeyRequest, SpeechKeyStatus, SpeechProviderParam } from '../../schemas/speech-keys.ts';
 import { BAD_REQUEST, LANGUAGE_MODEL, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -79,6 +80,36 @@ export const agentTemplateRoutes = {
     tags: ['Agent templates'],
     request: {},
     responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND },
+  }),
+  listSpeechKeys: defineRoute({
+    operationId: 'listSpeechKeys',
+    method: 'GET',
+    path: '/speech-keys',
+    group: 'agentAuthoring',
+    summary: "The organization's own speech provider keys (never the keys themselves)",
+    tags: ['Agent templates'],
+    request: {},
+    responses: { 200: { description: 'Keys', schema: SpeechKeyList }, ...UNAUTHORIZED },
+  }),
+  setSpeechKey: defineRoute({
+    operationId: 'setSpeechKey',
+    method: 'PUT',
+    path: '/speech-keys/{provider}',
+    group: 'agentAuthoring',
+    summary: "Set the organization's own key at a speech provider (stored encrypted, never returned); calls use it instead of the platform's",
+    tags: ['Agent templates'],
+    request: { params: SpeechProviderParam, body: SpeechKeyRequest },
+    responses: { 200: { description: 'Status', schema: SpeechKeyStatus }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  clearSpeechKey: defineRoute({
+    operationId: 'clearSpeechKey',
+    method: 'DELETE',
+    path: '/speech-keys/{provider}',
+    group: 'agentAuthoring',
+    summary: "Remove the organization's key at a speech provider (the platform's is used again)",
+    tags: ['Agent templates'],
+    request: { params: SpeechProviderParam },
+    responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   analyzeScript: defineRoute({
     operationId: 'analyzeScript',
