@@ -2,19 +2,25 @@
  * `npm run bench`: Lambda bundle sizes; the local p50/p99 latency of GET /agents with the
  * authorizer included over 1,000 sequential requests, with the authorizer cache (as on AWS) and
  * without (every request runs the authorizer's GetItem); call placement latency; and admission of
- * 200 concurrent placements against 10 channels. Prints figures; asserts nothing.
+ * 200 concurrent placements against 10 channels; the voice pipeline's own latency per turn
+ * (bench/voice-latency.ts). Prints figures; asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { REPO_ROOT } from '../local/paths.ts';
 import { formatBundleTable, GOAL_RATIO, measureBundles } from './bundle-sizes.ts';
 import type { CampaignFigures } from './campaign.ts';
 import type { LatencyFigures } from './latency.ts';
+import type { VoiceLatencyFigures } from './voice-latency.ts';
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const figures = (f: LatencyFigures) => `p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, mean ${ms(f.mean)}, max ${ms(f.max)}`;
 
 function scenario<T>(...args: string[]): T {
-  const output = execFileSync('npx', ['tsx', 'bench/scenario.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return runJson<T>('bench/scenario.ts', ...args);
+}
+
+function runJson<T>(script: string, ...args: string[]): T {
+  const output = execFileSync('npx', ['tsx', script, ...args], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
 
@@ -53,3 +59,10 @@ for (const [label, contacts, channels, lastDigit] of CAMPAIGNS) {
   );
   console.log(`  Wall time ${n(c.runSeconds, 1)} s; floor (DynamoDB Local, same requests, ${c.channels} at a time) ${n(c.floorSeconds, 1)} s; ratio ${n(c.ratio)}`);
 }
+
+const voice = runJson<VoiceLatencyFigures>('bench/voice-latency.ts', process.env.BENCH_TURNS ?? '200');
+console.log(
+  `Voice pipeline, ${voice.turns} turns, end of caller speech to first agent audio frame: overhead p50 ${ms(voice.overhead.p50)}, p95 ${ms(voice.overhead.p95)}, ` +
+    `max ${ms(voice.overhead.max)} (total p50 ${ms(voice.total.p50)}, p95 ${ms(voice.total.p95)}; fixed provider delays STT ${voice.fakeDelaysMs.stt} + ` +
+    `model ${voice.fakeDelaysMs.llm} + TTS ${voice.fakeDelaysMs.tts} ms = ${(voice.providerShareP50 * 100).toFixed(1)} % of the p50 total)`,
+);

@@ -35,7 +35,7 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
       mediaStreamUrl: text('mediaStreamUrl'),
       numberMarketplaceUrl: text('numberMarketplaceUrl'),
       defaultCallerId: text('defaultCallerId'),
-      llmApiUrl: text('llmApiUrl'),
+      ...(app.node.tryGetContext('llmApiUrl') === undefined ? {} : { llmApiUrl: text('llmApiUrl') }),
       ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
       ...(app.node.tryGetContext('maxCallSeconds') === undefined ? {} : { maxCallSeconds: positiveInteger('maxCallSeconds') }),
     },

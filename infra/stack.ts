@@ -6,6 +6,7 @@ import { Events } from './constructs/events.ts';
 import { type DeploymentSettings, Functions } from './constructs/functions.ts';
 import { Media } from './constructs/media.ts';
 import { Secrets } from './constructs/secrets.ts';
+import { VoiceProviders } from './constructs/voice-providers.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
 
 export interface VoiceAgentPlatformApiStackProps extends StackProps {
@@ -17,6 +18,7 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
 }
 
 export const DEFAULT_MAX_CALL_SECONDS = 3600;
+export const DEFAULT_LLM_API_URL = 'https://api.openai.com/v1';
 export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
 /** Everything the API runs on, derived from the tables in shared/api. */
@@ -28,6 +30,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly workflows: Workflows;
   readonly api: Api;
   readonly media: Media;
+  readonly voiceProviders: VoiceProviders;
 
   constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps = {}) {
     super(scope, id, props);
@@ -35,29 +38,38 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.data = new Data(this, 'Data', { retentionDays: props.retentionDays });
     this.events = new Events(this, 'Events');
     this.secrets = new Secrets(this, 'Secrets');
+    const settings: DeploymentSettings = {
+      telephonyApiUrl: '',
+      mediaStreamUrl: '',
+      numberMarketplaceUrl: '',
+      defaultCallerId: '',
+      llmApiUrl: DEFAULT_LLM_API_URL,
+      llmModel: DEFAULT_LLM_MODEL,
+      maxCallSeconds: DEFAULT_MAX_CALL_SECONDS,
+      ...props.settings,
+    };
+    this.voiceProviders = new VoiceProviders(this, 'VoiceProviders', settings);
     this.functions = new Functions(this, 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
-      settings: {
-        telephonyApiUrl: '',
-        mediaStreamUrl: '',
-        numberMarketplaceUrl: '',
-        defaultCallerId: '',
-        llmApiUrl: '',
-        llmModel: DEFAULT_LLM_MODEL,
-        maxCallSeconds: DEFAULT_MAX_CALL_SECONDS,
-        ...props.settings,
-      },
+      voiceProvidersSecret: this.voiceProviders.secret,
+      settings,
     });
     this.events.addRules(this.functions);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
-    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus });
+    this.media = new Media(this, 'Media', {
+      table: this.data.table,
+      bucket: this.data.bucket,
+      eventBus: this.events.bus,
+      voiceProviders: this.voiceProviders,
+      encryptionKey: this.secrets.encryptionKey,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

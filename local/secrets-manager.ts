@@ -6,6 +6,8 @@ export interface LocalSecretsManager {
   endpoint: string;
   /** ARN of each secret by name. */
   arns: Record<string, string>;
+  /** Adds a secret known only once its service is up (e.g. a fake provider's key); returns its ARN. */
+  put: (name: string, value: string) => string;
   stop: () => Promise<void>;
 }
 
@@ -15,14 +17,15 @@ export interface LocalSecretsManager {
  * on AWS (shared/config/secrets.ts).
  */
 export async function startLocalSecretsManager(options: { region: string; secrets: Record<string, string> }): Promise<LocalSecretsManager> {
-  const arns = Object.fromEntries(
-    Object.keys(options.secrets).map((name) => [name, `arn:aws:secretsmanager:${options.region}:000000000000:secret:${name}-local`]),
-  );
+  const arns: Record<string, string> = {};
   const byId = new Map<string, { name: string; arn: string; value: string }>();
-  for (const [name, value] of Object.entries(options.secrets)) {
-    const secret = { name, arn: arns[name]!, value };
+  const put = (name: string, value: string): string => {
+    const secret = { name, arn: `arn:aws:secretsmanager:${options.region}:000000000000:secret:${name}-local`, value };
     byId.set(name, secret).set(secret.arn, secret);
-  }
+    arns[name] = secret.arn;
+    return secret.arn;
+  };
+  for (const [name, value] of Object.entries(options.secrets)) put(name, value);
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,6 +54,7 @@ export async function startLocalSecretsManager(options: { region: string; secret
   return {
     endpoint: `http://127.0.0.1:${port}`,
     arns,
+    put,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

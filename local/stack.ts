@@ -32,7 +32,7 @@ export interface LocalStackOptions {
   /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   authorizerCacheTtlSeconds?: number;
-  /** Length of a simulated answered call (SIM_CALL_SECONDS, default 3). */
+  /** Longest simulated answered call (SIM_CALL_SECONDS, default 20); the agent usually hangs up first. */
   simCallSeconds?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
@@ -118,10 +118,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TELEPHONY_PROVIDER_NAME: 'telephony',
       MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
       DEFAULT_CALLER_ID: '',
-      LLM_PROVIDER: 'local',
-      LLM_API_URL: '',
-      LLM_MODEL: '',
-      LLM_API_KEY: '',
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
@@ -146,7 +142,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const telephony = await startTelephonySimulator({
       apiKey: env.TELEPHONY_API_KEY!,
       callbackSecret: env.TELEPHONY_WEBHOOK_SECRET!,
-      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 3),
+      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
     });
     stops.push(telephony.stop);
     const sheets = await startSheetsSimulator();
@@ -165,6 +161,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TELEPHONY_API_URL: telephony.apiUrl,
       NUMBER_MARKETPLACE_URL: marketplace.url,
       MEDIA_STREAM_URL: media.streamUrl,
+      // The platform model is the local fake: its URL and name as settings, its key in the secret.
+      LLM_API_URL: media.platformModelEnv.LLM_API_URL,
+      LLM_MODEL: media.platformModelEnv.LLM_MODEL,
+      VOICE_PROVIDERS_SECRET_ARN: secretsManager.put('voice-providers', JSON.stringify({ llmApiKey: media.platformModelEnv.LLM_API_KEY })),
     });
     Object.assign(process.env, env);
 

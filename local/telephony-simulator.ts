@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { encodeMulaw } from '../media/src/audio/mulaw.ts';
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
-import { DEFAULT_CALLER_SCRIPT } from '../media/src/agent/scripted.ts';
+import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
 import { signCallback, type ProviderCallStatus } from '../shared/telephony/provider.ts';
 
 const FRAME_MS = 20;

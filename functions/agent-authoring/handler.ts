@@ -3,6 +3,7 @@ import { callerOf, createApiHandler, operation } from '../../shared/http/api-han
 import { parseMultipart } from '../../shared/http/multipart.ts';
 import { noContent, ok } from '../../shared/http/response.ts';
 import * as authoring from '../../shared/services/agent-authoring.ts';
+import * as speechKeys from '../../shared/services/speech-keys.ts';
 import { extractDocumentText, MAX_SCRIPT_UPLOAD_BYTES, MAX_UPLOAD_BYTES } from '../../shared/services/text-extraction.ts';
 import { pageOfItems } from '../../shared/domain/pagination.ts';
 
@@ -14,6 +15,12 @@ export const handler = createApiHandler([
   operation(agentTemplateRoutes.setModelKey, async ({ body }, context) => ok(await authoring.setModelKey(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.clearModelKey, async (_input, context) => {
     await authoring.clearModelKey(callerOf(context).organizationId);
+    return noContent();
+  }),
+  operation(agentTemplateRoutes.listSpeechKeys, async (_input, context) => ok(await speechKeys.listSpeechKeys(callerOf(context).organizationId))),
+  operation(agentTemplateRoutes.setSpeechKey, async ({ params, body }, context) => ok(await speechKeys.setSpeechKey(callerOf(context).organizationId, params.provider, body))),
+  operation(agentTemplateRoutes.clearSpeechKey, async ({ params }, context) => {
+    await speechKeys.clearSpeechKey(callerOf(context).organizationId, params.provider);
     return noContent();
   }),
   operation(agentTemplateRoutes.analyzeScript, async ({ body }) => ok(await authoring.analyzeScript(body))),

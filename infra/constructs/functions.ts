@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
@@ -46,6 +47,8 @@ export interface FunctionsProps {
   eventBus: IEventBus;
   stateMachines: StateMachineRef[];
   secrets: Secrets;
+  /** The voice providers' keys (VoiceProviders): the platform model's key is read from it at run time. */
+  voiceProvidersSecret: ISecret;
   settings: DeploymentSettings;
   logRetention?: RetentionDays;
 }
@@ -98,6 +101,7 @@ export class Functions extends Construct {
       DEFAULT_CALLER_ID: settings.defaultCallerId,
       LLM_API_URL: settings.llmApiUrl,
       LLM_MODEL: settings.llmModel,
+      VOICE_PROVIDERS_SECRET_ARN: this.props.voiceProvidersSecret.secretArn,
     };
   }
 
@@ -179,6 +183,7 @@ export class Functions extends Construct {
     if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
     if (group.access.telephony) secrets.telephonySecret.grantRead(fn);
     if (group.access.encryption) secrets.sheetsSecret.grantRead(fn);
+    if (group.access.languageModel) this.props.voiceProvidersSecret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
     if (group.access.encryption) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
     if (group.schedule) {

@@ -14,9 +14,11 @@ import {
 } from 'aws-cdk-lib/aws-ecs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant } from '../nag.ts';
 import { REPO_ROOT } from '../paths.ts';
+import type { VoiceProviders } from './voice-providers.ts';
 
 export const MEDIA_PORT = 8080;
 
@@ -25,6 +27,10 @@ export interface MediaProps {
   bucket: IBucket;
   /** Completed calls are announced here (`call.completed`). */
   eventBus: IEventBus;
+  /** Speech and model providers (keys as container secrets; the task refuses to start without them). */
+  voiceProviders: VoiceProviders;
+  /** Decrypts organizations' own model keys. */
+  encryptionKey: IKey;
   logRetention?: RetentionDays;
 }
 
@@ -75,9 +81,11 @@ export class Media extends Construct {
         TABLE_NAME: props.table.tableName,
         BUCKET_NAME: props.bucket.bucketName,
         EVENT_BUS_NAME: props.eventBus.eventBusName,
-        MEDIA_PROVIDERS: 'scripted',
         POWERTOOLS_SERVICE_NAME: 'media',
+        KMS_KEY_ID: props.encryptionKey.keyArn,
+        ...props.voiceProviders.settings,
       },
+      secrets: props.voiceProviders.containerSecrets(),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
         command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${MEDIA_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
@@ -89,10 +97,11 @@ export class Media extends Construct {
     props.table.grantReadWriteData(this.taskDefinition.taskRole);
     props.bucket.grantReadWrite(this.taskDefinition.taskRole);
     props.eventBus.grantPutEventsTo(this.taskDefinition.taskRole);
+    props.encryptionKey.grantDecrypt(this.taskDefinition.taskRole);
     acknowledgeTableGrant(this.taskDefinition.taskRole, props.table);
     acknowledgeBucketGrant(this.taskDefinition.taskRole, props.bucket);
 
-    acknowledge(this.taskDefinition, 'Environment variables hold resource names and the port only; no secrets.', 'AwsSolutions-ECS2');
+    acknowledge(this.taskDefinition, 'Environment variables hold resource names, the port and provider settings only; provider keys are container secrets.', 'AwsSolutions-ECS2');
     acknowledge(
       this.taskDefinition.obtainExecutionRole(),
       'ecr:GetAuthorizationToken (image pull) does not support resource-level permissions.',

@@ -1,63 +1,101 @@
 /**
- * Connects the media stream of a call to the platform: loads the agent and the run when the stream
- * starts (marking the call answered), and when it ends saves the WAV recording and the transcript
- * to S3 and reports completion. Speech and model providers are injected (local: scripted).
+ * Connects the media stream of a call to the platform: when the stream starts it loads the run and
+ * the agent with its knowledge base, tools and memories (marking the call answered) and picks the
+ * providers (the organization's own model key, else the platform's); when it ends it saves the WAV
+ * recording and the transcript to S3 and completes the run (`failed` when a provider failed).
  */
-import type { ConversationState, LanguageModel, SpeechToText, TextToSpeech } from './agent/interfaces.ts';
-import { MediaSession, type LogFn, type SessionResult } from './streams/media-session.ts';
+import type { CallProviders } from './agent/interfaces.ts';
+import { buildCallPlan } from './agent/call-plan.ts';
+import { OpenAiChatModel, organizationSpeechProviders } from './agent/providers.ts';
+import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
+import { organizationModelFetch } from '../../shared/ai/language-model.ts';
+import { decryptSecret } from '../../shared/crypto/secret-box.ts';
 import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
 import { emitCallStarted } from '../../shared/events/webhook-events.ts';
+import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
+import * as memories from '../../shared/repositories/memories.ts';
+import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
-export interface CallProviders {
-  stt: SpeechToText;
-  llm: LanguageModel;
-  tts: TextToSpeech;
+/** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
+const MEMORIES_PER_CALL = 50;
+
+export interface CallSessionConfig {
+  /** The platform's providers. */
+  providers: CallProviders;
+  /** The settings they were made from (URLs, models, voice), for an organization's own speech keys. */
+  settings: NodeJS.ProcessEnv;
+  /** Replaces the SSRF-guarded fetch of the agents' HTTP tools (the local stack's fake tool endpoint). */
+  toolFetch?: typeof fetch;
+  /** Replaces the SSRF-guarded fetch of an organization's own model URL (tests). */
+  modelFetch?: typeof fetch;
 }
 
-type CallState = Omit<ConversationState, 'turns'>;
-
-/** The agent and run behind a stream; the call counts as answered from here. */
-async function loadCall(runRefText: string | null): Promise<CallState> {
-  const ref = runRefText ? parseRunRef(runRefText) : undefined;
-  if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
-  const [run, agent] = await Promise.all([runs.getRun(ref.organizationId, ref.agentId, ref.runId), agents.getAgent(ref.organizationId, ref.agentId)]);
-  if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
-  await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
-  await emitCallStarted(run);
-  return {
-    agentName: agent.name,
-    workflowDefinition: agent.workflow_definition,
-    initialContext: run.initial_context,
-    dispositionCodes: agent.call_disposition_codes,
+/** Appends to the run's logs in order; a failed write is logged, never fatal to the call. */
+function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']> {
+  let chain = Promise.resolve();
+  return (level, message) => {
+    chain = chain
+      .then(() => runs.updateActiveRun(ref, {}, { timestamp: new Date().toISOString(), level, message }))
+      .then(
+        () => {},
+        (error: unknown) => log('warn', 'could not write the run log', { error: String(error) }),
+      );
   };
 }
 
-/**
- * A session whose language model first waits for the call's state: the stream's `start` event
- * names the run, so the state is loaded lazily on the opening turn.
- */
-export function createCallSession(providers: CallProviders, send: (message: object) => void, log: LogFn): MediaSession {
-  const state: CallState = { agentName: '', workflowDefinition: {}, initialContext: {}, dispositionCodes: {} };
-  let loaded: Promise<void> | undefined;
-  const session: MediaSession = new MediaSession({
-    ...providers,
-    state,
-    send,
-    log,
-    llm: {
-      nextTurn: async (current, userText) => {
-        loaded ??= loadCall(session.runRef).then((call) => void Object.assign(state, call));
-        await loaded;
-        return providers.llm.nextTurn({ ...current, ...state }, userText);
-      },
-    },
-  });
-  return session;
+/** The agent, run and resources behind a stream; the call counts as answered from here. */
+async function prepareCall(config: CallSessionConfig, runRefText: string | null, log: LogFn): Promise<PreparedCall> {
+  const ref = runRefText ? parseRunRef(runRefText) : undefined;
+  if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
+  const { organizationId: orgId, agentId } = ref;
+  const [run, agent, passages, tools, notes, modelKey, speechKeys] = await Promise.all([
+    runs.getRun(orgId, agentId, ref.runId),
+    agents.getAgent(orgId, agentId),
+    agentResources.allPassages(orgId, agentId),
+    agentResources.listTools(orgId, agentId),
+    memories.listMemories(orgId, agentId, 0, MEMORIES_PER_CALL),
+    modelKeys.getModelKey(orgId),
+    organizationSpeechKeys(orgId),
+  ]);
+  if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
+  await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
+  await emitCallStarted(run);
+  const llm = modelKey
+    ? new OpenAiChatModel({
+        apiUrl: modelKey.api_url,
+        apiKey: await decryptSecret(modelKey.api_key_ciphertext, { organizationId: String(orgId) }),
+        model: modelKey.model,
+        fetch: config.modelFetch ?? organizationModelFetch,
+        name: "the organization's language model",
+      })
+    : config.providers.llm;
+  return {
+    plan: buildCallPlan({
+      agentName: agent.name,
+      workflowDefinition: agent.workflow_definition,
+      workflowConfigurations: agent.workflow_configurations,
+      templateContextVariables: agent.template_context_variables,
+      initialContext: run.initial_context,
+      dispositionCodes: agent.call_disposition_codes,
+      passages,
+      tools,
+      memories: notes.items,
+    }),
+    providers: { ...config.providers, ...organizationSpeechProviders(config.settings, speechKeys), llm },
+    organizationId: orgId,
+    toolFetch: config.toolFetch,
+    runLog: runLogger(ref, log),
+  };
+}
+
+export function createCallSession(config: CallSessionConfig, send: (message: object) => void, log: LogFn): MediaSession {
+  return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, log), send, log });
 }
 
 /** Saves what the call produced and ends its run (exactly once, whatever else reports it). */
@@ -71,10 +109,11 @@ export async function saveCall(result: SessionResult): Promise<void> {
   ]);
   await completeCall({
     ref,
-    outcome: 'completed',
+    outcome: result.failure ? 'failed' : 'completed',
     endedAt: result.endedAt,
     gatheredContext: result.gathered,
     recordingKey: keys.recording,
     transcriptKey: keys.transcript,
+    ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
   });
 }

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createCallSession, saveCall, type CallProviders } from './call-sessions.ts';
+import { createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
 
@@ -16,14 +16,14 @@ export interface MediaService {
   close: () => Promise<void>;
 }
 
-export async function startMediaService(options: { port: number; host?: string; providers: CallProviders; log: LogFn }): Promise<MediaService> {
+export async function startMediaService(options: { port: number; host?: string; calls: CallSessionConfig; log: LogFn }): Promise<MediaService> {
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const healthy = path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD');
     response.writeHead(healthy ? 200 : 404, { 'Content-Type': 'application/json' });
     response.end(request.method === 'HEAD' ? undefined : JSON.stringify(healthy ? { status: 'ok' } : { detail: 'Not Found' }));
   });
-  const streams = attachMediaStreams(server, MEDIA_STREAM_PATH, (send) => createCallSession(options.providers, send, options.log), saveCall, { log: options.log });
+  const streams = attachMediaStreams(server, MEDIA_STREAM_PATH, (send) => createCallSession(options.calls, send, options.log), saveCall, { log: options.log });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());

@@ -1,88 +1,97 @@
 /**
- * The language model behind one interface. The real client speaks the OpenAI-compatible chat
- * completions API (`LLM_API_URL`, `LLM_API_KEY`, `LLM_MODEL`, or an organization's own key); without
- * a configured API (the local stack, tests) a deterministic local model answers, so nothing calls
- * the network and the same input always gives the same output.
+ * The language model of the AI authoring features, through the official `openai` client: any
+ * OpenAI-compatible chat completions API. The platform's model is configured by `LLM_API_URL`,
+ * `LLM_MODEL` and the `llmApiKey` of the voice providers secret (read at run time; URL and model from context;
+ * the local stack points them at its fake, local/fakes/openai-compatible.ts); an organization may
+ * use its own key instead. Nothing here falls back to canned text: an unconfigured platform model
+ * is a 503 naming what to configure, a failing provider a 502 naming it.
  */
+import OpenAI from 'openai';
+import { getSecretFields, SecretNotReadyError } from '../config/secrets.ts';
+import { optionalSetting } from '../config/settings.ts';
+import { DomainError } from '../domain/errors.ts';
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+
 export interface CompletionRequest {
-  /** What the model is asked to do, e.g. `translate`, `write-steps`, `distill-script`. */
-  task: string;
   system: string;
   prompt: string;
 }
 
 export interface LanguageModel {
-  readonly kind: 'remote' | 'local';
   complete(request: CompletionRequest): Promise<string>;
 }
 
-export class LanguageModelError extends Error {
-  override readonly name = 'LanguageModelError';
+/** The platform model is not configured (503). */
+export class LanguageModelUnavailableError extends DomainError {
+  readonly kind = 'unavailable';
 }
 
-/** `fetch` is the SSRF guard (shared/net/guarded-fetch.ts) for an organization's own API URL. */
-export function remoteModel(settings: { apiUrl: string; apiKey: string; model: string; fetch?: typeof fetch }): LanguageModel {
-  const send = settings.fetch ?? fetch;
+/** The model's provider failed, timed out or answered nonsense (502). */
+export class LanguageModelError extends DomainError {
+  readonly kind = 'upstream';
+}
+
+export const MODEL_TIMEOUT_MS = 25_000;
+
+/** An organization's own model URL is customer-chosen: reached through the SSRF guard. */
+export const organizationModelFetch = createGuardedFetch({ timeoutMs: MODEL_TIMEOUT_MS, maxResponseBytes: 1024 * 1024 });
+
+/**
+ * A model at an OpenAI-compatible API. `fetch` is the SSRF guard for an organization's own URL;
+ * `upstream` names the provider in error messages.
+ */
+export function remoteModel(settings: { apiUrl: string; apiKey: string; model: string; fetch?: typeof fetch; upstream?: string }): LanguageModel {
+  const upstream = settings.upstream ?? `The language model at ${hostOf(settings.apiUrl)}`;
+  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.apiUrl, maxRetries: 1, timeout: MODEL_TIMEOUT_MS, ...(settings.fetch ? { fetch: settings.fetch } : {}) });
   return {
-    kind: 'remote',
     async complete(request) {
-      const response = await send(`${settings.apiUrl.replace(/\/$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${settings.apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create({
           model: settings.model,
           messages: [
             { role: 'system', content: request.system },
             { role: 'user', content: request.prompt },
           ],
           temperature: 0.2,
-        }),
-        signal: AbortSignal.timeout(25_000),
-      }).catch((error: unknown) => {
-        throw new LanguageModelError(`The language model could not be reached: ${(error as Error).message}`);
-      });
-      if (!response.ok) throw new LanguageModelError(`The language model answered ${response.status}`);
-      const body = (await response.json()) as { choices?: { message?: { content?: string } }[] };
-      const content = body.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new LanguageModelError('The language model returned no text');
+        });
+      } catch (error) {
+        if (error instanceof OpenAI.APIConnectionTimeoutError) throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
+        if (error instanceof OpenAI.APIError && error.status) throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
+        throw new LanguageModelError(`${upstream} could not be used: ${(error as Error).message}`.slice(0, 500));
+      }
+      const content: unknown = completion?.choices?.[0]?.message?.content;
+      if (typeof content !== 'string' || !content.trim()) throw new LanguageModelError(`${upstream} returned no text`);
       return content.trim();
     },
   };
 }
 
-/** Deterministic stand-in: marks its work so tests can see what was asked, without any network. */
-export const localModel: LanguageModel = {
-  kind: 'local',
-  async complete(request) {
-    const text = request.prompt.trim();
-    switch (request.task) {
-      case 'translate': {
-        const target = /target language: (.+)/i.exec(request.system)?.[1]?.trim() ?? 'target';
-        return `[${target}] ${text}`;
-      }
-      case 'write-steps':
-        // One step per line of the brief, phrased as a question.
-        return text
-          .split('\n')
-          .map((line) => line.trim())
-          .filter(Boolean)
-          .map((line) => (line.endsWith('?') ? line : `Could you tell me about ${line.replace(/[.:]+$/, '').toLowerCase()}?`))
-          .join('\n');
-      case 'distill-script':
-        return text
-          .split('\n')
-          .map((line) => line.replace(/\s+/g, ' ').trim())
-          .filter(Boolean)
-          .join('\n');
-      default:
-        return text;
-    }
-  },
-};
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 
-/** The platform's model: the configured remote API, or the local model when none is configured. */
-export function platformModel(): LanguageModel {
-  const apiUrl = process.env.LLM_API_URL;
-  if (!apiUrl || process.env.LLM_PROVIDER === 'local') return localModel;
-  return remoteModel({ apiUrl, apiKey: process.env.LLM_API_KEY ?? '', model: process.env.LLM_MODEL ?? 'gpt-4o-mini' });
+/**
+ * The platform's model: URL and name from the settings, the key read at run time from the voice
+ * providers' secret. Not configured: a 503 naming what to configure.
+ */
+export async function platformModel(): Promise<LanguageModel> {
+  const apiUrl = optionalSetting('LLM_API_URL');
+  let apiKey: string | undefined;
+  try {
+    apiKey = apiUrl ? (await getSecretFields('VOICE_PROVIDERS_SECRET_ARN', ['llmApiKey'])).llmApiKey : undefined;
+  } catch (error) {
+    if (!(error instanceof SecretNotReadyError)) throw error;
+  }
+  if (!apiUrl || !apiKey) {
+    throw new LanguageModelUnavailableError(
+      `The platform language model is not configured (${apiUrl ? 'no llmApiKey in the voice providers secret' : 'LLM_API_URL unset'}): put the key into the llmApiKey field of the ` +
+        'VoiceProviders secret (and set the llmApiUrl context value for a provider other than OpenAI), or set your own key with PUT /model-key',
+    );
+  }
+  return remoteModel({ apiUrl, apiKey, model: optionalSetting('LLM_MODEL') ?? 'gpt-4o-mini', upstream: 'The platform language model' });
 }

@@ -24,6 +24,11 @@ export const BAD_REQUEST: Record<number, ResponseSpec> = {
 export const CallPlacementConflict = z
   .union([CallingHoursConflict, ErrorResponse])
   .openapi('CallPlacementConflict', { description: 'Calling hours (`detail` object with `retry_at`) or another conflict (`detail` string).' }, { unionPreferredType: 'oneOf' });
+/** Routes that call the language model: its provider failing (502) or not configured (503). */
+export const LANGUAGE_MODEL: Record<number, ResponseSpec> = {
+  502: { description: 'The language model provider failed, timed out or answered nonsense; `detail` names it', schema: ErrorResponse },
+  503: { description: 'The platform language model is not configured; `detail` names the settings to configure', schema: ErrorResponse },
+};
 
 /** The refusals of call placement, in the order they are checked. */
 export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {

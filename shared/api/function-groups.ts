@@ -21,6 +21,8 @@ export interface FunctionGroup {
     publicUrl?: boolean;
     /** Encrypts or decrypts stored secrets (the KMS key: KMS_KEY_ID) and reaches the spreadsheet provider. */
     encryption?: boolean;
+    /** Calls the platform language model (LLM_API_URL, LLM_MODEL, LLM_API_KEY). */
+    languageModel?: boolean;
   };
   memorySize?: number;
   timeoutSeconds?: number;
@@ -113,7 +115,7 @@ export const FUNCTION_GROUPS = {
   agentAuthoring: {
     entry: 'functions/agent-authoring/handler.ts',
     description: 'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key',
-    access: { table: 'readWrite', encryption: true },
+    access: { table: 'readWrite', encryption: true, languageModel: true },
     memorySize: 1024,
   },
   numbers: {

@@ -61,10 +61,9 @@ export const SETTINGS = {
   CAMPAIGN_POLL_SECONDS: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Campaign engine poll period while channels are busy' },
   OUTBOUND_ALLOW_LOOPBACK: { readBy: 'all', localOnly: true, description: 'Lets the SSRF guard reach loopback simulators over plain http (local stack and tests only)' },
   WEBHOOK_RETRY_TIME_SCALE: { readBy: ['webhooks', 'webhookFanout', 'webhookDelivery'], localOnly: true, description: 'Divides the webhook retry schedule' },
-  LLM_API_URL: { readBy: ['agentAuthoring'], description: 'OpenAI-compatible chat completions URL of the platform model (context llmApiUrl)' },
-  LLM_MODEL: { readBy: ['agentAuthoring'], description: 'Model name of the platform model (context llmModel)' },
-  LLM_API_KEY: { readBy: ['agentAuthoring'], localOnly: true, description: 'Platform model key (local fake only; on AWS a secret)' },
-  LLM_PROVIDER: { readBy: ['agentAuthoring'], localOnly: true, description: '`local`: the deterministic fake model (local stack and tests)' },
+  LLM_API_URL: { readBy: 'languageModel', description: 'OpenAI-compatible API base URL of the platform model (context llmApiUrl, default OpenAI)' },
+  LLM_MODEL: { readBy: 'languageModel', description: 'Model name of the platform model (context llmModel)' },
+  VOICE_PROVIDERS_SECRET_ARN: { readBy: 'languageModel', description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)' },
   TELEPHONY_PROVIDER_NAME: { readBy: ['numbers'], description: 'Provider name recorded on purchased numbers' },
 } as const satisfies Record<string, SettingSpec>;
 

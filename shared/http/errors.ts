@@ -21,6 +21,8 @@ const STATUS_BY_KIND: Record<DomainError['kind'], number> = {
   capacity: 429,
   too_large: 413,
   unsupported_media: 415,
+  upstream: 502,
+  unavailable: 503,
 };
 
 /** Maps anything thrown by an operation onto the `{detail}` body and status the contract gives. */

@@ -133,6 +133,8 @@ export const keys = {
   outboundSkPrefix: 'OUTBOUND#',
   charge: (orgId: number, at: string, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `CHARGE#${at}#${pad(numberId)}` }),
   modelKey: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'MODELKEY' }),
+  speechKey: (orgId: number, provider: string) => ({ pk: `ORG#${orgId}`, sk: `SPEECHKEY#${provider}` }),
+  speechKeySkPrefix: 'SPEECHKEY#',
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
-import { freeFormObject, JsonObject, Timestamp } from './common.ts';
+import { freeFormObject, JsonObject, storedAtMost, Timestamp } from './common.ts';
+import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
 
 /**
  * Stored-size caps of an agent's objects: with the name and counters they stay under DynamoDB's
@@ -12,10 +13,12 @@ export const AGENT_OBJECT_CAPS = {
   template_context_variables: 32_000,
   call_disposition_codes: 32_000,
 } as const;
-const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition);
+const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition).openapi({
+  description: `${WorkflowDefinitionDoc.description} At most 200 kB stored, nested at most 32 levels.`,
+});
 const TemplateContextVariables = freeFormObject(AGENT_OBJECT_CAPS.template_context_variables);
 const CallDispositionCodes = freeFormObject(AGENT_OBJECT_CAPS.call_disposition_codes);
-const WorkflowConfigurations = freeFormObject(AGENT_OBJECT_CAPS.workflow_configurations);
+const WorkflowConfigurations = storedAtMost(VoiceSettings, AGENT_OBJECT_CAPS.workflow_configurations);
 
 
 export const Agent = z
@@ -26,12 +29,12 @@ export const Agent = z
     status: z.enum(AGENT_STATUSES),
     created_at: Timestamp,
     updated_at: Timestamp,
-    workflow_definition: JsonObject,
+    workflow_definition: JsonObject.openapi(WorkflowDefinitionDoc),
     current_definition_id: z.int(),
     template_context_variables: JsonObject,
     call_disposition_codes: JsonObject,
     total_runs: z.int(),
-    workflow_configurations: JsonObject,
+    workflow_configurations: WorkflowConfigurations,
   })
   .openapi('Agent');
 export type Agent = z.infer<typeof Agent>;

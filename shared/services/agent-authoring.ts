@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { localModel, platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
+import { organizationModelFetch, platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { callFlowFrom, factsFrom, mergeFacts, pageText } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
@@ -16,9 +16,6 @@ import { assertPublicUrl } from './public-urls.ts';
 
 /** Customer-chosen URLs go through the SSRF guard, each with its time and size caps. */
 const websiteFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 2 * 1024 * 1024 });
-const organizationModelFetch = createGuardedFetch({ timeoutMs: 25_000, maxResponseBytes: 1024 * 1024 });
-/** The deterministic stand-in model, until the AI client rewrite replaces this setting. */
-const LOCAL_MODEL_URL = 'local';
 
 const context = (orgId: number) => ({ organizationId: String(orgId) });
 
@@ -28,19 +25,16 @@ export function listTemplates() {
   };
 }
 
-/** The organization's own model (its key), else the platform's. */
+/** The organization's own model (its key), else the platform's (503 when that is not configured). */
 async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: 'organization' | 'platform' }> {
   const stored = await modelKeys.getModelKey(orgId);
-  if (!stored) return { model: platformModel(), owner: 'platform' };
+  if (!stored) return { model: await platformModel(), owner: 'platform' };
   const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return {
-    model: stored.api_url === LOCAL_MODEL_URL ? localModel : remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model, fetch: organizationModelFetch }),
-    owner: 'organization',
-  };
+  return { model: remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model, fetch: organizationModelFetch, upstream: "The organization's language model" }), owner: 'organization' };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
-  if (request.api_url !== LOCAL_MODEL_URL) await assertPublicUrl(request.api_url, 'Model API');
+  await assertPublicUrl(request.api_url, 'Model API');
   await modelKeys.putModelKey(orgId, {
     api_url: request.api_url,
     model: request.model,
@@ -63,7 +57,6 @@ export async function clearModelKey(orgId: number): Promise<void> {
 export async function translatePrompt(orgId: number, request: { text: string; target_language: string; context: string }) {
   const { model, owner } = await modelFor(orgId);
   const translated = await model.complete({
-    task: 'translate',
     system: `Translate the user's text for a voice agent. Keep {{placeholders}} unchanged. Context: ${request.context}\nTarget language: ${request.target_language}`,
     prompt: request.text,
   });
@@ -88,7 +81,7 @@ export async function createFromTemplate(
   let steps = template.workflow_definition.steps;
   if (request.generate_with_ai) {
     const { model } = await modelFor(orgId);
-    const written = await model.complete({ task: 'write-steps', system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
+    const written = await model.complete({ system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
     steps = written.split('\n').map((line) => line.trim()).filter(Boolean);
   }
   return createAgent(orgId, {

@@ -86,6 +86,6 @@ export async function extractDocumentText(file: UploadedFile | undefined, purpos
     ]);
   }
   // A script is distilled by the model (cleaned into one utterance per line); knowledge is kept as is.
-  if (purpose === 'script') text = await platformModel().complete({ task: 'distill-script', system: 'Clean up this call script: one utterance per line.', prompt: text });
+  if (purpose === 'script') text = await (await platformModel()).complete({ system: 'Clean up this call script: one utterance per line.', prompt: text });
   return { text, characters: text.length, purpose, file_name: file.fileName, content_type: file.contentType };
 }

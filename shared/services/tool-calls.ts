@@ -20,13 +20,14 @@ export async function sealToolHeaders(orgId: number, toolId: string, headers: Re
  * Calls an agent's HTTP tool with the model's arguments (GET/DELETE as query parameters, the
  * others as a JSON body), through the SSRF guard: the tool's address is checked again at every
  * call. Fails with the guard's OutboundRequestError (refused, timeout, too large, unreachable).
+ * `send` replaces the guarded fetch only where the local stack or a test routes tools to a fake.
  */
-export async function callTool(orgId: number, tool: ToolRecord, args: Record<string, unknown>): Promise<{ status: number; body: string }> {
+export async function callTool(orgId: number, tool: ToolRecord, args: Record<string, unknown>, send: typeof fetch = toolFetch): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = tool.headers_ciphertext ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id))) : {};
   const url = new URL(tool.url);
   const inQuery = tool.method === 'GET' || tool.method === 'DELETE';
   if (inQuery) for (const [name, value] of Object.entries(args)) url.searchParams.set(name, String(value));
-  const response = await toolFetch(url, {
+  const response = await send(url, {
     method: tool.method,
     headers: inQuery ? headers : { ...headers, 'Content-Type': 'application/json' },
     body: inQuery ? undefined : JSON.stringify(args),

@@ -284,6 +284,24 @@ describe('VoiceAgentPlatformApi stack', () => {
     expect(sealing).toContain('agentResources');
   });
 
+  it('gives the media task its provider keys as container secrets and the model settings, and the authoring function the platform model', () => {
+    const [, task] = ofType('AWS::ECS::TaskDefinition')[0]!;
+    const container = task.Properties.ContainerDefinitions[0];
+    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual(['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'LLM_API_KEY']);
+    const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
+    expect(environment).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', TTS_PROVIDER: 'elevenlabs', KMS_KEY_ID: expect.anything() });
+    expect(environment).not.toHaveProperty('MEDIA_PROVIDERS');
+    const groups = functionGroups();
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const variables = r.Properties.Environment.Variables;
+      if ((FUNCTION_GROUPS[groups.get(id) as keyof typeof FUNCTION_GROUPS]?.access as FunctionGroup['access'] | undefined)?.languageModel) {
+        expect(variables).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', VOICE_PROVIDERS_SECRET_ARN: expect.anything() });
+      } else expect(variables).not.toHaveProperty('VOICE_PROVIDERS_SECRET_ARN');
+      // Keys are read at run time, never baked into a function's environment.
+      expect(variables).not.toHaveProperty('LLM_API_KEY');
+    }
+  });
+
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
     const report = new AwsSolutionsChecks(app).validateScope(app);

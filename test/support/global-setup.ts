@@ -25,7 +25,7 @@ export default async function setup(project: TestProject) {
     port: 0,
     logLevel: 'SILENT',
     authorizerCacheTtlSeconds: 1,
-    simCallSeconds: 10,
+    simCallSeconds: 30,
     // The retry schedule (5 s, 5 min, ...) runs a thousand times faster: retries within seconds.
     webhookRetryTimeScale: 1000,
     // The every-minute source re-sync runs every second.

@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { ScriptedLanguageModel, ScriptedSpeechToText, ToneTextToSpeech } from '../../media/src/agent/scripted.ts';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
 import { MediaSession, type SessionResult } from '../../media/src/streams/media-session.ts';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import { attachMediaStreams, HANGUP_MARK } from '../../media/src/streams/websocket-server.ts';
+import { callInput, voiceFakes } from '../support/voice.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,19 +17,15 @@ async function startServer() {
   const server = createServer((_request, response) => response.writeHead(404).end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  const fakes = await voiceFakes();
+  cleanups.push(fakes.stop);
   const finished: SessionResult[] = [];
   const onFinished = vi.fn(async (result: SessionResult) => void finished.push(result));
   const handle = attachMediaStreams(
     server,
     '/media-stream',
     (send) =>
-      new MediaSession({
-        stt: new ScriptedSpeechToText(),
-        llm: new ScriptedLanguageModel(),
-        tts: new ToneTextToSpeech(),
-        state: { agentName: 'Ann', workflowDefinition: { steps: [] }, initialContext: {}, dispositionCodes: { reached: {} } },
-        send,
-      }),
+      new MediaSession({ prepare: fakes.prepare(callInput({ workflowDefinition: { greeting: 'Hello, this is Ann.' }, dispositionCodes: { reached: {} } })), send }),
     onFinished,
   );
   cleanups.push(() => handle.close());
@@ -51,20 +47,20 @@ describe('attachMediaStreams', () => {
     });
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 
-    const greeted = new Promise<void>((resolve) => ws.on('message', (data) => String(data).includes('"turn-1"') && resolve()));
+    const greeted = new Promise<void>((resolve) => ws.on('message', (data) => String(data).includes('"reply-1"') && resolve()));
     for (const message of caller.start()) ws.send(JSON.stringify(message));
     await greeted;
     ws.send('not json'); // ignored, the call continues
-    for (const message of [...caller.silence(1200), ...caller.say('Hi'), ...caller.silence(500)]) ws.send(JSON.stringify(message));
+    for (const message of [...caller.silence(1200), ...caller.say('Goodbye.'), ...caller.silence(500)]) ws.send(JSON.stringify(message));
 
     expect(await closed).toBe(1000);
     await vi.waitFor(() => expect(onFinished).toHaveBeenCalledOnce());
     const marks = received.filter((m) => m.event === 'mark').map((m) => m.mark!.name);
-    expect(marks).toEqual(['turn-1', 'turn-2', HANGUP_MARK]);
+    expect(marks).toEqual(['reply-1', 'reply-2', HANGUP_MARK]);
     expect(received.filter((m) => m.event === 'media').every((m) => m.streamSid === 'MZws')).toBe(true);
     const [result] = finished;
-    expect(result).toMatchObject({ runRef: '4.5.6', reason: 'closed', gathered: { call_disposition: 'reached', turns: 1 } });
-    expect(result!.fragments.map((f) => f.text)).toEqual(['Hello, this is Ann.', 'Hello, who is this?', 'Thank you for your time. Goodbye.']);
+    expect(result).toMatchObject({ runRef: '4.5.6', reason: 'closed', failure: null, gathered: { call_disposition: 'reached' } });
+    expect(result!.fragments.map((f) => f.text)).toEqual(['Hello, this is Ann.', 'Goodbye.', 'Thank you for your time. Goodbye.']);
     expect(parseWavHeader(result!.wav).sampleRate).toBe(8000);
   });
 

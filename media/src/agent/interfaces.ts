@@ -1,40 +1,85 @@
 /**
- * Seams between the call loop and the speech/LLM providers. Local runs use the deterministic
- * implementations in scripted.ts; production plugs in real services behind the same shapes.
+ * Seams between the call loop and the speech / model providers. Production and local runs use the
+ * same clients (providers.ts); locally they point at fakes that speak the providers' protocols.
  */
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 
-export interface ConversationTurn {
-  role: 'user' | 'assistant';
+export type ChatMessage = ChatCompletionMessageParam;
+
+export interface TranscriptResult {
   text: string;
+  /** Final for this stretch of audio (Deepgram `is_final`); interim results may still change. */
+  isFinal: boolean;
+  /** The speaker paused long enough to end the utterance (Deepgram `speech_final`). */
+  speechFinal: boolean;
+  /** Seconds from the start of the audio stream. */
+  start: number;
+  end: number;
 }
 
-export interface ConversationState {
-  agentName: string;
-  workflowDefinition: Record<string, unknown>;
-  initialContext: Record<string, unknown>;
-  dispositionCodes: Record<string, unknown>;
-  turns: ConversationTurn[];
+export interface SpeechToTextEvents {
+  speechStarted: () => void;
+  transcript: (result: TranscriptResult) => void;
+  /** No words for a while after the last final result (Deepgram `UtteranceEnd`). */
+  utteranceEnd: () => void;
+  /** The stream is lost: the call cannot go on. */
+  failed: (error: Error) => void;
 }
 
-export interface AgentTurn {
-  say: string;
-  /** Data collected this turn (merged into the call's gathered data). */
-  gathered?: Record<string, unknown>;
-  /** End the call after this turn has been spoken. */
-  hangUp?: boolean;
+export interface SpeechToTextStream {
+  /** 8 kHz mu-law, as it came from the telephony provider. */
+  send(mulaw: Uint8Array): void;
+  close(): Promise<void>;
 }
 
 export interface SpeechToText {
-  /** utterance: 8 kHz mono PCM; turn: 0-based index of the caller's utterance in this call. */
-  transcribe(utterance: Int16Array, turn: number): Promise<string>;
+  readonly name: string;
+  open(options: { language: string }, events: SpeechToTextEvents): Promise<SpeechToTextStream>;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object). */
+  parameters: Record<string, unknown>;
+}
+
+export type ModelEvent = { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: string };
+
+export interface ModelRequest {
+  model: string;
+  temperature: number;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
 }
 
 export interface LanguageModel {
-  /** userText is null for the opening turn (the greeting). */
-  nextTurn(state: ConversationState, userText: string | null): Promise<AgentTurn>;
+  readonly name: string;
+  readonly defaultModel: string;
+  /** Streams the answer: text as it is generated, then each complete tool call. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }
 
 export interface TextToSpeech {
-  /** Returns 8 kHz mono 16-bit PCM. */
-  synthesize(text: string): Promise<Int16Array>;
+  readonly name: string;
+  /** 8 kHz mu-law audio, as it is generated. */
+  stream(text: string, options: { voice?: string; language: string }, signal: AbortSignal): AsyncIterable<Uint8Array>;
+}
+
+export interface CallProviders {
+  stt: SpeechToText;
+  llm: LanguageModel;
+  tts: TextToSpeech;
+}
+
+/** A provider failed: the call ends `failed`, naming it. */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly provider: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${provider}: ${message}`, options);
+  }
 }

@@ -1,15 +1,21 @@
 /**
- * Per-call turn loop for a Media Streams (Twilio-compatible) connection, independent of the
- * transport: feed it parsed inbound JSON via handle(), it calls send() with outbound messages.
+ * Per-call loop of a Media Streams (Twilio) connection, independent of the transport: feed it
+ * parsed inbound JSON via handle(), it calls send() with outbound messages (`media`, `mark`,
+ * `clear`).
  *
- * Inbound audio is recorded and VAD-scanned synchronously as it arrives; each finished caller
- * utterance queues a turn (STT → LLM → TTS → outbound frames) on one chain, so turns stay in order
- * while media keeps flowing. Only erasable TypeScript syntax (the container strips types).
+ * The caller's audio goes as it arrives to the live speech-to-text stream; its final results make
+ * the caller's turn, ended by the provider's endpointing (`speech_final`) or `UtteranceEnd`. A
+ * turn streams the model's answer; each complete sentence goes to text-to-speech while the model
+ * is still writing, and its audio goes out frame by frame as it comes. The model's tool calls run
+ * between rounds (HTTP tools, disposition, information, end of call). Caller speech while the agent
+ * is talking stops the agent at once (`clear`), and the transcript keeps only the words that
+ * played. Silence prompts, the silence timeout and the maximum call length run on the media
+ * clock (the provider's timestamps), so they are deterministic in tests.
  */
-import type { ConversationState, ConversationTurn, LanguageModel, SpeechToText, TextToSpeech } from '../agent/interfaces.ts';
-import { encodeMulaw, decodeMulaw } from '../audio/mulaw.ts';
+import { type CallProviders, type ChatMessage, type SpeechToTextStream } from '../agent/interfaces.ts';
+import { knowledgeSection, SILENCE_GOODBYE, TIME_LIMIT_GOODBYE, type CallPlan } from '../agent/call-plan.ts';
+import { executeHttpTool } from '../agent/tool-executor.ts';
 import { CallRecorder } from '../audio/recorder.ts';
-import { EnergyVad, FRAME_SAMPLES, frames, type VadOptions } from '../audio/tones.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -28,6 +34,8 @@ export interface SessionResult {
   endedAt: string;
   /** Why the session ended: the provider's stop event, or the transport closing first. */
   reason: 'stop' | 'closed';
+  /** Set when a provider failed and the call was ended because of it. */
+  failure: string | null;
   fragments: TranscriptFragment[];
   gathered: Record<string, unknown>;
   wav: Buffer;
@@ -39,23 +47,55 @@ export interface HangUpInfo {
   playbackRemainingMs: number;
 }
 
+/** What a call needs, loaded when its stream starts (call-sessions.ts). */
+export interface PreparedCall {
+  plan: CallPlan;
+  providers: CallProviders;
+  /** The call's organization (its tools' headers are sealed to it). */
+  organizationId: number;
+  /** Replaces the SSRF-guarded fetch of the agent's HTTP tools (local stack and tests only). */
+  toolFetch?: typeof fetch;
+  /** Appends to the run's logs (tool calls, knowledge used). */
+  runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
+}
+
 export interface MediaSessionOptions {
-  stt: SpeechToText;
-  llm: LanguageModel;
-  tts: TextToSpeech;
-  state: Omit<ConversationState, 'turns'>;
+  prepare: (runRef: string | null) => Promise<PreparedCall>;
   send: (message: object) => void;
   /** Epoch milliseconds; injectable so tests are deterministic. */
   clock?: () => number;
   log?: LogFn;
   onHangUp?: (info: HangUpInfo) => void;
-  vad?: VadOptions;
-  /** Forces a turn when the caller talks this long without a pause. */
-  maxUtteranceMs?: number;
 }
 
 const MS_PER_FRAME = 20;
-const SAMPLES_PER_MS = 8;
+const FRAME_BYTES = 160;
+const MULAW_SILENCE = 0xff;
+const MAX_TOOL_ROUNDS = 4;
+/** Audio kept for the speech-to-text stream while it opens. */
+const MAX_EARLY_FRAMES = 250;
+
+interface SpokenSegment {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** One agent answer: its speech, what of it played, and how to stop it. */
+interface Reply {
+  controller: AbortController;
+  segments: SpokenSegment[];
+  speech: Promise<void>;
+  /** Cut off by the caller at this offset. */
+  bargedInAtMs: number | null;
+  hangUp: boolean;
+  /** The words the answer ends with (after any tool calls), for the model's history. */
+  finalText: string;
+  /** Its transcript line and history message, once complete (a barge-in may still cut them). */
+  fragment: TranscriptFragment | null;
+  historyMessage: { role: 'assistant'; content: string } | null;
+  done: Promise<void>;
+}
 
 export class MediaSession {
   streamSid: string | null = null;
@@ -66,24 +106,41 @@ export class MediaSession {
   wantsHangUp = false;
   /** Resolves once, at stop or when finish() is called by the transport. */
   readonly finished: Promise<SessionResult>;
-  /** Resolves when a turn asked to hang up and its audio has been sent. */
+  /** Resolves when the agent hung up (after its last words were sent) or a provider failed. */
   readonly hangUpRequested: Promise<HangUpInfo>;
 
   private readonly options: MediaSessionOptions;
   private readonly clock: () => number;
   private readonly log: LogFn;
   private readonly recorder = new CallRecorder();
-  private readonly vad: EnergyVad;
-  private readonly turns: ConversationTurn[] = [];
-  private readonly maxUtteranceSamples: number;
+  private readonly history: ChatMessage[] = [];
+  private call: PreparedCall | null = null;
+  private stt: SpeechToTextStream | null = null;
+  private ready: Promise<void> = Promise.resolve();
   private startEpochMs: number | null = null;
+  private lastMediaMs = 0;
+  /**
+   * Where the audio given to speech-to-text sits on the media clock: one entry per chunk, its start
+   * in the stream's audio time and in media time. The provider counts audio time; a provider's
+   * timestamps are media time, and the two part when frames go missing or timers drift.
+   */
+  private readonly sttTimeline: { audioMs: number; atMs: number }[] = [];
+  private sttAudioMs = 0;
+  private earlyFrames: { bytes: Buffer; atMs: number }[] = [];
   /** Offset (ms from start) where the provider will finish playing what we already sent. */
   private outboundCursorMs = 0;
-  private utterance: Int16Array[] = [];
-  private utteranceSamples = 0;
-  private utteranceStartMs = 0;
-  private userTurnCount = 0;
-  private turnChain: Promise<void> = Promise.resolve();
+  /** Sent but not yet played audio (recorded once played; dropped by a barge-in). */
+  private unplayed: { bytes: Buffer; atMs: number }[] = [];
+  private reply: Reply | null = null;
+  /** The last complete answer, whose audio may still be playing. */
+  private lastReply: Reply | null = null;
+  private pendingUserText = '';
+  private pendingUserStartMs = 0;
+  private callerSpeaking = false;
+  private lastCallerActivityMs = 0;
+  private silencePrompts = 0;
+  private closing = false;
+  private failure: string | null = null;
   private markCount = 0;
   private ended = false;
   private resolveFinished!: (result: SessionResult) => void;
@@ -93,14 +150,27 @@ export class MediaSession {
     this.options = options;
     this.clock = options.clock ?? Date.now;
     this.log = options.log ?? (() => {});
-    this.vad = new EnergyVad(options.vad);
-    this.maxUtteranceSamples = (options.maxUtteranceMs ?? 15_000) * SAMPLES_PER_MS;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
   }
 
   get isFinished(): boolean {
     return this.ended;
+  }
+
+  /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
+  get playbackEndMs(): number {
+    return this.outboundCursorMs;
+  }
+
+  /** Resolves when the call is set up and its opening words are sent (tests). */
+  get opened(): Promise<void> {
+    return this.ready;
+  }
+
+  /** Resolves when the answer in progress, if any, is complete (tests, bench). */
+  async idle(): Promise<void> {
+    while (this.reply) await this.reply.done;
   }
 
   /** Handles one parsed inbound message. Never throws; malformed input is logged and dropped. */
@@ -117,9 +187,9 @@ export class MediaSession {
         case 'mark': // playback acknowledgements; the transport uses the hang-up mark
           return;
         case 'start':
-          return await this.onStart(message);
+          return this.onStart(message);
         case 'media':
-          return await this.onMedia(message);
+          return this.onMedia(message);
         case 'stop':
           await this.finish('stop');
           return;
@@ -131,13 +201,19 @@ export class MediaSession {
     }
   }
 
-  /** Ends the session (idempotent): waits for the turn in flight, then resolves `finished`. */
+  /** Ends the session (idempotent): stops the agent and the speech stream, then resolves `finished`. */
   async finish(reason: 'stop' | 'closed' = 'closed'): Promise<SessionResult> {
     if (!this.ended) {
       this.ended = true;
-      await this.turnChain;
+      await this.ready;
+      // The caller hung up: an answer still playing was cut there.
+      if (this.reply && this.reply.bargedInAtMs === null && !this.wantsHangUp) this.reply.bargedInAtMs = this.elapsedMs();
+      this.reply?.controller.abort();
+      await this.idle();
+      await this.stt?.close().catch(() => {});
       const now = this.clock();
-      const wav = this.recorder.toWav();
+      // A hang-up waits for its mark, so what is left unplayed here never reached the caller.
+      this.recordPlayed(reason === 'closed' && this.wantsHangUp ? Number.POSITIVE_INFINITY : this.elapsedMs());
       this.resolveFinished({
         runRef: this.runRef,
         streamSid: this.streamSid,
@@ -145,30 +221,17 @@ export class MediaSession {
         startedAt: new Date(this.startEpochMs ?? now).toISOString(),
         endedAt: new Date(now).toISOString(),
         reason,
-        fragments: [...this.fragments],
+        failure: this.failure,
+        fragments: [...this.fragments].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
         gathered: { ...this.gathered },
-        wav,
+        wav: this.recorder.toWav(),
         durationMs: this.recorder.durationMs,
       });
     }
     return this.finished;
   }
 
-  /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
-  get playbackEndMs(): number {
-    return this.outboundCursorMs;
-  }
-
-  recordingWav(): Buffer {
-    return this.recorder.toWav();
-  }
-
-  /** Transcript turns so far (what the language model sees). */
-  conversation(): ConversationTurn[] {
-    return this.turns.map((turn) => ({ ...turn }));
-  }
-
-  private async onStart(message: Record<string, unknown>): Promise<void> {
+  private onStart(message: Record<string, unknown>): void {
     if (this.startEpochMs !== null) {
       this.log('warn', 'ignoring duplicate start event');
       return;
@@ -184,10 +247,37 @@ export class MediaSession {
       this.log('warn', 'unexpected media format; treating audio as 8 kHz mu-law', { mediaFormat: format });
     }
     this.log('info', 'media stream started', { streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef });
-    await this.enqueueTurn(null);
+    this.ready = this.open().catch((error: unknown) => this.fail(error));
   }
 
-  private async onMedia(message: Record<string, unknown>): Promise<void> {
+  private async open(): Promise<void> {
+    const call = await this.options.prepare(this.runRef);
+    this.call = call;
+    if (this.ended) return;
+    this.stt = await call.providers.stt.open(
+      { language: call.plan.settings.language },
+      {
+        speechStarted: () => this.onCallerSpeech(),
+        transcript: (result) => {
+          if (!result.text.trim()) return;
+          this.onCallerSpeech();
+          if (!result.isFinal) return;
+          if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
+          this.pendingUserText = `${this.pendingUserText} ${result.text.trim()}`.trim();
+          if (result.speechFinal) this.endOfCallerTurn();
+        },
+        utteranceEnd: () => this.endOfCallerTurn(),
+        failed: (error) => this.fail(error),
+      },
+    );
+    for (const frame of this.earlyFrames) this.toSpeechToText(frame.bytes, frame.atMs);
+    this.earlyFrames = [];
+    this.lastCallerActivityMs = this.elapsedMs();
+    const { firstMessage } = call.plan.settings;
+    this.startReply(firstMessage ? { say: firstMessage } : { userText: null });
+  }
+
+  private onMedia(message: Record<string, unknown>): void {
     if (this.startEpochMs === null) {
       this.log('warn', 'ignoring media before start');
       return;
@@ -203,74 +293,281 @@ export class MediaSession {
     // The provider's timestamp places audio exactly even if frames arrive in bursts.
     const stamp = Number(media.timestamp);
     const atMs = media.timestamp !== undefined && Number.isFinite(stamp) ? stamp : this.elapsedMs();
+    this.lastMediaMs = Math.max(this.lastMediaMs, atMs);
     this.recorder.addInbound(bytes, atMs);
+    this.recordPlayed(this.elapsedMs());
+    if (this.stt) this.toSpeechToText(bytes, atMs);
+    else if (this.earlyFrames.length < MAX_EARLY_FRAMES) this.earlyFrames.push({ bytes, atMs });
+    this.checkClock();
+  }
 
-    const pcm = decodeMulaw(bytes);
-    const event = this.vad.push(pcm);
-    if (event === 'speech-start') {
-      this.utterance = [];
-      this.utteranceSamples = 0;
-      this.utteranceStartMs = atMs;
+  private toSpeechToText(bytes: Buffer, atMs: number): void {
+    this.sttTimeline.push({ audioMs: this.sttAudioMs, atMs });
+    this.sttAudioMs += bytes.length / 8; // 8 kHz, one byte per sample
+    this.stt?.send(bytes);
+  }
+
+  /** The media time of an offset in the speech-to-text stream's audio. */
+  private mediaTimeOf(audioMs: number): number {
+    let low = 0;
+    let high = this.sttTimeline.length - 1;
+    if (high < 0) return 0;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.sttTimeline[middle]!.audioMs <= audioMs) low = middle;
+      else high = middle - 1;
     }
-    if (!this.vad.inSpeech && event !== 'speech-end') return;
-    this.utterance.push(pcm);
-    this.utteranceSamples += pcm.length;
-    if (event === 'speech-end' || this.utteranceSamples >= this.maxUtteranceSamples) {
-      if (event !== 'speech-end') this.vad.reset();
-      const utterance = concat(this.utterance);
-      const startedMs = this.utteranceStartMs;
-      this.utterance = [];
-      this.utteranceSamples = 0;
-      await this.enqueueTurn({ utterance, atMs: startedMs });
+    const chunk = this.sttTimeline[low]!;
+    return chunk.atMs + (audioMs - chunk.audioMs);
+  }
+
+  /** Silence prompts, silence timeout and the call's time limit. */
+  private checkClock(): void {
+    const call = this.call;
+    if (!call || this.closing || this.ended) return;
+    const now = this.elapsedMs();
+    if (now >= call.plan.settings.maxCallMs) {
+      this.log('info', 'maximum call length reached', { runRef: this.runRef });
+      this.goodbye(TIME_LIMIT_GOODBYE);
+      return;
+    }
+    if (this.reply || this.callerSpeaking || this.pendingUserText) return;
+    const quietSince = Math.max(this.lastCallerActivityMs, this.outboundCursorMs);
+    if (now - quietSince < call.plan.settings.silenceTimeoutMs) return;
+    if (this.silencePrompts === 0) {
+      this.silencePrompts = 1;
+      this.startReply({ say: call.plan.silencePrompt });
+    } else {
+      this.log('info', 'caller silent: ending the call', { runRef: this.runRef });
+      this.goodbye(SILENCE_GOODBYE);
     }
   }
 
-  /** Serialises turns; a failed turn is logged and the call continues. */
-  private enqueueTurn(input: { utterance: Int16Array; atMs: number } | null): Promise<void> {
-    const run = this.turnChain.then(() => this.runTurn(input));
-    this.turnChain = run.catch((error: unknown) => this.log('error', 'agent turn failed', { error: String(error) }));
-    return this.turnChain;
+  private goodbye(text: string): void {
+    this.closing = true;
+    this.interrupt('time');
+    this.startReply({ say: text, hangUp: true });
   }
 
-  private async runTurn(input: { utterance: Int16Array; atMs: number } | null): Promise<void> {
-    if (this.wantsHangUp || this.ended) return; // the agent already said goodbye, or the call is over
-    let userText: string | null = null;
-    if (input) {
-      const turn = this.userTurnCount++;
-      userText = (await this.options.stt.transcribe(input.utterance, turn)).trim();
-      if (!userText) return; // noise, not words
-      this.fragments.push({ timestamp: this.isoAt(input.atMs), role: 'user', text: userText });
-      if (this.ended) return; // caller hung up while we transcribed: keep their words, skip the reply
-    }
-    // The model sees the history before this utterance plus userText, per the interface contract.
-    const reply = await this.options.llm.nextTurn({ ...this.options.state, turns: this.conversation() }, userText);
-    if (userText !== null) this.turns.push({ role: 'user', text: userText });
-    if (reply.gathered) Object.assign(this.gathered, reply.gathered);
-    if (reply.say.trim()) await this.speak(reply.say);
-    if (reply.hangUp) {
-      this.wantsHangUp = true;
-      const info = { playbackRemainingMs: Math.max(0, this.outboundCursorMs - this.elapsedMs()) };
-      this.log('info', 'agent requested hang-up', { ...info });
-      this.resolveHangUp(info);
-      this.options.onHangUp?.(info);
-    }
+  /** Caller speech: a barge-in when the agent is talking or about to. */
+  private onCallerSpeech(): void {
+    this.callerSpeaking = true;
+    this.lastCallerActivityMs = this.elapsedMs();
+    this.silencePrompts = 0;
+    if (!this.closing) this.interrupt('caller');
   }
 
-  private async speak(text: string): Promise<void> {
-    const pcm = await this.options.tts.synthesize(text);
-    if (this.ended) return; // nobody left to hear it
-    // Audio queues at the provider behind anything still playing, so place it after the cursor.
-    const atMs = Math.max(this.elapsedMs(), this.outboundCursorMs);
-    this.turns.push({ role: 'assistant', text });
-    this.fragments.push({ timestamp: this.isoAt(atMs), role: 'assistant', text });
-    const chunks = frames(pcm, FRAME_SAMPLES);
-    chunks.forEach((frame, index) => {
-      const payload = encodeMulaw(frame);
-      this.recorder.addOutbound(payload, atMs + index * MS_PER_FRAME);
-      this.send({ event: 'media', streamSid: this.streamSid, media: { payload: payload.toString('base64') } });
+  private interrupt(by: 'caller' | 'time'): void {
+    const reply = this.reply;
+    const now = this.elapsedMs();
+    const playing = this.outboundCursorMs > now;
+    if (!reply && !playing) return;
+    if (reply && reply.bargedInAtMs === null) {
+      reply.bargedInAtMs = now;
+      reply.controller.abort();
+    }
+    const played = this.lastReply;
+    if (playing && played && played !== reply && played.bargedInAtMs === null) {
+      // Complete but still playing: its transcript line and history keep only what played.
+      played.bargedInAtMs = now;
+      const said = spokenText(played);
+      if (played.fragment) {
+        if (said) played.fragment.text = said;
+        else this.fragments.splice(this.fragments.indexOf(played.fragment), 1);
+      }
+      if (played.historyMessage) played.historyMessage.content = `${said}… (interrupted by the caller)`;
+    }
+    if (playing) {
+      this.send({ event: 'clear', streamSid: this.streamSid });
+      this.unplayed = this.unplayed.filter((frame) => frame.atMs < now);
+      this.outboundCursorMs = now;
+    }
+    this.log('info', by === 'caller' ? 'barge-in: agent audio cleared' : 'agent interrupted', { runRef: this.runRef, atMs: now });
+  }
+
+  private endOfCallerTurn(): void {
+    this.callerSpeaking = false;
+    this.lastCallerActivityMs = this.elapsedMs();
+    const text = this.pendingUserText;
+    if (!text || this.closing) return;
+    this.pendingUserText = '';
+    this.fragments.push({ timestamp: this.isoAt(this.pendingUserStartMs), role: 'user', text });
+    this.history.push({ role: 'user', content: text });
+    this.startReply({ userText: text });
+  }
+
+  /** Starts an answer after the previous one has stopped (answers never overlap). */
+  private startReply(input: { say: string; hangUp?: boolean } | { userText: string | null }): void {
+    const previous = this.reply;
+    previous?.controller.abort();
+    const reply: Reply = { controller: new AbortController(), segments: [], speech: Promise.resolve(), bargedInAtMs: null, hangUp: false, finalText: '', fragment: null, historyMessage: null, done: Promise.resolve() };
+    reply.done = (async () => {
+      await previous?.done;
+      if (this.ended) return;
+      try {
+        if ('say' in input) {
+          reply.finalText = input.say;
+          this.queueSpeech(reply, input.say);
+          reply.hangUp = input.hangUp === true;
+        } else await this.think(reply, input.userText);
+        await reply.speech;
+      } catch (error) {
+        if (!reply.controller.signal.aborted) this.fail(error);
+      }
+      this.closeReply(reply);
+    })();
+    this.reply = reply;
+    void reply.done.finally(() => {
+      if (this.reply === reply) this.reply = null;
     });
-    this.outboundCursorMs = atMs + chunks.length * MS_PER_FRAME;
-    this.send({ event: 'mark', streamSid: this.streamSid, mark: { name: `turn-${++this.markCount}` } });
+  }
+
+  /** The model's answer to the conversation so far, with its tool calls, spoken as it streams. */
+  private async think(reply: Reply, userText: string | null): Promise<void> {
+    const call = this.call!;
+    const { plan, providers } = call;
+    const passages = userText ? plan.knowledge(userText) : [];
+    if (passages.length) call.runLog?.('INFO', `Knowledge used for "${userText}": ${passages.map((passage) => `[${passage.title}] ${passage.text.slice(0, 120)}`).join(' | ')}`);
+    const system = plan.systemPrompt + knowledgeSection(passages);
+    for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+      let text = '';
+      let unspoken = '';
+      const toolCalls: { id: string; name: string; arguments: string }[] = [];
+      const request = { model: plan.settings.model ?? providers.llm.defaultModel, temperature: plan.settings.temperature, tools: plan.tools, messages: [{ role: 'system' as const, content: system }, ...this.history] };
+      for await (const event of providers.llm.stream(request, reply.controller.signal)) {
+        if (event.type === 'tool_call') {
+          toolCalls.push(event);
+          continue;
+        }
+        text += event.text;
+        unspoken += event.text;
+        // Speak each complete sentence while the model writes the next.
+        for (let cut = sentenceEnd(unspoken); cut > 0; cut = sentenceEnd(unspoken)) {
+          this.queueSpeech(reply, unspoken.slice(0, cut));
+          unspoken = unspoken.slice(cut);
+        }
+      }
+      if (reply.controller.signal.aborted) return;
+      if (unspoken.trim()) this.queueSpeech(reply, unspoken);
+      if (!toolCalls.length) {
+        reply.finalText = text;
+        return;
+      }
+      this.history.push({
+        role: 'assistant',
+        content: text || null,
+        tool_calls: toolCalls.map((toolCall) => ({ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } })),
+      });
+      for (const toolCall of toolCalls) this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: await this.runTool(reply, toolCall) });
+      if (reply.hangUp || reply.controller.signal.aborted) return;
+    }
+  }
+
+  private async runTool(reply: Reply, toolCall: { name: string; arguments: string }): Promise<string> {
+    const call = this.call!;
+    const args = parseObject(toolCall.arguments);
+    switch (toolCall.name) {
+      case 'set_call_disposition': {
+        const code = String(args.code ?? '');
+        if (!call.plan.dispositionCodes.includes(code)) return JSON.stringify({ error: `code must be one of ${call.plan.dispositionCodes.join(', ')}` });
+        this.gathered.call_disposition = code;
+        call.runLog?.('INFO', `Disposition chosen by the agent: ${code}`);
+        return JSON.stringify({ ok: true });
+      }
+      case 'save_information': {
+        const key = String(args.key ?? '').trim();
+        if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(key) || key === 'call_disposition') return JSON.stringify({ error: 'key must be a snake_case name other than call_disposition' });
+        this.gathered[key] = args.value;
+        return JSON.stringify({ ok: true });
+      }
+      case 'end_call':
+        reply.hangUp = true;
+        this.closing = true;
+        return JSON.stringify({ ok: true });
+    }
+    const tool = call.plan.httpTools.get(toolCall.name);
+    if (!tool) return JSON.stringify({ error: `No tool named ${toolCall.name}` });
+    const result = await executeHttpTool(call.organizationId, tool, toolCall.arguments, { fetch: call.toolFetch });
+    call.runLog?.('INFO', `Tool ${tool.name} called with ${toolCall.arguments.slice(0, 300)}: ${result.slice(0, 300)}`);
+    this.log('info', 'tool called', { runRef: this.runRef, tool: tool.name });
+    return result;
+  }
+
+  /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */
+  private queueSpeech(reply: Reply, text: string): void {
+    const spoken = text.trim();
+    if (!spoken) return;
+    const { providers, plan } = this.call!;
+    reply.speech = reply.speech.then(async () => {
+      if (reply.controller.signal.aborted || this.ended) return;
+      let startMs: number | null = null;
+      let carry = Buffer.alloc(0);
+      const sendFrame = (frame: Buffer) => {
+        const atMs = Math.max(this.outboundCursorMs, this.elapsedMs());
+        startMs ??= atMs;
+        this.unplayed.push({ bytes: frame, atMs });
+        this.outboundCursorMs = atMs + MS_PER_FRAME;
+        this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
+      };
+      for await (const chunk of providers.tts.stream(spoken, { voice: plan.settings.voice, language: plan.settings.language }, reply.controller.signal)) {
+        if (reply.controller.signal.aborted || this.ended) return;
+        let bytes = Buffer.concat([carry, chunk]);
+        for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES)) sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
+        carry = bytes;
+      }
+      if (reply.controller.signal.aborted || this.ended) return;
+      if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
+      if (startMs !== null) reply.segments.push({ text: spoken, startMs, endMs: this.outboundCursorMs });
+    });
+  }
+
+  /** The answer's transcript line (only what played), and the hang-up it asked for. */
+  private closeReply(reply: Reply): void {
+    const cutAt = reply.bargedInAtMs;
+    const said = spokenText(reply);
+    if (said) {
+      reply.fragment = { timestamp: this.isoAt(reply.segments[0]!.startMs), role: 'assistant', text: said };
+      this.fragments.push(reply.fragment);
+    }
+    // The model learns what the caller really heard.
+    const heard = cutAt !== null ? (said ? `${said}… (interrupted by the caller)` : '') : reply.finalText.trim();
+    if (heard) {
+      reply.historyMessage = { role: 'assistant', content: heard };
+      this.history.push(reply.historyMessage);
+    }
+    this.lastReply = reply;
+    if (reply.segments.length) this.send({ event: 'mark', streamSid: this.streamSid, mark: { name: `reply-${++this.markCount}` } });
+    if (reply.hangUp && cutAt === null && !this.wantsHangUp && !this.ended) this.hangUp();
+  }
+
+  private hangUp(): void {
+    this.wantsHangUp = true;
+    const info = { playbackRemainingMs: Math.max(0, this.outboundCursorMs - this.elapsedMs()) };
+    this.log('info', 'agent hangs up', { runRef: this.runRef, ...info });
+    this.resolveHangUp(info);
+    this.options.onHangUp?.(info);
+  }
+
+  /** A provider failed: the call cannot go on; it ends as failed, keeping what was recorded. */
+  private fail(error: unknown): void {
+    if (this.failure || this.ended) return;
+    this.failure = error instanceof Error ? error.message : String(error);
+    this.closing = true;
+    this.log('error', 'call failed', { runRef: this.runRef, error: this.failure });
+    this.call?.runLog?.('ERROR', `Call failed: ${this.failure}`);
+    this.reply?.controller.abort();
+    void this.stt?.close().catch(() => {});
+    if (!this.wantsHangUp) this.hangUp();
+  }
+
+  private recordPlayed(untilMs: number): void {
+    if (!this.unplayed.length) return;
+    const keep: { bytes: Buffer; atMs: number }[] = [];
+    for (const frame of this.unplayed) {
+      if (frame.atMs < untilMs) this.recorder.addOutbound(frame.bytes, frame.atMs);
+      else keep.push(frame);
+    }
+    this.unplayed = keep;
   }
 
   private send(message: object): void {
@@ -281,12 +578,47 @@ export class MediaSession {
     }
   }
 
+  /** Ms since start: the provider's media clock, or wall time when ahead of it. */
   private elapsedMs(): number {
-    return this.startEpochMs === null ? 0 : Math.max(0, this.clock() - this.startEpochMs);
+    if (this.startEpochMs === null) return 0;
+    return Math.max(this.lastMediaMs, this.clock() - this.startEpochMs, 0);
   }
 
   private isoAt(offsetMs: number): string {
     return new Date((this.startEpochMs ?? this.clock()) + Math.round(offsetMs)).toISOString();
+  }
+}
+
+/** What of an answer played: whole segments before the cut, the cut one up to the last whole word. */
+function spokenText(reply: Reply): string {
+  const cutAt = reply.bargedInAtMs;
+  return reply.segments
+    .filter((segment) => cutAt === null || segment.startMs < cutAt)
+    .map((segment) => (cutAt !== null && cutAt < segment.endMs ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs)) : segment.text))
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** End (exclusive) of the first complete sentence in `text`, or 0. */
+export function sentenceEnd(text: string): number {
+  const match = /[.!?…]+["')\]]*\s+/.exec(text);
+  return match ? match.index + match[0].length : 0;
+}
+
+/** The first `fraction` of `text`'s duration, cut back to a whole word. */
+export function cutWords(text: string, fraction: number): string {
+  if (fraction >= 1) return text;
+  const chars = Math.floor(text.length * Math.max(0, fraction));
+  const cut = text.slice(0, chars);
+  return (text[chars] === ' ' || chars === text.length ? cut : cut.slice(0, Math.max(0, cut.lastIndexOf(' ')))).trim();
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(json || '{}');
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    return {};
   }
 }
 
@@ -296,14 +628,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

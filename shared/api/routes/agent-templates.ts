@@ -14,7 +14,8 @@ import {
   TranslatePromptResponse,
 } from '../../schemas/agent-authoring.ts';
 import { ErrorResponse } from '../../schemas/common.ts';
-import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { SpeechKeyList, SpeechKeyRequest, SpeechKeyStatus, SpeechProviderParam } from '../../schemas/speech-keys.ts';
+import { BAD_REQUEST, LANGUAGE_MODEL, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
 
@@ -39,7 +40,7 @@ export const agentTemplateRoutes = {
     description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
-    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION, ...LANGUAGE_MODEL },
   }),
   translatePrompt: defineRoute({
     operationId: 'translatePrompt',
@@ -50,7 +51,7 @@ export const agentTemplateRoutes = {
     description: 'Uses the organization\'s own model key when set (`PUT /model-key`), otherwise the platform model.',
     tags: ['Agent templates'],
     request: { body: TranslatePromptRequest },
-    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION, ...LANGUAGE_MODEL },
   }),
   getModelKey: defineRoute({
     operationId: 'getModelKey',
@@ -84,6 +85,39 @@ export const agentTemplateRoutes = {
     tags: ['Agent templates'],
     request: {},
     responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND },
+  }),
+  listSpeechKeys: defineRoute({
+    operationId: 'listSpeechKeys',
+    method: 'GET',
+    path: '/speech-keys',
+    group: 'agentAuthoring',
+    summary: "The organization's own speech provider keys (never the keys themselves)",
+    description: 'Which speech providers (Deepgram, ElevenLabs, OpenAI speech) the organization brought its own key for; the keys are never returned.',
+    tags: ['Agent templates'],
+    request: {},
+    responses: { 200: { description: 'Keys', schema: SpeechKeyList }, ...UNAUTHORIZED },
+  }),
+  setSpeechKey: defineRoute({
+    operationId: 'setSpeechKey',
+    method: 'PUT',
+    path: '/speech-keys/{provider}',
+    group: 'agentAuthoring',
+    summary: "Set the organization's own key at a speech provider (stored encrypted, never returned); calls use it instead of the platform's",
+    description: "The key is encrypted with the stack's KMS key; the organization's calls use it instead of the platform's from the next call on.",
+    tags: ['Agent templates'],
+    request: { params: SpeechProviderParam, body: SpeechKeyRequest },
+    responses: { 200: { description: 'Status', schema: SpeechKeyStatus }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  clearSpeechKey: defineRoute({
+    operationId: 'clearSpeechKey',
+    method: 'DELETE',
+    path: '/speech-keys/{provider}',
+    group: 'agentAuthoring',
+    summary: "Remove the organization's key at a speech provider (the platform's is used again)",
+    description: "Deletes the stored key; 404 when none was set.",
+    tags: ['Agent templates'],
+    request: { params: SpeechProviderParam },
+    responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   analyzeScript: defineRoute({
     operationId: 'analyzeScript',
@@ -125,6 +159,7 @@ export const agentTemplateRoutes = {
     request: { query: ExtractTextQuery, multipart: ExtractTextUpload },
     responses: {
       200: { description: 'Text', schema: ExtractedText },
+      ...LANGUAGE_MODEL,
       413: { description: 'File too large', schema: ErrorResponse },
       415: { description: 'Unsupported file type', schema: ErrorResponse },
       ...UNAUTHORIZED,

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
+
+export interface FakeOpenAiOptions {
+  apiKey: string;
+  /** Fixed delay before the first streamed chunk (latency bench); default 0. */
+  firstTokenDelayMs?: number;
+  /** Answers 500 to the n-th chat request (1-based) and later ones (fault tests). */
+  failFromRequest?: number;
+}
+
+export interface FakeOpenAi {
+  /** Base URL for the `openai` client (`LLM_API_URL`), ends in /v1. */
+  url: string;
+  /** Chat requests received so far (tests check what the model was given). */
+  readonly chatRequests: ChatRequest[];
+  /** Chat requests whose system prompt contains one of these answer 500 (also `POST /fake/faults {system_contains}`). */
+  readonly faults: string[];
+  stop: () => Promise<void>;
+}
+
+interface ChatMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+interface ChatRequest {
+  model: string;
+  stream?: boolean;
+  messages: ChatMessage[];
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: string; enum?: unknown[] }> } } }[];
+}
+
+type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
+
+/** Tools the call loop always offers (media/src/agent/call-plan.ts). */
+const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end_call']);
+
+/**
+ * The deterministic "model" behind the fake. Rules, first match wins (README "Local fakes"):
+ * 1. the last message is a tool result: `Done: <the result, 80 chars at most>`;
+ * 2. the caller says goodbye/bye: `Thank you for your time. Goodbye.` with the tool calls
+ *    `set_call_disposition` (the first code it may choose) and `end_call`;
+ * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
+ *    that tool, each argument filled from the caller's words (strings), 1 (numbers), true;
+ * 4. the system prompt carries knowledge passages: `According to our information, <passage>`;
+ * 5. no caller words yet: `Hello, this is <name from "You are <name>">. How can I help you?`;
+ * 6. otherwise `You said: <the caller's words>`.
+ * Authoring prompts: translation (`Target language: X`) answers `[X] <text>`; question writing
+ * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines.
+ */
+export function fakeReply(request: ChatRequest): Reply {
+  const messages = request.messages;
+  const system = messages.find((message) => message.role === 'system')?.content ?? '';
+  const last = messages.at(-1);
+  const userText = last?.role === 'user' ? String(last.content ?? '') : '';
+  const say = (content: string): Reply => ({ content, toolCalls: [] });
+
+  const target = /Target language: (.+)/i.exec(system)?.[1]?.trim();
+  if (target) return say(`[${target}] ${userText.trim()}`);
+  if (/one question per topic/i.test(system)) {
+    return say(
+      lines(userText)
+        .map((line) => (line.endsWith('?') ? line : `Could you tell me about ${line.replace(/[.:]+$/, '').toLowerCase()}?`))
+        .join('\n'),
+    );
+  }
+  if (/clean up this call script/i.test(system)) return say(lines(userText).map((line) => line.replace(/\s+/g, ' ')).join('\n'));
+
+  if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
+  const tools = request.tools ?? [];
+  if (/\b(good)?bye\b/i.test(userText)) {
+    const disposition = tools.find((tool) => tool.function.name === 'set_call_disposition');
+    const code = disposition?.function.parameters?.properties?.code?.enum?.[0];
+    return {
+      content: 'Thank you for your time. Goodbye.',
+      toolCalls: [...(code !== undefined ? [{ name: 'set_call_disposition', arguments: { code } }] : []), ...(tools.some((tool) => tool.function.name === 'end_call') ? [{ name: 'end_call', arguments: {} }] : [])],
+    };
+  }
+  const words = new Set(userText.toLowerCase().match(/[a-z]{4,}/g) ?? []);
+  const tool = tools.find((candidate) => !BUILT_IN_TOOLS.has(candidate.function.name) && candidate.function.name.split('_').some((part) => words.has(part)));
+  if (tool) {
+    const properties = tool.function.parameters?.properties ?? {};
+    const args = Object.fromEntries(
+      Object.entries(properties).map(([name, schema]) => [name, schema.enum?.[0] ?? (schema.type === 'number' || schema.type === 'integer' ? 1 : schema.type === 'boolean' ? true : userText)]),
+    );
+    return { content: '', toolCalls: [{ name: tool.function.name, arguments: args }] };
+  }
+  const passage = /Relevant knowledge[^\n]*\n+(?:\[[^\]]*\]\s*)?([^\n]+)/.exec(system)?.[1];
+  if (passage) return say(`According to our information, ${passage.trim().slice(0, 200)}`);
+  if (!messages.some((message) => message.role === 'user')) {
+    const name = /You are ([^,.\n]+)/.exec(system)?.[1] ?? 'your assistant';
+    return say(`Hello, this is ${name}. How can I help you?`);
+  }
+  return say(`You said: ${userText.trim()}`);
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/**
+ * A local OpenAI-compatible API: `POST /v1/chat/completions` (JSON or `stream: true` server-sent
+ * events with `chat.completion.chunk` objects, tool calls streamed in pieces, then `data: [DONE]`)
+ * and `POST /v1/audio/speech` (`response_format: "pcm"`: 24 kHz 16-bit mono, streamed), with
+ * Bearer authentication and OpenAI's error body.
+ */
+export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeOpenAi> {
+  const chatRequests: ChatRequest[] = [];
+  const faults: string[] = [];
+
+  const error = (response: ServerResponse, status: number, message: string, type: string): void => {
+    response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message, type, param: null, code: null } }));
+  };
+
+  async function chat(body: ChatRequest, response: ServerResponse): Promise<void> {
+    chatRequests.push(body);
+    const system = String(body.messages?.find((message) => message.role === 'system')?.content ?? '');
+    if ((options.failFromRequest !== undefined && chatRequests.length >= options.failFromRequest) || faults.some((fault) => system.includes(fault))) {
+      return error(response, 500, 'The server had an error while processing your request.', 'server_error');
+    }
+    const reply = fakeReply(body);
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const toolCalls = reply.toolCalls.map((call, index) => ({ index, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function' as const, name: call.name, arguments: JSON.stringify(call.arguments) }));
+    if (!body.stream) {
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [{ index: 0, finish_reason: toolCalls.length ? 'tool_calls' : 'stop', message: { role: 'assistant', content: reply.content || null, ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _index, name, arguments: args, ...call }) => ({ ...call, function: { name, arguments: args } })) } : {}) } }],
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        }),
+      );
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    const chunk = (delta: object, finishReason: string | null = null) =>
+      response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+    if (options.firstTokenDelayMs) await sleep(options.firstTokenDelayMs);
+    chunk({ role: 'assistant', content: '' });
+    for (const piece of reply.content.match(/\S+\s*/g) ?? []) chunk({ content: piece });
+    for (const call of toolCalls) {
+      const half = Math.ceil(call.arguments.length / 2);
+      chunk({ tool_calls: [{ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] });
+      chunk({ tool_calls: [{ index: call.index, function: { arguments: call.arguments.slice(half) } }] });
+    }
+    chunk({}, toolCalls.length ? 'tool_calls' : 'stop');
+    response.end('data: [DONE]\n\n');
+  }
+
+  async function speech(body: { input?: string; response_format?: string }, response: ServerResponse): Promise<void> {
+    if (body.response_format !== 'pcm') return error(response, 400, 'This fake serves response_format "pcm" only.', 'invalid_request_error');
+    const samples = synthesizeSpeech(String(body.input ?? ''));
+    // 8 kHz synthetic speech held for three samples: 24 kHz PCM that averages back exactly.
+    const pcm = Buffer.alloc(samples.length * 6);
+    samples.forEach((sample, i) => {
+      for (let j = 0; j < 3; j++) pcm.writeInt16LE(sample, i * 6 + j * 2);
+    });
+    response.writeHead(200, { 'Content-Type': 'audio/pcm', 'Transfer-Encoding': 'chunked' });
+    if (options.firstTokenDelayMs) await sleep(options.firstTokenDelayMs);
+    for (let offset = 0; offset < pcm.length; offset += 4800) response.write(pcm.subarray(offset, offset + 4800));
+    response.end();
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.headers.authorization !== `Bearer ${options.apiKey}`) return error(response, 401, 'Incorrect API key provided.', 'invalid_request_error');
+    const chunks: Buffer[] = [];
+    for await (const piece of request) chunks.push(piece as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (request.method === 'POST' && path === '/v1/chat/completions') return chat(body, response);
+    if (request.method === 'POST' && path === '/v1/audio/speech') return speech(body, response);
+    if (request.method === 'POST' && path === '/fake/faults' && typeof body.system_contains === 'string' && body.system_contains) {
+      faults.push(body.system_contains);
+      return void response.writeHead(204).end();
+    }
+    error(response, 404, `Unknown path ${path}`, 'invalid_request_error');
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((failure: unknown) => {
+      if (!response.headersSent) error(response, 500, String(failure), 'server_error');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    chatRequests,
+    faults,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

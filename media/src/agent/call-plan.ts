@@ -1,0 +1,155 @@
+/**
+ * The agent's brain for one call, built once when the call is answered: the system prompt (from
+ * `workflow_definition`, `template_context_variables`, `initial_context` and the agent's memories),
+ * the tools offered to the model (the agent's HTTP tools plus the built-in ones), the voice
+ * settings with their defaults, and the knowledge base searched on every caller turn.
+ * Pure: the caller loads the data (call-sessions.ts).
+ */
+import { rankPassages } from '../../../shared/domain/knowledge.ts';
+import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
+import type { Memory } from '../../../shared/schemas/memories.ts';
+import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
+import type { ToolDefinition } from './interfaces.ts';
+
+export const KNOWLEDGE_PASSAGES_PER_TURN = 3;
+export const DEFAULT_CLOSING = 'Thank you for your time. Goodbye.';
+export const DEFAULT_SILENCE_PROMPT = 'Are you still there?';
+export const SILENCE_GOODBYE = "I can't hear you, so I will end the call now. Goodbye.";
+export const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
+
+export interface CallInput {
+  agentName: string;
+  workflowDefinition: Record<string, unknown>;
+  workflowConfigurations: Record<string, unknown>;
+  templateContextVariables: Record<string, unknown>;
+  initialContext: Record<string, unknown>;
+  dispositionCodes: Record<string, unknown>;
+  passages: { id: string; document_id: string; title: string; text: string }[];
+  tools: ToolRecord[];
+  memories: Memory[];
+}
+
+export interface VoiceSettings {
+  language: string;
+  voice?: string;
+  model?: string;
+  temperature: number;
+  firstMessage?: string;
+  maxCallMs: number;
+  silenceTimeoutMs: number;
+}
+
+export interface CallPlan {
+  settings: VoiceSettings;
+  systemPrompt: string;
+  tools: ToolDefinition[];
+  httpTools: Map<string, ToolRecord>;
+  dispositionCodes: string[];
+  silencePrompt: string;
+  /** The knowledge passages that best match what the caller just said. */
+  knowledge: (query: string) => { title: string; text: string; score: number }[];
+}
+
+/** Replaces `{{initial_context.key}}` (whitespace allowed); unknown keys become ''. */
+export function renderTemplate(text: string, variables: Record<string, unknown>): string {
+  return text.replace(/\{\{\s*initial_context\.([A-Za-z0-9_.-]+)\s*\}\}/g, (_match, key: string) => {
+    const value = variables[key];
+    if (value === undefined || value === null) return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  });
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.flatMap((item: unknown) => {
+        if (typeof item === 'string') return [item];
+        const say = item && typeof item === 'object' ? (item as { say?: unknown }).say : undefined;
+        return typeof say === 'string' ? [say] : [];
+      })
+    : [];
+
+/** Voice settings from `workflow_configurations`, defaults where absent or invalid. */
+export function voiceSettings(configurations: Record<string, unknown>, workflowDefinition: Record<string, unknown>): VoiceSettings {
+  const parsed = WorkflowConfigurations.safeParse(configurations);
+  const settings = parsed.success ? parsed.data : {};
+  return {
+    language: settings.language ?? VOICE_DEFAULTS.language,
+    voice: settings.voice,
+    model: settings.model,
+    temperature: settings.temperature ?? VOICE_DEFAULTS.temperature,
+    firstMessage: settings.first_message ?? text(workflowDefinition.greeting),
+    maxCallMs: (settings.max_call_seconds ?? VOICE_DEFAULTS.max_call_seconds) * 1000,
+    silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
+  };
+}
+
+function builtInTools(dispositionCodes: string[], dataToCollect: string[]): ToolDefinition[] {
+  return [
+    ...(dispositionCodes.length
+      ? [
+          {
+            name: 'set_call_disposition',
+            description: 'Record how the call went. Call it once the outcome is clear, before end_call.',
+            parameters: { type: 'object', properties: { code: { type: 'string', enum: dispositionCodes } }, required: ['code'] },
+          },
+        ]
+      : []),
+    {
+      name: 'save_information',
+      description: `Save a piece of information the caller gave${dataToCollect.length ? ` (to collect: ${dataToCollect.join('; ')})` : ''}.`,
+      parameters: { type: 'object', properties: { key: { type: 'string', description: 'snake_case name' }, value: { type: 'string' } }, required: ['key', 'value'] },
+    },
+    {
+      name: 'end_call',
+      description: 'Hang up after your last words. Say goodbye in the same answer.',
+      parameters: { type: 'object', properties: {}, required: [] },
+    },
+  ];
+}
+
+export function buildCallPlan(input: CallInput): CallPlan {
+  const definition = input.workflowDefinition;
+  const variables = { ...input.templateContextVariables, ...input.initialContext };
+  const render = (value: string) => renderTemplate(value, variables);
+  const settings = voiceSettings(input.workflowConfigurations, definition);
+  if (settings.firstMessage) settings.firstMessage = render(settings.firstMessage);
+  // Sorted: stored maps keep no order, and the model should see the same list on every call.
+  const dispositionCodes = Object.keys(input.dispositionCodes).sort();
+  const dataToCollect = strings(definition.data_to_collect);
+  const steps = strings(definition.steps);
+  const objections = Array.isArray(definition.objections) ? (definition.objections as { objection?: unknown; answer?: unknown }[]).filter((item) => text(item?.objection) && text(item?.answer)) : [];
+  const mandatory = strings(definition.mandatory_phrases);
+  const memories = input.memories.filter((memory) => !memory.done);
+
+  const sections = [
+    `You are ${input.agentName}, a voice agent on a phone call. Speak ${settings.language}. Answer in one to three short spoken sentences: no lists, no markup.`,
+    text(definition.prompt) && render(text(definition.prompt)!),
+    steps.length && `Conversation plan, in order:\n${steps.map((step, index) => `${index + 1}. ${render(step)}`).join('\n')}`,
+    objections.length && `Answers to objections:\n${objections.map((item) => `- "${item.objection}": ${render(String(item.answer))}`).join('\n')}`,
+    mandatory.length && `Say these phrases during the call:\n${mandatory.map((phrase) => `- ${render(phrase)}`).join('\n')}`,
+    dataToCollect.length && `Collect and save with save_information:\n${dataToCollect.map((item) => `- ${item}`).join('\n')}`,
+    Object.keys(variables).length && `Call details:\n${Object.entries(variables).map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('\n')}`,
+    memories.length && `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
+    dispositionCodes.length &&
+      `When the outcome is clear, record it with set_call_disposition, one of:\n${dispositionCodes.map((code) => `- ${code}: ${typeof input.dispositionCodes[code] === 'string' ? input.dispositionCodes[code] : JSON.stringify(input.dispositionCodes[code])}`).join('\n')}`,
+    `When the conversation is over, say "${render(text(definition.closing) ?? DEFAULT_CLOSING)}" and call end_call.`,
+  ].filter((section): section is string => typeof section === 'string' && section.length > 0);
+
+  const httpTools = new Map(input.tools.map((tool) => [tool.name, tool]));
+  return {
+    settings,
+    systemPrompt: sections.join('\n\n'),
+    tools: [...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), ...builtInTools(dispositionCodes, dataToCollect)],
+    httpTools,
+    dispositionCodes,
+    silencePrompt: render(text(definition.silence_prompt) ?? DEFAULT_SILENCE_PROMPT),
+    knowledge: (query) => rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({ title, text: passage, score })),
+  };
+}
+
+/** The knowledge section added to the system prompt of one turn. */
+export function knowledgeSection(passages: { title: string; text: string }[]): string {
+  if (!passages.length) return '';
+  return `\n\nRelevant knowledge (answer from it when it helps):\n${passages.map((passage) => `[${passage.title}] ${passage.text.replace(/\s+/g, ' ')}`).join('\n')}`;
+}

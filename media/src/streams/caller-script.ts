@@ -1,0 +1,12 @@
+/**
+ * What the simulated callee says, one line per agent turn (the local telephony simulator speaks
+ * it as the synthetic speech of audio/tones.ts; the local speech-to-text fake hears it exactly).
+ * The lines exercise the agent's knowledge base (opening hours), an HTTP tool whose name contains
+ * "availability", and the goodbye that makes the model choose a disposition and end the call.
+ */
+export const DEFAULT_CALLER_SCRIPT: readonly string[] = [
+  'Hello, who is this?',
+  'What are your opening hours?',
+  'Please check availability for tomorrow.',
+  'Thank you, goodbye.',
+];

@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildCallPlan, SILENCE_GOODBYE, TIME_LIMIT_GOODBYE } from '../../media/src/agent/call-plan.ts';
+import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { parseWavHeader } from '../../media/src/audio/wav.ts';
+import { cutWords, MediaSession, sentenceEnd } from '../../media/src/streams/media-session.ts';
+import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
+import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
+import type { CallInput } from '../../media/src/agent/call-plan.ts';
+import { callInput, voiceFakes } from '../support/voice.ts';
+
+const BASE = Date.parse('2026-11-23T10:00:00.000Z');
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Sent = { event: string; streamSid?: string; media?: { payload: string }; mark?: { name: string } };
+
+/**
+ * A call between a SimulatedCaller (Media Streams frames) and a MediaSession using the real
+ * Deepgram, OpenAI and ElevenLabs clients against the local fakes. The session's clock follows the
+ * media timestamps, as in a real call.
+ */
+async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {}) {
+  const fakes = await voiceFakes(fakeOptions);
+  cleanups.push(fakes.stop);
+  let now = BASE;
+  const sent: Sent[] = [];
+  const session = new MediaSession({ prepare: fakes.prepare(callInput(input)), send: (message) => sent.push(message as Sent), clock: () => now });
+  cleanups.push(async () => void (await session.finish('closed')));
+  const caller = new SimulatedCaller({ streamSid: 'MZtest', runRef: '1.2.3' });
+  const feed = async (messages: MediaStreamMessage[]) => {
+    for (const message of messages) {
+      const media = message.media as { timestamp?: string } | undefined;
+      if (media?.timestamp !== undefined) now = BASE + Number(media.timestamp);
+      await session.handle(message);
+    }
+  };
+  const agentLines = () => session.fragments.filter((fragment) => fragment.role === 'assistant').map((fragment) => fragment.text);
+  /** The caller says `text` and pauses; resolves once the agent's answer is complete. */
+  const say = async (text: string) => {
+    const answers = agentLines().length;
+    await feed([...caller.say(text), ...caller.silence(400)]);
+    await vi.waitFor(() => expect(agentLines().length).toBeGreaterThan(answers), { timeout: 5000 });
+    await session.idle();
+  };
+  /** Silence until what the agent sent has played, plus `extraMs`. */
+  const listen = async (extraMs = 200) => feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
+  await feed(caller.start());
+  await session.opened;
+  await session.idle();
+  return { fakes, session, caller, sent, feed, say, listen, agentLines };
+}
+
+describe('voice agent call loop (real SDK clients, local provider fakes)', () => {
+  it('greets, hears the caller, uses an HTTP tool, answers from the knowledge base, sets the disposition and hangs up', async () => {
+    const { fakes, session, caller, sent, say, listen, feed } = await call({
+      workflowDefinition: { greeting: 'Hi {{initial_context.name}}, this is Ann from Smile.', prompt: 'You book dental visits.' },
+      initialContext: { name: 'Sam' },
+      passages: [
+        { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+        { id: 'p2', document_id: 'doc_1', title: 'Prices', text: 'A check-up costs 200 PLN.' },
+      ],
+      tools: [
+        {
+          id: 'tool_1',
+          workflow_id: 1,
+          name: 'check_availability',
+          description: 'Free slots on a day',
+          method: 'GET',
+          url: 'https://clinic.example/slots',
+          header_names: [],
+          headers_ciphertext: null,
+          parameters: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] },
+          created_at: new Date(BASE).toISOString(),
+        },
+      ],
+    });
+    expect(session.fragments[0]).toEqual({ timestamp: new Date(BASE).toISOString(), role: 'assistant', text: 'Hi Sam, this is Ann from Smile.' });
+    const greetingFrames = sent.filter((message) => message.event === 'media');
+    expect(greetingFrames.length).toBe('Hi Sam, this is Ann from Smile.'.length); // one 20 ms frame per character
+    expect(greetingFrames.every((frame) => frame.streamSid === 'MZtest' && Buffer.from(frame.media!.payload, 'base64').length === 160)).toBe(true);
+    expect(fakes.deepgram.connections[0]?.get('encoding')).toBe('mulaw');
+
+    await listen();
+    const askedAt = caller.elapsedMs;
+    await say('What are your opening hours?');
+    await listen();
+    await say('Please check availability for tomorrow.');
+    await listen();
+    await say('Thank you, goodbye.');
+    const hangUp = await session.hangUpRequested;
+    expect(hangUp.playbackRemainingMs).toBeGreaterThan(0);
+    await listen();
+    await feed([caller.stop()]);
+    const result = await session.finished;
+
+    expect(result.fragments.map(({ role, text }) => `${role}: ${text}`)).toEqual([
+      'assistant: Hi Sam, this is Ann from Smile.',
+      'user: What are your opening hours?',
+      'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
+      'user: Please check availability for tomorrow.',
+      expect.stringMatching(/^assistant: Done: \{"status":200,"body":"\{\\"ok\\":true,\\"tool_url\\":\\"https:\/\/clinic\.example\/slots\\"/),
+      'user: Thank you, goodbye.',
+      'assistant: Thank you for your time. Goodbye.',
+    ]);
+    expect(result.fragments[1]!.timestamp).toBe(new Date(BASE + askedAt).toISOString());
+    expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
+    expect(fakes.tools.calls).toEqual([{ url: 'https://clinic.example/slots?day=Please+check+availability+for+tomorrow.', method: 'GET', body: '' }]);
+    expect(fakes.runLogs).toEqual([
+      expect.stringMatching(/^Knowledge used for "What are your opening hours\?": \[Hours\] Opening hours/),
+      'Knowledge used for "Please check availability for tomorrow.": [Prices] A check-up costs 200 PLN.',
+      expect.stringMatching(/^Tool check_availability called with \{"day":"Please check availability for tomorrow\."\}: \{"status":200/),
+      'Disposition chosen by the agent: confirmed',
+    ]);
+    // The model saw the prompt, the caller's words, the passage and the tools.
+    const lastRequest = fakes.openai.chatRequests.at(-1)!;
+    expect(lastRequest.messages[0]!.content).toContain('You are Ann');
+    expect(lastRequest.messages[0]!.content).toContain('You book dental visits.');
+    expect(lastRequest.tools!.map((tool) => tool.function.name)).toEqual(['check_availability', 'set_call_disposition', 'save_information', 'end_call']);
+    // Streaming: each sentence went to text-to-speech on its own, as soon as it was complete.
+    expect(fakes.elevenlabs.texts.slice(-2)).toEqual(['Thank you for your time.', 'Goodbye.']);
+    expect(parseWavHeader(result.wav).sampleRate).toBe(8000);
+  });
+
+  it('lets the model open the call without a first message, and stops talking at once when the caller barges in', async () => {
+    const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm a few details with you.';
+    const { session, caller, sent, feed, listen, say } = await call({ workflowConfigurations: { first_message: long } });
+    expect(session.playbackEndMs).toBe(long.length * 20);
+    await feed(caller.silence(500));
+    await feed(caller.say('Wait'));
+    await vi.waitFor(() => expect(sent.some((message) => message.event === 'clear')).toBe(true));
+    const clearedAt = caller.elapsedMs;
+    expect(sent.find((message) => message.event === 'clear')).toEqual({ event: 'clear', streamSid: 'MZtest' });
+    expect(session.playbackEndMs).toBeLessThanOrEqual(clearedAt);
+    await feed([...caller.say(', who is this?'), ...caller.silence(400)]);
+    await vi.waitFor(() => expect(session.fragments.length).toBe(3));
+    await session.idle();
+    const [greeting, heard, answer] = session.fragments;
+    // Only the words that played before the caller spoke are in the transcript.
+    expect(long.startsWith(greeting!.text)).toBe(true);
+    expect(greeting!.text.length).toBeGreaterThan(10);
+    expect(greeting!.text.length).toBeLessThanOrEqual((clearedAt / (long.length * 20)) * long.length);
+    expect(heard).toMatchObject({ role: 'user', text: 'Wait, who is this?' });
+    expect(answer).toMatchObject({ role: 'assistant', text: 'You said: Wait, who is this?' });
+    await listen();
+    await say('Goodbye.');
+  });
+
+  it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
+    const { session, feed, caller, agentLines, listen } = await call({ workflowDefinition: { greeting: 'Hello.' }, workflowConfigurations: { silence_timeout_seconds: 2 } });
+    await feed(caller.silence(2300));
+    await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?']));
+    await session.idle();
+    await listen(2100);
+    await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?', SILENCE_GOODBYE]));
+    await session.hangUpRequested;
+    expect(session.gathered).toEqual({});
+  });
+
+  it('ends the call at the maximum call length', async () => {
+    const { session, feed, caller, agentLines } = await call({ workflowDefinition: { greeting: 'Hello.' }, workflowConfigurations: { max_call_seconds: 10, silence_timeout_seconds: 60 } });
+    await feed(caller.silence(10_100));
+    await session.hangUpRequested;
+    expect(agentLines()).toEqual(['Hello.', TIME_LIMIT_GOODBYE]);
+  });
+
+  it('ends the call as failed when the model fails mid-call, keeping the recording', async () => {
+    const { session, feed, caller, listen, agentLines } = await call({}, { openai: { failFromRequest: 2 } });
+    expect(agentLines()).toEqual(['Hello, this is Ann. How can I help you?']); // the model opened the call
+    await listen();
+    await feed([...caller.say('Hello?'), ...caller.silence(400)]);
+    const hangUp = await session.hangUpRequested;
+    expect(hangUp.playbackRemainingMs).toBeGreaterThanOrEqual(0);
+    const result = await session.finish('closed');
+    expect(result.failure).toMatch(/^language model at 127\.0\.0\.1:\d+: 500/);
+    expect(result.fragments.map((fragment) => fragment.text)).toEqual(['Hello, this is Ann. How can I help you?', 'Hello?']);
+    expect(parseWavHeader(result.wav).dataBytes).toBeGreaterThan(8000);
+  });
+
+  it('fails the call when the speech-to-text stream drops', async () => {
+    const { session, feed, caller } = await call({ workflowDefinition: { greeting: 'Hello.' } }, { deepgram: { dropAfterAudioMs: 200 } });
+    await feed(caller.silence(400));
+    await session.hangUpRequested;
+    expect((await session.finish('closed')).failure).toMatch(/^Deepgram: live stream closed \(1011/);
+  });
+});
+
+describe('call plan', () => {
+  it('builds the system prompt from the definition, variables, memories and disposition codes, with default voice settings', () => {
+    const plan = buildCallPlan(
+      callInput({
+        workflowDefinition: { prompt: 'Remind {{initial_context.name}}.', steps: ['Ask for the date', { say: 'Confirm' }], objections: [{ objection: 'Too busy', answer: 'It takes a minute' }], closing: 'Bye now.' },
+        templateContextVariables: { clinic: 'Smile', name: 'patient' },
+        initialContext: { name: 'Sam' },
+        memories: [
+          { id: 'mem_1', workflow_id: 1, content: 'Prefers mornings', topic: 'habits', due_at: null, done: false, created_at: '', updated_at: '' },
+          { id: 'mem_2', workflow_id: 1, content: 'Old task', topic: '', due_at: null, done: true, created_at: '', updated_at: '' },
+        ],
+      }),
+    );
+    expect(plan.systemPrompt).toContain('Remind Sam.');
+    expect(plan.systemPrompt).toContain('1. Ask for the date\n2. Confirm');
+    expect(plan.systemPrompt).toContain('- "Too busy": It takes a minute');
+    expect(plan.systemPrompt).toContain('- clinic: Smile\n- name: Sam');
+    expect(plan.systemPrompt).toContain('- [habits] Prefers mornings');
+    expect(plan.systemPrompt).not.toContain('Old task');
+    expect(plan.systemPrompt).toContain('- confirmed: Visit confirmed');
+    expect(plan.systemPrompt).toContain('say "Bye now." and call end_call');
+    expect(plan.settings).toEqual({ language: 'en', voice: undefined, model: undefined, temperature: 0.4, firstMessage: undefined, maxCallMs: 600_000, silenceTimeoutMs: 8000 });
+    expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({ properties: { code: { enum: ['confirmed', 'declined'] } } });
+  });
+
+  it('cuts spoken text at whole words and finds sentence ends', () => {
+    expect(cutWords('one two three four', 0.5)).toBe('one two');
+    expect(cutWords('one two three four', 1)).toBe('one two three four');
+    expect(cutWords('one two', 0)).toBe('');
+    expect(sentenceEnd('Hello there. How')).toBe(13);
+    expect(sentenceEnd('Hello there')).toBe(0);
+  });
+});
+
+describe('providersFromEnvironment', () => {
+  it('refuses to start without the provider secrets, naming each one', () => {
+    expect(() => providersFromEnvironment({})).toThrow(/missing provider settings DEEPGRAM_API_KEY, LLM_API_KEY, LLM_API_URL, ELEVENLABS_API_KEY/);
+    expect(() => providersFromEnvironment({ DEEPGRAM_API_KEY: 'k', LLM_API_KEY: 'k', LLM_API_URL: 'https://api.openai.com/v1', TTS_PROVIDER: 'openai' })).not.toThrow();
+    expect(() => providersFromEnvironment({ TTS_PROVIDER: 'scripted' })).toThrow(/TTS_PROVIDER must be/);
+  });
+});
