@@ -23,7 +23,7 @@ const publicView = ({
   previous_secret_ciphertext: _previous,
   organization_id: _org,
   ...webhook
-}: repository.WebhookRecord) => webhook;
+}: repository.WebhookRecord) => ({ ...webhook, previous_secret_expires_at: webhook.previous_secret_expires_at ?? null });
 
 const newSecret = () => `whsec_${Buffer.from(randomAlphanumeric(32)).toString('base64')}`;
 
