@@ -7,6 +7,9 @@ import * as webhooks from '../../shared/services/webhooks.ts';
 export const handler = createApiHandler([
   operation(webhookRoutes.createWebhook, async ({ body }, context) => created(await webhooks.createWebhook(callerOf(context).organizationId, body))),
   operation(webhookRoutes.listWebhooks, async ({ query }, context) => ok(await webhooks.listWebhooks(callerOf(context).organizationId, query))),
+  operation(webhookRoutes.updateWebhook, async ({ params, body }, context) =>
+    ok(await webhooks.updateWebhook(callerOf(context).organizationId, params.webhook_id, body)),
+  ),
   operation(webhookRoutes.deleteWebhook, async ({ params }, context) => {
     await webhooks.deleteWebhook(callerOf(context).organizationId, params.webhook_id);
     return noContent();

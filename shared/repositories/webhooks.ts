@@ -79,6 +79,26 @@ export async function insertWebhook(webhook: WebhookRecord, cap: number): Promis
   }
 }
 
+/** Replaces the events an endpoint subscribes to; undefined when it does not exist. */
+export async function updateEvents(orgId: number, webhookId: string, events: string[]): Promise<WebhookRecord | undefined> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(orgId, webhookId),
+        UpdateExpression: 'SET events = :events',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':events': events },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<WebhookRecord>(result.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Replaces the signing secret, keeping the current one as the previous until `previousExpiresAt`.
  * Conditional on the secret the caller read, so two concurrent rotations cannot both win.

@@ -35,6 +35,12 @@ export const CreatedWebhook = Webhook.extend({
   secret: z.string().openapi({ description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response; stored encrypted.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
 }).openapi('CreatedWebhook');
 
+export const UpdateWebhookRequest = z
+  .object({
+    events: z.array(EventType).min(1).optional().openapi({ description: 'The events this endpoint receives from now on (replaces the list).', example: ['call.completed', 'campaign.completed'] }),
+  })
+  .openapi('UpdateWebhookRequest');
+
 export const RotateSecretRequest = z
   .object({
     overlap_seconds: z

@@ -67,6 +67,13 @@ export async function createWebhook(orgId: number, request: { url: string; event
   return { ...publicView(webhook), secret };
 }
 
+/** Changes what an endpoint subscribes to; events already fanned out are still delivered. */
+export async function updateWebhook(orgId: number, webhookId: string, changes: { events?: string[] }) {
+  const updated = changes.events ? await repository.updateEvents(orgId, webhookId, [...new Set(changes.events)]) : await repository.getWebhook(orgId, webhookId);
+  if (!updated) throw new NotFoundError('Webhook not found');
+  return publicView(updated);
+}
+
 async function existingWebhook(orgId: number, webhookId: string): Promise<repository.WebhookRecord> {
   const webhook = await repository.getWebhook(orgId, webhookId);
   if (!webhook) throw new NotFoundError('Webhook not found');

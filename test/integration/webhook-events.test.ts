@@ -56,6 +56,19 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect((await api.request('POST', '/webhooks', { key: crowded.key, body: { url: sink.url } })).status).toBe(201);
   });
 
+  it('changes the events an endpoint subscribes to', async () => {
+    const sink = await receiver();
+    const webhook = await subscribe(org.key, sink.url, ['call.completed']);
+    const changed = await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['campaign.paused', 'call.failed', 'call.failed'] } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ id: webhook.id, events: ['campaign.paused', 'call.failed'] });
+    expect(changed.body).not.toHaveProperty('secret');
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['call.exploded'] } })).status).toBe(422);
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: [] } })).status).toBe(422);
+    const stranger = await newOrganization('Webhook patch stranger');
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: stranger.key, body: { events: ['call.completed'] } })).status).toBe(404);
+  });
+
   it('stores the signing secret encrypted', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
