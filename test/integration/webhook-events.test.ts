@@ -224,6 +224,7 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     const put = () => bus.send(new PutEventsCommand({ Entries: [{ EventBusName: env.EVENT_BUS_NAME, Source: 'voice-agent-platform.calls', DetailType: 'call.completed', Detail: JSON.stringify(detail) }] }));
     await put();
     await put();
+    bus.destroy();
     const hook = await eventually(() => failed.received[0]);
     expect(bodyOf(hook)).toMatchObject({ type: 'call.failed', data: { workflow_run_id: 999_002, status: 'failed' } });
     await new Promise((resolve) => setTimeout(resolve, 500));
