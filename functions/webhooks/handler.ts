@@ -1,7 +1,7 @@
 import { webhookRoutes } from '../../shared/api/routes.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/services/webhook-limits.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/domain/webhook-limits.ts';
 import * as webhooks from '../../shared/services/webhooks.ts';
 
 export const handler = createApiHandler([

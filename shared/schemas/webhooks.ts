@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../services/webhook-limits.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../domain/webhook-limits.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
 
 const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {

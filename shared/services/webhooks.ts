@@ -9,7 +9,7 @@ import * as repository from '../repositories/webhooks.ts';
 import { sampleEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../schemas/webhook-events.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
-import { MAX_WEBHOOKS_PER_ORGANIZATION } from './webhook-limits.ts';
+import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../domain/webhook-limits.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;

@@ -14,7 +14,7 @@ import {
   WebhookList,
   WebhookTestResult,
 } from '../../schemas/webhooks.ts';
-import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../services/webhook-limits.ts';
+import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../domain/webhook-limits.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
