@@ -1,29 +1,51 @@
 /**
- * Operator CLI for what the dashboard will do: organizations and API keys.
- *
- *   npm run admin -- org create --name NAME [--max-concurrent-calls N]
- *   npm run admin -- key create --org ID
- *   npm run admin -- key revoke KEY_ID
- *   npm run admin -- key list --org ID
+ * Operator CLI for what the dashboard will do: organizations, API keys, plans, balances and the
+ * regulatory review of numbers. `npm run admin -- --help` lists the commands; `--help` after a
+ * command explains it. The README's "Operator CLI" section lists the same commands (a test
+ * compares them).
  *
  * Target: the deployed table when TABLE_NAME is set (with the usual AWS credentials and region);
  * otherwise the running local stack, found through the file `npm start` writes.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LOCAL_STACK_ENV_FILE } from '../local/paths.ts';
+import { parseApiKey } from '../shared/domain/api-key-format.ts';
 
-const USAGE = `Usage:
-  npm run admin -- org create --name NAME [--max-concurrent-calls N]
-  npm run admin -- org plan --org ID --plan free|paid
-  npm run admin -- balance add --org ID --usd AMOUNT
-  npm run admin -- key create --org ID
-  npm run admin -- key revoke KEY_ID
-  npm run admin -- key list --org ID
-  npm run admin -- number approve NUMBER_ID --org ID
-  npm run admin -- number reject NUMBER_ID --org ID [--reason TEXT]`;
+/** Every command: its synopsis (after `npm run admin --`) and what it does. */
+export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
+  'org create': {
+    synopsis: 'org create --name NAME [--max-concurrent-calls N]',
+    help: 'Creates an organization (N outbound channels, default 10) and its first API key; prints the organization id, the key (shown once) and the key id.',
+  },
+  'org plan': { synopsis: 'org plan --org ID --plan free|paid', help: 'Sets the plan of organization ID (the paid plan shows the phone-number setup step).' },
+  'balance add': { synopsis: 'balance add --org ID --usd AMOUNT', help: 'Adds AMOUNT US dollars to the balance of organization ID (negative to deduct); prints the new balance.' },
+  'key create': { synopsis: 'key create --org ID', help: 'Creates another API key of organization ID; prints the key (shown once) and its id.' },
+  'key revoke': {
+    synopsis: 'key revoke KEY_ID',
+    help: 'Revokes a key. KEY_ID is the key id printed when the key was made (`key_…`, also in `key list`); the whole key (`vap_…`) is accepted too.',
+  },
+  'key list': { synopsis: 'key list --org ID', help: 'Lists the keys of organization ID: id, creation time, active or revoked (never the keys themselves).' },
+  'number approve': {
+    synopsis: 'number approve NUMBER_ID --org ID',
+    help: 'Approves the regulatory review of a pending number (Polish mobile): it becomes active and carries traffic.',
+  },
+  'number reject': {
+    synopsis: 'number reject NUMBER_ID --org ID [--reason TEXT]',
+    help: 'Rejects the regulatory review of a pending number: it becomes rejected and the first month is refunded.',
+  },
+};
+
+const usage = () => `Usage: npm run admin -- COMMAND [options]   (--help after a command explains it)\n\n${Object.values(COMMANDS).map((command) => `  ${command.synopsis}`).join('\n')}`;
+const commandHelp = (name: string) => `Usage: npm run admin -- ${COMMANDS[name]!.synopsis}\n\n${COMMANDS[name]!.help}`;
 
 class UsageError extends Error {}
+
+/** A key id (`key_…`) as given, or the id of a whole key (`vap_…`). */
+export function keyIdOf(argument: string): string {
+  return parseApiKey(argument)?.keyId ?? argument;
+}
 
 function useTarget(): void {
   if (process.env.TABLE_NAME) return;
@@ -50,14 +72,24 @@ async function main(argv: string[]): Promise<void> {
       plan: { type: 'string' },
       usd: { type: 'string' },
       reason: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   const [noun, verb, argument] = positionals;
+  const command = `${noun} ${verb}`;
+  if (noun === undefined || noun === 'help' || (values.help && !Object.hasOwn(COMMANDS, command))) {
+    console.log(usage());
+    return;
+  }
+  if (values.help) {
+    console.log(commandHelp(command));
+    return;
+  }
   useTarget();
   // Imported after the target is set: the services read TABLE_NAME and endpoints on first use.
   const organizations = await import('../shared/services/organizations.ts');
 
-  switch (`${noun} ${verb}`) {
+  switch (command) {
     case 'org create': {
       if (!values.name) throw new UsageError('--name is required');
       const maxConcurrentCalls =
@@ -76,8 +108,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'key revoke': {
       if (!argument) throw new UsageError('KEY_ID is required');
-      await organizations.revokeApiKey(argument);
-      console.log(`Revoked ${argument}`);
+      await organizations.revokeApiKey(keyIdOf(argument));
+      console.log(`Revoked ${keyIdOf(argument)}`);
       return;
     }
     case 'key list': {
@@ -112,8 +144,11 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else console.error(error instanceof Error ? error.message : error);
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+// Run as a program (not when a test imports COMMANDS).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    if (error instanceof UsageError) console.error(`${error.message}\n\n${usage()}`);
+    else console.error(error instanceof Error ? error.message : error);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });
+}

@@ -1910,7 +1910,20 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the events an endpoint subscribes to
+         * @description Replaces `events` (each one of the catalogue, 422 otherwise). Events already fanned out to the endpoint are still delivered.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "$BASE/webhooks/wh_Ab3dE6gH9jK2mN5p" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"events":["call.completed","campaign.completed"]}'
+         *     ```
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/webhooks/{webhook_id}/deliveries": {
@@ -3510,6 +3523,16 @@ export interface components {
              */
             due_at?: string | null;
             topic?: string;
+        };
+        UpdateWebhookRequest: {
+            /**
+             * @description The events this endpoint receives from now on (replaces the list).
+             * @example [
+             *       "call.completed",
+             *       "campaign.completed"
+             *     ]
+             */
+            events?: components["schemas"]["WebhookEventType"][];
         };
         /** @description From the billing records, which survive run deletion. */
         UsageReport: {
@@ -7350,7 +7373,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -7960,6 +7985,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_Ab3dE6gH9jK2mN5p */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "call.completed",
+                 *         "campaign.completed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
             };
             /** @description Missing, unknown or revoked API key */
             401: {

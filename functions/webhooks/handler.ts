@@ -1,12 +1,15 @@
 import { webhookRoutes } from '../../shared/api/routes/webhooks.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/services/webhook-limits.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/domain/webhook-limits.ts';
 import * as webhooks from '../../shared/services/webhooks.ts';
 
 export const handler = createApiHandler([
   operation(webhookRoutes.createWebhook, async ({ body }, context) => created(await webhooks.createWebhook(callerOf(context).organizationId, body))),
   operation(webhookRoutes.listWebhooks, async ({ query }, context) => ok(await webhooks.listWebhooks(callerOf(context).organizationId, query))),
+  operation(webhookRoutes.updateWebhook, async ({ params, body }, context) =>
+    ok(await webhooks.updateWebhook(callerOf(context).organizationId, params.webhook_id, body)),
+  ),
   operation(webhookRoutes.deleteWebhook, async ({ params }, context) => {
     await webhooks.deleteWebhook(callerOf(context).organizationId, params.webhook_id);
     return noContent();

@@ -78,7 +78,7 @@ export const FUNCTION_GROUPS = {
   },
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
-    description: 'Campaigns: create, list, read, state transitions, reports',
+    description: 'Campaigns: create, list, read, state transitions (campaign.paused on the bus), reports',
     access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true, downloadLinks: true, encryption: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },

@@ -64,6 +64,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createConnection: { provider: 'google-sheets', authorization_code: '4/0AeanS0b-example', redirect_uri: 'https://app.example.com/oauth/callback' },
   createTrigger: { workflow_id: 42, name: 'CRM new lead' },
   createWebhook: { url: 'https://example.com/hooks/voice', events: ['call.completed', 'call.failed', 'campaign.completed'] },
+  updateWebhook: { events: ['call.completed', 'campaign.completed'] },
   testWebhook: { event_type: 'call.completed' },
   rotateWebhookSecret: { overlap_seconds: 3600 },
   addDoNotCallNumber: { phone_number: '+48601234567' },

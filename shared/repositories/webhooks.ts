@@ -79,33 +79,36 @@ export async function insertWebhook(webhook: WebhookRecord, cap: number): Promis
   }
 }
 
-/**
- * Replaces the signing secret, keeping the current one as the previous until `previousExpiresAt`.
- * Conditional on the secret the caller read, so two concurrent rotations cannot both win.
- */
-export async function rotateSecret(
+/** A conditional update of an endpoint; undefined when the condition fails. */
+async function updateWebhookIf(
   orgId: number,
   webhookId: string,
-  current: string,
-  next: string,
-  previousExpiresAt: string,
+  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<WebhookRecord | undefined> {
   try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhook(orgId, webhookId),
-        UpdateExpression: 'SET secret_ciphertext = :next, previous_secret_ciphertext = :current, previous_secret_expires_at = :expires',
-        ConditionExpression: 'secret_ciphertext = :current',
-        ExpressionAttributeValues: { ':next': next, ':current': current, ':expires': previousExpiresAt },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const result = await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhook(orgId, webhookId), ...update, ReturnValues: 'ALL_NEW' }));
     return strip<WebhookRecord>(result.Attributes!);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
+}
+
+/** Replaces the events an endpoint subscribes to; undefined when it does not exist. */
+export async function updateEvents(orgId: number, webhookId: string, events: string[]): Promise<WebhookRecord | undefined> {
+  return updateWebhookIf(orgId, webhookId, { UpdateExpression: 'SET events = :events', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':events': events } });
+}
+
+/**
+ * Replaces the signing secret, keeping the current one as the previous until `previousExpiresAt`.
+ * Conditional on the secret the caller read, so two concurrent rotations cannot both win.
+ */
+export async function rotateSecret(orgId: number, webhookId: string, current: string, next: string, previousExpiresAt: string): Promise<WebhookRecord | undefined> {
+  return updateWebhookIf(orgId, webhookId, {
+    UpdateExpression: 'SET secret_ciphertext = :next, previous_secret_ciphertext = :current, previous_secret_expires_at = :expires',
+    ConditionExpression: 'secret_ciphertext = :current',
+    ExpressionAttributeValues: { ':next': next, ':current': current, ':expires': previousExpiresAt },
+  });
 }
 
 export async function getWebhook(orgId: number, webhookId: string): Promise<WebhookRecord | undefined> {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../services/webhook-limits.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../domain/webhook-limits.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
 
 const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {
@@ -36,6 +36,12 @@ export const Webhook = z
 export const CreatedWebhook = Webhook.extend({
   secret: z.string().openapi({ description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response; stored encrypted.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
 }).openapi('CreatedWebhook');
+
+export const UpdateWebhookRequest = z
+  .object({
+    events: z.array(EventType).min(1).optional().openapi({ description: 'The events this endpoint receives from now on (replaces the list).', example: ['call.completed', 'campaign.completed'] }),
+  })
+  .openapi('UpdateWebhookRequest');
 
 export const RotateSecretRequest = z
   .object({

@@ -10,7 +10,7 @@ import { createGuardedFetch, OutboundRequestError } from '../net/guarded-fetch.t
 import { sampleEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../schemas/webhook-events.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
-import { MAX_WEBHOOKS_PER_ORGANIZATION } from './webhook-limits.ts';
+import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../domain/webhook-limits.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -26,7 +26,7 @@ const publicView = ({
   previous_secret_ciphertext: _previous,
   organization_id: _org,
   ...webhook
-}: repository.WebhookRecord) => webhook;
+}: repository.WebhookRecord) => ({ ...webhook, previous_secret_expires_at: webhook.previous_secret_expires_at ?? null });
 
 const newSecret = () => `whsec_${Buffer.from(randomAlphanumeric(32)).toString('base64')}`;
 
@@ -68,6 +68,13 @@ export async function createWebhook(orgId: number, request: { url: string; event
     throw new ConflictError(`An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhook endpoints; delete one first`);
   }
   return { ...publicView(webhook), secret };
+}
+
+/** Changes what an endpoint subscribes to; events already fanned out are still delivered. */
+export async function updateWebhook(orgId: number, webhookId: string, changes: { events?: string[] }) {
+  const updated = changes.events ? await repository.updateEvents(orgId, webhookId, [...new Set(changes.events)]) : await repository.getWebhook(orgId, webhookId);
+  if (!updated) throw new NotFoundError('Webhook not found');
+  return publicView(updated);
 }
 
 async function existingWebhook(orgId: number, webhookId: string): Promise<repository.WebhookRecord> {

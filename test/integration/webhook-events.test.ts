@@ -56,6 +56,19 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect((await api.request('POST', '/webhooks', { key: crowded.key, body: { url: sink.url } })).status).toBe(201);
   });
 
+  it('changes the events an endpoint subscribes to', async () => {
+    const sink = await receiver();
+    const webhook = await subscribe(org.key, sink.url, ['call.completed']);
+    const changed = await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['campaign.paused', 'call.failed', 'call.failed'] } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ id: webhook.id, events: ['campaign.paused', 'call.failed'] });
+    expect(changed.body).not.toHaveProperty('secret');
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['call.exploded'] } })).status).toBe(422);
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: [] } })).status).toBe(422);
+    const stranger = await newOrganization('Webhook patch stranger');
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: stranger.key, body: { events: ['call.completed'] } })).status).toBe(404);
+  });
+
   it('stores the signing secret encrypted', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
@@ -211,6 +224,7 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     const put = () => bus.send(new PutEventsCommand({ Entries: [{ EventBusName: env.EVENT_BUS_NAME, Source: 'voice-agent-platform.calls', DetailType: 'call.completed', Detail: JSON.stringify(detail) }] }));
     await put();
     await put();
+    bus.destroy();
     const hook = await eventually(() => failed.received[0]);
     expect(bodyOf(hook)).toMatchObject({ type: 'call.failed', data: { workflow_run_id: 999_002, status: 'failed' } });
     await new Promise((resolve) => setTimeout(resolve, 500));

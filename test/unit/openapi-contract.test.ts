@@ -43,6 +43,17 @@ describe('OpenAPI document: one list shape', () => {
 });
 
 describe('OpenAPI document: one detail shape per status', () => {
+  it('declares every error as ErrorResponse, 422 as HTTPValidationError, and the call-placement 409 as one of both 409 shapes', () => {
+    for (const { name, operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
+        if (Number(status) < 400) continue;
+        const expected =
+          status === '422' ? ['#/components/schemas/HTTPValidationError'] : status === '409' ? ['#/components/schemas/ErrorResponse', '#/components/schemas/CallPlacementConflict'] : ['#/components/schemas/ErrorResponse'];
+        expect(expected, `${name} ${status}`).toContain(response.content?.['application/json']?.schema?.$ref);
+      }
+    }
+  });
+
   it('declares every 409 as a {detail} string, or as one of the string and the calling-hours object', () => {
     const conflicts = operations.filter(({ operation }) => operation.responses?.['409']);
     expect(conflicts.length).toBeGreaterThan(5);

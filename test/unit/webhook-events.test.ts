@@ -1,6 +1,7 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { sampleEvent, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/webhook-events.ts';
+import { FUNCTION_GROUPS } from '../../shared/api/function-groups.ts';
 import { deliveriesOf } from '../../shared/services/webhook-fanout.ts';
 import { signatureHeader } from '../../shared/services/webhooks.ts';
 
@@ -44,5 +45,18 @@ describe('signatureHeader', () => {
     expect(new StandardWebhook(oldSecret).verify(body, headers(signature))).toBeTruthy();
     expect(new StandardWebhook(newSecret).verify(body, headers(signature))).toBeTruthy();
     expect(() => new StandardWebhook(other).verify(body, headers(signature))).toThrow();
+  });
+});
+
+describe('access of the functions that publish, sign or redeliver', () => {
+  it.each([
+    ['campaigns', 'eventBus'],
+    ['campaignEngine', 'eventBus'],
+    ['webhooks', 'encryption'],
+    ['webhooks', 'stateMachines'],
+    ['webhookDelivery', 'encryption'],
+    ['webhookFanout', 'stateMachines'],
+  ] as const)('%s has %s', (group, access) => {
+    expect((FUNCTION_GROUPS[group].access as Record<string, unknown>)[access]).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ErrorResponse } from '../../schemas/common.ts';
 import { defineRoute } from '../route.ts';
 
 export const docsRoutes = {
@@ -36,7 +37,7 @@ export const docsRoutes = {
     description: 'Scripts and styles of the reference page; any other name is 404.',
     tags: ['Documentation'],
     request: { params: z.object({ asset: z.string().max(100) }) },
-    responses: { 200: { description: 'Asset' }, 404: { description: 'No such asset' } },
+    responses: { 200: { description: 'Asset' }, 404: { description: 'No such asset', schema: ErrorResponse } },
   }),
 };
 

@@ -8,11 +8,13 @@ import {
   DeliveryParams,
   RotateSecretRequest,
   TestWebhookRequest,
+  UpdateWebhookRequest,
+  Webhook,
   WebhookIdParam,
   WebhookList,
   WebhookTestResult,
 } from '../../schemas/webhooks.ts';
-import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../services/webhook-limits.ts';
+import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../../domain/webhook-limits.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -56,6 +58,17 @@ export const webhookRoutes = {
     tags: ['Webhooks'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'One page of webhooks', schema: WebhookList }, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  updateWebhook: defineRoute({
+    operationId: 'updateWebhook',
+    method: 'PATCH',
+    path: '/webhooks/{webhook_id}',
+    group: 'webhooks',
+    summary: 'Change the events an endpoint subscribes to',
+    description: 'Replaces `events` (each one of the catalogue, 422 otherwise). Events already fanned out to the endpoint are still delivered.',
+    tags: ['Webhooks'],
+    request: { params: WebhookIdParam, body: UpdateWebhookRequest },
+    responses: { 200: { description: 'The webhook', schema: Webhook }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   deleteWebhook: defineRoute({
     operationId: 'deleteWebhook',
