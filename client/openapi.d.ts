@@ -67,7 +67,7 @@ export interface paths {
         put?: never;
         /**
          * Turn an uploaded document into plain text
-         * @description Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 5 MiB and MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. API Gateway refuses requests over 10 MB.
+         * @description Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. A DOCX that unpacks past 32 MiB (measured while inflating) or has more than 1,000 entries, or a PDF of more than 300 pages: 422 on `["body","file"]`. A malformed or truncated multipart body: 422 on `["body"]`. The upload travels base64-encoded in a Lambda event of at most 6 MB, hence the 4 MiB cap.
          *
          *     **Example**
          *
@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List agents
-         * @description Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them.
+         * @description Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them. A body never exceeds 5 MB: agents past that are left out, the answer carries `X-Truncated: true` and `X-Total-Count`, and unpaged, a `Link` to the next page (use a smaller `limit` on a truncated page).
          *
          *     **Example**
          *
@@ -1712,6 +1712,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/speech-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's own speech provider keys (never the keys themselves)
+         * @description Which speech providers (Deepgram, ElevenLabs, OpenAI speech) the organization brought its own key for; the keys are never returned.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/speech-keys" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listSpeechKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/speech-keys/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the organization's own key at a speech provider (stored encrypted, never returned); calls use it instead of the platform's
+         * @description The key is encrypted with the stack's KMS key; the organization's calls use it instead of the platform's from the next call on.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X PUT "$BASE/speech-keys/provider" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        put: operations["setSpeechKey"];
+        post?: never;
+        /**
+         * Remove the organization's key at a speech provider (the platform's is used again)
+         * @description Deletes the stored key; 404 when none was set.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/speech-keys/provider" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["clearSpeechKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/triggers": {
         parameters: {
             query?: never;
@@ -2213,9 +2278,8 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             updated_at: string;
-            workflow_configurations: {
-                [key: string]: unknown;
-            };
+            workflow_configurations: components["schemas"]["WorkflowConfigurations"];
+            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. */
             workflow_definition: {
                 [key: string]: unknown;
             };
@@ -2258,7 +2322,7 @@ export interface components {
             script_text: string;
             /**
              * Format: uri
-             * @description The company website; facts are read from it (https; private addresses refused).
+             * @description The company website; facts are read from it. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 2 MiB.
              */
             url?: string;
         };
@@ -2470,7 +2534,7 @@ export interface components {
         /** @description Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive). */
         CallingWindowRequest: {
             /**
-             * @description ISO weekdays: 1 = Monday … 7 = Sunday.
+             * @description ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).
              * @default [
              *       1,
              *       2,
@@ -2637,10 +2701,29 @@ export interface components {
             goal?: string | null;
             manual_contacts?: components["schemas"]["ManualContact"][] | null;
             name: string;
-            retry_config?: components["schemas"]["RetryConfig"];
+            /** @description Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact may be called twice. Send `{"enabled": false}` to call each contact once. */
+            retry_config?: {
+                /** @default true */
+                enabled: boolean;
+                /** @default 1 */
+                max_retries: number;
+                /** @default 3600 */
+                retry_delay_seconds: number;
+                /** @default true */
+                retry_on_busy: boolean;
+                /** @default true */
+                retry_on_no_answer: boolean;
+                /** @default false */
+                retry_on_voicemail: boolean;
+                /**
+                 * @description Retry at another time of day: a retry that would fall within 3 hours (local time) of the failed attempt's time of day moves 4 hours later, then into the next allowed window.
+                 * @default false
+                 */
+                smart_timing: boolean;
+            } | null;
             /** Format: date-time */
             scheduled_start_at?: string | null;
-            /** @description Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` (default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. */
+            /** @description Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` (default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. `ics_url`: Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 5 MiB per read. */
             source_config?: {
                 [key: string]: unknown;
             };
@@ -2648,7 +2731,11 @@ export interface components {
             source_id: string;
             source_refresh_minutes?: number | null;
             source_type: string;
-            workflow_id: number;
+            /**
+             * @description The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.
+             * @example 42
+             */
+            workflow_id: number | string;
         };
         CampaignPage: {
             items: components["schemas"]["Campaign"][];
@@ -2760,17 +2847,17 @@ export interface components {
             workflow_id: number;
         };
         CreateAgentRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             call_disposition_codes?: {
                 [key: string]: unknown;
             };
             name: string;
-            /** @description Default variables; prompts read them as `{{initial_context.<key>}}`. */
+            /** @description Default variables; prompts read them as `{{initial_context.<key>}}`. At most 32 kB stored, nested at most 32 levels. */
             template_context_variables?: {
                 [key: string]: unknown;
             };
-            workflow_configurations?: {
-                [key: string]: unknown;
-            };
+            workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
+            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
                 [key: string]: unknown;
             };
@@ -2787,6 +2874,7 @@ export interface components {
             redirect_uri: string;
         };
         CreateConversationRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             initial_context?: {
                 [key: string]: unknown;
             };
@@ -2814,7 +2902,10 @@ export interface components {
         };
         CreateToolRequest: {
             description: string;
-            /** @default {} */
+            /**
+             * @description Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.
+             * @default {}
+             */
             headers: {
                 [key: string]: string;
             };
@@ -2826,7 +2917,7 @@ export interface components {
             /** @description snake_case, as the model calls it. */
             name: string;
             /**
-             * @description JSON Schema of the arguments: an object of string/number/integer/boolean properties.
+             * @description JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).
              * @default {
              *       "type": "object",
              *       "properties": {},
@@ -2854,7 +2945,7 @@ export interface components {
             };
             /**
              * Format: uri
-             * @description https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.
+             * @description https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 256 KiB per call.
              */
             url: string;
         };
@@ -2878,7 +2969,7 @@ export interface components {
             events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: uri
-             * @description HTTPS endpoint (plain HTTP is accepted only by the local stack).
+             * @description The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s per attempt, 64 KiB of response read.
              * @example https://example.com/hooks/voice
              */
             url: string;
@@ -2982,7 +3073,7 @@ export interface components {
         };
         FromScriptRequest: {
             agent_name: string;
-            analysis: components["schemas"]["ScriptAnalysis"];
+            analysis: components["schemas"]["ScriptAnalysis"] & unknown;
         };
         FromTemplateRequest: {
             agent_name: string;
@@ -3091,7 +3182,7 @@ export interface components {
         ModelKeyRequest: {
             api_key: string;
             /**
-             * @description An OpenAI-compatible API base URL.
+             * @description An OpenAI-compatible API base URL. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 25 s and 1 MiB per model request.
              * @default https://api.openai.com/v1
              */
             api_url: string;
@@ -3200,7 +3291,7 @@ export interface components {
             expires_in: number;
         };
         PlaceCallRequest: {
-            /** @description Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. */
+            /** @description Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels. */
             initial_context?: {
                 [key: string]: unknown;
             };
@@ -3410,6 +3501,30 @@ export interface components {
             };
             language: string;
         };
+        /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
+        SpeechKeyList: {
+            items: components["schemas"]["SpeechKeyStatus"][];
+        };
+        SpeechKeyRequest: {
+            api_key: string;
+            /**
+             * Format: uri
+             * @description For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).
+             */
+            api_url?: string;
+        };
+        /** @description The key itself is stored encrypted and never returned. */
+        SpeechKeyStatus: {
+            api_url: string | null;
+            key_last4: string;
+            /** @enum {string} */
+            provider: "deepgram" | "elevenlabs" | "openai";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            updated_at: string;
+        };
         TestWebhookRequest: {
             event_type?: components["schemas"]["WebhookEventType"] & unknown;
         };
@@ -3421,6 +3536,7 @@ export interface components {
              */
             created_at: string;
             description: string;
+            /** @description Header names; values are hidden (`********`). */
             headers: {
                 [key: string]: string;
             };
@@ -3499,17 +3615,17 @@ export interface components {
             total_pages: number;
         };
         UpdateAgentRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             call_disposition_codes?: {
                 [key: string]: unknown;
             };
             name?: string;
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             template_context_variables?: {
                 [key: string]: unknown;
             };
-            workflow_configurations?: {
-                [key: string]: unknown;
-            };
-            /** @description A new definition gets a new `current_definition_id`. */
+            workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
+            /** @description A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
                 [key: string]: unknown;
             };
@@ -3672,6 +3788,25 @@ export interface components {
             /** @description The `webhook-id` of the sample (`msg_test_…`). */
             message_id: string;
             status_code: number | null;
+        };
+        /** @description The agent's voice settings; other keys are kept unchanged. */
+        WorkflowConfigurations: {
+            /** @description Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call. */
+            first_message?: string;
+            /** @description BCP 47 language of the call (speech-to-text, text-to-speech, model). Default `en`. */
+            language?: string;
+            /** @description Longest call; the agent then says goodbye and hangs up. Default 600. */
+            max_call_seconds?: number;
+            /** @description Chat model name at the OpenAI-compatible API. Default: the platform's `LLM_MODEL` (or the organization key's model). */
+            model?: string;
+            /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
+            silence_timeout_seconds?: number;
+            /** @description Sampling temperature of the model. Default 0.4. */
+            temperature?: number;
+            /** @description Text-to-speech voice id of the provider (ElevenLabs voice id, or an OpenAI voice name). Default: the platform's `TTS_VOICE`. */
+            voice?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -3844,6 +3979,24 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description The language model provider failed, timed out or answered nonsense; `detail` names it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform language model is not configured; `detail` names the settings to configure */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listAgents: {
@@ -3865,10 +4018,14 @@ export interface operations {
             /** @description Agents */
             200: {
                 headers: {
+                    /** @description With `X-Truncated` on an unpaged list: `rel="next"`, the next page of as many agents as this answer holds. */
+                    Link?: string;
                     /** @description Agents matching the filter */
                     "X-Total-Count"?: number;
                     /** @description Pages of `limit` agents */
                     "X-Total-Pages"?: number;
+                    /** @description `true` when agents were left out to keep the body under 5 MB (Lambda answers at most 6 MB); `X-Total-Count` then gives the total. */
+                    "X-Truncated"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4323,8 +4480,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
-            201: {
+            /** @description The run record (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5521,8 +5678,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Agent */
-            201: {
+            /** @description The agent created (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5574,8 +5731,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Agent */
-            201: {
+            /** @description The agent created (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5608,6 +5765,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The language model provider failed, timed out or answered nonsense; `detail` names it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform language model is not configured; `detail` names the settings to configure */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -5688,6 +5863,24 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description The language model provider failed, timed out or answered nonsense; `detail` names it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform language model is not configured; `detail` names the settings to configure */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listCampaigns: {
@@ -5739,6 +5932,8 @@ export interface operations {
             header?: {
                 /** @description Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`. */
                 authorization?: string;
+                /** @description The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service. */
+                "X-API-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7488,6 +7683,137 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listSpeechKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechKeyList"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setSpeechKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech). */
+                provider: "deepgram" | "elevenlabs" | "openai";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpeechKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechKeyStatus"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    clearSpeechKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech). */
+                provider: "deepgram" | "elevenlabs" | "openai";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
