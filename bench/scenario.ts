@@ -4,7 +4,7 @@
  *
  *   tsx bench/scenario.ts agents-list <authorizer cache TTL seconds>
  *   tsx bench/scenario.ts calls
- *   tsx bench/scenario.ts campaign <label> <contacts> <channels> <last digit>
+ *   tsx bench/scenario.ts campaign <label> <contacts> <channels> <last digit> <answered call seconds>
  */
 import { startLocalStack } from '../local/stack.ts';
 import { admissionUnderConcurrency, placementLatency } from './calls.ts';
@@ -39,8 +39,9 @@ try {
     await stack.idle();
     console.log(JSON.stringify({ placement, admission }));
   } else if (scenario === 'campaign') {
-    const [contacts, channels, lastDigit] = rest.map(Number);
-    console.log(JSON.stringify(await runCampaign(stack.baseUrl, { label: argument!, contacts: contacts!, channels: channels!, lastDigit: lastDigit! })));
+    const [contacts, channels, lastDigit, callSeconds] = rest.map(Number);
+    const scenario = { label: argument!, contacts: contacts!, channels: channels!, lastDigit: lastDigit!, callSeconds: callSeconds! };
+    console.log(JSON.stringify(await runCampaign(stack.baseUrl, scenario)));
     await stack.idle();
   } else {
     throw new Error(`Unknown scenario '${scenario}'`);

@@ -6,7 +6,9 @@ import { ok, type HttpResult } from '../../shared/http/response.ts';
 import * as campaigns from '../../shared/services/campaigns.ts';
 
 export const handler = createApiHandler([
-  operation(campaignRoutes.createCampaign, async ({ body }, context) => ok(await campaigns.createCampaign(callerOf(context).organizationId, body))),
+  operation(campaignRoutes.createCampaign, async ({ headers, body }, context) =>
+    ok(await campaigns.createCampaign(callerOf(context).organizationId, headers['idempotency-key'], body)),
+  ),
   operation(campaignRoutes.listCampaigns, async ({ query }, context) => ok(await campaigns.listCampaigns(callerOf(context).organizationId, query))),
   operation(campaignRoutes.getCampaign, async ({ params }, context) => ok(await campaigns.getCampaign(callerOf(context).organizationId, params.campaign_id))),
   ...(['start', 'pause', 'resume', 'cancel'] as const).map((action) =>
@@ -29,4 +31,4 @@ export const handler = createApiHandler([
       headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="campaign-${params.campaign_id}-report.csv"` },
     };
   }),
-]);
+]).before((request) => campaigns.createCampaign.registerLambdaContext(request.context));

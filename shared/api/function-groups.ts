@@ -84,8 +84,8 @@ export const FUNCTION_GROUPS = {
   },
   campaignEngine: {
     entry: 'functions/campaign-engine/handler.ts',
-    description: 'Campaign engine state machine tasks: dial what is due, continue as new',
-    access: { table: 'readWrite', stateMachines: true, eventBus: true },
+    description: 'Campaign engine state machine tasks: store a large import, dial what is due, continue as new',
+    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true },
     timeoutSeconds: 60,
     copyFiles: PHONE_TIME_ZONE_DATA,
   },

@@ -1,10 +1,11 @@
 import { ConflictError } from './errors.ts';
 
 /**
- * Campaign states: `draft` (created, not started), `scheduled` (starts itself at
- * `scheduled_start_at`), `running`, `paused`, `completed` (every contact final), `cancelled`.
+ * Campaign states: `importing` (a large source's contacts are being stored in the background; then
+ * `draft`, or `scheduled` with a start time), `draft` (created, not started), `scheduled` (starts
+ * itself at `scheduled_start_at`), `running`, `paused`, `completed` (every contact final), `cancelled`.
  */
-export const CAMPAIGN_STATES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
+export const CAMPAIGN_STATES = ['importing', 'draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignState = (typeof CAMPAIGN_STATES)[number];
 
 export type CampaignAction = 'start' | 'pause' | 'resume' | 'cancel';
@@ -14,7 +15,7 @@ export const CAMPAIGN_TRANSITIONS: Record<CampaignAction, { from: readonly Campa
   start: { from: ['draft', 'scheduled'], to: 'running' },
   pause: { from: ['running', 'scheduled'], to: 'paused' },
   resume: { from: ['paused'], to: 'running' },
-  cancel: { from: ['draft', 'scheduled', 'running', 'paused'], to: 'cancelled' },
+  cancel: { from: ['importing', 'draft', 'scheduled', 'running', 'paused'], to: 'cancelled' },
 };
 
 /** The state after `action`, or a 409 naming the allowed states. */

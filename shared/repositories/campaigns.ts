@@ -29,6 +29,9 @@ export interface CampaignRecord {
   completed_at: string | null;
   /** Bumped on every start/resume: an engine execution of an older generation stops itself. */
   generation: number;
+  /** While `importing`: the S3 object holding the contacts, and how many of them are stored. */
+  import_key?: string;
+  imported_rows?: number;
 }
 
 export type ContactStatus =
@@ -60,7 +63,8 @@ export interface ContactRecord {
   error: string | null;
 }
 
-const ACTIVE_STATES: readonly CampaignState[] = ['running', 'scheduled'];
+/** States an engine execution is working on (restarted after a local restart). */
+const ACTIVE_STATES: readonly CampaignState[] = ['running', 'scheduled', 'importing'];
 const DUE_STATUSES: readonly ContactStatus[] = ['pending', 'retry_scheduled'];
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -87,7 +91,7 @@ const contactItem = (orgId: number, campaignId: number, contact: ContactRecord) 
 const WRITE_PARALLELISM = 8;
 
 /** Writes contacts 25 per batch, several batches at a time, retrying unprocessed items. */
-async function writeContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[]): Promise<void> {
+export async function writeContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[]): Promise<void> {
   const table = tableName();
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < contacts.length; i += 25) {
@@ -134,6 +138,26 @@ export async function appendContacts(orgId: number, campaignId: number, contacts
       ExpressionAttributeValues: { ':at': syncedAt, ':none': null, ':added': contacts.length, ':invalid': invalid },
     }),
   );
+}
+
+/** Records a background import's progress; false when the campaign is no longer importing from `from` (cancelled, or another step moved on). */
+export async function recordImported(orgId: number, campaignId: number, from: number, to: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.campaign(orgId, campaignId),
+        UpdateExpression: 'SET imported_rows = :to',
+        ConditionExpression: '#state = :importing AND imported_rows = :from',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':importing': 'importing' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 export async function recordSyncError(orgId: number, campaignId: number, message: string): Promise<void> {

@@ -5,6 +5,9 @@ import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
+/** Contacts of a `manual` campaign per request (a larger list belongs in a CSV). */
+export const MAX_MANUAL_CONTACTS = 10_000;
+
 /** The hosted-spreadsheet source is `google-sheet` (the spec's `<provider>-sheet`). */
 export const SOURCE_TYPE_PATTERN = /^(google-sheet|csv|manual|calendar)$/;
 
@@ -62,7 +65,12 @@ export const CreateCampaignRequest = z
     }),
     source_type: z.string().regex(SOURCE_TYPE_PATTERN),
     source_id: z.string().default(''),
-    manual_contacts: z.array(ManualContact).nullable().optional(),
+    manual_contacts: z
+      .array(ManualContact)
+      .max(MAX_MANUAL_CONTACTS)
+      .nullable()
+      .optional()
+      .openapi({ description: `At most ${MAX_MANUAL_CONTACTS.toLocaleString('en')} per request; larger lists are sent as CSV (\`source_type: csv\`).` }),
     source_config: JsonObject.nullable().optional().openapi({
       description:
         'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
@@ -82,6 +90,9 @@ export const CreateCampaignRequest = z
 export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
 
 export const CreateCampaignHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().openapi({
+    description: 'Optional. A retried request with the same key returns the first response and creates nothing again (kept 24 h).',
+  }),
   'X-API-Key': z.string().optional().openapi({ description: 'The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service.' }),
   authorization: z.string().optional().openapi({ description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.' }),
 });

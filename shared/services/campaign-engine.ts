@@ -9,6 +9,7 @@ import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
 import { contactZones, dispatchDue, dropQueue } from './campaign-dispatch.ts';
 import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
+import { importContacts } from './campaign-import.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -24,6 +25,8 @@ export const MAX_STEPS_PER_EXECUTION = 1000;
 const pollSeconds = () => Number(process.env.CAMPAIGN_POLL_SECONDS ?? 60);
 /** Local speed-up of retry delays (1 on AWS). */
 const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
+/** Time a step spends storing an import before handing over to the next (the function's timeout is 60 s). */
+const IMPORT_BUDGET_MS = 30_000;
 /** A claim older than this whose run never dialed, or ended unapplied, is recovered by the engine. */
 const STALE_CLAIM_MS = 60_000;
 
@@ -177,6 +180,12 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   const { organizationId: orgId, campaignId } = input.campaign;
   let campaign = await repository.getCampaign(orgId, campaignId);
   if (!campaign || campaign.generation !== input.generation) return { action: 'stop', reason: 'superseded' };
+  if (campaign.state === 'importing') {
+    // Storing contacts is the work itself: the next step follows at once until it is done.
+    if (!(await importContacts(campaign, IMPORT_BUDGET_MS))) return { action: 'wait', waitUntil: now.toISOString() };
+    campaign = await repository.getCampaign(orgId, campaignId);
+    if (!campaign) return { action: 'stop', reason: 'superseded' };
+  }
   if (campaign.state === 'scheduled') {
     if (campaign.scheduled_start_at && Date.parse(campaign.scheduled_start_at) > now.getTime()) return { action: 'wait', waitUntil: campaign.scheduled_start_at };
     campaign = (await repository.transitionCampaign(orgId, campaignId, ['scheduled'], 'running', { started_at: now.toISOString() })) ?? campaign;

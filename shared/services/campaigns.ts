@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { nextCampaignState, type CampaignAction } from '../domain/campaign-states.ts';
 import { DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
 import { SourceError, type SourceRow } from '../domain/contact-sources.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import * as repository from '../repositories/campaigns.ts';
@@ -15,10 +15,18 @@ import { nextSyncAt } from './campaign-refresh.ts';
 import { newContacts, readSourceRows, refreshable } from './campaign-sources.ts';
 import { createDownloadLink } from './download-links.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
+import { keyedIdempotent } from './idempotency-key.ts';
 
-/** The create request writes every contact before answering; larger lists belong in several campaigns. */
+/** Contacts of one campaign at most, whatever the source. */
 export const MAX_CAMPAIGN_CONTACTS = 100_000;
-/** A CSV report larger than this is served as a signed download link (Lambda responses are capped at 6 MB). */
+/** Size of `source_config.csv_text` at most (100,000 rows with names fit); larger: 413. */
+export const MAX_CSV_BYTES = 5 * 1024 * 1024;
+/**
+ * Up to this many contacts are stored before the create request answers; a larger source is
+ * stored in the background while the campaign is `importing`, so no request runs near the
+ * 29 s API Gateway limit.
+ */
+export const SYNC_IMPORT_CONTACTS = 1_000;
 const INLINE_REPORT_BYTES = 5 * 1024 * 1024;
 const REPORT_LINK_SECONDS = 3600;
 
@@ -50,7 +58,21 @@ async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
   };
 }
 
-export async function createCampaign(orgId: number, request: CreateCampaignRequest): Promise<Campaign> {
+const importKey = (orgId: number, campaignId: number) => `campaign-imports/org-${orgId}/campaign-${campaignId}.json`;
+
+/**
+ * Creates a campaign, all or nothing: up to SYNC_IMPORT_CONTACTS contacts are written before the
+ * campaign item (which appears only once they are all there); a larger source is kept in S3 and
+ * the campaign is `importing` until the engine has stored it (then `draft` or `scheduled`).
+ * With an `Idempotency-Key`, a retry returns the first campaign and creates nothing again.
+ */
+export const createCampaign = keyedIdempotent('campaigns', createCampaignNow);
+
+async function createCampaignNow(orgId: number, request: CreateCampaignRequest): Promise<Campaign> {
+  const csvText = request.source_type === 'csv' ? request.source_config?.csv_text : undefined;
+  if (typeof csvText === 'string' && Buffer.byteLength(csvText) > MAX_CSV_BYTES) {
+    throw new PayloadTooLargeError(`source_config.csv_text is limited to ${MAX_CSV_BYTES / 1024 / 1024} MB; split the list into several campaigns`);
+  }
   const agent = await getAgent(orgId, String(request.workflow_id));
   const now = new Date();
   let rows: SourceRow[];
@@ -65,16 +87,19 @@ export async function createCampaign(orgId: number, request: CreateCampaignReque
   const firstAttemptAt = request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : now.toISOString();
   const contacts = newContacts(rows, new Set(), 0, firstAttemptAt);
   const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
+  const background = contacts.length > SYNC_IMPORT_CONTACTS;
+  const id = await nextId('campaign');
   const campaign: repository.CampaignRecord = {
-    id: await nextId('campaign'),
+    id,
     organization_id: orgId,
     name: request.name,
     goal: request.goal ?? null,
     workflow_id: agent.id,
-    state: request.scheduled_start_at ? 'scheduled' : 'draft',
+    state: background ? 'importing' : request.scheduled_start_at ? 'scheduled' : 'draft',
     source_type: request.source_type,
     source_id: request.source_id,
-    source_config: request.source_config ?? null,
+    // The CSV text is not kept in the item (it may approach DynamoDB's 400 KB item limit): the contacts are.
+    source_config: request.source_config ? { ...request.source_config, csv_text: undefined } : null,
     source_refresh_minutes: request.source_refresh_minutes ?? null,
     source_last_synced_at: now.toISOString(),
     source_sync_error: null,
@@ -87,11 +112,18 @@ export async function createCampaign(orgId: number, request: CreateCampaignReque
     created_at: now.toISOString(),
     started_at: null,
     completed_at: null,
-    generation: request.scheduled_start_at ? 1 : 0,
+    generation: background || request.scheduled_start_at ? 1 : 0,
+    ...(background ? { import_key: importKey(orgId, id), imported_rows: 0 } : {}),
   };
   const refreshEvery = request.source_refresh_minutes && refreshable(request) ? request.source_refresh_minutes : null;
-  await repository.insertCampaign(campaign, contacts, refreshEvery ? nextSyncAt(now, refreshEvery) : null);
-  if (campaign.state === 'scheduled') await startEngine(campaign);
+  const nextSync = refreshEvery ? nextSyncAt(now, refreshEvery) : null;
+  if (background) {
+    await putRunFile(campaign.import_key!, JSON.stringify(contacts), 'application/json');
+    await repository.insertCampaign(campaign, [], nextSync);
+  } else {
+    await repository.insertCampaign(campaign, contacts, nextSync);
+  }
+  if (campaign.state !== 'draft') await startEngine(campaign);
   return present(campaign);
 }
 

@@ -109,6 +109,45 @@ describe('campaign validation', () => {
   });
 });
 
+describe('campaign creation limits, retries and large sources', () => {
+  it('caps manual_contacts per request (422) and the CSV text (413), creating nothing', async () => {
+    const before = (await api.request('GET', '/campaigns', { key: org.key })).body.total_count;
+    const tooMany = await create({ manual_contacts: Array.from({ length: 10_001 }, () => ({ phone_number: '+48601234567' })) });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'manual_contacts'], type: 'too_long' }));
+    const csv = `phone\n${'+48601234567\n'.repeat(450_000)}`;
+    const tooBig = await create({ source_type: 'csv', source_config: { csv_text: csv } });
+    expect(tooBig.status).toBe(413);
+    expect(typeof tooBig.body.detail).toBe('string');
+    expect((await api.request('GET', '/campaigns', { key: org.key })).body.total_count).toBe(before);
+  });
+
+  it('creates once per Idempotency-Key: a retry returns the same campaign, another body under the key is refused', async () => {
+    const key = `campaign-${Date.now()}`;
+    const body = { name: 'Once', workflow_id: agent.id, source_type: 'manual', manual_contacts: [{ phone_number: daytimeNumber(1) }] };
+    const first = await api.request('POST', '/campaigns', { key: org.key, body, headers: { 'Idempotency-Key': key } });
+    const again = await api.request('POST', '/campaigns', { key: org.key, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    const other = await api.request('POST', '/campaigns', { key: org.key, body: { ...body, name: 'Other' }, headers: { 'Idempotency-Key': key } });
+    expect(other.status).toBe(422);
+    expect(other.body.detail[0].loc).toEqual(['header', 'Idempotency-Key']);
+  });
+
+  it('imports a large source in the background: importing at once, then draft with every contact', async () => {
+    const rows = Array.from({ length: 1_500 }, (_, i) => `+4860100${String(i).padStart(4, '0')},Name${i}`).join('\n');
+    const created = await create({ source_type: 'csv', source_config: { csv_text: `phone,first_name\n${rows}` } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ state: 'importing', total_rows: 1_500 });
+    expect((await api.request('POST', `/campaigns/${created.body.id}/start`, { key: org.key })).status).toBe(409);
+    const draft = await waitForState(created.body.id, 'draft', org.key, 110_000);
+    expect(draft.total_rows).toBe(1_500);
+    const report = await api.request('GET', `/campaigns/${created.body.id}/report?limit=1&page=1500`, { key: org.key });
+    expect(report.body.total_count).toBe(1_500);
+    expect(report.body.items[0]).toMatchObject({ row: 1_500, first_name: 'Name1499', status: 'pending' });
+  }, 120_000);
+});
+
 describe.skipIf(needsLocalStack)('running a campaign', () => {
   it('dials each contact inside the windows, retries per policy, skips Do-not-call, reports every row', async () => {
     const blocked = daytimeNumber(3, 1);
