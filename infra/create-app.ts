@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RETENTION_DAYS } from './constructs/data.ts';
+import { mediaSettingsFromContext } from './constructs/media.ts';
 import { REPO_ROOT } from './paths.ts';
 import { VoiceAgentPlatformApiStack } from './stack.ts';
 
@@ -29,6 +30,7 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     retentionDays,
     telephonyApiUrl: String(app.node.tryGetContext('telephonyApiUrl') ?? ''),
     mediaStreamUrl: String(app.node.tryGetContext('mediaStreamUrl') ?? ''),
+    media: mediaSettingsFromContext(app.node),
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -4,7 +4,7 @@ import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { Events } from './constructs/events.ts';
 import { Functions } from './constructs/functions.ts';
-import { Media } from './constructs/media.ts';
+import { Media, type MediaSettings } from './constructs/media.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
 
@@ -15,6 +15,8 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   /** Telephony provider API base URL and the media service's stream URL (default: empty). */
   telephonyApiUrl?: string;
   mediaStreamUrl?: string;
+  /** The media service's domain, certificate, call length and scaling (context; see README). */
+  media: MediaSettings;
 }
 
 /** Everything the API runs on, derived from the tables in shared/api. */
@@ -27,29 +29,40 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly api: Api;
   readonly media: Media;
 
-  constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps = {}) {
+  constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps) {
     super(scope, id, props);
 
     this.data = new Data(this, 'Data', { retentionDays: props.retentionDays });
     this.events = new Events(this, 'Events');
     this.secrets = new Secrets(this, 'Secrets');
+    this.media = new Media(this, 'Media', {
+      table: this.data.table,
+      bucket: this.data.bucket,
+      eventBus: this.events.bus,
+      accessLogsBucket: this.data.logsBucket,
+      settings: props.media,
+    });
     this.functions = new Functions(this, 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
-      telephony: { apiUrl: props.telephonyApiUrl ?? '', mediaStreamUrl: props.mediaStreamUrl ?? '' },
+      telephony: { apiUrl: props.telephonyApiUrl ?? '', mediaStreamUrl: props.mediaStreamUrl || this.media.streamUrl },
     });
     this.events.addRules(this.functions);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     for (const fn of this.functions.withAccess('publicUrl')) fn.addEnvironment('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
-    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'MediaStreamUrl', { value: this.media.streamUrl, description: 'Where providers stream call audio' });
+    new CfnOutput(this, 'MediaLoadBalancerDnsName', {
+      value: this.media.loadBalancer.loadBalancerDnsName,
+      description: 'Point the media domain here (CNAME, or a Route 53 alias)',
+    });
   }
 }
