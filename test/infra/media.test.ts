@@ -15,14 +15,23 @@ const CONTEXT = {
   mediaCallsPerTask: '25',
 };
 
-// A region, as `cdk deploy` always has (from the AWS profile): access logging needs it.
-process.env.CDK_DEFAULT_ACCOUNT = '123456789012';
-process.env.CDK_DEFAULT_REGION = 'eu-central-1';
-
-/** Template only: the Lambda bundles are not built (the bundling test and the stack test build them). */
+/**
+ * Template only: the Lambda bundles are not built (test/infra/bundling.test.ts builds them). With
+ * an account and region, as `cdk deploy` always has (from the AWS profile): access logging needs the region.
+ */
 function synth(context: Record<string, unknown> = CONTEXT) {
-  const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  return { app, stack, template: Template.fromStack(stack) };
+  const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  process.env.CDK_DEFAULT_ACCOUNT = '123456789012';
+  process.env.CDK_DEFAULT_REGION = 'eu-central-1';
+  try {
+    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    return { app, stack, template: Template.fromStack(stack) };
+  } finally {
+    for (const [key, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
