@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RETENTION_DAYS } from './constructs/data.ts';
+import { mediaSettingsFromContext } from './constructs/media.ts';
 import { REPO_ROOT } from './paths.ts';
 import { VoiceAgentPlatformApiStack } from './stack.ts';
 
@@ -37,8 +38,8 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
       defaultCallerId: text('defaultCallerId'),
       ...(app.node.tryGetContext('llmApiUrl') === undefined ? {} : { llmApiUrl: text('llmApiUrl') }),
       ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
-      ...(app.node.tryGetContext('maxCallSeconds') === undefined ? {} : { maxCallSeconds: positiveInteger('maxCallSeconds') }),
     },
+    media: mediaSettingsFromContext(app.node),
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

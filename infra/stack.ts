@@ -4,7 +4,7 @@ import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { Events } from './constructs/events.ts';
 import { type DeploymentSettings, Functions } from './constructs/functions.ts';
-import { Media } from './constructs/media.ts';
+import { Media, type MediaSettings } from './constructs/media.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { VoiceProviders } from './constructs/voice-providers.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
@@ -15,9 +15,10 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   retentionDays?: number;
   /** Deployment settings from context (README, Deploying to AWS); empty when not given. */
   settings?: Partial<DeploymentSettings>;
+  /** The media service's domain, certificate, call length and scaling (context; see README). */
+  media: MediaSettings;
 }
 
-export const DEFAULT_MAX_CALL_SECONDS = 3600;
 export const DEFAULT_LLM_API_URL = 'https://api.openai.com/v1';
 export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
@@ -32,7 +33,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly media: Media;
   readonly voiceProviders: VoiceProviders;
 
-  constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps = {}) {
+  constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps) {
     super(scope, id, props);
 
     this.data = new Data(this, 'Data', { retentionDays: props.retentionDays });
@@ -45,10 +46,19 @@ export class VoiceAgentPlatformApiStack extends Stack {
       defaultCallerId: '',
       llmApiUrl: DEFAULT_LLM_API_URL,
       llmModel: DEFAULT_LLM_MODEL,
-      maxCallSeconds: DEFAULT_MAX_CALL_SECONDS,
+      maxCallSeconds: props.media.maxCallSeconds,
       ...props.settings,
     };
     this.voiceProviders = new VoiceProviders(this, 'VoiceProviders', settings);
+    this.media = new Media(this, 'Media', {
+      table: this.data.table,
+      bucket: this.data.bucket,
+      eventBus: this.events.bus,
+      accessLogsBucket: this.data.logsBucket,
+      settings: props.media,
+      voiceProviders: this.voiceProviders,
+      encryptionKey: this.secrets.encryptionKey,
+    });
     this.functions = new Functions(this, 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
@@ -56,23 +66,22 @@ export class VoiceAgentPlatformApiStack extends Stack {
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
       voiceProvidersSecret: this.voiceProviders.secret,
-      settings,
+      // The provider streams to the stack's own media service unless context names another.
+      settings: { ...settings, mediaStreamUrl: settings.mediaStreamUrl || this.media.streamUrl },
     });
     this.events.addRules(this.functions);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
-    this.media = new Media(this, 'Media', {
-      table: this.data.table,
-      bucket: this.data.bucket,
-      eventBus: this.events.bus,
-      voiceProviders: this.voiceProviders,
-      encryptionKey: this.secrets.encryptionKey,
-    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'MediaStreamUrl', { value: this.media.streamUrl, description: 'Where providers stream call audio' });
+    new CfnOutput(this, 'MediaLoadBalancerDnsName', {
+      value: this.media.loadBalancer.loadBalancerDnsName,
+      description: 'Point the media domain here (CNAME, or a Route 53 alias)',
+    });
   }
 }

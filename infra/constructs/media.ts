@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnParameter, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
@@ -8,19 +9,77 @@ import {
   ContainerImage,
   ContainerInsights,
   CpuArchitecture,
+  FargateService,
   FargateTaskDefinition,
   LogDrivers,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
+import {
+  ApplicationLoadBalancer,
+  ApplicationProtocol,
+  ListenerCertificate,
+  Protocol,
+  SslPolicy,
+  type ApplicationListener,
+} from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Construct } from 'constructs';
+import { Construct, type Node } from 'constructs';
+import { ACTIVE_CALLS_METRIC, HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant } from '../nag.ts';
 import { REPO_ROOT } from '../paths.ts';
 import type { VoiceProviders } from './voice-providers.ts';
 
 export const MEDIA_PORT = 8080;
+/** Fargate's longest stop timeout: SIGKILL follows SIGTERM after this. */
+export const STOP_TIMEOUT_SECONDS = 120;
+/** A draining task's calls get this long after SIGTERM; the rest of the stop timeout saves them. */
+export const DRAIN_SECONDS = 110;
+/** An ALB holds a deregistered target's connections at most this long. */
+const MAX_DEREGISTRATION_DELAY_SECONDS = 3600;
+
+/** Deployment settings of the media service, from CDK context (see README "Deploying to AWS"). */
+export interface MediaSettings {
+  /** The media service's host name, e.g. `media.example.com` (a DNS record points it at the load balancer). */
+  domainName?: string;
+  /** ACM certificate for `domainName`, in the stack's region. */
+  certificateArn?: string;
+  /** Longest call; a stopping task keeps its calls this long (the load balancer's deregistration delay). */
+  maxCallSeconds: number;
+  minTasks: number;
+  maxTasks: number;
+  /** Calls per task that scaling aims at. */
+  callsPerTask: number;
+}
+
+function positiveInteger(node: Node, key: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = node.tryGetContext(key) ?? fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`Context ${key} must be an integer from 1 to ${max}, got ${String(raw)}`);
+  return value;
+}
+
+/** Reads and validates the media context keys; `-c` values arrive as strings, cdk.json values as JSON. */
+export function mediaSettingsFromContext(node: Node): MediaSettings {
+  const text = (key: string) => {
+    const value = node.tryGetContext(key) as unknown;
+    return value === undefined || value === '' ? undefined : String(value);
+  };
+  const settings: MediaSettings = {
+    domainName: text('mediaDomainName'),
+    certificateArn: text('mediaCertificateArn'),
+    maxCallSeconds: positiveInteger(node, 'maxCallSeconds', 3600, MAX_DEREGISTRATION_DELAY_SECONDS),
+    minTasks: positiveInteger(node, 'mediaMinTasks', 1),
+    maxTasks: positiveInteger(node, 'mediaMaxTasks', 10),
+    callsPerTask: positiveInteger(node, 'mediaCallsPerTask', 20),
+  };
+  if (settings.maxTasks < settings.minTasks) throw new Error(`Context mediaMaxTasks (${settings.maxTasks}) is below mediaMinTasks (${settings.minTasks})`);
+  if (settings.certificateArn && !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(settings.certificateArn)) {
+    throw new Error(`Context mediaCertificateArn is not an ACM certificate ARN: ${settings.certificateArn}`);
+  }
+  return settings;
+}
 
 export interface MediaProps {
   table: ITable;
@@ -31,27 +90,51 @@ export interface MediaProps {
   voiceProviders: VoiceProviders;
   /** Decrypts organizations' own model keys. */
   encryptionKey: IKey;
+  /** The load balancer's access logs go here (prefix `media-alb/`). */
+  accessLogsBucket: IBucket;
+  settings: MediaSettings;
   logRetention?: RetentionDays;
 }
 
-/** Network, cluster and task definition of the Fargate media service (live call audio). */
+/**
+ * The Fargate media service (live call audio): tasks in private subnets behind an internet-facing
+ * Application Load Balancer that terminates TLS for the providers' `wss://` Media Streams.
+ */
 export class Media extends Construct {
   readonly vpc: Vpc;
   readonly cluster: Cluster;
   readonly taskDefinition: FargateTaskDefinition;
+  readonly service: FargateService;
+  readonly loadBalancer: ApplicationLoadBalancer;
+  readonly listener: ApplicationListener;
+  /** `wss://<domain>/media`: where providers stream call audio (MEDIA_STREAM_URL of the functions). */
+  readonly streamUrl: string;
 
   constructor(scope: Construct, id: string, props: MediaProps) {
     super(scope, id);
+    const { settings } = props;
     const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const stack = Stack.of(this);
+    // Without context the values become stack parameters: a deploy without them stops at once,
+    // naming them, instead of creating a listener with no certificate.
+    const domainName =
+      settings.domainName ??
+      new CfnParameter(stack, 'MediaDomainName', { type: 'String', description: 'Host name of the media service (or context mediaDomainName)', minLength: 1 }).valueAsString;
+    const certificateArn =
+      settings.certificateArn ??
+      new CfnParameter(stack, 'MediaCertificateArn', { type: 'String', description: 'ACM certificate ARN for the media host name (or context mediaCertificateArn)', minLength: 1 })
+        .valueAsString;
+    this.streamUrl = `wss://${domainName}${MEDIA_STREAM_PATH}`;
 
     const flowLogs = new LogGroup(this, 'FlowLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: 2,
-      // No NAT cost: tasks run in public subnets, AWS data services via free gateway endpoints.
-      natGateways: 0,
+      // Tasks reach the speech, model and telephony providers through one NAT gateway; the load
+      // balancer and the NAT sit in the public subnets. AWS data services via free gateway endpoints.
+      natGateways: 1,
       subnetConfiguration: [
         { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
-        { name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 },
+        { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
       ],
       gatewayEndpoints: {
         S3: { service: GatewayVpcEndpointAwsService.S3 },
@@ -84,11 +167,14 @@ export class Media extends Construct {
         POWERTOOLS_SERVICE_NAME: 'media',
         KMS_KEY_ID: props.encryptionKey.keyArn,
         ...props.voiceProviders.settings,
+        MAX_CALL_SECONDS: String(settings.maxCallSeconds),
+        DRAIN_SECONDS: String(DRAIN_SECONDS),
       },
       secrets: props.voiceProviders.containerSecrets(),
+      stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
-        command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${MEDIA_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
+        command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${MEDIA_PORT}${HEALTH_PATH}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
         interval: Duration.seconds(30),
         timeout: Duration.seconds(5),
         startPeriod: Duration.seconds(10),
@@ -101,11 +187,88 @@ export class Media extends Construct {
     acknowledgeTableGrant(this.taskDefinition.taskRole, props.table);
     acknowledgeBucketGrant(this.taskDefinition.taskRole, props.bucket);
 
-    acknowledge(this.taskDefinition, 'Environment variables hold resource names, the port and provider settings only; provider keys are container secrets.', 'AwsSolutions-ECS2');
+    this.service = new FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition: this.taskDefinition,
+      vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+      assignPublicIp: false,
+      // A deployment starts new tasks before stopping old ones, and rolls back if they never get healthy.
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      circuitBreaker: { enable: true, rollback: true },
+      healthCheckGracePeriod: Duration.seconds(60),
+    });
+
+    this.loadBalancer = new ApplicationLoadBalancer(this, 'LoadBalancer', {
+      vpc: this.vpc,
+      internetFacing: true,
+      vpcSubnets: { subnetType: SubnetType.PUBLIC },
+      dropInvalidHeaderFields: true,
+    });
+    if (Token.isUnresolved(stack.region)) {
+      // Log delivery is granted to the region's ELB account, unknown to an environment-agnostic synth.
+      acknowledge(
+        this.loadBalancer,
+        'Region unknown at synthesis (no CDK_DEFAULT_REGION / AWS profile): access logs need that region\'s ELB log-delivery principal; `cdk deploy` always has a region and turns them on.',
+        'AwsSolutions-ELB2',
+      );
+    } else {
+      this.loadBalancer.logAccessLogs(props.accessLogsBucket, 'media-alb');
+    }
+    // An ALB passes WebSocket upgrades through on an HTTPS listener: wss:// ends here, HTTP to the task.
+    this.listener = this.loadBalancer.addListener('Https', {
+      port: 443,
+      protocol: ApplicationProtocol.HTTPS,
+      sslPolicy: SslPolicy.RECOMMENDED_TLS,
+      certificates: [ListenerCertificate.fromArn(certificateArn)],
+      open: true,
+    });
+    this.listener.addTargets('Tasks', {
+      port: MEDIA_PORT,
+      protocol: ApplicationProtocol.HTTP,
+      targets: [this.service.loadBalancerTarget({ containerName: 'media', containerPort: MEDIA_PORT })],
+      healthCheck: {
+        path: HEALTH_PATH,
+        protocol: Protocol.HTTP,
+        healthyHttpCodes: '200',
+        interval: Duration.seconds(10),
+        timeout: Duration.seconds(5),
+        healthyThresholdCount: 2,
+        unhealthyThresholdCount: 2,
+      },
+      // A stopping task (scale-in, deployment) keeps its open calls this long before ECS sends
+      // SIGTERM; the task then drains for DRAIN_SECONDS more. Every call gets its full length.
+      deregistrationDelay: Duration.seconds(settings.maxCallSeconds),
+    });
+
+    // Scale on calls, not CPU or requests: a call is one long-lived WebSocket (one ALB request
+    // however long it lasts), and its cost is the audio pipeline it holds. Each task publishes its
+    // open calls; their Average across tasks is calls per task (see ACTIVE_CALLS_METRIC).
+    const scaling = this.service.autoScaleTaskCount({ minCapacity: settings.minTasks, maxCapacity: settings.maxTasks });
+    scaling.scaleToTrackCustomMetric('ActiveCallsPerTask', {
+      metric: new Metric({
+        namespace: ACTIVE_CALLS_METRIC.namespace,
+        metricName: ACTIVE_CALLS_METRIC.name,
+        dimensionsMap: { service: ACTIVE_CALLS_METRIC.serviceName },
+        statistic: 'Average',
+        period: Duration.minutes(1),
+      }),
+      targetValue: settings.callsPerTask,
+      scaleOutCooldown: Duration.minutes(1),
+      // Scale-in is cheap to delay and costly to get wrong: every stopped task drains for up to a call's length.
+      scaleInCooldown: Duration.minutes(10),
+    });
+
+    acknowledge(this.taskDefinition, 'Environment variables hold resource names, the port, limits and provider settings only; provider keys are container secrets.', 'AwsSolutions-ECS2');
     acknowledge(
       this.taskDefinition.obtainExecutionRole(),
       'ecr:GetAuthorizationToken (image pull) does not support resource-level permissions.',
       'AwsSolutions-IAM5[Resource::*]',
+    );
+    acknowledge(
+      this.loadBalancer,
+      "The telephony providers' media servers connect from the internet (their address ranges change), so 443 is open to all; TLS only, and the tasks accept traffic from the load balancer alone.",
+      'AwsSolutions-EC23',
     );
   }
 }

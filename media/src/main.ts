@@ -1,20 +1,33 @@
 /**
  * Entry point of the media service container (Fargate). Listens on PORT for the provider's Media
- * Streams WebSocket (`/media`) and the load balancer's `/healthz`; stops cleanly on SIGTERM (ECS
- * sends it before stopping a task), letting calls in progress save what they have.
+ * Streams WebSocket (`/media`) and the load balancer's `/healthz`; publishes its active calls for
+ * scaling; drains on SIGTERM (ECS sends it before stopping a task): new streams are refused, calls
+ * in progress get up to DRAIN_SECONDS to end, then what is left is closed and saved.
  *
  * The providers come from the task's secrets and settings (agent/providers.ts); without them the
  * task refuses to start, naming what is missing: there is no fallback to a fake on AWS.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { providersFromEnvironment } from './agent/providers.ts';
+import { ACTIVE_CALLS_METRIC } from './deployment.ts';
 import { startMediaService } from './service.ts';
 
 const logger = new Logger({ serviceName: 'media' });
 
+/** Seconds a stopping task lets calls run on; the stack sets it below the container's stop timeout. */
+function drainSeconds(): number {
+  const raw = process.env.DRAIN_SECONDS ?? '110';
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`DRAIN_SECONDS must be a number of seconds >= 0, got '${raw}'`);
+  return seconds;
+}
+
 let providers;
+let drainMs: number;
 try {
   providers = providersFromEnvironment();
+  drainMs = drainSeconds() * 1000;
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
@@ -22,15 +35,30 @@ try {
 
 const service = await startMediaService({
   port: Number(process.env.PORT ?? 8080),
-  // Tool and organization-model requests use the global fetch until the SSRF-guarded one is wired in.
   calls: { providers, settings: process.env },
   log: (level, message, details) => logger[level](message, { ...details }),
 });
 logger.info('Media service listening', { port: service.port, stt: providers.stt.name, llm: providers.llm.name, tts: providers.tts.name });
 
+const metrics = new Metrics({ namespace: ACTIVE_CALLS_METRIC.namespace, serviceName: ACTIVE_CALLS_METRIC.serviceName });
+const publishActiveCalls = () => {
+  metrics.addMetric(ACTIVE_CALLS_METRIC.name, MetricUnit.Count, service.activeCalls);
+  metrics.publishStoredMetrics();
+};
+const publisher = setInterval(publishActiveCalls, ACTIVE_CALLS_METRIC.publishEverySeconds * 1000);
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    logger.info('Stopping', { signal });
-    void service.close().then(() => process.exit(0));
+    logger.info('Draining', { signal, activeCalls: service.activeCalls, drainSeconds: drainMs / 1000 });
+    void service.drain(drainMs).then(
+      () => {
+        clearInterval(publisher);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('Drain failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
   });
 }

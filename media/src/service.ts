@@ -5,37 +5,83 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
+import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
 
-export const MEDIA_STREAM_PATH = '/media';
+export { MEDIA_STREAM_PATH };
 
 export interface MediaService {
   port: number;
+  /** Calls whose media stream is open. */
+  readonly activeCalls: number;
+  /**
+   * Graceful stop: the health check answers 503 and new streams are refused, calls in progress
+   * run on for up to `maxWaitMs`, then whatever is left is closed and saved like `close()`.
+   */
+  drain: (maxWaitMs: number) => Promise<void>;
+  /** Closes every stream at once; resolves when their recordings and completions are saved. */
   close: () => Promise<void>;
 }
 
 export async function startMediaService(options: { port: number; host?: string; calls: CallSessionConfig; log: LogFn }): Promise<MediaService> {
+  let draining = false;
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const healthy = path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD');
-    response.writeHead(healthy ? 200 : 404, { 'Content-Type': 'application/json' });
-    response.end(request.method === 'HEAD' ? undefined : JSON.stringify(healthy ? { status: 'ok' } : { detail: 'Not Found' }));
+    const health = path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD');
+    const [status, body] = !health ? [404, { detail: 'Not Found' }] : draining ? [503, { status: 'draining' }] : [200, { status: 'ok' }];
+    response.writeHead(status, { 'Content-Type': 'application/json' });
+    response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
   });
-  const streams = attachMediaStreams(server, MEDIA_STREAM_PATH, (send) => createCallSession(options.calls, send, options.log), saveCall, { log: options.log });
+  // Sessions until they end, and their saves until written: a stop waits for both.
+  const unfinished = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    unfinished.add(work);
+    void work.then(
+      () => unfinished.delete(work),
+      () => unfinished.delete(work),
+    );
+    return work;
+  };
+  const streams = attachMediaStreams(
+    server,
+    MEDIA_STREAM_PATH,
+    (send) => {
+      const session = createCallSession(options.calls, send, options.log);
+      track(session.finished);
+      return session;
+    },
+    (result) => track(saveCall(result)),
+    { log: options.log },
+  );
+  const close = async () => {
+    await streams.close();
+    while (unfinished.size > 0) await Promise.allSettled([...unfinished]);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: async () => {
-      await streams.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+    get activeCalls() {
+      return streams.activeConnections;
     },
+    drain: async (maxWaitMs) => {
+      draining = true;
+      streams.stopAccepting();
+      const deadline = Date.now() + maxWaitMs;
+      options.log('info', 'draining: waiting for calls in progress', { activeCalls: streams.activeConnections, maxWaitMs });
+      while (streams.activeConnections > 0 && Date.now() < deadline) await sleep(Math.min(500, deadline - Date.now()));
+      if (streams.activeConnections > 0) options.log('warn', 'drain time is up: closing the remaining calls', { activeCalls: streams.activeConnections });
+      await close();
+    },
+    close,
   };
 }

@@ -19,6 +19,8 @@ export interface MediaStreamsOptions {
 
 export interface MediaStreamsHandle {
   readonly activeConnections: number;
+  /** Refuses new streams with 503 and leaves open ones running (graceful drain). */
+  stopAccepting(): void;
   /** Stops accepting upgrades and terminates open streams (their sessions finish as 'closed'). */
   close(): Promise<void>;
 }
@@ -110,6 +112,12 @@ export function attachMediaStreams(
   return {
     get activeConnections() {
       return wss.clients.size;
+    },
+    stopAccepting: () => {
+      server.off('upgrade', onUpgrade);
+      server.on('upgrade', (_request: IncomingMessage, socket: Duplex) => {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,154 @@
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { DRAIN_SECONDS, STOP_TIMEOUT_SECONDS } from '../../infra/constructs/media.ts';
+import { createApp } from '../../infra/create-app.ts';
+import { ACTIVE_CALLS_METRIC, HEALTH_PATH } from '../../media/src/deployment.ts';
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-central-1:123456789012:certificate/0f3c2a4e-1111-2222-3333-444455556666';
+const CONTEXT = {
+  mediaDomainName: 'media.example.com',
+  mediaCertificateArn: CERTIFICATE_ARN,
+  maxCallSeconds: '1800',
+  mediaMinTasks: '2',
+  mediaMaxTasks: '8',
+  mediaCallsPerTask: '25',
+};
+
+/**
+ * Template only: the Lambda bundles are not built (test/infra/bundling.test.ts builds them). With
+ * an account and region, as `cdk deploy` always has (from the AWS profile): access logging needs the region.
+ */
+function synth(context: Record<string, unknown> = CONTEXT) {
+  const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  process.env.CDK_DEFAULT_ACCOUNT = '123456789012';
+  process.env.CDK_DEFAULT_REGION = 'eu-central-1';
+  try {
+    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    return { app, stack, template: Template.fromStack(stack) };
+  } finally {
+    for (const [key, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+describe('media service on AWS', () => {
+  const { app, stack, template } = synth();
+  const resources = template.toJSON().Resources as Resources;
+  const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+  it('runs Fargate tasks in private subnets only, rolled out before old ones stop, with rollback', () => {
+    template.resourceCountIs('AWS::ECS::Service', 1);
+    const [, service] = ofType('AWS::ECS::Service')[0]!;
+    expect(service.Properties.LaunchType).toBe('FARGATE');
+    const network = service.Properties.NetworkConfiguration.AwsvpcConfiguration;
+    expect(network.AssignPublicIp).toBe('DISABLED');
+    for (const subnet of network.Subnets as { Ref: string }[]) {
+      const tags = resources[subnet.Ref]!.Properties.Tags as { Key: string; Value: string }[];
+      expect(tags).toContainEqual({ Key: 'aws-cdk:subnet-type', Value: 'Private' });
+    }
+    expect(service.Properties.DeploymentConfiguration).toMatchObject({
+      MinimumHealthyPercent: 100,
+      DeploymentCircuitBreaker: { Enable: true, Rollback: true },
+    });
+    expect(service.Properties.LoadBalancers).toEqual([expect.objectContaining({ ContainerName: 'media', ContainerPort: 8080 })]);
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+  });
+
+  it('terminates TLS for wss:// on an internet-facing load balancer with the certificate from context', () => {
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Scheme: 'internet-facing',
+      Type: 'application',
+      LoadBalancerAttributes: Match.arrayWith([
+        { Key: 'routing.http.drop_invalid_header_fields.enabled', Value: 'true' },
+        { Key: 'access_logs.s3.enabled', Value: 'true' },
+      ]),
+    });
+    template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+      Port: 443,
+      Protocol: 'HTTPS',
+      Certificates: [{ CertificateArn: CERTIFICATE_ARN }],
+      SslPolicy: Match.stringLikeRegexp('^ELBSecurityPolicy-TLS13'),
+    });
+    expect(template.findParameters('*')).not.toHaveProperty('MediaCertificateArn');
+  });
+
+  it('health-checks the tasks and lets a stopping task finish its calls (deregistration delay = maxCallSeconds)', () => {
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Port: 8080,
+      Protocol: 'HTTP',
+      TargetType: 'ip',
+      HealthCheckPath: HEALTH_PATH,
+      Matcher: { HttpCode: '200' },
+      TargetGroupAttributes: Match.arrayWith([{ Key: 'deregistration_delay.timeout_seconds', Value: '1800' }]),
+    });
+    template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [
+        Match.objectLike({
+          StopTimeout: STOP_TIMEOUT_SECONDS,
+          Environment: Match.arrayWith([
+            { Name: 'MAX_CALL_SECONDS', Value: '1800' },
+            { Name: 'DRAIN_SECONDS', Value: String(DRAIN_SECONDS) },
+          ]),
+        }),
+      ],
+    });
+    expect(DRAIN_SECONDS).toBeLessThan(STOP_TIMEOUT_SECONDS);
+  });
+
+  it('lets only the load balancer reach the tasks, on the container port', () => {
+    const ingress = ofType('AWS::EC2::SecurityGroupIngress').map(([, r]) => r.Properties);
+    const serviceGroups = (ofType('AWS::ECS::Service')[0]![1].Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups as { 'Fn::GetAtt': string[] }[]).map(
+      (group) => group['Fn::GetAtt'][0],
+    );
+    const toTasks = ingress.filter((rule) => serviceGroups.includes(rule.GroupId['Fn::GetAtt'][0]));
+    expect(toTasks).toEqual([expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: expect.anything() })]);
+  });
+
+  it('scales on active calls per task, published by the tasks, within the context bounds', () => {
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 2, MaxCapacity: 8, ScalableDimension: 'ecs:service:DesiredCount' });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      PolicyType: 'TargetTrackingScaling',
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({
+        TargetValue: 25,
+        CustomizedMetricSpecification: {
+          Namespace: ACTIVE_CALLS_METRIC.namespace,
+          MetricName: ACTIVE_CALLS_METRIC.name,
+          Dimensions: [{ Name: 'service', Value: ACTIVE_CALLS_METRIC.serviceName }],
+          Statistic: 'Average',
+        },
+      }),
+    });
+  });
+
+  it('gives the telephony functions the wss:// stream URL of the media domain, and outputs it', () => {
+    const telephonyFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.MEDIA_STREAM_URL);
+    expect(telephonyFunctions.length).toBeGreaterThan(0);
+    for (const [, fn] of telephonyFunctions) expect(fn.Properties.Environment.Variables.MEDIA_STREAM_URL).toBe('wss://media.example.com/media');
+    template.hasOutput('MediaStreamUrl', { Value: 'wss://media.example.com/media' });
+    template.hasOutput('MediaLoadBalancerDnsName', {});
+  });
+
+  it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+  });
+
+  it('without the domain and certificate in context, asks for them as stack parameters (a deploy without them fails, naming them)', () => {
+    const bare = synth({}).template;
+    expect(Object.keys(bare.findParameters('*'))).toEqual(expect.arrayContaining(['MediaDomainName', 'MediaCertificateArn']));
+    bare.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Certificates: [{ CertificateArn: { Ref: 'MediaCertificateArn' } }] });
+  });
+
+  it('refuses invalid media context with a message naming the key', () => {
+    expect(() => synth({ ...CONTEXT, maxCallSeconds: '5000' })).toThrow(/maxCallSeconds/);
+    expect(() => synth({ ...CONTEXT, mediaCertificateArn: 'not-an-arn' })).toThrow(/mediaCertificateArn/);
+    expect(() => synth({ ...CONTEXT, mediaMinTasks: '9' })).toThrow(/mediaMaxTasks/);
+  });
+});
