@@ -5,9 +5,11 @@
  *   npm run admin -- key create --org ID
  *   npm run admin -- key revoke KEY_ID
  *   npm run admin -- key list --org ID
+ *   npm run admin -- org suspend|resume --org ID
  *
- * Target: the deployed table when TABLE_NAME is set (with the usual AWS credentials and region);
- * otherwise the running local stack, found through the file `npm start` writes.
+ * Target: the deployed stack when TABLE_NAME is set (with REST_API_ID, API_STAGE_NAME and
+ * USAGE_PLAN_ID from the stack outputs, the usual AWS credentials and region); otherwise the
+ * running local stack, found through the file `npm start` writes.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,6 +17,9 @@ import { LOCAL_STACK_ENV_FILE } from '../local/paths.ts';
 
 const USAGE = `Usage:
   npm run admin -- org create --name NAME [--max-concurrent-calls N]
+  npm run admin -- org suspend --org ID          (its keys are refused at once)
+  npm run admin -- org resume --org ID
+  npm run admin -- org usage-plan --org ID       (per-organization throttling for an organization created before it)
   npm run admin -- org plan --org ID --plan free|paid
   npm run admin -- balance add --org ID --usd AMOUNT
   npm run admin -- key create --org ID
@@ -84,6 +89,19 @@ async function main(argv: string[]): Promise<void> {
       const keys = await organizations.listApiKeys(positiveInt(values.org, '--org'));
       for (const key of keys) console.log(`${key.id}\tcreated ${key.createdAt}\t${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}`);
       if (keys.length === 0) console.log('No keys');
+      return;
+    }
+    case 'org suspend':
+    case 'org resume': {
+      const organizationId = positiveInt(values.org, '--org');
+      await organizations.setOrganizationSuspended(organizationId, verb === 'suspend');
+      console.log(`Organization ${organizationId} is ${verb === 'suspend' ? 'suspended: its keys are refused' : 'active again'}`);
+      return;
+    }
+    case 'org usage-plan': {
+      const organizationId = positiveInt(values.org, '--org');
+      await organizations.ensureUsagePlanKey(organizationId);
+      console.log(`Organization ${organizationId} has its key in the usage plan`);
       return;
     }
     case 'org plan': {

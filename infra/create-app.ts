@@ -30,6 +30,7 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     description: 'Voice agent platform public REST API',
     stageName,
     retentionDays,
+    reserveConcurrency: String(app.node.tryGetContext('reserveConcurrency') ?? 'true') !== 'false',
     settings: {
       telephonyApiUrl: text('telephonyApiUrl'),
       mediaStreamUrl: text('mediaStreamUrl'),

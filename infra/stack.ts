@@ -14,6 +14,8 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   retentionDays?: number;
   /** Deployment settings from context (README, Deploying to AWS); empty when not given. */
   settings?: Partial<DeploymentSettings>;
+  /** Reserved concurrency for call completion (default true; needs an account quota above 10). */
+  reserveConcurrency?: boolean;
 }
 
 export const DEFAULT_MAX_CALL_SECONDS = 3600;
@@ -41,6 +43,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
+      reserveConcurrency: props.reserveConcurrency,
       settings: {
         telephonyApiUrl: '',
         mediaStreamUrl: '',
@@ -61,6 +64,10 @@ export class VoiceAgentPlatformApiStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    // For the operator CLI (REST_API_ID, API_STAGE_NAME, USAGE_PLAN_ID): usage-plan keys and authorizer cache flushes.
+    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId });
+    new CfnOutput(this, 'StageName', { value: this.api.stageName });
+    new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
   }
 }

@@ -48,6 +48,8 @@ export interface FunctionsProps {
   stateMachines: StateMachineRef[];
   secrets: Secrets;
   settings: DeploymentSettings;
+  /** Reserve each group's `reservedConcurrency` (off for accounts whose concurrency quota is still 10). */
+  reserveConcurrency?: boolean;
   logRetention?: RetentionDays;
 }
 
@@ -176,6 +178,7 @@ export class Functions extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: group.memorySize ?? 512,
+      reservedConcurrentExecutions: this.props.reserveConcurrency === false ? undefined : group.reservedConcurrency,
       // API Gateway gives up on an integration after 29 s.
       timeout: Duration.seconds(group.timeoutSeconds ?? 29),
       tracing: Tracing.ACTIVE,

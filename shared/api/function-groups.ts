@@ -24,6 +24,11 @@ export interface FunctionGroup {
   };
   memorySize?: number;
   timeoutSeconds?: number;
+  /**
+   * Concurrency reserved for this function on AWS, so a flood of API requests cannot starve it
+   * (call completion must always run); also its ceiling.
+   */
+  reservedConcurrency?: number;
   /** Invoked on a fixed schedule (EventBridge Scheduler on AWS, a timer in the local stack). */
   schedule?: { everyMinutes: number };
   /** Folders copied next to the bundle (`from` relative to the repo root, `to` relative to the bundle). */
@@ -67,12 +72,14 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/telephony-callbacks/handler.ts',
     description: 'Telephony provider status callbacks (signed)',
     access: { table: 'readWrite', eventBus: true, telephony: true },
+    reservedConcurrency: 50,
   },
   callLifecycle: {
     entry: 'functions/call-lifecycle/handler.ts',
     description: 'Call-lifecycle state machine tasks: dial, watchdog, dial failure',
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     timeoutSeconds: 30,
+    reservedConcurrency: 50,
   },
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
@@ -132,6 +139,7 @@ export const FUNCTION_GROUPS = {
     description: 'Scheduled every minute: publishes call.completed events a crash left unconfirmed (outbox)',
     access: { table: 'readWrite', eventBus: true },
     schedule: { everyMinutes: 1 },
+    reservedConcurrency: 2,
   },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',

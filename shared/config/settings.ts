@@ -68,6 +68,10 @@ export const SETTINGS = {
   LLM_API_KEY: { readBy: ['agentAuthoring'], localOnly: true, description: 'Platform model key (local fake only; on AWS a secret)' },
   LLM_PROVIDER: { readBy: ['agentAuthoring'], localOnly: true, description: '`local`: the deterministic fake model (local stack and tests)' },
   TELEPHONY_PROVIDER_NAME: { readBy: ['numbers'], description: 'Provider name recorded on purchased numbers' },
+  // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
+  REST_API_ID: { readBy: [], description: 'Operator CLI: the REST API id (stack output RestApiId)' },
+  API_STAGE_NAME: { readBy: [], description: 'Operator CLI: the API stage (stack output StageName)' },
+  USAGE_PLAN_ID: { readBy: [], description: "Operator CLI: the organizations' usage plan (stack output UsagePlanId)" },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;

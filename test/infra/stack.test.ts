@@ -6,7 +6,15 @@ import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
 import type { VoiceAgentPlatformApiStack } from '../../infra/stack.ts';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { allFunctions, type FunctionName, settingsFor } from '../../shared/config/settings.ts';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
+import {
+  API_KEY_HEADER,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  GATEWAY_ERRORS,
+  ORGANIZATION_RATE_LIMIT,
+  STAGE_RATE_LIMIT,
+  THROTTLE_RETRY_AFTER_SECONDS,
+} from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { STATE_MACHINES } from '../../shared/api/state-machines.ts';
@@ -146,6 +154,41 @@ describe('VoiceAgentPlatformApi stack', () => {
     // The first deploy needs no hand-filled value: the signing key and the callback secret are generated.
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ GenerateStringKey: 'webhookSecret' }) });
+  });
+
+  it('throttles per organization: usage plan keyed by the authorizer, 429 rate_limited with Retry-After', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    for (const [, method] of ofType('AWS::ApiGateway::Method')) {
+      // Every authorized method needs the organization's usage-plan key; public ones have none.
+      expect(Boolean(method.Properties.ApiKeyRequired), method.Properties.HttpMethod).toBe(method.Properties.AuthorizationType === 'CUSTOM');
+    }
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: ORGANIZATION_RATE_LIMIT.rateLimit, BurstLimit: ORGANIZATION_RATE_LIMIT.burstLimit },
+      ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: STAGE_RATE_LIMIT.rateLimit, ThrottlingBurstLimit: STAGE_RATE_LIMIT.burstLimit })]),
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      StatusCode: '429',
+      ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('^\\{"detail":"rate_limited: ') },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'INVALID_API_KEY', StatusCode: '403' });
+    for (const output of ['RestApiId', 'StageName', 'UsagePlanId']) template.hasOutput(output, {});
+  });
+
+  it('reserves concurrency for call completion, so an API flood cannot starve it', () => {
+    const reserved = Object.entries(FUNCTION_GROUPS).filter(([, group]) => 'reservedConcurrency' in group);
+    expect(reserved.map(([name]) => name).sort()).toEqual(['callLifecycle', 'eventOutbox', 'telephonyCallbacks']);
+    for (const [name, group] of reserved) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: `voice-agent-api-${name}` }) },
+        ReservedConcurrentExecutions: (group as { reservedConcurrency: number }).reservedConcurrency,
+      });
+    }
   });
 
   it('authorizes with a cached REQUEST authorizer on the API-key header', () => {
