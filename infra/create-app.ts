@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { DEFAULT_RETENTION_DAYS } from './constructs/data.ts';
 import { REPO_ROOT } from './paths.ts';
 import { VoiceAgentPlatformApiStack } from './stack.ts';
@@ -9,7 +9,7 @@ import { VoiceAgentPlatformApiStack } from './stack.ts';
 export const STACK_NAME = 'VoiceAgentPlatformApi';
 
 /**
- * Builds the app with its one stack and the cdk-nag AwsSolutions pack. Shared by `infra/app.ts`
+ * Builds the app with its one stack and the cdk-nag AwsSolutions and Serverless packs. Shared by `infra/app.ts`
  * and the infra test so both synthesize exactly the same thing.
  */
 export function createApp(options: { context?: Record<string, unknown> } = {}) {
@@ -42,6 +42,6 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     },
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
   return { app, stack };
 }

@@ -2,9 +2,11 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
+import { DeadLetters } from './constructs/dead-letters.ts';
 import { Events } from './constructs/events.ts';
 import { type DeploymentSettings, Functions } from './constructs/functions.ts';
 import { Media } from './constructs/media.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
 
@@ -26,10 +28,12 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly data: Data;
   readonly events: Events;
   readonly secrets: Secrets;
+  readonly deadLetters: DeadLetters;
   readonly functions: Functions;
   readonly workflows: Workflows;
   readonly api: Api;
   readonly media: Media;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps = {}) {
     super(scope, id, props);
@@ -37,12 +41,14 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.data = new Data(this, 'Data', { retentionDays: props.retentionDays });
     this.events = new Events(this, 'Events');
     this.secrets = new Secrets(this, 'Secrets');
+    this.deadLetters = new DeadLetters(this, 'DeadLetters');
     this.functions = new Functions(this, 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
+      deadLetters: this.deadLetters,
       reserveConcurrency: props.reserveConcurrency,
       settings: {
         telephonyApiUrl: '',
@@ -55,14 +61,21 @@ export class VoiceAgentPlatformApiStack extends Stack {
         ...props.settings,
       },
     });
-    this.events.addRules(this.functions);
+    this.events.addRules(this.functions, this.deadLetters);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.api.api,
+      accessLogs: this.api.accessLogs,
+      stateMachines: this.workflows.stateMachines,
+      deadLetterQueues: this.deadLetters.all,
+    });
     this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     // For the operator CLI (REST_API_ID, API_STAGE_NAME, USAGE_PLAN_ID): usage-plan keys and authorizer cache flushes.
     new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId });

@@ -1,5 +1,6 @@
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
+  AccessLogField,
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
@@ -68,6 +69,8 @@ export class Api extends Construct {
   readonly baseUrl: string;
   /** The same URL built without referencing the stage, so functions can receive it without a cycle. */
   readonly baseUrlForFunctions: string;
+  /** JSON access logs (with the gateway's responseType, so throttled requests can be counted). */
+  readonly accessLogs: LogGroup;
   /** Every organization's API Gateway key is in this plan: the per-organization rate limit. */
   readonly usagePlan: UsagePlan;
 
@@ -76,10 +79,10 @@ export class Api extends Construct {
     const { functions } = props;
     this.stageName = props.stageName ?? 'prod';
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
-    });
+    }));
     this.api = new RestApi(this, 'RestApi', {
       restApiName: 'voice-agent-platform-api',
       description: 'Voice agent platform public REST API',
@@ -96,7 +99,21 @@ export class Api extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            requestTime: AccessLogField.contextRequestTime(),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            status: AccessLogField.contextStatus(),
+            protocol: AccessLogField.contextProtocol(),
+            responseLength: AccessLogField.contextResponseLength(),
+            // Which gateway answer it was (THROTTLED, UNAUTHORIZED, ...): the throttling metric counts THROTTLED.
+            responseType: AccessLogField.contextErrorResponseType(),
+            organizationId: AccessLogField.contextAuthorizer('organizationId'),
+          }),
+        ),
         throttlingRateLimit: STAGE_RATE_LIMIT.rateLimit,
         throttlingBurstLimit: STAGE_RATE_LIMIT.burstLimit,
       },

@@ -141,6 +141,13 @@ export const FUNCTION_GROUPS = {
     schedule: { everyMinutes: 1 },
     reservedConcurrency: 2,
   },
+  callSweeper: {
+    entry: 'functions/call-sweeper/handler.ts',
+    description: 'Scheduled every 5 minutes: ends runs stuck in progress past the longest call and its watchdog',
+    access: { table: 'readWrite', eventBus: true },
+    schedule: { everyMinutes: 5 },
+    timeoutSeconds: 300,
+  },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
     description: "Agents' knowledge bases (documents, passages, search) and HTTP tools",

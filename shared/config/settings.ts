@@ -21,6 +21,8 @@ export interface SettingSpec {
 
 /** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
 const PLACES_CALLS = ['calls', 'campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+/** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
+const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper'] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
 const RUNS_CAMPAIGNS = ['campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
 /** Groups that fetch customer-given URLs through shared/services/public-urls.ts. */
@@ -54,7 +56,7 @@ export const SETTINGS = {
   SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
   SHEETS_USERINFO_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider userinfo URL (local fake)' },
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
-  MAX_CALL_SECONDS: { readBy: PLACES_CALLS, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
+  MAX_CALL_SECONDS: { readBy: KNOWS_CALL_LENGTH, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
   DEFAULT_CALLER_ID: {
     readBy: PLACES_CALLS,
     description: 'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',

@@ -12,6 +12,7 @@ import { completeCall } from './call-completion.ts';
 import { isBlocked } from './do-not-call.ts';
 import { newRun } from './new-run.ts';
 import { callNumbersRefusal } from './numbers.ts';
+import { countMetric, METRICS } from '../observability/metrics.ts';
 
 /** Seconds a caller should wait after a 429: about the length of a short call. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 30;
@@ -82,6 +83,7 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     initialContext: request.initial_context,
   });
   if (!(await runs.insertRun(run, true))) {
+    countMetric(METRICS.channelCapacityRejections);
     throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
   }
 
@@ -96,5 +98,6 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
     throw error;
   }
+  countMetric(METRICS.callsPlaced);
   return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
 }

@@ -10,6 +10,7 @@ import * as runs from '../repositories/runs.ts';
 import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
 import { isBlocked } from './do-not-call.ts';
 import { placeCallOnce } from './idempotent-calls.ts';
+import { countMetric, METRICS } from '../observability/metrics.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -178,6 +179,7 @@ export async function applyCallOutcome(run: runs.RunRecord): Promise<void> {
   };
   if (decision.kind === 'final') {
     await repository.finishContact(orgId, campaign.id, contact.row, claim, { ...result, status: decision.status, next_attempt_at: null }, decision.status === 'failed');
+    countMetric(METRICS.campaignContactsFinished);
   } else {
     await repository.updateContact(orgId, campaign.id, contact.row, claim, { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() });
   }
@@ -212,7 +214,7 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   }
   if (campaign.state !== 'running') return { action: 'stop', reason: campaign.state };
   if (campaign.processed_rows >= campaign.total_rows) {
-    await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() });
+    if (await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() })) countMetric(METRICS.campaignsCompleted);
     return { action: 'stop', reason: 'completed' };
   }
   if (input.step >= MAX_STEPS_PER_EXECUTION) return { action: 'continue' };

@@ -1,5 +1,5 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../infra/create-app.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
@@ -34,7 +34,7 @@ beforeAll(() => {
   ({ app, stack } = createApp());
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
-}, 120_000);
+}, 300_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -316,10 +316,45 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
   });
 
-  it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
+  it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
-    const report = new AwsSolutionsChecks(app).validateScope(app);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
-    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+    for (const pack of [new AwsSolutionsChecks(app), new ServerlessChecks(app)]) {
+      const report = pack.validateScope(app);
+      expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    }
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('(AwsSolutions|Serverless)-.*'))).toEqual([]);
+  });
+
+  it('sends every asynchronous failure to a dead-letter queue: async invocations, EventBridge targets, schedules', () => {
+    const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+    expect(queues).toHaveLength(2);
+    const asyncFunctions = new Set([...EVENT_RULES.map((rule) => rule.target), ...Object.entries(FUNCTION_GROUPS).filter(([, g]) => 'schedule' in g).map(([name]) => name)]);
+    const configs = ofType('AWS::Lambda::EventInvokeConfig');
+    expect(configs).toHaveLength(asyncFunctions.size);
+    for (const [, config] of configs) {
+      expect(JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination)).toMatch(/AsyncInvocationFailures/);
+      expect(config.Properties.MaximumRetryAttempts).toBe(2);
+    }
+    for (const [, rule] of ofType('AWS::Events::Rule')) {
+      for (const target of rule.Properties.Targets) expect(JSON.stringify(target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+    }
+    const schedules = ofType('AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(Object.values(FUNCTION_GROUPS).filter((g) => 'schedule' in g).length);
+    for (const [, schedule] of schedules) expect(JSON.stringify(schedule.Properties.Target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+    // Runs stuck in progress are swept on AWS as locally: the sweeper is a scheduled function.
+    expect(FUNCTION_GROUPS.callSweeper.schedule.everyMinutes).toBeGreaterThan(0);
+  });
+
+  it('alarms on 5xx rate, throttles, dead letters, failed executions, stuck runs and disabled webhooks, and has a dashboard', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+    // A labelled metric is written as a one-metric Metrics array.
+    const metricNames = alarms.map((a) => a.MetricName ?? a.Metrics?.[0]?.MetricStat?.Metric?.MetricName);
+    expect(metricNames).toEqual(expect.arrayContaining(['5XXError', 'ThrottledRequests', 'Throttles', 'StuckRunsEnded', 'WebhookEndpointsDisabled']));
+    expect(metricNames.filter((name) => name === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
+    expect(metricNames.filter((name) => name === 'ExecutionsFailed')).toHaveLength(STATE_MACHINES.length);
+    for (const a of alarms) expect(a.AlarmActions, a.AlarmDescription).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: '{ $.responseType = "THROTTLED" }', MetricTransformations: [Match.objectLike({ MetricName: 'ThrottledRequests' })] });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasOutput('AlarmTopicArn', {});
   });
 });
