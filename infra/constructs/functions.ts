@@ -58,8 +58,6 @@ export interface FunctionsProps {
   logRetention?: RetentionDays;
 }
 
-type AccessFlag = keyof FunctionGroup['access'];
-
 /**
  * ESM bundles lack CommonJS's `require` and `__dirname`, which bundled CommonJS packages use.
  * `__dirname` points at `lib/` beside the handler so that libphonenumber-geo-carrier's
@@ -150,11 +148,6 @@ export class Functions extends Construct {
     const fn = this.groups.get(group);
     if (!fn) throw new Error(`Unknown function group '${group}' (not in FUNCTION_GROUPS)`);
     return fn;
-  }
-
-  /** Functions (authorizer included) whose group lists the access flag, e.g. `publicUrl`. */
-  withAccess(flag: AccessFlag): NodejsFunction[] {
-    return this.all.filter((fn) => Boolean(this.specs.get(fn)?.access[flag]));
   }
 
   /** Every function, authorizer included. */
