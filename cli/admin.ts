@@ -4,8 +4,9 @@
  * command explains it. The README's "Operator CLI" section lists the same commands (a test
  * compares them).
  *
- * Target: the deployed table when TABLE_NAME is set (with the usual AWS credentials and region);
- * otherwise the running local stack, found through the file `npm start` writes.
+ * Target: the deployed stack when TABLE_NAME is set (with REST_API_ID, API_STAGE_NAME and
+ * USAGE_PLAN_ID from the stack outputs, the usual AWS credentials and region); otherwise the
+ * running local stack, found through the file `npm start` writes.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,12 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
   },
   'org plan': { synopsis: 'org plan --org ID --plan free|paid', help: 'Sets the plan of organization ID (the paid plan shows the phone-number setup step).' },
   'balance add': { synopsis: 'balance add --org ID --usd AMOUNT', help: 'Adds AMOUNT US dollars to the balance of organization ID (negative to deduct); prints the new balance.' },
+  'org suspend': { synopsis: 'org suspend --org ID', help: "Suspends organization ID: its keys are refused (403) at once (the stage's authorizer cache is flushed)." },
+  'org resume': { synopsis: 'org resume --org ID', help: 'Resumes a suspended organization: its keys work again at once.' },
+  'org usage-plan': {
+    synopsis: 'org usage-plan --org ID',
+    help: 'Gives organization ID its API Gateway key in the usage plan (per-organization throttling); for an organization created before it.',
+  },
   'key create': { synopsis: 'key create --org ID', help: 'Creates another API key of organization ID; prints the key (shown once) and its id.' },
   'key revoke': {
     synopsis: 'key revoke KEY_ID',
@@ -116,6 +123,19 @@ async function main(argv: string[]): Promise<void> {
       const keys = await organizations.listApiKeys(positiveInt(values.org, '--org'));
       for (const key of keys) console.log(`${key.id}\tcreated ${key.createdAt}\t${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}`);
       if (keys.length === 0) console.log('No keys');
+      return;
+    }
+    case 'org suspend':
+    case 'org resume': {
+      const organizationId = positiveInt(values.org, '--org');
+      await organizations.setOrganizationSuspended(organizationId, verb === 'suspend');
+      console.log(`Organization ${organizationId} is ${verb === 'suspend' ? 'suspended: its keys are refused' : 'active again'}`);
+      return;
+    }
+    case 'org usage-plan': {
+      const organizationId = positiveInt(values.org, '--org');
+      await organizations.ensureUsagePlanKey(organizationId);
+      console.log(`Organization ${organizationId} has its key in the usage plan`);
       return;
     }
     case 'org plan': {

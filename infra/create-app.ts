@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { DEFAULT_RETENTION_DAYS } from './constructs/data.ts';
 import { mediaSettingsFromContext } from './constructs/media.ts';
 import { REPO_ROOT } from './paths.ts';
@@ -10,7 +10,7 @@ import { VoiceAgentPlatformApiStack } from './stack.ts';
 export const STACK_NAME = 'VoiceAgentPlatformApi';
 
 /**
- * Builds the app with its one stack and the cdk-nag AwsSolutions pack. Shared by `infra/app.ts`
+ * Builds the app with its one stack and the cdk-nag AwsSolutions and Serverless packs. Shared by `infra/app.ts`
  * and the infra test so both synthesize exactly the same thing.
  */
 export function createApp(options: { context?: Record<string, unknown> } = {}) {
@@ -31,6 +31,7 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     description: 'Voice agent platform public REST API',
     stageName,
     retentionDays,
+    reserveConcurrency: String(app.node.tryGetContext('reserveConcurrency') ?? 'true') !== 'false',
     settings: {
       telephonyApiUrl: text('telephonyApiUrl'),
       mediaStreamUrl: text('mediaStreamUrl'),
@@ -42,6 +43,6 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     media: mediaSettingsFromContext(app.node),
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
   return { app, stack };
 }

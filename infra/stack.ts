@@ -2,9 +2,11 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
+import { DeadLetters } from './constructs/dead-letters.ts';
 import { Events } from './constructs/events.ts';
 import { type DeploymentSettings, Functions } from './constructs/functions.ts';
 import { Media, type MediaSettings } from './constructs/media.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { VoiceProviders } from './constructs/voice-providers.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
@@ -17,6 +19,8 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   settings?: Partial<DeploymentSettings>;
   /** The media service's domain, certificate, call length and scaling (context; see README). */
   media: MediaSettings;
+  /** Reserved concurrency for call completion (default true; needs an account quota above 10). */
+  reserveConcurrency?: boolean;
 }
 
 export const DEFAULT_LLM_API_URL = 'https://api.openai.com/v1';
@@ -27,11 +31,13 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly data: Data;
   readonly events: Events;
   readonly secrets: Secrets;
+  readonly deadLetters: DeadLetters;
   readonly functions: Functions;
   readonly workflows: Workflows;
   readonly api: Api;
   readonly media: Media;
   readonly voiceProviders: VoiceProviders;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps) {
     super(scope, id, props);
@@ -59,6 +65,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
       voiceProviders: this.voiceProviders,
       encryptionKey: this.secrets.encryptionKey,
     });
+    this.deadLetters = new DeadLetters(this, 'DeadLetters');
     this.functions = new Functions(this, 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
@@ -68,15 +75,28 @@ export class VoiceAgentPlatformApiStack extends Stack {
       voiceProvidersSecret: this.voiceProviders.secret,
       // The provider streams to the stack's own media service unless context names another.
       settings: { ...settings, mediaStreamUrl: settings.mediaStreamUrl || this.media.streamUrl },
+      deadLetters: this.deadLetters,
+      reserveConcurrency: props.reserveConcurrency,
     });
-    this.events.addRules(this.functions);
+    this.events.addRules(this.functions, this.deadLetters);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.api.api,
+      accessLogs: this.api.accessLogs,
+      stateMachines: this.workflows.stateMachines,
+      deadLetterQueues: this.deadLetters.all,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    // For the operator CLI (REST_API_ID, API_STAGE_NAME, USAGE_PLAN_ID): usage-plan keys and authorizer cache flushes.
+    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId });
+    new CfnOutput(this, 'StageName', { value: this.api.stageName });
+    new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'MediaStreamUrl', { value: this.media.streamUrl, description: 'Where providers stream call audio' });
     new CfnOutput(this, 'MediaLoadBalancerDnsName', {

@@ -1,6 +1,6 @@
 /** What the authorizer decided for one identity (the API key). */
 export type AuthorizerOutcome =
-  | { kind: 'allow'; principalId: string; context: Record<string, unknown> }
+  | { kind: 'allow'; principalId: string; context: Record<string, unknown>; usageIdentifierKey?: string }
   | { kind: 'deny' }
   | { kind: 'unauthorized' };
 
@@ -13,6 +13,11 @@ export class AuthorizerCache {
   private readonly entries = new Map<string, { outcome: Promise<AuthorizerOutcome>; expiresAt: number }>();
 
   constructor(private readonly ttlSeconds: number) {}
+
+  /** FlushStageAuthorizersCache. */
+  clear(): void {
+    this.entries.clear();
+  }
 
   resolve(identity: string, authorize: () => Promise<AuthorizerOutcome>): Promise<AuthorizerOutcome> {
     if (this.ttlSeconds <= 0) return authorize();

@@ -16,9 +16,13 @@ interface LocalCredentials {
  */
 export async function ensureLocalCredentials(): Promise<LocalCredentials> {
   const organizations = await import('../shared/services/organizations.ts');
+  const { authenticateApiKey } = await import('../shared/services/api-key-authentication.ts');
   if (existsSync(CREDENTIALS_FILE)) {
     const saved = JSON.parse(readFileSync(CREDENTIALS_FILE, 'utf8')) as LocalCredentials;
-    if (await organizations.authenticateApiKey(saved.apiKey)) return saved;
+    const caller = await authenticateApiKey(saved.apiKey);
+    // Created before per-organization throttling: give it its usage-plan key.
+    if (caller && !caller.usagePlanKey) await organizations.ensureUsagePlanKey(caller.organizationId);
+    if (caller) return saved;
     const replacement = await organizations.createApiKey(saved.organizationId).catch(() => undefined);
     if (replacement) return save({ organizationId: saved.organizationId, apiKey: replacement.key });
   }

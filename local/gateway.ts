@@ -3,11 +3,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroupName } from '../shared/api/function-groups.ts';
-import { API_KEY_HEADER, BINARY_MEDIA_TYPES, GATEWAY_ERRORS, MAX_LAMBDA_PAYLOAD_BYTES, MAX_REQUEST_BYTES } from '../shared/api/gateway.ts';
+import {
+  API_KEY_HEADER,
+  BINARY_MEDIA_TYPES,
+  GATEWAY_ERRORS,
+  MAX_LAMBDA_PAYLOAD_BYTES,
+  MAX_REQUEST_BYTES,
+  ORGANIZATION_RATE_LIMIT,
+  THROTTLE_RETRY_AFTER_SECONDS,
+} from '../shared/api/gateway.ts';
 import { createRouteMatcher } from '../shared/api/route-matcher.ts';
 import { ROUTES } from '../shared/api/routes.ts';
 import { AuthorizerCache, type AuthorizerOutcome } from './authorizer-cache.ts';
 import { invokeLocal } from './lambda-runtime.ts';
+import { startGatewayManagement, UsagePlanThrottle } from './usage-plan.ts';
 
 const STAGE = 'prod';
 const API_ID = 'local';
@@ -86,6 +95,8 @@ function isProxyResult(value: unknown): value is APIGatewayProxyResult {
 export interface LocalGateway {
   /** e.g. http://127.0.0.1:3000/api/v1 is `${origin}/api/v1`. */
   origin: string;
+  /** The API Gateway management API of this gateway (AWS_ENDPOINT_URL_API_GATEWAY). */
+  managementEndpoint: string;
   server: Server;
   close: () => Promise<void>;
 }
@@ -94,6 +105,8 @@ export interface LocalGatewayOptions {
   port: number;
   host?: string;
   authorizerCacheTtlSeconds: number;
+  /** The organizations' usage plan (default ORGANIZATION_RATE_LIMIT, as on AWS). */
+  usagePlan?: { rateLimit: number; burstLimit: number };
 }
 
 /**
@@ -104,14 +117,23 @@ export interface LocalGatewayOptions {
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const matchRoute = createRouteMatcher(ROUTES);
   const authorizerCache = new AuthorizerCache(options.authorizerCacheTtlSeconds);
+  const throttle = new UsagePlanThrottle(options.usagePlan ?? ORGANIZATION_RATE_LIMIT);
+  const management = await startGatewayManagement({ flushAuthorizerCache: () => authorizerCache.clear() });
   const region = process.env.AWS_REGION ?? 'us-east-1';
 
   async function authorize(event: APIGatewayRequestAuthorizerEvent, key: string): Promise<AuthorizerOutcome> {
     return authorizerCache.resolve(key, async () => {
       try {
-        const result = (await invokeLocal('authorizer', AUTHORIZER, event)) as { policyDocument: { Statement: { Effect: string }[] }; principalId: string; context?: Record<string, unknown> };
-        const allowed = result.policyDocument.Statement.some((statement) => statement.Effect === 'Allow');
-        return allowed ? { kind: 'allow', principalId: result.principalId, context: result.context ?? {} } : { kind: 'deny' };
+        const result = (await invokeLocal('authorizer', AUTHORIZER, event)) as {
+          policyDocument: { Statement: { Effect: string }[] };
+          principalId: string;
+          context?: Record<string, unknown>;
+          usageIdentifierKey?: string;
+        };
+        const allowed = result.policyDocument.Statement.every((statement) => statement.Effect === 'Allow');
+        return allowed
+          ? { kind: 'allow', principalId: result.principalId, context: result.context ?? {}, usageIdentifierKey: result.usageIdentifierKey }
+          : { kind: 'deny' };
       } catch (error) {
         // API Gateway's contract: the authorizer rejects a caller by failing with exactly 'Unauthorized'.
         if (error instanceof Error && error.message === 'Unauthorized') return { kind: 'unauthorized' };
@@ -171,6 +193,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       );
       if (outcome.kind === 'unauthorized') return sendError(response, GATEWAY_ERRORS.unauthorized);
       if (outcome.kind === 'deny') return sendError(response, GATEWAY_ERRORS.accessDenied);
+      // API key source AUTHORIZER: the usage plan must know the key the authorizer names; it throttles per key.
+      if (!outcome.usageIdentifierKey) return sendError(response, GATEWAY_ERRORS.invalidApiKey);
+      if (!throttle.take(outcome.usageIdentifierKey)) {
+        return sendError(response, GATEWAY_ERRORS.throttled, { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) });
+      }
       requestContext.authorizer = { principalId: outcome.principalId, ...outcome.context };
     }
 
@@ -213,11 +240,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    managementEndpoint: management.endpoint,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await management.stop();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

@@ -23,6 +23,9 @@ import { startTelephonySimulator } from './telephony-simulator.ts';
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
 const REGION = 'us-east-1';
+const LOCAL_REST_API_ID = 'local';
+const LOCAL_STAGE_NAME = 'prod';
+const LOCAL_USAGE_PLAN_ID = 'organizations';
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */
@@ -32,6 +35,8 @@ export interface LocalStackOptions {
   /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   authorizerCacheTtlSeconds?: number;
+  /** Per-organization rate limit of the local gateway (default ORGANIZATION_RATE_LIMIT, as on AWS; benchmarks lift it). */
+  usagePlan?: { rateLimit: number; burstLimit: number };
   /** Longest simulated answered call (SIM_CALL_SECONDS, default 20); the agent usually hangs up first. */
   simCallSeconds?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
@@ -168,11 +173,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     Object.assign(process.env, env);
 
-    const gateway = await startLocalGateway({ port: options.port, authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60 });
+    const gateway = await startLocalGateway({
+      port: options.port,
+      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60,
+      usagePlan: options.usagePlan,
+    });
     stops.push(gateway.close);
     const baseUrl = `${gateway.origin}${API_PREFIX}`;
-    env.PUBLIC_BASE_URL = baseUrl;
-    process.env.PUBLIC_BASE_URL = baseUrl;
+    Object.assign(env, {
+      PUBLIC_BASE_URL: baseUrl,
+      // The operator's API Gateway settings (usage-plan keys, authorizer cache flush), served by the gateway.
+      AWS_ENDPOINT_URL_API_GATEWAY: gateway.managementEndpoint,
+      REST_API_ID: LOCAL_REST_API_ID,
+      API_STAGE_NAME: LOCAL_STAGE_NAME,
+      USAGE_PLAN_ID: LOCAL_USAGE_PLAN_ID,
+    });
+    Object.assign(process.env, env);
     configureLocalFunctions(env);
 
     // Imported only now: the services' logger and clients read the environment set above.

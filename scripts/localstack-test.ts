@@ -58,4 +58,8 @@ run('npx', ['vitest', 'run', '--project', 'integration'], {
   TABLE_NAME: outputs.TableName!,
   BUCKET_NAME: outputs.BucketName!,
   S3_FORCE_PATH_STYLE: 'true',
+  // Organizations get their usage-plan key and revocations flush the authorizer cache, as with the CLI.
+  REST_API_ID: outputs.RestApiId!,
+  API_STAGE_NAME: outputs.StageName!,
+  USAGE_PLAN_ID: outputs.UsagePlanId!,
 });

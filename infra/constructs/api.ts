@@ -1,6 +1,8 @@
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
+  AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
@@ -12,10 +14,19 @@ import {
   RestApi,
   type IResource,
   type Method,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
+import {
+  API_KEY_HEADER,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  GATEWAY_ERRORS,
+  ORGANIZATION_RATE_LIMIT,
+  STAGE_RATE_LIMIT,
+  THROTTLE_RETRY_AFTER_SECONDS,
+} from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { acknowledge, managedPolicyFinding } from '../nag.ts';
@@ -24,9 +35,6 @@ import type { Functions } from './functions.ts';
 export interface ApiProps {
   functions: Functions;
   stageName?: string;
-  /** Stage-wide steady-state requests per second and burst. */
-  throttlingRateLimit?: number;
-  throttlingBurstLimit?: number;
   logRetention?: RetentionDays;
 }
 
@@ -37,12 +45,13 @@ const FALLBACK_GROUP = 'fallback';
  * Gateway responses mirror the local gateway's answers (GATEWAY_ERRORS). Without `status`, API
  * Gateway keeps its own code (e.g. 502 for a failed Lambda, 504 for a timeout).
  */
-const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string }[] = [
+const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string; headers?: Record<string, string> }[] = [
   { type: ResponseType.UNAUTHORIZED, ...GATEWAY_ERRORS.unauthorized },
   { type: ResponseType.ACCESS_DENIED, ...GATEWAY_ERRORS.accessDenied },
   // A path with no resource: API Gateway's "Missing Authentication Token" 403 is really a 404.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, ...GATEWAY_ERRORS.notFound },
-  { type: ResponseType.THROTTLED, ...GATEWAY_ERRORS.throttled },
+  { type: ResponseType.THROTTLED, ...GATEWAY_ERRORS.throttled, headers: { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) } },
+  { type: ResponseType.INVALID_API_KEY, ...GATEWAY_ERRORS.invalidApiKey },
   { type: ResponseType.REQUEST_TOO_LARGE, ...GATEWAY_ERRORS.requestTooLarge },
   // Other 4xx (rare: no API Gateway validators) keep API Gateway's own message.
   { type: ResponseType.DEFAULT_4XX },
@@ -60,16 +69,20 @@ export class Api extends Construct {
   readonly baseUrl: string;
   /** The same URL built without referencing the stage, so functions can receive it without a cycle. */
   readonly baseUrlForFunctions: string;
+  /** JSON access logs (with the gateway's responseType, so throttled requests can be counted). */
+  readonly accessLogs: LogGroup;
+  /** Every organization's API Gateway key is in this plan: the per-organization rate limit. */
+  readonly usagePlan: UsagePlan;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const { functions } = props;
     this.stageName = props.stageName ?? 'prod';
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
-    });
+    }));
     this.api = new RestApi(this, 'RestApi', {
       restApiName: 'voice-agent-platform-api',
       description: 'Voice agent platform public REST API',
@@ -86,10 +99,32 @@ export class Api extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
-        throttlingRateLimit: props.throttlingRateLimit ?? 100,
-        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            requestTime: AccessLogField.contextRequestTime(),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            status: AccessLogField.contextStatus(),
+            protocol: AccessLogField.contextProtocol(),
+            responseLength: AccessLogField.contextResponseLength(),
+            // Which gateway answer it was (THROTTLED, UNAUTHORIZED, ...): the throttling metric counts THROTTLED.
+            responseType: AccessLogField.contextErrorResponseType(),
+            organizationId: AccessLogField.contextAuthorizer('organizationId'),
+          }),
+        ),
+        throttlingRateLimit: STAGE_RATE_LIMIT.rateLimit,
+        throttlingBurstLimit: STAGE_RATE_LIMIT.burstLimit,
       },
+      // The authorizer names the organization's usage-plan key (usageIdentifierKey): clients never send one.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    });
+    this.usagePlan = this.api.addUsagePlan('OrganizationUsagePlan', {
+      name: 'organizations',
+      description: 'Per-organization rate limit: each organization has its own API key in this plan (operator CLI, org create)',
+      throttle: ORGANIZATION_RATE_LIMIT,
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
 
     const authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
@@ -116,7 +151,7 @@ export class Api extends Construct {
       const resource = this.api.root.resourceForPath(resourcePath(route));
       const method = route.public
         ? resource.addMethod(route.method, integration(route.group), { authorizationType: AuthorizationType.NONE })
-        : resource.addMethod(route.method, integration(route.group), { authorizer, authorizationType: AuthorizationType.CUSTOM });
+        : resource.addMethod(route.method, integration(route.group), { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true });
       if (route.public) unauthenticated.push(method);
       routed.add(resource);
     }
@@ -132,10 +167,12 @@ export class Api extends Construct {
       unauthenticated.push(resource.addMethod('ANY', fallback, { authorizationType: AuthorizationType.NONE }));
     }
 
-    for (const { type, status, detail } of GATEWAY_RESPONSES) {
+    for (const { type, status, detail, headers } of GATEWAY_RESPONSES) {
       this.api.addGatewayResponse(`Gateway${type.responseType}`, {
         type,
         statusCode: status === undefined ? undefined : String(status),
+        // Gateway response header values are literals in single quotes.
+        responseHeaders: headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
         templates: { 'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}` },
       });
     }

@@ -1,8 +1,10 @@
+import { Duration } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import { EVENT_RULES } from '../../shared/events/event-rules.ts';
 import { EVENT_BUS_NAME } from '../../shared/events/names.ts';
+import type { DeadLetters } from './dead-letters.ts';
 import type { Functions } from './functions.ts';
 
 /** The application's EventBridge bus and, once the functions exist, one rule per EVENT_RULES entry. */
@@ -16,13 +18,14 @@ export class Events extends Construct {
   }
 
   /** Separate from the constructor: functions need the bus first (EVENT_BUS_NAME, grants). */
-  addRules(functions: Functions): void {
+  addRules(functions: Functions, deadLetters: DeadLetters): void {
     for (const spec of EVENT_RULES) {
       const rule = new Rule(this, spec.name, {
         eventBus: this.bus,
         description: `${spec.source} ${spec.detailType} → ${spec.target}`,
         eventPattern: { source: [spec.source], detailType: [spec.detailType] },
-        targets: [new LambdaFunction(functions.get(spec.target))],
+        // Retried for a day, then kept in the dead-letter queue (alarmed) rather than dropped.
+        targets: [new LambdaFunction(functions.get(spec.target), { deadLetterQueue: deadLetters.eventDelivery, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
       });
       this.rules.set(spec.name, rule);
     }

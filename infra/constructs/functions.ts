@@ -9,11 +9,14 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
 import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
 import { allFunctions, type FunctionName, METRICS_NAMESPACE, SERVICE_NAME, serviceNameOf, settingsFor } from '../../shared/config/settings.ts';
+import { EVENT_RULES } from '../../shared/events/event-rules.ts';
+import type { DeadLetters } from './dead-letters.ts';
 import { TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
 
 export { SERVICE_NAME };
@@ -50,10 +53,13 @@ export interface FunctionsProps {
   /** The voice providers' keys (VoiceProviders): the platform model's key is read from it at run time. */
   voiceProvidersSecret: ISecret;
   settings: DeploymentSettings;
+  /** Where failed asynchronous invocations (scheduled and event-driven functions) go after their retries. */
+  deadLetters: DeadLetters;
+  /** Reserve each group's `reservedConcurrency` (off for accounts whose concurrency quota is still 10). */
+  reserveConcurrency?: boolean;
   logRetention?: RetentionDays;
 }
 
-type AccessFlag = keyof FunctionGroup['access'];
 
 /** One NodejsFunction per entry of FUNCTION_GROUPS plus the authorizer, each with only its listed access. */
 export class Functions extends Construct {
@@ -135,11 +141,6 @@ export class Functions extends Construct {
     return fn;
   }
 
-  /** Functions (authorizer included) whose group lists the access flag, e.g. `publicUrl`. */
-  withAccess(flag: AccessFlag): NodejsFunction[] {
-    return this.all.filter((fn) => Boolean(this.specs.get(fn)?.access[flag]));
-  }
-
   /** Every function, authorizer included. */
   get all(): NodejsFunction[] {
     return [this.authorizer, ...this.groups.values()];
@@ -158,6 +159,7 @@ export class Functions extends Construct {
 
     const environment = this.environmentOf(name, group);
 
+    const invokedAsynchronously = Boolean(group.schedule) || EVENT_RULES.some((rule) => rule.target === name);
     const fn = new NodejsFunction(this, id, {
       code: lambdaCode(group),
       handler: LAMBDA_HANDLER,
@@ -165,6 +167,11 @@ export class Functions extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: group.memorySize ?? 512,
+      reservedConcurrentExecutions: this.props.reserveConcurrency === false ? undefined : group.reservedConcurrency,
+      // Asynchronous invocations: two retries, then the failure record (event and error) to a queue.
+      ...(invokedAsynchronously
+        ? { retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure: new SqsDestination(this.props.deadLetters.asyncInvocations) }
+        : {}),
       // API Gateway gives up on an integration after 29 s.
       timeout: Duration.seconds(group.timeoutSeconds ?? 29),
       tracing: Tracing.ACTIVE,
@@ -196,7 +203,7 @@ export class Functions extends Construct {
       new Schedule(this, `${id}Schedule`, {
         description: `Runs ${name} every ${group.schedule.everyMinutes} minute(s)`,
         schedule: ScheduleExpression.rate(Duration.minutes(group.schedule.everyMinutes)),
-        target: new LambdaInvoke(fn, { role: scheduleRole }),
+        target: new LambdaInvoke(fn, { role: scheduleRole, deadLetterQueue: this.props.deadLetters.eventDelivery, retryAttempts: 3 }),
       });
     }
     if (group.access.stateMachines && stateMachines.length > 0) {
@@ -216,7 +223,14 @@ export class Functions extends Construct {
     }
     this.specs.set(fn, group);
     acknowledge(role, 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.', 'AwsSolutions-IAM5[Resource::*]');
-    acknowledge(fn, 'Node.js 22 on purpose: the project (engines, local stack, esbuild target) is pinned to Node 22 LTS.', 'AwsSolutions-L1');
+    acknowledge(fn, 'Node.js 22 on purpose: the project (engines, local stack, esbuild target) is pinned to Node 22 LTS.', 'AwsSolutions-L1', 'Serverless-LambdaLatestVersion');
+    acknowledge(
+      fn,
+      invokedAsynchronously
+        ? 'Failed asynchronous invocations go to an on-failure destination (the AsyncInvocationFailures queue), which keeps the error with the event; a DLQ would duplicate it.'
+        : 'Invoked synchronously only (API Gateway, the authorizer, Step Functions Tasks): a failure returns to the caller, which answers, retries or catches it.',
+      'Serverless-LambdaDLQ',
+    );
     return fn;
   }
 }

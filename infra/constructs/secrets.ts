@@ -7,10 +7,11 @@ import { acknowledge } from '../nag.ts';
 /** JSON keys of the telephony secret; set `apiKey` (and the provider's webhook secret) after the first deploy. */
 export const TELEPHONY_SECRET_KEYS = { apiKey: 'apiKey', webhookSecret: 'webhookSecret' } as const;
 
-/** JSON keys of the spreadsheet OAuth client secret; set both after the first deploy. */
-export const SHEETS_SECRET_KEYS = { clientId: 'clientId', clientSecret: 'clientSecret' } as const;
-
-/** Secrets Manager secrets behind the `downloadLinks` and `telephony` access flags. */
+/**
+ * Secrets Manager secrets behind the `downloadLinks`, `telephony` and `encryption` access flags.
+ * Functions get their ARNs and read them at run time (shared/config/secrets.ts); the spreadsheet
+ * OAuth client secret holds `clientId` and `clientSecret`, set after the first deploy.
+ */
 export class Secrets extends Construct {
   /** HMAC key of signed download links; read at runtime through DOWNLOAD_LINK_SECRET_ARN. */
   readonly downloadLinkSecret: Secret;

@@ -26,6 +26,11 @@ export interface FunctionGroup {
   };
   memorySize?: number;
   timeoutSeconds?: number;
+  /**
+   * Concurrency reserved for this function on AWS, so a flood of API requests cannot starve it
+   * (call completion must always run); also its ceiling.
+   */
+  reservedConcurrency?: number;
   /** Invoked on a fixed schedule (EventBridge Scheduler on AWS, a timer in the local stack). */
   schedule?: { everyMinutes: number };
   /** Folders copied next to the bundle (`from` relative to the repo root, `to` relative to the bundle). */
@@ -69,12 +74,14 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/telephony-callbacks/handler.ts',
     description: 'Telephony provider status callbacks (signed)',
     access: { table: 'readWrite', eventBus: true, telephony: true },
+    reservedConcurrency: 50,
   },
   callLifecycle: {
     entry: 'functions/call-lifecycle/handler.ts',
     description: 'Call-lifecycle state machine tasks: dial, watchdog, dial failure',
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     timeoutSeconds: 30,
+    reservedConcurrency: 50,
   },
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
@@ -134,6 +141,14 @@ export const FUNCTION_GROUPS = {
     description: 'Scheduled every minute: publishes call.completed events a crash left unconfirmed (outbox)',
     access: { table: 'readWrite', eventBus: true },
     schedule: { everyMinutes: 1 },
+    reservedConcurrency: 2,
+  },
+  callSweeper: {
+    entry: 'functions/call-sweeper/handler.ts',
+    description: 'Scheduled every 5 minutes: ends runs stuck in progress past the longest call and its watchdog',
+    access: { table: 'readWrite', eventBus: true },
+    schedule: { everyMinutes: 5 },
+    timeoutSeconds: 300,
   },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',

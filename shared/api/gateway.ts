@@ -18,6 +18,17 @@ export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
 
+/**
+ * Requests per second each organization may send (API Gateway usage plan, keyed by organization
+ * through the authorizer's `usageIdentifierKey`), and the burst above it; over it, 429 with
+ * `Retry-After`. Channel capacity (concurrent calls) is a separate 429 answered by the API itself.
+ */
+export const ORGANIZATION_RATE_LIMIT = { rateLimit: 50, burstLimit: 100 } as const;
+/** The stage's own ceiling, above every organization's (all organizations together). */
+export const STAGE_RATE_LIMIT = { rateLimit: 1000, burstLimit: 2000 } as const;
+/** A throttled client may retry after this many seconds (token buckets refill every second). */
+export const THROTTLE_RETRY_AFTER_SECONDS = 1;
+
 /** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
 export const GATEWAY_ERRORS = {
   /**
@@ -28,10 +39,17 @@ export const GATEWAY_ERRORS = {
     status: 401,
     detail: "Missing or invalid API key: send your organization's key in the X-API-Key header (X-API-Key: <key>); an Authorization: Bearer header is not read",
   },
-  accessDenied: { status: 403, detail: 'Forbidden' },
+  /** The authorizer denies the keys of a suspended organization. */
+  accessDenied: { status: 403, detail: 'The organization of this API key is suspended' },
+  /** The organization has no key in the usage plan (API Gateway's INVALID_API_KEY). */
+  invalidApiKey: { status: 403, detail: 'The organization of this API key has no API access set up: an operator runs `admin org usage-plan`' },
   notFound: { status: 404, detail: 'Not Found' },
   methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },
-  throttled: { status: 429, detail: 'Too Many Requests' },
+  /** Distinct from the channel-capacity 429 by its `detail` prefix (`rate_limited:`) and `Retry-After: 1`. */
+  throttled: {
+    status: 429,
+    detail: `rate_limited: too many requests for this organization (${ORGANIZATION_RATE_LIMIT.rateLimit}/s, bursts of ${ORGANIZATION_RATE_LIMIT.burstLimit}); retry after Retry-After seconds`,
+  },
   requestTooLarge: { status: 413, detail: 'Request Entity Too Large' },
   /** A Lambda that failed or returned a malformed result (API Gateway answers 502). */
   badGateway: { status: 502, detail: 'Internal Server Error' },

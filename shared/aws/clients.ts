@@ -4,6 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { loadConfig } from '../config.ts';
+import { traced } from '../observability/tracer.ts';
 
 /**
  * SDK clients, created once per execution environment (outside the handler) so connections are
@@ -16,23 +17,23 @@ let sfnClient: SFNClient | undefined;
 let eventBridgeClient: EventBridgeClient | undefined;
 
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  documentClient ??= DynamoDBDocumentClient.from(traced(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
   return documentClient;
 }
 
 export function s3(): S3Client {
-  s3Client ??= new S3Client({ forcePathStyle: loadConfig().s3ForcePathStyle });
+  s3Client ??= traced(new S3Client({ forcePathStyle: loadConfig().s3ForcePathStyle }));
   return s3Client;
 }
 
 export function stepFunctions(): SFNClient {
-  sfnClient ??= new SFNClient({});
+  sfnClient ??= traced(new SFNClient({}));
   return sfnClient;
 }
 
 export function eventBridge(): EventBridgeClient {
-  eventBridgeClient ??= new EventBridgeClient({});
+  eventBridgeClient ??= traced(new EventBridgeClient({}));
   return eventBridgeClient;
 }

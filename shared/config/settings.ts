@@ -21,6 +21,8 @@ export interface SettingSpec {
 
 /** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
 const PLACES_CALLS = ['calls', 'campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+/** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
+const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper'] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
 const RUNS_CAMPAIGNS = ['campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
 
@@ -52,7 +54,7 @@ export const SETTINGS = {
   SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
   SHEETS_USERINFO_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider userinfo URL (local fake)' },
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
-  MAX_CALL_SECONDS: { readBy: PLACES_CALLS, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
+  MAX_CALL_SECONDS: { readBy: KNOWS_CALL_LENGTH, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
   DEFAULT_CALLER_ID: {
     readBy: PLACES_CALLS,
     description: 'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',
@@ -65,6 +67,10 @@ export const SETTINGS = {
   LLM_MODEL: { readBy: 'languageModel', description: 'Model name of the platform model (context llmModel)' },
   VOICE_PROVIDERS_SECRET_ARN: { readBy: 'languageModel', description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)' },
   TELEPHONY_PROVIDER_NAME: { readBy: ['numbers'], description: 'Provider name recorded on purchased numbers' },
+  // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
+  REST_API_ID: { readBy: [], description: 'Operator CLI: the REST API id (stack output RestApiId)' },
+  API_STAGE_NAME: { readBy: [], description: 'Operator CLI: the API stage (stack output StageName)' },
+  USAGE_PLAN_ID: { readBy: [], description: "Operator CLI: the organizations' usage plan (stack output UsagePlanId)" },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { db, tableName } from './table.ts';
@@ -13,6 +14,45 @@ export interface OrganizationRecord {
   balance_usd?: number;
   /** `paid` once the organization is on a paid plan (operator CLI). */
   plan?: 'free' | 'paid';
+  /** Set while an operator has suspended the organization: its keys are refused. */
+  suspendedAt?: string;
+  /**
+   * Value of the organization's API Gateway API key in the usage plan: the authorizer returns it as
+   * `usageIdentifierKey`, so API Gateway throttles per organization. Not a credential: clients
+   * never send it (API key source AUTHORIZER).
+   */
+  usagePlanKey?: string;
+}
+
+/** Suspends (with the time) or resumes (undefined) an organization; false when it does not exist. */
+export async function setSuspended(orgId: number, suspendedAt: string | undefined): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(orgId),
+        UpdateExpression: suspendedAt ? 'SET suspendedAt = :at' : 'REMOVE suspendedAt',
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(suspendedAt ? { ExpressionAttributeValues: { ':at': suspendedAt } } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function setUsagePlanKey(orgId: number, usagePlanKey: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: 'SET usagePlanKey = :key',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':key': usagePlanKey },
+    }),
+  );
 }
 
 /** Adds (or with a negative amount, removes) balance; returns the new balance. */

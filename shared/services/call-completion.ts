@@ -2,6 +2,7 @@ import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '.
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
 import * as runs from '../repositories/runs.ts';
+import { countCallOutcome } from '../observability/metrics.ts';
 
 export interface CompletionReport {
   ref: RunRef;
@@ -49,6 +50,7 @@ export async function completeCall(report: CompletionReport): Promise<boolean> {
     cost_usd: cost.total_usd,
   };
   if (!(await runs.finishRun(finished, usage))) return false;
+  countCallOutcome(report.outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   await runs.markEventPublished(report.ref);
   return true;

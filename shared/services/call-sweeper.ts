@@ -5,9 +5,9 @@ import { completeCall } from './call-completion.ts';
 const BATCH = 100;
 
 /**
- * Ends every call still marked in progress that started before `before`, as failed: for a local
- * stack restarted mid-call (its in-memory state machine executions and media streams are gone).
- * On AWS each call's state machine watchdog does this job.
+ * Ends every call still marked in progress that started before `before`, as failed: on a local
+ * stack restarted mid-call (its in-memory executions and media streams are gone), and on a schedule
+ * everywhere (functions/call-sweeper) for runs whose watchdog execution failed.
  */
 export async function endOrphanedCalls(before: Date, reason: string): Promise<number> {
   let ended = 0;

@@ -13,6 +13,7 @@ import { completeCall } from './call-completion.ts';
 import { isBlocked } from './do-not-call.ts';
 import { newRun } from './new-run.ts';
 import { callNumbersRefusal } from './numbers.ts';
+import { countMetric, METRICS } from '../observability/metrics.ts';
 
 /** Seconds a caller should wait after a 429: about the length of a short call. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 30;
@@ -111,6 +112,7 @@ export async function placeCallForAgent(
   });
   if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
   if (!(await runs.insertRun(run, true, prepared?.alongside))) {
+    countMetric(METRICS.channelCapacityRejections);
     throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
   }
 
@@ -122,6 +124,7 @@ export async function placeCallForAgent(
     await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
     throw error;
   }
+  countMetric(METRICS.callsPlaced);
   return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
 }
 

@@ -10,6 +10,7 @@ import { contactZones, dispatchDue, dropQueue } from './campaign-dispatch.ts';
 import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
 import { importContacts } from './campaign-import.ts';
+import { countMetric, METRICS } from '../observability/metrics.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -106,6 +107,7 @@ export async function applyCallOutcome(run: runs.RunRecord, now = new Date()): P
     decision.kind === 'final'
       ? await repository.finishContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: decision.status, next_attempt_at: null }, decision.status === 'failed')
       : await repository.updateContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() });
+  if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
   if (applied) await refill(settings, now);
 }
 
@@ -145,7 +147,10 @@ function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): b
 async function completeCampaign(campaign: repository.CampaignRecord, now: Date): Promise<void> {
   const completed = await repository.transitionCampaign(campaign.organization_id, campaign.id, ['running'], 'completed', { completed_at: now.toISOString() });
   dropQueue(campaign);
-  if (completed) await Promise.all([stopEngine(completed), emitCampaignState(completed)]);
+  if (completed) {
+    countMetric(METRICS.campaignsCompleted);
+    await Promise.all([stopEngine(completed), emitCampaignState(completed)]);
+  }
 }
 
 /**
@@ -192,7 +197,9 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   }
   if (campaign.state !== 'running') return { action: 'stop', reason: campaign.state };
   if (campaign.processed_rows >= campaign.total_rows) {
-    await emitCampaignState(await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() }));
+    const completed = await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() });
+    if (completed) countMetric(METRICS.campaignsCompleted);
+    await emitCampaignState(completed);
     dropQueue(campaign);
     return { action: 'stop', reason: 'completed' };
   }

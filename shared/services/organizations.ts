@@ -1,8 +1,9 @@
-import { generateApiKey, parseApiKey, secretMatches } from '../domain/api-key-format.ts';
+import { generateApiKey } from '../domain/api-key-format.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import * as apiKeys from '../repositories/api-keys.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as organizations from '../repositories/organizations.ts';
+import { flushAuthorizerCache, newUsagePlanKey, registerUsagePlanKey } from './api-access.ts';
 
 /** Default channel capacity of a new organization (concurrent outbound calls). */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 10;
@@ -31,22 +32,49 @@ export async function createApiKey(organizationId: number): Promise<CreatedApiKe
   return { id: generated.keyId, key: generated.key, createdAt };
 }
 
+/**
+ * A new organization with its first API key. Its usage-plan key (per-organization throttling) is
+ * registered with API Gateway before the organization is stored, so a stored organization always
+ * has one; an interrupted creation leaves at most an unused key in the usage plan.
+ */
 export async function createOrganization(input: { name: string; maxConcurrentCalls?: number }) {
   const organization: organizations.OrganizationRecord = {
     id: await nextId('organization'),
     name: input.name,
     maxConcurrentCalls: input.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
     createdAt: new Date().toISOString(),
+    usagePlanKey: newUsagePlanKey(),
   };
+  await registerUsagePlanKey(organization.id, organization.usagePlanKey!);
   await organizations.putOrganization(organization);
   const apiKey = await createApiKey(organization.id);
   return { organization, apiKey };
 }
 
+/** Revokes a key; it stops working at once (the authorizer cache is flushed). */
 export async function revokeApiKey(keyId: string): Promise<void> {
   if (!(await apiKeys.revokeApiKey(keyId, new Date().toISOString()))) {
     throw new NotFoundError(`API key ${keyId} not found`);
   }
+  await flushAuthorizerCache();
+}
+
+/** Suspends (every key refused at once) or resumes an organization. */
+export async function setOrganizationSuspended(organizationId: number, suspended: boolean): Promise<void> {
+  if (!(await organizations.setSuspended(organizationId, suspended ? new Date().toISOString() : undefined))) {
+    throw new NotFoundError(`Organization ${organizationId} not found`);
+  }
+  await flushAuthorizerCache();
+}
+
+/** Gives an organization created before per-organization throttling its usage-plan key (idempotent). */
+export async function ensureUsagePlanKey(organizationId: number): Promise<void> {
+  const organization = await organizations.getOrganization(organizationId);
+  if (!organization) throw new NotFoundError(`Organization ${organizationId} not found`);
+  const value = organization.usagePlanKey ?? newUsagePlanKey();
+  await registerUsagePlanKey(organizationId, value);
+  if (!organization.usagePlanKey) await organizations.setUsagePlanKey(organizationId, value);
+  await flushAuthorizerCache();
 }
 
 export async function listApiKeys(organizationId: number): Promise<ApiKeySummary[]> {
@@ -57,13 +85,4 @@ export async function listApiKeys(organizationId: number): Promise<ApiKeySummary
     createdAt: record.createdAt,
     revokedAt: record.revokedAt ?? null,
   }));
-}
-
-/** The caller behind a presented key, or undefined for a malformed, unknown or revoked key. */
-export async function authenticateApiKey(key: string): Promise<{ organizationId: number; keyId: string } | undefined> {
-  const parsed = parseApiKey(key);
-  if (!parsed) return undefined;
-  const record = await apiKeys.getApiKey(parsed.keyId);
-  if (!record || record.revokedAt || !secretMatches(parsed.secret, record.secretHash)) return undefined;
-  return { organizationId: record.organizationId, keyId: record.keyId };
 }

@@ -11,6 +11,7 @@ import { sampleEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../sche
 import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../domain/webhook-limits.ts';
+import { countMetric, METRICS } from '../observability/metrics.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -257,6 +258,10 @@ export async function attemptDelivery(ref: DeliveryRef, attempt: number): Promis
     nextAttemptAt,
   );
   if (!recorded) return { action: 'gone' };
-  if (outcome.action === 'disable_endpoint') await repository.disableWebhook(ref.organizationId, ref.webhookId, 'The endpoint answered 410 Gone');
+  countMetric(outcome.action === 'delivered' ? METRICS.webhookDeliveries : METRICS.webhookDeliveryFailures);
+  if (outcome.action === 'disable_endpoint') {
+    await repository.disableWebhook(ref.organizationId, ref.webhookId, 'The endpoint answered 410 Gone');
+    countMetric(METRICS.webhookEndpointsDisabled);
+  }
   return outcome;
 }

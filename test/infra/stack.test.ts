@@ -1,12 +1,20 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../infra/create-app.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
 import type { VoiceAgentPlatformApiStack } from '../../infra/stack.ts';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { allFunctions, type FunctionName, settingsFor } from '../../shared/config/settings.ts';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
+import {
+  API_KEY_HEADER,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  GATEWAY_ERRORS,
+  ORGANIZATION_RATE_LIMIT,
+  STAGE_RATE_LIMIT,
+  THROTTLE_RETRY_AFTER_SECONDS,
+} from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { STATE_MACHINES } from '../../shared/api/state-machines.ts';
@@ -146,6 +154,41 @@ describe('VoiceAgentPlatformApi stack', () => {
     // The first deploy needs no hand-filled value: the signing key and the callback secret are generated.
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ GenerateStringKey: 'webhookSecret' }) });
+  });
+
+  it('throttles per organization: usage plan keyed by the authorizer, 429 rate_limited with Retry-After', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    for (const [, method] of ofType('AWS::ApiGateway::Method')) {
+      // Every authorized method needs the organization's usage-plan key; public ones have none.
+      expect(Boolean(method.Properties.ApiKeyRequired), method.Properties.HttpMethod).toBe(method.Properties.AuthorizationType === 'CUSTOM');
+    }
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: ORGANIZATION_RATE_LIMIT.rateLimit, BurstLimit: ORGANIZATION_RATE_LIMIT.burstLimit },
+      ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: STAGE_RATE_LIMIT.rateLimit, ThrottlingBurstLimit: STAGE_RATE_LIMIT.burstLimit })]),
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      StatusCode: '429',
+      ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('^\\{"detail":"rate_limited: ') },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'INVALID_API_KEY', StatusCode: '403' });
+    for (const output of ['RestApiId', 'StageName', 'UsagePlanId']) template.hasOutput(output, {});
+  });
+
+  it('reserves concurrency for call completion, so an API flood cannot starve it', () => {
+    const reserved = Object.entries(FUNCTION_GROUPS).filter(([, group]) => 'reservedConcurrency' in group);
+    expect(reserved.map(([name]) => name).sort()).toEqual(['callLifecycle', 'eventOutbox', 'telephonyCallbacks']);
+    for (const [name, group] of reserved) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: `voice-agent-api-${name}` }) },
+        ReservedConcurrentExecutions: (group as { reservedConcurrency: number }).reservedConcurrency,
+      });
+    }
   });
 
   it('authorizes with a cached REQUEST authorizer on the API-key header', () => {
@@ -302,10 +345,45 @@ describe('VoiceAgentPlatformApi stack', () => {
     }
   });
 
-  it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
+  it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
-    const report = new AwsSolutionsChecks(app).validateScope(app);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
-    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+    for (const pack of [new AwsSolutionsChecks(app), new ServerlessChecks(app)]) {
+      const report = pack.validateScope(app);
+      expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    }
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('(AwsSolutions|Serverless)-.*'))).toEqual([]);
+  });
+
+  it('sends every asynchronous failure to a dead-letter queue: async invocations, EventBridge targets, schedules', () => {
+    const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+    expect(queues).toHaveLength(2);
+    const asyncFunctions = new Set([...EVENT_RULES.map((rule) => rule.target), ...Object.entries(FUNCTION_GROUPS).filter(([, g]) => 'schedule' in g).map(([name]) => name)]);
+    const configs = ofType('AWS::Lambda::EventInvokeConfig');
+    expect(configs).toHaveLength(asyncFunctions.size);
+    for (const [, config] of configs) {
+      expect(JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination)).toMatch(/AsyncInvocationFailures/);
+      expect(config.Properties.MaximumRetryAttempts).toBe(2);
+    }
+    for (const [, rule] of ofType('AWS::Events::Rule')) {
+      for (const target of rule.Properties.Targets) expect(JSON.stringify(target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+    }
+    const schedules = ofType('AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(Object.values(FUNCTION_GROUPS).filter((g) => 'schedule' in g).length);
+    for (const [, schedule] of schedules) expect(JSON.stringify(schedule.Properties.Target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+    // Runs stuck in progress are swept on AWS as locally: the sweeper is a scheduled function.
+    expect(FUNCTION_GROUPS.callSweeper.schedule.everyMinutes).toBeGreaterThan(0);
+  });
+
+  it('alarms on 5xx rate, throttles, dead letters, failed executions, stuck runs and disabled webhooks, and has a dashboard', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+    // A labelled metric is written as a one-metric Metrics array.
+    const metricNames = alarms.map((a) => a.MetricName ?? a.Metrics?.[0]?.MetricStat?.Metric?.MetricName);
+    expect(metricNames).toEqual(expect.arrayContaining(['5XXError', 'ThrottledRequests', 'Throttles', 'StuckRunsEnded', 'WebhookEndpointsDisabled']));
+    expect(metricNames.filter((name) => name === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
+    expect(metricNames.filter((name) => name === 'ExecutionsFailed')).toHaveLength(STATE_MACHINES.length);
+    for (const a of alarms) expect(a.AlarmActions, a.AlarmDescription).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: '{ $.responseType = "THROTTLED" }', MetricTransformations: [Match.objectLike({ MetricName: 'ThrottledRequests' })] });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasOutput('AlarmTopicArn', {});
   });
 });

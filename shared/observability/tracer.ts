@@ -1,0 +1,10 @@
+import { Tracer } from '@aws-lambda-powertools/tracer';
+
+/**
+ * X-Ray tracing (Powertools Tracer): the functions run with active tracing, and every AWS SDK
+ * client made in shared/aws/clients.ts is captured, so each DynamoDB, S3, Step Functions and
+ * EventBridge call is a subsegment. Off outside Lambda (the local stack and tests).
+ */
+export const tracer = new Tracer();
+
+export const traced = <T>(client: T): T => tracer.captureAWSv3Client(client);
