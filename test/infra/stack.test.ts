@@ -25,7 +25,7 @@ beforeAll(() => {
   ({ app, stack } = createApp());
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
-}, 120_000);
+}, 240_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
