@@ -44,7 +44,8 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
     templateContextVariables: {},
     initialContext: {},
     dispositionCodes: { done: 'Done' },
-    passages: [],
+    // Every question matches this passage: each turn searches the knowledge base and answers from it.
+    passages: [{ id: 'p1', document_id: 'doc_bench', title: 'Answers', text: 'Every question number has the same short answer.' }],
     tools: [],
     memories: [],
   });

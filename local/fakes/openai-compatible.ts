@@ -44,13 +44,14 @@ const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end
 /**
  * The deterministic "model" behind the fake. Rules, first match wins (README "Local fakes"):
  * 1. the last message is a tool result: `Done: <the result, 80 chars at most>`;
- * 2. the caller says goodbye/bye: `Thank you for your time. Goodbye.` with the tool calls
- *    `set_call_disposition` (the first code it may choose) and `end_call`;
+ * 2. the caller says goodbye/bye: the closing the prompt asks for (`say "<closing>" and call
+ *    end_call`) with the tool calls `set_call_disposition` (the first code it may choose) and `end_call`;
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
  *    that tool, each argument filled from the caller's words (strings), 1 (numbers), true;
  * 4. the system prompt carries knowledge passages: `According to our information, <passage>`;
  * 5. no caller words yet: `Hello, this is <name from "You are <name>">. How can I help you?`;
- * 6. otherwise `You said: <the caller's words>`.
+ * 6. the prompt's conversation plan has a step n (n = the caller's turns so far): that step;
+ * 7. otherwise (the plan is done) as 2: the closing, the disposition and the end of the call.
  * Authoring prompts: translation (`Target language: X`) answers `[X] <text>`; question writing
  * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines.
  */
@@ -74,14 +75,14 @@ export function fakeReply(request: ChatRequest): Reply {
 
   if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
   const tools = request.tools ?? [];
-  if (/\b(good)?bye\b/i.test(userText)) {
-    const disposition = tools.find((tool) => tool.function.name === 'set_call_disposition');
-    const code = disposition?.function.parameters?.properties?.code?.enum?.[0];
+  const endCall = (): Reply => {
+    const code = tools.find((tool) => tool.function.name === 'set_call_disposition')?.function.parameters?.properties?.code?.enum?.[0];
     return {
-      content: 'Thank you for your time. Goodbye.',
+      content: /say "([^"]+)" and call end_call/.exec(system)?.[1] ?? 'Thank you for your time. Goodbye.',
       toolCalls: [...(code !== undefined ? [{ name: 'set_call_disposition', arguments: { code } }] : []), ...(tools.some((tool) => tool.function.name === 'end_call') ? [{ name: 'end_call', arguments: {} }] : [])],
     };
-  }
+  };
+  if (/\b(good)?bye\b/i.test(userText)) return endCall();
   const words = new Set(userText.toLowerCase().match(/[a-z]{4,}/g) ?? []);
   const tool = tools.find((candidate) => !BUILT_IN_TOOLS.has(candidate.function.name) && candidate.function.name.split('_').some((part) => words.has(part)));
   if (tool) {
@@ -93,11 +94,14 @@ export function fakeReply(request: ChatRequest): Reply {
   }
   const passage = /Relevant knowledge[^\n]*\n+(?:\[[^\]]*\]\s*)?([^\n]+)/.exec(system)?.[1];
   if (passage) return say(`According to our information, ${passage.trim().slice(0, 200)}`);
-  if (!messages.some((message) => message.role === 'user')) {
+  const callerTurns = messages.filter((message) => message.role === 'user').length;
+  if (!callerTurns) {
     const name = /You are ([^,.\n]+)/.exec(system)?.[1] ?? 'your assistant';
     return say(`Hello, this is ${name}. How can I help you?`);
   }
-  return say(`You said: ${userText.trim()}`);
+  const plan = /Conversation plan, in order:\n((?:\d+\. [^\n]*\n?)+)/.exec(system)?.[1]?.trim().split('\n') ?? [];
+  const step = plan[callerTurns - 1]?.replace(/^\d+\. /, '');
+  return step ? say(step) : endCall();
 }
 
 const lines = (text: string) =>

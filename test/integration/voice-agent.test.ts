@@ -17,7 +17,11 @@ async function createAgent(name: string) {
     key: org.key,
     body: {
       name,
-      workflow_definition: { greeting: 'Hi {{initial_context.name}}, Smile clinic here.', prompt: 'You book dental visits.' },
+      workflow_definition: {
+        greeting: 'Hi {{initial_context.name}}, Smile clinic here.',
+        prompt: 'You book dental visits.',
+        steps: ['Would you like to book a visit?', 'Anything else?', 'Shall I book it?'],
+      },
       call_disposition_codes: { booked: 'Visit booked', not_interested: 'Not interested' },
       workflow_configurations: { language: 'en', temperature: 0.2, silence_timeout_seconds: 6 },
     },
@@ -56,7 +60,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     expect(transcript.body.segments.map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`)).toEqual([
       'assistant: Hi Anna, Smile clinic here.',
       'user: Hello, who is this?',
-      'assistant: You said: Hello, who is this?',
+      'assistant: Would you like to book a visit?',
       'user: What are your opening hours?',
       'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
       'user: Please check availability for tomorrow.',

@@ -123,9 +123,9 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(parseWavHeader(result.wav).sampleRate).toBe(8000);
   });
 
-  it('lets the model open the call without a first message, and stops talking at once when the caller barges in', async () => {
+  it('stops talking at once when the caller barges in, keeping only the words that played', async () => {
     const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm a few details with you.';
-    const { session, caller, sent, feed, listen, say } = await call({ workflowConfigurations: { first_message: long } });
+    const { session, caller, sent, feed, listen, say } = await call({ workflowConfigurations: { first_message: long }, workflowDefinition: { steps: ['Is this a good time to talk?'] } });
     expect(session.playbackEndMs).toBe(long.length * 20);
     await feed(caller.silence(500));
     await feed(caller.say('Wait'));
@@ -142,9 +142,11 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(greeting!.text.length).toBeGreaterThan(10);
     expect(greeting!.text.length).toBeLessThanOrEqual((clearedAt / (long.length * 20)) * long.length);
     expect(heard).toMatchObject({ role: 'user', text: 'Wait, who is this?' });
-    expect(answer).toMatchObject({ role: 'assistant', text: 'You said: Wait, who is this?' });
+    expect(answer).toMatchObject({ role: 'assistant', text: 'Is this a good time to talk?' });
     await listen();
-    await say('Goodbye.');
+    await say('Not really.'); // the plan is done: the model closes the call
+    await session.hangUpRequested;
+    expect(session.gathered).toEqual({ call_disposition: 'confirmed' });
   });
 
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
