@@ -55,7 +55,7 @@ describe('local Step Functions waits of any length', () => {
       return { ...input, step: input.step + 1, result };
     };
     const { machine, waitStates } = localMachine('campaign-engine.asl.json');
-    expect(waitStates).toEqual(['Sleep']);
+    expect(waitStates).toEqual(['Sleep', 'RecoverStep', 'RecoverContinue']);
     const sleep = localWait(new AbortController().signal);
     let wakes = 0;
     const { result } = machine.run(
