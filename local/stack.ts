@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,6 @@ import { startLocalEventBus } from './event-bus.ts';
 import { startLocalMediaService } from './media-service.ts';
 import { localSecret } from './secrets.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
-import { startNumberMarketplace } from './number-marketplace.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startTelephonySimulator } from './telephony-simulator.ts';
@@ -20,6 +20,8 @@ import { startTelephonySimulator } from './telephony-simulator.ts';
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
 const REGION = 'us-east-1';
+/** The local platform account's own number: the caller id of agents without an outbound number. */
+export const LOCAL_CALLER_ID = '+12125550100';
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */
@@ -37,6 +39,8 @@ export interface LocalStackOptions {
   campaignTimeScale?: number;
   /** Divides the intervals of scheduled functions (tests run the every-minute source sync every second). */
   scheduleIntervalScale?: number;
+  /** Outbound calls per second of the local Twilio account (SIM_CALLS_PER_SECOND, default 20; Twilio's own default is 1). */
+  callsPerSecond?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -47,6 +51,8 @@ export interface LocalStack {
   baseUrl: string;
   /** The environment handlers run with: what a process needs to reach the same emulators. */
   env: Record<string, string>;
+  /** The local Twilio's API origin (tests ring platform numbers through it). */
+  telephonyApiUrl: string;
   /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
   idle: () => Promise<void>;
   stop: () => Promise<void>;
@@ -89,8 +95,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_SERVICE_NAME: 'voice-agent-platform-api',
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'INFO',
       DOWNLOAD_LINK_SECRET: localSecret(options.dataDir, 'download-links'),
-      TELEPHONY_API_KEY: localSecret(undefined, 'telephony-api'),
-      TELEPHONY_WEBHOOK_SECRET: localSecret(undefined, 'telephony-callbacks'),
+      MEDIA_STREAM_SECRET: localSecret(undefined, 'media-streams'),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
@@ -112,16 +117,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(eventBus.stop);
     const media = await startLocalMediaService();
     stops.push(media.stop);
+    // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
+    const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
+    const callsPerSecond = options.callsPerSecond ?? Number(process.env.SIM_CALLS_PER_SECOND ?? 20);
     const telephony = await startTelephonySimulator({
-      apiKey: env.TELEPHONY_API_KEY!,
-      callbackSecret: env.TELEPHONY_WEBHOOK_SECRET!,
+      account: twilioAccount,
+      ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 3),
+      callsPerSecond,
     });
     stops.push(telephony.stop);
     const sheets = await startSheetsSimulator();
     stops.push(sheets.stop);
-    const marketplace = await startNumberMarketplace({ apiKey: env.TELEPHONY_API_KEY! });
-    stops.push(marketplace.stop);
     Object.assign(env, {
       ...sheets.env,
       LOCAL_ENCRYPTION_KEY: localSecret(options.dataDir, 'encryption-key'),
@@ -129,8 +136,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
-      TELEPHONY_API_URL: telephony.apiUrl,
-      NUMBER_MARKETPLACE_URL: marketplace.url,
+      TELEPHONY_ACCOUNT: JSON.stringify({ provider: 'twilio', account_sid: twilioAccount.sid, auth_token: twilioAccount.authToken }),
+      TELEPHONY_API_BASE_URL: telephony.apiUrl,
+      TELEPHONY_CALLS_PER_SECOND: String(callsPerSecond),
+      DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
+      TELEPHONY_REGULATORY_EMAIL: 'numbers@localhost',
       MEDIA_STREAM_URL: media.streamUrl,
     });
     Object.assign(process.env, env);
@@ -140,6 +150,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const baseUrl = `${gateway.origin}${API_PREFIX}`;
     env.PUBLIC_BASE_URL = baseUrl;
     process.env.PUBLIC_BASE_URL = baseUrl;
+    // The platform's numbers ring the API's voice webhook, as their VoiceUrl does at Twilio.
+    telephony.setVoiceUrl(`${baseUrl}/telephony/twilio/voice`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');
@@ -156,7 +168,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await telephony.idle();
       await eventBus.idle();
     };
-    return { baseUrl, env, idle, stop };
+    return { baseUrl, env, telephonyApiUrl: telephony.apiUrl, idle, stop };
   } catch (error) {
     await stop();
     throw error;

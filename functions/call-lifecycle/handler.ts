@@ -4,15 +4,9 @@ import { logger } from '../../shared/observability/logger.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import type { CallLifecycleInput } from '../../shared/services/calls.ts';
-import { dial } from '../../shared/telephony/provider.ts';
+import { dialRun } from '../../shared/services/call-control.ts';
 
 type TaskInput = CallLifecycleInput & ({ action: 'dial' } | { action: 'ensureEnded' } | { action: 'dialFailed'; error: { Error?: string; Cause?: string } });
-
-function publicBaseUrl(): string {
-  const url = process.env.PUBLIC_BASE_URL;
-  if (!url) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
-  return url.replace(/\/$/, '');
-}
 
 /** Task states of `statemachines/call-lifecycle.asl.json`. */
 async function runTask(input: TaskInput) {
@@ -20,16 +14,10 @@ async function runTask(input: TaskInput) {
   logger.appendKeys({ organizationId: call.ref.organizationId, runId: call.ref.runId });
   switch (input.action) {
     case 'dial': {
-      const { callId } = await dial({
-        to: call.to,
-        from: call.from,
-        runRef: call.runRef,
-        streamUrl: process.env.MEDIA_STREAM_URL ?? '',
-        statusCallbackUrl: `${publicBaseUrl()}/telephony/status`,
-      });
-      await runs.updateActiveRun(call.ref, { provider_call_id: callId }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Dialing' });
-      logger.info('Dialed', { callId });
-      return { callId };
+      const result = await dialRun(call);
+      if ('callId' in result) logger.info('Dialed', { callId: result.callId });
+      else logger.info('Not dialed yet', { ...result });
+      return result;
     }
     case 'ensureEnded': {
       const ended = await completeCall({

@@ -20,13 +20,13 @@ export interface CallProviders {
 
 type CallState = Omit<ConversationState, 'turns'>;
 
-/** The agent and run behind a stream; the call counts as answered from here. */
+/** The agent and run behind an admitted stream. */
 async function loadCall(runRefText: string | null): Promise<CallState> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
   const [run, agent] = await Promise.all([runs.getRun(ref.organizationId, ref.agentId, ref.runId), agents.getAgent(ref.organizationId, ref.agentId)]);
+  // The stream's admission (stream-admission.ts) already marked the run answered.
   if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
-  await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
   return {
     agentName: agent.name,
     workflowDefinition: agent.workflow_definition,

@@ -6,6 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCallSession, saveCall, type CallProviders } from './call-sessions.ts';
+import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
+import { admitStream } from './stream-admission.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
 
@@ -23,7 +25,11 @@ export async function startMediaService(options: { port: number; host?: string; 
     response.writeHead(healthy ? 200 : 404, { 'Content-Type': 'application/json' });
     response.end(request.method === 'HEAD' ? undefined : JSON.stringify(healthy ? { status: 'ok' } : { detail: 'Not Found' }));
   });
-  const streams = attachMediaStreams(server, MEDIA_STREAM_PATH, (send) => createCallSession(options.providers, send, options.log), saveCall, { log: options.log });
+  const streams = attachMediaStreams(server, MEDIA_STREAM_PATH, (send) => createCallSession(options.providers, send, options.log), saveCall, {
+    admit: (claim) => admitStream(claim),
+    maxCallSeconds: MAX_CALL_SECONDS,
+    log: options.log,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());

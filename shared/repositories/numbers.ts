@@ -29,6 +29,8 @@ export interface NumberRecord {
   end_user_id: number;
   consent: boolean;
   end_user: Record<string, unknown> | null;
+  /** The provider's regulatory bundle of a regulated number (the number is bought once it is approved). */
+  regulatory_bundle_id?: string | null;
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -113,6 +115,13 @@ export async function findOwnedNumber(orgId: number, e164: string): Promise<Numb
   return getNumber(orgId, Number(claim.Item.phone_number_id));
 }
 
+/** Whoever owns an E.164 number on the platform, and its record (incoming calls). */
+export async function findNumberByE164(e164: string): Promise<NumberRecord | undefined> {
+  const claim = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberClaim(e164) }));
+  if (!claim.Item) return undefined;
+  return getNumber(Number(claim.Item.organization_id), Number(claim.Item.phone_number_id));
+}
+
 const numbersQuery = (orgId: number) => ({
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.phoneNumberSkPrefix },
@@ -190,7 +199,7 @@ export async function changeNumberStatus(
   numberId: number,
   from: NumberStatus,
   to: NumberStatus,
-  changes: { renews_at?: string | null; order_status?: string; order_status_reason?: string | null },
+  changes: { renews_at?: string | null; order_status?: string; order_status_reason?: string | null; provider_number_id?: string | null },
 ): Promise<boolean> {
   const fields = Object.entries(changes);
   const sets = ['#status = :to', ...fields.map((_, i) => `#f${i} = :v${i}`)];

@@ -64,7 +64,7 @@ const cancelledBy = (error: unknown, index: number): boolean =>
  * outbound channels, in the same transaction: the conditional increment makes two concurrent
  * requests unable to take the same last channel. Returns false when no channel is free.
  */
-export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<boolean> {
+export async function insertRun(run: RunRecord, takesChannel: boolean, alsoPut: Record<string, unknown>[] = []): Promise<boolean> {
   const table = tableName();
   const orgId = run.organization_id;
   const items: TransactItem[] = [
@@ -89,6 +89,8 @@ export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    // Claims made with the run (an incoming call's id): the run is created once per claim.
+    ...alsoPut.map((item) => ({ Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } })),
   ];
   if (takesChannel) {
     items.unshift({
@@ -223,6 +225,35 @@ export async function updateActiveRun(
           ':inProgress': 'in_progress',
           ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
           ...(log ? { ':log': [log], ':empty': [] } : {}),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Admits a run's media stream: the first stream of a run still waiting for its media marks it
+ * answered. False when the run has ended, is gone, or already has its stream (one per run).
+ */
+export async function claimMediaStream(ref: { organizationId: number; agentId: number; runId: number }, answeredAt: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'SET answered_at = :at, logs = list_append(if_not_exists(logs, :empty), :log)',
+        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':inProgress': 'in_progress',
+          ':at': answeredAt,
+          ':null': 'NULL',
+          ':empty': [],
+          ':log': [{ timestamp: answeredAt, level: 'INFO', message: 'Call answered' }],
         },
       }),
     );

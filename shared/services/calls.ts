@@ -1,3 +1,4 @@
+import { MAX_CALL_SECONDS } from '../domain/call-limits.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
@@ -19,7 +20,7 @@ export const CAPACITY_RETRY_AFTER_SECONDS = 30;
 export const CALL_LIFECYCLE_ARN_VARIABLE = 'CALL_LIFECYCLE_STATE_MACHINE_ARN';
 
 /** The longest a call may last; the media service hangs up then, and the watchdog ends the run after a margin. */
-export const MAX_CALL_SECONDS = Number(process.env.MAX_CALL_SECONDS ?? 3600);
+export { MAX_CALL_SECONDS };
 const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
@@ -74,7 +75,8 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
-    from_number: numbers.from ?? process.env.DEFAULT_CALLER_ID ?? null,
+    // Without an agent number the dial step uses the provider account's caller id.
+    from_number: numbers.from ?? null,
     created_at: createdAt,
     logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
     campaign: origin,
