@@ -27,8 +27,10 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     description: 'Voice agent platform public REST API',
     stageName,
     retentionDays,
-    telephonyApiUrl: String(app.node.tryGetContext('telephonyApiUrl') ?? ''),
     mediaStreamUrl: String(app.node.tryGetContext('mediaStreamUrl') ?? ''),
+    defaultCallerId: String(app.node.tryGetContext('defaultCallerId') ?? ''),
+    telephonyCallsPerSecond: Number(app.node.tryGetContext('telephonyCallsPerSecond') ?? 1),
+    telephonyRegulatoryEmail: String(app.node.tryGetContext('telephonyRegulatoryEmail') ?? ''),
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

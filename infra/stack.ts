@@ -12,9 +12,11 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   stageName?: string;
   /** Days recordings and transcripts are kept in the bucket. */
   retentionDays?: number;
-  /** Telephony provider API base URL and the media service's stream URL (default: empty). */
-  telephonyApiUrl?: string;
+  /** Telephony settings from context (README "Deploying to AWS"). */
   mediaStreamUrl?: string;
+  defaultCallerId?: string;
+  telephonyCallsPerSecond?: number;
+  telephonyRegulatoryEmail?: string;
 }
 
 /** Everything the API runs on, derived from the tables in shared/api. */
@@ -39,14 +41,19 @@ export class VoiceAgentPlatformApiStack extends Stack {
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
-      telephony: { apiUrl: props.telephonyApiUrl ?? '', mediaStreamUrl: props.mediaStreamUrl ?? '' },
+      telephony: {
+        mediaStreamUrl: props.mediaStreamUrl ?? '',
+        defaultCallerId: props.defaultCallerId ?? '',
+        callsPerSecond: props.telephonyCallsPerSecond ?? 1,
+        regulatoryEmail: props.telephonyRegulatoryEmail ?? '',
+      },
     });
     this.events.addRules(this.functions);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     for (const fn of this.functions.withAccess('publicUrl')) fn.addEnvironment('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
-    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus });
+    this.media = new Media(this, 'Media', { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus, mediaStreamSecret: this.secrets.mediaStreamSecret });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

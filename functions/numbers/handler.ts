@@ -1,7 +1,8 @@
-import { numberRoutes } from '../../shared/api/routes.ts';
+import { numberRoutes, telephonyConfigRoutes } from '../../shared/api/routes.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
-import { ok } from '../../shared/http/response.ts';
+import { noContent, ok } from '../../shared/http/response.ts';
 import * as numbers from '../../shared/services/numbers.ts';
+import * as telephonyConfigs from '../../shared/services/telephony-configs.ts';
 
 export const handler = createApiHandler([
   operation(numberRoutes.marketplace, async ({ query }) => ok(await numbers.searchMarketplace(query))),
@@ -14,4 +15,10 @@ export const handler = createApiHandler([
   operation(numberRoutes.outboundNumber, async ({ params, body }, context) =>
     ok(await numbers.setOutboundNumber(callerOf(context).organizationId, params.agent_id, body.phone_number_id)),
   ),
+  operation(telephonyConfigRoutes.put, async ({ body }, context) => ok(await telephonyConfigs.putTelephonyConfig(callerOf(context).organizationId, body))),
+  operation(telephonyConfigRoutes.get, async (_input, context) => ok(await telephonyConfigs.getTelephonyConfig(callerOf(context).organizationId))),
+  operation(telephonyConfigRoutes.delete, async (_input, context) => {
+    await telephonyConfigs.deleteTelephonyConfig(callerOf(context).organizationId);
+    return noContent();
+  }),
 ]);

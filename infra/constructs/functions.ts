@@ -13,7 +13,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
 import { REPO_ROOT } from '../paths.ts';
-import { SHEETS_SECRET_KEYS, TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
+import { SHEETS_SECRET_KEYS, type Secrets } from './secrets.ts';
 
 export const SERVICE_NAME = 'voice-agent-api';
 
@@ -24,11 +24,16 @@ export interface StateMachineRef {
   executionArns: string;
 }
 
-/** Where the telephony provider lives; credentials come from the telephony secret. */
+/** Telephony settings from context; the platform account's credentials come from the telephony secret. */
 export interface TelephonySettings {
-  apiUrl: string;
-  /** WebSocket URL of the media service the provider streams call audio to. */
+  /** WebSocket URL of the media service the provider streams call audio to (wss://…/media). */
   mediaStreamUrl: string;
+  /** A number the platform account owns: the caller id of agents without an outbound number. */
+  defaultCallerId: string;
+  /** The platform account's outbound calls per second at the provider (Twilio's default: 1). */
+  callsPerSecond: number;
+  /** Contact the provider writes to about regulatory reviews of numbers. */
+  regulatoryEmail: string;
 }
 
 export interface FunctionsProps {
@@ -111,14 +116,16 @@ export class Functions extends Construct {
     if (group.access.stateMachines) for (const sm of stateMachines) environment[sm.envVar] = sm.arn;
     if (group.access.downloadLinks) environment.DOWNLOAD_LINK_SECRET_ARN = secrets.downloadLinkSecret.secretArn;
     if (group.access.telephony) {
-      // Unset until configured (context telephonyApiUrl / mediaStreamUrl); the handlers fail clearly then.
-      if (telephony.apiUrl) environment.TELEPHONY_API_URL = telephony.apiUrl;
+      // Unset until configured in context; the handlers then fail with an error naming the setting.
       if (telephony.mediaStreamUrl) environment.MEDIA_STREAM_URL = telephony.mediaStreamUrl;
+      if (telephony.defaultCallerId) environment.DEFAULT_CALLER_ID = telephony.defaultCallerId;
+      if (telephony.regulatoryEmail) environment.TELEPHONY_REGULATORY_EMAIL = telephony.regulatoryEmail;
+      environment.TELEPHONY_CALLS_PER_SECOND = String(telephony.callsPerSecond);
       // CloudFormation dynamic references: resolved at deploy time, never in the template.
-      environment.TELEPHONY_API_KEY = secrets.telephonySecret.secretValueFromJson(TELEPHONY_SECRET_KEYS.apiKey).unsafeUnwrap();
-      environment.TELEPHONY_WEBHOOK_SECRET = secrets.telephonySecret
-        .secretValueFromJson(TELEPHONY_SECRET_KEYS.webhookSecret)
-        .unsafeUnwrap();
+      environment.TELEPHONY_ACCOUNT = secrets.telephonySecret.secretValue.unsafeUnwrap();
+      environment.MEDIA_STREAM_SECRET = secrets.mediaStreamSecret.secretValue.unsafeUnwrap();
+      // Organizations' own provider credentials are stored encrypted (telephony configs).
+      environment.KMS_KEY_ID = secrets.encryptionKey.keyArn;
     }
 
     if (group.access.encryption) {
@@ -175,7 +182,7 @@ export class Functions extends Construct {
     if (group.access.eventBus) eventBus.grantPutEventsTo(fn);
     if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
-    if (group.access.encryption) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
+    if (group.access.encryption || group.access.telephony) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
     if (group.schedule) {
       const scheduleRole = new Role(this, `${id}ScheduleRole`, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
       acknowledge(

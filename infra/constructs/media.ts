@@ -11,7 +11,9 @@ import {
   FargateTaskDefinition,
   LogDrivers,
   OperatingSystemFamily,
+  Secret as EcsSecret,
 } from 'aws-cdk-lib/aws-ecs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -25,6 +27,8 @@ export interface MediaProps {
   bucket: IBucket;
   /** Completed calls are announced here (`call.completed`). */
   eventBus: IEventBus;
+  /** Verifies the per-call stream credentials (MEDIA_STREAM_SECRET). */
+  mediaStreamSecret: ISecret;
   logRetention?: RetentionDays;
 }
 
@@ -78,6 +82,8 @@ export class Media extends Construct {
         MEDIA_PROVIDERS: 'scripted',
         POWERTOOLS_SERVICE_NAME: 'media',
       },
+      // Injected by ECS from Secrets Manager at task start, never in the task definition.
+      secrets: { MEDIA_STREAM_SECRET: EcsSecret.fromSecretsManager(props.mediaStreamSecret) },
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
         command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${MEDIA_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
