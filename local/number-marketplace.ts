@@ -20,6 +20,6 @@ export function availableInventory(): Map<string, SimulatedNumber> {
   add('+482212345', 10, 'PL', 'local');
   add('+121255501', 10, 'US', 'local');
   add('+180020000', 5, 'US', 'toll_free');
-  add('+442079460', 10, 'GB', 'local');
+  add('+4420794600', 10, 'GB', 'local');
   return new Map(numbers.map((number) => [number.phone_number, number]));
 }

@@ -41,8 +41,9 @@ interface Account {
   sid: string;
   authToken: string;
   callsPerSecond: number;
-  /** Token bucket of the account's call creation rate (capacity 1). */
-  nextCallAt: number;
+  /** Token bucket of the account's call creation rate (capacity: one second's calls). */
+  tokens: number;
+  refilledAt: number;
   numbers: Map<string, SimulatedNumber & { sid: string; voiceUrl: string | null }>;
   created: number[];
   rateLimited: number;
@@ -139,7 +140,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   let stopping = false;
 
   const addAccount = (accountSid: string, authToken: string): Account => {
-    const account: Account = { sid: accountSid, authToken, callsPerSecond: options.callsPerSecond, nextCallAt: 0, numbers: new Map(), created: [], rateLimited: 0 };
+    const account: Account = { sid: accountSid, authToken, callsPerSecond: options.callsPerSecond, tokens: Math.max(1, options.callsPerSecond), refilledAt: Date.now(), numbers: new Map(), created: [], rateLimited: 0 };
     accounts.set(accountSid, account);
     return account;
   };
@@ -346,12 +347,16 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   };
 
   async function createCall(account: Account, form: URLSearchParams, response: ServerResponse): Promise<void> {
+    // Calls per second: a bucket of one second's calls, refilled continuously.
     const now = Date.now();
-    if (now < account.nextCallAt) {
+    const capacity = Math.max(1, account.callsPerSecond);
+    account.tokens = Math.min(capacity, account.tokens + ((now - account.refilledAt) / 1000) * account.callsPerSecond);
+    account.refilledAt = now;
+    if (account.tokens < 1) {
       account.rateLimited += 1;
       return twilioError(response, 429, 20429, 'Too Many Requests');
     }
-    account.nextCallAt = now + 1000 / account.callsPerSecond;
+    account.tokens -= 1;
     const to = form.get('To') ?? '';
     const from = form.get('From') ?? '';
     if (!/^\+[1-9]\d{6,14}$/.test(to)) return twilioError(response, 400, 21211, `Invalid 'To' Phone Number: ${to}`);
@@ -430,7 +435,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     if (limits) {
       const account = accounts.get(limits[1]!);
       if (!account) return twilioError(response, 404, 20404, 'Not found');
-      if (request.method === 'POST' && form.get('CallsPerSecond')) account.callsPerSecond = Number(form.get('CallsPerSecond'));
+      if (request.method === 'POST' && form.get('CallsPerSecond')) {
+        account.callsPerSecond = Number(form.get('CallsPerSecond'));
+        account.tokens = Math.min(account.tokens, Math.max(1, account.callsPerSecond));
+      }
       return json(response, 200, { calls_per_second: account.callsPerSecond, calls_created_at: account.created, rate_limited: account.rateLimited });
     }
 
