@@ -25,7 +25,7 @@ beforeAll(() => {
   ({ app, stack } = createApp());
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
-}, 120_000);
+}, 300_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -212,6 +212,38 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.hasResourceProperties('AWS::EC2::VPC', {});
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
+  });
+
+  it('gives exactly the telephony functions the provider account, the stream secret, KMS and the call rate; the media task the stream secret', () => {
+    const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) => ('telephony' in group.access && group.access.telephony ? [name] : []));
+    expect(telephonyGroups.sort()).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
+    const groups = functionGroups();
+    const secretIds = (type: string, description: RegExp) =>
+      ofType(type).flatMap(([id, r]) => (description.test(String(r.Properties.Description)) ? [id] : []));
+    const [telephonySecret] = secretIds('AWS::SecretsManager::Secret', /telephony provider account/);
+    const [streamSecret] = secretIds('AWS::SecretsManager::Secret', /media stream credentials/);
+    expect(telephonySecret && streamSecret).toBeTruthy();
+    // The telephony secret starts as a placeholder: the first deploy needs nothing filled in by hand.
+    expect(JSON.parse(resources[telephonySecret!]!.Properties.SecretString)).toEqual({ provider: 'twilio', account_sid: 'set-me', auth_token: 'set-me' });
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const group = groups.get(id);
+      const variables = r.Properties.Environment.Variables as Record<string, unknown>;
+      const telephony = telephonyGroups.includes(group ?? '');
+      for (const name of ['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET', 'TELEPHONY_CALLS_PER_SECOND']) {
+        expect([group, name, name in variables]).toEqual([group, name, telephony]);
+      }
+      if (telephony) {
+        expect(JSON.stringify(variables.TELEPHONY_ACCOUNT)).toContain(telephonySecret);
+        expect(JSON.stringify(variables.MEDIA_STREAM_SECRET)).toContain(streamSecret);
+        expect(variables.KMS_KEY_ID).toBeDefined();
+        expect(variables.TELEPHONY_CALLS_PER_SECOND).toBe('1');
+        // Those that give the provider callback or voice URLs know the API's public address.
+        expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls']);
+      }
+    }
+    template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Secrets: [{ Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: streamSecret } }] })],
+    });
   });
 
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
