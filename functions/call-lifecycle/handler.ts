@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from '../../shared/observability/logger.ts';
-import * as runs from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import type { CallLifecycleInput } from '../../shared/services/calls.ts';
 import { dialRun } from '../../shared/services/call-control.ts';

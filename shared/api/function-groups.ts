@@ -66,7 +66,7 @@ export const FUNCTION_GROUPS = {
   telephonyCallbacks: {
     entry: 'functions/telephony-callbacks/handler.ts',
     description: 'Telephony provider status callbacks and incoming-call voice webhooks (signed)',
-    access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
+    access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true, stateMachines: true },
   },
   callLifecycle: {
     entry: 'functions/call-lifecycle/handler.ts',

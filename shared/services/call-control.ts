@@ -15,7 +15,9 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
+import { CALL_LIFECYCLE_ARN_VARIABLE, MAX_CALL_SECONDS, WATCHDOG_MARGIN_SECONDS, type CallLifecycleInput } from './calls.ts';
 import { newRun } from './new-run.ts';
+import { startNamedExecution } from '../workflows/executions.ts';
 
 /** A stream credential outlives ringing, answering-machine detection and the provider's connect time. */
 export const STREAM_TOKEN_SECONDS = 15 * 60;
@@ -42,6 +44,8 @@ export type DialResult = { callId: string } | { retryInSeconds: number } | { ski
 export async function dialRun(call: { ref: RunRef; runRef: string; to: string; from: string }, now = Date.now): Promise<DialResult> {
   const run = await runs.getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
   if (!run || run.status !== 'in_progress') return { skipped: 'The run ended before it was dialed' };
+  // An incoming call, or a dial whose earlier attempt reached the provider: never ring twice.
+  if (run.provider_call_id) return { skipped: 'The call is already connected' };
   const account = await accountOf(call.ref.organizationId);
   const from = call.from || account.callerId;
   if (!from) throw new Error('No caller id: assign an outbound number to the agent, or set DEFAULT_CALLER_ID (platform account) or the organization\'s caller_id');
@@ -143,6 +147,16 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     const claim = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
     if (!claim.Item) throw error;
     return connect(String(claim.Item.run_ref));
+  }
+  // The call-lifecycle execution skips dialing (the run has its provider call) and keeps its watchdog.
+  const lifecycle: CallLifecycleInput = {
+    call: { ref, runRef, to: call.from, from: call.to, watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+  };
+  try {
+    await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, lifecycle);
+  } catch (error) {
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The incoming call could not be started' });
+    throw error;
   }
   return connect(runRef);
 }

@@ -21,7 +21,7 @@ export const CALL_LIFECYCLE_ARN_VARIABLE = 'CALL_LIFECYCLE_STATE_MACHINE_ARN';
 
 /** The longest a call may last; the media service hangs up then, and the watchdog ends the run after a margin. */
 export { MAX_CALL_SECONDS };
-const WATCHDOG_MARGIN_SECONDS = 300;
+export const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
 export interface CallLifecycleInput {
