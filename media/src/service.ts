@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCallSession, saveCall, type CallProviders } from './call-sessions.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
+import { MEDIA_STREAM_SECRET_VARIABLE } from '../../shared/telephony/stream-token.ts';
 import { admitStream } from './stream-admission.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
@@ -19,6 +20,8 @@ export interface MediaService {
 }
 
 export async function startMediaService(options: { port: number; host?: string; providers: CallProviders; log: LogFn }): Promise<MediaService> {
+  // Streams are admitted only with credentials signed with this key: refuse to start without it.
+  if (!process.env[MEDIA_STREAM_SECRET_VARIABLE]) throw new Error(`Missing required environment variable ${MEDIA_STREAM_SECRET_VARIABLE}`);
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const healthy = path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD');
