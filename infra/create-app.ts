@@ -25,6 +25,11 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${key} must be a positive integer, got ${String(app.node.tryGetContext(key))}`);
     return value;
   };
+  const positiveNumber = (key: string) => {
+    const value = Number(app.node.tryGetContext(key));
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${key} must be a positive number, got ${String(app.node.tryGetContext(key))}`);
+    return value;
+  };
   const retentionDays = positiveInteger('retentionDays', DEFAULT_RETENTION_DAYS);
   const stack = new VoiceAgentPlatformApiStack(app, STACK_NAME, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -33,10 +38,10 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     retentionDays,
     reserveConcurrency: String(app.node.tryGetContext('reserveConcurrency') ?? 'true') !== 'false',
     settings: {
-      telephonyApiUrl: text('telephonyApiUrl'),
       mediaStreamUrl: text('mediaStreamUrl'),
-      numberMarketplaceUrl: text('numberMarketplaceUrl'),
       defaultCallerId: text('defaultCallerId'),
+      telephonyRegulatoryEmail: text('telephonyRegulatoryEmail'),
+      ...(app.node.tryGetContext('telephonyCallsPerSecond') === undefined ? {} : { telephonyCallsPerSecond: positiveNumber('telephonyCallsPerSecond') }),
       ...(app.node.tryGetContext('llmApiUrl') === undefined ? {} : { llmApiUrl: text('llmApiUrl') }),
       ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
     },

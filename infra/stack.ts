@@ -46,10 +46,10 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.events = new Events(this, 'Events');
     this.secrets = new Secrets(this, 'Secrets');
     const settings: DeploymentSettings = {
-      telephonyApiUrl: '',
       mediaStreamUrl: '',
-      numberMarketplaceUrl: '',
       defaultCallerId: '',
+      telephonyCallsPerSecond: 1,
+      telephonyRegulatoryEmail: '',
       llmApiUrl: DEFAULT_LLM_API_URL,
       llmModel: DEFAULT_LLM_MODEL,
       maxCallSeconds: props.media.maxCallSeconds,
@@ -64,6 +64,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
       settings: props.media,
       voiceProviders: this.voiceProviders,
       encryptionKey: this.secrets.encryptionKey,
+      mediaStreamSecret: this.secrets.mediaStreamSecret,
     });
     this.deadLetters = new DeadLetters(this, 'DeadLetters');
     this.functions = new Functions(this, 'Functions', {

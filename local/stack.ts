@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { localSecret } from './secrets.ts';
 import { configureLocalFunctions } from './lambda-runtime.ts';
 import { startLocalSecretsManager } from './secrets-manager.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
-import { startNumberMarketplace } from './number-marketplace.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startTelephonySimulator } from './telephony-simulator.ts';
@@ -26,6 +26,8 @@ const REGION = 'us-east-1';
 const LOCAL_REST_API_ID = 'local';
 const LOCAL_STAGE_NAME = 'prod';
 const LOCAL_USAGE_PLAN_ID = 'organizations';
+/** The local platform account's own number: the caller id of agents without an outbound number. */
+export const LOCAL_CALLER_ID = '+12125550100';
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */
@@ -47,6 +49,8 @@ export interface LocalStackOptions {
   campaignPollSeconds?: number;
   /** Divides the intervals of scheduled functions (tests run the every-minute source sync every second). */
   scheduleIntervalScale?: number;
+  /** Outbound calls per second of the local Twilio account (SIM_CALLS_PER_SECOND, default 20; Twilio's own default is 1). */
+  callsPerSecond?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -57,6 +61,8 @@ export interface LocalStack {
   baseUrl: string;
   /** The environment handlers run with: what a process needs to reach the same emulators. */
   env: Record<string, string>;
+  /** The local Twilio's API origin (tests ring platform numbers through it). */
+  telephonyApiUrl: string;
   /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
   idle: () => Promise<void>;
   stop: () => Promise<void>;
@@ -86,13 +92,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ]);
     stops.push(dynamo.stop, s3.stop);
 
-    const telephonyApiKey = localSecret(undefined, 'telephony-api');
-    const telephonyWebhookSecret = localSecret(undefined, 'telephony-callbacks');
     const secretsManager = await startLocalSecretsManager({
       region: REGION,
       secrets: {
         'download-links': localSecret(options.dataDir, 'download-links'),
-        telephony: JSON.stringify({ apiKey: telephonyApiKey, webhookSecret: telephonyWebhookSecret }),
         'sheets-oauth': JSON.stringify({ clientId: 'local', clientSecret: 'local' }),
       },
     });
@@ -116,13 +119,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       POWERTOOLS_METRICS_DISABLED: 'true',
       DOWNLOAD_LINK_SECRET_ARN: secretsManager.arns['download-links']!,
-      TELEPHONY_SECRET_ARN: secretsManager.arns.telephony!,
       SHEETS_SECRET_ARN: secretsManager.arns['sheets-oauth']!,
-      TELEPHONY_API_KEY: telephonyApiKey,
-      TELEPHONY_WEBHOOK_SECRET: telephonyWebhookSecret,
-      TELEPHONY_PROVIDER_NAME: 'telephony',
       MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
-      DEFAULT_CALLER_ID: '',
+      DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
+      MEDIA_STREAM_SECRET: localSecret(undefined, 'media-streams'),
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
@@ -144,16 +144,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(eventBus.stop);
     const media = await startLocalMediaService();
     stops.push(media.stop);
+    // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
+    const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
+    const callsPerSecond = options.callsPerSecond ?? Number(process.env.SIM_CALLS_PER_SECOND ?? 20);
     const telephony = await startTelephonySimulator({
-      apiKey: env.TELEPHONY_API_KEY!,
-      callbackSecret: env.TELEPHONY_WEBHOOK_SECRET!,
+      account: twilioAccount,
+      ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+      callsPerSecond,
     });
     stops.push(telephony.stop);
     const sheets = await startSheetsSimulator();
     stops.push(sheets.stop);
-    const marketplace = await startNumberMarketplace({ apiKey: env.TELEPHONY_API_KEY! });
-    stops.push(marketplace.stop);
     Object.assign(env, {
       ...sheets.env,
       LOCAL_ENCRYPTION_KEY: localSecret(options.dataDir, 'encryption-key'),
@@ -163,8 +165,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
-      TELEPHONY_API_URL: telephony.apiUrl,
-      NUMBER_MARKETPLACE_URL: marketplace.url,
+      TELEPHONY_ACCOUNT: JSON.stringify({ provider: 'twilio', account_sid: twilioAccount.sid, auth_token: twilioAccount.authToken }),
+      TELEPHONY_API_BASE_URL: telephony.apiUrl,
+      TELEPHONY_CALLS_PER_SECOND: String(callsPerSecond),
+      DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
+      TELEPHONY_REGULATORY_EMAIL: 'numbers@localhost',
       MEDIA_STREAM_URL: media.streamUrl,
       // The platform model is the local fake: its URL and name as settings, its key in the secret.
       LLM_API_URL: media.platformModelEnv.LLM_API_URL,
@@ -190,6 +195,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     Object.assign(process.env, env);
     configureLocalFunctions(env);
+    // The platform's numbers ring the API's voice webhook, as their VoiceUrl does at Twilio.
+    telephony.setVoiceUrl(`${baseUrl}/telephony/twilio/voice`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');
@@ -208,7 +215,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await telephony.idle();
       await eventBus.idle();
     };
-    return { baseUrl, env, idle, stop };
+    return { baseUrl, env, telephonyApiUrl: telephony.apiUrl, idle, stop };
   } catch (error) {
     await stop();
     throw error;

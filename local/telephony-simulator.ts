@@ -1,45 +1,74 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import twilio from 'twilio';
 import WebSocket from 'ws';
 import { encodeMulaw } from '../media/src/audio/mulaw.ts';
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
 import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
-import { signCallback, type ProviderCallStatus } from '../shared/telephony/provider.ts';
+import { availableInventory, type SimulatedNumber } from './number-marketplace.ts';
 
 const FRAME_MS = 20;
 /** The callee answers this long after the agent stops talking. */
 const REPLY_PAUSE_MS = 300;
+const API_VERSION = '2010-04-01';
 
 export interface TelephonySimulatorOptions {
-  apiKey: string;
-  /** Signs status callbacks, as a provider does with its account secret. */
-  callbackSecret: string;
+  /** The platform's Twilio account (more can be created through the Accounts resource). */
+  account: { sid: string; authToken: string };
+  /** Numbers the platform account owns from the start (its caller id). */
+  ownedNumbers?: string[];
   /** How long an answered call lasts before the callee hangs up. */
   callSeconds: number;
   /** Ringing before an outcome. */
   ringMs?: number;
+  /** Outbound calls per second each account may create (Twilio's CPS); more answer 429. */
+  callsPerSecond: number;
 }
 
 export interface TelephonySimulator {
+  /** Origin of the Twilio-compatible REST API (the SDK's API origin). */
   apiUrl: string;
+  /** Where incoming calls to the platform's numbers are announced (the numbers' VoiceUrl). */
+  setVoiceUrl: (url: string) => void;
   /** Resolves when every call placed so far has ended and reported its status (tests). */
   idle: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
-interface CallRequest {
+interface Account {
+  sid: string;
+  authToken: string;
+  callsPerSecond: number;
+  /** Token bucket of the account's call creation rate (capacity: one second's calls). */
+  tokens: number;
+  refilledAt: number;
+  numbers: Map<string, SimulatedNumber & { sid: string; voiceUrl: string | null }>;
+  created: number[];
+  rateLimited: number;
+}
+
+interface SimulatedCall {
+  sid: string;
+  account: Account;
   to: string;
   from: string;
-  stream_url: string;
-  status_callback_url: string;
-  custom_parameters: { run_ref: string };
+  direction: 'outbound-api' | 'inbound';
+  status: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+  statusCallback: string | null;
+  events: Set<string>;
+  machineDetection: boolean;
+  stream: { url: string; parameters: Record<string, string> } | null;
+  answeredAt: number | null;
+  sequence: number;
+  /** Set when the call must end now (hang-up through the REST API). */
+  hangUp: AbortController;
 }
 
 /**
  * Outcome of a dialed number, decided by its last digit: 0-6 answered, 7 busy, 8 no answer,
- * 9 voicemail.
+ * 9 voicemail (an answering machine: AMD reports `machine_end_beep`).
  */
 export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answer' | 'voicemail' {
   const digit = Number(number.at(-1));
@@ -49,151 +78,479 @@ export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answ
   return 'answered';
 }
 
+const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
+
+const unescapeXml = (text: string) => text.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+function attributes(tag: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const match of tag.matchAll(/([A-Za-z]+)="([^"]*)"/g)) found[match[1]!] = unescapeXml(match[2]!);
+  return found;
+}
+
+/** What a TwiML document asks for: a `<Connect><Stream>`, or words and a hang-up / rejection. */
+export function readTwiml(twiml: string): { stream: SimulatedCall['stream']; say: string[]; reject: boolean } {
+  const streamTag = /<Stream\b[^>]*>/.exec(twiml)?.[0];
+  const parameters: Record<string, string> = {};
+  for (const match of twiml.matchAll(/<Parameter\b[^>]*\/?>/g)) {
+    const { name, value } = attributes(match[0]);
+    if (name) parameters[name] = value ?? '';
+  }
+  const say = [...twiml.matchAll(/<Say\b[^>]*>([^<]*)<\/Say>/g)].map((match) => unescapeXml(match[1]!));
+  return { stream: streamTag ? { url: attributes(streamTag).url ?? '', parameters } : null, say, reject: /<Reject\b/.test(twiml) };
+}
+
+function twilioError(response: ServerResponse, status: number, code: number, message: string): void {
+  response
+    .writeHead(status, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }));
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
- * A local telephony provider: the HTTP API of shared/telephony/provider.ts, signed status
- * callbacks, and for answered calls a callee that streams its voice over Media Streams to the
- * media service (real-time 20 ms mu-law frames) and answers each agent turn with the next line of
- * a fixed script, then hangs up after `callSeconds` (or when the agent does).
+ * A local Twilio: the Programmable Voice REST API the `twilio` SDK speaks (Accounts, Calls,
+ * AvailablePhoneNumbers, IncomingPhoneNumbers, regulatory Bundles and EndUsers; form-encoded, HTTP Basic auth, JSON answers and
+ * Twilio's error shape, 429 above the account's calls per second), status callbacks signed with
+ * X-Twilio-Signature exactly as Twilio computes it, answering-machine detection, and Media
+ * Streams: for answered calls a callee that streams its voice to the TwiML's `<Stream>` (real-time
+ * 20 ms mu-law frames: connected, start with customParameters, media, mark echoes, clear, stop)
+ * and answers each agent turn with the next line of a fixed script, then hangs up after
+ * `callSeconds` (or when the agent does). Incoming calls are rung through the test control
+ * resource `POST /_simulator/incoming-calls` (a phone calling a platform number), which calls the
+ * number's VoiceUrl like Twilio.
  */
 export async function startTelephonySimulator(options: TelephonySimulatorOptions): Promise<TelephonySimulator> {
   const ringMs = options.ringMs ?? 300;
-  const callsByKey = new Map<string, string>();
+  const accounts = new Map<string, Account>();
+  const calls = new Map<string, SimulatedCall>();
   const activeCalls = new Set<Promise<void>>();
   const sockets = new Set<WebSocket>();
+  const inventory = availableInventory();
+  const bundles = new Map<string, { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }>();
+  let voiceUrl: string | null = null;
   let stopping = false;
 
-  async function report(request: CallRequest, callId: string, status: ProviderCallStatus): Promise<void> {
-    const body = JSON.stringify({ call_id: callId, status, custom_parameters: request.custom_parameters, timestamp: new Date().toISOString() });
+  const addAccount = (accountSid: string, authToken: string): Account => {
+    const account: Account = { sid: accountSid, authToken, callsPerSecond: options.callsPerSecond, tokens: Math.max(1, options.callsPerSecond), refilledAt: Date.now(), numbers: new Map(), created: [], rateLimited: 0 };
+    accounts.set(accountSid, account);
+    return account;
+  };
+  const platform = addAccount(options.account.sid, options.account.authToken);
+  for (const number of options.ownedNumbers ?? []) {
+    platform.numbers.set(number, { phone_number: number, country_code: 'US', number_type: 'local', capabilities: ['voice'], sid: sid('PN'), voiceUrl: null });
+  }
+
+  const callResource = (call: SimulatedCall) => ({
+    sid: call.sid,
+    account_sid: call.account.sid,
+    to: call.to,
+    from: call.from,
+    status: call.status,
+    direction: call.direction,
+    api_version: API_VERSION,
+    date_created: new Date().toUTCString(),
+    uri: `/${API_VERSION}/Accounts/${call.account.sid}/Calls/${call.sid}.json`,
+  });
+
+  /** A webhook request as Twilio sends it: form-encoded, signed with the account's auth token. */
+  async function signedPost(account: Account, url: string, params: Record<string, string>): Promise<Response | undefined> {
     try {
-      const response = await fetch(request.status_callback_url, {
+      return await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Telephony-Signature': signCallback(options.callbackSecret, request.status_callback_url, body) },
-        body,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': twilio.getExpectedTwilioSignature(account.authToken, url, params) },
+        body: new URLSearchParams(params).toString(),
       });
-      if (!response.ok) console.error(`Telephony simulator: status callback answered ${response.status}: ${await response.text()}`);
     } catch (error) {
-      if (!stopping) console.error('Telephony simulator: status callback failed', error);
+      if (!stopping) console.error('Telephony simulator: webhook failed', error);
+      return undefined;
     }
   }
 
-  /** The callee's side of an answered call. */
-  async function converse(request: CallRequest, callId: string): Promise<void> {
-    const socket = new WebSocket(request.stream_url);
+  async function report(call: SimulatedCall, event: 'ringing' | 'answered' | 'completed', extra: Record<string, string> = {}): Promise<void> {
+    // Twilio always reports the final status; the others only when subscribed.
+    if (!call.statusCallback || (event !== 'completed' && !call.events.has(event))) return;
+    call.sequence += 1;
+    const response = await signedPost(call.account, call.statusCallback, {
+      AccountSid: call.account.sid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: call.status,
+      Called: call.to,
+      Caller: call.from,
+      CallbackSource: 'call-progress-events',
+      Direction: call.direction,
+      From: call.from,
+      To: call.to,
+      SequenceNumber: String(call.sequence),
+      Timestamp: new Date().toUTCString(),
+      ...extra,
+    });
+    if (response && !response.ok) console.error(`Telephony simulator: status callback answered ${response.status}: ${await response.text()}`);
+  }
+
+  /** The callee's side of an answered call, over Media Streams. */
+  async function converse(call: SimulatedCall): Promise<void> {
+    const stream = call.stream!;
+    const socket = new WebSocket(stream.url);
     sockets.add(socket);
-    const streamSid = `MZ${randomUUID().replace(/-/g, '')}`;
+    const streamSid = sid('MZ');
     const send = (message: object) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    const startedAt = Date.now();
-    let agentSpeechEndsAt = 0;
-    let agentSpokeSinceReply = false;
-    let scriptLine = 0;
-    let pending: Int16Array[] = [];
-    socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { event?: string; media?: { payload?: string }; mark?: { name?: string } };
-      if (message.event === 'mark') {
-        // Like a provider: a mark is echoed once the audio sent before it has played.
-        const echo = () => send({ event: 'mark', streamSid, mark: message.mark });
-        setTimeout(echo, Math.max(0, agentSpeechEndsAt - Date.now()));
-        return;
-      }
-      if (message.event !== 'media' || !message.media?.payload) return;
-      // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
-      const durationMs = (Buffer.from(message.media.payload, 'base64').length / FRAME_SAMPLES) * FRAME_MS;
-      agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
-      agentSpokeSinceReply = true;
-    });
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-
-    send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-    send({
-      event: 'start',
-      sequenceNumber: '1',
-      streamSid,
-      start: {
-        streamSid,
-        callSid: callId,
-        tracks: ['inbound'],
-        customParameters: request.custom_parameters,
-        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-      },
-    });
-    let sequence = 2;
-    let chunk = 0;
-    const silence = new Int16Array(FRAME_SAMPLES);
-    while (socket.readyState === WebSocket.OPEN && Date.now() - startedAt < options.callSeconds * 1000) {
-      if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
-        const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
-        scriptLine += 1;
-        agentSpokeSinceReply = false;
-        pending = frames(synthesizeSpeech(line));
-      }
-      const frame = pending.shift() ?? silence;
-      chunk += 1;
-      send({
-        event: 'media',
-        sequenceNumber: String(sequence++),
-        streamSid,
-        media: { track: 'inbound', chunk: String(chunk), timestamp: String(Date.now() - startedAt), payload: encodeMulaw(frame).toString('base64') },
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
       });
-      await sleep(FRAME_MS);
+      const startedAt = Date.now();
+      let agentSpeechEndsAt = 0;
+      let agentSpokeSinceReply = false;
+      let scriptLine = 0;
+      let pending: Int16Array[] = [];
+      const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { event?: string; media?: { payload?: string }; mark?: { name?: string } };
+        if (message.event === 'mark') {
+          // Like Twilio: a mark is echoed once the audio sent before it has played.
+          const entry = { name: message.mark?.name, timer: setTimeout(() => send({ event: 'mark', streamSid, sequenceNumber: '0', mark: message.mark }), Math.max(0, agentSpeechEndsAt - Date.now())) };
+          marks.push(entry);
+          return;
+        }
+        if (message.event === 'clear') {
+          // The buffered agent audio is dropped and pending marks are echoed at once.
+          agentSpeechEndsAt = Date.now();
+          for (const entry of marks.splice(0)) {
+            clearTimeout(entry.timer);
+            send({ event: 'mark', streamSid, sequenceNumber: '0', mark: { name: entry.name } });
+          }
+          return;
+        }
+        if (message.event !== 'media' || !message.media?.payload) return;
+        // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
+        const durationMs = (Buffer.from(message.media.payload, 'base64').length / FRAME_SAMPLES) * FRAME_MS;
+        agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
+        agentSpokeSinceReply = true;
+      });
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+
+      send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+      send({
+        event: 'start',
+        sequenceNumber: '1',
+        streamSid,
+        start: {
+          accountSid: call.account.sid,
+          streamSid,
+          callSid: call.sid,
+          tracks: ['inbound'],
+          customParameters: stream.parameters,
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+      });
+      let sequence = 2;
+      let chunk = 0;
+      const silence = new Int16Array(FRAME_SAMPLES);
+      while (socket.readyState === WebSocket.OPEN && !call.hangUp.signal.aborted && Date.now() - startedAt < options.callSeconds * 1000) {
+        if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
+          const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
+          scriptLine += 1;
+          agentSpokeSinceReply = false;
+          pending = frames(synthesizeSpeech(line));
+        }
+        const frame = pending.shift() ?? silence;
+        chunk += 1;
+        send({
+          event: 'media',
+          sequenceNumber: String(sequence++),
+          streamSid,
+          media: { track: 'inbound', chunk: String(chunk), timestamp: String(Date.now() - startedAt), payload: encodeMulaw(frame).toString('base64') },
+        });
+        await sleep(FRAME_MS);
+      }
+      for (const entry of marks) clearTimeout(entry.timer);
+      send({ event: 'stop', sequenceNumber: String(sequence), streamSid, stop: { accountSid: call.account.sid, callSid: call.sid } });
+      socket.close();
+      await closed;
+    } finally {
+      sockets.delete(socket);
     }
-    send({ event: 'stop', sequenceNumber: String(sequence), streamSid, stop: { callSid: callId } });
-    socket.close();
-    await closed;
-    sockets.delete(socket);
   }
 
-  async function runCall(request: CallRequest, callId: string): Promise<void> {
-    await sleep(ringMs);
-    const outcome = simulatedOutcome(request.to);
-    if (outcome !== 'answered') return report(request, callId, outcome);
-    await report(request, callId, 'answered');
-    try {
-      await converse(request, callId);
-      await report(request, callId, 'completed');
-    } catch (error) {
-      if (!stopping) console.error('Telephony simulator: media stream failed', error);
-      await report(request, callId, 'failed');
+  async function runCall(call: SimulatedCall): Promise<void> {
+    const hungUp = () => call.hangUp.signal.aborted;
+    if (call.direction === 'outbound-api') {
+      call.status = 'ringing';
+      await report(call, 'ringing');
+      await sleep(ringMs);
+      if (hungUp()) {
+        call.status = 'canceled';
+        return report(call, 'completed');
+      }
+      const outcome = simulatedOutcome(call.to);
+      if (outcome === 'busy' || outcome === 'no-answer') {
+        call.status = outcome;
+        return report(call, 'completed');
+      }
+      call.status = 'in-progress';
+      call.answeredAt = Date.now();
+      const answeredBy = call.machineDetection ? (outcome === 'voicemail' ? 'machine_end_beep' : 'human') : undefined;
+      await report(call, 'answered', answeredBy ? { AnsweredBy: answeredBy } : {});
+      if (outcome === 'voicemail') {
+        // The machine's greeting plays until someone hangs up (the platform, on AMD's verdict).
+        await Promise.race([sleep(options.callSeconds * 1000), new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve))]);
+      } else if (call.stream && !hungUp()) {
+        try {
+          await converse(call);
+        } catch (error) {
+          if (!stopping) console.error('Telephony simulator: media stream failed', error);
+          call.status = 'failed';
+          return report(call, 'completed');
+        }
+      }
+      call.status = 'completed';
+      const duration = String(Math.round((Date.now() - call.answeredAt) / 1000));
+      return report(call, 'completed', { CallDuration: duration, ...(answeredBy ? { AnsweredBy: answeredBy } : {}) });
     }
+    // Incoming: connected at once to what the platform's TwiML said.
+    call.status = 'in-progress';
+    call.answeredAt = Date.now();
+    if (call.stream) await converse(call).catch((error: unknown) => !stopping && console.error('Telephony simulator: media stream failed', error));
+    call.status = 'completed';
+  }
+
+  function track(call: SimulatedCall): void {
+    calls.set(call.sid, call);
+    const running = runCall(call);
+    activeCalls.add(running);
+    void running.finally(() => activeCalls.delete(running));
+  }
+
+  /** HTTP Basic auth with an Account SID and its auth token. */
+  function accountOf(request: IncomingMessage): Account | undefined {
+    const header = request.headers.authorization ?? '';
+    if (!header.startsWith('Basic ')) return undefined;
+    const [user, password] = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':');
+    const account = accounts.get(user ?? '');
+    return account && account.authToken === password ? account : undefined;
+  }
+
+  const authenticate = (request: IncomingMessage, accountSid: string): Account | undefined => {
+    const account = accountOf(request);
+    return account?.sid === accountSid ? account : undefined;
+  };
+
+  async function createCall(account: Account, form: URLSearchParams, response: ServerResponse): Promise<void> {
+    // Calls per second: a bucket of one second's calls, refilled continuously.
+    const now = Date.now();
+    const capacity = Math.max(1, account.callsPerSecond);
+    account.tokens = Math.min(capacity, account.tokens + ((now - account.refilledAt) / 1000) * account.callsPerSecond);
+    account.refilledAt = now;
+    if (account.tokens < 1) {
+      account.rateLimited += 1;
+      return twilioError(response, 429, 20429, 'Too Many Requests');
+    }
+    account.tokens -= 1;
+    const to = form.get('To') ?? '';
+    const from = form.get('From') ?? '';
+    if (!/^\+[1-9]\d{6,14}$/.test(to)) return twilioError(response, 400, 21211, `Invalid 'To' Phone Number: ${to}`);
+    if (!/^\+[1-9]\d{6,14}$/.test(from)) return twilioError(response, 400, 21212, `Invalid 'From' Phone Number: ${from}`);
+    const twiml = form.get('Twiml');
+    if (!twiml && !form.get('Url')) return twilioError(response, 400, 21205, 'Url or Twiml parameter is required');
+    account.created.push(now);
+    const call: SimulatedCall = {
+      sid: sid('CA'),
+      account,
+      to,
+      from,
+      direction: 'outbound-api',
+      status: 'queued',
+      statusCallback: form.get('StatusCallback'),
+      events: new Set(form.getAll('StatusCallbackEvent').flatMap((event) => event.split(' '))),
+      machineDetection: form.get('MachineDetection') === 'Enable' || form.get('MachineDetection') === 'DetectMessageEnd',
+      stream: twiml ? readTwiml(twiml).stream : null,
+      answeredAt: null,
+      sequence: 0,
+      hangUp: new AbortController(),
+    };
+    track(call);
+    json(response, 201, callResource(call));
+  }
+
+  async function ringIncoming(from: string, to: string): Promise<{ call_sid: string; answer: 'connected' | 'rejected'; say: string[] }> {
+    const owner = [...accounts.values()].find((account) => account.numbers.has(to));
+    const number = owner?.numbers.get(to);
+    const url = number?.voiceUrl ?? voiceUrl;
+    const account = owner ?? platform;
+    if (!url) throw new Error('No VoiceUrl for incoming calls');
+    const call: SimulatedCall = {
+      sid: sid('CA'),
+      account,
+      to,
+      from,
+      direction: 'inbound',
+      status: 'ringing',
+      statusCallback: null,
+      events: new Set(),
+      machineDetection: false,
+      stream: null,
+      answeredAt: null,
+      sequence: 0,
+      hangUp: new AbortController(),
+    };
+    const reply = await signedPost(account, url, {
+      AccountSid: account.sid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: 'ringing',
+      Called: to,
+      Caller: from,
+      Direction: 'inbound',
+      From: from,
+      To: to,
+    });
+    if (!reply?.ok) throw new Error(`Voice webhook answered ${reply?.status}`);
+    const twiml = readTwiml(await reply.text());
+    call.stream = twiml.stream;
+    if (call.stream) track(call);
+    return { call_sid: call.sid, answer: call.stream ? 'connected' : 'rejected', say: twiml.say };
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const reply = (status: number, body: unknown): void => {
-      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-    };
-    if (request.method !== 'POST' || request.url !== '/calls') return reply(404, { error: 'not found' });
-    if (request.headers.authorization !== `Bearer ${options.apiKey}`) return reply(401, { error: 'bad credentials' });
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CallRequest;
-    const key = String(request.headers['idempotency-key'] ?? randomUUID());
-    const existing = callsByKey.get(key);
-    if (existing) return reply(201, { call_id: existing });
-    const callId = `CA${randomUUID().replace(/-/g, '')}`;
-    callsByKey.set(key, callId);
-    const running = runCall(call, callId);
-    activeCalls.add(running);
-    void running.finally(() => activeCalls.delete(running));
-    reply(201, { call_id: callId });
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const form = new URLSearchParams(await readBody(request));
+    const path = url.pathname;
+
+    // Test control: the outside world, not Twilio's API.
+    if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
+      return json(response, 200, await ringIncoming(form.get('From') ?? '', form.get('To') ?? ''));
+    }
+    const limits = /^\/_simulator\/accounts\/(AC\w+)$/.exec(path);
+    if (limits) {
+      const account = accounts.get(limits[1]!);
+      if (!account) return twilioError(response, 404, 20404, 'Not found');
+      if (request.method === 'POST' && form.get('CallsPerSecond')) {
+        account.callsPerSecond = Number(form.get('CallsPerSecond'));
+        account.tokens = Math.min(account.tokens, Math.max(1, account.callsPerSecond));
+      }
+      return json(response, 200, { calls_per_second: account.callsPerSecond, calls_created_at: account.created, rate_limited: account.rateLimited });
+    }
+
+    const compliance = /^\/v2\/RegulatoryCompliance\/(Bundles|EndUsers)(?:\/(BU\w+))?(\/ItemAssignments)?$/.exec(path);
+    if (compliance && request.method === 'POST') {
+      const user = accountOf(request);
+      if (!user) return twilioError(response, 401, 20003, 'Authenticate');
+      const [, collection, bundleSid, assignments] = compliance;
+      if (collection === 'EndUsers') return json(response, 201, { sid: sid('IT'), account_sid: user.sid, friendly_name: form.get('FriendlyName'), type: form.get('Type') });
+      if (!bundleSid) {
+        if (!form.get('Email') || !form.get('FriendlyName')) return twilioError(response, 400, 22204, 'Email and FriendlyName are required');
+        const bundle = { sid: sid('BU'), account_sid: user.sid, status: 'draft', friendly_name: form.get('FriendlyName'), email: form.get('Email') };
+        bundles.set(bundle.sid, bundle);
+        return json(response, 201, bundle);
+      }
+      const bundle = bundles.get(bundleSid);
+      if (!bundle || bundle.account_sid !== user.sid) return twilioError(response, 404, 20404, 'Not found');
+      if (assignments) return json(response, 201, { sid: sid('BV'), bundle_sid: bundleSid, object_sid: form.get('ObjectSid') });
+      // The local Twilio's reviewers approve every bundle they are sent; the platform's own review (operator CLI) decides.
+      if (form.get('Status') === 'pending-review') bundle.status = 'twilio-approved';
+      return json(response, 200, bundle);
+    }
+
+    if (path === `/${API_VERSION}/Accounts.json` && request.method === 'POST') {
+      if (!authenticate(request, platform.sid)) return twilioError(response, 401, 20003, 'Authenticate');
+      const account = addAccount(sid('AC'), randomBytes(16).toString('hex'));
+      return json(response, 201, { sid: account.sid, auth_token: account.authToken, friendly_name: form.get('FriendlyName') ?? account.sid, status: 'active', owner_account_sid: platform.sid });
+    }
+    const match = /^\/2010-04-01\/Accounts\/(AC\w+)\/(.+)$/.exec(path);
+    if (!match) return twilioError(response, 404, 20404, 'The requested resource was not found');
+    const account = authenticate(request, match[1]!);
+    if (!account) return twilioError(response, 401, 20003, 'Authenticate');
+    const resource = match[2]!;
+
+    if (resource === 'Calls.json' && request.method === 'POST') return createCall(account, form, response);
+    const callMatch = /^Calls\/(CA\w+)\.json$/.exec(resource);
+    if (callMatch) {
+      const call = calls.get(callMatch[1]!);
+      if (!call || call.account !== account) return twilioError(response, 404, 20404, `The requested resource /${API_VERSION}/Accounts/${account.sid}/Calls/${callMatch[1]}.json was not found`);
+      if (request.method === 'POST' && ['completed', 'canceled'].includes(form.get('Status') ?? '')) call.hangUp.abort();
+      return json(response, 200, callResource(call));
+    }
+    const available = /^AvailablePhoneNumbers\/([A-Z]{2})\/(Local|Mobile|TollFree)\.json$/.exec(resource);
+    if (available && request.method === 'GET') {
+      const type = { Local: 'local', Mobile: 'mobile', TollFree: 'toll_free' }[available[2] as 'Local' | 'Mobile' | 'TollFree'];
+      const numbers = [...inventory.values()].filter((number) => number.country_code === available[1] && number.number_type === type);
+      return json(response, 200, {
+        available_phone_numbers: numbers.map((number) => ({
+          phone_number: number.phone_number,
+          friendly_name: number.phone_number,
+          iso_country: number.country_code,
+          capabilities: { voice: true, SMS: true, MMS: false, fax: false },
+          address_requirements: number.country_code === 'PL' && type === 'mobile' ? 'local' : 'none',
+        })),
+        uri: `/${API_VERSION}/Accounts/${account.sid}/${resource}`,
+      });
+    }
+    if (resource === 'IncomingPhoneNumbers.json' && request.method === 'GET') {
+      const wanted = url.searchParams.get('PhoneNumber');
+      const owned = [...account.numbers.values()].filter((number) => !wanted || number.phone_number === wanted);
+      return json(response, 200, {
+        incoming_phone_numbers: owned.map((number) => ({ sid: number.sid, account_sid: account.sid, phone_number: number.phone_number, voice_url: number.voiceUrl, status: 'in-use' })),
+        page: 0,
+        page_size: 50,
+        first_page_uri: `/${API_VERSION}/Accounts/${account.sid}/IncomingPhoneNumbers.json?PageSize=50&Page=0`,
+        next_page_uri: null,
+        previous_page_uri: null,
+        uri: `/${API_VERSION}/Accounts/${account.sid}/IncomingPhoneNumbers.json`,
+      });
+    }
+    if (resource === 'IncomingPhoneNumbers.json' && request.method === 'POST') {
+      const phoneNumber = form.get('PhoneNumber') ?? '';
+      const offered = inventory.get(phoneNumber);
+      if (!offered) return twilioError(response, 400, 21422, `PhoneNumber ${phoneNumber} is not available`);
+      const bundle = bundles.get(form.get('BundleSid') ?? '');
+      if (offered.country_code === 'PL' && offered.number_type === 'mobile' && (bundle?.status !== 'twilio-approved' || bundle.account_sid !== account.sid)) {
+        return twilioError(response, 400, 21649, 'Phone Number Requires an approved Bundle');
+      }
+      inventory.delete(phoneNumber);
+      const owned = { ...offered, sid: sid('PN'), voiceUrl: form.get('VoiceUrl') };
+      account.numbers.set(phoneNumber, owned);
+      return json(response, 201, { sid: owned.sid, account_sid: account.sid, phone_number: phoneNumber, voice_url: owned.voiceUrl, status: 'in-use', bundle_sid: form.get('BundleSid') });
+    }
+    const release = /^IncomingPhoneNumbers\/(PN\w+)\.json$/.exec(resource);
+    if (release && request.method === 'DELETE') {
+      const owned = [...account.numbers.values()].find((number) => number.sid === release[1]);
+      if (!owned) return twilioError(response, 404, 20404, 'Not found');
+      account.numbers.delete(owned.phone_number);
+      response.writeHead(204).end();
+      return;
+    }
+    return twilioError(response, 404, 20404, `The requested resource /${API_VERSION}/Accounts/${account.sid}/${resource} was not found`);
   }
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       console.error('Telephony simulator:', error);
-      if (!response.headersSent) response.writeHead(500).end();
+      if (!response.headersSent) twilioError(response, 500, 20500, 'Internal Server Error');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setVoiceUrl: (url) => {
+      voiceUrl = url;
+    },
     idle: async () => {
       while (activeCalls.size) await Promise.allSettled([...activeCalls]);
     },
     stop: async () => {
       stopping = true;
+      for (const call of calls.values()) call.hangUp.abort();
       for (const socket of sockets) socket.terminate();
       await Promise.allSettled([...activeCalls]);
       await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { callRoutes } from '../../shared/api/routes/calls.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok } from '../../shared/http/response.ts';
+import { endCall } from '../../shared/services/call-control.ts';
 import { placeCallOnce, registerIdempotencyContext } from '../../shared/services/idempotent-calls.ts';
 import { getTrigger } from '../../shared/services/triggers.ts';
 
@@ -16,4 +17,8 @@ export const handler = createApiHandler([
     const trigger = await getTrigger(organizationId, params.trigger_id);
     return ok(await placeCallOnce(organizationId, headers['idempotency-key'], String(trigger.workflow_id), body));
   }),
+  operation(callRoutes.endCall, async ({ params }, context) => ({
+    status: 202,
+    body: await endCall(callerOf(context).organizationId, params.agent_id, params.conversation_id),
+  })),
 ]).before((request) => registerIdempotencyContext(request.context));

@@ -1,8 +1,10 @@
 import { numberRoutes } from '../../shared/api/routes/numbers.ts';
+import { telephonyConfigRoutes } from '../../shared/api/routes/telephony-configs.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
-import { ok } from '../../shared/http/response.ts';
+import { noContent, ok } from '../../shared/http/response.ts';
 import * as numbers from '../../shared/services/numbers.ts';
 import { pageOfItems } from '../../shared/domain/pagination.ts';
+import * as telephonyConfigs from '../../shared/services/telephony-configs.ts';
 
 export const handler = createApiHandler([
   operation(numberRoutes.marketplace, async ({ query }) => ok(pageOfItems((await numbers.searchMarketplace(query)).items, query))),
@@ -15,4 +17,10 @@ export const handler = createApiHandler([
   operation(numberRoutes.outboundNumber, async ({ params, body }, context) =>
     ok(await numbers.setOutboundNumber(callerOf(context).organizationId, params.agent_id, body.phone_number_id)),
   ),
+  operation(telephonyConfigRoutes.put, async ({ body }, context) => ok(await telephonyConfigs.putTelephonyConfig(callerOf(context).organizationId, body))),
+  operation(telephonyConfigRoutes.get, async (_input, context) => ok(await telephonyConfigs.getTelephonyConfig(callerOf(context).organizationId))),
+  operation(telephonyConfigRoutes.delete, async (_input, context) => {
+    await telephonyConfigs.deleteTelephonyConfig(callerOf(context).organizationId);
+    return noContent();
+  }),
 ]);

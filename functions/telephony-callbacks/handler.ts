@@ -1,21 +1,58 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { callRoutes } from '../../shared/api/routes/calls.ts';
 import { ForbiddenError } from '../../shared/domain/errors.ts';
+import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent } from '../../shared/http/response.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
+import { answerIncomingCall } from '../../shared/services/call-control.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
-import { callbackSignatureValid } from '../../shared/telephony/provider.ts';
+import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
+import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
+import { formParams, RUN_QUERY_PARAMETER } from '../../shared/telephony/twilio.ts';
 
-/** The telephony provider's status callbacks; authenticated by their signature, not an API key. */
+/** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
+function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackRequest {
+  const query = new URLSearchParams();
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) for (const value of values ?? []) query.append(name, value);
+  const search = query.size ? `?${query}` : '';
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const rawBody = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+  return { url: `${requestBaseUrl(event)}${path}${search}`, headers, rawBody };
+}
+
+async function verified(adapter: TelephonyAdapter, provider: string, request: CallbackRequest): Promise<void> {
+  if (adapter.provider !== provider || !(await adapter.verifyCallback(request))) {
+    logger.warn('Refused a telephony callback with an invalid signature', { provider, url: request.url });
+    throw new ForbiddenError('Invalid telephony callback signature');
+  }
+}
+
+/** The provider's status callbacks and voice webhooks; authenticated by their signature, not an API key. */
 export const handler = createApiHandler([
-  operation(callRoutes.telephonyStatus, async ({ body }, { event }) => {
-    const url = `${requestBaseUrl(event)}${callRoutes.telephonyStatus.path}`;
-    const signature = event.headers?.['X-Telephony-Signature'] ?? event.headers?.['x-telephony-signature'];
-    const rawBody = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-    if (!callbackSignatureValid(process.env.TELEPHONY_WEBHOOK_SECRET ?? '', url, rawBody, signature)) {
-      throw new ForbiddenError('Invalid telephony callback signature');
-    }
-    await recordProviderStatus(body);
+  operation(callRoutes.telephonyStatus, async ({ params }, { event }) => {
+    const request = callbackRequest(event, `/telephony/${params.provider}/status`);
+    // The run in the signed URL names the organization, hence the account whose key must have signed it.
+    const runRef = new URL(request.url).searchParams.get(RUN_QUERY_PARAMETER);
+    const ref = runRef ? parseRunRef(runRef) : undefined;
+    const account = ref ? await accountOf(ref.organizationId) : platformAccount();
+    await verified(account.adapter, params.provider, request);
+    const status = account.adapter.parseStatus(request);
+    if (status) await recordProviderStatus(status, account.adapter);
     return noContent();
+  }),
+  operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {
+    const request = callbackRequest(event, `/telephony/${params.provider}/voice`);
+    // The called number names its organization, hence the account whose key must have signed it.
+    const to = params.provider === 'twilio' ? formParams(request.rawBody).To : undefined;
+    const number = to ? await findNumberByE164(to) : undefined;
+    const account = number ? await accountOf(number.organization_id) : platformAccount();
+    await verified(account.adapter, params.provider, request);
+    const call = account.adapter.parseInbound(request);
+    const answer = call ? await answerIncomingCall(call, account.adapter) : { action: 'reject' as const, message: 'Goodbye.' };
+    const response = await account.adapter.answerInbound(answer);
+    return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),
 ]);

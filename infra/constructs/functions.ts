@@ -17,7 +17,7 @@ import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
 import { allFunctions, type FunctionName, METRICS_NAMESPACE, SERVICE_NAME, serviceNameOf, settingsFor } from '../../shared/config/settings.ts';
 import { EVENT_RULES } from '../../shared/events/event-rules.ts';
 import type { DeadLetters } from './dead-letters.ts';
-import { TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
+import type { Secrets } from './secrets.ts';
 
 export { SERVICE_NAME };
 
@@ -30,12 +30,14 @@ export interface StateMachineRef {
 
 /** Deployment settings from CDK context (README, Deploying to AWS); empty when not given. */
 export interface DeploymentSettings {
-  /** The telephony provider's API base URL. */
-  telephonyApiUrl: string;
   /** WebSocket URL of the media service the provider streams call audio to. */
   mediaStreamUrl: string;
-  numberMarketplaceUrl: string;
+  /** A number the platform account owns: the caller id of agents without an outbound number. */
   defaultCallerId: string;
+  /** The platform account's outbound calls per second at the provider (Twilio's default: 1). */
+  telephonyCallsPerSecond: number;
+  /** Contact the provider writes to about regulatory reviews of numbers. */
+  telephonyRegulatoryEmail: string;
   maxCallSeconds: number;
   llmApiUrl: string;
   llmModel: string;
@@ -82,7 +84,6 @@ export class Functions extends Construct {
   /** The value of every setting the stack gives (shared/config/settings.ts), except the deferred ones. */
   private settingValues(): Record<string, string> {
     const { table, bucket, eventBus, stateMachines, secrets, settings } = this.props;
-    const telephonySecret = (key: string) => secrets.telephonySecret.secretValueFromJson(key).unsafeUnwrap();
     return {
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -92,15 +93,13 @@ export class Functions extends Construct {
       ...Object.fromEntries(stateMachines.map((sm) => [sm.envVar, sm.arn])),
       DOWNLOAD_LINK_SECRET_ARN: secrets.downloadLinkSecret.secretArn,
       // Empty until configured (context); the code reading them fails naming the setting.
-      TELEPHONY_API_URL: settings.telephonyApiUrl,
       MEDIA_STREAM_URL: settings.mediaStreamUrl,
-      NUMBER_MARKETPLACE_URL: settings.numberMarketplaceUrl,
-      TELEPHONY_PROVIDER_NAME: 'telephony',
-      TELEPHONY_SECRET_ARN: secrets.telephonySecret.secretArn,
-      // Transitional CloudFormation dynamic references (resolved at deploy, never in the template)
-      // for today's telephony adapter; the provider rewrite reads TELEPHONY_SECRET_ARN at run time.
-      TELEPHONY_API_KEY: telephonySecret(TELEPHONY_SECRET_KEYS.apiKey),
-      TELEPHONY_WEBHOOK_SECRET: telephonySecret(TELEPHONY_SECRET_KEYS.webhookSecret),
+      TELEPHONY_CALLS_PER_SECOND: String(settings.telephonyCallsPerSecond),
+      TELEPHONY_REGULATORY_EMAIL: settings.telephonyRegulatoryEmail,
+      // Transitional CloudFormation dynamic references (resolved at deploy, never in the template):
+      // the telephony code reads them synchronously; moving them to run-time reads is tracked.
+      TELEPHONY_ACCOUNT: secrets.telephonySecret.secretValue.unsafeUnwrap(),
+      MEDIA_STREAM_SECRET: secrets.mediaStreamSecret.secretValue.unsafeUnwrap(),
       KMS_KEY_ID: secrets.encryptionKey.keyArn,
       SHEETS_SECRET_ARN: secrets.sheetsSecret.secretArn,
       MAX_CALL_SECONDS: String(settings.maxCallSeconds),
@@ -188,11 +187,10 @@ export class Functions extends Construct {
     if (group.access.bucket) acknowledgeBucketGrant(role, bucket);
     if (group.access.eventBus) eventBus.grantPutEventsTo(fn);
     if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
-    if (group.access.telephony) secrets.telephonySecret.grantRead(fn);
     if (group.access.encryption) secrets.sheetsSecret.grantRead(fn);
     if (group.access.languageModel) this.props.voiceProvidersSecret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
-    if (group.access.encryption) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
+    if (group.access.encryption || group.access.telephony) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
     if (group.schedule) {
       const scheduleRole = new Role(this, `${id}ScheduleRole`, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
       acknowledge(

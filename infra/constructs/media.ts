@@ -13,6 +13,7 @@ import {
   FargateTaskDefinition,
   LogDrivers,
   OperatingSystemFamily,
+  Secret as EcsSecret,
 } from 'aws-cdk-lib/aws-ecs';
 import {
   ApplicationLoadBalancer,
@@ -22,6 +23,7 @@ import {
   SslPolicy,
   type ApplicationListener,
 } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -93,6 +95,8 @@ export interface MediaProps {
   /** The load balancer's access logs go here (prefix `media-alb/`). */
   accessLogsBucket: IBucket;
   settings: MediaSettings;
+  /** Verifies the per-call stream credentials (MEDIA_STREAM_SECRET). */
+  mediaStreamSecret: ISecret;
   logRetention?: RetentionDays;
 }
 
@@ -170,7 +174,8 @@ export class Media extends Construct {
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
       },
-      secrets: props.voiceProviders.containerSecrets(),
+      // Injected by ECS from Secrets Manager at task start, never in the task definition.
+      secrets: { ...props.voiceProviders.containerSecrets(), MEDIA_STREAM_SECRET: EcsSecret.fromSecretsManager(props.mediaStreamSecret) },
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.

@@ -1,11 +1,15 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.ts';
 
-/** JSON keys of the telephony secret; set `apiKey` (and the provider's webhook secret) after the first deploy. */
-export const TELEPHONY_SECRET_KEYS = { apiKey: 'apiKey', webhookSecret: 'webhookSecret' } as const;
+/**
+ * The telephony secret's first value: a placeholder the operator replaces with the platform's
+ * provider account after the first deploy (README "Deploying to AWS"); until then dialing fails
+ * with an error naming TELEPHONY_ACCOUNT.
+ */
+export const TELEPHONY_SECRET_PLACEHOLDER = { provider: 'twilio', account_sid: 'set-me', auth_token: 'set-me' } as const;
 
 /**
  * Secrets Manager secrets behind the `downloadLinks`, `telephony` and `encryption` access flags.
@@ -15,8 +19,10 @@ export const TELEPHONY_SECRET_KEYS = { apiKey: 'apiKey', webhookSecret: 'webhook
 export class Secrets extends Construct {
   /** HMAC key of signed download links; read at runtime through DOWNLOAD_LINK_SECRET_ARN. */
   readonly downloadLinkSecret: Secret;
-  /** Telephony provider API key and callback signing secret. */
+  /** The platform's telephony provider account (JSON: shared/schemas/telephony.ts TelephonyCredentials). */
   readonly telephonySecret: Secret;
+  /** HMAC key of the per-call media stream credentials (functions that dial mint, the media service verifies). */
+  readonly mediaStreamSecret: Secret;
   /** OAuth client of the hosted-spreadsheet provider. */
   readonly sheetsSecret: Secret;
   /** Encrypts stored secrets of customers (OAuth refresh tokens), with the organization as context. */
@@ -30,13 +36,13 @@ export class Secrets extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.telephonySecret = new Secret(this, 'TelephonySecret', {
-      description: 'Telephony provider credentials: apiKey (set by the operator) and webhookSecret',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ [TELEPHONY_SECRET_KEYS.apiKey]: 'set-me' }),
-        generateStringKey: TELEPHONY_SECRET_KEYS.webhookSecret,
-        passwordLength: 48,
-        excludePunctuation: true,
-      },
+      description: 'The platform telephony provider account (JSON): {"provider":"twilio","account_sid","auth_token"} or {"provider":"telnyx","api_key","public_key","connection_id"}',
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify(TELEPHONY_SECRET_PLACEHOLDER)),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.mediaStreamSecret = new Secret(this, 'MediaStreamSecret', {
+      description: 'HMAC key of the per-call media stream credentials',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.sheetsSecret = new Secret(this, 'SheetsOAuthSecret', {
@@ -53,6 +59,11 @@ export class Secrets extends Construct {
     acknowledge(
       this.downloadLinkSecret,
       'No automatic rotation: rotating the signing key would invalidate every outstanding download link; rotate manually.',
+      'AwsSolutions-SMG4',
+    );
+    acknowledge(
+      this.mediaStreamSecret,
+      'No automatic rotation: a rotation would refuse the streams of calls ringing at that moment; rotate manually between calls.',
       'AwsSolutions-SMG4',
     );
     acknowledge(

@@ -64,7 +64,7 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
     organizationSpeechKeys(orgId),
   ]);
   if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
-  await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
+  // The stream's admission (stream-admission.ts) already marked the run answered.
   await emitCallStarted(run);
   const llm = modelKey
     ? new OpenAiChatModel({

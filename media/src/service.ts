@@ -8,6 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
+import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
+import { MEDIA_STREAM_SECRET_VARIABLE } from '../../shared/telephony/stream-token.ts';
+import { admitStream } from './stream-admission.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
 
@@ -27,6 +30,8 @@ export interface MediaService {
 }
 
 export async function startMediaService(options: { port: number; host?: string; calls: CallSessionConfig; log: LogFn }): Promise<MediaService> {
+  // Streams are admitted only with credentials signed with this key: refuse to start without it.
+  if (!process.env[MEDIA_STREAM_SECRET_VARIABLE]) throw new Error(`Missing required environment variable ${MEDIA_STREAM_SECRET_VARIABLE}`);
   let draining = false;
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -54,7 +59,7 @@ export async function startMediaService(options: { port: number; host?: string; 
       return session;
     },
     (result) => track(saveCall(result)),
-    { log: options.log },
+    { admit: (claim) => admitStream(claim), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
   );
   const close = async () => {
     await streams.close();

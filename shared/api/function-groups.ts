@@ -15,7 +15,7 @@ export interface FunctionGroup {
     eventBus?: boolean;
     /** Signs or verifies download links (the link-signing secret). */
     downloadLinks?: boolean;
-    /** Talks to the telephony provider (API URL, key, callback secret, media stream URL). */
+    /** Talks to the telephony provider: the platform account (TELEPHONY_ACCOUNT), organizations' own accounts (KMS), stream credentials, media stream URL. */
     telephony?: boolean;
     /** Needs the API's public base URL (PUBLIC_BASE_URL), e.g. to give the provider a callback URL. */
     publicUrl?: boolean;
@@ -56,8 +56,8 @@ export const FUNCTION_GROUPS = {
   },
   calls: {
     entry: 'functions/calls/handler.ts',
-    description: 'Call placement: checks, run creation, call-lifecycle start',
-    access: { table: 'readWrite', stateMachines: true, eventBus: true },
+    description: 'Call placement: checks, run creation, call-lifecycle start; hang-up of a call in progress',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true, telephony: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
   conversations: {
@@ -72,8 +72,8 @@ export const FUNCTION_GROUPS = {
   },
   telephonyCallbacks: {
     entry: 'functions/telephony-callbacks/handler.ts',
-    description: 'Telephony provider status callbacks (signed)',
-    access: { table: 'readWrite', eventBus: true, telephony: true },
+    description: 'Telephony provider status callbacks and incoming-call voice webhooks (signed)',
+    access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true, stateMachines: true },
     reservedConcurrency: 50,
   },
   callLifecycle: {
@@ -127,8 +127,8 @@ export const FUNCTION_GROUPS = {
   },
   numbers: {
     entry: 'functions/numbers/handler.ts',
-    description: 'Phone numbers: marketplace, purchase, assignment, outbound numbers, setup',
-    access: { table: 'readWrite', telephony: true },
+    description: 'Phone numbers: marketplace, purchase, assignment, outbound numbers, setup; organizations\' telephony configs',
+    access: { table: 'readWrite', telephony: true, publicUrl: true },
   },
   numbersRenewal: {
     entry: 'functions/numbers-renewal/handler.ts',

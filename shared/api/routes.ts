@@ -9,12 +9,13 @@ import { triggerRoutes } from './routes/triggers.ts';
 import { doNotCallRoutes } from './routes/do-not-call.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { numberRoutes } from './routes/numbers.ts';
+import { telephonyConfigRoutes } from './routes/telephony-configs.ts';
 import { agentTemplateRoutes } from './routes/agent-templates.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
-export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, numberRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
+export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, numberRoutes, telephonyConfigRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [
@@ -27,6 +28,7 @@ export const ROUTES: Route[] = [
   ...Object.values(webhookRoutes),
   ...Object.values(doNotCallRoutes),
   ...Object.values(numberRoutes),
+  ...Object.values(telephonyConfigRoutes),
   ...Object.values(agentTemplateRoutes),
   ...Object.values(memoryRoutes),
   ...Object.values(usageRoutes),

@@ -12,8 +12,8 @@ type AccessFlag = keyof FunctionGroup['access'];
 export type FunctionName = FunctionGroupName | 'authorizer';
 
 export interface SettingSpec {
-  /** Who reads it: every function, the functions with an access flag, or named functions. */
-  readBy: 'all' | AccessFlag | readonly FunctionName[];
+  /** Who reads it: every function, the functions with an access flag (or any of several), or named functions. */
+  readBy: 'all' | AccessFlag | { anyOf: readonly AccessFlag[] } | readonly FunctionName[];
   description: string;
   /** Set only by the local stack and tests (time scales, emulator switches); absent on AWS, where the default applies. */
   localOnly?: boolean;
@@ -22,7 +22,7 @@ export interface SettingSpec {
 /** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
 const PLACES_CALLS = ['calls', 'campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
 /** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
-const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper'] as const satisfies FunctionName[];
+const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper', 'telephonyCallbacks'] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
 const RUNS_CAMPAIGNS = ['campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
 
@@ -39,16 +39,16 @@ export const SETTINGS = {
     STATE_MACHINES.map((sm) => [sm.envVar, { readBy: 'stateMachines', description: `ARN of the ${sm.name} state machine` }]),
   ) as Record<string, SettingSpec>),
   DOWNLOAD_LINK_SECRET_ARN: { readBy: 'downloadLinks', description: 'Secrets Manager secret: HMAC key of signed download links (generated)' },
-  TELEPHONY_API_URL: { readBy: 'telephony', description: "The telephony provider's API base URL (context telephonyApiUrl)" },
   MEDIA_STREAM_URL: { readBy: 'telephony', description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)' },
-  NUMBER_MARKETPLACE_URL: { readBy: 'telephony', description: "The provider's number inventory API (context numberMarketplaceUrl)" },
-  TELEPHONY_SECRET_ARN: { readBy: 'telephony', description: 'Secrets Manager secret of the telephony provider (JSON: apiKey, webhookSecret)' },
   // Transitional: today's telephony adapter reads the secret's fields from the environment; the
   // provider rewrite reads TELEPHONY_SECRET_ARN at run time (shared/config/secrets.ts) instead.
-  TELEPHONY_API_KEY: { readBy: 'telephony', description: 'Transitional: telephony secret apiKey, as a CloudFormation dynamic reference' },
-  TELEPHONY_WEBHOOK_SECRET: { readBy: 'telephony', description: 'Transitional: telephony secret webhookSecret, as a CloudFormation dynamic reference' },
+  TELEPHONY_ACCOUNT: { readBy: 'telephony', description: "Transitional: the platform's provider account (JSON), as a CloudFormation dynamic reference of the telephony secret" },
+  MEDIA_STREAM_SECRET: { readBy: 'telephony', description: 'Transitional: HMAC key of per-call media stream credentials, as a CloudFormation dynamic reference' },
+  TELEPHONY_CALLS_PER_SECOND: { readBy: 'telephony', description: "The platform account's outbound calls per second at the provider (context telephonyCallsPerSecond, default 1)" },
+  TELEPHONY_REGULATORY_EMAIL: { readBy: 'telephony', description: 'Contact for regulatory reviews of numbers (context telephonyRegulatoryEmail)' },
+  TELEPHONY_API_BASE_URL: { readBy: 'telephony', localOnly: true, description: "The provider API's origin (the local Twilio); unset on AWS: the provider's public API" },
   PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
-  KMS_KEY_ID: { readBy: 'encryption', description: 'KMS key that encrypts stored customer secrets' },
+  KMS_KEY_ID: { readBy: { anyOf: ['encryption', 'telephony'] }, description: 'KMS key that encrypts stored customer secrets' },
   SHEETS_SECRET_ARN: { readBy: 'encryption', description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)' },
   LOCAL_ENCRYPTION_KEY: { readBy: 'encryption', localOnly: true, description: 'AES key standing in for KMS locally' },
   SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
@@ -56,7 +56,7 @@ export const SETTINGS = {
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
   MAX_CALL_SECONDS: { readBy: KNOWS_CALL_LENGTH, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
   DEFAULT_CALLER_ID: {
-    readBy: PLACES_CALLS,
+    readBy: 'telephony',
     description: 'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',
   },
   CAMPAIGN_TIME_SCALE: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Divides campaign retry delays and re-sync periods (local speed-up)' },
@@ -66,7 +66,6 @@ export const SETTINGS = {
   LLM_API_URL: { readBy: 'languageModel', description: 'OpenAI-compatible API base URL of the platform model (context llmApiUrl, default OpenAI)' },
   LLM_MODEL: { readBy: 'languageModel', description: 'Model name of the platform model (context llmModel)' },
   VOICE_PROVIDERS_SECRET_ARN: { readBy: 'languageModel', description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)' },
-  TELEPHONY_PROVIDER_NAME: { readBy: ['numbers'], description: 'Provider name recorded on purchased numbers' },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
   REST_API_ID: { readBy: [], description: 'Operator CLI: the REST API id (stack output RestApiId)' },
   API_STAGE_NAME: { readBy: [], description: 'Operator CLI: the API stage (stack output StageName)' },
@@ -95,6 +94,7 @@ export function settingsFor(name: FunctionName, group: FunctionGroup, options: {
     .filter(([, spec]) => {
       if (spec.readBy === 'all') return true;
       if (typeof spec.readBy === 'string') return Boolean(group.access[spec.readBy]);
+      if ('anyOf' in spec.readBy) return spec.readBy.anyOf.some((flag) => Boolean(group.access[flag]));
       return spec.readBy.includes(name);
     })
     .map(([setting]) => setting)

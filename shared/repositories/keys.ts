@@ -27,6 +27,9 @@
  * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
  * | balance charge    | ORG#<orgId>         | CHARGE#<at>#<numberId>             |                       |                     |
  * | org's model key   | ORG#<orgId>         | MODELKEY                           |                       |                     |
+ * | org's telephony   | ORG#<orgId>         | TELEPHONYCONFIG                    |                       |                     |
+ * | call-rate bucket  | CALLRATE#<provider>:<account> | BUCKET                   |                       |                     |
+ * | inbound call      | INBOUNDCALL#<provider>#<callId> | CLAIM                  |                       |                     |
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
@@ -135,6 +138,11 @@ export const keys = {
   modelKey: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'MODELKEY' }),
   speechKey: (orgId: number, provider: string) => ({ pk: `ORG#${orgId}`, sk: `SPEECHKEY#${provider}` }),
   speechKeySkPrefix: 'SPEECHKEY#',
+  telephonyConfig: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'TELEPHONYCONFIG' }),
+  /** Token bucket of a provider account's outbound call rate (shared by every organization using it). */
+  callRateBucket: (accountKey: string) => ({ pk: `CALLRATE#${accountKey}`, sk: 'BUCKET' }),
+  /** One run per incoming provider call, however often the voice webhook is retried. */
+  inboundCall: (provider: string, callId: string) => ({ pk: `INBOUNDCALL#${provider}#${callId}`, sk: 'CLAIM' }),
   trigger: (orgId: number, triggerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRIGGER#${triggerId}` }),
   triggerSkPrefix: 'TRIGGER#',
   webhook: (orgId: number, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),

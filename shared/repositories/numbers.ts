@@ -30,6 +30,8 @@ export interface NumberRecord {
   end_user_id: number | null;
   consent: boolean;
   end_user: Record<string, unknown> | null;
+  /** The provider's regulatory bundle of a regulated number (the number is bought once it is approved). */
+  regulatory_bundle_id?: string | null;
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -114,6 +116,13 @@ export async function findOwnedNumber(orgId: number, e164: string): Promise<Numb
   return getNumber(orgId, Number(claim.Item.phone_number_id));
 }
 
+/** Whoever owns an E.164 number on the platform, and its record (incoming calls). */
+export async function findNumberByE164(e164: string): Promise<NumberRecord | undefined> {
+  const claim = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberClaim(e164) }));
+  if (!claim.Item) return undefined;
+  return getNumber(Number(claim.Item.organization_id), Number(claim.Item.phone_number_id));
+}
+
 const numbersQuery = (orgId: number) => ({
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.phoneNumberSkPrefix },
@@ -185,7 +194,7 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
   }
 }
 
-type StatusChanges = { renews_at?: string | null; order_status?: string; order_status_reason?: string | null };
+type StatusChanges = { renews_at?: string | null; order_status?: string; order_status_reason?: string | null; provider_number_id?: string | null };
 
 /** The conditional update that moves a number from `from` to `to` (and its renewal index with it). */
 function statusUpdate(orgId: number, numberId: number, from: NumberStatus, to: NumberStatus, changes: StatusChanges) {

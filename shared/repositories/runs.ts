@@ -273,6 +273,35 @@ export async function updateActiveRun(
 }
 
 /**
+ * Admits a run's media stream: the first stream of a run still waiting for its media marks it
+ * answered. False when the run has ended, is gone, or already has its stream (one per run).
+ */
+export async function claimMediaStream(ref: { organizationId: number; agentId: number; runId: number }, answeredAt: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'SET answered_at = :at, logs = list_append(if_not_exists(logs, :empty), :log)',
+        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':inProgress': 'in_progress',
+          ':at': answeredAt,
+          ':null': 'NULL',
+          ':empty': [],
+          ':log': [{ timestamp: answeredAt, level: 'INFO', message: 'Call answered' }],
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
  * Deletes a run that is not in progress, and with it the Idempotency-Key record that kept its
  * first response (which names the number); false when it is in progress (or gone).
  */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SPEECH_PROVIDERS } from '../repositories/speech-keys.ts';
 import { Timestamp } from './common.ts';
 

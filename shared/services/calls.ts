@@ -1,4 +1,5 @@
 import { optionalSetting } from '../config/settings.ts';
+import { MAX_CALL_SECONDS } from '../domain/call-limits.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
@@ -22,8 +23,8 @@ export const CAPACITY_RETRY_AFTER_SECONDS = 30;
 export const CALL_LIFECYCLE_ARN_VARIABLE = 'CALL_LIFECYCLE_STATE_MACHINE_ARN';
 
 /** The longest a call may last; the media service hangs up then, and the watchdog ends the run after a margin. */
-export const MAX_CALL_SECONDS = Number(process.env.MAX_CALL_SECONDS ?? 3600);
-const WATCHDOG_MARGIN_SECONDS = 300;
+export { MAX_CALL_SECONDS };
+export const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
 export interface CallLifecycleInput {
@@ -104,7 +105,8 @@ export async function placeCallForAgent(
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
-    from_number: from ?? optionalSetting('DEFAULT_CALLER_ID') ?? null,
+    // Without an agent number the dial step uses the provider account's caller id.
+    from_number: from ?? null,
     created_at: createdAt,
     logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
     campaign: origin,

@@ -7,10 +7,10 @@ import * as agentsRepository from '../repositories/agents.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as repository from '../repositories/numbers.ts';
 import { getOrganization } from '../repositories/organizations.ts';
+import { platformAccount } from '../telephony/accounts.ts';
 import * as marketplace from '../telephony/number-marketplace.ts';
 import { getAgent } from './agents.ts';
 
-const PROVIDER = () => process.env.TELEPHONY_PROVIDER_NAME ?? 'telephony';
 /** The price the setup screen compares with the balance. */
 const MOBILE_PRICE_COUNTRY = 'PL';
 
@@ -23,7 +23,7 @@ async function agentNames(orgId: number, ids: number[]): Promise<Map<number, str
 async function present(numbers: repository.NumberRecord[], orgId: number) {
   const outbound = await repository.listOutboundNumbers(orgId);
   const names = await agentNames(orgId, [...numbers.flatMap((number) => (number.workflow_id ? [number.workflow_id] : [])), ...outbound.map((entry) => entry.workflow_id)]);
-  return numbers.map(({ renews_at: _renews, end_user_id: _endUserId, consent: _consent, end_user: _endUser, number_type: _type, ...number }) => ({
+  return numbers.map(({ renews_at: _renews, end_user_id: _endUserId, consent: _consent, end_user: _endUser, number_type: _type, regulatory_bundle_id: _bundle, ...number }) => ({
     ...number,
     workflow_name: number.workflow_id ? (names.get(number.workflow_id) ?? '') : null,
     outbound_workflows: outbound.filter((entry) => entry.phone_number_id === number.id).map((entry) => ({ workflow_id: entry.workflow_id, workflow_name: names.get(entry.workflow_id) ?? '' })),
@@ -73,7 +73,7 @@ export async function purchaseNumber(
     id: await nextId('phoneNumber'),
     organization_id: orgId,
     phone_number: parsed.e164,
-    provider: PROVIDER(),
+    provider: platformAccount().adapter.provider,
     status: review ? 'pending' : 'active',
     country_code: request.country_code,
     number_type: request.number_type,
@@ -102,15 +102,24 @@ export async function purchaseNumber(
   }
   if (created === 'taken') throw new ConflictError(`${parsed.e164} is not available`);
   try {
-    const order = await marketplace.orderNumber(parsed.e164, `number-${orgId}-${number.id}`);
-    const ordered = { ...number, provider_number_id: order.providerNumberId, order_id: order.orderId };
+    // A regulated number is bought once the provider approves its bundle (reviewNumber).
+    const ordered = review
+      ? { ...number, regulatory_bundle_id: (await marketplace.submitRegulatoryBundle({ country: request.country_code, type: request.number_type, endUser: request.end_user!, email: regulatoryEmail() })).bundleId }
+      : { ...number, provider_number_id: (await marketplace.buyNumber(parsed.e164)).providerNumberId };
     await repository.putNumber(ordered);
     return one(orgId, ordered);
   } catch (error) {
     await repository.cancelPurchase(number, new Date().toISOString());
-    if (error instanceof marketplace.MarketplaceError && error.status === 409) throw new ConflictError(`${parsed.e164} is not available`);
+    if (!review && marketplace.isUnavailable(error)) throw new ConflictError(`${parsed.e164} is not available`);
     throw error;
   }
+}
+
+/** Where the provider sends news of regulatory reviews (Twilio requires one per bundle). */
+function regulatoryEmail(): string {
+  const email = process.env.TELEPHONY_REGULATORY_EMAIL;
+  if (!email) throw new Error('Missing required environment variable TELEPHONY_REGULATORY_EMAIL (the contact for regulatory reviews of numbers)');
+  return email;
 }
 
 async function findNumber(orgId: number, numberId: number) {
@@ -177,7 +186,14 @@ export async function reviewNumber(orgId: number, numberId: number, decision: 'a
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
   const reviewed =
     decision === 'approve'
-      ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null })
+      ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', {
+          renews_at: addMonth(new Date()).toISOString(),
+          order_status: 'completed',
+          order_status_reason: null,
+          // The provider approved the bundle: the number can now be bought with it.
+          provider_number_id:
+            number.provider_number_id ?? (await marketplace.buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined)).providerNumberId,
+        })
       : await repository.rejectPendingNumber(number, reason ?? 'Rejected in regulatory review', new Date().toISOString());
   if (!reviewed) throw new ConflictError(`Number ${numberId} was reviewed meanwhile`);
   return one(orgId, (await repository.getNumber(orgId, numberId))!);

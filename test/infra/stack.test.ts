@@ -330,7 +330,7 @@ describe('VoiceAgentPlatformApi stack', () => {
   it('gives the media task its provider keys as container secrets and the model settings, and the authoring function the platform model', () => {
     const [, task] = ofType('AWS::ECS::TaskDefinition')[0]!;
     const container = task.Properties.ContainerDefinitions[0];
-    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual(['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'LLM_API_KEY']);
+    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual(['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'LLM_API_KEY', 'MEDIA_STREAM_SECRET']);
     const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
     expect(environment).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', TTS_PROVIDER: 'elevenlabs', KMS_KEY_ID: expect.anything() });
     expect(environment).not.toHaveProperty('MEDIA_PROVIDERS');
@@ -343,6 +343,38 @@ describe('VoiceAgentPlatformApi stack', () => {
       // Keys are read at run time, never baked into a function's environment.
       expect(variables).not.toHaveProperty('LLM_API_KEY');
     }
+  });
+
+  it('gives exactly the telephony functions the provider account, the stream secret, KMS and the call rate; the media task the stream secret', () => {
+    const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) => ('telephony' in group.access && group.access.telephony ? [name] : []));
+    expect(telephonyGroups.sort()).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
+    const groups = functionGroups();
+    const secretIds = (type: string, description: RegExp) =>
+      ofType(type).flatMap(([id, r]) => (description.test(String(r.Properties.Description)) ? [id] : []));
+    const [telephonySecret] = secretIds('AWS::SecretsManager::Secret', /telephony provider account/);
+    const [streamSecret] = secretIds('AWS::SecretsManager::Secret', /media stream credentials/);
+    expect(telephonySecret && streamSecret).toBeTruthy();
+    // The telephony secret starts as a placeholder: the first deploy needs nothing filled in by hand.
+    expect(JSON.parse(resources[telephonySecret!]!.Properties.SecretString)).toEqual({ provider: 'twilio', account_sid: 'set-me', auth_token: 'set-me' });
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const group = groups.get(id);
+      const variables = r.Properties.Environment.Variables as Record<string, unknown>;
+      const telephony = telephonyGroups.includes(group ?? '');
+      for (const name of ['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET', 'TELEPHONY_CALLS_PER_SECOND']) {
+        expect([group, name, name in variables]).toEqual([group, name, telephony]);
+      }
+      if (telephony) {
+        expect(JSON.stringify(variables.TELEPHONY_ACCOUNT)).toContain(telephonySecret);
+        expect(JSON.stringify(variables.MEDIA_STREAM_SECRET)).toContain(streamSecret);
+        expect(variables.KMS_KEY_ID).toBeDefined();
+        expect(variables.TELEPHONY_CALLS_PER_SECOND).toBe('1');
+        // Those that give the provider callback or voice URLs know the API's public address.
+        expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls']);
+      }
+    }
+    template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Secrets: Match.arrayWith([{ Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: streamSecret } }]) })],
+    });
   });
 
   it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {

@@ -7,6 +7,8 @@ declare module 'vitest' {
     baseUrl: string;
     /** Environment that reaches the same table the API uses (to create organizations). */
     stackEnv: Record<string, string>;
+    /** The local Twilio's API origin (empty against a deployed stack). */
+    telephonyApiUrl: string;
   }
 }
 
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject) {
   if (process.env.API_BASE_URL) {
     project.provide('baseUrl', process.env.API_BASE_URL.replace(/\/$/, ''));
     project.provide('stackEnv', {});
+    project.provide('telephonyApiUrl', '');
     return;
   }
   const stack = await startLocalStack({
@@ -33,5 +36,6 @@ export default async function setup(project: TestProject) {
   });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('stackEnv', stack.env);
+  project.provide('telephonyApiUrl', stack.telephonyApiUrl);
   return () => stack.stop();
 }

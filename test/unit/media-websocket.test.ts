@@ -27,6 +27,8 @@ async function startServer() {
     (send) =>
       new MediaSession({ prepare: fakes.prepare(callInput({ workflowDefinition: { greeting: 'Hello, this is Ann.' }, dispositionCodes: { reached: {} } })), send }),
     onFinished,
+    // Admission has its own tests (media-stream-admission.test.ts): here every stream is let in.
+    { admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '' }), maxCallSeconds: 3600 },
   );
   cleanups.push(() => handle.close());
   return { port: (server.address() as AddressInfo).port, onFinished, finished, handle };

@@ -14,6 +14,8 @@ export interface SimulatedCallerOptions {
   streamSid?: string;
   callSid?: string;
   runRef?: string;
+  /** The per-call stream credential the platform minted (custom parameter `stream_token`). */
+  streamToken?: string;
 }
 
 const FRAME_MS = 20;
@@ -22,6 +24,7 @@ export class SimulatedCaller {
   readonly streamSid: string;
   readonly callSid: string;
   readonly runRef: string;
+  readonly streamToken: string | undefined;
   /** Milliseconds of inbound audio produced so far (timestamp of the next frame). */
   elapsedMs = 0;
   private sequence = 0;
@@ -31,6 +34,7 @@ export class SimulatedCaller {
     this.streamSid = options.streamSid ?? 'MZ00000000000000000000000000000001';
     this.callSid = options.callSid ?? 'CA00000000000000000000000000000001';
     this.runRef = options.runRef ?? '1.2.3';
+    this.streamToken = options.streamToken;
   }
 
   /** `connected` then `start` (the provider's opening pair). */
@@ -45,7 +49,7 @@ export class SimulatedCaller {
           streamSid: this.streamSid,
           callSid: this.callSid,
           tracks: ['inbound'],
-          customParameters: { run_ref: this.runRef },
+          customParameters: { run_ref: this.runRef, ...(this.streamToken ? { stream_token: this.streamToken } : {}) },
           mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
         },
       },

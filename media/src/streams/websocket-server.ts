@@ -1,16 +1,45 @@
 /**
- * Media Streams WebSocket endpoint: one MediaSession per provider connection, on the service's
- * existing HTTP server (same port as /healthz, so the load balancer needs a single target).
+ * Media Streams WebSocket endpoint: one MediaSession per admitted provider connection, on the
+ * service's existing HTTP server (same port as /healthz, so the load balancer needs a single
+ * target). A connection is nobody's until its `start` frame carries a stream credential the
+ * platform minted for a run waiting for its media (`admit`): until then nothing is created,
+ * recorded or written, and a refused connection is closed at once (1008) and logged.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { STREAM_PARAMETERS, type MediaFrameCodec } from '../../../shared/telephony/adapter.ts';
+import { codecForStream } from '../../../shared/telephony/media-codecs.ts';
 import type { LogFn, MediaSession, SessionResult } from './media-session.ts';
 
 export const HANGUP_MARK = 'hangup';
 
+/** A provider frame is a few hundred bytes (20 ms of audio); nothing legitimate comes near this. */
+export const MAX_FRAME_BYTES = 16 * 1024;
+/** Decoded audio of one media frame: Twilio and Telnyx send 20 ms (160 bytes); 200 ms is the most accepted. */
+export const MAX_MEDIA_PAYLOAD_BYTES = 1600;
+/** Mu-law at 8 kHz: one byte per sample. */
+const BYTES_PER_SECOND = 8000;
+/** Frames that may arrive while the credential is being checked. */
+const MAX_FRAMES_BEFORE_ADMISSION = 250;
+
+export type AdmissionResult = { accepted: true; runRef: string } | { accepted: false; reason: string };
+
+/** What the provider's `start` frame claims: the run, its stream credential, the provider's call id. */
+export interface StreamClaim {
+  runRef: string | null;
+  streamToken: string | null;
+  callSid: string | null;
+}
+
 export interface MediaStreamsOptions {
+  /** Checks the claim and takes the run's one stream; only an accepted stream gets a session. */
+  admit: (claim: StreamClaim) => Promise<AdmissionResult>;
+  /** The longest call: inbound audio beyond it ends the stream, timestamps beyond it are dropped. */
+  maxCallSeconds: number;
   log?: LogFn;
+  /** A connection that has not sent its `start` frame by then is closed. */
+  startTimeoutMs?: number;
   /** Extra wait after the expected end of playback if the provider never echoes the hang-up mark. */
   hangUpGraceMs?: number;
   /** Upper bound on waiting for playback before closing a hung-up call. */
@@ -25,18 +54,24 @@ export interface MediaStreamsHandle {
   close(): Promise<void>;
 }
 
+const POLICY_VIOLATION = 1008;
+
 export function attachMediaStreams(
   server: Server,
   path: string,
   createSession: (send: (message: object) => void) => MediaSession,
   onFinished: (result: SessionResult) => Promise<void>,
-  options: MediaStreamsOptions = {},
+  options: MediaStreamsOptions,
 ): MediaStreamsHandle {
   const log: LogFn = options.log ?? (() => {});
   const hangUpGraceMs = options.hangUpGraceMs ?? 2_000;
   const maxHangUpWaitMs = options.maxHangUpWaitMs ?? 30_000;
-  // noServer: the HTTP server stays ours; we only claim upgrades on `path`.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const maxInboundBytes = options.maxCallSeconds * BYTES_PER_SECOND;
+  const maxTimestampMs = options.maxCallSeconds * 1000;
+  // noServer: the HTTP server stays ours; we only claim upgrades on `path`. maxPayload: an
+  // oversized frame closes the connection (1009) before it is buffered.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -51,62 +86,135 @@ export function attachMediaStreams(
   };
   server.on('upgrade', onUpgrade);
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, request: IncomingMessage) => {
+    const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+    const codec: MediaFrameCodec = codecForStream(query);
+    const remote = request.socket.remoteAddress;
+    let phase: 'awaiting-start' | 'admitting' | 'accepted' | 'refused' = 'awaiting-start';
+    const early: Record<string, unknown>[] = [];
+    let session: MediaSession | undefined;
+    let inboundBytes = 0;
+
+    const refuse = (reason: string, details: Record<string, unknown> = {}): void => {
+      if (phase === 'refused') return;
+      phase = 'refused';
+      clearTimeout(startTimer);
+      log('warn', 'media stream refused', { reason, remote, ...details });
+      ws.close(POLICY_VIOLATION, 'stream refused');
+      // A peer that ignores the close handshake is cut off.
+      setTimeout(() => ws.terminate(), 1_000).unref();
+    };
+    const startTimer = setTimeout(() => refuse('no start frame in time'), startTimeoutMs);
+    startTimer.unref();
+
     const send = (message: object): void => {
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(message as Record<string, unknown>)));
     };
-    let session: MediaSession;
-    try {
-      session = createSession(send);
-    } catch (error) {
-      log('error', 'failed to create media session', { error: String(error) });
-      ws.close(1011, 'session setup failed');
-      return;
-    }
 
-    // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
-    void session.finished.then(
-      (result) => onFinished(result).catch((error: unknown) => log('error', 'onFinished failed', { error: String(error), runRef: result.runRef })),
-    );
-
-    let hangUpTimer: NodeJS.Timeout | undefined;
-    let hangingUp = false;
-    const hangUpNow = (why: string): void => {
-      clearTimeout(hangUpTimer);
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
-        log('info', 'closing media stream after hang-up', { why, runRef: session.runRef });
-        ws.close(1000, 'agent hung up');
+    /** Media frames: size and timestamp checked; beyond the longest call the stream ends. */
+    const acceptable = (frame: Record<string, unknown>): boolean => {
+      if (frame.event !== 'media') return true;
+      const media = frame.media as { payload?: unknown; timestamp?: unknown } | undefined;
+      const payload = typeof media?.payload === 'string' ? media.payload : '';
+      const bytes = Math.floor((payload.length * 3) / 4);
+      if (bytes > MAX_MEDIA_PAYLOAD_BYTES) {
+        log('warn', 'dropping an oversized media frame', { bytes, runRef: session?.runRef });
+        return false;
       }
+      const timestamp = Number(media?.timestamp ?? 0);
+      if (!Number.isFinite(timestamp) || timestamp < 0 || timestamp > maxTimestampMs) {
+        log('warn', 'dropping a media frame stamped outside the call', { timestamp: media?.timestamp, runRef: session?.runRef });
+        return false;
+      }
+      inboundBytes += bytes;
+      if (inboundBytes > maxInboundBytes) {
+        log('warn', 'the call reached MAX_CALL_SECONDS of audio: ending the stream', { runRef: session?.runRef });
+        ws.close(1000, 'maximum call length');
+        return false;
+      }
+      return true;
     };
-    void session.hangUpRequested.then((info) => {
-      // The closing words are already queued at the provider; the mark echo tells us they played.
-      hangingUp = true;
-      send({ event: 'mark', streamSid: session.streamSid, mark: { name: HANGUP_MARK } });
-      const wait = Math.min(maxHangUpWaitMs, info.playbackRemainingMs + hangUpGraceMs);
-      hangUpTimer = setTimeout(() => hangUpNow('playback timeout'), wait);
-    });
+
+    const startSession = (): MediaSession => {
+      const created = createSession(send);
+      // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
+      void created.finished.then((result) =>
+        onFinished(result).catch((error: unknown) => log('error', 'onFinished failed', { error: String(error), runRef: result.runRef })),
+      );
+      let hangUpTimer: NodeJS.Timeout | undefined;
+      let hangingUp = false;
+      const hangUpNow = (why: string): void => {
+        clearTimeout(hangUpTimer);
+        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
+          log('info', 'closing media stream after hang-up', { why, runRef: created.runRef });
+          ws.close(1000, 'agent hung up');
+        }
+      };
+      void created.hangUpRequested.then((info) => {
+        // The closing words are already queued at the provider; the mark echo tells us they played.
+        hangingUp = true;
+        send({ event: 'mark', streamSid: created.streamSid, mark: { name: HANGUP_MARK } });
+        hangUpTimer = setTimeout(() => hangUpNow('playback timeout'), Math.min(maxHangUpWaitMs, info.playbackRemainingMs + hangUpGraceMs));
+      });
+      ws.on('close', () => clearTimeout(hangUpTimer));
+      deliver = (frame) => {
+        if (!acceptable(frame)) return;
+        // Not awaited: the session records media synchronously and queues turns internally.
+        void created.handle(frame);
+        if (hangingUp && isHangUpMark(frame)) hangUpNow('mark played');
+      };
+      return created;
+    };
+    let deliver: ((frame: Record<string, unknown>) => void) | undefined;
+
+    const admit = async (start: Record<string, unknown>): Promise<void> => {
+      phase = 'admitting';
+      clearTimeout(startTimer);
+      const claim = streamClaim(start);
+      let result: AdmissionResult;
+      try {
+        result = await options.admit(claim);
+      } catch (error) {
+        result = { accepted: false, reason: `admission failed: ${String(error)}` };
+      }
+      if ((phase as string) === 'refused') return; // the peer broke a rule while we checked
+      if (!result.accepted) return refuse(result.reason, { runRef: claim.runRef, callSid: claim.callSid });
+      if (ws.readyState !== WebSocket.OPEN) return;
+      phase = 'accepted';
+      log('info', 'media stream admitted', { runRef: result.runRef, callSid: claim.callSid });
+      session = startSession();
+      deliver!(start);
+      for (const frame of early.splice(0)) deliver!(frame);
+    };
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      if (isBinary) {
-        log('warn', 'ignoring binary media stream frame');
+      if (phase === 'refused') return;
+      const frame = isBinary ? undefined : parseFrame(data);
+      if (!frame) {
+        if (phase !== 'accepted') return refuse('malformed frame before admission');
+        log('warn', 'ignoring a malformed media stream frame', { runRef: session?.runRef });
         return;
       }
-      let message: unknown;
-      try {
-        message = JSON.parse(rawToString(data));
-      } catch {
-        log('warn', 'ignoring non-JSON media stream frame');
+      const canonical = codec.decode(frame, query);
+      if (phase === 'accepted') return deliver!(canonical);
+      if (phase === 'admitting') {
+        if (early.length >= MAX_FRAMES_BEFORE_ADMISSION) return refuse('too many frames before admission');
+        early.push(canonical);
         return;
       }
-      // Not awaited: the session records media synchronously and queues turns internally.
-      void session.handle(message);
-      if (hangingUp && isHangUpMark(message)) hangUpNow('mark played');
+      // awaiting-start: the provider opens with `connected`, then `start`; anything else is refused.
+      if (canonical.event === 'connected') return;
+      if (canonical.event === 'start') return void admit(canonical);
+      refuse('a frame before the start frame', { event: canonical.event });
     });
-    ws.on('close', () => {
-      clearTimeout(hangUpTimer);
-      void session.finish('closed');
+    ws.on('close', (code) => {
+      clearTimeout(startTimer);
+      if (code === 1009) log('warn', 'media stream closed: frame too large', { remote, runRef: session?.runRef });
+      if (session) void session.finish('closed');
+      // A stream that closes while its credential is checked gets no session.
+      else phase = 'refused';
     });
-    ws.on('error', (error) => log('warn', 'media stream socket error', { error: String(error) }));
+    ws.on('error', (error) => log('warn', 'media stream socket error', { error: String(error), remote }));
   });
 
   return {
@@ -128,10 +236,29 @@ export function attachMediaStreams(
   };
 }
 
-function isHangUpMark(message: unknown): boolean {
-  if (typeof message !== 'object' || message === null) return false;
-  const { event, mark } = message as { event?: unknown; mark?: { name?: unknown } };
-  return event === 'mark' && mark?.name === HANGUP_MARK;
+function streamClaim(start: Record<string, unknown>): StreamClaim {
+  const body = isRecord(start.start) ? start.start : {};
+  const parameters = isRecord(body.customParameters) ? body.customParameters : {};
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 512 ? value : null);
+  return { runRef: text(parameters[STREAM_PARAMETERS.runRef]), streamToken: text(parameters[STREAM_PARAMETERS.token]), callSid: text(body.callSid) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseFrame(data: RawData): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(rawToString(data));
+    return isRecord(parsed) && typeof parsed.event === 'string' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isHangUpMark(message: Record<string, unknown>): boolean {
+  const mark = message.mark as { name?: unknown } | undefined;
+  return message.event === 'mark' && mark?.name === HANGUP_MARK;
 }
 
 function rawToString(data: RawData): string {

@@ -1,6 +1,8 @@
 import { AgentIdParam } from '../../schemas/agents.ts';
-import { CallInitiationResponse, IdempotencyKeyHeader, LegacyWorkflowIdParam, PlaceCallRequest } from '../../schemas/runs.ts';
-import { TelephonyStatusCallback } from '../../schemas/telephony.ts';
+import * as z from 'zod';
+import { ErrorResponse } from '../../schemas/common.ts';
+import { CallInitiationResponse, ConversationIdParams, IdempotencyKeyHeader, LegacyWorkflowIdParam, PlaceCallRequest } from '../../schemas/runs.ts';
+import { TelephonyProviderParam } from '../../schemas/telephony.ts';
 import { TriggerIdParam } from '../../schemas/triggers.ts';
 import { CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
@@ -44,17 +46,52 @@ export const callRoutes = {
     request: { params: TriggerIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
     responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
   }),
+  endCall: defineRoute({
+    operationId: 'endCall',
+    method: 'POST',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/end',
+    group: 'calls',
+    summary: 'Hang up a call in progress',
+    description:
+      'Asks the telephony provider to hang up (a call still ringing is cancelled). Answers 202 at once; the run then ends as usual ' +
+      '(`completed` with what was recorded, or `failed` if it was never answered) and `call.completed` fires. 409 when the run is not a call in progress.',
+    tags: ['Calls'],
+    request: { params: ConversationIdParams },
+    responses: {
+      202: {
+        description: 'Hang-up requested',
+        schema: z.object({ workflow_run_id: z.int(), status: z.literal('ending') }).openapi('EndCallResponse'),
+      },
+      409: { description: 'Not a call in progress', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
+  }),
   telephonyStatus: defineRoute({
     operationId: 'telephonyStatusCallback',
     method: 'POST',
-    path: '/telephony/status',
+    path: '/telephony/{provider}/status',
     group: 'telephonyCallbacks',
     public: true,
     internal: true,
-    summary: 'Call status callback of the telephony provider (signed with X-Telephony-Signature)',
-    description: 'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused.',
+    summary: "Call status callbacks of the telephony provider, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
+    description: 'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused with 403.',
     tags: ['Telephony'],
-    request: { body: TelephonyStatusCallback },
+    request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
+  }),
+  telephonyVoice: defineRoute({
+    operationId: 'telephonyVoiceWebhook',
+    method: 'POST',
+    path: '/telephony/{provider}/voice',
+    group: 'telephonyCallbacks',
+    public: true,
+    internal: true,
+    summary: "Incoming calls: the provider's voice webhook (signed); answers TwiML that connects the agent or turns the caller away",
+    description: "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely.",
+    tags: ['Telephony'],
+    request: { params: TelephonyProviderParam },
+    responses: { 200: { description: 'TwiML', contentType: 'text/xml' }, 403: { description: 'Bad signature' } },
   }),
 };

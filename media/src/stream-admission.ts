@@ -1,0 +1,20 @@
+/**
+ * Who may stream a call's media: only the provider leg of a call the platform dialed or answered,
+ * proven by the stream credential minted for that run (shared/telephony/stream-token.ts), and
+ * only once per run, while the run waits for its media.
+ */
+import { parseRunRef } from '../../shared/domain/run-ref.ts';
+import { claimMediaStream } from '../../shared/repositories/runs.ts';
+import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
+import type { AdmissionResult, StreamClaim } from './streams/websocket-server.ts';
+
+export async function admitStream(claim: StreamClaim, now = Date.now()): Promise<AdmissionResult> {
+  const ref = claim.runRef ? parseRunRef(claim.runRef) : undefined;
+  if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference' };
+  if (!claim.streamToken) return { accepted: false, reason: 'no stream credential' };
+  const token = checkStreamToken(claim.runRef, claim.streamToken, now);
+  if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
+  // The one conditional write: the run is in progress and has no stream yet.
+  if (!(await claimMediaStream(ref, new Date(now).toISOString()))) return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
+  return { accepted: true, runRef: claim.runRef };
+}

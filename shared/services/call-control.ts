@@ -1,0 +1,166 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { logger } from '../observability/logger.ts';
+import { reserveCallSlot } from '../repositories/call-rate.ts';
+import { nextId } from '../repositories/counters.ts';
+import { keys } from '../repositories/keys.ts';
+import * as numbersRepository from '../repositories/numbers.ts';
+import * as runs from '../repositories/runs.ts';
+import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
+import { db, tableName, type TransactItem } from '../repositories/table.ts';
+import type { InboundAnswer, InboundCall, TelephonyAdapter } from '../telephony/adapter.ts';
+import { accountOf } from '../telephony/accounts.ts';
+import { mintStreamToken } from '../telephony/stream-token.ts';
+import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
+import { getAgent } from './agents.ts';
+import { completeCall } from './call-completion.ts';
+import { CALL_LIFECYCLE_ARN_VARIABLE, MAX_CALL_SECONDS, WATCHDOG_MARGIN_SECONDS, type CallLifecycleInput } from './calls.ts';
+import { newRun } from './new-run.ts';
+import { startNamedExecution } from '../workflows/executions.ts';
+
+/** A stream credential outlives ringing, answering-machine detection and the provider's connect time. */
+export const STREAM_TOKEN_SECONDS = 15 * 60;
+/** A dial waits this long in the function for its rate slot; a later slot is waited for by the state machine. */
+export const MAX_SLOT_WAIT_MS = 5_000;
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing required environment variable ${name}`);
+  return value.replace(/\/$/, '');
+}
+
+/** The provider's callback endpoints of this API (PUBLIC_BASE_URL ends with /api/v1). */
+export const statusCallbackUrl = (provider: string, runRef: string): string =>
+  `${required('PUBLIC_BASE_URL')}/telephony/${provider}/status?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
+
+export type DialResult = { callId: string } | { retryInSeconds: number } | { skipped: string };
+
+/**
+ * Dials a placed call through the organization's provider account, inside the account's call
+ * rate: a slot a few seconds away is waited for here, a later one is handed back
+ * (`retryInSeconds`) for the state machine to wait without holding a function.
+ */
+export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.now): Promise<DialResult> {
+  const run = await runs.getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
+  // The numbers come from the run, not the execution input (which outlives a deleted run).
+  if (!run || run.status !== 'in_progress' || !run.phone_number) return { skipped: 'The run ended before it was dialed' };
+  // An incoming call, or a dial whose earlier attempt reached the provider: never ring twice.
+  if (run.provider_call_id) return { skipped: 'The call is already connected' };
+  const account = await accountOf(call.ref.organizationId);
+  const from = run.from_number || account.callerId;
+  if (!from) throw new Error('No caller id: assign an outbound number to the agent, or set DEFAULT_CALLER_ID (platform account) or the organization\'s caller_id');
+  const slot = await reserveCallSlot(account.key, account.callsPerSecond, MAX_SLOT_WAIT_MS, now);
+  if ('waitMs' in slot) return { retryInSeconds: Math.max(1, Math.floor((slot.waitMs - MAX_SLOT_WAIT_MS / 2) / 1000)) };
+  const delay = slot.slotAt - now();
+  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+  const { callId } = await account.adapter.dial({
+    to: run.phone_number,
+    from,
+    runRef: call.runRef,
+    streamUrl: required('MEDIA_STREAM_URL'),
+    streamToken: mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
+    statusCallbackUrl: statusCallbackUrl(account.adapter.provider, call.runRef),
+  });
+  await runs.updateActiveRun(call.ref, { provider_call_id: callId }, { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` });
+  return { callId };
+}
+
+/**
+ * Hangs up a call in progress (POST …/conversations/{id}/end). The provider's completion (or the
+ * media stream's end) then ends the run as usual, with its recording; a call not yet dialed ends
+ * at once and is never dialed.
+ */
+export async function endCall(orgId: number, agentRef: string, runId: number) {
+  const agent = await getAgent(orgId, agentRef);
+  const run = await runs.getRun(orgId, agent.id, runId);
+  if (!run) throw new NotFoundError('Conversation not found');
+  if (run.status !== 'in_progress' || !run.phone_number) throw new ConflictError('The conversation is not a call in progress');
+  const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
+  if (!run.provider_call_id) {
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'Ended through the API before the call was dialed' });
+  } else {
+    const account = await accountOf(orgId);
+    await account.adapter.hangUp(run.provider_call_id);
+    await runs.updateActiveRun(ref, {}, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Hang-up requested through the API' });
+  }
+  return { workflow_run_id: runId, status: 'ending' as const };
+}
+
+const REJECT_UNKNOWN = 'Sorry, this number is not in service. Goodbye.';
+const REJECT_UNAVAILABLE = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
+
+/**
+ * An incoming call (the provider's verified voice webhook): a number assigned to an active agent
+ * starts an inbound run (the caller's number in `initial_context`, one of the organization's
+ * channels) and connects the media stream; anything else is turned away politely.
+ */
+export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundAnswer> {
+  const number = await numbersRepository.findNumberByE164(call.to);
+  if (!number) {
+    logger.warn('Incoming call to a number the platform does not know', { to: call.to });
+    return { action: 'reject', message: REJECT_UNKNOWN };
+  }
+  if (number.status !== 'active' || !number.workflow_id) {
+    logger.info('Incoming call to a number that carries no traffic', { to: call.to, status: number.status });
+    return { action: 'reject', message: REJECT_UNKNOWN };
+  }
+  const orgId = number.organization_id;
+  const claimKey = keys.inboundCall(adapter.provider, call.callId);
+  const streamUrl = required('MEDIA_STREAM_URL');
+  const connect = (runRef: string): InboundAnswer => ({
+    action: 'connect',
+    runRef,
+    streamUrl,
+    streamToken: mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
+    statusCallbackUrl: statusCallbackUrl(adapter.provider, runRef),
+  });
+  const agent = await getAgent(orgId, String(number.workflow_id)).catch(() => undefined);
+  if (!agent || agent.status !== 'active') return { action: 'reject', message: REJECT_UNAVAILABLE };
+
+  const runId = await nextId('run');
+  const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
+  const runRef = formatRunRef(ref);
+  const createdAt = new Date().toISOString();
+  const run = {
+    ...newRun(orgId, agent, {
+      id: runId,
+      name: `Call from ${call.from}`,
+      mode: 'inbound',
+      status: 'in_progress',
+      phone_number: call.from,
+      from_number: call.to,
+      created_at: createdAt,
+      logs: [{ timestamp: createdAt, level: 'INFO', message: `Incoming call from ${call.from} to ${call.to}` }],
+      campaign: null,
+      initialContext: { caller_number: call.from, called_number: call.to },
+    }),
+    provider_call_id: call.callId,
+  };
+  try {
+    // The claim of the provider's call id is made with the run: one run per incoming call.
+    const claim: TransactItem = { Put: { TableName: tableName(), Item: { ...claimKey, type: 'inboundCall', run_ref: runRef }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    if (!(await runs.insertRun(run, true, [claim]))) {
+      logger.info('Incoming call refused: every channel of the organization is busy', { organizationId: orgId });
+      return { action: 'reject', message: REJECT_UNAVAILABLE };
+    }
+  } catch (error) {
+    if (error instanceof AgentUnavailableError) return { action: 'reject', message: REJECT_UNAVAILABLE };
+    if (!(error instanceof AlongsideRefusedError)) throw error;
+    // The provider retried its webhook: the call already has its run.
+    const claim = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
+    if (!claim.Item) throw error;
+    return connect(String(claim.Item.run_ref));
+  }
+  // The call-lifecycle execution skips dialing (the run has its provider call) and keeps its watchdog.
+  const lifecycle: CallLifecycleInput = {
+    call: { ref, runRef, watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+  };
+  try {
+    await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, lifecycle);
+  } catch (error) {
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The incoming call could not be started' });
+    throw error;
+  }
+  return connect(runRef);
+}

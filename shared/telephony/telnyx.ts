@@ -1,0 +1,185 @@
+import Telnyx from 'telnyx';
+import {
+  ProviderError,
+  STREAM_PARAMETERS,
+  type CallbackRequest,
+  type DialRequest,
+  type InboundAnswer,
+  type ProviderCallStatus,
+  type ProviderStatusEvent,
+  type TelephonyAdapter,
+} from './adapter.ts';
+import { TELNYX_CODEC_QUERY } from './media-codecs.ts';
+
+export interface TelnyxCredentials {
+  provider: 'telnyx';
+  api_key: string;
+  /** The account's Ed25519 webhook public key (base64, from the Telnyx portal). */
+  public_key: string;
+  /** The Call Control application (connection) calls are placed on. */
+  connection_id: string;
+}
+
+
+interface TelnyxEvent {
+  data?: { event_type?: string; occurred_at?: string; payload?: Record<string, unknown> };
+}
+
+/** `call.hangup` causes of calls that never connected. */
+const HANGUP_CAUSES: Record<string, ProviderCallStatus> = {
+  user_busy: 'busy',
+  timeout: 'no-answer',
+  no_answer: 'no-answer',
+  call_rejected: 'failed',
+  not_found: 'failed',
+  originator_cancel: 'failed',
+  unspecified: 'failed',
+};
+
+/** A Telnyx Call Control event → platform status (client_state carries the run reference). */
+export function mapTelnyxEvent(event: TelnyxEvent): Omit<ProviderStatusEvent, 'runRef'> & { runRef?: string } | undefined {
+  const type = event.data?.event_type;
+  const payload = event.data?.payload ?? {};
+  const callId = typeof payload.call_control_id === 'string' ? payload.call_control_id : undefined;
+  if (!type || !callId) return undefined;
+  const runRef = typeof payload.client_state === 'string' ? Buffer.from(payload.client_state, 'base64').toString('utf8') : undefined;
+  const timestamp = event.data?.occurred_at ?? new Date().toISOString();
+  let status: ProviderCallStatus | undefined;
+  if (type === 'call.answered') status = 'answered';
+  else if (type === 'call.machine.detection.ended') status = payload.result === 'machine' ? 'voicemail' : undefined;
+  else if (type === 'call.hangup') {
+    const cause = String(payload.hangup_cause ?? 'unspecified');
+    status = cause === 'normal_clearing' || cause === 'time_limit' ? 'completed' : (HANGUP_CAUSES[cause] ?? 'failed');
+  }
+  return status ? { callId, runRef, status, timestamp } : undefined;
+}
+
+function rethrow(error: unknown, what: string): never {
+  const status = (error as { status?: number }).status;
+  throw new ProviderError(`Telnyx ${what} failed${status ? ` (HTTP ${status})` : ''}: ${error instanceof Error ? error.message : String(error)}`, status);
+}
+
+export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBaseUrl?: string } = {}): TelephonyAdapter {
+  const client = new Telnyx({ apiKey: credentials.api_key, publicKey: credentials.public_key, baseURL: options.apiBaseUrl, timeout: 10_000, maxRetries: 0 });
+  return {
+    provider: 'telnyx',
+    accountId: credentials.connection_id,
+
+    async dial(request: DialRequest) {
+      const streamUrl = new URL(request.streamUrl);
+      streamUrl.searchParams.set(TELNYX_CODEC_QUERY.name, TELNYX_CODEC_QUERY.value);
+      streamUrl.searchParams.set(STREAM_PARAMETERS.runRef, request.runRef);
+      streamUrl.searchParams.set(STREAM_PARAMETERS.token, request.streamToken);
+      try {
+        const response = await client.calls.dial({
+          connection_id: credentials.connection_id,
+          to: request.to,
+          from: request.from,
+          stream_url: streamUrl.href,
+          stream_track: 'inbound_track',
+          stream_codec: 'PCMU',
+          stream_bidirectional_mode: 'rtp',
+          stream_bidirectional_codec: 'PCMU',
+          answering_machine_detection: 'detect',
+          webhook_url: request.statusCallbackUrl,
+          webhook_url_method: 'POST',
+          client_state: Buffer.from(request.runRef).toString('base64'),
+        });
+        const callId = response.data?.call_control_id;
+        if (!callId) throw new ProviderError('Telnyx answered the dial without a call_control_id');
+        return { callId };
+      } catch (error) {
+        if (error instanceof ProviderError) throw error;
+        rethrow(error, 'dial');
+      }
+    },
+
+    async hangUp(callId) {
+      try {
+        await client.calls.actions.hangup(callId, {});
+      } catch (error) {
+        // 422 "call has already ended" / 404: nothing left to hang up.
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 422) return;
+        rethrow(error, 'hang-up');
+      }
+    },
+
+    async verifyCallback({ headers, rawBody }: CallbackRequest) {
+      try {
+        // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).
+        await client.webhooks.unwrap(rawBody, { headers: Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)) });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    parseStatus({ rawBody }: CallbackRequest) {
+      const event = mapTelnyxEvent(JSON.parse(rawBody) as TelnyxEvent);
+      return event?.runRef ? { ...event, runRef: event.runRef } : undefined;
+    },
+
+    parseInbound({ rawBody }: CallbackRequest) {
+      const event = JSON.parse(rawBody) as TelnyxEvent;
+      const payload = event.data?.payload ?? {};
+      if (event.data?.event_type !== 'call.initiated' || payload.direction !== 'incoming') return undefined;
+      return { callId: String(payload.call_control_id), from: String(payload.from), to: String(payload.to) };
+    },
+
+    async answerInbound(answer: InboundAnswer) {
+      // Call Control answers by command, not by the webhook's response body.
+      throw new ProviderError(`Telnyx inbound calls are answered through Call Control commands (${answer.action}); not supported yet`);
+    },
+
+    async ownsNumber(e164) {
+      try {
+        const page = await client.phoneNumbers.list({ filter: { phone_number: e164 } });
+        return page.data.some((number) => number.phone_number === e164);
+      } catch (error) {
+        rethrow(error, 'number lookup');
+      }
+    },
+
+    async searchNumbers(country, type) {
+      if (type !== 'local' && type !== 'mobile' && type !== 'toll_free') return [];
+      try {
+        const found = await client.availablePhoneNumbers.list({ filter: { country_code: country, phone_number_type: type, features: ['voice'], limit: 50 } });
+        return (found.data ?? []).flatMap((number) =>
+          number.phone_number ? [{ phone_number: number.phone_number, country_code: country, number_type: type, capabilities: ['voice'] }] : [],
+        );
+      } catch (error) {
+        rethrow(error, 'number search');
+      }
+    },
+
+    async buyNumber(e164, { regulatoryBundleId }) {
+      // Incoming calls reach the Call Control application's webhook: the connection is the voice URL.
+      try {
+        const order = await client.numberOrders.create({
+          connection_id: credentials.connection_id,
+          phone_numbers: [{ phone_number: e164, ...(regulatoryBundleId ? { bundle_id: regulatoryBundleId } : {}) }],
+        });
+        const id = order.data?.phone_numbers?.[0]?.id ?? order.data?.id;
+        if (!id) throw new ProviderError('Telnyx answered the number order without an id');
+        return { providerNumberId: id };
+      } catch (error) {
+        if (error instanceof ProviderError) throw error;
+        rethrow(error, 'number purchase');
+      }
+    },
+
+    async releaseNumber(providerNumberId) {
+      try {
+        await client.phoneNumbers.delete(providerNumberId);
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return;
+        rethrow(error, 'number release');
+      }
+    },
+
+    async submitRegulatoryBundle() {
+      throw new ProviderError('Regulated numbers on a Telnyx account need a requirement group prepared in the Telnyx portal; buy them there');
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import twilio from 'twilio';
+import type RequestClient from 'twilio/lib/base/RequestClient.js';
+import {
+  ProviderError,
+  STREAM_PARAMETERS,
+  type CallbackRequest,
+  type DialRequest,
+  type InboundAnswer,
+  type InboundCall,
+  type ProviderCallStatus,
+  type ProviderStatusEvent,
+  type TelephonyAdapter,
+} from './adapter.ts';
+import type { NumberType } from '../domain/number-pricing.ts';
+
+export interface TwilioCredentials {
+  provider: 'twilio';
+  account_sid: string;
+  auth_token: string;
+}
+
+/** Twilio's REST origin; `apiBaseUrl` replaces it (an API-compatible endpoint, e.g. a regional proxy or a test double). */
+const TWILIO_API_ORIGIN = 'https://api.twilio.com';
+
+/** Status callbacks older than this (their signed `Timestamp`) are replays and refused. */
+export const TWILIO_CALLBACK_TOLERANCE_SECONDS = 15 * 60;
+
+/** The run reference rides in the status callback URL, which Twilio signs with the rest of the request. */
+export const RUN_QUERY_PARAMETER = 'run';
+
+/**
+ * The SDK's own HTTP client with the request's origin replaced: the package's documented extension
+ * point for a custom HTTP client (`httpClient`), so every resource the SDK knows keeps working.
+ */
+class RebasedRequestClient extends twilio.RequestClient {
+  constructor(private readonly origin: string) {
+    super({ timeout: 10_000 });
+  }
+
+  override request<TData>(options: RequestClient.RequestOptions<TData>) {
+    const uri = new URL(options.uri);
+    const target = new URL(this.origin);
+    uri.protocol = target.protocol;
+    uri.host = target.host;
+    return super.request({ ...options, uri: uri.href });
+  }
+}
+
+export function twilioClient(credentials: TwilioCredentials, apiBaseUrl?: string): twilio.Twilio {
+  return twilio(credentials.account_sid, credentials.auth_token, {
+    httpClient: apiBaseUrl && apiBaseUrl !== TWILIO_API_ORIGIN ? new RebasedRequestClient(apiBaseUrl) : undefined,
+    timeout: 10_000,
+  });
+}
+
+/** The form fields of a Twilio webhook (application/x-www-form-urlencoded). */
+export function formParams(rawBody: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(rawBody));
+}
+
+/** `<Connect><Stream>` to the media service, the run and its stream credential as custom parameters. */
+export function streamTwiml(streamUrl: string, runRef: string, streamToken: string, statusCallbackUrl?: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  const stream = response.connect().stream({
+    url: streamUrl,
+    ...(statusCallbackUrl ? { statusCallback: statusCallbackUrl, statusCallbackMethod: 'POST' } : {}),
+  });
+  stream.parameter({ name: STREAM_PARAMETERS.runRef, value: runRef });
+  stream.parameter({ name: STREAM_PARAMETERS.token, value: streamToken });
+  return response.toString();
+}
+
+/** Answering-machine detection verdicts that mean nobody is listening (AnsweredBy). */
+const MACHINE = /^(machine_|fax$)/;
+
+/** Twilio `CallStatus` (+ `AnsweredBy` when AMD ran) → platform status. */
+export function mapTwilioStatus(callStatus: string, answeredBy?: string): ProviderCallStatus | undefined {
+  switch (callStatus) {
+    case 'ringing':
+      return 'ringing';
+    case 'in-progress':
+    case 'answered':
+      return answeredBy && MACHINE.test(answeredBy) ? 'voicemail' : 'answered';
+    case 'completed':
+      return answeredBy && MACHINE.test(answeredBy) ? 'voicemail' : 'completed';
+    case 'busy':
+      return 'busy';
+    case 'no-answer':
+      return 'no-answer';
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return undefined; // queued, initiated: nothing to record
+  }
+}
+
+function rethrow(error: unknown, what: string): never {
+  const status = (error as { status?: number }).status;
+  const message = error instanceof Error ? error.message : String(error);
+  throw new ProviderError(`Twilio ${what} failed${status ? ` (HTTP ${status})` : ''}: ${message}`, status);
+}
+
+export function twilioAdapter(credentials: TwilioCredentials, options: { apiBaseUrl?: string; now?: () => number } = {}): TelephonyAdapter {
+  const client = twilioClient(credentials, options.apiBaseUrl);
+  const now = options.now ?? Date.now;
+  return {
+    provider: 'twilio',
+    accountId: credentials.account_sid,
+
+    async dial(request: DialRequest) {
+      try {
+        const call = await client.calls.create({
+          to: request.to,
+          from: request.from,
+          twiml: streamTwiml(request.streamUrl, request.runRef, request.streamToken),
+          statusCallback: request.statusCallbackUrl,
+          statusCallbackMethod: 'POST',
+          statusCallbackEvent: ['ringing', 'answered', 'completed'],
+          // Synchronous AMD: `AnsweredBy` arrives with the answered callback, machines end as voicemail.
+          machineDetection: 'Enable',
+        });
+        return { callId: call.sid };
+      } catch (error) {
+        rethrow(error, 'dial');
+      }
+    },
+
+    async hangUp(callId) {
+      try {
+        // `completed` ends an answered call and cancels a queued or ringing one.
+        await client.calls(callId).update({ status: 'completed' });
+      } catch (error) {
+        // 404: the call is already over; nothing to hang up.
+        if ((error as { status?: number }).status === 404) return;
+        rethrow(error, 'hang-up');
+      }
+    },
+
+    async verifyCallback({ url, headers, rawBody }: CallbackRequest) {
+      const signature = headers['x-twilio-signature'];
+      if (!signature) return false;
+      const params = formParams(rawBody);
+      if (!twilio.validateRequest(credentials.auth_token, signature, url, params)) return false;
+      // The signature has no time in it; a status callback's signed Timestamp bounds replays.
+      if (params.Timestamp) {
+        const at = Date.parse(params.Timestamp);
+        if (!Number.isFinite(at) || Math.abs(now() - at) > TWILIO_CALLBACK_TOLERANCE_SECONDS * 1000) return false;
+      }
+      return true;
+    },
+
+    parseStatus({ url, rawBody }: CallbackRequest): ProviderStatusEvent | undefined {
+      const params = formParams(rawBody);
+      const runRef = new URL(url).searchParams.get(RUN_QUERY_PARAMETER);
+      const status = mapTwilioStatus(params.CallStatus ?? '', params.AnsweredBy);
+      if (!runRef || !status || !params.CallSid) return undefined;
+      const at = params.Timestamp ? Date.parse(params.Timestamp) : NaN;
+      return { callId: params.CallSid, runRef, status, timestamp: new Date(Number.isFinite(at) ? at : now()).toISOString() };
+    },
+
+    parseInbound({ rawBody }: CallbackRequest): InboundCall | undefined {
+      const params = formParams(rawBody);
+      if (!params.CallSid || !params.From || !params.To || params.Direction !== 'inbound') return undefined;
+      return { callId: params.CallSid, from: params.From, to: params.To };
+    },
+
+    async answerInbound(answer: InboundAnswer) {
+      if (answer.action === 'connect') {
+        return { contentType: 'text/xml', body: streamTwiml(answer.streamUrl, answer.runRef, answer.streamToken) };
+      }
+      const response = new twilio.twiml.VoiceResponse();
+      response.say(answer.message);
+      response.hangup();
+      return { contentType: 'text/xml', body: response.toString() };
+    },
+
+    async ownsNumber(e164) {
+      try {
+        const owned = await client.incomingPhoneNumbers.list({ phoneNumber: e164, limit: 1 });
+        return owned.some((number) => number.phoneNumber === e164);
+      } catch (error) {
+        rethrow(error, 'number lookup');
+      }
+    },
+
+    async searchNumbers(country, type) {
+      const inCountry = client.availablePhoneNumbers(country);
+      const query = { voiceEnabled: true, limit: 50 };
+      try {
+        let numbers: { phoneNumber: string; isoCountry: string; capabilities?: Record<string, boolean> }[];
+        if (type === 'local') numbers = await inCountry.local.list(query);
+        else if (type === 'mobile') numbers = await inCountry.mobile.list(query);
+        else if (type === 'toll_free') numbers = await inCountry.tollFree.list(query);
+        else return [];
+        return numbers.map((number) => ({
+          phone_number: number.phoneNumber,
+          country_code: number.isoCountry,
+          number_type: type,
+          capabilities: Object.entries(number.capabilities ?? {}).flatMap(([name, enabled]) => (enabled ? [name.toLowerCase()] : [])),
+        }));
+      } catch (error) {
+        // Twilio answers 404 for a country without that type of number.
+        if ((error as { status?: number }).status === 404) return [];
+        rethrow(error, 'number search');
+      }
+    },
+
+    async buyNumber(e164, { voiceUrl, regulatoryBundleId }) {
+      try {
+        const number = await client.incomingPhoneNumbers.create({ phoneNumber: e164, voiceUrl, voiceMethod: 'POST', ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}) });
+        return { providerNumberId: number.sid };
+      } catch (error) {
+        rethrow(error, 'number purchase');
+      }
+    },
+
+    async releaseNumber(providerNumberId) {
+      try {
+        await client.incomingPhoneNumbers(providerNumberId).remove();
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return;
+        rethrow(error, 'number release');
+      }
+    },
+
+    async submitRegulatoryBundle({ country, type, endUser, email }) {
+      const compliance = client.numbers.v2.regulatoryCompliance;
+      try {
+        const bundle = await compliance.bundles.create({
+          friendlyName: `${country} ${type} ${String(endUser.name ?? '')}`.slice(0, 64),
+          email,
+          isoCountry: country,
+          numberType: type === 'toll_free' ? 'toll free' : type,
+          endUserType: endUser.document_type === 'company_registration' ? 'business' : 'individual',
+        });
+        const subscriber = await compliance.endUsers.create({
+          friendlyName: String(endUser.name ?? 'subscriber').slice(0, 64),
+          type: endUser.document_type === 'company_registration' ? 'business' : 'individual',
+          attributes: endUser,
+        });
+        await compliance.bundles(bundle.sid).itemAssignments.create({ objectSid: subscriber.sid });
+        await compliance.bundles(bundle.sid).update({ status: 'pending-review' });
+        return { bundleId: bundle.sid };
+      } catch (error) {
+        rethrow(error, 'regulatory bundle');
+      }
+    },
+  };
+}

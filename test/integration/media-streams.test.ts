@@ -1,0 +1,141 @@
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
+import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
+import { eventually } from '../support/webhook-receiver.ts';
+
+const api = apiClient();
+let org: TestOrganization;
+let agent: { id: number; public_id: string; current_definition_id: number };
+
+beforeAll(async () => {
+  org = await newOrganization('Media streams', 10);
+  agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Guarded', workflow_definition: { greeting: 'Hi.', steps: [], closing: 'Bye.' } } })).body;
+});
+
+/** A run as call placement leaves it before the provider connects the stream: in progress, waiting for media. */
+async function waitingRun() {
+  Object.assign(process.env, inject('stackEnv'));
+  const runs = await import('../../shared/repositories/runs.ts');
+  const { nextId } = await import('../../shared/repositories/counters.ts');
+  const id = await nextId('run');
+  const createdAt = new Date().toISOString();
+  const run = {
+    id, organization_id: org.organizationId, workflow_id: agent.id, name: 'Waiting', mode: 'phone', status: 'in_progress' as const,
+    phone_number: '+48601234561', from_number: null, created_at: createdAt, ended_at: null, definition_id: agent.current_definition_id,
+    duration_seconds: null, initial_context: {}, gathered_context: {}, recording_key: null, transcript_key: null, logs: [], sms: [],
+    cost: null, provider_call_id: 'CA-test', answered_at: null, campaign: null,
+  };
+  expect(await runs.insertRun(run, true)).toBe(true);
+  const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
+  const runRef = `${org.organizationId}.${agent.id}.${id}`;
+  return { id, runRef, token: mintStreamToken(runRef, 900), read: () => runs.getRun(org.organizationId, agent.id, id) };
+}
+
+/** Opens a stream like the provider: connected + start with the custom parameters, then what `after` sends. */
+async function stream(start: { runRef: string; streamToken?: string }, after: (ws: WebSocket) => void = () => {}) {
+  const ws = new WebSocket(inject('stackEnv').MEDIA_STREAM_URL!);
+  const received: { event: string }[] = [];
+  ws.on('message', (data) => received.push(JSON.parse(String(data))));
+  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const caller = new SimulatedCaller(start);
+  for (const message of caller.start()) ws.send(JSON.stringify(message));
+  after(ws);
+  return { ws, received, closed, caller };
+}
+
+const unchanged = (run: Awaited<ReturnType<Awaited<ReturnType<typeof waitingRun>>['read']>>) =>
+  expect(run).toMatchObject({ status: 'in_progress', answered_at: null, recording_key: null, transcript_key: null, duration_seconds: null });
+
+describe.skipIf(needsLocalStack)('media stream admission', () => {
+  it('closes a stream without a credential at once (1008) and changes nothing', async () => {
+    const run = await waitingRun();
+    const { closed, received } = await stream({ runRef: run.runRef });
+    expect(await closed).toBe(1008);
+    expect(received).toEqual([]);
+    unchanged(await run.read());
+  });
+
+  it("refuses another run's credential, and an expired one", async () => {
+    const [target, other] = [await waitingRun(), await waitingRun()];
+    const borrowed = await stream({ runRef: target.runRef, streamToken: other.token });
+    expect(await borrowed.closed).toBe(1008);
+    const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
+    const expired = await stream({ runRef: target.runRef, streamToken: mintStreamToken(target.runRef, 60, Date.now() - 120_000) });
+    expect(await expired.closed).toBe(1008);
+    unchanged(await target.read());
+    unchanged(await other.read());
+  });
+
+  it('admits the credential minted for the run, once: a second stream for the same run is refused', async () => {
+    const run = await waitingRun();
+    const first = await stream({ runRef: run.runRef, streamToken: run.token });
+    // Admitted: the agent greets and the run is answered.
+    await eventually(async () => first.received.some((message) => message.event === 'media') || undefined);
+    expect((await run.read())!.answered_at).toEqual(expect.any(String));
+
+    const second = await stream({ runRef: run.runRef, streamToken: run.token });
+    expect(await second.closed).toBe(1008);
+    expect(second.received).toEqual([]);
+    expect(first.ws.readyState).toBe(WebSocket.OPEN);
+
+    first.ws.send(JSON.stringify(first.caller.stop()));
+    first.ws.close();
+    const ended = await eventually(async () => {
+      const current = await run.read();
+      return current?.status !== 'in_progress' ? current : undefined;
+    });
+    expect(ended).toMatchObject({ status: 'completed', recording_key: expect.any(String) });
+  });
+
+  it('refuses a stream for a run that has ended, or that does not exist', async () => {
+    const run = await waitingRun();
+    const { completeCall } = await import('../../shared/services/call-completion.ts');
+    await completeCall({ ref: { organizationId: org.organizationId, agentId: agent.id, runId: run.id }, outcome: 'busy', endedAt: new Date().toISOString() });
+    const late = await stream({ runRef: run.runRef, streamToken: run.token });
+    expect(await late.closed).toBe(1008);
+    expect(await run.read()).toMatchObject({ status: 'busy', answered_at: null });
+
+    const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
+    const ghost = `${org.organizationId}.${agent.id}.999999999`;
+    expect(await (await stream({ runRef: ghost, streamToken: mintStreamToken(ghost, 900) })).closed).toBe(1008);
+  });
+
+  it('closes a connection that sends an oversized frame or media before its start frame, and changes nothing', async () => {
+    const run = await waitingRun();
+    const ws = new WebSocket(inject('stackEnv').MEDIA_STREAM_URL!);
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ event: 'media', streamSid: 'MZ', media: { payload: 'A'.repeat(64 * 1024) } }));
+    expect(await closed).toBe(1009);
+
+    const early = new WebSocket(inject('stackEnv').MEDIA_STREAM_URL!);
+    const earlyClosed = new Promise<number>((resolve) => early.on('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => early.once('open', resolve).once('error', reject));
+    const caller = new SimulatedCaller({ runRef: run.runRef, streamToken: run.token });
+    for (const message of caller.silence(40)) early.send(JSON.stringify(message));
+    expect(await earlyClosed).toBe(1008);
+    unchanged(await run.read());
+  });
+
+  it('drops oversized media frames of an admitted stream without recording them', async () => {
+    const run = await waitingRun();
+    const admitted = await stream({ runRef: run.runRef, streamToken: run.token });
+    await eventually(async () => admitted.received.some((message) => message.event === 'media') || undefined);
+    // 12 KB of audio in one frame (a legitimate frame is 160 bytes) and a frame stamped a year into the call.
+    admitted.ws.send(JSON.stringify({ event: 'media', streamSid: admitted.caller.streamSid, media: { track: 'inbound', timestamp: '100', payload: Buffer.alloc(12_000, 0xff).toString('base64') } }));
+    admitted.ws.send(JSON.stringify({ event: 'media', streamSid: admitted.caller.streamSid, media: { track: 'inbound', timestamp: String(365 * 86_400_000), payload: Buffer.alloc(160, 0xff).toString('base64') } }));
+    admitted.ws.send(JSON.stringify(admitted.caller.stop()));
+    admitted.ws.close();
+    const ended = await eventually(async () => {
+      const current = await run.read();
+      return current?.status !== 'in_progress' ? current : undefined;
+    });
+    expect(ended!.recording_key).toEqual(expect.any(String));
+    const { body } = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}`, { key: org.key });
+    const wav = Buffer.from(await (await fetch(body.recording_download_url)).arrayBuffer());
+    // The greeting only (well under a second of audio): neither the 12 KB frame nor the year-long gap made it in.
+    expect(wav.length).toBeLessThan(10_000);
+  });
+});

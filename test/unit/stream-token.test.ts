@@ -1,0 +1,58 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RATE_HEADROOM, reserveSlot, slotIntervalMs } from '../../shared/domain/call-rate.ts';
+import { checkStreamToken, mintStreamToken } from '../../shared/telephony/stream-token.ts';
+
+beforeAll(() => {
+  process.env.MEDIA_STREAM_SECRET = 'unit-test-stream-secret';
+});
+
+describe('media stream credentials', () => {
+  const now = Date.parse('2026-11-23T10:00:00Z');
+
+  it('accepts a token minted for the run until it expires', () => {
+    const token = mintStreamToken('1.2.3', 900, now);
+    expect(checkStreamToken('1.2.3', token, now)).toBe('valid');
+    expect(checkStreamToken('1.2.3', token, now + 899_000)).toBe('valid');
+    expect(checkStreamToken('1.2.3', token, now + 901_000)).toBe('expired');
+  });
+
+  it.each([
+    ['another run', '1.2.4', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
+    ['another organization', '2.2.3', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
+    ['a later expiry written in', '1.2.3', () => mintStreamToken('1.2.3', 900, now).replace(/^\d+/, (s) => String(Number(s) + 3600)), 'wrong_run'],
+    ['no token', '1.2.3', () => undefined, 'malformed'],
+    ['garbage', '1.2.3', () => 'not-a-token', 'malformed'],
+    ['a huge value', '1.2.3', () => 'x'.repeat(10_000), 'malformed'],
+  ])('refuses %s', (_name, runRef, token, verdict) => {
+    expect(checkStreamToken(runRef, token(), now)).toBe(verdict);
+  });
+
+  it('refuses a token signed with another secret', () => {
+    const token = mintStreamToken('1.2.3', 900, now);
+    process.env.MEDIA_STREAM_SECRET = 'another-secret';
+    try {
+      expect(checkStreamToken('1.2.3', token, now)).toBe('wrong_run');
+    } finally {
+      process.env.MEDIA_STREAM_SECRET = 'unit-test-stream-secret';
+    }
+  });
+});
+
+describe('call-rate pacing', () => {
+  it.each([
+    [1, Math.ceil(1000 * RATE_HEADROOM)],
+    [2, Math.ceil(500 * RATE_HEADROOM)],
+    [10, Math.ceil(100 * RATE_HEADROOM)],
+  ])('%s call(s) per second spaces calls by %s ms', (rate, interval) => {
+    expect(slotIntervalMs(rate)).toBe(interval);
+  });
+
+  it('gives an idle account its slot now, and queues the next ones one interval apart', () => {
+    const first = reserveSlot(undefined, 1_000, 2);
+    expect(first).toEqual({ slotAt: 1_000, nextFreeAt: 1_000 + slotIntervalMs(2) });
+    const second = reserveSlot(first.nextFreeAt, 1_010, 2);
+    expect(second.slotAt).toBe(first.nextFreeAt);
+    // A slot in the past is not saved up: no burst after a quiet period.
+    expect(reserveSlot(second.nextFreeAt, 60_000, 2).slotAt).toBe(60_000);
+  });
+});
