@@ -45,6 +45,8 @@ interface Queue {
   fetching?: Promise<Fetched>;
   /** `row#attempts` of contacts handed to a dispatcher → when (an attempt is handed out once). */
   handedOut: Map<string, number>;
+  /** Handed-out contacts whose claim has not resolved yet: a fetch may still see them due. */
+  claiming: number;
 }
 
 const queues = new Map<string, Queue>();
@@ -53,7 +55,7 @@ const queueOf = (campaign: repository.CampaignRecord): Queue => {
   const key = `${campaign.organization_id}#${campaign.id}`;
   let queue = queues.get(key);
   if (!queue) {
-    queue = { contacts: [], fetchedAt: 0, handedOut: new Map() };
+    queue = { contacts: [], fetchedAt: 0, handedOut: new Map(), claiming: 0 };
     queues.set(key, queue);
   }
   return queue;
@@ -78,7 +80,7 @@ async function takeDue(campaign: repository.CampaignRecord, now: Date, count: nu
   if (queue.contacts.length < count) {
     let fetched = queue.fetching;
     if (!fetched) {
-      fetched = fetchDialable(campaign, now, Math.max(count, PREFETCH) + queue.handedOut.size).finally(() => {
+      fetched = fetchDialable(campaign, now, Math.max(count, PREFETCH) + Math.max(0, queue.claiming)).finally(() => {
         queue.fetching = undefined;
       });
       queue.fetching = fetched;
@@ -96,6 +98,7 @@ async function takeDue(campaign: repository.CampaignRecord, now: Date, count: nu
     // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).
     if (!(await dialableAt(campaign, contact, now))) continue;
     queue.handedOut.set(attemptKey(contact), Date.now());
+    queue.claiming += 1;
     taken.push(contact);
   }
   return { contacts: taken, settled };
@@ -238,7 +241,9 @@ export async function dispatchDue(campaign: repository.CampaignRecord, now: Date
   const worker = async () => {
     while (next < placeable.length) {
       const index = next++;
-      placed[index] = await place(placeable[index]!, runIds[index]!);
+      placed[index] = await place(placeable[index]!, runIds[index]!).finally(() => {
+        queueOf(campaign).claiming -= 1;
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(CLAIM_CONCURRENCY, placeable.length) }, worker));
