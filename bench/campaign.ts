@@ -1,67 +1,203 @@
 /**
- * A 10,000-contact campaign on the local stack with instant simulated calls (busy numbers: the
- * simulated provider answers "busy" after its ring delay), no retries, 100 channels.
+ * A campaign on the local stack, measured end to end: every contact a different number (asserted
+ * through `total_rows` before anything is timed), DynamoDB requests counted by operation and by
+ * the function that sent them, the campaign engine's Step Functions transitions, the wall time,
+ * and a floor for it: a plain script sending DynamoDB Local the same requests per contact, at the
+ * same concurrency (the channels), with nothing else around them.
  */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
-import { invocationCounts } from '../local/lambda-runtime.ts';
-import { daytimeNumber } from '../test/support/phone-numbers.ts';
+import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
+import { distinctDaytimeNumbers } from '../test/support/phone-numbers.ts';
+
+export type OperationKind = 'reads' | 'writes' | 'transactions' | 'queries';
 
 export interface CampaignFigures {
+  label: string;
   contacts: number;
   channels: number;
+  attempts: number;
   createSeconds: number;
   runSeconds: number;
   engineSteps: number;
-  transitionsPerContact: number;
-  dynamoRequestsPerContact: number;
+  /** Transitions of the campaign-engine executions (3 per step) per contact. */
+  engineTransitionsPerContact: number;
+  /** Transitions of the calls' own call-lifecycle executions per contact. */
+  callTransitionsPerContact: number;
+  requestsPerAttempt: number;
+  byOperation: Record<OperationKind, number>;
+  /** Requests per attempt by the function (or local service) that sent them. */
+  byFunction: Record<string, number>;
+  floorSeconds: number;
+  ratio: number;
 }
 
-/** Each engine step is 4 state transitions (Step, Route, Sleep, NextStep). */
-const TRANSITIONS_PER_STEP = 4;
+/** Each engine step is 3 state transitions: Step, Route, Sleep. */
+const TRANSITIONS_PER_STEP = 3;
+/** A call-lifecycle execution: Dial, AwaitCallEnd, then EnsureEnded when the watchdog fires (3). */
+const TRANSITIONS_PER_CALL = 3;
 
-export async function runCampaign(baseUrl: string, contacts: number, channels: number): Promise<CampaignFigures> {
-  let dynamoRequests = 0;
+const KIND: Record<string, OperationKind> = {
+  GetItemCommand: 'reads',
+  BatchGetItemCommand: 'reads',
+  GetCommand: 'reads',
+  BatchGetCommand: 'reads',
+  PutItemCommand: 'writes',
+  UpdateItemCommand: 'writes',
+  DeleteItemCommand: 'writes',
+  BatchWriteItemCommand: 'writes',
+  PutCommand: 'writes',
+  UpdateCommand: 'writes',
+  DeleteCommand: 'writes',
+  BatchWriteCommand: 'writes',
+  TransactWriteItemsCommand: 'transactions',
+  TransactGetItemsCommand: 'transactions',
+  TransactWriteCommand: 'transactions',
+  TransactGetCommand: 'transactions',
+  QueryCommand: 'queries',
+  ScanCommand: 'queries',
+};
+
+/** Counts every request of the application's DynamoDB client while `counting` is on. */
+function requestCounter() {
+  const counts = { byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>, byFunction: {} as Record<string, number>, total: 0 };
+  let counting = false;
   dynamoDocumentClient().middlewareStack.add(
-    (next) => async (args) => {
-      dynamoRequests += 1;
+    (next, context) => async (args) => {
+      if (counting) {
+        counts.byOperation[KIND[context.commandName ?? ''] ?? 'writes'] += 1;
+        const fn = currentFunctionName() ?? 'local services (media, callbacks, bench polling)';
+        counts.byFunction[fn] = (counts.byFunction[fn] ?? 0) + 1;
+        counts.total += 1;
+      }
       return next(args);
     },
     { step: 'initialize', name: 'benchRequestCounter' },
   );
+  return {
+    counts,
+    start: () => {
+      counting = true;
+    },
+    stop: () => {
+      counting = false;
+    },
+  };
+}
+
+const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
+
+/**
+ * The floor: `contacts` units of work at `concurrency`, unit i sending its share of the measured
+ * requests (reads as GetItem, writes as UpdateItem, transactions as a 2-item TransactWriteItems,
+ * queries as a Query of up to 25 items) to DynamoDB Local, one after another.
+ */
+async function floorSeconds(contacts: number, concurrency: number, totals: Record<OperationKind, number>): Promise<number> {
+  const db = dynamoDocumentClient();
+  const table = process.env.TABLE_NAME!;
+  const run = randomUUID();
+  const key = (i: number) => ({ pk: `BENCHFLOOR#${run}#${i % 1000}`, sk: `ITEM#${i}` });
+  const send: Record<OperationKind, (i: number) => Promise<unknown>> = {
+    reads: (i) => db.send(new GetCommand({ TableName: table, Key: key(i), ConsistentRead: true })),
+    writes: (i) => db.send(new UpdateCommand({ TableName: table, Key: key(i), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } })),
+    transactions: (i) =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: { TableName: table, Key: key(i), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } },
+            { Put: { TableName: table, Item: { ...key(i + contacts), n: 1 } } },
+          ],
+        }),
+      ),
+    queries: (i) =>
+      db.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(i).pk }, Limit: 25 })),
+  };
+  for (let i = 0; i < Math.min(contacts, 1000); i += 1) await db.send(new PutCommand({ TableName: table, Item: { ...key(i), n: 0 } }));
+  // Unit i sends the requests whose running share crosses an integer: the totals exactly.
+  const unit = async (i: number) => {
+    for (const kind of ['queries', 'reads', 'transactions', 'writes'] as const) {
+      const count = Math.floor(((i + 1) * totals[kind]) / contacts) - Math.floor((i * totals[kind]) / contacts);
+      for (let n = 0; n < count; n += 1) await send[kind](i);
+    }
+  };
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < contacts) await unit(next++);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+export interface CampaignScenario {
+  label: string;
+  contacts: number;
+  channels: number;
+  /** Last digit of every number: the simulated outcome (7 busy at once, 0-6 answered for the call length). */
+  lastDigit: number;
+}
+
+export async function runCampaign(baseUrl: string, scenario: CampaignScenario): Promise<CampaignFigures> {
+  const { label, contacts, channels, lastDigit } = scenario;
+  const counter = requestCounter();
   const { createOrganization } = await import('../shared/services/organizations.ts');
-  const { apiKey } = await createOrganization({ name: 'Campaign bench', maxConcurrentCalls: channels });
+  const { apiKey } = await createOrganization({ name: `Campaign bench ${label}`, maxConcurrentCalls: channels });
   const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
   const agent = (await (await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench' }) })).json()) as { id: number };
+  const numbers = await distinctDaytimeNumbers(contacts, lastDigit);
+  const created = await createCampaign(baseUrl, headers, agent.id, numbers);
+  if (created.campaign.total_rows !== contacts) throw new Error(`The campaign holds ${created.campaign.total_rows} contacts, not the ${contacts} sent`);
+
+  const stepsBefore = invocationCounts.get('campaignEngine') ?? 0;
+  const callsBefore = invocationCounts.get('callLifecycle') ?? 0;
+  counter.start();
+  const runStarted = performance.now();
+  await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
+  for (;;) {
+    const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.campaign.id}`, { headers })).json()) as { state: string };
+    if (campaign.state === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const runSeconds = (performance.now() - runStarted) / 1000;
+  counter.stop();
+  const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
+  // Dial tasks run once per call; the watchdog's EnsureEnded runs long after (MAX_CALL_SECONDS).
+  const calls = (invocationCounts.get('callLifecycle') ?? 0) - callsBefore;
+  const attempts = calls;
+  const { counts } = counter;
+  const floor = await floorSeconds(contacts, channels, counts.byOperation);
+  return {
+    label,
+    contacts,
+    channels,
+    attempts,
+    createSeconds: created.seconds,
+    runSeconds,
+    engineSteps,
+    engineTransitionsPerContact: per(engineSteps * TRANSITIONS_PER_STEP, contacts),
+    callTransitionsPerContact: per(calls * TRANSITIONS_PER_CALL, contacts),
+    requestsPerAttempt: per(counts.total, attempts),
+    byOperation: Object.fromEntries(Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)])) as Record<OperationKind, number>,
+    byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
+    floorSeconds: floor,
+    ratio: runSeconds / floor,
+  };
+}
+
+async function createCampaign(baseUrl: string, headers: Record<string, string>, agentId: number, numbers: string[]) {
   const body = {
-    name: 'Ten thousand',
-    workflow_id: agent.id,
+    name: `${numbers.length} contacts`,
+    workflow_id: agentId,
     source_type: 'manual',
     calling_window: { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' },
     retry_config: { enabled: false },
-    manual_contacts: Array.from({ length: contacts }, () => ({ phone_number: daytimeNumber(7) })),
+    manual_contacts: numbers.map((phone_number) => ({ phone_number })),
   };
-  const createStarted = performance.now();
-  const created = (await (await fetch(`${baseUrl}/campaigns`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: number };
-  const createSeconds = (performance.now() - createStarted) / 1000;
-
-  const requestsBefore = dynamoRequests;
-  const stepsBefore = invocationCounts.get('campaignEngine') ?? 0;
-  const runStarted = performance.now();
-  await fetch(`${baseUrl}/campaigns/${created.id}/start`, { method: 'POST', headers });
-  for (;;) {
-    const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.id}`, { headers })).json()) as { state: string };
-    if (campaign.state === 'completed') break;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const runSeconds = (performance.now() - runStarted) / 1000;
-  const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
-  return {
-    contacts,
-    channels,
-    createSeconds,
-    runSeconds,
-    engineSteps,
-    transitionsPerContact: (engineSteps * TRANSITIONS_PER_STEP) / contacts,
-    dynamoRequestsPerContact: (dynamoRequests - requestsBefore) / contacts,
-  };
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/campaigns`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const campaign = (await response.json()) as { id: number; total_rows: number };
+  if (!response.ok) throw new Error(`POST /campaigns answered ${response.status}: ${JSON.stringify(campaign).slice(0, 300)}`);
+  return { campaign, seconds: (performance.now() - started) / 1000 };
 }

@@ -33,9 +33,23 @@ const calls = scenario<{ placement: LatencyFigures; admission: { admitted: numbe
 console.log(`POST /agents/{id}/calls, ${calls.placement.requests} sequential placements: ${figures(calls.placement)}`);
 console.log(`200 concurrent placements, capacity 10: ${calls.admission.admitted} admitted, ${calls.admission.refused} refused with 429, ${calls.admission.other} other`);
 
-const campaign = scenario<CampaignFigures>('campaign', process.env.BENCH_CONTACTS ?? '10000');
-console.log(
-  `Campaign of ${campaign.contacts} contacts, ${campaign.channels} channels, instant simulated calls: created in ${campaign.createSeconds.toFixed(1)} s, ` +
-    `ran in ${campaign.runSeconds.toFixed(1)} s; ${campaign.engineSteps} engine steps, ${campaign.transitionsPerContact.toFixed(2)} state transitions ` +
-    `and ${campaign.dynamoRequestsPerContact.toFixed(1)} DynamoDB requests (application client) per contact`,
-);
+const CAMPAIGNS = [
+  ['10,000 contacts, 100 channels, instant calls (busy)', process.env.BENCH_CONTACTS ?? '10000', '100', '7'],
+  ['40 contacts, 5 channels, 3-second answered calls', '40', '5', '1'],
+  ...(process.env.BENCH_100K ? [['100,000 contacts, 100 channels, instant calls (busy)', '100000', '100', '7']] : []),
+];
+const n = (value: number, digits = 2) => value.toFixed(digits);
+for (const [label, contacts, channels, lastDigit] of CAMPAIGNS) {
+  const c = scenario<CampaignFigures>('campaign', label!, contacts!, channels!, lastDigit!);
+  console.log(`Campaign: ${label} (${c.attempts} dial attempts; created in ${n(c.createSeconds, 1)} s)`);
+  console.log(
+    `  DynamoDB requests per dial attempt: ${n(c.requestsPerAttempt)} (reads ${n(c.byOperation.reads)}, writes ${n(c.byOperation.writes)}, ` +
+      `transactions ${n(c.byOperation.transactions)}, queries ${n(c.byOperation.queries)})`,
+  );
+  console.log(`    by function: ${Object.entries(c.byFunction).sort(([, a], [, b]) => b - a).map(([fn, value]) => `${fn} ${n(value)}`).join(', ')}`);
+  console.log(
+    `  Step Functions transitions per contact: campaign engine ${n(c.engineTransitionsPerContact, 3)} (${c.engineSteps} steps), ` +
+      `plus the calls' own executions ${n(c.callTransitionsPerContact)}`,
+  );
+  console.log(`  Wall time ${n(c.runSeconds, 1)} s; floor (DynamoDB Local, same requests, ${c.channels} at a time) ${n(c.floorSeconds, 1)} s; ratio ${n(c.ratio)}`);
+}

@@ -19,18 +19,30 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
   const app = new App({ context: { ...cdkJson.context, ...options.context } });
   // `-c` values arrive as strings, cdk.json values as JSON: accept both.
   const stageName = String(app.node.tryGetContext('stageName') ?? 'prod');
-  const retentionDays = Number(app.node.tryGetContext('retentionDays') ?? DEFAULT_RETENTION_DAYS);
-  if (!Number.isInteger(retentionDays) || retentionDays < 1) {
-    throw new Error(`Context retentionDays must be a positive integer, got ${String(retentionDays)}`);
-  }
+  const text = (key: string) => String(app.node.tryGetContext(key) ?? '');
+  const positiveInteger = (key: string, fallback?: number) => {
+    const value = Number(app.node.tryGetContext(key) ?? fallback);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${key} must be a positive integer, got ${String(app.node.tryGetContext(key))}`);
+    return value;
+  };
+  const retentionDays = positiveInteger('retentionDays', DEFAULT_RETENTION_DAYS);
+  const media = mediaSettingsFromContext(app.node);
   const stack = new VoiceAgentPlatformApiStack(app, STACK_NAME, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'Voice agent platform public REST API',
     stageName,
     retentionDays,
-    telephonyApiUrl: String(app.node.tryGetContext('telephonyApiUrl') ?? ''),
-    mediaStreamUrl: String(app.node.tryGetContext('mediaStreamUrl') ?? ''),
-    media: mediaSettingsFromContext(app.node),
+    media,
+    settings: {
+      telephonyApiUrl: text('telephonyApiUrl'),
+      mediaStreamUrl: text('mediaStreamUrl'),
+      numberMarketplaceUrl: text('numberMarketplaceUrl'),
+      defaultCallerId: text('defaultCallerId'),
+      llmApiUrl: text('llmApiUrl'),
+      ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
+      // One call length for the functions (watchdog) and the media service (deregistration delay).
+      maxCallSeconds: media.maxCallSeconds,
+    },
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -3,7 +3,7 @@ import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { Events } from './constructs/events.ts';
-import { Functions } from './constructs/functions.ts';
+import { type DeploymentSettings, Functions } from './constructs/functions.ts';
 import { Media, type MediaSettings } from './constructs/media.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
@@ -12,12 +12,14 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   stageName?: string;
   /** Days recordings and transcripts are kept in the bucket. */
   retentionDays?: number;
-  /** Telephony provider API base URL and the media service's stream URL (default: empty). */
-  telephonyApiUrl?: string;
-  mediaStreamUrl?: string;
+  /** Deployment settings from context (README, Deploying to AWS); empty when not given. */
+  settings?: Partial<DeploymentSettings>;
   /** The media service's domain, certificate, call length and scaling (context; see README). */
   media: MediaSettings;
 }
+
+export const DEFAULT_MAX_CALL_SECONDS = 3600;
+export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
 /** Everything the API runs on, derived from the tables in shared/api. */
 export class VoiceAgentPlatformApiStack extends Stack {
@@ -48,13 +50,23 @@ export class VoiceAgentPlatformApiStack extends Stack {
       eventBus: this.events.bus,
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
-      telephony: { apiUrl: props.telephonyApiUrl ?? '', mediaStreamUrl: props.mediaStreamUrl || this.media.streamUrl },
+      settings: {
+        telephonyApiUrl: '',
+        numberMarketplaceUrl: '',
+        defaultCallerId: '',
+        llmApiUrl: '',
+        llmModel: DEFAULT_LLM_MODEL,
+        maxCallSeconds: DEFAULT_MAX_CALL_SECONDS,
+        ...props.settings,
+        // The media service's wss:// URL unless context overrides it.
+        mediaStreamUrl: props.settings?.mediaStreamUrl || this.media.streamUrl,
+      },
     });
     this.events.addRules(this.functions);
     this.workflows = new Workflows(this, 'Workflows', { functions: this.functions });
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
-    for (const fn of this.functions.withAccess('publicUrl')) fn.addEnvironment('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
+    this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

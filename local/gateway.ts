@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroupName } from '../shared/api/function-groups.ts';
-import { API_KEY_HEADER, BINARY_MEDIA_TYPES, GATEWAY_ERRORS, MAX_REQUEST_BYTES } from '../shared/api/gateway.ts';
+import { API_KEY_HEADER, BINARY_MEDIA_TYPES, GATEWAY_ERRORS, MAX_LAMBDA_PAYLOAD_BYTES, MAX_REQUEST_BYTES } from '../shared/api/gateway.ts';
 import { createRouteMatcher } from '../shared/api/route-matcher.ts';
 import { ROUTES } from '../shared/api/routes.ts';
 import { AuthorizerCache, type AuthorizerOutcome } from './authorizer-cache.ts';
@@ -17,26 +17,29 @@ type GatewayError = (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS];
 
 class PayloadTooLarge extends Error {}
 
+/**
+ * The body, or PayloadTooLarge past API Gateway's 10 MB. The rest of an oversized body is read
+ * and dropped, so the client gets its 413 rather than a reset connection mid-upload.
+ */
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        request.destroy();
-        reject(new PayloadTooLarge());
-      } else chunks.push(chunk);
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('end', () => (size > MAX_REQUEST_BYTES ? reject(new PayloadTooLarge()) : resolve(Buffer.concat(chunks))));
     request.on('error', reject);
   });
 }
 
 /** Header names as the client sent them (API Gateway keeps their case), last value wins in `headers`. */
 function headersOf(request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // No prototype: a header or query name such as `__proto__` or `constructor` is just a name.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!;
     const value = request.rawHeaders[i + 1]!;
@@ -48,8 +51,8 @@ function headersOf(request: IncomingMessage) {
 
 function queryOf(url: URL) {
   if (!url.search) return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  const queryStringParameters: Record<string, string> = {};
-  const multiValueQueryStringParameters: Record<string, string[]> = {};
+  const queryStringParameters: Record<string, string> = Object.create(null);
+  const multiValueQueryStringParameters: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     queryStringParameters[name] = value;
     (multiValueQueryStringParameters[name] ??= []).push(value);
@@ -186,6 +189,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       isBase64Encoded: binary && body.length > 0,
     } as unknown as APIGatewayProxyEvent;
 
+    // Lambda refuses a synchronous invocation event over 6 MB (a base64 upload grows by a third).
+    if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) throw new PayloadTooLarge();
     const result = await invokeLocal(group, FUNCTION_GROUPS[group], event);
     if (!isProxyResult(result)) return sendError(response, GATEWAY_ERRORS.badGateway);
     sendResult(response, result);

@@ -74,7 +74,7 @@ export async function startSheetsSimulator(): Promise<SheetsSimulator> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    env: { SHEETS_OAUTH_TOKEN_URL: `${origin}/token`, SHEETS_USERINFO_URL: `${origin}/userinfo`, SHEETS_API_URL: origin, SHEETS_CLIENT_ID: 'local', SHEETS_CLIENT_SECRET: 'local' },
+    env: { SHEETS_OAUTH_TOKEN_URL: `${origin}/token`, SHEETS_USERINFO_URL: `${origin}/userinfo`, SHEETS_API_URL: origin },
     setValues: (spreadsheetId, sheetValues) => spreadsheets.set(spreadsheetId, sheetValues),
     stop: () =>
       new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_PREFIX } from '../shared/api/route.ts';
+import { METRICS_NAMESPACE } from '../shared/config/settings.ts';
 import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
@@ -11,6 +12,8 @@ import { startLocalGateway } from './gateway.ts';
 import { startLocalEventBus } from './event-bus.ts';
 import { startLocalMediaService } from './media-service.ts';
 import { localSecret } from './secrets.ts';
+import { configureLocalFunctions } from './lambda-runtime.ts';
+import { startLocalSecretsManager } from './secrets-manager.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
 import { startNumberMarketplace } from './number-marketplace.ts';
 import { startLocalScheduler } from './scheduler.ts';
@@ -35,6 +38,8 @@ export interface LocalStackOptions {
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
   campaignTimeScale?: number;
+  /** How often a campaign engine looks in while its calls are in flight (default 1 s; 60 s on AWS). */
+  campaignPollSeconds?: number;
   /** Divides the intervals of scheduled functions (tests run the every-minute source sync every second). */
   scheduleIntervalScale?: number;
   /** Step Functions test overrides (milliseconds per state name). */
@@ -76,6 +81,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ]);
     stops.push(dynamo.stop, s3.stop);
 
+    const telephonyApiKey = localSecret(undefined, 'telephony-api');
+    const telephonyWebhookSecret = localSecret(undefined, 'telephony-callbacks');
+    const secretsManager = await startLocalSecretsManager({
+      region: REGION,
+      secrets: {
+        'download-links': localSecret(options.dataDir, 'download-links'),
+        telephony: JSON.stringify({ apiKey: telephonyApiKey, webhookSecret: telephonyWebhookSecret }),
+        'sheets-oauth': JSON.stringify({ clientId: 'local', clientSecret: 'local' }),
+      },
+    });
+    stops.push(secretsManager.stop);
+
+    // The settings of the functions (each gets only its own: shared/config/settings.ts), with
+    // what the stack's runtime gives: region, credentials and, locally, the emulators' endpoints.
     const env: Record<string, string> = {
       AWS_REGION: REGION,
       // s3rver accepts only its own access key; DynamoDB Local accepts any.
@@ -86,15 +105,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TABLE_NAME: LOCAL_TABLE_NAME,
       BUCKET_NAME: LOCAL_BUCKET_NAME,
       S3_FORCE_PATH_STYLE: 'true',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
       POWERTOOLS_SERVICE_NAME: 'voice-agent-platform-api',
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'INFO',
-      DOWNLOAD_LINK_SECRET: localSecret(options.dataDir, 'download-links'),
-      TELEPHONY_API_KEY: localSecret(undefined, 'telephony-api'),
-      TELEPHONY_WEBHOOK_SECRET: localSecret(undefined, 'telephony-callbacks'),
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      DOWNLOAD_LINK_SECRET_ARN: secretsManager.arns['download-links']!,
+      TELEPHONY_SECRET_ARN: secretsManager.arns.telephony!,
+      SHEETS_SECRET_ARN: secretsManager.arns['sheets-oauth']!,
+      TELEPHONY_API_KEY: telephonyApiKey,
+      TELEPHONY_WEBHOOK_SECRET: telephonyWebhookSecret,
+      TELEPHONY_PROVIDER_NAME: 'telephony',
+      MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
+      DEFAULT_CALLER_ID: '',
+      LLM_PROVIDER: 'local',
+      LLM_API_URL: '',
+      LLM_MODEL: '',
+      LLM_API_KEY: '',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
-      CAMPAIGN_POLL_SECONDS: '1',
+      CAMPAIGN_POLL_SECONDS: String(options.campaignPollSeconds ?? 1),
     };
     // Handlers read their configuration from the environment, as on AWS; they run in this process.
     delete process.env.AWS_SESSION_TOKEN;
@@ -125,6 +156,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.assign(env, {
       ...sheets.env,
       LOCAL_ENCRYPTION_KEY: localSecret(options.dataDir, 'encryption-key'),
+      // Empty: the secret box uses LOCAL_ENCRYPTION_KEY instead of KMS (no KMS emulator).
+      KMS_KEY_ID: '',
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
@@ -140,6 +173,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const baseUrl = `${gateway.origin}${API_PREFIX}`;
     env.PUBLIC_BASE_URL = baseUrl;
     process.env.PUBLIC_BASE_URL = baseUrl;
+    configureLocalFunctions(env);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');
@@ -148,6 +182,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await endOrphanedCalls(new Date(), 'The local stack stopped during the call');
     // Their engine executions lived in that process too: campaigns pick up from their contact rows.
     await restartActiveCampaigns();
+    // Webhook deliveries waiting for an attempt lived there as well: they continue from their records.
+    await (await import('../shared/services/webhooks.ts')).resumePendingDeliveries();
 
     const scheduler = startLocalScheduler({ intervalScale: options.scheduleIntervalScale ?? 1 });
     stops.push(scheduler.stop);

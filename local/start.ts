@@ -2,10 +2,11 @@
  * `npm start`: the whole application on this machine, no AWS account, Docker or network needed.
  * Data persists in `.local-data/` (git-ignored) until `npm run reset`.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { ensureLocalCredentials } from './credentials.ts';
 import { acquireStackLock, releaseStackLock } from './lock.ts';
 import { LOCAL_DATA_DIR, LOCAL_STACK_ENV_FILE } from './paths.ts';
+import { keepLocalDataPrivate } from './private-files.ts';
 import { startLocalStack } from './stack.ts';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -14,7 +15,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-mkdirSync(LOCAL_DATA_DIR, { recursive: true });
+keepLocalDataPrivate(LOCAL_DATA_DIR);
 try {
   acquireStackLock();
 } catch (error) {

@@ -50,6 +50,82 @@ export interface LocalStepFunctions {
   stop: () => Promise<void>;
 }
 
+/**
+ * Node's timers hold at most 2^31-1 ms (24.8 days); a longer one fires at once. The emulator sleeps
+ * through a Wait state with one such timer (and bounds a Task with another), so an engine waiting
+ * for a campaign scheduled a month ahead would wake, find it not due, and wait again in a tight
+ * loop. Locally, each Wait state is therefore a Task that sleeps toward the target time for at most
+ * LOCAL_WAIT_CHUNK_MS and, if the target is further, fails with `LocalWaitPending`, which its Retry
+ * turns into the next chunk: one wake-up per 20 days, correct for any distance, as on AWS.
+ */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+export const LOCAL_WAIT_CHUNK_MS = 20 * 24 * 3600 * 1000;
+const LOCAL_WAIT_PENDING = 'LocalWaitPending';
+
+/** One timer toward `deadline` (epoch ms), at most `limitMs` long; true once the deadline is reached (or on abort). */
+export function sleepToward(deadline: number, limitMs: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const left = deadline - Date.now();
+    if (left <= 0 || signal.aborted) return resolve(true);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve(left <= limitMs);
+    }, Math.min(left, limitMs));
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** Stands for the local wait task in rewritten definitions; never invoked as a Lambda. */
+const LOCAL_WAIT_RESOURCE = `arn:aws:lambda:us-east-1:${ACCOUNT_ID}:function:localWait`;
+
+type WaitState = { Type: 'Wait'; Seconds?: number; SecondsPath?: string; Timestamp?: string; TimestampPath?: string; InputPath?: string; OutputPath?: string; Next?: string; End?: boolean; Comment?: string };
+
+/**
+ * The definition with each top-level Wait state (except those a test overrides by name) turned into
+ * the local wait Task: same target time, same input and output (ResultPath null).
+ */
+export function withLocalWaits(definition: StateMachineDefinition, overridden: readonly string[] = []): { definition: StateMachineDefinition; waitStates: string[] } {
+  const states = { ...(definition.States as Record<string, unknown>) };
+  const waitStates: string[] = [];
+  for (const [name, state] of Object.entries(states)) {
+    const wait = state as WaitState;
+    if (wait.Type !== 'Wait' || overridden.includes(name)) continue;
+    const { Type: _type, Seconds, SecondsPath, Timestamp, TimestampPath, ...rest } = wait;
+    const target =
+      SecondsPath !== undefined ? { 'seconds.$': SecondsPath } : TimestampPath !== undefined ? { 'timestamp.$': TimestampPath } : Timestamp !== undefined ? { timestamp: Timestamp } : { seconds: Seconds ?? 0 };
+    states[name] = {
+      Type: 'Task',
+      Resource: LOCAL_WAIT_RESOURCE,
+      Parameters: target,
+      ResultPath: null,
+      TimeoutSeconds: Math.ceil(LOCAL_WAIT_CHUNK_MS / 1000) + 60,
+      Retry: [{ ErrorEquals: [LOCAL_WAIT_PENDING], IntervalSeconds: 1, MaxAttempts: 99_999_999, BackoffRate: 1 }],
+      ...rest,
+    };
+    waitStates.push(name);
+  }
+  return { definition: { ...definition, States: states } as StateMachineDefinition, waitStates };
+}
+
+/**
+ * The local task behind one rewritten Wait state of one execution: one chunk of sleep toward the
+ * state's target time. A retry keeps the input, so the deadline of a `seconds` wait is kept here
+ * between its chunks.
+ */
+export function localWait(signal: AbortSignal) {
+  let pending: number | undefined;
+  return async (input: { seconds?: number; timestamp?: string }) => {
+    const deadline = pending ?? (input.timestamp !== undefined ? Date.parse(input.timestamp) : Date.now() + (input.seconds ?? 0) * 1000);
+    pending = (await sleepToward(deadline, LOCAL_WAIT_CHUNK_MS, signal)) ? undefined : deadline;
+    if (pending !== undefined) throw Object.assign(new Error('The wait continues'), { name: LOCAL_WAIT_PENDING });
+    return {};
+  };
+}
+
 /** The ASL file with `${<group>FunctionArn}` substituted, as CDK's definitionSubstitutions do on AWS. */
 function loadDefinition(spec: StateMachineSpec, region: string): StateMachineDefinition {
   const text = readFileSync(join(REPO_ROOT, spec.definitionFile), 'utf8').replace(/\$\{(\w+)FunctionArn\}/g, (_match, group: string) => {
@@ -66,22 +142,24 @@ function loadDefinition(spec: StateMachineSpec, region: string): StateMachineDef
  * anything that must survive a restart is kept in DynamoDB by the workflows themselves.
  */
 export async function startLocalStepFunctions(options: LocalStepFunctionsOptions): Promise<LocalStepFunctions> {
-  const machines = new Map<string, { spec: StateMachineSpec; machine: StateMachine }>();
+  const machines = new Map<string, { spec: StateMachineSpec; machine: StateMachine; waitStates: string[] }>();
   const stateMachineArns: Record<string, string> = {};
   for (const spec of STATE_MACHINES) {
     const arn = `arn:aws:states:${options.region}:${ACCOUNT_ID}:stateMachine:${spec.name}`;
-    machines.set(arn, { spec, machine: new StateMachine(loadDefinition(spec, options.region)) });
+    const { definition, waitStates } = withLocalWaits(loadDefinition(spec, options.region), Object.keys(options.waitTimeOverrides ?? {}));
+    machines.set(arn, { spec, machine: new StateMachine(definition), waitStates });
     stateMachineArns[spec.envVar] = arn;
   }
   const executions = new Map<string, Execution>();
 
-  function taskHandlers(spec: StateMachineSpec) {
-    return Object.fromEntries(
-      Object.entries(spec.tasks).map(([stateName, group]) => [
+  function taskHandlers(spec: StateMachineSpec, waitStates: string[], signal: AbortSignal) {
+    return Object.fromEntries([
+      ...Object.entries(spec.tasks).map(([stateName, group]) => [
         stateName,
         (input: unknown) => invokeLocal(group, FUNCTION_GROUPS[group as FunctionGroupName], input) as Promise<never>,
       ]),
-    );
+      ...waitStates.map((stateName) => [stateName, localWait(signal) as (input: unknown) => Promise<never>]),
+    ]);
   }
 
   function startExecution(request: { stateMachineArn?: string; name?: string; input?: string }) {
@@ -103,15 +181,20 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       throw new ServiceError('InvalidExecutionInput', 'Invalid State Machine Execution Input');
     }
     const startDate = Date.now() / 1000;
+    const waits = new AbortController();
     const run = registered.machine.run(parsedInput as never, {
       overrides: {
-        taskResourceLocalHandlers: taskHandlers(registered.spec),
+        taskResourceLocalHandlers: taskHandlers(registered.spec, registered.waitStates, waits.signal),
         waitTimeOverrides: options.waitTimeOverrides,
         retryIntervalOverrides: options.retryIntervalOverrides,
       },
       context: { Execution: { Id: executionArn, Name: name, Input: parsedInput as never, StartTime: new Date(startDate * 1000).toISOString() } },
     });
-    const execution: Execution = { executionArn, stateMachineArn: request.stateMachineArn!, name, input, status: 'RUNNING', startDate, abort: run.abort };
+    const abort = () => {
+      waits.abort();
+      run.abort();
+    };
+    const execution: Execution = { executionArn, stateMachineArn: request.stateMachineArn!, name, input, status: 'RUNNING', startDate, abort };
     executions.set(executionArn, execution);
     run.result.then(
       (output) => {

@@ -1,3 +1,5 @@
+import { optionalSetting, requiredSetting } from './config/settings.ts';
+
 /**
  * Runtime configuration read from the environment. The same variables are set by the CDK stack on
  * AWS and by the local stack (`local/`), so handler code never branches on where it runs.
@@ -12,17 +14,30 @@ export interface AppConfig {
   publicBaseUrl: string;
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Missing required environment variable ${name}`);
-  return value;
-}
-
+/**
+ * Each field is read when used, so a function reads only the settings it uses (shared/config/
+ * settings.ts); a missing one fails with its name.
+ */
 export function loadConfig(): AppConfig {
   return {
-    tableName: required('TABLE_NAME'),
-    bucketName: process.env.BUCKET_NAME ?? '',
-    s3ForcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
-    publicBaseUrl: process.env.PUBLIC_BASE_URL ?? '',
+    get tableName() {
+      return requiredSetting('TABLE_NAME');
+    },
+    get bucketName() {
+      return requiredSetting('BUCKET_NAME');
+    },
+    get s3ForcePathStyle() {
+      return optionalSetting('S3_FORCE_PATH_STYLE') === 'true';
+    },
+    get publicBaseUrl() {
+      return optionalSetting('PUBLIC_BASE_URL') ?? '';
+    },
   };
 }
+
+/**
+ * Outbound fetches of customer-chosen URLs (shared/net/guarded-fetch.ts) may reach loopback
+ * (127.0.0.0/8, ::1) and use plain http only where the local stack or the tests set
+ * `OUTBOUND_ALLOW_LOOPBACK=true`, to reach their simulators. The CDK stack never sets it.
+ */
+export const outboundAllowsLoopback = (): boolean => process.env.OUTBOUND_ALLOW_LOOPBACK === 'true';

@@ -1,13 +1,14 @@
 import { agentTemplateRoutes } from '../../shared/api/routes/agent-templates.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { parseMultipart } from '../../shared/http/multipart.ts';
-import { created, noContent, ok } from '../../shared/http/response.ts';
+import { noContent, ok } from '../../shared/http/response.ts';
 import * as authoring from '../../shared/services/agent-authoring.ts';
 import { extractDocumentText, MAX_SCRIPT_UPLOAD_BYTES, MAX_UPLOAD_BYTES } from '../../shared/services/text-extraction.ts';
+import { pageOfItems } from '../../shared/domain/pagination.ts';
 
 export const handler = createApiHandler([
-  operation(agentTemplateRoutes.listTemplates, async () => ok(authoring.listTemplates())),
-  operation(agentTemplateRoutes.fromTemplate, async ({ body }, context) => created(await authoring.createFromTemplate(callerOf(context).organizationId, body))),
+  operation(agentTemplateRoutes.listTemplates, async ({ query }) => ok(pageOfItems(authoring.listTemplates().items, query))),
+  operation(agentTemplateRoutes.fromTemplate, async ({ body }, context) => ok(await authoring.createFromTemplate(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.translatePrompt, async ({ body }, context) => ok(await authoring.translatePrompt(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.getModelKey, async (_input, context) => ok(await authoring.modelKeyStatus(callerOf(context).organizationId))),
   operation(agentTemplateRoutes.setModelKey, async ({ body }, context) => ok(await authoring.setModelKey(callerOf(context).organizationId, body))),
@@ -16,7 +17,7 @@ export const handler = createApiHandler([
     return noContent();
   }),
   operation(agentTemplateRoutes.analyzeScript, async ({ body }) => ok(await authoring.analyzeScript(body))),
-  operation(agentTemplateRoutes.fromScript, async ({ body }, context) => created(await authoring.createFromScript(callerOf(context).organizationId, body))),
+  operation(agentTemplateRoutes.fromScript, async ({ body }, context) => ok(await authoring.createFromScript(callerOf(context).organizationId, body))),
   operation(agentTemplateRoutes.extractText, async ({ query }, context) => {
     callerOf(context);
     const { files } = await parseMultipart(context.event, query.purpose === 'script' ? MAX_SCRIPT_UPLOAD_BYTES : MAX_UPLOAD_BYTES);

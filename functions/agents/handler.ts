@@ -1,15 +1,25 @@
 import { agentRoutes } from '../../shared/api/routes/agents.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { created, ok } from '../../shared/http/response.ts';
 import * as agents from '../../shared/services/agents.ts';
 
 export const handler = createApiHandler([
   operation(agentRoutes.listAgents, async ({ query }, context) => {
     const list = await agents.listAgents(callerOf(context).organizationId, query);
-    const headers =
-      list.totalCount === undefined
-        ? undefined
-        : { 'X-Total-Count': String(list.totalCount), 'X-Total-Pages': String(list.totalPages) };
+    const headers: Record<string, string> = {};
+    if (list.totalCount !== undefined) headers['X-Total-Count'] = String(list.totalCount);
+    if (list.totalPages !== undefined) headers['X-Total-Pages'] = String(list.totalPages);
+    if (list.truncated) {
+      headers['X-Truncated'] = 'true';
+      // Unpaged, the answer holds whole pages of `limit` agents; the next page continues it.
+      const count = list.agents.length;
+      if (query.page === undefined && query.limit === undefined && count > 0) {
+        const limit = Math.min(count, agents.AGENT_LIST_MAX_LIMIT);
+        const next = new URLSearchParams({ ...(query.status && { status: query.status }), page: String(count / limit + 1), limit: String(limit) });
+        headers.Link = `<${requestBaseUrl(context.event)}/agents?${next}>; rel="next"`;
+      }
+    }
     return ok(list.agents, headers);
   }),
   operation(agentRoutes.createAgent, async ({ body }, context) => created(await agents.createAgent(callerOf(context).organizationId, body))),

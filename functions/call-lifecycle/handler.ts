@@ -20,9 +20,15 @@ async function runTask(input: TaskInput) {
   logger.appendKeys({ organizationId: call.ref.organizationId, runId: call.ref.runId });
   switch (input.action) {
     case 'dial': {
+      // The number comes from the run, not the execution input (which outlives a deleted run).
+      const run = await runs.getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
+      if (run?.status !== 'in_progress' || !run.phone_number) {
+        logger.warn('The run is no longer in progress: not dialing');
+        return { callId: null };
+      }
       const { callId } = await dial({
-        to: call.to,
-        from: call.from,
+        to: run.phone_number,
+        from: run.from_number ?? '',
         runRef: call.runRef,
         streamUrl: process.env.MEDIA_STREAM_URL ?? '',
         statusCallbackUrl: `${publicBaseUrl()}/telephony/status`,

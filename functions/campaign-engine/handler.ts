@@ -2,7 +2,6 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from '../../shared/observability/logger.ts';
 import { continueEngine, engineStep, type EngineInput } from '../../shared/services/campaign-engine.ts';
-import { registerIdempotencyContext } from '../../shared/services/idempotent-calls.ts';
 
 /** Task states of statemachines/campaign-engine.asl.json. */
 async function runTask(input: EngineInput & { action: 'step' | 'continue' }) {
@@ -13,9 +12,9 @@ async function runTask(input: EngineInput & { action: 'step' | 'continue' }) {
   }
   const result = await engineStep(input);
   logger.debug('Campaign step', { step: input.step, result });
-  return result;
+  // The next step's input and when to take it (the state machine has no Pass state per step).
+  const next: EngineInput & { result: typeof result } = { campaign: input.campaign, generation: input.generation, part: input.part, step: input.step + 1, result };
+  return next;
 }
 
-export const handler = middy(runTask)
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .before((request) => registerIdempotencyContext(request.context));
+export const handler = middy(runTask).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,12 +1,12 @@
 import { conversationRoutes } from '../../shared/api/routes/conversations.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
-import { created, noContent, ok } from '../../shared/http/response.ts';
+import { noContent, ok } from '../../shared/http/response.ts';
 import * as conversations from '../../shared/services/conversations.ts';
 
 export const handler = createApiHandler([
   operation(conversationRoutes.createConversation, async ({ params, body }, context) =>
-    created(await conversations.createConversation(callerOf(context).organizationId, params.agent_id, body)),
+    ok(await conversations.createConversation(callerOf(context).organizationId, params.agent_id, body)),
   ),
   operation(conversationRoutes.listConversations, async ({ params, query }, context) =>
     ok(await conversations.listConversations(callerOf(context).organizationId, params.agent_id, query)),

@@ -9,22 +9,34 @@ import { swaggerUiAsset } from './swagger-ui.ts';
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-const DOCS_PAGE = `<!doctype html>
+/**
+ * Asset and document addresses are absolute paths under the API's base path (stage or custom
+ * domain included), so the page works at `/public-docs` and `/public-docs/` alike.
+ */
+const docsPage = (basePath: string) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>Voice Agent Platform API</title>
-  <link rel="stylesheet" href="public-docs/swagger-ui.css">
+  <link rel="stylesheet" href="${basePath}/public-docs/swagger-ui.css">
 </head>
 <body>
-  <div id="swagger-ui"></div>
-  <script src="public-docs/swagger-ui-bundle.js"></script>
-  <script src="public-docs/init.js"></script>
+  <div id="swagger-ui" data-openapi-url="${basePath}/public-openapi.json"></div>
+  <script src="${basePath}/public-docs/swagger-ui-bundle.js"></script>
+  <script src="${basePath}/public-docs/init.js"></script>
 </body>
 </html>`;
 
 // Separate file rather than an inline script, so the CSP needs no 'unsafe-inline' for scripts.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'public-openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: false });`;
+// Summaries, descriptions and request examples of every operation are rendered by Swagger UI;
+// `displayOperationId` shows the name a generated client uses.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: document.getElementById('swagger-ui').dataset.openapiUrl,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  displayOperationId: true,
+  persistAuthorization: false,
+});`;
 
 const text = (body: string, contentType: string, extra: Record<string, string> = {}): HttpResult => ({
   status: 200,
@@ -45,8 +57,8 @@ export const handler = createApiHandler([
     }
     return text(document, 'application/json');
   }),
-  operation(docsRoutes.docsPage, async () =>
-    text(DOCS_PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CONTENT_SECURITY_POLICY }),
+  operation(docsRoutes.docsPage, async (_input, { event }) =>
+    text(docsPage(new URL(requestBaseUrl(event)).pathname), 'text/html; charset=utf-8', { 'Content-Security-Policy': CONTENT_SECURITY_POLICY }),
   ),
   operation(docsRoutes.docsAsset, async ({ params }) => {
     if (params.asset === 'init.js') return text(INIT_SCRIPT, 'text/javascript; charset=utf-8');

@@ -24,7 +24,8 @@ const cache = new Map<string, string>();
 
 /** A Swagger UI asset by file name, or undefined when it is not one we serve. */
 export function swaggerUiAsset(name: string): { body: string; contentType: string } | undefined {
-  const contentType = ASSET_TYPES[name];
+  // Own keys only: `constructor` or `toString` is a 404, not Object.prototype's member.
+  const contentType = Object.hasOwn(ASSET_TYPES, name) ? ASSET_TYPES[name] : undefined;
   if (!contentType) return undefined;
   let body = cache.get(name);
   if (body === undefined) {

@@ -2,10 +2,13 @@ import { integrationRoutes } from '../../shared/api/routes/integrations.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as connections from '../../shared/services/connections.ts';
+import { pageOfItems } from '../../shared/domain/pagination.ts';
 
 export const handler = createApiHandler([
   operation(integrationRoutes.createConnection, async ({ body }, context) => created(await connections.createConnection(callerOf(context).organizationId, body))),
-  operation(integrationRoutes.listConnections, async (_input, context) => ok(await connections.listConnections(callerOf(context).organizationId))),
+  operation(integrationRoutes.listConnections, async ({ query }, context) =>
+    ok(pageOfItems((await connections.listConnections(callerOf(context).organizationId)).items, query)),
+  ),
   operation(integrationRoutes.deleteConnection, async ({ params }, context) => {
     await connections.deleteConnection(callerOf(context).organizationId, params.connection_id);
     return noContent();

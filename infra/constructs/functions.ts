@@ -12,9 +12,10 @@ import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
 import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
-import { SHEETS_SECRET_KEYS, TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
+import { allFunctions, type FunctionName, METRICS_NAMESPACE, SERVICE_NAME, serviceNameOf, settingsFor } from '../../shared/config/settings.ts';
+import { TELEPHONY_SECRET_KEYS, type Secrets } from './secrets.ts';
 
-export const SERVICE_NAME = 'voice-agent-api';
+export { SERVICE_NAME };
 
 /** A state machine the functions may start, known by name before it exists (see workflows.ts). */
 export interface StateMachineRef {
@@ -23,12 +24,21 @@ export interface StateMachineRef {
   executionArns: string;
 }
 
-/** Where the telephony provider lives; credentials come from the telephony secret. */
-export interface TelephonySettings {
-  apiUrl: string;
+/** Deployment settings from CDK context (README, Deploying to AWS); empty when not given. */
+export interface DeploymentSettings {
+  /** The telephony provider's API base URL. */
+  telephonyApiUrl: string;
   /** WebSocket URL of the media service the provider streams call audio to. */
   mediaStreamUrl: string;
+  numberMarketplaceUrl: string;
+  defaultCallerId: string;
+  maxCallSeconds: number;
+  llmApiUrl: string;
+  llmModel: string;
 }
+
+/** Settings whose value exists only once other resources do (set with `setDeferred`). */
+const DEFERRED_SETTINGS = new Set(['PUBLIC_BASE_URL']);
 
 export interface FunctionsProps {
   table: ITable;
@@ -36,7 +46,7 @@ export interface FunctionsProps {
   eventBus: IEventBus;
   stateMachines: StateMachineRef[];
   secrets: Secrets;
-  telephony: TelephonySettings;
+  settings: DeploymentSettings;
   logRetention?: RetentionDays;
 }
 
@@ -48,13 +58,69 @@ export class Functions extends Construct {
   private readonly groups = new Map<string, NodejsFunction>();
   private readonly specs = new Map<NodejsFunction, FunctionGroup>();
   private readonly props: FunctionsProps;
+  private readonly values: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
     this.props = props;
+    this.values = this.settingValues();
     this.authorizer = this.createFunction('authorizer', AUTHORIZER);
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
       this.groups.set(name, this.createFunction(name, group));
+    }
+  }
+
+  /** The value of every setting the stack gives (shared/config/settings.ts), except the deferred ones. */
+  private settingValues(): Record<string, string> {
+    const { table, bucket, eventBus, stateMachines, secrets, settings } = this.props;
+    const telephonySecret = (key: string) => secrets.telephonySecret.secretValueFromJson(key).unsafeUnwrap();
+    return {
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      EVENT_BUS_NAME: eventBus.eventBusName,
+      ...Object.fromEntries(stateMachines.map((sm) => [sm.envVar, sm.arn])),
+      DOWNLOAD_LINK_SECRET_ARN: secrets.downloadLinkSecret.secretArn,
+      // Empty until configured (context); the code reading them fails naming the setting.
+      TELEPHONY_API_URL: settings.telephonyApiUrl,
+      MEDIA_STREAM_URL: settings.mediaStreamUrl,
+      NUMBER_MARKETPLACE_URL: settings.numberMarketplaceUrl,
+      TELEPHONY_PROVIDER_NAME: 'telephony',
+      TELEPHONY_SECRET_ARN: secrets.telephonySecret.secretArn,
+      // Transitional CloudFormation dynamic references (resolved at deploy, never in the template)
+      // for today's telephony adapter; the provider rewrite reads TELEPHONY_SECRET_ARN at run time.
+      TELEPHONY_API_KEY: telephonySecret(TELEPHONY_SECRET_KEYS.apiKey),
+      TELEPHONY_WEBHOOK_SECRET: telephonySecret(TELEPHONY_SECRET_KEYS.webhookSecret),
+      KMS_KEY_ID: secrets.encryptionKey.keyArn,
+      SHEETS_SECRET_ARN: secrets.sheetsSecret.secretArn,
+      MAX_CALL_SECONDS: String(settings.maxCallSeconds),
+      DEFAULT_CALLER_ID: settings.defaultCallerId,
+      LLM_API_URL: settings.llmApiUrl,
+      LLM_MODEL: settings.llmModel,
+    };
+  }
+
+  /** Exactly the settings function `name` reads, each with its value. */
+  private environmentOf(name: string, group: FunctionGroup): Record<string, string> {
+    const environment: Record<string, string> = {
+      // Read by Node itself, not by the function: a runtime option rather than a setting.
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    for (const setting of settingsFor(name as FunctionName, group, { local: false })) {
+      if (DEFERRED_SETTINGS.has(setting)) continue;
+      if (setting === 'POWERTOOLS_SERVICE_NAME') environment[setting] = serviceNameOf(name as FunctionName);
+      else if (Object.hasOwn(this.values, setting)) environment[setting] = this.values[setting]!;
+      else throw new Error(`The stack gives no value for ${setting}, which function ${name} reads (shared/config/settings.ts)`);
+    }
+    return environment;
+  }
+
+  /** Sets a deferred setting (e.g. PUBLIC_BASE_URL, once the API exists) on every function that reads it. */
+  setDeferred(setting: string, value: string): void {
+    for (const [name, group] of allFunctions(AUTHORIZER)) {
+      if (!settingsFor(name, group, { local: false }).includes(setting)) continue;
+      (name === 'authorizer' ? this.authorizer : this.get(name)).addEnvironment(setting, value);
     }
   }
 
@@ -76,7 +142,7 @@ export class Functions extends Construct {
   }
 
   private createFunction(name: string, group: FunctionGroup): NodejsFunction {
-    const { table, bucket, eventBus, stateMachines, secrets, telephony, logRetention = RetentionDays.ONE_MONTH } = this.props;
+    const { table, bucket, eventBus, stateMachines, secrets, logRetention = RetentionDays.ONE_MONTH } = this.props;
     const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
     const logGroup = new LogGroup(this, `${id}Logs`, { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
     // Own role instead of AWSLambdaBasicExecutionRole: it may write to its log group only.
@@ -86,32 +152,7 @@ export class Functions extends Construct {
     });
     logGroup.grantWrite(role);
 
-    const environment: Record<string, string> = {
-      TABLE_NAME: table.tableName,
-      BUCKET_NAME: bucket.bucketName,
-      POWERTOOLS_SERVICE_NAME: `${SERVICE_NAME}-${name}`,
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
-    };
-    if (group.access.eventBus) environment.EVENT_BUS_NAME = eventBus.eventBusName;
-    if (group.access.stateMachines) for (const sm of stateMachines) environment[sm.envVar] = sm.arn;
-    if (group.access.downloadLinks) environment.DOWNLOAD_LINK_SECRET_ARN = secrets.downloadLinkSecret.secretArn;
-    if (group.access.telephony) {
-      // Unset until configured (context telephonyApiUrl / mediaStreamUrl); the handlers fail clearly then.
-      if (telephony.apiUrl) environment.TELEPHONY_API_URL = telephony.apiUrl;
-      if (telephony.mediaStreamUrl) environment.MEDIA_STREAM_URL = telephony.mediaStreamUrl;
-      // CloudFormation dynamic references: resolved at deploy time, never in the template.
-      environment.TELEPHONY_API_KEY = secrets.telephonySecret.secretValueFromJson(TELEPHONY_SECRET_KEYS.apiKey).unsafeUnwrap();
-      environment.TELEPHONY_WEBHOOK_SECRET = secrets.telephonySecret
-        .secretValueFromJson(TELEPHONY_SECRET_KEYS.webhookSecret)
-        .unsafeUnwrap();
-    }
-
-    if (group.access.encryption) {
-      environment.KMS_KEY_ID = secrets.encryptionKey.keyArn;
-      environment.SHEETS_CLIENT_ID = secrets.sheetsSecret.secretValueFromJson(SHEETS_SECRET_KEYS.clientId).unsafeUnwrap();
-      environment.SHEETS_CLIENT_SECRET = secrets.sheetsSecret.secretValueFromJson(SHEETS_SECRET_KEYS.clientSecret).unsafeUnwrap();
-    }
+    const environment = this.environmentOf(name, group);
 
     const fn = new NodejsFunction(this, id, {
       code: lambdaCode(group),
@@ -136,6 +177,8 @@ export class Functions extends Construct {
     if (group.access.bucket) acknowledgeBucketGrant(role, bucket);
     if (group.access.eventBus) eventBus.grantPutEventsTo(fn);
     if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
+    if (group.access.telephony) secrets.telephonySecret.grantRead(fn);
+    if (group.access.encryption) secrets.sheetsSecret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
     if (group.access.encryption) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
     if (group.schedule) {

@@ -7,6 +7,7 @@ import type { ConversationState, LanguageModel, SpeechToText, TextToSpeech } fro
 import { MediaSession, type LogFn, type SessionResult } from './streams/media-session.ts';
 import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
+import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agents from '../../shared/repositories/agents.ts';
 import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
@@ -27,6 +28,7 @@ async function loadCall(runRefText: string | null): Promise<CallState> {
   const [run, agent] = await Promise.all([runs.getRun(ref.organizationId, ref.agentId, ref.runId), agents.getAgent(ref.organizationId, ref.agentId)]);
   if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
   await runs.updateActiveRun(ref, { answered_at: new Date().toISOString() }, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Call answered' });
+  await emitCallStarted(run);
   return {
     agentName: agent.name,
     workflowDefinition: agent.workflow_definition,

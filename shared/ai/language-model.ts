@@ -20,11 +20,13 @@ export class LanguageModelError extends Error {
   override readonly name = 'LanguageModelError';
 }
 
-export function remoteModel(settings: { apiUrl: string; apiKey: string; model: string }): LanguageModel {
+/** `fetch` is the SSRF guard (shared/net/guarded-fetch.ts) for an organization's own API URL. */
+export function remoteModel(settings: { apiUrl: string; apiKey: string; model: string; fetch?: typeof fetch }): LanguageModel {
+  const send = settings.fetch ?? fetch;
   return {
     kind: 'remote',
     async complete(request) {
-      const response = await fetch(`${settings.apiUrl.replace(/\/$/, '')}/chat/completions`, {
+      const response = await send(`${settings.apiUrl.replace(/\/$/, '')}/chat/completions`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${settings.apiKey}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({
@@ -36,6 +38,8 @@ export function remoteModel(settings: { apiUrl: string; apiKey: string; model: s
           temperature: 0.2,
         }),
         signal: AbortSignal.timeout(25_000),
+      }).catch((error: unknown) => {
+        throw new LanguageModelError(`The language model could not be reached: ${(error as Error).message}`);
       });
       if (!response.ok) throw new LanguageModelError(`The language model answered ${response.status}`);
       const body = (await response.json()) as { choices?: { message?: { content?: string } }[] };

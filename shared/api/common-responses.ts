@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { CallingHoursConflict, ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
 import type { ResponseSpec } from './route.ts';
 
@@ -15,12 +16,23 @@ export const BAD_REQUEST: Record<number, ResponseSpec> = {
   400: { description: 'Bad request', schema: ErrorResponse },
 };
 
+/**
+ * The 409 of call placement: `detail` is an object for calling hours and a string for every other
+ * conflict (archived agent, pending number, an Idempotency-Key still in flight). Declared as one of
+ * both, so a generated client parses every 409.
+ */
+export const CallPlacementConflict = z
+  .union([CallingHoursConflict, ErrorResponse])
+  .openapi('CallPlacementConflict', { description: 'Calling hours (`detail` object with `retry_at`) or another conflict (`detail` string).' }, { unionPreferredType: 'oneOf' });
+
 /** The refusals of call placement, in the order they are checked. */
 export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {
   403: { description: 'The number is on the Do not call list; `detail` starts with `do_not_call`', schema: ErrorResponse },
   409: {
-    description: 'Outside 08:00-21:00 in the recipient\'s local time (`detail` is an object with `retry_at`), or the agent is archived',
-    schema: CallingHoursConflict,
+    description:
+      'Outside 08:00-21:00 in the recipient\'s local time (`detail` is an object with `code: "outside_calling_hours"` and `retry_at`); ' +
+      'otherwise `detail` is a string: the agent is archived, the number is pending, or a request with the same Idempotency-Key is still running',
+    schema: CallPlacementConflict,
     headers: { 'Retry-After': { description: 'Seconds until calls to this number are allowed', schema: { type: 'integer' } } },
   },
   429: {

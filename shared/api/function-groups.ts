@@ -89,8 +89,8 @@ export const FUNCTION_GROUPS = {
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
-    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final)',
-    access: { table: 'readWrite' },
+    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignSourceSync: {
@@ -135,8 +135,8 @@ export const FUNCTION_GROUPS = {
   },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
-    description: "Agents' knowledge bases (documents, passages, search) and HTTP tools",
-    access: { table: 'readWrite', bucket: 'readWrite' },
+    description: "Agents' knowledge bases (documents, passages, search) and HTTP tools (headers encrypted)",
+    access: { table: 'readWrite', bucket: 'readWrite', encryption: true },
   },
   usage: {
     entry: 'functions/usage/handler.ts',
@@ -150,8 +150,8 @@ export const FUNCTION_GROUPS = {
   },
   webhooks: {
     entry: 'functions/webhooks/handler.ts',
-    description: 'Webhook endpoints and their deliveries',
-    access: { table: 'readWrite' },
+    description: 'Webhook endpoints and their deliveries: secrets (encrypted), test sends, redeliveries',
+    access: { table: 'readWrite', stateMachines: true, encryption: true },
   },
   webhookFanout: {
     entry: 'functions/webhook-fanout/handler.ts',
@@ -161,7 +161,7 @@ export const FUNCTION_GROUPS = {
   webhookDelivery: {
     entry: 'functions/webhook-delivery/handler.ts',
     description: 'Webhook delivery state machine task: one signed attempt',
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', encryption: true },
     timeoutSeconds: 30,
   },
   doNotCall: {

@@ -9,12 +9,25 @@ export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-str
 export const API_KEY_HEADER = 'X-API-Key';
 /** API Gateway refuses larger request payloads (REST API quota: 10 MB). */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's event and response (6 MB). A request whose proxy
+ * event is larger never reaches the handler (API Gateway answers 5xx; the local gateway 413), so
+ * request caps are chosen below it; responses are kept below it by the list caps.
+ */
+export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
 
 /** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
 export const GATEWAY_ERRORS = {
-  unauthorized: { status: 401, detail: 'Missing or invalid API key' },
+  /**
+   * API Gateway answers this itself when X-API-Key is absent (the authorizer is not called), so
+   * the text is one for every case: it says where the key goes, and that a Bearer token is not read.
+   */
+  unauthorized: {
+    status: 401,
+    detail: "Missing or invalid API key: send your organization's key in the X-API-Key header (X-API-Key: <key>); an Authorization: Bearer header is not read",
+  },
   accessDenied: { status: 403, detail: 'Forbidden' },
   notFound: { status: 404, detail: 'Not Found' },
   methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },

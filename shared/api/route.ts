@@ -41,7 +41,8 @@ export interface Route<Req extends RouteRequest = RouteRequest> {
   /** Machine-to-machine endpoints (provider callbacks) left out of the public OpenAPI document. */
   internal?: boolean;
   summary: string;
-  description?: string;
+  /** Every operation has one (the reference page shows it, with a request example). */
+  description: string;
   tags: string[];
   request: Req;
   responses: Record<number, ResponseSpec>;

@@ -20,3 +20,12 @@ export const totalPages = (totalCount: number, limit: number): number => Math.ce
 export function pageInfo(request: PageRequest, totalCount: number): PageInfo {
   return { page: request.page, limit: request.limit, total_count: totalCount, total_pages: totalPages(totalCount, request.limit) };
 }
+
+/**
+ * One page of a list held whole in memory (a catalogue, a provider's search answer, a list capped
+ * per organization): the same envelope as the lists paged in DynamoDB.
+ */
+export function pageOfItems<T>(items: readonly T[], request: PageRequest): { items: T[] } & PageInfo {
+  const offset = pageOffset(request);
+  return { items: items.slice(offset, offset + request.limit), ...pageInfo(request, items.length) };
+}

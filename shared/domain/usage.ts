@@ -51,3 +51,20 @@ export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGr
     agents: [...agents].sort(([, a], [, b]) => b.minutes - a.minutes).map(([workflowId, figures]) => ({ workflow_id: workflowId, ...figures })),
   };
 }
+
+/** Every UTC day from `from` to `to` (exclusive end), as `YYYY-MM-DD`. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  const end = Date.parse(to);
+  for (let day = Date.parse(from.slice(0, 10)); day < end; day += 86_400_000) days.push(new Date(day).toISOString().slice(0, 10));
+  return days;
+}
+
+/** One row per UTC day of the range, days without calls included (zeros), oldest first. */
+export function dailyBreakdown(entries: readonly UsageEntry[], from: string, to: string) {
+  const byDay = new Map(aggregateUsage(entries, 'day').periods.map(({ period, ...figures }) => [period, figures]));
+  return daysBetween(from, to).map((date) => ({ date, ...(byDay.get(date) ?? empty()) }));
+}
+
+/** A billing record as the earlier `/organizations/usage/runs` listed it. */
+export const billedRun = (entry: UsageEntry) => ({ ...entry, billed_minutes: Math.ceil(entry.duration_seconds / 60) });

@@ -15,4 +15,11 @@ export interface EventRule {
 export const EVENT_RULES: EventRule[] = [
   { name: 'call-completed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'webhookFanout' },
   { name: 'call-completed-to-campaigns', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'campaignOutcomes' },
+  // The other webhook events (`call.failed` is derived from `call.completed` by the fan-out).
+  ...(['call.started', 'campaign.completed', 'campaign.paused'] as const).map((detailType) => ({
+    name: `${detailType.replace('.', '-')}-to-webhooks`,
+    source: EVENT_SOURCE,
+    detailType,
+    target: 'webhookFanout',
+  })),
 ];

@@ -1,10 +1,12 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { GATEWAY_ERRORS } from '../api/gateway.ts';
 import { resourcePath, type OperationInput, type Route, type RouteRequest } from '../api/route.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
 import { errorToResult } from './errors.ts';
+import { MAX_LIST_BODY_BYTES, takeWithinBytes } from './json-limits.ts';
 import { parseRequest } from './request.ts';
 import { errorResult, toProxyResult, type HttpResult } from './response.ts';
 
@@ -38,17 +40,31 @@ function serializeResponse(route: Route, result: HttpResult): HttpResult {
   return { ...result, body: schema.parse(result.body) };
 }
 
+/**
+ * Lambda answers at most 6 MB. A page whose items would pass the list budget keeps the first items
+ * that fit and says so in `X-Truncated` (`total_count` is unchanged; a smaller `limit` gets the rest).
+ */
+function withinListBudget(result: HttpResult): HttpResult {
+  const body = result.body as { items?: unknown[] } | undefined;
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return result;
+  const size = Buffer.byteLength(JSON.stringify(body));
+  if (size <= MAX_LIST_BODY_BYTES) return result;
+  const envelope = size - Buffer.byteLength(JSON.stringify(body.items));
+  const fitted = takeWithinBytes(body.items, MAX_LIST_BODY_BYTES - envelope);
+  return { ...result, body: { ...body, items: fitted.items }, headers: { ...result.headers, 'X-Truncated': 'true' } };
+}
+
 /** Pairs a route of the table with its implementation; validation happens before `impl` runs. */
 export function operation<Req extends RouteRequest>(route: Route<Req>, impl: Operation<Req>): BoundOperation {
   return {
     route: route as unknown as Route,
-    run: async (event, context) => serializeResponse(route as unknown as Route, await impl(parseRequest(route, event), context)),
+    run: async (event, context) => withinListBudget(serializeResponse(route as unknown as Route, await impl(parseRequest(route, event), context))),
   };
 }
 
 /** The organization of a private route's caller. */
 export function callerOf(context: RequestContext): Caller {
-  if (!context.caller) throw new UnauthorizedError('Missing or invalid API key');
+  if (!context.caller) throw new UnauthorizedError(GATEWAY_ERRORS.unauthorized.detail);
   return context.caller;
 }
 
@@ -73,7 +89,7 @@ export function createApiHandler(operations: BoundOperation[]) {
     logger.appendKeys({ requestId, organizationId: caller?.organizationId });
     const op = byKey.get(`${event.httpMethod} ${event.resource}`);
     if (!op) return toProxyResult(errorResult(404, 'Not Found'));
-    if (!op.route.public && !caller) return toProxyResult(errorResult(401, 'Missing or invalid API key'));
+    if (!op.route.public && !caller) return toProxyResult(errorResult(401, GATEWAY_ERRORS.unauthorized.detail));
     try {
       return toProxyResult(await op.run(event, { requestId, event, caller }));
     } catch (error) {

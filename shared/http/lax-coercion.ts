@@ -93,7 +93,7 @@ export function coerceLax(schema: z.ZodType, value: unknown): unknown {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
       const result: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [key, fieldSchema] of Object.entries(d.shape as Record<string, z.ZodType>)) {
-        if (key in result) result[key] = coerceLax(fieldSchema, result[key]);
+        if (Object.hasOwn(result, key)) result[key] = coerceLax(fieldSchema, result[key]);
       }
       return result;
     }

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import type { OperationInput, Route, RouteRequest } from '../api/route.ts';
 import { readJsonBody } from './json-body.ts';
+import { abbreviate, findUnstorable } from './json-limits.ts';
 import { coerceLax } from './lax-coercion.ts';
 import { fieldRequired, RequestValidationError, type LocationRoot, type ValidationErrorItem } from './validation-error.ts';
 import { toFastApiItems } from './zod-to-fastapi.ts';
@@ -36,7 +37,7 @@ function validatePart(
   const coerced = coerceLax(schema, data);
   const result = schema.safeParse(coerced);
   if (result.success) return result.data;
-  errors.push(...toFastApiItems(result.error.issues, root, coerced));
+  errors.push(...toFastApiItems(result.error.issues, root, coerced, data));
   return undefined;
 }
 
@@ -58,6 +59,27 @@ function eventBodyText(event: APIGatewayProxyEvent): string | null {
 }
 
 /**
+ * A body sent with another Content-Type is not read as JSON (as in FastAPI) and fails as a whole:
+ * the item stays FastAPI's (`model_attributes_type` on `body`, the text as input) and its `ctx`
+ * says why, since that is rarely what the client meant (curl -d sends form encoding).
+ */
+function explainContentType(items: ValidationErrorItem[], contentType: string): void {
+  const error = `the body was sent as '${contentType.split(';')[0]!.trim()}', not read as JSON: send Content-Type: application/json`;
+  for (const item of items) if (item.loc.length === 1) item.ctx = { error };
+}
+
+/**
+ * DynamoDB stores at most 32 nested levels, and a body nested thousands deep would overflow every
+ * recursive walk after parsing (validation, serialisation of the 422); reserved keys cannot be
+ * stored as map keys. Such a body fails alone, like malformed JSON, at the first offending place.
+ */
+function rejectUnstorable(body: unknown): void {
+  const found = findUnstorable(body);
+  if (!found) return;
+  throw new RequestValidationError([{ type: 'value_error', loc: ['body', ...found.path], msg: `Value error, ${found.error}`, input: abbreviate(found.value), ctx: { error: found.error } }]);
+}
+
+/**
  * Validates path, query, headers and body of an API Gateway event against the route's schemas and
  * reports every failure at once, in FastAPI's order (path, query, header, body). A body that is not
  * JSON fails alone, before anything else is looked at, as in FastAPI.
@@ -65,6 +87,7 @@ function eventBodyText(event: APIGatewayProxyEvent): string | null {
 export function parseRequest<Req extends RouteRequest>(route: Route<Req>, event: APIGatewayProxyEvent): OperationInput<Req> {
   const { request } = route;
   const rawBody = request.body ? readJsonBody(eventBodyText(event), headerValue(event, 'content-type')) : undefined;
+  if (rawBody?.kind === 'json') rejectUnstorable(rawBody.value);
   const errors: ValidationErrorItem[] = [];
 
   const params = request.params ? validatePart(request.params, pickValues(request.params, event.pathParameters ?? {}), 'path', errors) : undefined;
@@ -78,7 +101,9 @@ export function parseRequest<Req extends RouteRequest>(route: Route<Req>, event:
     if (rawBody.kind === 'absent') {
       if (request.bodyRequired !== false) errors.push(fieldRequired(['body'], null));
     } else {
+      const before = errors.length;
       body = validatePart(request.body, rawBody.kind === 'json' ? rawBody.value : rawBody.text, 'body', errors);
+      if (rawBody.kind === 'raw') explainContentType(errors.slice(before), headerValue(event, 'content-type') ?? '');
     }
   }
 

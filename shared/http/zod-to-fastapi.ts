@@ -92,17 +92,23 @@ function formatError(issue: Issue & { code: 'invalid_format' }, loc: Loc, input:
   return { type: 'value_error', loc, msg: `Value error, invalid ${issue.format}`, input, ctx: { error: issue.message } };
 }
 
-/** Maps one zod issue onto the Pydantic error item FastAPI would have produced. */
-export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown): ValidationErrorItem {
+/**
+ * Maps one zod issue onto the Pydantic error item FastAPI would have produced. `data` is what was
+ * validated (after lax coercion, with InvalidInput markers); `raw` is what the client sent, which
+ * Pydantic echoes as `input` (a query or path value stays the string received).
+ */
+export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown, raw: unknown = data): ValidationErrorItem {
   const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
   const loc: Loc = [root, ...path];
-  const input = valueAt(data, issue.path);
-  if (input instanceof InvalidInput) return { type: input.type, loc, msg: input.msg, input: input.raw };
+  const marker = valueAt(data, issue.path);
+  if (marker instanceof InvalidInput) return { type: marker.type, loc, msg: marker.msg, input: marker.raw };
+  const input = valueAt(raw, issue.path);
+  // Pydantic reports an absent field as `missing` whatever its type (an enum too), with its parent
+  // object as the input; rules on a present value (custom ones) keep their own item.
+  if (input === undefined && issue.code !== 'custom') return fieldRequired(loc, path.length ? valueAt(raw, issue.path.slice(0, -1)) : null);
 
   switch (issue.code) {
     case 'invalid_type':
-      // Pydantic reports an absent field with its parent object as the input.
-      if (input === undefined) return fieldRequired(loc, path.length ? valueAt(data, issue.path.slice(0, -1)) : null);
       return typeError(issue, loc, input);
     case 'too_small':
     case 'too_big':
@@ -127,7 +133,7 @@ export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown): 
  * Pydantic stops at the first failed rule of a field while zod reports every rule, so only the
  * first item per location is kept. Unknown keys are reported per key (`extra_forbidden`).
  */
-export function toFastApiItems(issues: readonly Issue[], root: LocationRoot, data: unknown): ValidationErrorItem[] {
+export function toFastApiItems(issues: readonly Issue[], root: LocationRoot, data: unknown, raw: unknown = data): ValidationErrorItem[] {
   const items: ValidationErrorItem[] = [];
   const seen = new Set<string>();
   for (const issue of issues) {
@@ -137,9 +143,9 @@ export function toFastApiItems(issues: readonly Issue[], root: LocationRoot, dat
             type: 'extra_forbidden',
             loc: [root, ...issue.path.map(String), key] as Loc,
             msg: 'Extra inputs are not permitted',
-            input: valueAt(data, [...issue.path, key]),
+            input: valueAt(raw, [...issue.path, key]),
           }))
-        : [toFastApiItem(issue, root, data)];
+        : [toFastApiItem(issue, root, data, raw)];
     for (const item of expanded) {
       const key = JSON.stringify(item.loc);
       if (seen.has(key)) continue;

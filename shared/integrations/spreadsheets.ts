@@ -1,3 +1,6 @@
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+import { getSecretFields } from '../config/secrets.ts';
+
 /**
  * The hosted-spreadsheet provider adapter (Google Sheets API v4 and Google OAuth 2.0, the shapes
  * every client library uses). Base URLs come from configuration so the local fake provider
@@ -22,19 +25,26 @@ const settings = () => ({
   tokenUrl: process.env.SHEETS_OAUTH_TOKEN_URL ?? 'https://oauth2.googleapis.com/token',
   userinfoUrl: process.env.SHEETS_USERINFO_URL ?? 'https://openidconnect.googleapis.com/v1/userinfo',
   apiUrl: (process.env.SHEETS_API_URL ?? 'https://sheets.googleapis.com').replace(/\/$/, ''),
-  clientId: process.env.SHEETS_CLIENT_ID ?? '',
-  clientSecret: process.env.SHEETS_CLIENT_SECRET ?? '',
 });
+
+/** The sheet and range come from the organization: through the SSRF guard, 10 s and 10 MiB at most. */
+const providerFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 10 * 1024 * 1024 });
+/** The OAuth client, read at run time from the SHEETS_SECRET_ARN secret. */
+const oauthClient = () => getSecretFields('SHEETS_SECRET_ARN', ['clientId', 'clientSecret']);
 
 async function call<T>(url: string, init: RequestInit, what: string): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+    response = await providerFetch(url, init);
   } catch (error) {
     throw new SpreadsheetProviderError(`${what}: provider unreachable (${(error as Error).message})`, false);
   }
   if (!response.ok) throw new SpreadsheetProviderError(`${what}: provider answered ${response.status}`, response.status < 500);
-  return (await response.json()) as T;
+  try {
+    return (await response.json()) as T;
+  } catch (error) {
+    throw new SpreadsheetProviderError(`${what}: unreadable answer (${(error as Error).message})`, false);
+  }
 }
 
 interface TokenResponse {
@@ -43,10 +53,10 @@ interface TokenResponse {
   refresh_token?: string;
 }
 
-function tokenRequest(fields: Record<string, string>): Promise<TokenResponse> {
-  const { tokenUrl, clientId, clientSecret } = settings();
+async function tokenRequest(fields: Record<string, string>): Promise<TokenResponse> {
+  const { clientId, clientSecret } = await oauthClient();
   return call<TokenResponse>(
-    tokenUrl,
+    settings().tokenUrl,
     { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, client_id: clientId, client_secret: clientSecret }) },
     'Token request',
   );

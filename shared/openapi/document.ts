@@ -1,7 +1,10 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import * as z from 'zod';
 import { API_KEY_HEADER } from '../api/gateway.ts';
 import type { Route } from '../api/route.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
+import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
+import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
 
 const SECURITY_SCHEME = 'APIKeyHeader';
 
@@ -14,12 +17,14 @@ const DESCRIPTION = `REST API of the voice agent platform.
 
 function toRouteConfig(route: Route): RouteConfig {
   const { request } = route;
+  const example = REQUEST_EXAMPLES[route.operationId];
   return {
     method: route.method.toLowerCase() as RouteConfig['method'],
     path: route.path,
     operationId: route.operationId,
     summary: route.summary,
-    description: route.description,
+    // The curl example in the description: the reference page renders it under every operation.
+    description: `${route.description}\n\n**Example**\n\n\`\`\`sh\n${curlExample(route)}\n\`\`\``,
     tags: route.tags,
     security: route.public ? [] : [{ [SECURITY_SCHEME]: [] }],
     request: {
@@ -27,7 +32,7 @@ function toRouteConfig(route: Route): RouteConfig {
       query: request.query,
       headers: request.headers,
       body: request.body
-        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body } } }
+        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body, ...(example === undefined ? {} : { example }) } } }
         : request.multipart && { required: true, content: { 'multipart/form-data': { schema: request.multipart } } },
     },
     responses: Object.fromEntries(
@@ -46,16 +51,64 @@ function toRouteConfig(route: Route): RouteConfig {
   };
 }
 
+const WEBHOOK_HEADERS = z.object({
+  'webhook-id': z.string().openapi({ description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).', example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p' }),
+  'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt; reject values far from now (replay protection).', example: '1795428942' }),
+  'webhook-signature': z.string().openapi({
+    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  }),
+});
+
+/** The `webhooks` section: one POST per event of the catalogue, as the platform sends it to subscribers. */
+function registerWebhookEvents(registry: OpenAPIRegistry): void {
+  for (const [type, schema] of Object.entries(WEBHOOK_EVENTS) as [WebhookEventType, (typeof WEBHOOK_EVENTS)[WebhookEventType]][]) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary: `The \`${type}\` event`,
+      description: `${EVENT_DESCRIPTIONS.get(type)} Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.`,
+      tags: ['Webhooks'],
+      request: {
+        headers: WEBHOOK_HEADERS,
+        body: { required: true, content: { 'application/json': { schema, example: sampleEvent(type) } } },
+      },
+      responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: the platform disables this endpoint' } },
+    });
+  }
+}
+
 /** The OpenAPI 3.1 document of the route table: generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', SECURITY_SCHEME, { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
   registry.register('HTTPValidationError', HTTPValidationError);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  registerWebhookEvents(registry);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: serverUrl }],
     security: [{ [SECURITY_SCHEME]: [] }],
   });
+  addParameterExamples((document.paths ?? {}) as unknown as Record<string, Record<string, unknown>>, routes);
+  return document;
+}
+
+type Operation = { operationId?: string; parameters?: { name: string; in: string; example?: unknown }[]; 'x-codeSamples'?: unknown };
+
+/** Examples of path and required query values, and the curl command as `x-codeSamples` (Redoc and others show it). */
+function addParameterExamples(paths: Record<string, Record<string, unknown>>, routes: readonly Route[]): void {
+  const byId = new Map(routes.map((route) => [route.operationId, route]));
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations) as Operation[]) {
+      const route = operation.operationId ? byId.get(operation.operationId) : undefined;
+      if (!route) continue;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'header' && Object.hasOwn(PARAMETER_EXAMPLES, parameter.name)) parameter.example ??= PARAMETER_EXAMPLES[parameter.name];
+      }
+      operation['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curlExample(route) }];
+    }
+  }
 }

@@ -19,7 +19,10 @@ export interface ToolRecord {
   description: string;
   method: string;
   url: string;
-  headers: Record<string, string>;
+  /** Names of the headers sent with every call; their values are only in `headers_ciphertext`. */
+  header_names: string[];
+  /** The headers (JSON), encrypted (shared/crypto/secret-box.ts); null without headers. */
+  headers_ciphertext: string | null;
   parameters: Record<string, unknown>;
   created_at: string;
 }

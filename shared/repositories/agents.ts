@@ -1,10 +1,10 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AgentStatus } from '../domain/agent.ts';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, tableName } from './table.ts';
+import { countQuery, db, queryItems, queryPages, tableName } from './table.ts';
 
 /** Agents are stored in their API shape, under their organization's partition. */
 const fromItem = (item: Record<string, unknown>): Agent => {
@@ -48,30 +48,38 @@ export async function insertAgent(orgId: number, agent: Agent): Promise<void> {
 }
 
 /**
- * Replaces the agent if nobody changed it since it was read (`updated_at` is the version), and
- * with `newDefinition` also records the definition version. Returns false on a concurrent change.
+ * Sets only the given fields of the agent (with `updated_at`, its version), if nobody changed it
+ * since it was read; fields it does not change, such as the run count that call placement adds
+ * to, are left alone. With `definition` the new definition version is recorded in the same
+ * transaction. Returns the agent as stored, or undefined on a concurrent change.
  */
-export async function replaceAgent(orgId: number, agent: Agent, readUpdatedAt: string, newDefinition: boolean): Promise<boolean> {
+export async function updateAgentFields(
+  orgId: number,
+  agentId: number,
+  changes: Partial<Omit<Agent, 'id' | 'public_id' | 'created_at' | 'total_runs'>> & { updated_at: string },
+  readUpdatedAt: string,
+  definition?: Agent,
+): Promise<Agent | undefined> {
   const table = tableName();
+  const fields = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const update = {
+    TableName: table,
+    Key: keys.agent(orgId, agentId),
+    UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    ConditionExpression: 'updated_at = :read',
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+    ExpressionAttributeValues: { ':read': readUpdatedAt, ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])) },
+  };
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table,
-              Item: agentItem(orgId, agent),
-              ConditionExpression: 'updated_at = :read',
-              ExpressionAttributeValues: { ':read': readUpdatedAt },
-            },
-          },
-          ...(newDefinition ? [{ Put: { TableName: table, Item: definitionItem(orgId, agent) } }] : []),
-        ],
-      }),
-    );
-    return true;
+    if (!definition) {
+      const result = await db().send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+      return fromItem(result.Attributes!);
+    }
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: table, Item: definitionItem(orgId, definition) } }] }));
+    return getAgent(orgId, agentId);
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
 }
@@ -107,4 +115,9 @@ export async function countAgents(orgId: number, statuses: readonly AgentStatus[
 export async function listAgents(orgId: number, statuses: readonly AgentStatus[], offset = 0, limit?: number): Promise<Agent[]> {
   const items = await queryItems(agentsQuery(orgId, statuses), offset, limit);
   return items.map(fromItem);
+}
+
+/** Agents in id order, a DynamoDB page at a time, for a reader that stops at a response budget. */
+export async function* agentPages(orgId: number, statuses: readonly AgentStatus[]): AsyncGenerator<Agent[]> {
+  for await (const items of queryPages(agentsQuery(orgId, statuses))) yield items.map(fromItem);
 }

@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CampaignState } from '../domain/campaign-states.ts';
 import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, sendTransaction, tableName } from './table.ts';
+import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 export interface CampaignRecord {
   id: number;
@@ -336,6 +336,56 @@ function contactUpdate(orgId: number, campaignId: number, row: number, expect: {
       ':expectedAttempts': expect.attempts,
     },
   };
+}
+
+/**
+ * The claim of a due contact's next attempt, as an item of the transaction that creates its run:
+ * the contact is dialing with that run, or (someone else claimed it) nothing is written.
+ */
+export function contactClaimItem(orgId: number, campaignId: number, contact: ContactRecord, runId: number, now: string): TransactItem {
+  return {
+    Update: contactUpdate(orgId, campaignId, contact.row, { statuses: DUE_STATUSES, attempts: contact.attempts }, {
+      status: 'dialing',
+      attempts: contact.attempts + 1,
+      last_attempt_at: now,
+      next_attempt_at: null,
+      run_id: runId,
+    }),
+  };
+}
+
+/** A transaction item that holds only while the campaign is running (a pause or cancel stops dispatch at once). */
+export function campaignRunningCheck(orgId: number, campaignId: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.campaign(orgId, campaignId),
+      ConditionExpression: '#state = :running',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':running': 'running' },
+    },
+  };
+}
+
+/** Do-not-call entries and number claims among `numbers`, in BatchGetItem requests of 100 keys. */
+export async function screenNumbers(orgId: number, numbers: readonly string[]): Promise<{ blocked: Set<string>; claimedBy: Map<string, { organizationId: number; numberId: number }> }> {
+  const table = tableName();
+  const wanted = [...new Set(numbers)].flatMap((e164) => [keys.doNotCall(orgId, e164), keys.numberClaim(e164)]);
+  const blocked = new Set<string>();
+  const claimedBy = new Map<string, { organizationId: number; numberId: number }>();
+  for (let i = 0; i < wanted.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
+    while (pending?.length) {
+      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      for (const item of result.Responses?.[table] ?? []) {
+        const sk = String(item.sk);
+        if (sk.startsWith(keys.doNotCallSkPrefix)) blocked.add(sk.slice(keys.doNotCallSkPrefix.length));
+        else claimedBy.set(String(item.pk).replace(/^PHONENUMBER#/, ''), { organizationId: Number(item.organization_id), numberId: Number(item.phone_number_id) });
+      }
+      pending = result.UnprocessedKeys?.[table]?.Keys;
+    }
+  }
+  return { blocked, claimedBy };
 }
 
 /** Applies a contact change; false when the contact was not in the expected state (someone else acted). */

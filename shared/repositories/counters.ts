@@ -5,16 +5,19 @@ import { db, tableName } from './table.ts';
 export type CounterName = 'organization' | 'agent' | 'definition' | 'run' | 'campaign' | 'phoneNumber';
 
 /** Allocates the next integer id: an atomic ADD, so concurrent callers never get the same one. */
-export async function nextId(name: CounterName): Promise<number> {
+export const nextId = (name: CounterName): Promise<number> => nextIds(name, 1);
+
+/** Allocates `count` consecutive ids in one request (a batch of placements); returns the first. */
+export async function nextIds(name: CounterName, count: number): Promise<number> {
   const result = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.counter(name),
-      UpdateExpression: 'ADD #value :one',
+      UpdateExpression: 'ADD #value :count',
       ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':one': 1 },
+      ExpressionAttributeValues: { ':count': count },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Number(result.Attributes?.value);
+  return Number(result.Attributes?.value) - count + 1;
 }

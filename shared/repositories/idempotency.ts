@@ -2,12 +2,24 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { keys } from './keys.ts';
 import { tableName } from './table.ts';
 
+/** Idempotency-Key records of call placement (they hold the first response, which names the number). */
+export const CALLS_IDEMPOTENCY_SCOPE = 'calls';
+
+/** Powertools' DynamoDB store that can also name the record it keeps for a payload. */
+export class IdempotencyStore extends DynamoDBPersistenceLayer {
+  /** The record's sort key for this payload (valid once Powertools has configured the store). */
+  recordKeyOf(payload: Parameters<DynamoDBPersistenceLayer['getRecord']>[0]): string {
+    return this.getHashedIdempotencyKey(payload);
+  }
+}
+
 /**
  * Powertools idempotency records live in the application table under one partition per scope
- * (`IDEMPOTENCY#<scope>`, sort key = hash of the idempotency key), expired by the table's TTL.
+ * (`IDEMPOTENCY#<scope>`, sort key = the scope and a hash of the idempotency key), expired by the
+ * table's TTL.
  */
-export function idempotencyStore(scope: string): DynamoDBPersistenceLayer {
-  return new DynamoDBPersistenceLayer({
+export function idempotencyStore(scope: string): IdempotencyStore {
+  return new IdempotencyStore({
     tableName: tableName(),
     keyAttr: 'pk',
     sortKeyAttr: 'sk',

@@ -30,6 +30,8 @@
  * | API trigger       | ORG#<orgId>         | TRIGGER#<triggerId>                |                       |                     |
  * | webhook endpoint  | ORG#<orgId>         | WEBHOOK#<webhookId>                |                       |                     |
  * | webhook delivery  | ORG#<o>#WEBHOOK#<w> | DELIVERY#<createdAt>#<messageId>   | ORG#<o>#RUN#<a>#<r>   | <messageId>         |
+ * | delivery message  | ORG#<o>#WEBHOOK#<w> | MESSAGE#<messageId>                | DELIVERIES#PENDING while pending | <nextAttemptAt>#<o>#<w>#<messageId> |
+ * | webhook count     | ORG#<orgId>         | WEBHOOKCOUNT                       |                       |                     |
  * | idempotency rec.  | IDEMPOTENCY#<scope> | <hash of org id + Idempotency-Key> |                       |                     |
  *
  * - Get an API key by its id (authorizer): GetItem APIKEY#<keyId>.
@@ -57,6 +59,8 @@
  * - Webhooks of an organization (fan-out of an event): Query ORG#<orgId>, sk begins_with WEBHOOK#.
  * - Deliveries of a webhook, newest first: Query ORG#<o>#WEBHOOK#<w> descending.
  * - Deliveries about a run (deleted with the run): Query gsi1 ORG#<o>#RUN#<a>#<r>.
+ * - A delivery by its webhook-id (retry, repeated fan-out): GetItem MESSAGE#<messageId>, then the delivery.
+ * - Pending deliveries (resumed when the local stack restarts): Query gsi1 DELIVERIES#PENDING.
  * - An agent's memories, knowledge documents, passages (search reads them all) and tools:
  *   Query ORG#<o>#AGENT#<a>, sk begins_with MEMORY# / KBDOC# / KBCHUNK# (or KBCHUNK#<doc>#) / TOOL#.
  * - Idempotency-Key replay (Powertools): GetItem IDEMPOTENCY#<scope> / <hash>; TTL 24 h.
@@ -142,6 +146,14 @@ export const keys = {
   deliveryByRunIndex: (orgId: number, agentId: number, runId: number, messageId: string) => ({
     gsi1pk: `ORG#${orgId}#RUN#${agentId}#${runId}`,
     gsi1sk: messageId,
+  }),
+  /** How many webhook endpoints an organization has (the cap is checked in the same transaction). */
+  webhookCount: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'WEBHOOKCOUNT' }),
+  /** One per (event, endpoint): a repeated fan-out finds it; it also locates the delivery by its webhook-id. */
+  deliveryMessage: (orgId: number, webhookId: string, messageId: string) => ({ pk: `ORG#${orgId}#WEBHOOK#${webhookId}`, sk: `MESSAGE#${messageId}` }),
+  pendingDeliveryIndex: (nextAttemptAt: string, orgId: number, webhookId: string, messageId: string) => ({
+    gsi1pk: 'DELIVERIES#PENDING',
+    gsi1sk: `${nextAttemptAt}#${orgId}#${webhookId}#${messageId}`,
   }),
   idempotencyPartition: (scope: string) => `IDEMPOTENCY#${scope}`,
   pendingEventIndex: (endedAt: string, orgId: number, agentId: number, runId: number) => ({

@@ -26,7 +26,8 @@ export interface NumberRecord {
   order_status_reason: string | null;
   outbound_commitment_until: string | null;
   renews_at: string | null;
-  end_user_id: number;
+  /** The customer's own id of the subscriber; required for numbers under regulatory review. */
+  end_user_id: number | null;
   consent: boolean;
   end_user: Record<string, unknown> | null;
 }
@@ -184,14 +185,10 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
   }
 }
 
-/** Moves a number between states (conditionally); false when it was not in `from`. */
-export async function changeNumberStatus(
-  orgId: number,
-  numberId: number,
-  from: NumberStatus,
-  to: NumberStatus,
-  changes: { renews_at?: string | null; order_status?: string; order_status_reason?: string | null },
-): Promise<boolean> {
+type StatusChanges = { renews_at?: string | null; order_status?: string; order_status_reason?: string | null };
+
+/** The conditional update that moves a number from `from` to `to` (and its renewal index with it). */
+function statusUpdate(orgId: number, numberId: number, from: NumberStatus, to: NumberStatus, changes: StatusChanges) {
   const fields = Object.entries(changes);
   const sets = ['#status = :to', ...fields.map((_, i) => `#f${i} = :v${i}`)];
   let update = `SET ${sets.join(', ')}`;
@@ -201,20 +198,63 @@ export async function changeNumberStatus(
     update += ', gsi1pk = :gpk, gsi1sk = :gsk';
     Object.assign(values, { ':gpk': index.gsi1pk, ':gsk': index.gsi1sk });
   } else if (to !== 'active') update += ' REMOVE gsi1pk, gsi1sk';
+  return {
+    TableName: tableName(),
+    Key: keys.phoneNumber(orgId, numberId),
+    UpdateExpression: update,
+    ConditionExpression: '#status = :from',
+    ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** Moves a number between states (conditionally); false when it was not in `from`. */
+export async function changeNumberStatus(orgId: number, numberId: number, from: NumberStatus, to: NumberStatus, changes: StatusChanges): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.phoneNumber(orgId, numberId),
-        UpdateExpression: update,
-        ConditionExpression: '#status = :from',
-        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await db().send(new UpdateCommand(statusUpdate(orgId, numberId, from, to, changes)));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Rejects a pending number and refunds its first month in one transaction: the refund happens
+ * only with the status change, so two concurrent rejections refund once. False when the number
+ * was no longer pending.
+ */
+export async function rejectPendingNumber(number: NumberRecord, reason: string, at: string): Promise<boolean> {
+  const orgId = number.organization_id;
+  try {
+    await sendTransaction([
+      { Update: statusUpdate(orgId, number.id, 'pending', 'rejected', { renews_at: null, order_status: 'rejected', order_status_reason: reason }) },
+      balanceChange(orgId, number.monthly_cost_usd, false),
+      chargeItem(orgId, number.id, at, 'refund', -number.monthly_cost_usd),
+    ]);
+    return true;
+  } catch (error) {
+    if (failedAt(error).includes(0)) return false;
+    throw error;
+  }
+}
+
+/** Routes the number's calls to an agent: only those two fields change, on a number that exists. */
+export async function assignNumber(orgId: number, numberId: number, agentId: number, at: string): Promise<NumberRecord | undefined> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(orgId, numberId),
+        UpdateExpression: 'SET workflow_id = :agent, assigned_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':agent': agentId, ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<NumberRecord>(result.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CALLS_IDEMPOTENCY_SCOPE } from './idempotency.ts';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
@@ -31,12 +32,16 @@ export interface RunRecord {
   answered_at: string | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
+  /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */
+  idempotency_record?: string;
 }
 
 export interface CampaignOrigin {
   campaign_id: number;
   row: number;
   attempt: number;
+  /** The contact's own time zone, when its source gave one (its retry is scheduled in it). */
+  timezone?: string | null;
 }
 
 /** What survives a run's deletion: the billing record. */
@@ -59,22 +64,36 @@ const cancelledBy = (error: unknown, index: number): boolean =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 
+/** A write of `insertRun`'s `alongside` items was refused by its condition: nothing was written. */
+export class AlongsideRefusedError extends Error {
+  constructor(readonly index: number) {
+    super(`Transaction item ${index} written alongside the run was refused by its condition`);
+  }
+}
+
+/** The agent's item was missing or, for a batch placement that did not read it, not active. */
+export class AgentUnavailableError extends Error {}
+
 /**
  * Creates a run and bumps the agent's run count. A call also takes one of the organization's
  * outbound channels, in the same transaction: the conditional increment makes two concurrent
  * requests unable to take the same last channel. Returns false when no channel is free.
+ * `alongside` items (a campaign contact's claim) are written in the same transaction; with them
+ * the agent must be active, checked by the transaction instead of a read.
  */
-export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<boolean> {
+export async function insertRun(run: RunRecord, takesChannel: boolean, alongside: TransactItem[] = []): Promise<boolean> {
   const table = tableName();
   const orgId = run.organization_id;
+  const checksAgent = alongside.length > 0;
   const items: TransactItem[] = [
     {
       Update: {
         TableName: table,
         Key: keys.agent(orgId, run.workflow_id),
         UpdateExpression: 'ADD total_runs :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': 1 },
+        ConditionExpression: checksAgent ? 'attribute_exists(pk) AND #status = :active' : 'attribute_exists(pk)',
+        ...(checksAgent ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':one': 1, ...(checksAgent ? { ':active': 'active' } : {}) },
       },
     },
     {
@@ -101,13 +120,33 @@ export async function insertRun(run: RunRecord, takesChannel: boolean): Promise<
       },
     });
   }
+  const first = items.length;
+  items.push(...alongside);
   try {
     await sendTransaction(items);
     return true;
   } catch (error) {
     if (takesChannel && cancelledBy(error, 0)) return false;
+    if (checksAgent && cancelledBy(error, takesChannel ? 1 : 0)) throw new AgentUnavailableError('The agent is missing or archived');
+    const refused = alongside.findIndex((_, i) => cancelledBy(error, first + i));
+    if (refused >= 0) throw new AlongsideRefusedError(refused);
     throw error;
   }
+}
+
+/** Several runs by key, 100 per BatchGetItem (eventually consistent: for reconciliation, not for decisions that need the latest write). */
+export async function getRuns(refs: readonly { organizationId: number; agentId: number; runId: number }[]): Promise<RunRecord[]> {
+  const table = tableName();
+  const found: RunRecord[] = [];
+  for (let i = 0; i < refs.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = refs.slice(i, i + 100).map((ref) => keys.run(ref.organizationId, ref.agentId, ref.runId));
+    while (pending?.length) {
+      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      found.push(...(result.Responses?.[table] ?? []).map((item) => fromItem(item)));
+      pending = result.UnprocessedKeys?.[table]?.Keys;
+    }
+  }
+  return found;
 }
 
 export async function getRun(orgId: number, agentId: number, runId: number): Promise<RunRecord | undefined> {
@@ -233,21 +272,31 @@ export async function updateActiveRun(
   }
 }
 
-/** Deletes a run that is not in progress; false when it is in progress (or gone). */
-export async function deleteRun(orgId: number, agentId: number, runId: number): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.run(orgId, agentId, runId),
+/**
+ * Deletes a run that is not in progress, and with it the Idempotency-Key record that kept its
+ * first response (which names the number); false when it is in progress (or gone).
+ */
+export async function deleteRun(run: RunRecord): Promise<boolean> {
+  const table = tableName();
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: table,
+        Key: keys.run(run.organization_id, run.workflow_id, run.id),
         ConditionExpression: 'attribute_exists(pk) AND #status <> :inProgress',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':inProgress': 'in_progress' },
-      }),
-    );
+      },
+    },
+  ];
+  if (run.idempotency_record) {
+    items.push({ Delete: { TableName: table, Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk: run.idempotency_record } } });
+  }
+  try {
+    await sendTransaction(items);
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (cancelledBy(error, 0)) return false;
     throw error;
   }
 }

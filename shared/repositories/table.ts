@@ -40,6 +40,16 @@ export async function queryItems(input: QueryInput, offset = 0, limit?: number):
   return items.slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
+/** Query results one DynamoDB page (at most 1 MB) at a time, for readers that may stop early. */
+export async function* queryPages(input: QueryInput): AsyncGenerator<Record<string, unknown>[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 const TRANSACTION_ATTEMPTS = 8;

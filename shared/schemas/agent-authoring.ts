@@ -1,25 +1,25 @@
 import * as z from 'zod';
-import { Timestamp } from './common.ts';
+import { storedAtMost, Timestamp } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
+import { pageOf } from './pagination.ts';
 
-export const TemplateList = z
+export const AgentTemplate = z
   .object({
-    items: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        industry: z.string(),
-        description: z.string(),
-        languages: z.array(z.string()),
-        variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
-      }),
-    ),
+    id: z.string(),
+    name: z.string(),
+    industry: z.string(),
+    description: z.string(),
+    languages: z.array(z.string()),
+    variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
   })
-  .openapi('AgentTemplateList');
+  .openapi('AgentTemplate');
+
+export const TemplateList = pageOf(AgentTemplate, 'AgentTemplateList');
 
 export const FromTemplateRequest = z
   .object({
-    template_id: z.string().min(1),
-    variables: z.record(z.string(), z.string()).default({}),
+    template_id: z.string().min(1).max(100),
+    variables: storedAtMost(z.record(z.string(), z.string()), 32_000).default({}),
     language: z.string().min(2).max(10),
     agent_name: z.string().min(1).max(255),
     generate_with_ai: z.boolean().default(false).openapi({ description: 'The language model writes the questions from the template\'s brief.' }),
@@ -41,7 +41,7 @@ export const TranslatePromptResponse = z
 export const ModelKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z.string().max(500).default('https://api.openai.com/v1').openapi({ description: 'An OpenAI-compatible API base URL.' }),
+    api_url: z.string().max(500).default('https://api.openai.com/v1').openapi({ description: guardedUrlDescription('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request') }),
     model: z.string().min(1).max(100).default('gpt-4o-mini'),
   })
   .openapi('ModelKeyRequest');
@@ -53,7 +53,7 @@ export const ModelKeyStatus = z
 export const AnalyzeScriptRequest = z
   .object({
     script_text: z.string().min(1).max(50_000),
-    url: z.url({ protocol: /^https?$/ }).max(2048).optional().openapi({ description: 'The company website; facts are read from it (https; private addresses refused).' }),
+    url: z.url({ protocol: /^https?$/ }).max(2048).optional().openapi({ description: guardedUrlDescription('The company website; facts are read from it.', '10 s and 2 MiB') }),
     company_name: z.string().max(255).default(''),
     language: z.string().min(2).max(10),
   })
@@ -77,7 +77,7 @@ export const ScriptAnalysis = z
   })
   .openapi('ScriptAnalysis', { description: 'Every value carries its `source`; where script and website differ, the script wins and `conflicts` lists it.' });
 
-export const FromScriptRequest = z.object({ agent_name: z.string().min(1).max(255), analysis: ScriptAnalysis }).openapi('FromScriptRequest');
+export const FromScriptRequest = z.object({ agent_name: z.string().min(1).max(255), analysis: storedAtMost(ScriptAnalysis, 200_000) }).openapi('FromScriptRequest');
 
 export const ExtractTextQuery = z.object({ purpose: z.enum(['knowledge', 'script']).default('knowledge') });
 

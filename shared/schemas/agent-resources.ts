@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Timestamp } from './common.ts';
+import { storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** Upper bounds that keep an agent's knowledge base searchable in one pass. */
@@ -46,20 +47,25 @@ export const CreateToolRequest = z
     name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).openapi({ description: 'snake_case, as the model calls it.' }),
     description: z.string().min(1).max(1000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: 'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.' }),
-    headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)).default({}),
-    parameters: z
-      .object({
+    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: guardedUrlDescription('https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.', '10 s and 256 KiB per call') }),
+    headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000)
+      .default({})
+      .openapi({ description: 'Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.' }),
+    parameters: storedAtMost(
+      z.object({
         type: z.literal('object').default('object'),
         properties: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), ParameterProperty).default({}),
         required: z.array(z.string()).default([]),
-      })
+      }),
+      32_000,
+    )
       .default({ type: 'object', properties: {}, required: [] })
-      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties.' }),
+      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).' }),
   })
-  .refine((tool) => tool.parameters.required.every((name) => name in tool.parameters.properties), {
+  .refine((tool) => tool.parameters.required.every((name) => Object.hasOwn(tool.parameters.properties, name)), {
     message: 'every name in parameters.required must be a property',
     path: ['parameters', 'required'],
+    when: whenFieldsValid,
   })
   .openapi('CreateToolRequest');
 
@@ -71,13 +77,13 @@ export const Tool = z
     description: z.string(),
     method: z.string(),
     url: z.string(),
-    headers: z.record(z.string(), z.string()),
+    headers: z.record(z.string(), z.string()).openapi({ description: 'Header names; values are hidden (`********`).' }),
     parameters: z.record(z.string(), z.unknown()),
     created_at: Timestamp,
   })
   .openapi('Tool', { description: 'A typed HTTP tool the agent may call during a conversation.' });
 
-export const ToolList = z.object({ items: z.array(Tool) }).openapi('ToolList');
+export const ToolList = pageOf(Tool, 'ToolList');
 
 export const ToolParams = z.object({
   agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),

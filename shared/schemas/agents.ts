@@ -1,6 +1,21 @@
 import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
-import { JsonObject, Timestamp } from './common.ts';
+import { freeFormObject, JsonObject, Timestamp } from './common.ts';
+
+/**
+ * Stored-size caps of an agent's objects: with the name and counters they stay under DynamoDB's
+ * 400 KB item, and the definition version (a separate item) under its own.
+ */
+export const AGENT_OBJECT_CAPS = {
+  workflow_definition: 200_000,
+  workflow_configurations: 64_000,
+  template_context_variables: 32_000,
+  call_disposition_codes: 32_000,
+} as const;
+const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition);
+const TemplateContextVariables = freeFormObject(AGENT_OBJECT_CAPS.template_context_variables);
+const CallDispositionCodes = freeFormObject(AGENT_OBJECT_CAPS.call_disposition_codes);
+const WorkflowConfigurations = freeFormObject(AGENT_OBJECT_CAPS.workflow_configurations);
 
 
 export const Agent = z
@@ -26,12 +41,12 @@ const AgentName = z.string().min(1).max(255);
 export const CreateAgentRequest = z
   .object({
     name: AgentName,
-    workflow_definition: JsonObject.default({}),
-    template_context_variables: JsonObject.default({}).openapi({
-      description: 'Default variables; prompts read them as `{{initial_context.<key>}}`.',
+    workflow_definition: WorkflowDefinition.default({}),
+    template_context_variables: TemplateContextVariables.default({}).openapi({
+      description: 'Default variables; prompts read them as `{{initial_context.<key>}}`. At most 32 kB stored, nested at most 32 levels.',
     }),
-    call_disposition_codes: JsonObject.default({}),
-    workflow_configurations: JsonObject.default({}),
+    call_disposition_codes: CallDispositionCodes.default({}),
+    workflow_configurations: WorkflowConfigurations.default({}),
   })
   .openapi('CreateAgentRequest');
 export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
@@ -39,10 +54,10 @@ export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
 export const UpdateAgentRequest = z
   .object({
     name: AgentName.optional(),
-    workflow_definition: JsonObject.optional().openapi({ description: 'A new definition gets a new `current_definition_id`.' }),
-    template_context_variables: JsonObject.optional(),
-    call_disposition_codes: JsonObject.optional(),
-    workflow_configurations: JsonObject.optional(),
+    workflow_definition: WorkflowDefinition.optional().openapi({ description: 'A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels.' }),
+    template_context_variables: TemplateContextVariables.optional(),
+    call_disposition_codes: CallDispositionCodes.optional(),
+    workflow_configurations: WorkflowConfigurations.optional(),
   })
   .openapi('UpdateAgentRequest');
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
@@ -55,7 +70,7 @@ export const AgentIdParam = z.object({
 });
 
 export const ListAgentsQuery = z.object({
-  status: z.string().optional().openapi({
+  status: z.string().max(100).optional().openapi({
     description: 'One status or a comma-separated list of `active`, `archived`. Any other value gives 400.',
     example: 'active,archived',
   }),

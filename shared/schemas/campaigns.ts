@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
-import { JsonObject, Timestamp } from './common.ts';
+import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
+import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** The hosted-spreadsheet source is `google-sheet` (the spec's `<provider>-sheet`). */
@@ -41,12 +42,13 @@ export const CallingWindowRequest = z
       .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' }),
     days: z
       .array(z.int().gte(1).lte(7))
+      .min(1)
       .default([1, 2, 3, 4, 5])
-      .openapi({ description: 'ISO weekdays: 1 = Monday … 7 = Sunday.' }),
+      .openapi({ description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).' }),
     start: HHMM.default('09:00'),
     end: HHMM.default('17:00'),
   })
-  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [] })
+  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [], when: whenFieldsValid })
   .openapi('CallingWindowRequest', { description: 'Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive).' });
 export type CallingWindow = z.output<typeof CallingWindowRequest>;
 
@@ -54,16 +56,24 @@ export const CreateCampaignRequest = z
   .object({
     name: z.string().min(1).max(255),
     goal: z.string().max(64).nullable().optional(),
-    workflow_id: z.int(),
+    workflow_id: z.union([z.int(), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
+      description: "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
+      example: 42,
+    }),
     source_type: z.string().regex(SOURCE_TYPE_PATTERN),
     source_id: z.string().default(''),
     manual_contacts: z.array(ManualContact).nullable().optional(),
     source_config: JsonObject.nullable().optional().openapi({
       description:
         'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
-        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none.',
+        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
+        guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
     }),
-    retry_config: RetryConfig.nullable().optional(),
+    retry_config: RetryConfig.nullable().optional().openapi({
+      description:
+        'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
+        'may be called twice. Send `{"enabled": false}` to call each contact once.',
+    }),
     source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
     scheduled_start_at: z.iso.datetime({ offset: true }).nullable().optional(),
     calling_window: CallingWindowRequest.nullable().optional(),
@@ -72,6 +82,7 @@ export const CreateCampaignRequest = z
 export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
 
 export const CreateCampaignHeaders = z.object({
+  'X-API-Key': z.string().optional().openapi({ description: 'The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service.' }),
   authorization: z.string().optional().openapi({ description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.' }),
 });
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { MAX_JSON_DEPTH, storedSize } from '../http/json-limits.ts';
 
 // Adds `.openapi()` to zod schemas; must run before any schema below is built. Only the base class
 // is handed over: passing the whole `z` namespace would keep all of zod (every locale, JSON Schema
@@ -11,6 +12,31 @@ export const Timestamp = z.string().openapi({ format: 'date-time', example: '202
 
 /** Free-form JSON object (a Python `dict`). */
 export const JsonObject = z.record(z.string(), z.unknown()).openapi({ type: 'object', additionalProperties: true });
+
+/**
+ * For rules on a whole object: like a Pydantic model validator, they run only once every field of
+ * the object is valid, so a 422 lists the field items and no extra item for the whole object.
+ */
+export const whenFieldsValid = (payload: z.core.ParsePayload): boolean => payload.issues.length === 0;
+
+/**
+ * Caps a value by the size DynamoDB would count for it, so no write can pass the 400 KB item
+ * limit: more is a 422 `value_error` at the field (Pydantic's shape for a failed validator).
+ */
+export function storedAtMost<T extends z.ZodType>(schema: T, maxBytes: number): T {
+  const error = `at most ${maxBytes} bytes when stored`;
+  return schema
+    .refine((value) => storedSize(value, maxBytes) <= maxBytes, {
+      message: error,
+      params: { fastapi: { type: 'value_error', msg: `Value error, ${error}`, ctx: { error } } },
+      when: whenFieldsValid,
+    })
+    .openapi({ 'x-max-stored-bytes': maxBytes } as object) as T;
+}
+
+/** A free-form object of at most `maxBytes` stored (see `storedAtMost`). */
+export const freeFormObject = (maxBytes: number) =>
+  storedAtMost(JsonObject, maxBytes).openapi({ description: `Free-form object; at most ${maxBytes / 1000} kB stored, nested at most ${MAX_JSON_DEPTH} levels.` });
 
 export const ErrorResponse = z
   .object({ detail: z.string().openapi({ example: 'Not Found' }) })

@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
+import { pageOf } from './pagination.ts';
 
 export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
 
 export const CreateConnectionRequest = z
   .object({
     provider: z.enum(CONNECTION_PROVIDERS),
-    authorization_code: z.string().min(1).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
-    redirect_uri: z.url().openapi({ description: 'The redirect URI used for the consent (must match).' }),
+    authorization_code: z.string().min(1).max(4096).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
+    redirect_uri: z.url().max(2048).openapi({ description: 'The redirect URI used for the consent (must match).' }),
   })
   .openapi('CreateConnectionRequest');
 
@@ -20,7 +21,7 @@ export const Connection = z
   })
   .openapi('Connection', { description: 'The OAuth refresh token is stored encrypted and never returned.' });
 
-export const ConnectionList = z.object({ items: z.array(Connection) }).openapi('ConnectionList');
+export const ConnectionList = pageOf(Connection, 'ConnectionList');
 
 export const ConnectionIdParam = z.object({ connection_id: z.string().regex(/^conn_[A-Za-z0-9]{16}$/) });
 

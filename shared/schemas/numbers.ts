@@ -49,7 +49,18 @@ export const PurchaseNumberRequest = z
     phone_number: E164PhoneNumber,
     country_code: z.string().regex(/^[A-Z]{2}$/),
     number_type: z.enum(NUMBER_TYPES),
-    end_user_id: z.int(),
+    end_user_id: z
+      .int()
+      .gte(1)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Your own identifier of the subscriber (the end user in your system) the number is bought for; stored with the number and the ' +
+          'regulatory review, so a review can be traced back to your customer. Required only for numbers that need a regulatory review ' +
+          '(Polish mobile numbers); optional otherwise.',
+        example: 1042,
+      }),
     consent: z.boolean().default(false),
     end_user: EndUser.optional(),
     friendly_name: z.string().max(255).optional(),
@@ -61,21 +72,19 @@ export const MarketplaceQuery = z.object({
   number_type: z.enum(NUMBER_TYPES).optional(),
 });
 
-export const MarketplaceNumbers = z
+export const MarketplaceNumber = z
   .object({
-    items: z.array(
-      z.object({
-        phone_number: z.string(),
-        country_code: z.string(),
-        number_type: z.string(),
-        capabilities: z.array(z.string()),
-        monthly_cost_usd: z.number(),
-        monthly_cost_pln: z.number(),
-        requires_regulatory_review: z.boolean(),
-      }),
-    ),
+    phone_number: z.string(),
+    country_code: z.string(),
+    number_type: z.string(),
+    capabilities: z.array(z.string()),
+    monthly_cost_usd: z.number(),
+    monthly_cost_pln: z.number(),
+    requires_regulatory_review: z.boolean(),
   })
-  .openapi('MarketplaceNumbers');
+  .openapi('MarketplaceNumber');
+
+export const MarketplaceNumbers = pageOf(MarketplaceNumber, 'MarketplaceNumbers');
 
 export const PhoneNumberPage = pageOf(PhoneNumber, 'PhoneNumberPage');
 export const PhoneNumberIdParam = z.object({ phone_number_id: z.int().gte(1) });
@@ -86,7 +95,7 @@ export const OutboundNumberRequest = z
 export const OutboundAssignment = z
   .object({ workflow_id: z.int(), workflow_name: z.string(), phone_number_id: z.int().nullable(), phone_number: z.string().nullable() })
   .openapi('OutboundAssignment');
-export const OutboundAgents = z.object({ items: z.array(OutboundAssignment) }).openapi('OutboundAgents');
+export const OutboundAgents = pageOf(OutboundAssignment, 'OutboundAgents');
 export const NumberSetup = z
   .object({
     show_phone_number_step: z.boolean().openapi({ description: 'Paid plan and no number yet.' }),

@@ -9,6 +9,7 @@ import './common.ts';
  */
 export const E164PhoneNumber = z
   .string()
+  .max(32)
   .transform((raw, context) => {
     const parsed = parsePhoneNumber(raw);
     if (!parsed) {
@@ -17,4 +18,4 @@ export const E164PhoneNumber = z
     }
     return parsed.e164;
   })
-  .openapi({ type: 'string', description: 'Phone number in E.164, e.g. `+48601234567`.', example: '+48601234567' });
+  .openapi({ type: 'string', maxLength: 32, description: 'Phone number in E.164, e.g. `+48601234567`.', example: '+48601234567' });

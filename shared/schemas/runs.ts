@@ -1,15 +1,19 @@
 import * as z from 'zod';
-import { JsonObject, Timestamp } from './common.ts';
+import { freeFormObject, JsonObject, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+
+/** `initial_context` of a call or conversation: at most 32 kB stored (merged over the agent's defaults). */
+export const MAX_INITIAL_CONTEXT_BYTES = 32_000;
+const InitialContext = freeFormObject(MAX_INITIAL_CONTEXT_BYTES);
 
 export const RUN_STATUSES = ['in_progress', 'completed', 'busy', 'no_answer', 'voicemail', 'failed', 'created'] as const;
 
 export const PlaceCallRequest = z
   .object({
     phone_number: E164PhoneNumber.openapi({ description: 'Recipient in E.164, e.g. `+48601234567`.', example: '+48601234561' }),
-    initial_context: JsonObject.default({}).openapi({
-      description: 'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults.',
+    initial_context: InitialContext.default({}).openapi({
+      description: 'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels.',
     }),
   })
   .openapi('PlaceCallRequest');
@@ -30,7 +34,7 @@ export const CreateConversationRequest = z
   .object({
     mode: z.enum([...CONVERSATION_MODES, ...TELEPHONY_MODES]),
     name: z.string().max(255).optional().openapi({ description: 'Label; defaults to `<mode> <timestamp>`.' }),
-    initial_context: JsonObject.default({}),
+    initial_context: InitialContext.default({}),
   })
   .openapi('CreateConversationRequest');
 

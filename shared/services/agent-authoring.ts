@@ -10,8 +10,15 @@ import { AGENT_TEMPLATES, fillTemplate } from '../templates/catalogue.ts';
 
 /** An analysis as clients send it back (any value may come from either source). */
 type ScriptAnalysis = z.output<typeof ScriptAnalysisSchema>;
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import { createAgent } from './agents.ts';
 import { assertPublicUrl } from './public-urls.ts';
+
+/** Customer-chosen URLs go through the SSRF guard, each with its time and size caps. */
+const websiteFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 2 * 1024 * 1024 });
+const organizationModelFetch = createGuardedFetch({ timeoutMs: 25_000, maxResponseBytes: 1024 * 1024 });
+/** The deterministic stand-in model, until the AI client rewrite replaces this setting. */
+const LOCAL_MODEL_URL = 'local';
 
 const context = (orgId: number) => ({ organizationId: String(orgId) });
 
@@ -26,10 +33,14 @@ async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: '
   const stored = await modelKeys.getModelKey(orgId);
   if (!stored) return { model: platformModel(), owner: 'platform' };
   const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return { model: stored.api_url === 'local' ? localModel : remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model }), owner: 'organization' };
+  return {
+    model: stored.api_url === LOCAL_MODEL_URL ? localModel : remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model, fetch: organizationModelFetch }),
+    owner: 'organization',
+  };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
+  if (request.api_url !== LOCAL_MODEL_URL) await assertPublicUrl(request.api_url, 'Model API');
   await modelKeys.putModelKey(orgId, {
     api_url: request.api_url,
     model: request.model,
@@ -96,15 +107,16 @@ export async function createFromTemplate(
 }
 
 async function fetchPage(url: string): Promise<{ title?: string; text: string }> {
-  await assertPublicUrl(url, 'Website');
-  let response: Response;
+  let html: string;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'error' });
+    const response = await websiteFetch(url);
+    if (!response.ok) throw new BadRequestError(`The website answered ${response.status}`);
+    html = await response.text();
   } catch (error) {
+    if (error instanceof BadRequestError) throw error;
     throw new BadRequestError(`The website could not be fetched: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new BadRequestError(`The website answered ${response.status}`);
-  return pageText((await response.text()).slice(0, 2_000_000));
+  return pageText(html);
 }
 
 /** Call flow from the script, facts from the script and the website (script wins); creates nothing. */

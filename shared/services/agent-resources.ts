@@ -5,6 +5,8 @@ import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts'
 import * as repository from '../repositories/agent-resources.ts';
 import { deleteRunFiles, putRunFile } from '../repositories/run-files.ts';
 import { getAgent } from './agents.ts';
+import { assertPublicUrl } from './public-urls.ts';
+import { sealToolHeaders } from './tool-calls.ts';
 
 /** Passages per agent at most: search ranks them all in one Lambda invocation. */
 export const MAX_KNOWLEDGE_PASSAGES = 3000;
@@ -56,30 +58,41 @@ export async function searchKnowledge(orgId: number, agentRef: string, query: { 
   return { query: query.q, passages: ranked.map(({ document_id, title, text, score }) => ({ document_id, title, text, score: Math.round(score * 1000) / 1000 })) };
 }
 
+/** Header values are write-only: a tool shows which headers it sends, not what they hold. */
+export const HIDDEN_HEADER_VALUE = '********';
+
+const toolView = ({ header_names, headers_ciphertext: _sealed, ...tool }: repository.ToolRecord) => ({
+  ...tool,
+  headers: Object.fromEntries(header_names.map((name) => [name, HIDDEN_HEADER_VALUE])),
+});
+
 export async function createTool(
   orgId: number,
   agentRef: string,
-  request: Omit<repository.ToolRecord, 'id' | 'workflow_id' | 'created_at'>,
-): Promise<repository.ToolRecord> {
+  request: Pick<repository.ToolRecord, 'name' | 'description' | 'method' | 'url' | 'parameters'> & { headers: Record<string, string> },
+) {
   const agent = await getAgent(orgId, agentRef);
+  await assertPublicUrl(request.url, 'Tool');
   const tools = await repository.listTools(orgId, agent.id);
   if (tools.some((tool) => tool.name === request.name)) throw new ConflictError(`The agent already has a tool named ${request.name}`);
   if (tools.length >= MAX_TOOLS_PER_AGENT) throw new ConflictError(`An agent has at most ${MAX_TOOLS_PER_AGENT} tools`);
-  const tool: repository.ToolRecord = { id: `tool_${randomAlphanumeric(16)}`, workflow_id: agent.id, created_at: new Date().toISOString(), ...request };
+  const { headers, ...fields } = request;
+  const id = `tool_${randomAlphanumeric(16)}`;
+  const tool: repository.ToolRecord = { id, workflow_id: agent.id, created_at: new Date().toISOString(), ...fields, ...(await sealToolHeaders(orgId, id, headers)) };
   await repository.putTool(orgId, tool);
-  return tool;
+  return toolView(tool);
 }
 
 export async function listTools(orgId: number, agentRef: string) {
   const agent = await getAgent(orgId, agentRef);
-  return { items: await repository.listTools(orgId, agent.id) };
+  return { items: (await repository.listTools(orgId, agent.id)).map(toolView) };
 }
 
 export async function getTool(orgId: number, agentRef: string, toolId: string) {
   const agent = await getAgent(orgId, agentRef);
   const tool = await repository.getTool(orgId, agent.id, toolId);
   if (!tool) throw new NotFoundError('Tool not found');
-  return tool;
+  return toolView(tool);
 }
 
 export async function deleteTool(orgId: number, agentRef: string, toolId: string): Promise<void> {

@@ -3,12 +3,14 @@ import { parseAgentStatusFilter } from '../domain/agent-status-filter.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { newPublicAgentId } from '../domain/ids.ts';
 import { pageOffset, totalPages } from '../domain/pagination.ts';
+import { MAX_LIST_BODY_BYTES, takeWithinBytes } from '../http/json-limits.ts';
 import * as repository from '../repositories/agents.ts';
 import { nextId } from '../repositories/counters.ts';
 import type { Agent, AgentSummary, CreateAgentRequest, UpdateAgentRequest } from '../schemas/agents.ts';
 
-/** Page size of the agent list when only `page` is given. */
+/** Page size of the agent list when only `page` is given, and the largest `limit`. */
 const AGENT_LIST_DEFAULT_LIMIT = 100;
+export const AGENT_LIST_MAX_LIMIT = 100;
 
 export async function createAgent(orgId: number, request: CreateAgentRequest): Promise<Agent> {
   const [id, definitionId] = await Promise.all([nextId('agent'), nextId('definition')]);
@@ -43,48 +45,68 @@ export interface AgentList {
   agents: Agent[];
   totalCount?: number;
   totalPages?: number;
+  /** Some agents were left out to keep the body under MAX_LIST_BODY_BYTES (they come first, in order). */
+  truncated?: boolean;
 }
 
-/** Without `page`/`limit` every matching agent is returned; with them, one page and its counts. */
+/** Agents in order while the JSON body stays within the budget, reading no further than needed. */
+async function agentsWithinBudget(orgId: number, statuses: readonly AgentStatus[]): Promise<{ agents: Agent[]; truncated: boolean }> {
+  const agents: Agent[] = [];
+  let bytes = 2;
+  for await (const page of repository.agentPages(orgId, statuses)) {
+    const fitted = takeWithinBytes(page, MAX_LIST_BODY_BYTES, bytes);
+    agents.push(...fitted.items);
+    bytes = fitted.bytes;
+    // Cut at a whole number of pages of AGENT_LIST_MAX_LIMIT, so the rest are pages of the same size.
+    if (fitted.truncated) return { agents: agents.length > AGENT_LIST_MAX_LIMIT ? agents.slice(0, agents.length - (agents.length % AGENT_LIST_MAX_LIMIT)) : agents, truncated: true };
+  }
+  return { agents, truncated: false };
+}
+
+/**
+ * Without `page`/`limit` every matching agent is returned; with them, one page and its counts.
+ * Either way the body stays under MAX_LIST_BODY_BYTES (Lambda answers at most 6 MB): agents past
+ * it are left out and `truncated` is set, with the total count.
+ */
 export async function listAgents(orgId: number, query: { status?: string; page?: number; limit?: number }): Promise<AgentList> {
   const statuses = parseAgentStatusFilter(query.status);
   if (query.page === undefined && query.limit === undefined) {
-    return { agents: await repository.listAgents(orgId, statuses) };
+    const { agents, truncated } = await agentsWithinBudget(orgId, statuses);
+    return truncated ? { agents, truncated, totalCount: await repository.countAgents(orgId, statuses) } : { agents };
   }
   const page = { page: query.page ?? 1, limit: query.limit ?? AGENT_LIST_DEFAULT_LIMIT };
   const [totalCount, agents] = await Promise.all([
     repository.countAgents(orgId, statuses),
     repository.listAgents(orgId, statuses, pageOffset(page), page.limit),
   ]);
-  return { agents, totalCount, totalPages: totalPages(totalCount, page.limit) };
+  const fitted = takeWithinBytes(agents, MAX_LIST_BODY_BYTES);
+  return { agents: fitted.items, totalCount, totalPages: totalPages(totalCount, page.limit), ...(fitted.truncated && { truncated: true }) };
 }
 
-async function save(orgId: number, updated: Agent, read: Agent, newDefinition: boolean): Promise<void> {
-  if (!(await repository.replaceAgent(orgId, updated, read.updated_at, newDefinition))) {
-    throw new ConflictError('The agent was changed by another request; fetch it and retry');
-  }
-}
+const concurrentChange = () => new ConflictError('The agent was changed by another request; fetch it and retry');
 
+/** Changes only the fields sent (and the definition version when the definition changes). */
 export async function updateAgent(orgId: number, agentRef: string, changes: UpdateAgentRequest): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
   const definitionChanged =
     changes.workflow_definition !== undefined &&
     JSON.stringify(changes.workflow_definition) !== JSON.stringify(current.workflow_definition);
-  const updated: Agent = {
-    ...current,
+  const fields = {
     ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
-    current_definition_id: definitionChanged ? await nextId('definition') : current.current_definition_id,
+    ...(definitionChanged ? { current_definition_id: await nextId('definition') } : {}),
     updated_at: new Date().toISOString(),
   };
-  await save(orgId, updated, current, definitionChanged);
+  const definition = definitionChanged ? ({ ...current, ...fields } as Agent) : undefined;
+  const updated = await repository.updateAgentFields(orgId, current.id, fields, current.updated_at, definition);
+  if (!updated) throw concurrentChange();
   return updated;
 }
 
 export async function setAgentStatus(orgId: number, agentRef: string, status: AgentStatus): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
   if (current.status === status) return current;
-  const updated: Agent = { ...current, status, updated_at: new Date().toISOString() };
-  await save(orgId, updated, current, false);
+  const updated = await repository.updateAgentFields(orgId, current.id, { status, updated_at: new Date().toISOString() }, current.updated_at);
+  if (!updated) throw concurrentChange();
   return updated;
 }
 

@@ -1,9 +1,11 @@
+import { optionalSetting } from '../config/settings.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as runs from '../repositories/runs.ts';
+import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
@@ -24,7 +26,8 @@ const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
 export interface CallLifecycleInput {
-  call: { ref: RunRef; runRef: string; to: string; from: string; watchdogSeconds: number };
+  /** References only: execution inputs outlive a deleted run, so no number or personal data here. */
+  call: { ref: RunRef; runRef: string; watchdogSeconds: number };
 }
 
 export interface PlaceCallRequest {
@@ -38,14 +41,92 @@ export interface PlaceCallRequest {
  * validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
  * state machine dials and guarantees the run ends.
  */
-export async function placeCall(orgId: number, agentRef: string, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
+export async function placeCall(
+  orgId: number,
+  agentRef: string,
+  request: PlaceCallRequest,
+  origin: runs.CampaignOrigin | null = null,
+  now = new Date(),
+  idempotencyRecord: string | null = null,
+) {
   const agent = await getAgent(orgId, agentRef);
-  return placeCallForAgent(orgId, agent, request, origin, now);
+  return placeCallForAgent(orgId, agent, request, origin, now, { idempotencyRecord });
 }
 
-export async function placeCallForAgent(orgId: number, agent: Agent, request: PlaceCallRequest, origin: runs.CampaignOrigin | null = null, now = new Date()) {
+/**
+ * Starts the run's call-lifecycle execution. It is named after the run and its input derives from
+ * the run, so starting it again (recovering a placement interrupted after its transaction) is
+ * harmless: Step Functions returns the running execution or refuses a second one.
+ */
+export async function startCallLifecycle(run: runs.RunRecord): Promise<void> {
+  const ref: RunRef = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
+  const input: CallLifecycleInput = {
+    call: { ref, runRef: formatRunRef(ref), watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+  };
+  await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${run.organization_id}-${run.id}`, input);
+}
+
+/** What a batch dispatcher (the campaign engine) established for a call instead of reading it per call. */
+export interface PreparedPlacement {
+  /** Do-not-call, calling hours and the numbers' state were checked by the caller, for a whole batch. */
+  from: string | null;
+  /** Allocated with the batch's other run ids. */
+  runId: number;
+  /** Conditional writes made in the run's transaction (the campaign contact's claim); they require an active agent. */
+  alongside: TransactItem[];
+}
+
+/** How a placement was prepared: by a batch dispatcher, and under which Idempotency-Key record. */
+export interface PlacementOptions {
+  prepared?: PreparedPlacement;
+  /** The Idempotency-Key record this placement's response is kept under, deleted with the run. */
+  idempotencyRecord?: string | null;
+}
+
+export async function placeCallForAgent(
+  orgId: number,
+  agent: Agent,
+  request: PlaceCallRequest,
+  origin: runs.CampaignOrigin | null = null,
+  now = new Date(),
+  options: PlacementOptions = {},
+) {
   if (agent.status !== 'active') throw new ConflictError('The agent is archived; unarchive it to place calls');
   const to = request.phone_number;
+  const { prepared, idempotencyRecord } = options;
+  const from = prepared ? prepared.from : await screenCall(orgId, agent, to, now);
+  const runId = prepared ? prepared.runId : await nextId('run');
+  const createdAt = now.toISOString();
+  const run = newRun(orgId, agent, {
+    id: runId,
+    name: `Call to ${to}`,
+    mode: 'phone',
+    status: 'in_progress',
+    phone_number: to,
+    from_number: from ?? optionalSetting('DEFAULT_CALLER_ID') ?? null,
+    created_at: createdAt,
+    logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
+    campaign: origin,
+    initialContext: request.initial_context,
+  });
+  if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
+  if (!(await runs.insertRun(run, true, prepared?.alongside))) {
+    throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
+  }
+
+  const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
+  try {
+    await startCallLifecycle(run);
+  } catch (error) {
+    // The run must not hold a channel for a call that never starts.
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
+    throw error;
+  }
+  return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
+}
+
+/** The per-call checks of a single placement: Do-not-call (403), calling hours (409), the numbers' state (409). Returns the caller id. */
+async function screenCall(orgId: number, agent: Agent, to: string, now: Date): Promise<string | null> {
   if (await isBlocked(orgId, to)) throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
 
   const hours = decideCallingHours(now, await phoneNumberTimeZones(to));
@@ -65,35 +146,5 @@ export async function placeCallForAgent(orgId: number, agent: Agent, request: Pl
   // A pending (or suspended) number of the organization carries no traffic, either way.
   const numbers = await callNumbersRefusal(orgId, agent.id, to);
   if (numbers.refusal) throw new ConflictError(numbers.refusal);
-
-  const runId = await nextId('run');
-  const createdAt = now.toISOString();
-  const run = newRun(orgId, agent, {
-    id: runId,
-    name: `Call to ${to}`,
-    mode: 'phone',
-    status: 'in_progress',
-    phone_number: to,
-    from_number: numbers.from ?? process.env.DEFAULT_CALLER_ID ?? null,
-    created_at: createdAt,
-    logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
-    campaign: origin,
-    initialContext: request.initial_context,
-  });
-  if (!(await runs.insertRun(run, true))) {
-    throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
-  }
-
-  const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
-  const input: CallLifecycleInput = {
-    call: { ref, runRef: formatRunRef(ref), to, from: run.from_number ?? '', watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
-  };
-  try {
-    await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, input);
-  } catch (error) {
-    // The run must not hold a channel for a call that never starts.
-    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
-    throw error;
-  }
-  return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
+  return numbers.from;
 }

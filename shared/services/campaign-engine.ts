@@ -1,15 +1,14 @@
 import { contactWindows, decideAfterCall, DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
 import type { CallOutcome } from '../domain/call-outcome.ts';
-import { CapacityError, ConflictError, DomainError, ForbiddenError } from '../domain/errors.ts';
-import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { nextInstantInsideAll } from '../domain/time-windows.ts';
 import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { getOrganization } from '../repositories/organizations.ts';
 import * as runs from '../repositories/runs.ts';
 import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
-import { isBlocked } from './do-not-call.ts';
-import { placeCallOnce } from './idempotent-calls.ts';
+import { contactZones, dispatchDue, dropQueue } from './campaign-dispatch.ts';
+import { startCallLifecycle } from './calls.ts';
+import { emitCampaignState } from '../events/webhook-events.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -17,11 +16,15 @@ export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 const DISPATCH_BATCH = 100;
 /** Steps per execution before it continues as a new one: ~11 history events each, far below 25,000. */
 export const MAX_STEPS_PER_EXECUTION = 1000;
-/** How long the engine sleeps while calls are in flight or channels are busy. */
-const pollSeconds = () => Number(process.env.CAMPAIGN_POLL_SECONDS ?? 10);
+/**
+ * How long the engine sleeps while calls are in flight or channels are busy. Completions refill
+ * their channels themselves, so this only bounds how late the engine notices channels freed by
+ * other traffic or recovers a crashed placement.
+ */
+const pollSeconds = () => Number(process.env.CAMPAIGN_POLL_SECONDS ?? 60);
 /** Local speed-up of retry delays (1 on AWS). */
 const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
-/** A claimed contact without a run after this long lost its placement (crash): it is placed again, idempotently. */
+/** A claim older than this whose run never dialed, or ended unapplied, is recovered by the engine. */
 const STALE_CLAIM_MS = 60_000;
 
 export interface CampaignRef {
@@ -65,109 +68,29 @@ export async function continueEngine(input: EngineInput): Promise<void> {
   });
 }
 
-async function zonesOf(contact: repository.ContactRecord): Promise<string[]> {
-  if (contact.timezone) return [contact.timezone];
-  return contact.e164 ? phoneNumberTimeZones(contact.e164) : [];
-}
-
-type DispatchOutcome = 'placed' | 'rescheduled' | 'skipped' | 'capacity';
-
-/** Dials one due contact if it may be dialed now; the contact row's conditional updates make it once per attempt. */
-async function dispatchContact(campaign: repository.CampaignRecord, contact: repository.ContactRecord, now: Date): Promise<DispatchOutcome> {
-  const orgId = campaign.organization_id;
-  const due = { statuses: ['pending', 'retry_scheduled'] as const, attempts: contact.attempts };
-  const next = nextInstantInsideAll(now, contactWindows(campaign.calling_window, await zonesOf(contact)));
-  if (!next) {
-    await repository.finishContact(orgId, campaign.id, contact.row, due, { status: 'failed', error: 'the calling window and the legal hours never overlap', next_attempt_at: null }, true);
-    return 'skipped';
-  }
-  if (next.getTime() > now.getTime()) {
-    await repository.updateContact(orgId, campaign.id, contact.row, due, { status: contact.status, next_attempt_at: next.toISOString() });
-    return 'rescheduled';
-  }
-  if (await isBlocked(orgId, contact.e164!)) {
-    await repository.finishContact(orgId, campaign.id, contact.row, due, { status: 'do_not_call', error: 'on the Do not call list', next_attempt_at: null }, true);
-    return 'skipped';
-  }
-  const attempt = contact.attempts + 1;
-  const claimed = await repository.updateContact(orgId, campaign.id, contact.row, due, {
-    status: 'dialing',
-    attempts: attempt,
-    last_attempt_at: now.toISOString(),
-    next_attempt_at: null,
-    run_id: null,
-  });
-  if (!claimed) return 'skipped';
-  return placeClaimed(campaign, { ...contact, status: 'dialing', attempts: attempt }, now);
-}
-
-/**
- * Places the call of a claimed attempt. The idempotency key names the attempt, so placing it again
- * after a crash returns the first call instead of dialing twice.
- */
-async function placeClaimed(campaign: repository.CampaignRecord, contact: repository.ContactRecord, now: Date): Promise<DispatchOutcome> {
-  const orgId = campaign.organization_id;
-  const claim = { statuses: ['dialing'] as const, attempts: contact.attempts };
-  const undo = (nextAttemptAt: string) =>
-    repository.updateContact(orgId, campaign.id, contact.row, claim, {
-      status: contact.attempts > 1 ? 'retry_scheduled' : 'pending',
-      attempts: contact.attempts - 1,
-      next_attempt_at: nextAttemptAt,
-    });
-  try {
-    const placed = await placeCallOnce(
-      orgId,
-      `campaign-${campaign.id}-${contact.row}-${contact.attempts}`,
-      String(campaign.workflow_id),
-      { phone_number: contact.e164!, initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 } },
-      { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts },
-    );
-    await repository.updateContact(orgId, campaign.id, contact.row, claim, { run_id: placed.workflow_run_id });
-    return 'placed';
-  } catch (error) {
-    if (error instanceof CapacityError) {
-      await undo(now.toISOString());
-      return 'capacity';
-    }
-    if (error instanceof ForbiddenError) {
-      await repository.finishContact(orgId, campaign.id, contact.row, claim, { status: 'do_not_call', error: 'on the Do not call list', next_attempt_at: null }, true);
-      return 'skipped';
-    }
-    const retryAt = error instanceof ConflictError && typeof error.detail === 'object' ? error.detail.retry_at : undefined;
-    if (typeof retryAt === 'string') {
-      await undo(retryAt);
-      return 'rescheduled';
-    }
-    if (error instanceof DomainError) {
-      // The agent was archived or deleted: the contact cannot be called by this campaign.
-      await repository.finishContact(orgId, campaign.id, contact.row, claim, { status: 'failed', error: String(error.detail), next_attempt_at: null }, true);
-      return 'skipped';
-    }
-    throw error;
-  }
-}
-
 /**
  * Applies the outcome of a campaign call to its contact: final (counted) or a retry scheduled by
- * the retry policy and the windows. A repeated or late report finds the attempt already applied
- * and changes nothing.
+ * the retry policy and the windows; then the channel the call freed dials the campaign's next due
+ * contact. A repeated or late report finds the attempt already applied and changes nothing. The
+ * run carries what the decision needs (attempt, contact time zone); the campaign's retry policy and
+ * window never change after creation, so they are read once per process.
  */
-export async function applyCallOutcome(run: runs.RunRecord): Promise<void> {
+export async function applyCallOutcome(run: runs.RunRecord, now = new Date()): Promise<void> {
   const origin = run.campaign;
   if (!origin || run.status === 'in_progress' || run.status === 'created') return;
   const orgId = run.organization_id;
-  const [campaign, contact] = await Promise.all([repository.getCampaign(orgId, origin.campaign_id), repository.getContact(orgId, origin.campaign_id, origin.row)]);
-  if (!campaign || !contact || contact.status !== 'dialing' || contact.attempts !== origin.attempt) return;
+  const settings = await campaignSettings(orgId, origin.campaign_id);
+  if (!settings) return;
   const outcome = run.status as CallOutcome;
-  const zones = await zonesOf(contact);
+  const zones = await contactZones({ timezone: origin.timezone ?? null, e164: run.phone_number });
   const decision = decideAfterCall({
-    policy: campaign.retry_config ?? DEFAULT_RETRY_POLICY,
+    policy: settings.retry_config ?? DEFAULT_RETRY_POLICY,
     outcome,
-    attempts: contact.attempts,
-    attemptedAt: new Date(contact.last_attempt_at ?? run.created_at),
-    endedAt: new Date(run.ended_at ?? Date.now()),
-    windows: contactWindows(campaign.calling_window, zones),
-    zone: campaign.calling_window?.timezone ?? zones[0] ?? 'UTC',
+    attempts: origin.attempt,
+    attemptedAt: new Date(run.created_at),
+    endedAt: new Date(run.ended_at ?? now.getTime()),
+    windows: contactWindows(settings.calling_window, zones),
+    zone: settings.calling_window?.timezone ?? zones[0] ?? 'UTC',
     timeScale: timeScale(),
   });
   const claim = { statuses: ['dialing'] as const, attempts: origin.attempt };
@@ -176,31 +99,79 @@ export async function applyCallOutcome(run: runs.RunRecord): Promise<void> {
     call_disposition: (run.gathered_context.call_disposition as string | undefined) ?? null,
     run_id: run.id,
   };
-  if (decision.kind === 'final') {
-    await repository.finishContact(orgId, campaign.id, contact.row, claim, { ...result, status: decision.status, next_attempt_at: null }, decision.status === 'failed');
-  } else {
-    await repository.updateContact(orgId, campaign.id, contact.row, claim, { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() });
-  }
+  const applied =
+    decision.kind === 'final'
+      ? await repository.finishContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: decision.status, next_attempt_at: null }, decision.status === 'failed')
+      : await repository.updateContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() });
+  if (applied) await refill(settings, now);
 }
 
-/** Claimed contacts whose placement was lost, or whose call ended without its outcome applied. */
+const settingsCache = new Map<string, Promise<repository.CampaignRecord | undefined>>();
+
+/** The campaign as first read by this process: only its fixed settings (agent, retry policy, window) may be used from it. */
+function campaignSettings(orgId: number, campaignId: number): Promise<repository.CampaignRecord | undefined> {
+  const key = `${orgId}#${campaignId}`;
+  let cached = settingsCache.get(key);
+  if (!cached) {
+    cached = repository.getCampaign(orgId, campaignId);
+    settingsCache.set(key, cached);
+    cached.then((campaign) => campaign || settingsCache.delete(key)).catch(() => settingsCache.delete(key));
+    if (settingsCache.size > 1000) settingsCache.delete(settingsCache.keys().next().value!);
+  }
+  return cached;
+}
+
+/**
+ * The channel a campaign call freed dials the next due contact (the claim transaction checks the
+ * campaign is still running). When nothing is due any more, the campaign may have just finished.
+ */
+async function refill(settings: repository.CampaignRecord, now: Date): Promise<void> {
+  if (settings.calling_window && !insideCampaignWindow(settings, now)) return;
+  const outcomes = await dispatchDue(settings, now, 1);
+  if (outcomes.includes('placed')) return;
+  const campaign = await repository.getCampaign(settings.organization_id, settings.id);
+  if (campaign?.state === 'running' && campaign.processed_rows >= campaign.total_rows) await completeCampaign(campaign, now);
+}
+
+function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): boolean {
+  const opens = nextInstantInsideAll(now, contactWindows(campaign.calling_window, []));
+  return opens !== undefined && opens !== null && opens.getTime() <= now.getTime();
+}
+
+/** Marks the campaign completed and lets its engine execution go (it would also stop at its next step). */
+async function completeCampaign(campaign: repository.CampaignRecord, now: Date): Promise<void> {
+  const completed = await repository.transitionCampaign(campaign.organization_id, campaign.id, ['running'], 'completed', { completed_at: now.toISOString() });
+  dropQueue(campaign);
+  if (completed) await stopEngine(completed);
+}
+
+/**
+ * In-flight contacts whose call outlived a crash: a run that ended without its outcome applied
+ * (the event was lost) gets it applied; a run that never dialed (the process died between its
+ * transaction and the start of its call-lifecycle execution) gets that execution started, once,
+ * since the execution is named after the run. Only claims older than STALE_CLAIM_MS are looked at,
+ * with one BatchGetItem per 100 of them.
+ */
 async function reconcileInFlight(campaign: repository.CampaignRecord, dialing: repository.ContactRecord[], now: Date): Promise<void> {
-  for (const contact of dialing) {
-    if (contact.run_id === null) {
-      if (now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS) await placeClaimed(campaign, contact, now);
-      continue;
+  const stale = dialing.filter((contact) => contact.run_id !== null && now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS);
+  if (stale.length === 0) return;
+  const found = await runs.getRuns(stale.map((contact) => ({ organizationId: campaign.organization_id, agentId: campaign.workflow_id, runId: contact.run_id! })));
+  for (const run of found) {
+    if (run.status !== 'in_progress') await applyCallOutcome(run, now);
+    else if (!run.provider_call_id) {
+      await startCallLifecycle(run).catch((error: unknown) => logger.warn('Call-lifecycle execution not restarted', { runId: run.id, error: String(error) }));
     }
-    const run = await runs.getRun(campaign.organization_id, campaign.workflow_id, contact.run_id);
-    if (run && run.status !== 'in_progress') await applyCallOutcome(run);
   }
 }
 
 const later = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
 
 /**
- * One step of the campaign engine: dial what may be dialed now within the free channels, then
- * say how long to sleep (until the next contact falls due or the window opens; a short poll while
- * calls are in flight or every channel is busy), or stop.
+ * One step of the campaign engine: fill every free channel with due contacts, then sleep until the
+ * next contact falls due or the window opens. Calls in flight need no polling: each one's outcome
+ * hands its channel to the next due contact; while they run, the engine only looks in every
+ * CAMPAIGN_POLL_SECONDS (channels freed by other traffic, crash recovery). A step never asks to
+ * run again at once.
  */
 export async function engineStep(input: EngineInput, now = new Date()): Promise<StepResult> {
   const { organizationId: orgId, campaignId } = input.campaign;
@@ -212,7 +183,8 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   }
   if (campaign.state !== 'running') return { action: 'stop', reason: campaign.state };
   if (campaign.processed_rows >= campaign.total_rows) {
-    await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() });
+    await emitCampaignState(await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() }));
+    dropQueue(campaign);
     return { action: 'stop', reason: 'completed' };
   }
   if (input.step >= MAX_STEPS_PER_EXECUTION) return { action: 'continue' };
@@ -220,30 +192,30 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   const dialing = await repository.dialingContacts(orgId, campaignId);
   await reconcileInFlight(campaign, dialing, now);
 
-  if (campaign.calling_window) {
+  if (campaign.calling_window && !insideCampaignWindow(campaign, now)) {
     const opens = nextInstantInsideAll(now, contactWindows(campaign.calling_window, []));
-    if (opens && opens.getTime() > now.getTime()) return { action: 'wait', waitUntil: opens.toISOString() };
+    if (opens) return { action: 'wait', waitUntil: opens.toISOString() };
   }
 
   const organization = await getOrganization(orgId);
-  const free = Math.max(0, (organization?.maxConcurrentCalls ?? 0) - (organization?.active_calls ?? 0));
+  let free = Math.max(0, (organization?.maxConcurrentCalls ?? 0) - (organization?.active_calls ?? 0));
   let placed = 0;
   let blocked = free === 0;
-  if (free > 0) {
-    // Contacts are independent (each guarded by its own conditional writes): dial them together.
-    const due = await repository.dueContacts(orgId, campaignId, now.toISOString(), Math.min(free, DISPATCH_BATCH));
-    const outcomes = await Promise.all(due.map((contact) => dispatchContact(campaign, contact, now)));
-    placed = outcomes.filter((outcome) => outcome === 'placed').length;
-    blocked ||= outcomes.includes('capacity');
+  while (free > 0 && !blocked) {
+    const outcomes = await dispatchDue(campaign, now, Math.min(free, DISPATCH_BATCH));
+    if (outcomes.length === 0 || outcomes.includes('stopped')) break;
+    const placedNow = outcomes.filter((outcome) => outcome === 'placed').length;
+    placed += placedNow;
+    free -= placedNow;
+    blocked = outcomes.includes('capacity');
   }
   const nextDue = await repository.nextDueAt(orgId, campaignId);
-  const inFlight = dialing.length + placed > 0;
   const poll = later(now, pollSeconds());
-  // More contacts due now and channels free: go again at once. Otherwise sleep until the next
-  // contact is due, but no longer than a poll while calls are in flight (they free channels).
-  if (nextDue && Date.parse(nextDue) <= now.getTime() && !blocked) return { action: 'wait', waitUntil: now.toISOString() };
-  if (blocked || inFlight || !nextDue) return { action: 'wait', waitUntil: nextDue && nextDue < poll ? nextDue : poll };
-  return { action: 'wait', waitUntil: nextDue };
+  const dueNow = nextDue !== null && Date.parse(nextDue) <= now.getTime();
+  // Something to do soon: a contact falling due later, or, while calls are in flight or contacts
+  // wait for a channel another campaign or a direct call holds, the next look-in.
+  if (!dueNow && nextDue && (dialing.length + placed === 0 || nextDue < poll)) return { action: 'wait', waitUntil: nextDue };
+  return { action: 'wait', waitUntil: poll };
 }
 
 /** Local restarts lose in-memory executions: every running or scheduled campaign gets a fresh generation. */

@@ -3,7 +3,7 @@ import { isValidTimeZone } from '../domain/time-windows.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import type { ContactRecord } from '../repositories/campaigns.ts';
 import { readSheet } from './connections.ts';
-import { assertPublicUrl } from './public-urls.ts';
+import { guardedFetch } from '../net/guarded-fetch.ts';
 
 export interface CampaignSource {
   source_type: string;
@@ -25,16 +25,16 @@ function configString(source: CampaignSource, name: string): string | undefined 
   return typeof value === 'string' && value.trim() ? value : undefined;
 }
 
+/** iCalendar feeds through the SSRF guard with its default caps: 10 s and 5 MiB. */
 async function fetchCalendar(url: string): Promise<string> {
-  await assertPublicUrl(url, 'Calendar');
-  let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'error' });
+    const response = await guardedFetch(url);
+    if (!response.ok) throw new SourceError(`The calendar could not be fetched: HTTP ${response.status}`);
+    return await response.text();
   } catch (error) {
+    if (error instanceof SourceError) throw error;
     throw new SourceError(`The calendar could not be fetched: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new SourceError(`The calendar could not be fetched: HTTP ${response.status}`);
-  return response.text();
 }
 
 /**

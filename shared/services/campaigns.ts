@@ -14,6 +14,7 @@ import { startEngine, stopEngine } from './campaign-engine.ts';
 import { nextSyncAt } from './campaign-refresh.ts';
 import { newContacts, readSourceRows, refreshable } from './campaign-sources.ts';
 import { createDownloadLink } from './download-links.ts';
+import { emitCampaignState } from '../events/webhook-events.ts';
 
 /** The create request writes every contact before answering; larger lists belong in several campaigns. */
 export const MAX_CAMPAIGN_CONTACTS = 100_000;
@@ -125,6 +126,7 @@ export async function changeCampaignState(orgId: number, campaignId: number, act
   if (!updated) throw new ConflictError('The campaign changed meanwhile; fetch it and retry');
   if (starts) await startEngine(updated);
   else await stopEngine(current);
+  await emitCampaignState(updated);
   return present(updated);
 }
 

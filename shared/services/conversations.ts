@@ -130,5 +130,5 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   const keys = runFileKeys(ref);
   await deleteRunFiles([run.recording_key, run.transcript_key, keys.recording, keys.transcript].filter((key): key is string => Boolean(key)));
   await deleteDeliveriesOfRun(ref);
-  if (!(await runs.deleteRun(orgId, ref.agentId, runId))) throw new ConflictError('The call is in progress; delete it after it ends');
+  if (!(await runs.deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
 }

@@ -1,4 +1,4 @@
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { getSecretString } from '../config/secrets.ts';
 import { createDownloadToken, verifyDownloadToken, type DownloadGrant } from '../domain/download-links.ts';
 import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { presignedRunFileUrl, runFileExists } from '../repositories/run-files.ts';
@@ -6,18 +6,8 @@ import { presignedRunFileUrl, runFileExists } from '../repositories/run-files.ts
 /** The presigned URL a link redirects to only has to last until the client follows the redirect. */
 const REDIRECT_URL_SECONDS = 60;
 
-/**
- * The signing key: DOWNLOAD_LINK_SECRET locally; on AWS a Secrets Manager secret
- * (DOWNLOAD_LINK_SECRET_ARN), read through Powertools with a 5-minute cache.
- */
-async function signingSecret(): Promise<string> {
-  if (process.env.DOWNLOAD_LINK_SECRET) return process.env.DOWNLOAD_LINK_SECRET;
-  const arn = process.env.DOWNLOAD_LINK_SECRET_ARN;
-  if (!arn) throw new Error('Missing DOWNLOAD_LINK_SECRET or DOWNLOAD_LINK_SECRET_ARN');
-  const secret = await getSecret(arn, { maxAge: 300 });
-  if (typeof secret !== 'string' || !secret) throw new Error('The download link secret is empty');
-  return secret;
-}
+/** The signing key: a generated Secrets Manager secret (DOWNLOAD_LINK_SECRET_ARN), cached. */
+const signingSecret = () => getSecretString('DOWNLOAD_LINK_SECRET_ARN');
 
 export interface DownloadLink {
   url: string;

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { ConflictError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
-import { idempotencyStore } from '../repositories/idempotency.ts';
+import { CALLS_IDEMPOTENCY_SCOPE, idempotencyStore } from '../repositories/idempotency.ts';
 import type { CampaignOrigin } from '../repositories/runs.ts';
 import { placeCall, type PlaceCallRequest } from './calls.ts';
 
@@ -29,11 +29,17 @@ export const registerIdempotencyContext = (context: Context): void => config.reg
 let idempotentPlaceCall: ((placement: KeyedPlacement) => ReturnType<typeof placeCall>) | undefined;
 
 function idempotentPlacement() {
-  idempotentPlaceCall ??= makeIdempotent(
-    (placement: KeyedPlacement) => placeCall(placement.organizationId, placement.request.agentRef, placement.request.body, placement.request.origin),
+  if (idempotentPlaceCall) return idempotentPlaceCall;
+  const store = idempotencyStore(CALLS_IDEMPOTENCY_SCOPE);
+  // The run remembers its record, so deleting the run deletes the response kept under the key.
+  idempotentPlaceCall = makeIdempotent(
+    (placement: KeyedPlacement) =>
+      placeCall(placement.organizationId, placement.request.agentRef, placement.request.body, placement.request.origin, new Date(), store.recordKeyOf(placement as never)),
     {
-      persistenceStore: idempotencyStore('calls'),
+      persistenceStore: store,
       config,
+      // One prefix whichever function places the call (calls, triggers, campaign engine).
+      keyPrefix: CALLS_IDEMPOTENCY_SCOPE,
     },
   );
   return idempotentPlaceCall;

@@ -54,13 +54,17 @@ const invalid = (loc: ['body', ...(string | number)[]], message: string, input: 
  */
 export async function purchaseNumber(
   orgId: number,
-  request: { phone_number: string; country_code: string; number_type: NumberType; end_user_id: number; consent: boolean; end_user?: Record<string, unknown>; friendly_name?: string },
+  request: { phone_number: string; country_code: string; number_type: NumberType; end_user_id?: number | null; consent: boolean; end_user?: Record<string, unknown>; friendly_name?: string },
 ) {
   const parsed = parsePhoneNumber(request.phone_number)!;
   if (parsed.country !== request.country_code) throw invalid(['body', 'country_code'], `${request.phone_number} is a number of ${parsed.country}, not ${request.country_code}`, request.country_code);
   const review = needsRegulatoryReview(parsed.e164);
   if (review && !request.consent) throw invalid(['body', 'consent'], 'Polish mobile numbers need the subscriber\'s consent (consent: true)', request.consent);
-  if (review && !request.end_user) throw new RequestValidationError([{ type: 'missing', loc: ['body', 'end_user'], msg: 'Field required', input: null }]);
+  if (review) {
+    // The subscriber must be identified only where a regulator reviews the number.
+    const missing = (['end_user_id', 'end_user'] as const).filter((field) => request[field] == null);
+    if (missing.length) throw new RequestValidationError(missing.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })));
+  }
   const price = priceOf(request.country_code, request.number_type);
   if (price === undefined) throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
 
@@ -87,7 +91,7 @@ export async function purchaseNumber(
     outbound_commitment_until: null,
     // Pending numbers are not billed again until approved.
     renews_at: review ? null : addMonth(new Date(now)).toISOString(),
-    end_user_id: request.end_user_id,
+    end_user_id: request.end_user_id ?? null,
     consent: request.consent,
     end_user: request.end_user ?? null,
   };
@@ -124,9 +128,9 @@ export async function listNumbers(orgId: number, page: PageRequest) {
 
 /** Routes the number's incoming calls to an agent (pending numbers may be assigned; they carry no traffic yet). */
 export async function assignNumber(orgId: number, request: { phone_number_id: number; workflow_id: number }) {
-  const [number, agent] = await Promise.all([findNumber(orgId, request.phone_number_id), getAgent(orgId, String(request.workflow_id))]);
-  const assigned = { ...number, workflow_id: agent.id, assigned_at: new Date().toISOString() };
-  await repository.putNumber(assigned);
+  const agent = await getAgent(orgId, String(request.workflow_id));
+  const assigned = await repository.assignNumber(orgId, request.phone_number_id, agent.id, new Date().toISOString());
+  if (!assigned) throw new NotFoundError('Phone number not found');
   return one(orgId, assigned);
 }
 
@@ -171,13 +175,11 @@ export async function numberSetup(orgId: number) {
 export async function reviewNumber(orgId: number, numberId: number, decision: 'approve' | 'reject', reason?: string) {
   const number = await findNumber(orgId, numberId);
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
-  if (decision === 'approve') {
-    await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null });
-  } else {
-    await repository.changeNumberStatus(orgId, numberId, 'pending', 'rejected', { renews_at: null, order_status: 'rejected', order_status_reason: reason ?? 'Rejected in regulatory review' });
-    const { addBalance } = await import('../repositories/organizations.ts');
-    await addBalance(orgId, number.monthly_cost_usd);
-  }
+  const reviewed =
+    decision === 'approve'
+      ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', { renews_at: addMonth(new Date()).toISOString(), order_status: 'completed', order_status_reason: null })
+      : await repository.rejectPendingNumber(number, reason ?? 'Rejected in regulatory review', new Date().toISOString());
+  if (!reviewed) throw new ConflictError(`Number ${numberId} was reviewed meanwhile`);
   return one(orgId, (await repository.getNumber(orgId, numberId))!);
 }
 

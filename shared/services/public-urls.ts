@@ -1,26 +1,16 @@
-import { lookup } from 'node:dns/promises';
 import { BadRequestError } from '../domain/errors.ts';
-import { isForbiddenAddress } from '../domain/webhook-url.ts';
-
-/** The local stack reaches loopback receivers and feeds; a deployed stack never reaches private addresses. */
-const allowPrivateUrls = () => process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
+import { assertFetchableUrl, OutboundRequestError } from '../net/guarded-fetch.ts';
 
 /**
- * Refuses URLs the platform must not fetch or post to on a customer's behalf (SSRF): anything but
- * https, and hosts resolving to private, loopback or link-local addresses.
+ * Refuses, when a customer stores it, a URL the platform must not fetch or post to on their behalf
+ * (SSRF): anything but https, and hosts resolving to anything but public addresses. Every fetch
+ * checks again at connect time (shared/net/guarded-fetch.ts).
  */
 export async function assertPublicUrl(url: string, what: string): Promise<void> {
-  if (allowPrivateUrls()) return;
-  const { protocol, hostname } = new URL(url);
-  if (protocol !== 'https:') throw new BadRequestError(`${what} URLs must use https`);
-  const host = hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string }[];
   try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new BadRequestError(`The ${what.toLowerCase()} host ${host} does not resolve`);
-  }
-  if (addresses.some(({ address }) => isForbiddenAddress(address))) {
-    throw new BadRequestError(`${what} URLs must not point to private, loopback or link-local addresses`);
+    await assertFetchableUrl(url);
+  } catch (error) {
+    if (error instanceof OutboundRequestError) throw new BadRequestError(`${what} URL refused: ${error.message}`);
+    throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { BadRequestError } from '../domain/errors.ts';
-import { aggregateUsage, type UsageGrouping } from '../domain/usage.ts';
+import { aggregateUsage, billedRun, dailyBreakdown, type UsageGrouping } from '../domain/usage.ts';
+import { pageOfItems, type PageRequest } from '../domain/pagination.ts';
 import { listUsage } from '../repositories/usage.ts';
 import { getAgent } from './agents.ts';
 
@@ -32,7 +33,29 @@ export async function usageCsv(orgId: number, query: { from?: string; to?: strin
   const { from, to } = range(query);
   const entries = await listUsage(orgId, from, to);
   return stringify(
-    entries.map((entry) => ({ ...entry, billed_minutes: Math.ceil(entry.duration_seconds / 60) })),
+    entries.map(billedRun),
     { header: true, columns: [...COLUMNS] },
   );
+}
+
+/** The current billing period: the calendar month (UTC) so far. `GET /organizations/usage/current-period`. */
+export async function currentPeriod(orgId: number, now = new Date()) {
+  const { from, to } = range({}, now);
+  const periodEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+  const { totals } = aggregateUsage(await listUsage(orgId, from, to), 'month');
+  return { period_start: from, period_end: periodEnd, as_of: to, ...totals };
+}
+
+/** Per-day figures with zero days filled in. `GET /organizations/usage/daily-breakdown`. */
+export async function usageDailyBreakdown(orgId: number, query: { from?: string; to?: string }) {
+  const { from, to } = range(query);
+  return { from, to, days: dailyBreakdown(await listUsage(orgId, from, to), from, to) };
+}
+
+/** Billing records of calls, newest first, one page. `GET /organizations/usage/runs`. */
+export async function billedRuns(orgId: number, query: { from?: string; to?: string } & PageRequest) {
+  const { from, to } = range(query);
+  const entries = (await listUsage(orgId, from, to)).reverse();
+  const page = pageOfItems(entries, query);
+  return { from, to, ...page, items: page.items.map(billedRun) };
 }

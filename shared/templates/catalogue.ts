@@ -100,4 +100,4 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
 
 /** Fills `{{name}}` placeholders; names without a value become empty (optional variables). */
 export const fillTemplate = (text: string, variables: Record<string, string>): string =>
-  text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_match, name: string) => variables[name] ?? '').replace(/\s+([.,!?])/g, '$1').replace(/\s{2,}/g, ' ').trim();
+  text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_match, name: string) => (Object.hasOwn(variables, name) ? variables[name] : '') ?? '').replace(/\s+([.,!?])/g, '$1').replace(/\s{2,}/g, ' ').trim();

@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../infra/create-app.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
 import type { VoiceAgentPlatformApiStack } from '../../infra/stack.ts';
-import { FUNCTION_GROUPS } from '../../shared/api/function-groups.ts';
+import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
+import { allFunctions, type FunctionName, settingsFor } from '../../shared/config/settings.ts';
 import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
@@ -25,7 +26,7 @@ beforeAll(() => {
   ({ app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [] } }));
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
-}, 120_000);
+});
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -52,6 +53,26 @@ function resourcePaths(): Map<string, string> {
   for (const id of apiResources.keys()) pathOf(id);
   return paths;
 }
+
+const GROUPS_BY_NAME = new Map<string, FunctionGroup>(allFunctions(AUTHORIZER));
+
+/** Function group name → the IAM statements of its role. */
+function statementsByGroup(): Map<string, { Action: string | string[]; Resource: unknown }[]> {
+  const roleOf = new Map(ofType('AWS::Lambda::Function').map(([, r]) => [r.Properties.Role['Fn::GetAtt'][0] as string, r]));
+  const result = new Map<string, { Action: string | string[]; Resource: unknown }[]>();
+  for (const [, policy] of ofType('AWS::IAM::Policy')) {
+    for (const role of policy.Properties.Roles as { Ref: string }[]) {
+      const fn = roleOf.get(role.Ref);
+      if (!fn) continue;
+      const group = String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '');
+      result.set(group, [...(result.get(group) ?? []), ...policy.Properties.PolicyDocument.Statement]);
+    }
+  }
+  return result;
+}
+
+/** Logical id of the secret whose construct id starts with `prefix`. */
+const secretId = (prefix: string) => ofType('AWS::SecretsManager::Secret').find(([id]) => id.includes(prefix))![0];
 
 interface MethodRow {
   method: string;
@@ -87,6 +108,44 @@ describe('VoiceAgentPlatformApi stack', () => {
         Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: `voice-agent-api-${name}`, NODE_OPTIONS: '--enable-source-maps' }) },
       });
     }
+  });
+
+  it('gives each function exactly the settings it reads (shared/config/settings.ts), no more', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions.length).toBe(GROUPS_BY_NAME.size);
+    for (const [, fn] of functions) {
+      const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+      const name = String(variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '') as FunctionName;
+      // NODE_OPTIONS is read by Node itself (source maps), not by the function's code.
+      const settings = Object.keys(variables).filter((key) => key !== 'NODE_OPTIONS').sort();
+      expect(settings, name).toEqual(settingsFor(name, GROUPS_BY_NAME.get(name)!, { local: false }));
+    }
+    // The two settings that were read on AWS but never set.
+    for (const name of ['calls', 'campaignEngine'] as const) expect(settingsFor(name, FUNCTION_GROUPS[name], { local: false })).toContain('DEFAULT_CALLER_ID');
+    expect(settingsFor('numbers', FUNCTION_GROUPS.numbers, { local: false })).toContain('NUMBER_MARKETPLACE_URL');
+  });
+
+  it('reads secrets at run time: ARNs in the environment, each secret readable only by the functions that use it', () => {
+    const secrets = { downloadLinks: secretId('DownloadLinkSecret'), telephony: secretId('TelephonySecret'), encryption: secretId('SheetsOAuthSecret') };
+    const statements = statementsByGroup();
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+      const name = String(variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '');
+      const group = GROUPS_BY_NAME.get(name)!;
+      for (const [key, value] of Object.entries(variables)) {
+        // Only today's telephony adapter still takes two values by dynamic reference (transitional).
+        if (JSON.stringify(value).includes('resolve:secretsmanager')) expect(['TELEPHONY_API_KEY', 'TELEPHONY_WEBHOOK_SECRET'], `${name} ${key}`).toContain(key);
+      }
+      const readable = (statements.get(name) ?? [])
+        .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
+        .map((s) => JSON.stringify(s.Resource));
+      for (const [flag, id] of Object.entries(secrets) as [keyof FunctionGroup['access'], string][]) {
+        expect(readable.some((resource) => resource.includes(id)), `${name} reads ${id}`).toBe(Boolean(group.access[flag]));
+      }
+    }
+    // The first deploy needs no hand-filled value: the signing key and the callback secret are generated.
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ GenerateStringKey: 'webhookSecret' }) });
   });
 
   it('authorizes with a cached REQUEST authorizer on the API-key header', () => {
@@ -212,6 +271,17 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.hasResourceProperties('AWS::EC2::VPC', {});
     template.resourceCountIs('AWS::EC2::NatGateway', 1);
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
+  });
+
+  it('never lets outbound fetches reach loopback on AWS, and gives the key to functions that seal secrets', () => {
+    const environments = [
+      ...ofType('AWS::Lambda::Function').map(([, r]) => Object.keys(r.Properties.Environment?.Variables ?? {})),
+      ...ofType('AWS::ECS::TaskDefinition').flatMap(([, r]) => r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) => (c.Environment ?? []).map((v) => v.Name))),
+    ];
+    expect(environments.length).toBeGreaterThan(1);
+    for (const names of environments) expect(names).not.toContain('OUTBOUND_ALLOW_LOOPBACK');
+    const sealing = [...functionGroups()].filter(([id]) => resources[id]!.Properties.Environment.Variables.KMS_KEY_ID).map(([, group]) => group);
+    expect(sealing).toContain('agentResources');
   });
 
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {

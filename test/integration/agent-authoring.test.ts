@@ -40,12 +40,18 @@ describe('agent templates', () => {
     const dental = catalogue.body.items.find((template: { id: string }) => template.id === 'dental-reminders');
     expect(dental).toMatchObject({ languages: ['en', 'pl'] });
     expect(dental.variables[0]).toMatchObject({ name: 'clinic_name', required: true });
+    // Paginated like every list.
+    const count = catalogue.body.total_count as number;
+    expect(catalogue.body).toMatchObject({ page: 1, limit: 20, total_pages: 1 });
+    const second = await api.request('GET', '/agent-templates?page=2&limit=2', { key: org.key });
+    expect(second.body).toMatchObject({ page: 2, limit: 2, total_count: count, total_pages: Math.ceil(count / 2) });
+    expect(second.body.items).toEqual(catalogue.body.items.slice(2, 4));
 
     const plain = await api.request('POST', '/agents/from-template', {
       key: org.key,
       body: { template_id: 'dental-reminders', variables: { clinic_name: 'Smile' }, language: 'en', agent_name: 'Smile reminders' },
     });
-    expect(plain.status).toBe(201);
+    expect(plain.status).toBe(200);
     expect(plain.body).toMatchObject({ name: 'Smile reminders', workflow_definition: { greeting: 'Hello, this is Smile calling about your visit tomorrow.' }, call_disposition_codes: { confirmed: 'Visit confirmed' } });
 
     const generated = await api.request('POST', '/agents/from-template', {
@@ -101,7 +107,7 @@ describe('script analysis', () => {
     expect((await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name)).not.toContain('From script');
 
     const agent = await api.request('POST', '/agents/from-script', { key: org.key, body: { agent_name: 'From script', analysis: analysis.body } });
-    expect(agent.status).toBe(201);
+    expect(agent.status).toBe(200);
     expect(agent.body.workflow_definition).toMatchObject({ greeting: 'Good morning, Smile Clinic here.', steps: ['What is your name?'] });
     expect(agent.body.template_context_variables).toMatchObject({ prices: '200 PLN', address: 'ul. Prosta 5, Warszawa' });
   });

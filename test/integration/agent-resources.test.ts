@@ -54,8 +54,9 @@ describe('tools', () => {
     name: 'book_visit',
     description: 'Books a visit in the clinic calendar',
     method: 'POST',
-    url: 'https://api.example.com/visits',
-    headers: { 'X-Clinic': 'north' },
+    // A public address literal: storing the tool resolves no name and nothing connects to it.
+    url: 'https://93.184.215.14/visits',
+    headers: { 'X-Clinic': 'north', Authorization: 'Bearer clinic-secret' },
     parameters: { type: 'object', properties: { date: { type: 'string', description: 'ISO date' }, slot: { type: 'integer' } }, required: ['date'] },
   };
 
@@ -64,9 +65,14 @@ describe('tools', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^tool_/), workflow_id: agent.id, name: 'book_visit', method: 'POST' });
     expect(created.body.parameters.properties.date).toEqual({ type: 'string', description: 'ISO date' });
+    // Header values are write-only (stored encrypted).
+    expect(created.body.headers).toEqual({ 'X-Clinic': '********', Authorization: '********' });
+    expect(created.text).not.toContain('clinic-secret');
     expect((await api.request('POST', `/agents/${agent.public_id}/tools`, { key: org.key, body: tool })).status).toBe(409);
     expect((await api.request('GET', `/agents/${agent.id}/tools`, { key: org.key })).body.items).toHaveLength(1);
-    expect((await api.request('GET', `/agents/${agent.id}/tools/${created.body.id}`, { key: org.key })).body.name).toBe('book_visit');
+    const fetched = await api.request('GET', `/agents/${agent.id}/tools/${created.body.id}`, { key: org.key });
+    expect(fetched.body).toMatchObject({ name: 'book_visit', headers: { 'X-Clinic': '********', Authorization: '********' } });
+    expect(fetched.text).not.toContain('clinic-secret');
     expect((await api.request('DELETE', `/agents/${agent.id}/tools/${created.body.id}`, { key: org.key })).status).toBe(204);
     expect((await api.request('GET', `/agents/${agent.id}/tools/${created.body.id}`, { key: org.key })).status).toBe(404);
   });

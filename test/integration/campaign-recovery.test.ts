@@ -6,7 +6,7 @@ import { eventually } from '../support/webhook-receiver.ts';
 const api = apiClient();
 
 describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
-  it('re-places a claimed attempt whose placement outcome was lost, without dialing it twice', async () => {
+  it('starts the call of an attempt claimed just before a crash, once, and applies its outcome', async () => {
     const org = await newOrganization('Recovery', 5);
     const { body: agent } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Recovering' } });
     const { body: campaign } = await api.request('POST', '/campaigns', {
@@ -20,27 +20,30 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
       },
     });
 
-    // A previous engine step claimed row 1 and placed its call, then died before recording the run.
+    // A previous engine step claimed row 1 with its run in one transaction, then died before
+    // starting the call's lifecycle execution: the run is in progress and was never dialed.
     Object.assign(process.env, inject('stackEnv'));
     const contacts = await import('../../shared/repositories/campaigns.ts');
-    const { placeCallOnce } = await import('../../shared/services/idempotent-calls.ts');
+    const runRecords = await import('../../shared/repositories/runs.ts');
+    const { nextId } = await import('../../shared/repositories/counters.ts');
+    const { newRun } = await import('../../shared/services/new-run.ts');
+    const { getAgent } = await import('../../shared/services/agents.ts');
     const claimedAt = new Date(Date.now() - 120_000).toISOString();
-    expect(
-      await contacts.updateContact(org.organizationId, campaign.id, 1, { statuses: ['pending'], attempts: 0 }, {
-        status: 'dialing',
-        attempts: 1,
-        last_attempt_at: claimedAt,
-        next_attempt_at: null,
-        run_id: null,
-      }),
-    ).toBe(true);
-    const first = await placeCallOnce(
-      org.organizationId,
-      `campaign-${campaign.id}-1-1`,
-      String(agent.id),
-      { phone_number: daytimeNumber(7, 6), initial_context: {} },
-      { campaign_id: campaign.id, row: 1, attempt: 1 },
-    );
+    const [row] = (await contacts.listContacts(org.organizationId, campaign.id, 0, 1)).items;
+    const runId = await nextId('run');
+    const run = newRun(org.organizationId, await getAgent(org.organizationId, String(agent.id)), {
+      id: runId,
+      name: `Call to ${row!.e164}`,
+      mode: 'phone',
+      status: 'in_progress',
+      phone_number: row!.e164,
+      from_number: null,
+      created_at: claimedAt,
+      logs: [],
+      campaign: { campaign_id: campaign.id, row: 1, attempt: 1 },
+      initialContext: {},
+    });
+    expect(await runRecords.insertRun(run, true, [contacts.contactClaimItem(org.organizationId, campaign.id, row!, runId, claimedAt)])).toBe(true);
 
     await api.request('POST', `/campaigns/${campaign.id}/start`, { key: org.key });
     await eventually(async () => {
@@ -53,7 +56,7 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
       ['busy', 1],
       ['no_answer', 1],
     ]);
-    expect(report.body.items[0].run_id).toBe(first.workflow_run_id);
+    expect(report.body.items[0].run_id).toBe(runId);
     const runs = await api.request('GET', `/agents/${agent.id}/conversations`, { key: org.key });
     expect(runs.body.total_count).toBe(2);
   });

@@ -43,7 +43,7 @@ describe('campaign validation', () => {
     [{ name: '' }, ['body', 'name'], 'string_too_short'],
     [{ name: 'x'.repeat(256) }, ['body', 'name'], 'string_too_long'],
     [{ goal: 'g'.repeat(65) }, ['body', 'goal'], 'string_too_long'],
-    [{ workflow_id: 'abc' }, ['body', 'workflow_id'], 'int_parsing'],
+    [{ workflow_id: 'abc' }, ['body', 'workflow_id'], 'string_pattern_mismatch'],
     [{ source_type: 'excel' }, ['body', 'source_type'], 'string_pattern_mismatch'],
     [{ source_refresh_minutes: 4 }, ['body', 'source_refresh_minutes'], 'greater_than_equal'],
     [{ source_refresh_minutes: 10081 }, ['body', 'source_refresh_minutes'], 'less_than_equal'],
@@ -58,6 +58,7 @@ describe('campaign validation', () => {
     [{ calling_window: { timezone: 'Mars/Olympus' } }, ['body', 'calling_window', 'timezone'], 'value_error'],
     [{ calling_window: { days: [0] } }, ['body', 'calling_window', 'days', 0], 'greater_than_equal'],
     [{ calling_window: { days: [8] } }, ['body', 'calling_window', 'days', 0], 'less_than_equal'],
+    [{ calling_window: { days: [] } }, ['body', 'calling_window', 'days'], 'too_short'],
     [{ calling_window: { start: '9:00' } }, ['body', 'calling_window', 'start'], 'string_pattern_mismatch'],
     [{ calling_window: { start: '18:00', end: '09:00' } }, ['body', 'calling_window'], 'value_error'],
     [{ scheduled_start_at: 'tomorrow' }, ['body', 'scheduled_start_at'], 'datetime_from_date_parsing'],
@@ -65,6 +66,28 @@ describe('campaign validation', () => {
     const response = await create({ manual_contacts: [{ phone_number: daytimeNumber(1) }], ...change });
     expect(response.status).toBe(422);
     expect(response.body.detail).toContainEqual(expect.objectContaining({ loc, type }));
+  });
+
+  it("accepts the agent's public id as workflow_id and answers with the integer", async () => {
+    const created = await create({ workflow_id: agent.public_id, manual_contacts: [{ phone_number: daytimeNumber(1) }] });
+    expect(created.status).toBe(200);
+    expect(created.body.workflow_id).toBe(agent.id);
+    expect((await create({ workflow_id: 'agent_00000000000000000000', manual_contacts: [{ phone_number: daytimeNumber(1) }] })).status).toBe(404);
+  });
+
+  it('applies and documents the default retry policy when retry_config is omitted', async () => {
+    const created = await create({ manual_contacts: [{ phone_number: daytimeNumber(1) }] });
+    expect(created.body.retry_config).toMatchObject({ enabled: true, max_retries: 1, retry_delay_seconds: 3600, retry_on_voicemail: false });
+    const document = (await api.request('GET', '/public-openapi.json')).body;
+    const operation = document.paths['/campaigns'].post;
+    const request = document.components.schemas.CampaignCreateRequest;
+    expect(request.properties.retry_config.description).toContain('one retry one hour after');
+    expect(operation.parameters.filter((parameter: { in: string }) => parameter.in === 'header')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'X-API-Key', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+        expect.objectContaining({ name: 'authorization', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+      ]),
+    );
   });
 
   it('reports every missing required field, and a manual campaign without contacts', async () => {

@@ -18,7 +18,7 @@ describe('conversations', () => {
       key: org.key,
       body: { mode: 'chat', name: 'Support chat', initial_context: { tone: 'formal', user: 'u-1' } },
     });
-    expect(response.status).toBe(201);
+    expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: expect.any(Number),
       workflow_id: agent.id,

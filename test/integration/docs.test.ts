@@ -31,6 +31,17 @@ describe('public documentation', () => {
       expect((await response.text()).length).toBeGreaterThan(10);
     }
     expect((await api.request('GET', '/public-docs/../../etc/passwd')).status).toBe(404);
+
+    // With a trailing slash: redirected to the page, whose addresses do not depend on the slash.
+    const slashed = await fetch(`${api.baseUrl}/public-docs/`, { redirect: 'manual' });
+    expect(slashed.status).toBe(307);
+    expect(new URL(slashed.headers.get('location')!, `${api.baseUrl}/public-docs/`).href).toBe(`${api.baseUrl}/public-docs`);
+    const followed = await fetch(`${api.baseUrl}/public-docs/`);
+    expect(followed.status).toBe(200);
+    expect(await followed.text()).toContain('swagger-ui-bundle.js');
+    const init = await api.request('GET', '/public-docs/init.js');
+    expect(init.text).toContain('dataset.openapiUrl');
+    expect(page.text).toContain(`data-openapi-url="${new URL(api.baseUrl).pathname}/public-openapi.json"`);
     expect((await api.request('GET', '/public-docs/package.json')).status).toBe(404);
   });
 });

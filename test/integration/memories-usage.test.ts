@@ -64,6 +64,23 @@ describe.skipIf(needsLocalStack)('usage and reports', () => {
     const legacy = await api.request('GET', '/organizations/usage?group_by=month', { key: org.key });
     expect(legacy.body.totals).toEqual(usage.body.totals);
 
+    const current = await api.request('GET', '/organizations/usage/current-period', { key: org.key });
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ ...usage.body.totals, period_start: usage.body.from });
+    const daily = await api.request('GET', '/organizations/usage/daily-breakdown', { key: org.key });
+    expect(daily.status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(daily.body.days.at(-1)).toEqual({ date: today, ...usage.body.totals });
+    expect(daily.body.days.length).toBe(new Date().getUTCDate());
+    const billed = await api.request('GET', '/organizations/usage/runs?limit=1', { key: org.key });
+    expect(billed.status).toBe(200);
+    expect(billed.body).toMatchObject({ page: 1, limit: 1, total_count: 2, total_pages: 2 });
+    expect(billed.body.items[0]).toMatchObject({ run_id: expect.any(Number), workflow_id: agent.id, billed_minutes: expect.any(Number) });
+    const legacyCsv = await api.request('GET', '/organizations/usage/runs/report', { key: org.key });
+    expect(legacyCsv.headers.get('content-type')).toContain('text/csv');
+    expect((parse(legacyCsv.text, { columns: true }) as unknown[]).length).toBe(2);
+    expect((await api.request('GET', '/organizations/usage/runs?from=2026-12-01&to=2026-11-01', { key: org.key })).status).toBe(400);
+
     const csv = await api.request('GET', '/reports/usage.csv', { key: org.key });
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const rows = parse(csv.text, { columns: true }) as Record<string, string>[];

@@ -47,6 +47,15 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
       body: { phone_number: offer.phone_number, country_code: 'PL', number_type: 'mobile', end_user_id: 7, consent: true },
     });
     expect(noEndUser.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'end_user'] });
+    const noSubscriber = await api.request('POST', '/phone-numbers/marketplace/purchase', {
+      key: org.key,
+      body: { phone_number: offer.phone_number, country_code: 'PL', number_type: 'mobile', consent: true },
+    });
+    expect(noSubscriber.status).toBe(422);
+    expect(noSubscriber.body.detail.map((item: { loc: unknown[]; type: string }) => [item.type, item.loc])).toEqual([
+      ['missing', ['body', 'end_user_id']],
+      ['missing', ['body', 'end_user']],
+    ]);
 
     const bought = await api.request('POST', '/phone-numbers/marketplace/purchase', {
       key: org.key,
@@ -83,7 +92,8 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
     await fund(poor.organizationId, 1);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=US&number_type=local', { key: poor.key });
     const purchase = (key: string, phone_number: string) =>
-      api.request('POST', '/phone-numbers/marketplace/purchase', { key, body: { phone_number, country_code: 'US', number_type: 'local', end_user_id: 1 } });
+      // No regulatory review for a US local number: no end_user_id needed.
+      api.request('POST', '/phone-numbers/marketplace/purchase', { key, body: { phone_number, country_code: 'US', number_type: 'local' } });
     const tooPoor = await purchase(poor.key, market.body.items[0].phone_number);
     expect(tooPoor.status).toBe(400);
     expect(tooPoor.body.detail).toContain('below');

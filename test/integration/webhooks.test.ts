@@ -94,7 +94,7 @@ describe.skipIf(needsLocalStack)('webhooks', () => {
     const invalid = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'not a url' } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.detail[0].loc).toEqual(['body', 'url']);
-    const badEvent = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'https://example.com/h', events: ['call.started'] } });
+    const badEvent = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'https://example.com/h', events: ['call.answered'] } });
     expect(badEvent.body.detail[0].loc).toEqual(['body', 'events', 0]);
 
     const sink = await receiver();

@@ -28,3 +28,26 @@ export const daytimeNumber = (lastDigit: number, offset = 0) => pick((hour) => h
 
 /** A number where it is the middle of the night (calls to it get 409). */
 export const nighttimeNumber = (lastDigit = 1) => pick((hour) => hour >= 0 && hour < 7, lastDigit);
+
+/**
+ * `count` different numbers, all inside calling hours now and all ending in `lastDigit` (the
+ * simulated outcome): the daytime zones' prefixes with their last five digits counted through.
+ */
+export async function distinctDaytimeNumbers(count: number, lastDigit: number): Promise<string[]> {
+  const { parsePhoneNumber, phoneNumberTimeZones } = await import('../../shared/domain/phone-numbers.ts');
+  const daytime = CANDIDATES.filter(({ zone }) => {
+    const hour = DateTime.now().setZone(zone).hour;
+    return hour >= 9 && hour < 19;
+  });
+  const numbers: string[] = [];
+  for (const { prefix, zone } of daytime) {
+    const stem = prefix.slice(0, -5);
+    for (let i = 0; i < 100_000 && numbers.length < count; i += 1) {
+      const number = `${stem}${String(i).padStart(5, '0')}${lastDigit}`;
+      const zones = parsePhoneNumber(number) ? await phoneNumberTimeZones(number) : [];
+      if (zones.length === 1 && zones[0] === zone) numbers.push(number);
+    }
+  }
+  if (numbers.length < count) throw new Error(`Only ${numbers.length} distinct daytime numbers; extend CANDIDATES`);
+  return numbers;
+}

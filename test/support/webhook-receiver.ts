@@ -39,3 +39,18 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** Receivers started by one test file, all closed together (in `afterAll`). */
+export function webhookReceivers() {
+  const started: Awaited<ReturnType<typeof startWebhookReceiver>>[] = [];
+  return {
+    start: async (respond?: Parameters<typeof startWebhookReceiver>[0]) => {
+      const receiver = await startWebhookReceiver(respond);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      for (const receiver of started.splice(0)) await receiver.close();
+    },
+  };
+}

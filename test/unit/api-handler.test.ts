@@ -12,6 +12,7 @@ const route = defineRoute({
   path: '/probe/{id}',
   group: 'probe',
   summary: 'probe',
+  description: 'A route of this test.',
   tags: [],
   request: { params: z.object({ id: z.string() }), body: z.object({ n: z.int() }) },
   responses: { 200: { description: 'ok', schema: z.object({ n: z.int() }) } },

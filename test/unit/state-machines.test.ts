@@ -11,7 +11,7 @@ function machine(file: string): StateMachine {
   return new StateMachine(JSON.parse(text) as StateMachineDefinition);
 }
 
-const call = { ref: { organizationId: 1, agentId: 2, runId: 3 }, runRef: '1.2.3', to: '+48601234561', from: '', watchdogSeconds: 3900 };
+const call = { ref: { organizationId: 1, agentId: 2, runId: 3 }, runRef: '1.2.3', watchdogSeconds: 3900 };
 
 describe('call-lifecycle.asl.json', () => {
   it('dials, waits for the call to end, then runs the watchdog', async () => {

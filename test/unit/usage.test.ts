@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateUsage, periodOf, type UsageEntry } from '../../shared/domain/usage.ts';
+import { aggregateUsage, dailyBreakdown, daysBetween, periodOf, type UsageEntry } from '../../shared/domain/usage.ts';
 
 const entry = (run: number, agent: number, endedAt: string, seconds: number, status = 'completed', cost = 0.064): UsageEntry => ({
   run_id: run,
@@ -41,5 +41,23 @@ describe('aggregateUsage', () => {
 
   it('is empty for no calls', () => {
     expect(aggregateUsage([], 'month')).toEqual({ totals: { calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 }, periods: [], agents: [] });
+  });
+});
+
+describe('dailyBreakdown', () => {
+  it.each([
+    ['2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z', ['2026-11-01', '2026-11-02', '2026-11-03']],
+    ['2026-11-01T10:00:00.000Z', '2026-11-02T00:00:01.000Z', ['2026-11-01', '2026-11-02']],
+    ['2026-02-28T00:00:00.000Z', '2026-03-01T00:00:00.000Z', ['2026-02-28']],
+  ])('days from %s to %s', (from, to, expected) => {
+    expect(daysBetween(from, to)).toEqual(expected);
+  });
+
+  it('fills days without calls with zeros', () => {
+    const days = dailyBreakdown([entry(1, 1, '2026-11-02T10:00:00.000Z', 61)], '2026-11-01T00:00:00.000Z', '2026-11-03T00:00:00.000Z');
+    expect(days).toEqual([
+      { date: '2026-11-01', calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 },
+      { date: '2026-11-02', calls: 1, answered_calls: 1, minutes: 2, cost_usd: 0.064 },
+    ]);
   });
 });

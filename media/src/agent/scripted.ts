@@ -31,7 +31,7 @@ export class ScriptedSpeechToText implements SpeechToText {
 /** Replaces `{{initial_context.key}}` (whitespace allowed); unknown keys become ''. */
 export function renderTemplate(text: string, initialContext: Record<string, unknown>): string {
   return text.replace(/\{\{\s*initial_context\.([A-Za-z0-9_.-]+)\s*\}\}/g, (_match, key: string) => {
-    const value = initialContext[key];
+    const value = Object.hasOwn(initialContext, key) ? initialContext[key] : undefined;
     if (value === undefined || value === null) return '';
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
   });

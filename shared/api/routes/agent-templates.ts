@@ -16,6 +16,7 @@ import {
 import { ErrorResponse } from '../../schemas/common.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
 
 export const agentTemplateRoutes = {
   listTemplates: defineRoute({
@@ -24,9 +25,10 @@ export const agentTemplateRoutes = {
     path: '/agent-templates',
     group: 'agentAuthoring',
     summary: 'The catalogue of industry agent templates',
+    description: 'The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey), with their variables and languages, paginated. Use one with `POST /agents/from-template`.',
     tags: ['Agent templates'],
-    request: {},
-    responses: { 200: { description: 'Templates', schema: TemplateList }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of templates', schema: TemplateList }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   fromTemplate: defineRoute({
     operationId: 'createAgentFromTemplate',
@@ -37,7 +39,7 @@ export const agentTemplateRoutes = {
     description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
-    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   translatePrompt: defineRoute({
     operationId: 'translatePrompt',
@@ -56,6 +58,7 @@ export const agentTemplateRoutes = {
     path: '/model-key',
     group: 'agentAuthoring',
     summary: "Whether the organization's own language-model key is set",
+    description: '`configured` and the last four characters of the key; the key itself is never returned.',
     tags: ['Agent templates'],
     request: {},
     responses: { 200: { description: 'Status', schema: ModelKeyStatus }, ...UNAUTHORIZED },
@@ -66,6 +69,7 @@ export const agentTemplateRoutes = {
     path: '/model-key',
     group: 'agentAuthoring',
     summary: "Set the organization's own language-model key (stored encrypted, never returned)",
+    description: 'An OpenAI-compatible key (`api_key`, optional `api_url` and `model`) used for this organization\'s AI features instead of the platform model; stored encrypted.',
     tags: ['Agent templates'],
     request: { body: ModelKeyRequest },
     responses: { 200: { description: 'Status', schema: ModelKeyStatus }, ...UNAUTHORIZED, ...VALIDATION },
@@ -76,6 +80,7 @@ export const agentTemplateRoutes = {
     path: '/model-key',
     group: 'agentAuthoring',
     summary: "Remove the organization's model key (the platform model is used again)",
+    description: 'Deletes the stored key; AI features use the platform model again.',
     tags: ['Agent templates'],
     request: {},
     responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND },
@@ -99,9 +104,10 @@ export const agentTemplateRoutes = {
     path: '/agents/from-script',
     group: 'agentAuthoring',
     summary: 'Create an agent from a script analysis',
+    description: 'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers and mandatory phrases become its workflow definition.',
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
-    responses: { 201: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   extractText: defineRoute({
     operationId: 'extractText',

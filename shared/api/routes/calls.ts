@@ -52,6 +52,7 @@ export const callRoutes = {
     public: true,
     internal: true,
     summary: 'Call status callback of the telephony provider (signed with X-Telephony-Signature)',
+    description: 'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused.',
     tags: ['Telephony'],
     request: { body: TelephonyStatusCallback },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },

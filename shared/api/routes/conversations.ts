@@ -16,7 +16,7 @@ export const conversationRoutes = {
     description: '`initial_context` is merged over the agent\'s `template_context_variables`. Telephony mode names are accepted and only create a record.',
     tags: ['Conversations'],
     request: { params: AgentIdParam, body: CreateConversationRequest },
-    responses: { 201: { description: 'Created', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: { 200: { description: 'The run record (200, as the earlier service answered; the spec gives no status)', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   listConversations: defineRoute({
     operationId: 'listConversations',
@@ -24,6 +24,7 @@ export const conversationRoutes = {
     path: '/agents/{agent_id}/conversations',
     group: 'conversations',
     summary: 'List an agent\'s runs, newest first',
+    description: 'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.',
     tags: ['Conversations'],
     request: { params: AgentIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

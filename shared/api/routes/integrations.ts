@@ -1,6 +1,7 @@
 import { Connection, ConnectionIdParam, ConnectionList, CreateConnectionRequest, PickerToken } from '../../schemas/integrations.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
 
 export const integrationRoutes = {
   createConnection: defineRoute({
@@ -22,9 +23,10 @@ export const integrationRoutes = {
     path: '/integrations',
     group: 'integrations',
     summary: 'List integration connections',
+    description: 'The organization\'s integration connections, paginated. Refresh tokens are stored encrypted and never returned.',
     tags: ['Integrations'],
-    request: {},
-    responses: { 200: { description: 'Connections', schema: ConnectionList }, ...UNAUTHORIZED },
+    request: { query: PaginationQuery },
+    responses: { 200: { description: 'One page of connections', schema: ConnectionList }, ...UNAUTHORIZED, ...VALIDATION },
   }),
   deleteConnection: defineRoute({
     operationId: 'deleteConnection',
@@ -32,6 +34,7 @@ export const integrationRoutes = {
     path: '/integrations/{connection_id}',
     group: 'integrations',
     summary: 'Delete a connection (its stored token goes with it)',
+    description: 'Deletes the connection and its encrypted refresh token. Campaigns that read a sheet through it record a sync error on their next re-sync.',
     tags: ['Integrations'],
     request: { params: ConnectionIdParam },
     responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

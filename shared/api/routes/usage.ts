@@ -1,6 +1,6 @@
 import { CampaignIdParam, ReportPage } from '../../schemas/campaigns.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
-import { UsageCsvQuery, UsageQuery, UsageReport } from '../../schemas/usage.ts';
+import { BilledRunPage, BilledRunsQuery, CurrentPeriodUsage, DailyUsage, UsageCsvQuery, UsageQuery, UsageReport } from '../../schemas/usage.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -31,6 +31,52 @@ export const usageRoutes = {
     request: { query: UsageQuery },
     responses: { 200: { description: 'Usage', schema: UsageReport }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
   }),
+  legacyCurrentPeriod: defineRoute({
+    operationId: 'getUsageCurrentPeriodLegacy',
+    method: 'GET',
+    path: '/organizations/usage/current-period',
+    group: 'usage',
+    summary: 'Usage of the current billing period (earlier address)',
+    description:
+      'Calls, answered calls, billed minutes and cost of the current calendar month (UTC) so far, from the billing records. Kept for ' +
+      'integrations built on the earlier service; new integrations use `GET /usage`.',
+    tags: ['Usage and reports'],
+    request: {},
+    responses: { 200: { description: 'The current period so far', schema: CurrentPeriodUsage }, ...UNAUTHORIZED },
+  }),
+  legacyDailyBreakdown: defineRoute({
+    operationId: 'getUsageDailyBreakdownLegacy',
+    method: 'GET',
+    path: '/organizations/usage/daily-breakdown',
+    group: 'usage',
+    summary: 'Usage per day (earlier address)',
+    description: `One item per UTC day of the range, days without calls included with zeros. Same figures as \`GET /usage?group_by=day\`. ${USAGE_DESCRIPTION}`,
+    tags: ['Usage and reports'],
+    request: { query: UsageCsvQuery },
+    responses: { 200: { description: 'Days of the range', schema: DailyUsage }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  legacyBilledRuns: defineRoute({
+    operationId: 'listUsageRunsLegacy',
+    method: 'GET',
+    path: '/organizations/usage/runs',
+    group: 'usage',
+    summary: 'Billed calls, newest first (earlier address)',
+    description: `The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. ${USAGE_DESCRIPTION}`,
+    tags: ['Usage and reports'],
+    request: { query: BilledRunsQuery },
+    responses: { 200: { description: 'One page', schema: BilledRunPage }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  legacyBilledRunsReport: defineRoute({
+    operationId: 'getUsageRunsReportLegacy',
+    method: 'GET',
+    path: '/organizations/usage/runs/report',
+    group: 'usage',
+    summary: 'Billed calls as CSV (earlier address)',
+    description: `The same CSV as \`GET /reports/usage.csv\`: one row per call, oldest first. ${USAGE_DESCRIPTION}`,
+    tags: ['Usage and reports'],
+    request: { query: UsageCsvQuery },
+    responses: { 200: { description: 'CSV', contentType: 'text/csv' }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
   usageCsv: defineRoute({
     operationId: 'getUsageCsv',
     method: 'GET',
@@ -48,6 +94,7 @@ export const usageRoutes = {
     path: '/reports/campaigns/{campaign_id}',
     group: 'campaigns',
     summary: 'Campaign report as JSON (same as /campaigns/{id}/report)',
+    description: 'The campaign report as JSON, paginated; the same as `GET /campaigns/{campaign_id}/report`, under the `/reports` address.',
     tags: ['Usage and reports'],
     request: { params: CampaignIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page of rows', schema: ReportPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

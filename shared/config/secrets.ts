@@ -1,0 +1,51 @@
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { requiredSetting, type SettingName } from './settings.ts';
+
+/**
+ * Secrets are read at run time from Secrets Manager (Powertools Parameters, cached per execution
+ * environment), never baked into the environment at deploy: a value changed after deploy reaches
+ * every function within the cache lifetime. The environment holds only the secret's ARN, given by
+ * the stack to the functions that use it (shared/config/settings.ts). Locally the same code reads
+ * the local stack's Secrets Manager stand-in (AWS_ENDPOINT_URL_SECRETS_MANAGER).
+ */
+export const SECRET_CACHE_SECONDS = 300;
+
+export class SecretNotReadyError extends Error {
+  override readonly name = 'SecretNotReadyError';
+}
+
+/** A string secret (e.g. a generated signing key). */
+export async function getSecretString(arnSetting: SettingName): Promise<string> {
+  const arn = requiredSetting(arnSetting);
+  const value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS });
+  if (typeof value !== 'string' || !value) throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) is empty: put its value in Secrets Manager`);
+  return value;
+}
+
+/** A JSON-object secret, e.g. a provider's credentials. */
+export async function getSecretJson(arnSetting: SettingName): Promise<Record<string, unknown>> {
+  const arn = requiredSetting(arnSetting);
+  const value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS, transform: 'json' });
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Named string fields of a JSON secret. A field missing, empty or still holding the `set-me`
+ * placeholder of the first deploy fails loudly, naming the secret and the field to fill in.
+ */
+export async function getSecretFields<const K extends string>(arnSetting: SettingName, fields: readonly K[]): Promise<Record<K, string>> {
+  const secret = await getSecretJson(arnSetting);
+  const missing = fields.filter((field) => typeof secret[field] !== 'string' || !secret[field] || secret[field] === SECRET_PLACEHOLDER);
+  if (missing.length > 0) {
+    throw new SecretNotReadyError(
+      `The secret in ${arnSetting} (${requiredSetting(arnSetting)}) has no value for ${missing.join(', ')}: put it in Secrets Manager (see README, Deploying to AWS)`,
+    );
+  }
+  return Object.fromEntries(fields.map((field) => [field, secret[field] as string])) as Record<K, string>;
+}
+
+/** What the stack puts in a field an operator must fill in after the first deploy. */
+export const SECRET_PLACEHOLDER = 'set-me';

@@ -1,0 +1,121 @@
+import { FUNCTION_GROUPS, type FunctionGroup, type FunctionGroupName } from '../api/function-groups.ts';
+import { STATE_MACHINES } from '../api/state-machines.ts';
+
+/**
+ * Every setting (environment variable) a Lambda function reads, and which functions read it. The
+ * CDK stack gives each function exactly `settingsFor(name, group)`, the local stack gives each
+ * in-process handler the same names (plus the local-only ones), and both are tested. A new
+ * setting is a new row here; reading it from a function that is not listed fails in the local
+ * stack and its tests, as it would be unset on AWS.
+ */
+type AccessFlag = keyof FunctionGroup['access'];
+export type FunctionName = FunctionGroupName | 'authorizer';
+
+export interface SettingSpec {
+  /** Who reads it: every function, the functions with an access flag, or named functions. */
+  readBy: 'all' | AccessFlag | readonly FunctionName[];
+  description: string;
+  /** Set only by the local stack and tests (time scales, emulator switches); absent on AWS, where the default applies. */
+  localOnly?: boolean;
+}
+
+/** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
+const PLACES_CALLS = ['calls', 'campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+/** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
+const RUNS_CAMPAIGNS = ['campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+
+export const SETTINGS = {
+  POWERTOOLS_SERVICE_NAME: { readBy: 'all', description: 'Logger, metrics and tracer service name: voice-agent-api-<function>' },
+  POWERTOOLS_LOG_LEVEL: { readBy: 'all', description: 'Log level (INFO on AWS)' },
+  POWERTOOLS_METRICS_NAMESPACE: { readBy: 'all', description: 'CloudWatch namespace of the custom metrics' },
+  POWERTOOLS_METRICS_DISABLED: { readBy: 'all', localOnly: true, description: 'No EMF metrics on stdout locally' },
+  TABLE_NAME: { readBy: 'table', description: 'The DynamoDB table' },
+  BUCKET_NAME: { readBy: 'bucket', description: 'The bucket of recordings, transcripts and documents' },
+  S3_FORCE_PATH_STYLE: { readBy: 'bucket', localOnly: true, description: 'Path-style S3 URLs (s3rver, LocalStack)' },
+  EVENT_BUS_NAME: { readBy: 'eventBus', description: 'The application event bus' },
+  ...(Object.fromEntries(
+    STATE_MACHINES.map((sm) => [sm.envVar, { readBy: 'stateMachines', description: `ARN of the ${sm.name} state machine` }]),
+  ) as Record<string, SettingSpec>),
+  DOWNLOAD_LINK_SECRET_ARN: { readBy: 'downloadLinks', description: 'Secrets Manager secret: HMAC key of signed download links (generated)' },
+  TELEPHONY_API_URL: { readBy: 'telephony', description: "The telephony provider's API base URL (context telephonyApiUrl)" },
+  MEDIA_STREAM_URL: { readBy: 'telephony', description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)' },
+  NUMBER_MARKETPLACE_URL: { readBy: 'telephony', description: "The provider's number inventory API (context numberMarketplaceUrl)" },
+  TELEPHONY_SECRET_ARN: { readBy: 'telephony', description: 'Secrets Manager secret of the telephony provider (JSON: apiKey, webhookSecret)' },
+  // Transitional: today's telephony adapter reads the secret's fields from the environment; the
+  // provider rewrite reads TELEPHONY_SECRET_ARN at run time (shared/config/secrets.ts) instead.
+  TELEPHONY_API_KEY: { readBy: 'telephony', description: 'Transitional: telephony secret apiKey, as a CloudFormation dynamic reference' },
+  TELEPHONY_WEBHOOK_SECRET: { readBy: 'telephony', description: 'Transitional: telephony secret webhookSecret, as a CloudFormation dynamic reference' },
+  PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
+  KMS_KEY_ID: { readBy: 'encryption', description: 'KMS key that encrypts stored customer secrets' },
+  SHEETS_SECRET_ARN: { readBy: 'encryption', description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)' },
+  LOCAL_ENCRYPTION_KEY: { readBy: 'encryption', localOnly: true, description: 'AES key standing in for KMS locally' },
+  SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
+  SHEETS_USERINFO_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider userinfo URL (local fake)' },
+  SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
+  MAX_CALL_SECONDS: { readBy: PLACES_CALLS, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
+  DEFAULT_CALLER_ID: {
+    readBy: PLACES_CALLS,
+    description: 'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',
+  },
+  CAMPAIGN_TIME_SCALE: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Divides campaign retry delays and re-sync periods (local speed-up)' },
+  CAMPAIGN_POLL_SECONDS: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Campaign engine poll period while channels are busy' },
+  OUTBOUND_ALLOW_LOOPBACK: { readBy: 'all', localOnly: true, description: 'Lets the SSRF guard reach loopback simulators over plain http (local stack and tests only)' },
+  WEBHOOK_RETRY_TIME_SCALE: { readBy: ['webhooks', 'webhookFanout', 'webhookDelivery'], localOnly: true, description: 'Divides the webhook retry schedule' },
+  LLM_API_URL: { readBy: ['agentAuthoring'], description: 'OpenAI-compatible chat completions URL of the platform model (context llmApiUrl)' },
+  LLM_MODEL: { readBy: ['agentAuthoring'], description: 'Model name of the platform model (context llmModel)' },
+  LLM_API_KEY: { readBy: ['agentAuthoring'], localOnly: true, description: 'Platform model key (local fake only; on AWS a secret)' },
+  LLM_PROVIDER: { readBy: ['agentAuthoring'], localOnly: true, description: '`local`: the deterministic fake model (local stack and tests)' },
+  TELEPHONY_PROVIDER_NAME: { readBy: ['numbers'], description: 'Provider name recorded on purchased numbers' },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** Prefix of every function's POWERTOOLS_SERVICE_NAME: `voice-agent-api-<function>`. */
+export const SERVICE_NAME = 'voice-agent-api';
+export const serviceNameOf = (name: FunctionName): string => `${SERVICE_NAME}-${name}`;
+
+/** Namespace of the custom CloudWatch metrics (shared/observability/metrics.ts). */
+export const METRICS_NAMESPACE = 'VoiceAgentPlatform';
+
+const ALL_SETTINGS = SETTINGS as Record<string, SettingSpec>;
+
+export function isSetting(name: string): boolean {
+  return Object.hasOwn(ALL_SETTINGS, name);
+}
+
+/** The settings function `name` reads: on AWS (`local: false`) or in the local stack (with the local-only ones). */
+export function settingsFor(name: FunctionName, group: FunctionGroup, options: { local: boolean }): string[] {
+  return Object.entries(ALL_SETTINGS)
+    .filter(([, spec]) => options.local || !spec.localOnly)
+    .filter(([, spec]) => {
+      if (spec.readBy === 'all') return true;
+      if (typeof spec.readBy === 'string') return Boolean(group.access[spec.readBy]);
+      return spec.readBy.includes(name);
+    })
+    .map(([setting]) => setting)
+    .sort();
+}
+
+/** Every function by name, authorizer included. */
+export function allFunctions(authorizer: FunctionGroup): [FunctionName, FunctionGroup][] {
+  return [['authorizer', authorizer], ...(Object.entries(FUNCTION_GROUPS) as [FunctionGroupName, FunctionGroup][])];
+}
+
+export class MissingSettingError extends Error {
+  override readonly name = 'MissingSettingError';
+  constructor(readonly setting: string) {
+    super(`Setting ${setting} is not configured: ${ALL_SETTINGS[setting]?.description ?? 'see README, Deploying to AWS'}`);
+  }
+}
+
+/** A setting this function must have; a missing or empty one fails with its name. */
+export function requiredSetting(name: SettingName): string {
+  const value = process.env[name];
+  if (!value) throw new MissingSettingError(name);
+  return value;
+}
+
+/** A setting with a documented default (local-only knobs, optional context values). */
+export function optionalSetting(name: SettingName): string | undefined {
+  return process.env[name] || undefined;
+}

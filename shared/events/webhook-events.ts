@@ -1,0 +1,69 @@
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { eventBridge } from '../aws/clients.ts';
+import { logger } from '../observability/logger.ts';
+import type { CampaignRecord } from '../repositories/campaigns.ts';
+import type { RunRecord } from '../repositories/runs.ts';
+import type { WebhookEvent } from '../schemas/webhook-events.ts';
+import { EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
+
+/**
+ * Producers of the webhook events other than `call.completed` (which has its own outbox in
+ * call-completion). Each is one call at the place where the state changes; the bus rules carry
+ * the event to the webhook fan-out. These notifications are best effort: a failure to publish is
+ * logged and never fails the state change that caused it.
+ */
+async function publish(event: WebhookEvent): Promise<void> {
+  try {
+    const result = await eventBridge().send(
+      new PutEventsCommand({
+        Entries: [{ EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) }],
+      }),
+    );
+    if (result.FailedEntryCount) throw new Error(result.Entries?.[0]?.ErrorMessage ?? 'rejected');
+  } catch (error) {
+    logger.warn('Event not published', { eventType: event.type, error: (error as Error).message });
+  }
+}
+
+/** `call.started`: the callee answered (the media stream started) at `answeredAt`. */
+export async function emitCallStarted(run: RunRecord, answeredAt = new Date().toISOString()): Promise<void> {
+  await publish({
+    type: 'call.started',
+    timestamp: answeredAt,
+    data: {
+      organization_id: run.organization_id,
+      workflow_id: run.workflow_id,
+      workflow_run_id: run.id,
+      workflow_run_name: run.name,
+      phone_number: run.phone_number,
+      created_at: run.created_at,
+      initial_context: run.initial_context,
+      campaign_id: run.campaign?.campaign_id ?? null,
+      answered_at: answeredAt,
+    },
+  });
+}
+
+/**
+ * `campaign.paused` / `campaign.completed` for a campaign that has just entered that state: pass
+ * the result of the state transition (undefined when it did not happen, then nothing is sent).
+ */
+export async function emitCampaignState(campaign: CampaignRecord | undefined, now = new Date()): Promise<void> {
+  if (!campaign || (campaign.state !== 'paused' && campaign.state !== 'completed')) return;
+  const common = {
+    organization_id: campaign.organization_id,
+    campaign_id: campaign.id,
+    name: campaign.name,
+    workflow_id: campaign.workflow_id,
+    total_rows: campaign.total_rows,
+    processed_rows: campaign.processed_rows,
+    failed_rows: campaign.failed_rows,
+    started_at: campaign.started_at,
+    completed_at: campaign.completed_at,
+  };
+  await publish(
+    campaign.state === 'completed'
+      ? { type: 'campaign.completed', timestamp: campaign.completed_at ?? now.toISOString(), data: { ...common, state: 'completed' } }
+      : { type: 'campaign.paused', timestamp: now.toISOString(), data: { ...common, state: 'paused' } },
+  );
+}

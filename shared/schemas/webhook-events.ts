@@ -1,0 +1,144 @@
+import * as z from 'zod';
+import { JsonObject, Timestamp } from './common.ts';
+
+/**
+ * The catalogue of events a webhook can subscribe to: each event's name, when it fires and the
+ * schema of its payload (Standard Webhooks' `{type, timestamp, data}`). The same schemas feed the
+ * OpenAPI document's `webhooks` section, the validation of `events` on subscription and the
+ * samples `POST /webhooks/{id}/test` sends.
+ */
+const CallCost = z
+  .object({ currency: z.literal('USD'), telephony_usd: z.number(), platform_usd: z.number(), total_usd: z.number() })
+  .openapi('CallCost');
+
+const CallIdentity = {
+  organization_id: z.int().openapi({ example: 1 }),
+  workflow_id: z.int().openapi({ description: "The agent's integer id.", example: 42 }),
+  workflow_run_id: z.int().openapi({ example: 1001 }),
+  workflow_run_name: z.string().openapi({ example: 'Call to +48601234561' }),
+  phone_number: z.string().nullable().openapi({ description: 'The number called (E.164).', example: '+48601234561' }),
+  created_at: Timestamp,
+  initial_context: JsonObject,
+  campaign_id: z.int().nullable().openapi({ description: 'The campaign that placed the call, if any.', example: null }),
+};
+
+const CallEndData = z.object({
+  ...CallIdentity,
+  status: z.enum(['completed', 'busy', 'no_answer', 'voicemail', 'failed']),
+  ended_at: Timestamp,
+  duration_seconds: z.int().openapi({ description: 'Whole seconds from answer to hang-up; 0 when never answered.', example: 37 }),
+  gathered_context: JsonObject.openapi({ example: { call_disposition: 'confirmed' } }),
+  call_disposition: z.string().nullable().openapi({ example: 'confirmed' }),
+  recording_url: z.string().nullable().openapi({ description: 'Storage key of the recording (fetch a link with the API).', example: 'runs/org-1/agent-42/run-1001/recording.wav' }),
+  transcript_url: z.string().nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
+  cost: CallCost.nullable(),
+});
+
+const CampaignData = z.object({
+  organization_id: z.int().openapi({ example: 1 }),
+  campaign_id: z.int().openapi({ example: 7 }),
+  name: z.string().openapi({ example: 'November reminders' }),
+  workflow_id: z.int().openapi({ example: 42 }),
+  state: z.enum(['paused', 'completed']),
+  total_rows: z.int().openapi({ example: 120 }),
+  processed_rows: z.int().openapi({ example: 120 }),
+  failed_rows: z.int().openapi({ example: 4 }),
+  started_at: Timestamp.nullable(),
+  completed_at: Timestamp.nullable(),
+});
+
+/** When each event is sent (the OpenAPI `webhooks` section and the README say the same). */
+export const EVENT_DESCRIPTIONS = new Map<string, string>();
+
+function envelope<T extends string, D extends z.ZodType>(type: T, data: D, name: string, description: string) {
+  EVENT_DESCRIPTIONS.set(type, description);
+  return z.object({ type: z.literal(type), timestamp: Timestamp, data }).openapi(name, { description });
+}
+
+export const CallStartedEvent = envelope(
+  'call.started',
+  z.object({ ...CallIdentity, answered_at: Timestamp }),
+  'CallStartedEvent',
+  'The callee answered and the agent started talking (the media stream began).',
+);
+export const CallCompletedEvent = envelope(
+  'call.completed',
+  CallEndData,
+  'CallCompletedEvent',
+  'A call ended, whatever the outcome (`status`): sent once per call, after the recording and transcript are saved.',
+);
+export const CallFailedEvent = envelope(
+  'call.failed',
+  CallEndData.extend({ status: z.literal('failed') }),
+  'CallFailedEvent',
+  'A call failed technically (dial failure, provider error, lost media stream, watchdog). The same call also sends `call.completed` with `status: "failed"`.',
+);
+export const CampaignCompletedEvent = envelope(
+  'campaign.completed',
+  CampaignData.extend({ state: z.literal('completed') }),
+  'CampaignCompletedEvent',
+  'Every contact of a campaign reached a final status. A completed campaign that gains contacts on a source re-sync runs again and sends this event again when it completes.',
+);
+export const CampaignPausedEvent = envelope(
+  'campaign.paused',
+  CampaignData.extend({ state: z.literal('paused') }),
+  'CampaignPausedEvent',
+  'A campaign was paused (`POST /campaigns/{id}/pause`); calls in progress finish.',
+);
+
+export const WEBHOOK_EVENTS = {
+  'call.started': CallStartedEvent,
+  'call.completed': CallCompletedEvent,
+  'call.failed': CallFailedEvent,
+  'campaign.completed': CampaignCompletedEvent,
+  'campaign.paused': CampaignPausedEvent,
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [WebhookEventType, ...WebhookEventType[]];
+export type WebhookEvent = z.output<(typeof WEBHOOK_EVENTS)[WebhookEventType]>;
+
+const SAMPLE_TIME = '2026-11-23T10:15:42.000Z';
+const sampleCall = {
+  organization_id: 1,
+  workflow_id: 42,
+  workflow_run_id: 1001,
+  workflow_run_name: 'Call to +48601234561',
+  phone_number: '+48601234561',
+  created_at: '2026-11-23T10:15:00.000Z',
+  initial_context: { name: 'Anna' },
+  campaign_id: null,
+};
+const sampleEnd = {
+  ...sampleCall,
+  ended_at: SAMPLE_TIME,
+  duration_seconds: 37,
+  gathered_context: { call_disposition: 'confirmed' },
+  call_disposition: 'confirmed',
+  recording_url: 'runs/org-1/agent-42/run-1001/recording.wav',
+  transcript_url: 'runs/org-1/agent-42/run-1001/transcript.txt',
+  cost: { currency: 'USD' as const, telephony_usd: 0.014, platform_usd: 0.05, total_usd: 0.064 },
+};
+const sampleCampaign = {
+  organization_id: 1,
+  campaign_id: 7,
+  name: 'November reminders',
+  workflow_id: 42,
+  total_rows: 120,
+  processed_rows: 120,
+  failed_rows: 4,
+  started_at: '2026-11-23T08:00:00.000Z',
+};
+
+/** A sample of each event, with the organization's id: what `POST /webhooks/{id}/test` sends and the docs show. */
+export function sampleEvent(type: WebhookEventType, organizationId = 1): WebhookEvent {
+  const samples: Record<WebhookEventType, WebhookEvent> = {
+    'call.started': { type: 'call.started', timestamp: '2026-11-23T10:15:05.000Z', data: { ...sampleCall, answered_at: '2026-11-23T10:15:05.000Z' } },
+    'call.completed': { type: 'call.completed', timestamp: SAMPLE_TIME, data: { ...sampleEnd, status: 'completed' } },
+    'call.failed': { type: 'call.failed', timestamp: SAMPLE_TIME, data: { ...sampleEnd, status: 'failed', duration_seconds: 0, gathered_context: {}, call_disposition: null, recording_url: null, transcript_url: null } },
+    'campaign.completed': { type: 'campaign.completed', timestamp: SAMPLE_TIME, data: { ...sampleCampaign, state: 'completed', completed_at: SAMPLE_TIME } },
+    'campaign.paused': { type: 'campaign.paused', timestamp: SAMPLE_TIME, data: { ...sampleCampaign, state: 'paused', processed_rows: 37, completed_at: null } },
+  };
+  const sample = samples[type];
+  return { ...sample, data: { ...sample.data, organization_id: organizationId } } as WebhookEvent;
+}

@@ -1,0 +1,247 @@
+import { contactWindows } from '../domain/campaign-scheduling.ts';
+import { CapacityError, ConflictError } from '../domain/errors.ts';
+import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
+import { nextInstantInsideAll } from '../domain/time-windows.ts';
+import { logger } from '../observability/logger.ts';
+import * as repository from '../repositories/campaigns.ts';
+import { nextIds } from '../repositories/counters.ts';
+import { getNumber, getOutboundNumberId } from '../repositories/numbers.ts';
+import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
+import type { Agent } from '../schemas/agents.ts';
+import { getAgent } from './agents.ts';
+import { placeCallForAgent } from './calls.ts';
+
+/**
+ * Dispatch of a campaign's due contacts, shared by the engine's step (it fills every free channel)
+ * and by the outcome of a campaign call (the channel it freed goes to the next due contact at once,
+ * so the engine never has to wake up for it). Per contact it costs one transaction: the contact's
+ * claim, its run, the agent's run count, the organization's channel and a check that the campaign
+ * is still running. Per batch: one Query of due contacts, one BatchGetItem for their Do-not-call
+ * entries and number claims, one run-id allocation. The agent and its outbound number are read
+ * once per AGENT_CACHE_MS per process (the claim transaction still refuses an archived agent).
+ */
+
+/** Contacts fetched per Query when a dispatcher needs fewer (the rest wait in this process's queue). */
+const PREFETCH = 25;
+/** Queued contacts older than this are dropped and fetched again (their state may have moved on). */
+const QUEUE_TTL_MS = 10_000;
+/** A row handed to a dispatcher is not handed out again for this long (a GSI read may still show it due). */
+const HANDED_OUT_MS = 30_000;
+/** How long the agent and its outbound number are reused without a read. */
+const AGENT_CACHE_MS = 10_000;
+/** Claims in flight at once per dispatcher (each is one DynamoDB transaction). */
+const CLAIM_CONCURRENCY = 32;
+
+export type ContactOutcome = 'placed' | 'capacity' | 'rescheduled' | 'skipped' | 'stopped';
+
+interface Fetched {
+  contacts: repository.ContactRecord[];
+  settled: ContactOutcome[];
+}
+
+interface Queue {
+  contacts: repository.ContactRecord[];
+  fetchedAt: number;
+  fetching?: Promise<Fetched>;
+  /** `row#attempts` of contacts handed to a dispatcher → when (an attempt is handed out once). */
+  handedOut: Map<string, number>;
+}
+
+const queues = new Map<string, Queue>();
+const attemptKey = (contact: repository.ContactRecord) => `${contact.row}#${contact.attempts}`;
+const queueOf = (campaign: repository.CampaignRecord): Queue => {
+  const key = `${campaign.organization_id}#${campaign.id}`;
+  let queue = queues.get(key);
+  if (!queue) {
+    queue = { contacts: [], fetchedAt: 0, handedOut: new Map() };
+    queues.set(key, queue);
+  }
+  return queue;
+};
+
+/** Forgets what this process queued for the campaign (it stopped, or its contacts changed). */
+export function dropQueue(campaign: repository.CampaignRecord): void {
+  queues.delete(`${campaign.organization_id}#${campaign.id}`);
+}
+
+/**
+ * Up to `count` contacts that may be dialed now, not handed out recently, from the queue or a fresh
+ * fetch (one in flight per campaign). Contacts the fetch cannot dial now are moved on by it and
+ * reported in `settled`.
+ */
+async function takeDue(campaign: repository.CampaignRecord, now: Date, count: number): Promise<Fetched> {
+  const queue = queueOf(campaign);
+  const clock = Date.now();
+  for (const [attempt, at] of queue.handedOut) if (clock - at > HANDED_OUT_MS) queue.handedOut.delete(attempt);
+  if (clock - queue.fetchedAt > QUEUE_TTL_MS) queue.contacts = [];
+  let settled: ContactOutcome[] = [];
+  if (queue.contacts.length < count) {
+    let fetched = queue.fetching;
+    if (!fetched) {
+      fetched = fetchDialable(campaign, now, Math.max(count, PREFETCH) + queue.handedOut.size).finally(() => {
+        queue.fetching = undefined;
+      });
+      queue.fetching = fetched;
+      const { contacts, settled: moved } = await fetched;
+      queue.contacts = contacts.filter((contact) => !queue.handedOut.has(attemptKey(contact)));
+      queue.fetchedAt = Date.now();
+      settled = moved;
+    } else {
+      await fetched;
+    }
+  }
+  const taken: repository.ContactRecord[] = [];
+  while (taken.length < count && queue.contacts.length > 0) {
+    const contact = queue.contacts.shift()!;
+    // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).
+    if (!(await dialableAt(campaign, contact, now))) continue;
+    queue.handedOut.set(attemptKey(contact), Date.now());
+    taken.push(contact);
+  }
+  return { contacts: taken, settled };
+}
+
+const dialableAt = async (campaign: repository.CampaignRecord, contact: repository.ContactRecord, now: Date) =>
+  nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)))?.getTime() === now.getTime();
+
+/**
+ * One Query of due contacts, then: a contact outside its calling window or legal hours is
+ * rescheduled; one on the Do-not-call list, or dialing a number of the organization that carries
+ * no traffic, is finished (one BatchGetItem screens them all); the rest may be dialed.
+ */
+async function fetchDialable(campaign: repository.CampaignRecord, now: Date, limit: number): Promise<Fetched> {
+  const orgId = campaign.organization_id;
+  const contacts = await repository.dueContacts(orgId, campaign.id, now.toISOString(), limit);
+  const settled: ContactOutcome[] = [];
+  const dialable: repository.ContactRecord[] = [];
+  for (const contact of contacts) {
+    const next = nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)));
+    if (!next) {
+      await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { status: 'failed', error: 'the calling window and the legal hours never overlap', next_attempt_at: null }, true);
+      settled.push('skipped');
+    } else if (next.getTime() > now.getTime()) {
+      await repository.updateContact(orgId, campaign.id, contact.row, dueOf(contact), { status: contact.status, next_attempt_at: next.toISOString() });
+      settled.push('rescheduled');
+    } else {
+      dialable.push(contact);
+    }
+  }
+  if (dialable.length === 0) return { contacts: [], settled };
+
+  const [context, screen] = await Promise.all([placementContext(campaign), repository.screenNumbers(orgId, dialable.map((contact) => contact.e164!))]);
+  const placeable: repository.ContactRecord[] = [];
+  for (const contact of dialable) {
+    const claim = screen.claimedBy.get(contact.e164!);
+    const ownNumber = claim?.organizationId === orgId ? await getNumber(orgId, claim.numberId) : undefined;
+    const refusal = screen.blocked.has(contact.e164!)
+      ? { status: 'do_not_call' as const, error: 'on the Do not call list' }
+      : context.refusal
+        ? { status: 'failed' as const, error: context.refusal }
+        : ownNumber && ownNumber.status !== 'active'
+          ? { status: 'failed' as const, error: `${contact.e164} is one of your numbers and is ${ownNumber.status}: it carries no traffic` }
+          : undefined;
+    if (refusal) {
+      await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { ...refusal, next_attempt_at: null }, true);
+      settled.push('skipped');
+    } else {
+      placeable.push(contact);
+    }
+  }
+  return { contacts: placeable, settled };
+}
+
+/** Run ids reserved by this process, allocated PREFETCH at a time (ids of a process that stops are skipped: ids need not be dense). */
+const runIdPool: number[] = [];
+
+async function takeRunIds(count: number): Promise<number[]> {
+  if (runIdPool.length < count) {
+    const size = Math.max(count - runIdPool.length, PREFETCH);
+    const first = await nextIds('run', size);
+    runIdPool.push(...Array.from({ length: size }, (_, i) => first + i));
+  }
+  return runIdPool.splice(0, count);
+}
+
+const agents = new Map<string, { at: number; value: Promise<{ agent: Agent; from: string | null; refusal?: string }> }>();
+
+/** The campaign's agent and the number it dials from, reused for AGENT_CACHE_MS. */
+function placementContext(campaign: repository.CampaignRecord) {
+  const key = `${campaign.organization_id}#${campaign.workflow_id}`;
+  const cached = agents.get(key);
+  if (cached && Date.now() - cached.at < AGENT_CACHE_MS) return cached.value;
+  const value = (async () => {
+    const agent = await getAgent(campaign.organization_id, String(campaign.workflow_id));
+    const outboundId = await getOutboundNumberId(campaign.organization_id, agent.id);
+    const outbound = outboundId === undefined ? undefined : await getNumber(campaign.organization_id, outboundId);
+    if (outbound && outbound.status !== 'active') return { agent, from: null, refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic` };
+    return { agent, from: outbound?.phone_number ?? null };
+  })();
+  agents.set(key, { at: Date.now(), value });
+  value.catch(() => agents.delete(key));
+  return value;
+}
+
+export const contactZones = async (contact: Pick<repository.ContactRecord, 'timezone' | 'e164'>): Promise<string[]> => {
+  if (contact.timezone) return [contact.timezone];
+  return contact.e164 ? phoneNumberTimeZones(contact.e164) : [];
+};
+
+const dueOf = (contact: repository.ContactRecord) => ({ statuses: ['pending', 'retry_scheduled'] as const, attempts: contact.attempts });
+
+/**
+ * Dials up to `count` due contacts of a running campaign, concurrently; the outcomes include the
+ * contacts a fetch moved on instead (rescheduled or finished).
+ */
+export async function dispatchDue(campaign: repository.CampaignRecord, now: Date, count: number): Promise<ContactOutcome[]> {
+  const orgId = campaign.organization_id;
+  const { contacts: placeable, settled: outcomes } = await takeDue(campaign, now, count);
+  if (placeable.length === 0) return outcomes;
+
+  const [context, runIds] = await Promise.all([placementContext(campaign), takeRunIds(placeable.length)]);
+  const claimedAt = now.toISOString();
+  let stopped = false;
+  const place = async (contact: repository.ContactRecord, runId: number): Promise<ContactOutcome> => {
+    if (stopped) return 'stopped';
+    try {
+      await placeCallForAgent(
+        orgId,
+        context.agent,
+        { phone_number: contact.e164!, initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 } },
+        { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
+        now,
+        { prepared: { from: context.from, runId, alongside: [repository.contactClaimItem(orgId, campaign.id, contact, runId, claimedAt), repository.campaignRunningCheck(orgId, campaign.id)] } },
+      );
+      return 'placed';
+    } catch (error) {
+      if (error instanceof CapacityError) {
+        queueOf(campaign).handedOut.delete(attemptKey(contact));
+        return 'capacity';
+      }
+      if (error instanceof AlongsideRefusedError) {
+        // 0: another dispatcher claimed the contact; 1: the campaign is no longer running.
+        if (error.index === 1) stopped = true;
+        return error.index === 1 ? 'stopped' : 'skipped';
+      }
+      if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
+        // The agent was archived or deleted: the contact cannot be called by this campaign.
+        agents.delete(`${orgId}#${campaign.workflow_id}`);
+        await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null }, true);
+        return 'skipped';
+      }
+      // The run exists and was ended as failed (placeCallForAgent): its outcome moves the contact on.
+      logger.error('Campaign call could not be started', { row: contact.row, error: String(error) });
+      return 'placed';
+    }
+  };
+  const placed: ContactOutcome[] = new Array(placeable.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < placeable.length) {
+      const index = next++;
+      placed[index] = await place(placeable[index]!, runIds[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CLAIM_CONCURRENCY, placeable.length) }, worker));
+  if (stopped) dropQueue(campaign);
+  return [...outcomes, ...placed];
+}

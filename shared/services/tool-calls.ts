@@ -1,0 +1,35 @@
+import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+import type { ToolRecord } from '../repositories/agent-resources.ts';
+
+/** A tool call's time and answer caps (the answer goes back into the model's context). */
+export const TOOL_CALL_TIMEOUT_MS = 10_000;
+export const MAX_TOOL_RESPONSE_BYTES = 256 * 1024;
+const toolFetch = createGuardedFetch({ timeoutMs: TOOL_CALL_TIMEOUT_MS, maxResponseBytes: MAX_TOOL_RESPONSE_BYTES });
+
+/** Binds a tool's encrypted headers to their organization and tool: a ciphertext cannot be moved. */
+const headersContext = (orgId: number, toolId: string) => ({ organizationId: String(orgId), toolId });
+
+/** Tool headers often carry credentials: stored encrypted like model keys (KMS on AWS). */
+export async function sealToolHeaders(orgId: number, toolId: string, headers: Record<string, string>): Promise<Pick<ToolRecord, 'header_names' | 'headers_ciphertext'>> {
+  const names = Object.keys(headers);
+  return { header_names: names, headers_ciphertext: names.length ? await encryptSecret(JSON.stringify(headers), headersContext(orgId, toolId)) : null };
+}
+
+/**
+ * Calls an agent's HTTP tool with the model's arguments (GET/DELETE as query parameters, the
+ * others as a JSON body), through the SSRF guard: the tool's address is checked again at every
+ * call. Fails with the guard's OutboundRequestError (refused, timeout, too large, unreachable).
+ */
+export async function callTool(orgId: number, tool: ToolRecord, args: Record<string, unknown>): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = tool.headers_ciphertext ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id))) : {};
+  const url = new URL(tool.url);
+  const inQuery = tool.method === 'GET' || tool.method === 'DELETE';
+  if (inQuery) for (const [name, value] of Object.entries(args)) url.searchParams.set(name, String(value));
+  const response = await toolFetch(url, {
+    method: tool.method,
+    headers: inQuery ? headers : { ...headers, 'Content-Type': 'application/json' },
+    body: inQuery ? undefined : JSON.stringify(args),
+  });
+  return { status: response.status, body: await response.text() };
+}

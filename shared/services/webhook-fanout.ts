@@ -1,0 +1,34 @@
+import type { RunRef } from '../domain/run-ref.ts';
+import type { WebhookEvent } from '../schemas/webhook-events.ts';
+
+export interface EventDelivery {
+  event: WebhookEvent;
+  /** Stable per event, so a repeated fan-out of it creates nothing twice. */
+  eventKey: string;
+  /** The run the event is about: its delivery records are deleted with the run. */
+  run: RunRef | null;
+}
+
+/**
+ * What one event on the bus is delivered as. `call.completed` keeps its earlier key (one per run);
+ * a failed call is also a `call.failed`, derived here so it rides on `call.completed`'s outbox.
+ * Campaign events happen more than once per campaign (pause, resume, pause), so their key carries
+ * the event's time.
+ */
+export function deliveriesOf(event: WebhookEvent): EventDelivery[] {
+  switch (event.type) {
+    case 'call.started':
+    case 'call.completed':
+    case 'call.failed': {
+      const { organization_id: org, workflow_id: agent, workflow_run_id: runId } = event.data;
+      const run = { organizationId: org, agentId: agent, runId };
+      const own = { event, eventKey: event.type === 'call.completed' ? `${org}-${runId}` : `${event.type}-${org}-${runId}`, run };
+      if (event.type !== 'call.completed' || event.data.status !== 'failed') return [own];
+      const failed: WebhookEvent = { ...event, type: 'call.failed', data: { ...event.data, status: 'failed' } };
+      return [own, { event: failed, eventKey: `call.failed-${org}-${runId}`, run }];
+    }
+    case 'campaign.completed':
+    case 'campaign.paused':
+      return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.campaign_id}-${Date.parse(event.timestamp)}`, run: null }];
+  }
+}
