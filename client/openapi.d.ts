@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List agents
-         * @description Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them.
+         * @description Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them. A body never exceeds 5 MB: agents past that are left out, the answer carries `X-Truncated: true` and `X-Total-Count`, and unpaged, a `Link` to the next page (use a smaller `limit` on a truncated page).
          *
          *     **Example**
          *
@@ -2245,7 +2245,7 @@ export interface components {
             script_text: string;
             /**
              * Format: uri
-             * @description The company website; facts are read from it (https; private addresses refused).
+             * @description The company website; facts are read from it. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 2 MiB.
              */
             url?: string;
         };
@@ -2457,7 +2457,7 @@ export interface components {
         /** @description Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive). */
         CallingWindowRequest: {
             /**
-             * @description ISO weekdays: 1 = Monday … 7 = Sunday.
+             * @description ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).
              * @default [
              *       1,
              *       2,
@@ -2624,10 +2624,29 @@ export interface components {
             goal?: string | null;
             manual_contacts?: components["schemas"]["ManualContact"][] | null;
             name: string;
-            retry_config?: components["schemas"]["RetryConfig"];
+            /** @description Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact may be called twice. Send `{"enabled": false}` to call each contact once. */
+            retry_config?: {
+                /** @default true */
+                enabled: boolean;
+                /** @default 1 */
+                max_retries: number;
+                /** @default 3600 */
+                retry_delay_seconds: number;
+                /** @default true */
+                retry_on_busy: boolean;
+                /** @default true */
+                retry_on_no_answer: boolean;
+                /** @default false */
+                retry_on_voicemail: boolean;
+                /**
+                 * @description Retry at another time of day: a retry that would fall within 3 hours (local time) of the failed attempt's time of day moves 4 hours later, then into the next allowed window.
+                 * @default false
+                 */
+                smart_timing: boolean;
+            } | null;
             /** Format: date-time */
             scheduled_start_at?: string | null;
-            /** @description Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` (default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. */
+            /** @description Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` (default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. `ics_url`: Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 5 MiB per read. */
             source_config?: {
                 [key: string]: unknown;
             };
@@ -2635,7 +2654,11 @@ export interface components {
             source_id: string;
             source_refresh_minutes?: number | null;
             source_type: string;
-            workflow_id: number;
+            /**
+             * @description The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.
+             * @example 42
+             */
+            workflow_id: number | string;
         };
         CampaignPage: {
             items: components["schemas"]["Campaign"][];
@@ -2747,17 +2770,20 @@ export interface components {
             workflow_id: number;
         };
         CreateAgentRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             call_disposition_codes?: {
                 [key: string]: unknown;
             };
             name: string;
-            /** @description Default variables; prompts read them as `{{initial_context.<key>}}`. */
+            /** @description Default variables; prompts read them as `{{initial_context.<key>}}`. At most 32 kB stored, nested at most 32 levels. */
             template_context_variables?: {
                 [key: string]: unknown;
             };
+            /** @description Free-form object; at most 64 kB stored, nested at most 32 levels. */
             workflow_configurations?: {
                 [key: string]: unknown;
             };
+            /** @description Free-form object; at most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
                 [key: string]: unknown;
             };
@@ -2774,6 +2800,7 @@ export interface components {
             redirect_uri: string;
         };
         CreateConversationRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             initial_context?: {
                 [key: string]: unknown;
             };
@@ -2801,7 +2828,10 @@ export interface components {
         };
         CreateToolRequest: {
             description: string;
-            /** @default {} */
+            /**
+             * @description Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.
+             * @default {}
+             */
             headers: {
                 [key: string]: string;
             };
@@ -2813,7 +2843,7 @@ export interface components {
             /** @description snake_case, as the model calls it. */
             name: string;
             /**
-             * @description JSON Schema of the arguments: an object of string/number/integer/boolean properties.
+             * @description JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).
              * @default {
              *       "type": "object",
              *       "properties": {},
@@ -2841,7 +2871,7 @@ export interface components {
             };
             /**
              * Format: uri
-             * @description https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.
+             * @description https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 256 KiB per call.
              */
             url: string;
         };
@@ -2865,7 +2895,7 @@ export interface components {
             events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: uri
-             * @description HTTPS endpoint (plain HTTP is accepted only by the local stack).
+             * @description The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s per attempt, 64 KiB of response read.
              * @example https://example.com/hooks/voice
              */
             url: string;
@@ -2969,7 +2999,7 @@ export interface components {
         };
         FromScriptRequest: {
             agent_name: string;
-            analysis: components["schemas"]["ScriptAnalysis"];
+            analysis: components["schemas"]["ScriptAnalysis"] & unknown;
         };
         FromTemplateRequest: {
             agent_name: string;
@@ -3078,7 +3108,7 @@ export interface components {
         ModelKeyRequest: {
             api_key: string;
             /**
-             * @description An OpenAI-compatible API base URL.
+             * @description An OpenAI-compatible API base URL. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 25 s and 1 MiB per model request.
              * @default https://api.openai.com/v1
              */
             api_url: string;
@@ -3187,7 +3217,7 @@ export interface components {
             expires_in: number;
         };
         PlaceCallRequest: {
-            /** @description Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. */
+            /** @description Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels. */
             initial_context?: {
                 [key: string]: unknown;
             };
@@ -3408,6 +3438,7 @@ export interface components {
              */
             created_at: string;
             description: string;
+            /** @description Header names; values are hidden (`********`). */
             headers: {
                 [key: string]: string;
             };
@@ -3486,17 +3517,20 @@ export interface components {
             total_pages: number;
         };
         UpdateAgentRequest: {
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             call_disposition_codes?: {
                 [key: string]: unknown;
             };
             name?: string;
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
             template_context_variables?: {
                 [key: string]: unknown;
             };
+            /** @description Free-form object; at most 64 kB stored, nested at most 32 levels. */
             workflow_configurations?: {
                 [key: string]: unknown;
             };
-            /** @description A new definition gets a new `current_definition_id`. */
+            /** @description A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
                 [key: string]: unknown;
             };
@@ -3842,10 +3876,14 @@ export interface operations {
             /** @description Agents */
             200: {
                 headers: {
+                    /** @description With `X-Truncated` on an unpaged list: `rel="next"`, the next page of as many agents as this answer holds. */
+                    Link?: string;
                     /** @description Agents matching the filter */
                     "X-Total-Count"?: number;
                     /** @description Pages of `limit` agents */
                     "X-Total-Pages"?: number;
+                    /** @description `true` when agents were left out to keep the body under 5 MB (Lambda answers at most 6 MB); `X-Total-Count` then gives the total. */
+                    "X-Truncated"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4300,8 +4338,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
-            201: {
+            /** @description The run record (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5498,8 +5536,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Agent */
-            201: {
+            /** @description The agent created (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5551,8 +5589,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Agent */
-            201: {
+            /** @description The agent created (200, as the earlier service answered; the spec gives no status) */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5716,6 +5754,8 @@ export interface operations {
             header?: {
                 /** @description Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`. */
                 authorization?: string;
+                /** @description The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service. */
+                "X-API-Key"?: string;
             };
             path?: never;
             cookie?: never;
