@@ -31,12 +31,14 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     return value;
   };
   const retentionDays = positiveInteger('retentionDays', DEFAULT_RETENTION_DAYS);
+  const media = mediaSettingsFromContext(app.node);
   const stack = new VoiceAgentPlatformApiStack(app, STACK_NAME, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'Voice agent platform public REST API',
     stageName,
     retentionDays,
     reserveConcurrency: String(app.node.tryGetContext('reserveConcurrency') ?? 'true') !== 'false',
+    media,
     settings: {
       mediaStreamUrl: text('mediaStreamUrl'),
       defaultCallerId: text('defaultCallerId'),
@@ -44,8 +46,9 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
       ...(app.node.tryGetContext('telephonyCallsPerSecond') === undefined ? {} : { telephonyCallsPerSecond: positiveNumber('telephonyCallsPerSecond') }),
       ...(app.node.tryGetContext('llmApiUrl') === undefined ? {} : { llmApiUrl: text('llmApiUrl') }),
       ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
+      // One call length for the functions (watchdog) and the media service (deregistration delay).
+      maxCallSeconds: media.maxCallSeconds,
     },
-    media: mediaSettingsFromContext(app.node),
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));

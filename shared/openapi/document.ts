@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_KEY_HEADER } from '../api/gateway.ts';
 import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../http/json-limits.ts';
 import type { Route } from '../api/route.ts';

