@@ -298,6 +298,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/conversations/{conversation_id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hang up a call in progress
+         * @description Asks the telephony provider to hang up (a call still ringing is cancelled). Answers 202 at once; the run then ends as usual (`completed` with what was recorded, or `failed` if it was never answered) and `call.completed` fires. 409 when the run is not a call in progress.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/conversations/1001/end" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["endCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/conversations/{conversation_id}/recording": {
         parameters: {
             query?: never;
@@ -1777,6 +1804,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/telephony-configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's own telephony account, if any (secrets never returned)
+         * @description The provider, account id, caller id and call rate of the organization's own account; 404 when calls use the platform's account.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/telephony-configs" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getTelephonyConfig"];
+        /**
+         * Use the organization's own Twilio or Telnyx account for its calls
+         * @description The credentials are checked with the provider (the account must own `caller_id`, the number its calls show), stored encrypted with KMS and never returned. From then on every call of the organization (direct, trigger, campaign) is dialed through this account, paced to its `calls_per_second`. Point the account's webhooks at nothing: each call carries its own signed callback URL. Replaces a previous config.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X PUT "$BASE/telephony-configs" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        put: operations["putTelephonyConfig"];
+        post?: never;
+        /**
+         * Forget the organization's own account: calls go through the platform's account again
+         * @description Deletes the stored credentials (404 when none were set). Calls in progress finish on the account that placed them.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/telephony-configs" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["deleteTelephonyConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/triggers": {
         parameters: {
             query?: never;
@@ -2653,7 +2729,7 @@ export interface components {
              */
             started_at: string | null;
             /** @enum {string} */
-            state: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
+            state: "importing" | "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
             total_rows: number | null;
             workflow_id: number;
             workflow_name: string;
@@ -2699,6 +2775,7 @@ export interface components {
         CampaignCreateRequest: {
             calling_window?: components["schemas"]["CallingWindowRequest"];
             goal?: string | null;
+            /** @description At most 10,000 per request; larger lists are sent as CSV (`source_type: csv`). */
             manual_contacts?: components["schemas"]["ManualContact"][] | null;
             name: string;
             /** @description Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact may be called twice. Send `{"enabled": false}` to call each contact once. */
@@ -3040,6 +3117,11 @@ export interface components {
             page: number;
             total_count: number;
             total_pages: number;
+        };
+        EndCallResponse: {
+            /** @enum {string} */
+            status: "ending";
+            workflow_run_id: number;
         };
         /** @description The subscriber's data Polish regulation requires for a mobile number. */
         EndUser: {
@@ -3524,6 +3606,48 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             updated_at: string;
+        };
+        TelephonyConfig: {
+            /** @description The Twilio Account SID or the Telnyx connection id. Secrets are never returned. */
+            account_id: string;
+            caller_id: string;
+            calls_per_second: number;
+            /** @enum {string} */
+            provider: "twilio" | "telnyx";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            updated_at: string;
+        };
+        TelephonyConfigRequest: {
+            /**
+             * @description The number calls show; the account must own it (checked with the provider).
+             * @example +48601234567
+             */
+            caller_id: string;
+            /**
+             * @description The account's outbound call rate limit at the provider (Twilio's default is 1). Calls are paced to stay under it.
+             * @default 1
+             */
+            calls_per_second: number;
+            credentials: {
+                /** @example AC0123456789abcdef0123456789abcdef */
+                account_sid: string;
+                /** @description The account's auth token; it also verifies Twilio's webhook signatures. Never returned. */
+                auth_token: string;
+                /** @enum {string} */
+                provider: "twilio";
+            } | {
+                /** @description A Telnyx API v2 key. Never returned. */
+                api_key: string;
+                /** @description The Call Control application calls are placed on. */
+                connection_id: string;
+                /** @enum {string} */
+                provider: "telnyx";
+                /** @description The account's webhook signing public key (Ed25519, base64). */
+                public_key: string;
+            };
         };
         TestWebhookRequest: {
             event_type?: components["schemas"]["WebhookEventType"] & unknown;
@@ -4610,6 +4734,67 @@ export interface operations {
                 };
             };
             /** @description Call in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    endCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example agent_Q8xT2mV7pL4nR9sK3wZ1 */
+                agent_id: string;
+                /** @example 1001 */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hang-up requested */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndCallResponse"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not a call in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5932,6 +6117,8 @@ export interface operations {
             header?: {
                 /** @description Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`. */
                 authorization?: string;
+                /** @description Optional. A retried request with the same key returns the first response and creates nothing again (kept 24 h). */
+                "idempotency-key"?: string;
                 /** @description The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service. */
                 "X-API-Key"?: string;
             };
@@ -7828,6 +8015,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getTelephonyConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The config */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelephonyConfig"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The organization uses the platform's telephony account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putTelephonyConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TelephonyConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored (secrets left out) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelephonyConfig"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteTelephonyConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The organization uses the platform's telephony account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
