@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Names, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -17,6 +17,13 @@ export function acknowledge(scopes: IConstruct | IConstruct[], reason: string, .
  * flattenCfnReference does (`{Ref: X}` → `<X>`, `{Fn::GetAtt: [R, A]}` → `<R.A>`).
  */
 export function flattenForNag(scope: IConstruct, value: string): string {
+  // In a nested stack a value of the parent arrives as a parameter named after the referenced
+  // construct's unique id: `referenceto<unique id><attribute>`.
+  const parent = Stack.of(scope).nestedStackParent;
+  const uniqueIdOf = (logicalId: string): string => {
+    const element = parent?.node.findAll().find((c) => CfnElement.isCfnElement(c) && parent.getLogicalId(c) === logicalId);
+    return element ? Names.uniqueId(element) : logicalId;
+  };
   const visit = (node: unknown): string => {
     if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
     const fn = node as Record<string, unknown>;
@@ -26,12 +33,12 @@ export function flattenForNag(scope: IConstruct, value: string): string {
     }
     if (fn['Fn::GetAtt']) {
       const [resource, attribute] = fn['Fn::GetAtt'] as [unknown, unknown];
-      return `<${visit(resource)}.${visit(attribute)}>`;
+      return parent ? `<referenceto${uniqueIdOf(visit(resource))}${visit(attribute)}>` : `<${visit(resource)}.${visit(attribute)}>`;
     }
-    if (fn.Ref) return `<${visit(fn.Ref)}>`;
+    if (fn.Ref) return parent ? `<referenceto${uniqueIdOf(visit(fn.Ref))}Ref>` : `<${visit(fn.Ref)}>`;
     return JSON.stringify(node);
   };
-  return visit(Stack.of(scope).resolve(value));
+  return visit((parent ?? Stack.of(scope)).resolve(value));
 }
 
 /** Id of the IAM5 finding for a wildcard resource (value may hold tokens). */

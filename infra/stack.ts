@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -56,7 +56,9 @@ export class VoiceAgentPlatformApiStack extends Stack {
       ...props.settings,
     };
     this.voiceProviders = new VoiceProviders(this, 'VoiceProviders', settings);
-    this.media = new Media(this, 'Media', {
+    // A nested stack of its own: the API's methods and resources leave no room for the media
+    // service's network, cluster and load balancer under CloudFormation's 500 resources a stack.
+    this.media = new Media(new NestedStack(this, 'MediaService'), 'Media', {
       table: this.data.table,
       bucket: this.data.bucket,
       eventBus: this.events.bus,

@@ -17,7 +17,7 @@ export const handler = createApiHandler([
     await authoring.clearModelKey(callerOf(context).organizationId);
     return noContent();
   }),
-  operation(agentTemplateRoutes.listSpeechKeys, async (_input, context) => ok(await speechKeys.listSpeechKeys(callerOf(context).organizationId))),
+  operation(agentTemplateRoutes.listSpeechKeys, async ({ query }, context) => ok(pageOfItems((await speechKeys.listSpeechKeys(callerOf(context).organizationId)).items, query))),
   operation(agentTemplateRoutes.setSpeechKey, async ({ params, body }, context) => ok(await speechKeys.setSpeechKey(callerOf(context).organizationId, params.provider, body))),
   operation(agentTemplateRoutes.clearSpeechKey, async ({ params }, context) => {
     await speechKeys.clearSpeechKey(callerOf(context).organizationId, params.provider);

@@ -119,14 +119,15 @@ export class Media extends Construct {
     const { settings } = props;
     const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const stack = Stack.of(this);
-    // Without context the values become stack parameters: a deploy without them stops at once,
-    // naming them, instead of creating a listener with no certificate.
+    // Without context the values become parameters of the deployed (top-level) stack: a deploy
+    // without them stops at once, naming them, instead of creating a listener with no certificate.
+    const root = stack.nestedStackParent ?? stack;
     const domainName =
       settings.domainName ??
-      new CfnParameter(stack, 'MediaDomainName', { type: 'String', description: 'Host name of the media service (or context mediaDomainName)', minLength: 1 }).valueAsString;
+      new CfnParameter(root, 'MediaDomainName', { type: 'String', description: 'Host name of the media service (or context mediaDomainName)', minLength: 1 }).valueAsString;
     const certificateArn =
       settings.certificateArn ??
-      new CfnParameter(stack, 'MediaCertificateArn', { type: 'String', description: 'ACM certificate ARN for the media host name (or context mediaCertificateArn)', minLength: 1 })
+      new CfnParameter(root, 'MediaCertificateArn', { type: 'String', description: 'ACM certificate ARN for the media host name (or context mediaCertificateArn)', minLength: 1 })
         .valueAsString;
     this.streamUrl = `wss://${domainName}${MEDIA_STREAM_PATH}`;
 

@@ -26,6 +26,7 @@ export const PARAMETER_EXAMPLES: Record<string, string | number> = {
   token: 'eyJrIjoicnVucy9vcmctMS9hZ2VudC00Mi9ydW4tMTAwMS9yZWNvcmRpbmcud2F2In0.c2lnbmF0dXJl',
   country_code: 'PL',
   q: 'opening hours',
+  provider: 'deepgram',
 };
 
 const WORKFLOW_DEFINITION = {
@@ -81,6 +82,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   createAgentFromTemplate: { template_id: 'dental-reminders', variables: { clinic_name: 'North Clinic' }, language: 'en', agent_name: 'Dental reminders', generate_with_ai: false },
   translatePrompt: { text: 'Can you come tomorrow at 10:00?', target_language: 'pl', context: 'A dental clinic reminding a patient of a visit' },
   setModelKey: { api_key: 'sk-example-0123456789', api_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini' },
+  setSpeechKey: { api_key: 'dg-example-0123456789abcdef' },
+  putTelephonyConfig: {
+    credentials: { provider: 'twilio', account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: 'example-auth-token-0123456789' },
+    caller_id: '+14155550123',
+    calls_per_second: 1,
+  },
   analyzeScript: {
     script_text: 'Good morning, this is North Clinic.\nCan I have your name?\nIf they say it is too expensive: we offer instalments.',
     url: 'https://example.com',

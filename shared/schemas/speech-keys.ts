@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { pageOf } from './pagination.ts';
 import { SPEECH_PROVIDERS } from '../repositories/speech-keys.ts';
 import { Timestamp } from './common.ts';
 
@@ -17,8 +18,6 @@ export const SpeechKeyStatus = z
   .object({ provider: z.enum(SPEECH_PROVIDERS), api_url: z.string().nullable(), key_last4: z.string(), updated_at: Timestamp })
   .openapi('SpeechKeyStatus', { description: 'The key itself is stored encrypted and never returned.' });
 
-export const SpeechKeyList = z
-  .object({ items: z.array(SpeechKeyStatus) })
-  .openapi('SpeechKeyList', {
+export const SpeechKeyList = pageOf(SpeechKeyStatus, 'SpeechKeyList').openapi({
     description: "The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech.",
   });

@@ -21,6 +21,7 @@ export const TelnyxCredentials = z.object({
   api_key: z.string().min(10).max(256).openapi({ description: 'A Telnyx API v2 key. Never returned.' }),
   public_key: z
     .string()
+    .max(44)
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'the base64 Ed25519 public key of the Telnyx account (44 characters)')
     .openapi({ description: 'The account\'s webhook signing public key (Ed25519, base64).' }),
   connection_id: z.string().min(1).max(64).openapi({ description: 'The Call Control application calls are placed on.' }),

@@ -39,7 +39,7 @@ export const CreatedWebhook = Webhook.extend({
 
 export const UpdateWebhookRequest = z
   .object({
-    events: z.array(EventType).min(1).optional().openapi({ description: 'The events this endpoint receives from now on (replaces the list).', example: ['call.completed', 'campaign.completed'] }),
+    events: z.array(EventType).min(1).max(20).optional().openapi({ description: 'The events this endpoint receives from now on (replaces the list).', example: ['call.completed', 'campaign.completed'] }),
   })
   .openapi('UpdateWebhookRequest');
 

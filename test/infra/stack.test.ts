@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,9 @@ beforeAll(() => {
 });
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The media service's nested stack (its own template). */
+const mediaTemplate = () => Template.fromStack(Stack.of(stack.media));
+const mediaOfType = (type: string) => Object.entries(mediaTemplate().toJSON().Resources as Resources).filter(([, r]) => r.Type === type);
 
 /** Function logical id → group name, read back from POWERTOOLS_SERVICE_NAME (`voice-agent-api-<group>`). */
 function functionGroups(): Map<string, string> {
@@ -129,20 +133,19 @@ describe('VoiceAgentPlatformApi stack', () => {
       expect(settings, name).toEqual(settingsFor(name, GROUPS_BY_NAME.get(name)!, { local: false }));
     }
     // The two settings that were read on AWS but never set.
-    for (const name of ['calls', 'campaignEngine'] as const) expect(settingsFor(name, FUNCTION_GROUPS[name], { local: false })).toContain('DEFAULT_CALLER_ID');
-    expect(settingsFor('numbers', FUNCTION_GROUPS.numbers, { local: false })).toContain('NUMBER_MARKETPLACE_URL');
+    for (const name of ['callLifecycle', 'numbers'] as const) expect(settingsFor(name, FUNCTION_GROUPS[name], { local: false })).toContain('DEFAULT_CALLER_ID');
   });
 
   it('reads secrets at run time: ARNs in the environment, each secret readable only by the functions that use it', () => {
-    const secrets = { downloadLinks: secretId('DownloadLinkSecret'), telephony: secretId('TelephonySecret'), encryption: secretId('SheetsOAuthSecret') };
+    const secrets = { downloadLinks: secretId('DownloadLinkSecret'), encryption: secretId('SheetsOAuthSecret') };
     const statements = statementsByGroup();
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
       const name = String(variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '');
       const group = GROUPS_BY_NAME.get(name)!;
       for (const [key, value] of Object.entries(variables)) {
-        // Only today's telephony adapter still takes two values by dynamic reference (transitional).
-        if (JSON.stringify(value).includes('resolve:secretsmanager')) expect(['TELEPHONY_API_KEY', 'TELEPHONY_WEBHOOK_SECRET'], `${name} ${key}`).toContain(key);
+        // Only the telephony code still takes two values by dynamic reference (transitional).
+        if (JSON.stringify(value).includes('resolve:secretsmanager')) expect(['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET'], `${name} ${key}`).toContain(key);
       }
       const readable = (statements.get(name) ?? [])
         .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
@@ -151,9 +154,8 @@ describe('VoiceAgentPlatformApi stack', () => {
         expect(readable.some((resource) => resource.includes(id)), `${name} reads ${id}`).toBe(Boolean(group.access[flag]));
       }
     }
-    // The first deploy needs no hand-filled value: the signing key and the callback secret are generated.
+    // The first deploy needs no hand-filled value: the signing keys are generated (the telephony account is a placeholder, tested below).
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ GenerateStringKey: 'webhookSecret' }) });
   });
 
   it('throttles per organization: usage plan keyed by the authorizer, 429 rate_limited with Retry-After', () => {
@@ -303,23 +305,24 @@ describe('VoiceAgentPlatformApi stack', () => {
   });
 
   it('runs the media service as an ARM64 Fargate task in a cluster with Container Insights', () => {
-    template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+    const media = mediaTemplate();
+    media.hasResourceProperties('AWS::ECS::TaskDefinition', {
       RequiresCompatibilities: ['FARGATE'],
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
       Cpu: '512',
       Memory: '1024',
       ContainerDefinitions: [Match.objectLike({ PortMappings: [Match.objectLike({ ContainerPort: 8080 })], LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }) })],
     });
-    template.hasResourceProperties('AWS::ECS::Cluster', { ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }] });
-    template.hasResourceProperties('AWS::EC2::VPC', {});
-    template.resourceCountIs('AWS::EC2::NatGateway', 1);
-    template.resourceCountIs('AWS::EC2::FlowLog', 1);
+    media.hasResourceProperties('AWS::ECS::Cluster', { ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }] });
+    media.hasResourceProperties('AWS::EC2::VPC', {});
+    media.resourceCountIs('AWS::EC2::NatGateway', 1);
+    media.resourceCountIs('AWS::EC2::FlowLog', 1);
   });
 
   it('never lets outbound fetches reach loopback on AWS, and gives the key to functions that seal secrets', () => {
     const environments = [
       ...ofType('AWS::Lambda::Function').map(([, r]) => Object.keys(r.Properties.Environment?.Variables ?? {})),
-      ...ofType('AWS::ECS::TaskDefinition').flatMap(([, r]) => r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) => (c.Environment ?? []).map((v) => v.Name))),
+      ...mediaOfType('AWS::ECS::TaskDefinition').flatMap(([, r]) => r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) => (c.Environment ?? []).map((v) => v.Name))),
     ];
     expect(environments.length).toBeGreaterThan(1);
     for (const names of environments) expect(names).not.toContain('OUTBOUND_ALLOW_LOOPBACK');
@@ -328,7 +331,7 @@ describe('VoiceAgentPlatformApi stack', () => {
   });
 
   it('gives the media task its provider keys as container secrets and the model settings, and the authoring function the platform model', () => {
-    const [, task] = ofType('AWS::ECS::TaskDefinition')[0]!;
+    const [, task] = mediaOfType('AWS::ECS::TaskDefinition')[0]!;
     const container = task.Properties.ContainerDefinitions[0];
     expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual(['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'LLM_API_KEY', 'MEDIA_STREAM_SECRET']);
     const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
@@ -372,8 +375,8 @@ describe('VoiceAgentPlatformApi stack', () => {
         expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls']);
       }
     }
-    template.hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [Match.objectLike({ Secrets: Match.arrayWith([{ Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: streamSecret } }]) })],
+    mediaTemplate().hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Secrets: Match.arrayWith([{ Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: Match.stringLikeRegexp('MediaStreamSecret') } }]) })],
     });
   });
 

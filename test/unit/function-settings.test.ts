@@ -28,15 +28,15 @@ describe('settings per function', () => {
     expect(settingsFor('fallback', FUNCTION_GROUPS.fallback, { local: false })).toEqual(['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME']);
     for (const [name, fn] of allFunctions(AUTHORIZER)) {
       const settings = settingsFor(name, fn, { local: false });
-      expect(settings.includes('TELEPHONY_SECRET_ARN'), name).toBe(Boolean(fn.access.telephony));
+      expect(settings.includes('TELEPHONY_ACCOUNT'), name).toBe(Boolean(fn.access.telephony));
       expect(settings.includes('SHEETS_SECRET_ARN'), name).toBe(Boolean(fn.access.encryption));
       expect(settings.includes('TABLE_NAME'), name).toBe(Boolean(fn.access.table));
     }
   });
 
   it('a local stack missing a value fails when it starts, naming the setting and the function', () => {
-    const { TELEPHONY_API_URL: _missing, ...incomplete } = values;
-    expect(() => configureLocalFunctions(incomplete)).toThrow(/TELEPHONY_API_URL, which function (telephonyCallbacks|callLifecycle|numbers) reads/);
+    const { MEDIA_STREAM_URL: _missing, ...incomplete } = values;
+    expect(() => configureLocalFunctions(incomplete)).toThrow(/MEDIA_STREAM_URL, which function (calls|telephonyCallbacks|callLifecycle|numbers) reads/);
   });
 
   it('inside an invocation a function sees its own settings only; reading another is an error naming it', () => {

@@ -57,10 +57,11 @@ describe('failure paths of the state machines', () => {
       {
         overrides: {
           taskResourceLocalHandlers: {
-            Step: async () => {
+            Step: async (input) => {
               steps += 1;
               if (steps <= 7) throw new Error('table unavailable');
-              return { action: 'stop' };
+              // The task answers the next step's input with the step's result (functions/campaign-engine).
+              return { ...(input as object), result: { action: 'stop' } };
             },
             ContinueAsNew: async () => ({}),
           },

@@ -94,7 +94,7 @@ export const agentTemplateRoutes = {
     summary: "The organization's own speech provider keys (never the keys themselves)",
     description: 'Which speech providers (Deepgram, ElevenLabs, OpenAI speech) the organization brought its own key for; the keys are never returned.',
     tags: ['Agent templates'],
-    request: {},
+    request: { query: PaginationQuery },
     responses: { 200: { description: 'Keys', schema: SpeechKeyList }, ...UNAUTHORIZED },
   }),
   setSpeechKey: defineRoute({
