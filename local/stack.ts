@@ -63,6 +63,8 @@ export interface LocalStack {
   env: Record<string, string>;
   /** The local Twilio's API origin (tests ring platform numbers through it). */
   telephonyApiUrl: string;
+  /** The local fake model's key (in the voice providers' secret; tests set it as an organization key). */
+  platformModelKey: string;
   /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
   idle: () => Promise<void>;
   stop: () => Promise<void>;
@@ -215,7 +217,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await telephony.idle();
       await eventBus.idle();
     };
-    return { baseUrl, env, telephonyApiUrl: telephony.apiUrl, idle, stop };
+    return { baseUrl, env, telephonyApiUrl: telephony.apiUrl, platformModelKey: media.platformModelEnv.LLM_API_KEY!, idle, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -50,7 +50,7 @@ export const SETTINGS = {
   PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
   KMS_KEY_ID: { readBy: { anyOf: ['encryption', 'telephony'] }, description: 'KMS key that encrypts stored customer secrets' },
   SHEETS_SECRET_ARN: { readBy: 'encryption', description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)' },
-  LOCAL_ENCRYPTION_KEY: { readBy: 'encryption', localOnly: true, description: 'AES key standing in for KMS locally' },
+  LOCAL_ENCRYPTION_KEY: { readBy: { anyOf: ['encryption', 'telephony'] }, localOnly: true, description: 'AES key standing in for KMS locally' },
   SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
   SHEETS_USERINFO_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider userinfo URL (local fake)' },
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },

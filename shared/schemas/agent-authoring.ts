@@ -64,7 +64,7 @@ const Sourced = z.object({ value: z.string(), source: z.enum(['script', 'website
 export const ScriptAnalysis = z
   .object({
     company_name: z.string(),
-    language: z.string(),
+    language: z.string().min(2).max(16).openapi({ description: "BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`." }),
     call_flow: z.object({
       greeting: Sourced.nullable(),
       steps: z.array(Sourced),

@@ -33,9 +33,12 @@ export default async function setup(project: TestProject) {
     webhookRetryTimeScale: 1000,
     // The every-minute source re-sync runs every second.
     scheduleIntervalScale: 60,
+    // The suites send bursts (the fuzz test hundreds a second): the per-organization rate limit
+    // has its own test with its own gateway.
+    usagePlan: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
   });
   project.provide('baseUrl', stack.baseUrl);
-  project.provide('stackEnv', stack.env);
+  project.provide('stackEnv', { ...stack.env, LLM_API_KEY: stack.platformModelKey });
   project.provide('telephonyApiUrl', stack.telephonyApiUrl);
   return () => stack.stop();
 }
