@@ -1781,8 +1781,10 @@ export interface paths {
          *     **Example**
          *
          *     ```sh
-         *     curl -s -X PUT "$BASE/speech-keys/provider" \
-         *          -H "X-API-Key: $KEY"
+         *     curl -s -X PUT "$BASE/speech-keys/deepgram" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"api_key":"dg-example-0123456789abcdef"}'
          *     ```
          */
         put: operations["setSpeechKey"];
@@ -1794,7 +1796,7 @@ export interface paths {
          *     **Example**
          *
          *     ```sh
-         *     curl -s -X DELETE "$BASE/speech-keys/provider" \
+         *     curl -s -X DELETE "$BASE/speech-keys/deepgram" \
          *          -H "X-API-Key: $KEY"
          *     ```
          */
@@ -1831,7 +1833,9 @@ export interface paths {
          *
          *     ```sh
          *     curl -s -X PUT "$BASE/telephony-configs" \
-         *          -H "X-API-Key: $KEY"
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"credentials":{"provider":"twilio","account_sid":"AC0123456789abcdef0123456789abcdef","auth_token":"example-auth-token-0123456789"},"caller_id":"+14155550123","calls_per_second":1}'
          *     ```
          */
         put: operations["putTelephonyConfig"];
@@ -3581,11 +3585,16 @@ export interface components {
                     value: string;
                 }[];
             };
+            /** @description BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`. */
             language: string;
         };
         /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
         SpeechKeyList: {
             items: components["schemas"]["SpeechKeyStatus"][];
+            limit: number;
+            page: number;
+            total_count: number;
+            total_pages: number;
         };
         SpeechKeyRequest: {
             api_key: string;
@@ -7890,7 +7899,12 @@ export interface operations {
     };
     listSpeechKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7922,13 +7936,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech). */
+                /**
+                 * @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech).
+                 * @example deepgram
+                 */
                 provider: "deepgram" | "elevenlabs" | "openai";
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "api_key": "dg-example-0123456789abcdef"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SpeechKeyRequest"];
             };
         };
@@ -7976,7 +7998,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech). */
+                /**
+                 * @description `deepgram` (speech to text), `elevenlabs` or `openai` (text to speech).
+                 * @example deepgram
+                 */
                 provider: "deepgram" | "elevenlabs" | "openai";
             };
             cookie?: never;
@@ -8066,6 +8091,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "credentials": {
+                 *         "provider": "twilio",
+                 *         "account_sid": "AC0123456789abcdef0123456789abcdef",
+                 *         "auth_token": "example-auth-token-0123456789"
+                 *       },
+                 *       "caller_id": "+14155550123",
+                 *       "calls_per_second": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["TelephonyConfigRequest"];
             };
         };

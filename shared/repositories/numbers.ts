@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
@@ -117,6 +117,21 @@ export async function findOwnedNumber(orgId: number, e164: string): Promise<Numb
 }
 
 /** Whoever owns an E.164 number on the platform, and its record (incoming calls). */
+/** Which of these numbers the platform already holds (any organization, pending ones included). */
+export async function claimedNumbers(e164s: readonly string[]): Promise<Set<string>> {
+  const table = tableName();
+  const claimed = new Set<string>();
+  for (let i = 0; i < e164s.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = e164s.slice(i, i + 100).map((e164) => keys.numberClaim(e164));
+    while (pending?.length) {
+      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ProjectionExpression: 'pk' } } }));
+      for (const item of result.Responses?.[table] ?? []) claimed.add(String(item.pk).replace(/^PHONENUMBER#/, ''));
+      pending = result.UnprocessedKeys?.[table]?.Keys;
+    }
+  }
+  return claimed;
+}
+
 export async function findNumberByE164(e164: string): Promise<NumberRecord | undefined> {
   const claim = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberClaim(e164) }));
   if (!claim.Item) return undefined;

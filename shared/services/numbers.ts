@@ -34,7 +34,11 @@ async function present(numbers: repository.NumberRecord[], orgId: number) {
 const one = async (orgId: number, number: repository.NumberRecord) => (await present([number], orgId))[0]!;
 
 export async function searchMarketplace(query: { country_code: string; number_type?: NumberType }) {
-  const numbers = await marketplace.searchNumbers(query.country_code, query.number_type);
+  const offered = await marketplace.searchNumbers(query.country_code, query.number_type);
+  // A regulated number is bought at the provider only once approved: the provider still offers
+  // numbers held pending here, which no one else may buy.
+  const held = await repository.claimedNumbers(offered.map((number) => number.phone_number));
+  const numbers = offered.filter((number) => !held.has(number.phone_number));
   return {
     items: numbers.flatMap((number) => {
       const price = priceOf(number.country_code, number.number_type);

@@ -58,8 +58,7 @@ describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
     await organizations.addBalance(org.organizationId, 4);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=PL&number_type=mobile', { key: org.key });
     const owned = new Set(((await api.request('GET', '/phone-numbers?limit=100', { key: org.key })).body.items as { phone_number: string }[]).map((number) => number.phone_number));
-    // A pending Polish number is bought at the provider only once approved, so the provider still
-    // offers numbers other organizations of this stack hold pending: take the first one free.
+    // Another suite of this stack may buy the same offer meanwhile: take the first one still free.
     let bought: { status: number; body: Record<string, unknown> } | undefined;
     for (const offer of (market.body.items as { phone_number: string }[]).filter((item) => !owned.has(item.phone_number))) {
       bought = await api.request('POST', '/phone-numbers/marketplace/purchase', {
