@@ -272,6 +272,17 @@ export async function updateActiveRun(
   }
 }
 
+/** The claim of an incoming provider call, made in the run's transaction: one run per call. */
+export function inboundCallClaimItem(provider: string, callId: string, runRef: string): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...keys.inboundCall(provider, callId), type: 'inboundCall', run_ref: runRef }, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The run reference an incoming provider call was claimed for (a retried voice webhook). */
+export async function inboundCallRunRef(provider: string, callId: string): Promise<string | undefined> {
+  const claim = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inboundCall(provider, callId), ConsistentRead: true }));
+  return claim.Item ? String(claim.Item.run_ref) : undefined;
+}
+
 /**
  * Admits a run's media stream: the first stream of a run still waiting for its media marks it
  * answered. False when the run has ended, is gone, or already has its stream (one per run).

@@ -1,14 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
 import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
-import { keys } from '../repositories/keys.ts';
 import * as numbersRepository from '../repositories/numbers.ts';
 import * as runs from '../repositories/runs.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
-import { db, tableName, type TransactItem } from '../repositories/table.ts';
 import type { InboundAnswer, InboundCall, TelephonyAdapter } from '../telephony/adapter.ts';
 import { accountOf } from '../telephony/accounts.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
@@ -106,7 +103,6 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     return { action: 'reject', message: REJECT_UNKNOWN };
   }
   const orgId = number.organization_id;
-  const claimKey = keys.inboundCall(adapter.provider, call.callId);
   const streamUrl = required('MEDIA_STREAM_URL');
   const connect = (runRef: string): InboundAnswer => ({
     action: 'connect',
@@ -139,8 +135,7 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
   };
   try {
     // The claim of the provider's call id is made with the run: one run per incoming call.
-    const claim: TransactItem = { Put: { TableName: tableName(), Item: { ...claimKey, type: 'inboundCall', run_ref: runRef }, ConditionExpression: 'attribute_not_exists(pk)' } };
-    if (!(await runs.insertRun(run, true, [claim]))) {
+    if (!(await runs.insertRun(run, true, [runs.inboundCallClaimItem(adapter.provider, call.callId, runRef)]))) {
       logger.info('Incoming call refused: every channel of the organization is busy', { organizationId: orgId });
       return { action: 'reject', message: REJECT_UNAVAILABLE };
     }
@@ -148,9 +143,9 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     if (error instanceof AgentUnavailableError) return { action: 'reject', message: REJECT_UNAVAILABLE };
     if (!(error instanceof AlongsideRefusedError)) throw error;
     // The provider retried its webhook: the call already has its run.
-    const claim = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
-    if (!claim.Item) throw error;
-    return connect(String(claim.Item.run_ref));
+    const claimed = await runs.inboundCallRunRef(adapter.provider, call.callId);
+    if (!claimed) throw error;
+    return connect(claimed);
   }
   // The call-lifecycle execution skips dialing (the run has its provider call) and keeps its watchdog.
   const lifecycle: CallLifecycleInput = {
