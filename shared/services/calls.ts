@@ -1,4 +1,3 @@
-import { optionalSetting } from '../config/settings.ts';
 import { MAX_CALL_SECONDS } from '../domain/call-limits.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';

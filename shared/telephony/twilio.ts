@@ -11,7 +11,6 @@ import {
   type ProviderStatusEvent,
   type TelephonyAdapter,
 } from './adapter.ts';
-import type { NumberType } from '../domain/number-pricing.ts';
 
 export interface TwilioCredentials {
   provider: 'twilio';
