@@ -22,12 +22,15 @@ export const GOAL_RATIO = 1.25;
 
 /** The client each AWS SDK package contributes to a floor bundle. */
 const FLOOR_CLIENTS: Record<string, string> = {
-  '@aws-sdk/client-dynamodb': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; clients.push(DynamoDBDocumentClient.from(new DynamoDBClient({})));",
+  '@aws-sdk/client-dynamodb':
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; clients.push(DynamoDBDocumentClient.from(new DynamoDBClient({})));",
   '@aws-sdk/client-s3': "import { S3Client } from '@aws-sdk/client-s3'; clients.push(new S3Client({}));",
   '@aws-sdk/client-sfn': "import { SFNClient } from '@aws-sdk/client-sfn'; clients.push(new SFNClient({}));",
-  '@aws-sdk/client-eventbridge': "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; clients.push(new EventBridgeClient({}));",
+  '@aws-sdk/client-eventbridge':
+    "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; clients.push(new EventBridgeClient({}));",
   '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; clients.push(new KMSClient({}));",
-  '@aws-sdk/client-secrets-manager': "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+  '@aws-sdk/client-secrets-manager':
+    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
 };
 
 export interface BundleFigures {
@@ -56,12 +59,17 @@ function loadedBytes(metafile: Metafile) {
   const visit = (path: string) => {
     if (eager.has(path)) return;
     eager.add(path);
-    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path);
+    for (const imported of outputs[path]!.imports)
+      if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path);
   };
   visit(entry);
   const js = Object.keys(outputs).filter((path) => path.endsWith('.mjs'));
   const sum = (paths: string[]) => paths.reduce((total, path) => total + outputs[path]!.bytes, 0);
-  return { eager: js.filter((path) => eager.has(path)), bytes: sum(js.filter((path) => eager.has(path))), lazyBytes: sum(js.filter((path) => !eager.has(path))) };
+  return {
+    eager: js.filter((path) => eager.has(path)),
+    bytes: sum(js.filter((path) => eager.has(path))),
+    lazyBytes: sum(js.filter((path) => !eager.has(path))),
+  };
 }
 
 /** The SDK client packages the bundle's cold-start code includes. */
@@ -78,13 +86,24 @@ function clientPackages(metafile: Metafile, eagerOutputs: string[]): string[] {
 
 /** The stack's build of an entry, with esbuild's metafile (output paths relative to the repository root). */
 function buildWithMetafile(entry: string, outdir: string): Metafile {
-  return buildSync({ ...LAMBDA_ESBUILD_OPTIONS, absWorkingDir: REPO_ROOT, entryPoints: [entry], outdir, metafile: true }).metafile;
+  return buildSync({
+    ...LAMBDA_ESBUILD_OPTIONS,
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [entry],
+    outdir,
+    metafile: true,
+  }).metafile;
 }
 
 /** One cold import of a bundle in a fresh process with the function's environment, in ms. */
 function coldImportMs(bundleDir: string, env: Record<string, string>): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(bundleDir, 'index.mjs')).href)}); process.stdout.write(String(performance.now() - t));`;
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' }));
+  return Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    }),
+  );
 }
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
@@ -136,13 +155,25 @@ export function measureBundles(options: { importRuns?: number } = {}): BundleFig
 
       const floorFile = join(floorSources, `${name}.ts`);
       const unknown = clients.filter((client) => !FLOOR_CLIENTS[client]);
-      if (unknown.length) throw new Error(`${name}: no floor client for ${unknown.join(', ')} (add it to FLOOR_CLIENTS)`);
-      writeFileSync(floorFile, ['const clients: unknown[] = [];', ...clients.map((client) => FLOOR_CLIENTS[client]), 'export const handler = async () => clients.length;'].join('\n'));
+      if (unknown.length)
+        throw new Error(`${name}: no floor client for ${unknown.join(', ')} (add it to FLOOR_CLIENTS)`);
+      writeFileSync(
+        floorFile,
+        [
+          'const clients: unknown[] = [];',
+          ...clients.map((client) => FLOOR_CLIENTS[client]),
+          'export const handler = async () => clients.length;',
+        ].join('\n'),
+      );
       const floorDir = join(work, `${name}-floor`);
       const floorMetafile = buildWithMetafile(floorFile, floorDir);
       const floorBytes = loadedBytes(floorMetafile).bytes;
 
-      const env = { ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, envValue(value)])), AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: name };
+      const env = {
+        ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, envValue(value)])),
+        AWS_REGION: 'us-east-1',
+        AWS_LAMBDA_FUNCTION_NAME: name,
+      };
       const { importMs, floorImportMs } = medianImportTimes(deployed, floorDir, env, importRuns);
       figures.push({ name, clients, bytes, lazyBytes, floorBytes, importMs, floorImportMs });
     }
@@ -176,7 +207,15 @@ export function formatBundleTable(figures: BundleFigures[]): string {
     ];
   });
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => (column === 0 || column >= 8 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === 0 || column >= 8 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+        )
+        .join('  '),
+    )
+    .join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -6,7 +6,9 @@ async function organizationWithAgent(baseUrl: string, name: string, maxConcurren
   const { createOrganization } = await import('../shared/services/organizations.ts');
   const { apiKey } = await createOrganization({ name, maxConcurrentCalls });
   const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
-  const agent = (await (await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name }) })).json()) as { public_id: string };
+  const agent = (await (
+    await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name }) })
+  ).json()) as { public_id: string };
   return { headers, url: `${baseUrl}/agents/${agent.public_id}/calls` };
 }
 
@@ -22,7 +24,11 @@ export async function placementLatency(baseUrl: string, requests: number): Promi
 export async function admissionUnderConcurrency(baseUrl: string, concurrent: number, capacity: number) {
   const { headers, url } = await organizationWithAgent(baseUrl, 'Admission', capacity);
   const body = JSON.stringify({ phone_number: daytimeNumber(1) });
-  const statuses = await Promise.all(Array.from({ length: concurrent }, () => fetch(url, { method: 'POST', headers, body }).then((response) => response.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: concurrent }, () =>
+      fetch(url, { method: 'POST', headers, body }).then((response) => response.status),
+    ),
+  );
   const count = (status: number) => statuses.filter((candidate) => candidate === status).length;
   return { admitted: count(200), refused: count(429), other: statuses.length - count(200) - count(429) };
 }

@@ -67,7 +67,11 @@ const BENCH_OWN = new Set(['campaigns', 'authorizer']);
 
 /** Counts every request of the application's DynamoDB client while `counting` is on. */
 function requestCounter() {
-  const counts = { byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>, byFunction: {} as Record<string, number>, total: 0 };
+  const counts = {
+    byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>,
+    byFunction: {} as Record<string, number>,
+    total: 0,
+  };
   let counting = false;
   dynamoDocumentClient().middlewareStack.add(
     (next, context) => async (args) => {
@@ -100,27 +104,54 @@ const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
  * requests (reads as GetItem, writes as UpdateItem, transactions as a 2-item TransactWriteItems,
  * queries as a Query of up to 25 items) to DynamoDB Local, one after another.
  */
-async function floorSeconds(contacts: number, concurrency: number, totals: Record<OperationKind, number>): Promise<number> {
+async function floorSeconds(
+  contacts: number,
+  concurrency: number,
+  totals: Record<OperationKind, number>,
+): Promise<number> {
   const db = dynamoDocumentClient();
   const table = process.env.TABLE_NAME!;
   const run = randomUUID();
   const key = (i: number) => ({ pk: `BENCHFLOOR#${run}#${i % 1000}`, sk: `ITEM#${i}` });
   const send: Record<OperationKind, (i: number) => Promise<unknown>> = {
     reads: (i) => db.send(new GetCommand({ TableName: table, Key: key(i), ConsistentRead: true })),
-    writes: (i) => db.send(new UpdateCommand({ TableName: table, Key: key(i), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } })),
+    writes: (i) =>
+      db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key(i),
+          UpdateExpression: 'ADD n :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      ),
     transactions: (i) =>
       db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Update: { TableName: table, Key: key(i), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } },
+            {
+              Update: {
+                TableName: table,
+                Key: key(i),
+                UpdateExpression: 'ADD n :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
             { Put: { TableName: table, Item: { ...key(i + contacts), n: 1 } } },
           ],
         }),
       ),
     queries: (i) =>
-      db.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(i).pk }, Limit: 25 })),
+      db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': key(i).pk },
+          Limit: 25,
+        }),
+      ),
   };
-  for (let i = 0; i < Math.min(contacts, 1000); i += 1) await db.send(new PutCommand({ TableName: table, Item: { ...key(i), n: 0 } }));
+  for (let i = 0; i < Math.min(contacts, 1000); i += 1)
+    await db.send(new PutCommand({ TableName: table, Item: { ...key(i), n: 0 } }));
   // Unit i sends the requests whose running share crosses an integer: the totals exactly.
   const unit = async (i: number) => {
     for (const kind of ['queries', 'reads', 'transactions', 'writes'] as const) {
@@ -154,10 +185,13 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const { createOrganization } = await import('../shared/services/organizations.ts');
   const { apiKey } = await createOrganization({ name: `Campaign bench ${label}`, maxConcurrentCalls: channels });
   const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
-  const agent = (await (await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench' }) })).json()) as { id: number };
+  const agent = (await (
+    await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench' }) })
+  ).json()) as { id: number };
   const numbers = await distinctDaytimeNumbers(contacts, lastDigit);
   const created = await createCampaign(baseUrl, headers, agent.id, numbers);
-  if (created.campaign.total_rows !== contacts) throw new Error(`The campaign holds ${created.campaign.total_rows} contacts, not the ${contacts} sent`);
+  if (created.campaign.total_rows !== contacts)
+    throw new Error(`The campaign holds ${created.campaign.total_rows} contacts, not the ${contacts} sent`);
 
   const stepsBefore = invocationCounts.get('campaignEngine') ?? 0;
   const callsBefore = invocationCounts.get('callLifecycle') ?? 0;
@@ -165,7 +199,9 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const runStarted = performance.now();
   await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
   for (;;) {
-    const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.campaign.id}`, { headers })).json()) as { state: string };
+    const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.campaign.id}`, { headers })).json()) as {
+      state: string;
+    };
     if (campaign.state === 'completed') break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -177,7 +213,9 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const attempts = calls;
   const { counts } = counter;
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
-  const floor = (await floorSeconds(contacts, channels, counts.byOperation)) + Math.ceil(contacts / channels) * scenario.callSeconds;
+  const floor =
+    (await floorSeconds(contacts, channels, counts.byOperation)) +
+    Math.ceil(contacts / channels) * scenario.callSeconds;
   return {
     label,
     contacts,
@@ -190,7 +228,9 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     engineTransitionsPerContact: per(engineSteps * TRANSITIONS_PER_STEP, contacts),
     callTransitionsPerContact: per(calls * TRANSITIONS_PER_CALL, contacts),
     requestsPerAttempt: per(counts.total, attempts),
-    byOperation: Object.fromEntries(Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)])) as Record<OperationKind, number>,
+    byOperation: Object.fromEntries(
+      Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)]),
+    ) as Record<OperationKind, number>,
     byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
     floorSeconds: floor,
     ratio: runSeconds / floor,
@@ -203,14 +243,17 @@ async function createCampaign(baseUrl: string, headers: Record<string, string>, 
     name: `${numbers.length} contacts`,
     workflow_id: agentId,
     source_type: 'csv',
-    source_config: { csv_text: `phone,first_name\n${numbers.map((number, i) => `${number},Contact${i + 1}`).join('\n')}` },
+    source_config: {
+      csv_text: `phone,first_name\n${numbers.map((number, i) => `${number},Contact${i + 1}`).join('\n')}`,
+    },
     calling_window: { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' },
     retry_config: { enabled: false },
   };
   const started = performance.now();
   const response = await fetch(`${baseUrl}/campaigns`, { method: 'POST', headers, body: JSON.stringify(body) });
   let campaign = (await response.json()) as { id: number; total_rows: number; state: string };
-  if (!response.ok) throw new Error(`POST /campaigns answered ${response.status}: ${JSON.stringify(campaign).slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(`POST /campaigns answered ${response.status}: ${JSON.stringify(campaign).slice(0, 300)}`);
   const answeredSeconds = (performance.now() - started) / 1000;
   while (campaign.state === 'importing') {
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -20,7 +20,11 @@ function scenario<T>(...args: string[]): T {
 }
 
 function runJson<T>(script: string, ...args: string[]): T {
-  const output = execFileSync('npx', ['tsx', script, ...args], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const output = execFileSync('npx', ['tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
 
@@ -32,28 +36,43 @@ for (const [label, ttl] of [
   ['authorizer cache off', '0'],
 ] as const) {
   const result = scenario<LatencyFigures & { agents: number }>('agents-list', ttl);
-  console.log(`GET /agents (${result.agents} agents), ${result.requests} sequential requests, ${label}: ${figures(result)}`);
+  console.log(
+    `GET /agents (${result.agents} agents), ${result.requests} sequential requests, ${label}: ${figures(result)}`,
+  );
 }
 
-const calls = scenario<{ placement: LatencyFigures; admission: { admitted: number; refused: number; other: number } }>('calls');
+const calls = scenario<{ placement: LatencyFigures; admission: { admitted: number; refused: number; other: number } }>(
+  'calls',
+);
 console.log(`POST /agents/{id}/calls, ${calls.placement.requests} sequential placements: ${figures(calls.placement)}`);
-console.log(`200 concurrent placements, capacity 10: ${calls.admission.admitted} admitted, ${calls.admission.refused} refused with 429, ${calls.admission.other} other`);
+console.log(
+  `200 concurrent placements, capacity 10: ${calls.admission.admitted} admitted, ${calls.admission.refused} refused with 429, ${calls.admission.other} other`,
+);
 
 const CAMPAIGNS = [
   ['10,000 contacts, 100 channels, instant calls (busy)', process.env.BENCH_CONTACTS ?? '10000', '100', '7', '0'],
   ['40 contacts, 5 channels, 3-second answered calls', '40', '5', '1', '3'],
   // Opt-in (it takes many minutes): BENCH_100K=1 npm run bench.
-  ...(process.env.BENCH_100K ? [['100,000 contacts, 100 channels, instant calls (busy)', '100000', '100', '7', '0']] : []),
+  ...(process.env.BENCH_100K
+    ? [['100,000 contacts, 100 channels, instant calls (busy)', '100000', '100', '7', '0']]
+    : []),
 ];
 const n = (value: number, digits = 2) => value.toFixed(digits);
 for (const [label, contacts, channels, lastDigit, callSeconds] of CAMPAIGNS) {
   const c = scenario<CampaignFigures>('campaign', label!, contacts!, channels!, lastDigit!, callSeconds!);
-  console.log(`Campaign: ${label} (${c.attempts} dial attempts; create request answered in ${n(c.createAnsweredSeconds, 1)} s, contacts stored in ${n(c.createSeconds, 1)} s)`);
+  console.log(
+    `Campaign: ${label} (${c.attempts} dial attempts; create request answered in ${n(c.createAnsweredSeconds, 1)} s, contacts stored in ${n(c.createSeconds, 1)} s)`,
+  );
   console.log(
     `  DynamoDB requests per dial attempt: ${n(c.requestsPerAttempt)} (reads ${n(c.byOperation.reads)}, writes ${n(c.byOperation.writes)}, ` +
       `transactions ${n(c.byOperation.transactions)}, queries ${n(c.byOperation.queries)})`,
   );
-  console.log(`    by function: ${Object.entries(c.byFunction).sort(([, a], [, b]) => b - a).map(([fn, value]) => `${fn} ${n(value)}`).join(', ')}`);
+  console.log(
+    `    by function: ${Object.entries(c.byFunction)
+      .sort(([, a], [, b]) => b - a)
+      .map(([fn, value]) => `${fn} ${n(value)}`)
+      .join(', ')}`,
+  );
   console.log(
     `  Step Functions transitions per contact: campaign engine ${n(c.engineTransitionsPerContact, 3)} (${c.engineSteps} steps), ` +
       `plus the calls' own executions ${n(c.callTransitionsPerContact)}`,

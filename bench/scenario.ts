@@ -34,7 +34,12 @@ try {
     }
     // Warm-up: module imports and JIT, as a warm Lambda would be.
     await measureSequential(20, () => fetch(`${stack.baseUrl}/agents`, { headers }));
-    console.log(JSON.stringify({ agents: AGENTS, ...(await measureSequential(REQUESTS, () => fetch(`${stack.baseUrl}/agents`, { headers }))) }));
+    console.log(
+      JSON.stringify({
+        agents: AGENTS,
+        ...(await measureSequential(REQUESTS, () => fetch(`${stack.baseUrl}/agents`, { headers }))),
+      }),
+    );
   } else if (scenario === 'calls') {
     const placement = await placementLatency(stack.baseUrl, Number(process.env.BENCH_CALLS ?? 200));
     const admission = await admissionUnderConcurrency(stack.baseUrl, 200, 10);
@@ -42,7 +47,13 @@ try {
     console.log(JSON.stringify({ placement, admission }));
   } else if (scenario === 'campaign') {
     const [contacts, channels, lastDigit, callSeconds] = rest.map(Number);
-    const scenario = { label: argument!, contacts: contacts!, channels: channels!, lastDigit: lastDigit!, callSeconds: callSeconds! };
+    const scenario = {
+      label: argument!,
+      contacts: contacts!,
+      channels: channels!,
+      lastDigit: lastDigit!,
+      callSeconds: callSeconds!,
+    };
     console.log(JSON.stringify(await runCampaign(stack.baseUrl, scenario)));
     await stack.idle();
   } else {

@@ -45,7 +45,14 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
     initialContext: {},
     dispositionCodes: { done: 'Done' },
     // Every question matches this passage: each turn searches the knowledge base and answers from it.
-    passages: [{ id: 'p1', document_id: 'doc_bench', title: 'Answers', text: 'Every question number has the same short answer.' }],
+    passages: [
+      {
+        id: 'p1',
+        document_id: 'doc_bench',
+        title: 'Answers',
+        text: 'Every question number has the same short answer.',
+      },
+    ],
     tools: [],
     memories: [],
   });
@@ -54,7 +61,8 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
   const session = new MediaSession({
     prepare: async () => ({ plan, providers, organizationId: 1 }),
     send: (message) => {
-      if ((message as { event: string }).event === 'media' && endOfSpeech !== null && firstFrame) firstFrame(performance.now());
+      if ((message as { event: string }).event === 'media' && endOfSpeech !== null && firstFrame)
+        firstFrame(performance.now());
     },
   });
   const caller = new SimulatedCaller({ runRef: '0.0.0' });
@@ -66,7 +74,8 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
   try {
     for (let turn = 0; turn < turns + 5; turn += 1) {
       // Quiet until the agent's last answer has played, then one line and the endpointing pause.
-      for (const message of caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + 100)) await session.handle(message);
+      for (const message of caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + 100))
+        await session.handle(message);
       for (const message of caller.say(`Question number ${turn}.`)) await session.handle(message);
       const pause = caller.silence(ENDPOINTING_MS);
       for (const message of pause.slice(0, -1)) await session.handle(message);
@@ -90,7 +99,11 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
   return {
     turns,
     fakeDelaysMs: FAKE_DELAYS_MS,
-    overhead: { p50: round(percentile(overheads, 50)), p95: round(percentile(overheads, 95)), max: round(overheads.at(-1)!) },
+    overhead: {
+      p50: round(percentile(overheads, 50)),
+      p95: round(percentile(overheads, 95)),
+      max: round(overheads.at(-1)!),
+    },
     total: { p50: round(totalP50), p95: round(percentile(sortedTotals, 95)) },
     providerShareP50: Math.round((providerMs / totalP50) * 1000) / 1000,
   };

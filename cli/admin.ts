@@ -20,20 +20,38 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
     synopsis: 'org create --name NAME [--max-concurrent-calls N]',
     help: 'Creates an organization (N outbound channels, default 10) and its first API key; prints the organization id, the key (shown once) and the key id.',
   },
-  'org plan': { synopsis: 'org plan --org ID --plan free|paid', help: 'Sets the plan of organization ID (the paid plan shows the phone-number setup step).' },
-  'balance add': { synopsis: 'balance add --org ID --usd AMOUNT', help: 'Adds AMOUNT US dollars to the balance of organization ID (negative to deduct); prints the new balance.' },
-  'org suspend': { synopsis: 'org suspend --org ID', help: "Suspends organization ID: its keys are refused (403) at once (the stage's authorizer cache is flushed)." },
-  'org resume': { synopsis: 'org resume --org ID', help: 'Resumes a suspended organization: its keys work again at once.' },
+  'org plan': {
+    synopsis: 'org plan --org ID --plan free|paid',
+    help: 'Sets the plan of organization ID (the paid plan shows the phone-number setup step).',
+  },
+  'balance add': {
+    synopsis: 'balance add --org ID --usd AMOUNT',
+    help: 'Adds AMOUNT US dollars to the balance of organization ID (negative to deduct); prints the new balance.',
+  },
+  'org suspend': {
+    synopsis: 'org suspend --org ID',
+    help: "Suspends organization ID: its keys are refused (403) at once (the stage's authorizer cache is flushed).",
+  },
+  'org resume': {
+    synopsis: 'org resume --org ID',
+    help: 'Resumes a suspended organization: its keys work again at once.',
+  },
   'org usage-plan': {
     synopsis: 'org usage-plan --org ID',
     help: 'Gives organization ID its API Gateway key in the usage plan (per-organization throttling); for an organization created before it.',
   },
-  'key create': { synopsis: 'key create --org ID', help: 'Creates another API key of organization ID; prints the key (shown once) and its id.' },
+  'key create': {
+    synopsis: 'key create --org ID',
+    help: 'Creates another API key of organization ID; prints the key (shown once) and its id.',
+  },
   'key revoke': {
     synopsis: 'key revoke KEY_ID',
     help: 'Revokes a key. KEY_ID is the key id printed when the key was made (`key_…`, also in `key list`); the whole key (`vap_…`) is accepted too.',
   },
-  'key list': { synopsis: 'key list --org ID', help: 'Lists the keys of organization ID: id, creation time, active or revoked (never the keys themselves).' },
+  'key list': {
+    synopsis: 'key list --org ID',
+    help: 'Lists the keys of organization ID: id, creation time, active or revoked (never the keys themselves).',
+  },
   'number approve': {
     synopsis: 'number approve NUMBER_ID --org ID',
     help: 'Approves the regulatory review of a pending number (Polish mobile): it becomes active and carries traffic.',
@@ -44,7 +62,10 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
   },
 };
 
-const usage = () => `Usage: npm run admin -- COMMAND [options]   (--help after a command explains it)\n\n${Object.values(COMMANDS).map((command) => `  ${command.synopsis}`).join('\n')}`;
+const usage = () =>
+  `Usage: npm run admin -- COMMAND [options]   (--help after a command explains it)\n\n${Object.values(COMMANDS)
+    .map((command) => `  ${command.synopsis}`)
+    .join('\n')}`;
 const commandHelp = (name: string) => `Usage: npm run admin -- ${COMMANDS[name]!.synopsis}\n\n${COMMANDS[name]!.help}`;
 
 class UsageError extends Error {}
@@ -57,7 +78,9 @@ export function keyIdOf(argument: string): string {
 function useTarget(): void {
   if (process.env.TABLE_NAME) return;
   if (!existsSync(LOCAL_STACK_ENV_FILE)) {
-    throw new UsageError('No target: start the local stack with `npm start`, or set TABLE_NAME (and AWS credentials) for a deployed stack.');
+    throw new UsageError(
+      'No target: start the local stack with `npm start`, or set TABLE_NAME (and AWS credentials) for a deployed stack.',
+    );
   }
   Object.assign(process.env, JSON.parse(readFileSync(LOCAL_STACK_ENV_FILE, 'utf8')) as Record<string, string>);
 }
@@ -100,8 +123,13 @@ async function main(argv: string[]): Promise<void> {
     case 'org create': {
       if (!values.name) throw new UsageError('--name is required');
       const maxConcurrentCalls =
-        values['max-concurrent-calls'] === undefined ? undefined : positiveInt(values['max-concurrent-calls'], '--max-concurrent-calls');
-      const { organization, apiKey } = await organizations.createOrganization({ name: values.name, maxConcurrentCalls });
+        values['max-concurrent-calls'] === undefined
+          ? undefined
+          : positiveInt(values['max-concurrent-calls'], '--max-concurrent-calls');
+      const { organization, apiKey } = await organizations.createOrganization({
+        name: values.name,
+        maxConcurrentCalls,
+      });
       console.log(`Organization id: ${organization.id}`);
       console.log(`API key: ${apiKey.key}`);
       console.log(`Key id: ${apiKey.id} (the key is shown only once)`);
@@ -121,7 +149,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'key list': {
       const keys = await organizations.listApiKeys(positiveInt(values.org, '--org'));
-      for (const key of keys) console.log(`${key.id}\tcreated ${key.createdAt}\t${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}`);
+      for (const key of keys)
+        console.log(`${key.id}\tcreated ${key.createdAt}\t${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}`);
       if (keys.length === 0) console.log('No keys');
       return;
     }
@@ -129,7 +158,9 @@ async function main(argv: string[]): Promise<void> {
     case 'org resume': {
       const organizationId = positiveInt(values.org, '--org');
       await organizations.setOrganizationSuspended(organizationId, verb === 'suspend');
-      console.log(`Organization ${organizationId} is ${verb === 'suspend' ? 'suspended: its keys are refused' : 'active again'}`);
+      console.log(
+        `Organization ${organizationId} is ${verb === 'suspend' ? 'suspended: its keys are refused' : 'active again'}`,
+      );
       return;
     }
     case 'org usage-plan': {
@@ -155,7 +186,12 @@ async function main(argv: string[]): Promise<void> {
     case 'number approve':
     case 'number reject': {
       const { reviewNumber } = await import('../shared/services/numbers.ts');
-      const number = await reviewNumber(positiveInt(values.org, '--org'), positiveInt(argument, 'NUMBER_ID'), verb === 'approve' ? 'approve' : 'reject', values.reason);
+      const number = await reviewNumber(
+        positiveInt(values.org, '--org'),
+        positiveInt(argument, 'NUMBER_ID'),
+        verb === 'approve' ? 'approve' : 'reject',
+        values.reason,
+      );
       console.log(`Number ${number.id} (${number.phone_number}) is ${number.status}`);
       return;
     }

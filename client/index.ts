@@ -26,12 +26,20 @@ export interface ClientOptions {
 }
 
 export function createVoiceAgentClient({ baseUrl, apiKey, fetch }: ClientOptions): VoiceAgentClient {
-  return createClient<paths>({ baseUrl: baseUrl.replace(/\/$/, ''), headers: { 'X-API-Key': apiKey }, ...(fetch ? { fetch } : {}) });
+  return createClient<paths>({
+    baseUrl: baseUrl.replace(/\/$/, ''),
+    headers: { 'X-API-Key': apiKey },
+    ...(fetch ? { fetch } : {}),
+  });
 }
 
 /** Every event a webhook can receive, typed by its `type`. */
 export type WebhookEvent = {
-  [Type in keyof webhooks]: webhooks[Type]['post']['requestBody'] extends { content: { 'application/json': infer Body } } ? Body : never;
+  [Type in keyof webhooks]: webhooks[Type]['post']['requestBody'] extends {
+    content: { 'application/json': infer Body };
+  }
+    ? Body
+    : never;
 }[keyof webhooks];
 
 export { WebhookVerificationError };
@@ -42,9 +50,17 @@ export { WebhookVerificationError };
  * event. Pass the raw body exactly as received and the request's headers. Throws
  * `WebhookVerificationError` otherwise.
  */
-export function verifyWebhook(rawBody: string | Buffer, headers: Record<string, string | string[] | undefined> | Headers, secret: string): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Buffer,
+  headers: Record<string, string | string[] | undefined> | Headers,
+  secret: string,
+): WebhookEvent {
   const plain: Record<string, string> = {};
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  for (const [name, value] of entries) if (value !== undefined) plain[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  return new Webhook(secret).verify(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'), plain) as WebhookEvent;
+  for (const [name, value] of entries)
+    if (value !== undefined) plain[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return new Webhook(secret).verify(
+    typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'),
+    plain,
+  ) as WebhookEvent;
 }

@@ -15,19 +15,23 @@ export const STACK_NAME = 'VoiceAgentPlatformApi';
  */
 export function createApp(options: { context?: Record<string, unknown> } = {}) {
   // cdk.json context (feature flags) as defaults, so tests synthesize what the CLI does; -c still wins.
-  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
   const app = new App({ context: { ...cdkJson.context, ...options.context } });
   // `-c` values arrive as strings, cdk.json values as JSON: accept both.
   const stageName = String(app.node.tryGetContext('stageName') ?? 'prod');
   const text = (key: string) => String(app.node.tryGetContext(key) ?? '');
   const positiveInteger = (key: string, fallback?: number) => {
     const value = Number(app.node.tryGetContext(key) ?? fallback);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`Context ${key} must be a positive integer, got ${String(app.node.tryGetContext(key))}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`Context ${key} must be a positive integer, got ${String(app.node.tryGetContext(key))}`);
     return value;
   };
   const positiveNumber = (key: string) => {
     const value = Number(app.node.tryGetContext(key));
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${key} must be a positive number, got ${String(app.node.tryGetContext(key))}`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`Context ${key} must be a positive number, got ${String(app.node.tryGetContext(key))}`);
     return value;
   };
   const retentionDays = positiveInteger('retentionDays', DEFAULT_RETENTION_DAYS);
@@ -43,7 +47,9 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
       mediaStreamUrl: text('mediaStreamUrl'),
       defaultCallerId: text('defaultCallerId'),
       telephonyRegulatoryEmail: text('telephonyRegulatoryEmail'),
-      ...(app.node.tryGetContext('telephonyCallsPerSecond') === undefined ? {} : { telephonyCallsPerSecond: positiveNumber('telephonyCallsPerSecond') }),
+      ...(app.node.tryGetContext('telephonyCallsPerSecond') === undefined
+        ? {}
+        : { telephonyCallsPerSecond: positiveNumber('telephonyCallsPerSecond') }),
       ...(app.node.tryGetContext('llmApiUrl') === undefined ? {} : { llmApiUrl: text('llmApiUrl') }),
       ...(app.node.tryGetContext('llmModel') === undefined ? {} : { llmModel: text('llmModel') }),
       // One call length for the functions (watchdog) and the media service (deregistration delay).
@@ -51,6 +57,9 @@ export function createApp(options: { context?: Record<string, unknown> } = {}) {
     },
   });
   // cdk-nag 3 is a policy-validation plugin: any unacknowledged finding fails synthesis.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
+  Validations.of(app).addPlugins(
+    new AwsSolutionsChecks(app, { verbose: true }),
+    new ServerlessChecks(app, { verbose: true }),
+  );
   return { app, stack };
 }

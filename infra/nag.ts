@@ -21,7 +21,9 @@ export function flattenForNag(scope: IConstruct, value: string): string {
   // construct's unique id: `referenceto<unique id><attribute>`.
   const parent = Stack.of(scope).nestedStackParent;
   const uniqueIdOf = (logicalId: string): string => {
-    const element = parent?.node.findAll().find((c) => CfnElement.isCfnElement(c) && parent.getLogicalId(c) === logicalId);
+    const element = parent?.node
+      .findAll()
+      .find((c) => CfnElement.isCfnElement(c) && parent.getLogicalId(c) === logicalId);
     return element ? Names.uniqueId(element) : logicalId;
   };
   const visit = (node: unknown): string => {
@@ -33,7 +35,9 @@ export function flattenForNag(scope: IConstruct, value: string): string {
     }
     if (fn['Fn::GetAtt']) {
       const [resource, attribute] = fn['Fn::GetAtt'] as [unknown, unknown];
-      return parent ? `<referenceto${uniqueIdOf(visit(resource))}${visit(attribute)}>` : `<${visit(resource)}.${visit(attribute)}>`;
+      return parent
+        ? `<referenceto${uniqueIdOf(visit(resource))}${visit(attribute)}>`
+        : `<${visit(resource)}.${visit(attribute)}>`;
     }
     if (fn.Ref) return parent ? `<referenceto${uniqueIdOf(visit(fn.Ref))}Ref>` : `<${visit(fn.Ref)}>`;
     return JSON.stringify(node);
@@ -66,6 +70,8 @@ export function acknowledgeBucketGrant(grantee: IConstruct, bucket: IBucket): vo
     grantee,
     'grantRead/grantReadWrite on this one bucket: object actions need <bucket>/*, and the CDK grant uses action families (s3:GetObject*, s3:List*, ...).',
     wildcardResourceFinding(grantee, `${bucket.bucketArn}/*`),
-    ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map((a) => `AwsSolutions-IAM5[Action::${a}]`),
+    ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map(
+      (a) => `AwsSolutions-IAM5[Action::${a}]`,
+    ),
   );
 }

@@ -94,14 +94,20 @@ export class VoiceAgentPlatformApiStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'Subscribe to receive the alarms',
+    });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     // For the operator CLI (REST_API_ID, API_STAGE_NAME, USAGE_PLAN_ID): usage-plan keys and authorizer cache flushes.
     new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId });
     new CfnOutput(this, 'StageName', { value: this.api.stageName });
     new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
-    new CfnOutput(this, 'MediaStreamUrl', { value: this.media.streamUrl, description: 'Where providers stream call audio' });
+    new CfnOutput(this, 'MediaStreamUrl', {
+      value: this.media.streamUrl,
+      description: 'Where providers stream call audio',
+    });
     new CfnOutput(this, 'MediaLoadBalancerDnsName', {
       value: this.media.loadBalancer.loadBalancerDnsName,
       description: 'Point the media domain here (CNAME, or a Route 53 alias)',

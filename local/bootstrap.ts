@@ -1,4 +1,10 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../shared/repositories/table-schema.ts';
 
 /**
@@ -13,7 +19,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
   const { partitionKey, sortKey, globalSecondaryIndexes } = TABLE_SCHEMA;
-  const attributeNames = [partitionKey, sortKey, ...globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  const attributeNames = [
+    partitionKey,
+    sortKey,
+    ...globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
   await client.send(
     new CreateTableCommand({
       TableName: tableName,

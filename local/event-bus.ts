@@ -39,7 +39,8 @@ export async function startLocalEventBus(options: { region: string }): Promise<L
         await invokeLocal(target, FUNCTION_GROUPS[target], event);
         return;
       } catch (error) {
-        if (attempt === TARGET_ATTEMPTS) console.error(`Local event bus: ${target} failed on event ${String(event.id)}`, error);
+        if (attempt === TARGET_ATTEMPTS)
+          console.error(`Local event bus: ${target} failed on event ${String(event.id)}`, error);
         else await sleep(200 * attempt);
       }
     }
@@ -79,7 +80,9 @@ export async function startLocalEventBus(options: { region: string }): Promise<L
     const action = String(request.headers['x-amz-target'] ?? '');
     response.setHeader('Content-Type', 'application/x-amz-json-1.1');
     if (action !== 'AWSEvents.PutEvents') {
-      response.writeHead(400).end(JSON.stringify({ __type: 'UnknownOperationException', message: `${action} is not supported locally` }));
+      response
+        .writeHead(400)
+        .end(JSON.stringify({ __type: 'UnknownOperationException', message: `${action} is not supported locally` }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { Entries?: PutEventsEntry[] };

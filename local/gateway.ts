@@ -39,7 +39,9 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
       if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
       else chunks.length = 0;
     });
-    request.on('end', () => (size > MAX_REQUEST_BYTES ? reject(new PayloadTooLarge()) : resolve(Buffer.concat(chunks))));
+    request.on('end', () =>
+      size > MAX_REQUEST_BYTES ? reject(new PayloadTooLarge()) : resolve(Buffer.concat(chunks)),
+    );
     request.on('error', reject);
   });
 }
@@ -89,7 +91,11 @@ function sendResult(response: ServerResponse, result: APIGatewayProxyResult): vo
 
 function isProxyResult(value: unknown): value is APIGatewayProxyResult {
   const result = value as APIGatewayProxyResult | null;
-  return Boolean(result) && Number.isInteger(result!.statusCode) && (result!.body === undefined || typeof result!.body === 'string');
+  return (
+    Boolean(result) &&
+    Number.isInteger(result!.statusCode) &&
+    (result!.body === undefined || typeof result!.body === 'string')
+  );
 }
 
 export interface LocalGateway {
@@ -132,7 +138,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
         };
         const allowed = result.policyDocument.Statement.every((statement) => statement.Effect === 'Allow');
         return allowed
-          ? { kind: 'allow', principalId: result.principalId, context: result.context ?? {}, usageIdentifierKey: result.usageIdentifierKey }
+          ? {
+              kind: 'allow',
+              principalId: result.principalId,
+              context: result.context ?? {},
+              usageIdentifierKey: result.usageIdentifierKey,
+            }
           : { kind: 'deny' };
       } catch (error) {
         // API Gateway's contract: the authorizer rejects a caller by failing with exactly 'Unauthorized'.
@@ -152,7 +163,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
     const group: FunctionGroupName = match.kind === 'route' ? (match.route.group as FunctionGroupName) : 'fallback';
     const resource = match.kind === 'not-found' ? '/{proxy+}' : match.resource;
-    const pathParameters = match.kind === 'route' ? match.pathParameters : match.kind === 'not-found' ? { proxy: url.pathname.slice(1) } : null;
+    const pathParameters =
+      match.kind === 'route'
+        ? match.pathParameters
+        : match.kind === 'not-found'
+          ? { proxy: url.pathname.slice(1) }
+          : null;
     const requestContext = {
       accountId: ACCOUNT_ID,
       apiId: API_ID,
@@ -167,7 +183,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       protocol: `HTTP/${request.httpVersion}`,
       requestTimeEpoch: Date.now(),
       domainName: request.headers.host ?? 'localhost',
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      },
       authorizer: null as Record<string, unknown> | null,
     };
 
@@ -225,7 +244,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (error instanceof PayloadTooLarge) return sendError(response, GATEWAY_ERRORS.requestTooLarge, { Connection: 'close' });
+      if (error instanceof PayloadTooLarge)
+        return sendError(response, GATEWAY_ERRORS.requestTooLarge, { Connection: 'close' });
       // A Lambda that throws is a 502 from API Gateway; print it, since no CloudWatch is watching.
       console.error('Local gateway: Lambda invocation failed', error);
       if (!response.headersSent) sendError(response, GATEWAY_ERRORS.badGateway);

@@ -65,7 +65,11 @@ const functionScope = new AsyncLocalStorage<FunctionScope>();
 let stackValues: Record<string, string> | undefined;
 
 /** The settings of function `name` in the local stack, with the local stack's values. */
-export function localFunctionEnvironment(name: FunctionName, fn: FunctionGroup, values = stackValues): Record<string, string> {
+export function localFunctionEnvironment(
+  name: FunctionName,
+  fn: FunctionGroup,
+  values = stackValues,
+): Record<string, string> {
   if (!values) throw new Error('The local functions are not configured: call configureLocalFunctions first');
   const env: Record<string, string> = {};
   for (const setting of settingsFor(name, fn, { local: true })) {
@@ -83,7 +87,10 @@ function scopedEnvironment(real: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
       const scope = functionScope.getStore();
       if (!scope || typeof key !== 'string') return Reflect.get(target, key);
       if (Object.hasOwn(scope.env, key)) return scope.env[key];
-      if (isSetting(key)) throw new Error(`Function ${scope.name} reads ${key}, which the stack does not give it (shared/config/settings.ts)`);
+      if (isSetting(key))
+        throw new Error(
+          `Function ${scope.name} reads ${key}, which the stack does not give it (shared/config/settings.ts)`,
+        );
       return Reflect.get(target, key);
     },
     has(target, key) {
@@ -100,12 +107,18 @@ function scopedEnvironment(real: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     ownKeys(target) {
       const scope = functionScope.getStore();
       if (!scope) return Reflect.ownKeys(target);
-      return [...new Set([...Reflect.ownKeys(target).filter((key) => typeof key !== 'string' || visible(scope, key)), ...Object.keys(scope.env)])];
+      return [
+        ...new Set([
+          ...Reflect.ownKeys(target).filter((key) => typeof key !== 'string' || visible(scope, key)),
+          ...Object.keys(scope.env),
+        ]),
+      ];
     },
     getOwnPropertyDescriptor(target, key) {
       const scope = functionScope.getStore();
       if (!scope || typeof key !== 'string') return Reflect.getOwnPropertyDescriptor(target, key);
-      if (Object.hasOwn(scope.env, key)) return { value: scope.env[key], writable: true, enumerable: true, configurable: true };
+      if (Object.hasOwn(scope.env, key))
+        return { value: scope.env[key], writable: true, enumerable: true, configurable: true };
       return visible(scope, key) ? Reflect.getOwnPropertyDescriptor(target, key) : undefined;
     },
   });

@@ -14,7 +14,13 @@ export interface SimulatedNumber {
 export function availableInventory(): Map<string, SimulatedNumber> {
   const numbers: SimulatedNumber[] = [];
   const add = (prefix: string, count: number, country: string, type: NumberType) => {
-    for (let i = 0; i < count; i += 1) numbers.push({ phone_number: `${prefix}${String(i).padStart(2, '0')}`, country_code: country, number_type: type, capabilities: ['voice', 'sms'] });
+    for (let i = 0; i < count; i += 1)
+      numbers.push({
+        phone_number: `${prefix}${String(i).padStart(2, '0')}`,
+        country_code: country,
+        number_type: type,
+        capabilities: ['voice', 'sms'],
+      });
   };
   add('+486012345', 20, 'PL', 'mobile');
   add('+482212345', 10, 'PL', 'local');

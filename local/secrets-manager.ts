@@ -16,7 +16,10 @@ export interface LocalSecretsManager {
  * Powertools Parameters uses, serving the local stack's secrets: handlers read secrets exactly as
  * on AWS (shared/config/secrets.ts).
  */
-export async function startLocalSecretsManager(options: { region: string; secrets: Record<string, string> }): Promise<LocalSecretsManager> {
+export async function startLocalSecretsManager(options: {
+  region: string;
+  secrets: Record<string, string>;
+}): Promise<LocalSecretsManager> {
   const arns: Record<string, string> = {};
   const byId = new Map<string, { name: string; arn: string; value: string }>();
   const put = (name: string, value: string): string => {
@@ -35,10 +38,15 @@ export async function startLocalSecretsManager(options: { region: string; secret
         response.end(JSON.stringify(body));
       };
       const action = String(request.headers['x-amz-target'] ?? '').split('.')[1];
-      if (action !== 'GetSecretValue') return reply(400, { __type: 'InvalidRequestException', message: `Unsupported action ${action}` });
+      if (action !== 'GetSecretValue')
+        return reply(400, { __type: 'InvalidRequestException', message: `Unsupported action ${action}` });
       const { SecretId } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { SecretId?: string };
       const secret = SecretId ? byId.get(SecretId) : undefined;
-      if (!secret) return reply(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
+      if (!secret)
+        return reply(400, {
+          __type: 'ResourceNotFoundException',
+          message: "Secrets Manager can't find the specified secret.",
+        });
       reply(200, {
         ARN: secret.arn,
         Name: secret.name,

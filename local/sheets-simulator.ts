@@ -46,7 +46,12 @@ export async function startSheetsSimulator(): Promise<SheetsSimulator> {
       if (form.get('grant_type') === 'authorization_code' && form.get('code')) {
         const refreshToken = `1//local-${randomBytes(12).toString('hex')}`;
         refreshTokens.add(refreshToken);
-        return reply(200, { access_token: issueAccessToken(), expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, token_type: 'Bearer' });
+        return reply(200, {
+          access_token: issueAccessToken(),
+          expires_in: ACCESS_TOKEN_SECONDS,
+          refresh_token: refreshToken,
+          token_type: 'Bearer',
+        });
       }
       if (form.get('grant_type') === 'refresh_token' && refreshTokens.has(form.get('refresh_token') ?? '')) {
         return reply(200, { access_token: issueAccessToken(), expires_in: ACCESS_TOKEN_SECONDS, token_type: 'Bearer' });
@@ -54,13 +59,17 @@ export async function startSheetsSimulator(): Promise<SheetsSimulator> {
       return reply(400, { error: 'invalid_grant' });
     }
     if (request.method === 'GET' && url.pathname === '/userinfo') {
-      return authorized(request) ? reply(200, { email: SIMULATED_ACCOUNT_EMAIL }) : reply(401, { error: 'invalid_token' });
+      return authorized(request)
+        ? reply(200, { email: SIMULATED_ACCOUNT_EMAIL })
+        : reply(401, { error: 'invalid_token' });
     }
     const values = /^\/v4\/spreadsheets\/([^/]+)\/values\/(.+)$/.exec(url.pathname);
     if (request.method === 'GET' && values) {
       if (!authorized(request)) return reply(401, { error: 'invalid_token' });
       const sheet = spreadsheets.get(decodeURIComponent(values[1]!));
-      return sheet ? reply(200, { range: decodeURIComponent(values[2]!), majorDimension: 'ROWS', values: sheet }) : reply(404, { error: 'not found' });
+      return sheet
+        ? reply(200, { range: decodeURIComponent(values[2]!), majorDimension: 'ROWS', values: sheet })
+        : reply(404, { error: 'not found' });
     }
     const fake = /^\/fake\/spreadsheets\/([^/]+)$/.exec(url.pathname);
     if (request.method === 'PUT' && fake) {
@@ -74,7 +83,11 @@ export async function startSheetsSimulator(): Promise<SheetsSimulator> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    env: { SHEETS_OAUTH_TOKEN_URL: `${origin}/token`, SHEETS_USERINFO_URL: `${origin}/userinfo`, SHEETS_API_URL: origin },
+    env: {
+      SHEETS_OAUTH_TOKEN_URL: `${origin}/token`,
+      SHEETS_USERINFO_URL: `${origin}/userinfo`,
+      SHEETS_API_URL: origin,
+    },
     setValues: (spreadsheetId, sheetValues) => spreadsheets.set(spreadsheetId, sheetValues),
     stop: () =>
       new Promise<void>((resolve) => {

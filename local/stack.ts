@@ -78,7 +78,8 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
-    for (const stopOne of stops.reverse()) await stopOne().catch((error: unknown) => console.error('Stopping local stack:', error));
+    for (const stopOne of stops.reverse())
+      await stopOne().catch((error: unknown) => console.error('Stopping local stack:', error));
     stops.length = 0;
   };
   try {
@@ -167,7 +168,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
-      TELEPHONY_ACCOUNT: JSON.stringify({ provider: 'twilio', account_sid: twilioAccount.sid, auth_token: twilioAccount.authToken }),
+      TELEPHONY_ACCOUNT: JSON.stringify({
+        provider: 'twilio',
+        account_sid: twilioAccount.sid,
+        auth_token: twilioAccount.authToken,
+      }),
       TELEPHONY_API_BASE_URL: telephony.apiUrl,
       TELEPHONY_CALLS_PER_SECOND: String(callsPerSecond),
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
@@ -176,7 +181,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // The platform model is the local fake: its URL and name as settings, its key in the secret.
       LLM_API_URL: media.platformModelEnv.LLM_API_URL,
       LLM_MODEL: media.platformModelEnv.LLM_MODEL,
-      VOICE_PROVIDERS_SECRET_ARN: secretsManager.put('voice-providers', JSON.stringify({ llmApiKey: media.platformModelEnv.LLM_API_KEY })),
+      VOICE_PROVIDERS_SECRET_ARN: secretsManager.put(
+        'voice-providers',
+        JSON.stringify({ llmApiKey: media.platformModelEnv.LLM_API_KEY }),
+      ),
     });
     Object.assign(process.env, env);
 
@@ -217,7 +225,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await telephony.idle();
       await eventBus.idle();
     };
-    return { baseUrl, env, telephonyApiUrl: telephony.apiUrl, platformModelKey: media.platformModelEnv.LLM_API_KEY!, idle, stop };
+    return {
+      baseUrl,
+      env,
+      telephonyApiUrl: telephony.apiUrl,
+      platformModelKey: media.platformModelEnv.LLM_API_KEY!,
+      idle,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

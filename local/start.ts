@@ -44,7 +44,10 @@ try {
     port,
     dataDir: LOCAL_DATA_DIR,
     logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
-    authorizerCacheTtlSeconds: process.env.AUTHORIZER_CACHE_TTL_SECONDS === undefined ? undefined : Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS),
+    authorizerCacheTtlSeconds:
+      process.env.AUTHORIZER_CACHE_TTL_SECONDS === undefined
+        ? undefined
+        : Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS),
   });
   // The operator CLI (`npm run admin`) finds the running stack through this file.
   writeFileSync(LOCAL_STACK_ENV_FILE, JSON.stringify(stack.env, null, 2), { mode: 0o600 });

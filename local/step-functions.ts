@@ -71,10 +71,13 @@ export function sleepToward(deadline: number, limitMs: number, signal: AbortSign
       clearTimeout(timer);
       resolve(true);
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve(left <= limitMs);
-    }, Math.min(left, limitMs));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', stop);
+        resolve(left <= limitMs);
+      },
+      Math.min(left, limitMs),
+    );
     signal.addEventListener('abort', stop, { once: true });
   });
 }
@@ -82,13 +85,27 @@ export function sleepToward(deadline: number, limitMs: number, signal: AbortSign
 /** Stands for the local wait task in rewritten definitions; never invoked as a Lambda. */
 const LOCAL_WAIT_RESOURCE = `arn:aws:lambda:us-east-1:${ACCOUNT_ID}:function:localWait`;
 
-type WaitState = { Type: 'Wait'; Seconds?: number; SecondsPath?: string; Timestamp?: string; TimestampPath?: string; InputPath?: string; OutputPath?: string; Next?: string; End?: boolean; Comment?: string };
+type WaitState = {
+  Type: 'Wait';
+  Seconds?: number;
+  SecondsPath?: string;
+  Timestamp?: string;
+  TimestampPath?: string;
+  InputPath?: string;
+  OutputPath?: string;
+  Next?: string;
+  End?: boolean;
+  Comment?: string;
+};
 
 /**
  * The definition with each top-level Wait state (except those a test overrides by name) turned into
  * the local wait Task: same target time, same input and output (ResultPath null).
  */
-export function withLocalWaits(definition: StateMachineDefinition, overridden: readonly string[] = []): { definition: StateMachineDefinition; waitStates: string[] } {
+export function withLocalWaits(
+  definition: StateMachineDefinition,
+  overridden: readonly string[] = [],
+): { definition: StateMachineDefinition; waitStates: string[] } {
   const states = { ...(definition.States as Record<string, unknown>) };
   const waitStates: string[] = [];
   for (const [name, state] of Object.entries(states)) {
@@ -96,7 +113,13 @@ export function withLocalWaits(definition: StateMachineDefinition, overridden: r
     if (wait.Type !== 'Wait' || overridden.includes(name)) continue;
     const { Type: _type, Seconds, SecondsPath, Timestamp, TimestampPath, ...rest } = wait;
     const target =
-      SecondsPath !== undefined ? { 'seconds.$': SecondsPath } : TimestampPath !== undefined ? { 'timestamp.$': TimestampPath } : Timestamp !== undefined ? { timestamp: Timestamp } : { seconds: Seconds ?? 0 };
+      SecondsPath !== undefined
+        ? { 'seconds.$': SecondsPath }
+        : TimestampPath !== undefined
+          ? { 'timestamp.$': TimestampPath }
+          : Timestamp !== undefined
+            ? { timestamp: Timestamp }
+            : { seconds: Seconds ?? 0 };
     states[name] = {
       Type: 'Task',
       Resource: LOCAL_WAIT_RESOURCE,
@@ -119,7 +142,9 @@ export function withLocalWaits(definition: StateMachineDefinition, overridden: r
 export function localWait(signal: AbortSignal) {
   let pending: number | undefined;
   return async (input: { seconds?: number; timestamp?: string }) => {
-    const deadline = pending ?? (input.timestamp !== undefined ? Date.parse(input.timestamp) : Date.now() + (input.seconds ?? 0) * 1000);
+    const deadline =
+      pending ??
+      (input.timestamp !== undefined ? Date.parse(input.timestamp) : Date.now() + (input.seconds ?? 0) * 1000);
     pending = (await sleepToward(deadline, LOCAL_WAIT_CHUNK_MS, signal)) ? undefined : deadline;
     if (pending !== undefined) throw Object.assign(new Error('The wait continues'), { name: LOCAL_WAIT_PENDING });
     return {};
@@ -128,10 +153,13 @@ export function localWait(signal: AbortSignal) {
 
 /** The ASL file with `${<group>FunctionArn}` substituted, as CDK's definitionSubstitutions do on AWS. */
 function loadDefinition(spec: StateMachineSpec, region: string): StateMachineDefinition {
-  const text = readFileSync(join(REPO_ROOT, spec.definitionFile), 'utf8').replace(/\$\{(\w+)FunctionArn\}/g, (_match, group: string) => {
-    if (!(group in FUNCTION_GROUPS)) throw new Error(`${spec.definitionFile}: unknown function group '${group}'`);
-    return `arn:aws:lambda:${region}:${ACCOUNT_ID}:function:${group}`;
-  });
+  const text = readFileSync(join(REPO_ROOT, spec.definitionFile), 'utf8').replace(
+    /\$\{(\w+)FunctionArn\}/g,
+    (_match, group: string) => {
+      if (!(group in FUNCTION_GROUPS)) throw new Error(`${spec.definitionFile}: unknown function group '${group}'`);
+      return `arn:aws:lambda:${region}:${ACCOUNT_ID}:function:${group}`;
+    },
+  );
   return JSON.parse(text) as StateMachineDefinition;
 }
 
@@ -146,7 +174,10 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   const stateMachineArns: Record<string, string> = {};
   for (const spec of STATE_MACHINES) {
     const arn = `arn:aws:states:${options.region}:${ACCOUNT_ID}:stateMachine:${spec.name}`;
-    const { definition, waitStates } = withLocalWaits(loadDefinition(spec, options.region), Object.keys(options.waitTimeOverrides ?? {}));
+    const { definition, waitStates } = withLocalWaits(
+      loadDefinition(spec, options.region),
+      Object.keys(options.waitTimeOverrides ?? {}),
+    );
     machines.set(arn, { spec, machine: new StateMachine(definition), waitStates });
     stateMachineArns[spec.envVar] = arn;
   }
@@ -164,14 +195,16 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
 
   function startExecution(request: { stateMachineArn?: string; name?: string; input?: string }) {
     const registered = machines.get(request.stateMachineArn ?? '');
-    if (!registered) throw new ServiceError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${request.stateMachineArn}'`);
+    if (!registered)
+      throw new ServiceError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${request.stateMachineArn}'`);
     const name = request.name ?? crypto.randomUUID();
     const executionArn = `${request.stateMachineArn!.replace(':stateMachine:', ':execution:')}:${name}`;
     const input = request.input ?? '{}';
     const existing = executions.get(executionArn);
     if (existing) {
       // Step Functions' idempotency: the same name and input while running returns the same execution.
-      if (existing.status === 'RUNNING' && existing.input === input) return { executionArn, startDate: existing.startDate };
+      if (existing.status === 'RUNNING' && existing.input === input)
+        return { executionArn, startDate: existing.startDate };
       throw new ServiceError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
     }
     let parsedInput: unknown;
@@ -188,13 +221,28 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         waitTimeOverrides: options.waitTimeOverrides,
         retryIntervalOverrides: options.retryIntervalOverrides,
       },
-      context: { Execution: { Id: executionArn, Name: name, Input: parsedInput as never, StartTime: new Date(startDate * 1000).toISOString() } },
+      context: {
+        Execution: {
+          Id: executionArn,
+          Name: name,
+          Input: parsedInput as never,
+          StartTime: new Date(startDate * 1000).toISOString(),
+        },
+      },
     });
     const abort = () => {
       waits.abort();
       run.abort();
     };
-    const execution: Execution = { executionArn, stateMachineArn: request.stateMachineArn!, name, input, status: 'RUNNING', startDate, abort };
+    const execution: Execution = {
+      executionArn,
+      stateMachineArn: request.stateMachineArn!,
+      name,
+      input,
+      status: 'RUNNING',
+      startDate,
+      abort,
+    };
     executions.set(executionArn, execution);
     run.result.then(
       (output) => {
@@ -231,7 +279,12 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     StopExecution: (request) => {
       const execution = findExecution(request.executionArn as string);
       if (execution.status === 'RUNNING') {
-        Object.assign(execution, { status: 'ABORTED', stopDate: Date.now() / 1000, error: request.error, cause: request.cause });
+        Object.assign(execution, {
+          status: 'ABORTED',
+          stopDate: Date.now() / 1000,
+          error: request.error,
+          cause: request.cause,
+        });
         execution.abort();
       }
       return { stopDate: execution.stopDate };
@@ -242,7 +295,14 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         .filter((execution) => !request.statusFilter || execution.status === request.statusFilter)
         .sort((a, b) => b.startDate - a.startDate)
         .slice(0, (request.maxResults as number | undefined) || 1000)
-        .map(({ executionArn, stateMachineArn, name, status, startDate, stopDate }) => ({ executionArn, stateMachineArn, name, status, startDate, stopDate })),
+        .map(({ executionArn, stateMachineArn, name, status, startDate, stopDate }) => ({
+          executionArn,
+          stateMachineArn,
+          name,
+          status,
+          startDate,
+          stopDate,
+        })),
     }),
   };
 
@@ -256,7 +316,8 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     };
     try {
       const implementation = actions[action];
-      if (!implementation) throw new ServiceError('UnknownOperationException', `Operation ${action} is not supported locally`);
+      if (!implementation)
+        throw new ServiceError('UnknownOperationException', `Operation ${action} is not supported locally`);
       send(200, implementation(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>));
     } catch (error) {
       if (error instanceof ServiceError) send(400, { __type: error.type, message: error.message });

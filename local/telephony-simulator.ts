@@ -80,7 +80,13 @@ export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answ
 
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
 
-const unescapeXml = (text: string) => text.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeXml = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 function attributes(tag: string): Record<string, string> {
   const found: Record<string, string> = {};
@@ -97,7 +103,11 @@ export function readTwiml(twiml: string): { stream: SimulatedCall['stream']; say
     if (name) parameters[name] = value ?? '';
   }
   const say = [...twiml.matchAll(/<Say\b[^>]*>([^<]*)<\/Say>/g)].map((match) => unescapeXml(match[1]!));
-  return { stream: streamTag ? { url: attributes(streamTag).url ?? '', parameters } : null, say, reject: /<Reject\b/.test(twiml) };
+  return {
+    stream: streamTag ? { url: attributes(streamTag).url ?? '', parameters } : null,
+    say,
+    reject: /<Reject\b/.test(twiml),
+  };
 }
 
 function twilioError(response: ServerResponse, status: number, code: number, message: string): void {
@@ -135,18 +145,37 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   const activeCalls = new Set<Promise<void>>();
   const sockets = new Set<WebSocket>();
   const inventory = availableInventory();
-  const bundles = new Map<string, { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }>();
+  const bundles = new Map<
+    string,
+    { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }
+  >();
   let voiceUrl: string | null = null;
   let stopping = false;
 
   const addAccount = (accountSid: string, authToken: string): Account => {
-    const account: Account = { sid: accountSid, authToken, callsPerSecond: options.callsPerSecond, tokens: Math.max(1, options.callsPerSecond), refilledAt: Date.now(), numbers: new Map(), created: [], rateLimited: 0 };
+    const account: Account = {
+      sid: accountSid,
+      authToken,
+      callsPerSecond: options.callsPerSecond,
+      tokens: Math.max(1, options.callsPerSecond),
+      refilledAt: Date.now(),
+      numbers: new Map(),
+      created: [],
+      rateLimited: 0,
+    };
     accounts.set(accountSid, account);
     return account;
   };
   const platform = addAccount(options.account.sid, options.account.authToken);
   for (const number of options.ownedNumbers ?? []) {
-    platform.numbers.set(number, { phone_number: number, country_code: 'US', number_type: 'local', capabilities: ['voice'], sid: sid('PN'), voiceUrl: null });
+    platform.numbers.set(number, {
+      phone_number: number,
+      country_code: 'US',
+      number_type: 'local',
+      capabilities: ['voice'],
+      sid: sid('PN'),
+      voiceUrl: null,
+    });
   }
 
   const callResource = (call: SimulatedCall) => ({
@@ -162,11 +191,18 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   });
 
   /** A webhook request as Twilio sends it: form-encoded, signed with the account's auth token. */
-  async function signedPost(account: Account, url: string, params: Record<string, string>): Promise<Response | undefined> {
+  async function signedPost(
+    account: Account,
+    url: string,
+    params: Record<string, string>,
+  ): Promise<Response | undefined> {
     try {
       return await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': twilio.getExpectedTwilioSignature(account.authToken, url, params) },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Twilio-Signature': twilio.getExpectedTwilioSignature(account.authToken, url, params),
+        },
         body: new URLSearchParams(params).toString(),
       });
     } catch (error) {
@@ -175,7 +211,11 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     }
   }
 
-  async function report(call: SimulatedCall, event: 'ringing' | 'answered' | 'completed', extra: Record<string, string> = {}): Promise<void> {
+  async function report(
+    call: SimulatedCall,
+    event: 'ringing' | 'answered' | 'completed',
+    extra: Record<string, string> = {},
+  ): Promise<void> {
     // Twilio always reports the final status; the others only when subscribed.
     if (!call.statusCallback || (event !== 'completed' && !call.events.has(event))) return;
     call.sequence += 1;
@@ -194,7 +234,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       Timestamp: new Date().toUTCString(),
       ...extra,
     });
-    if (response && !response.ok) console.error(`Telephony simulator: status callback answered ${response.status}: ${await response.text()}`);
+    if (response && !response.ok)
+      console.error(`Telephony simulator: status callback answered ${response.status}: ${await response.text()}`);
   }
 
   /** The callee's side of an answered call, over Media Streams. */
@@ -216,10 +257,20 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       let pending: Int16Array[] = [];
       const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
       socket.on('message', (data) => {
-        const message = JSON.parse(String(data)) as { event?: string; media?: { payload?: string }; mark?: { name?: string } };
+        const message = JSON.parse(String(data)) as {
+          event?: string;
+          media?: { payload?: string };
+          mark?: { name?: string };
+        };
         if (message.event === 'mark') {
           // Like Twilio: a mark is echoed once the audio sent before it has played.
-          const entry = { name: message.mark?.name, timer: setTimeout(() => send({ event: 'mark', streamSid, sequenceNumber: '0', mark: message.mark }), Math.max(0, agentSpeechEndsAt - Date.now())) };
+          const entry = {
+            name: message.mark?.name,
+            timer: setTimeout(
+              () => send({ event: 'mark', streamSid, sequenceNumber: '0', mark: message.mark }),
+              Math.max(0, agentSpeechEndsAt - Date.now()),
+            ),
+          };
           marks.push(entry);
           return;
         }
@@ -257,7 +308,11 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       let sequence = 2;
       let chunk = 0;
       const silence = new Int16Array(FRAME_SAMPLES);
-      while (socket.readyState === WebSocket.OPEN && !call.hangUp.signal.aborted && Date.now() - startedAt < options.callSeconds * 1000) {
+      while (
+        socket.readyState === WebSocket.OPEN &&
+        !call.hangUp.signal.aborted &&
+        Date.now() - startedAt < options.callSeconds * 1000
+      ) {
         if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
           const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
           scriptLine += 1;
@@ -270,12 +325,22 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
           event: 'media',
           sequenceNumber: String(sequence++),
           streamSid,
-          media: { track: 'inbound', chunk: String(chunk), timestamp: String(Date.now() - startedAt), payload: encodeMulaw(frame).toString('base64') },
+          media: {
+            track: 'inbound',
+            chunk: String(chunk),
+            timestamp: String(Date.now() - startedAt),
+            payload: encodeMulaw(frame).toString('base64'),
+          },
         });
         await sleep(FRAME_MS);
       }
       for (const entry of marks) clearTimeout(entry.timer);
-      send({ event: 'stop', sequenceNumber: String(sequence), streamSid, stop: { accountSid: call.account.sid, callSid: call.sid } });
+      send({
+        event: 'stop',
+        sequenceNumber: String(sequence),
+        streamSid,
+        stop: { accountSid: call.account.sid, callSid: call.sid },
+      });
       socket.close();
       await closed;
     } finally {
@@ -304,7 +369,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       await report(call, 'answered', answeredBy ? { AnsweredBy: answeredBy } : {});
       if (outcome === 'voicemail') {
         // The machine's greeting plays until someone hangs up (the platform, on AMD's verdict).
-        await Promise.race([sleep(options.callSeconds * 1000), new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve))]);
+        await Promise.race([
+          sleep(options.callSeconds * 1000),
+          new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve)),
+        ]);
       } else if (call.stream && !hungUp()) {
         try {
           await converse(call);
@@ -321,7 +389,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     // Incoming: connected at once to what the platform's TwiML said.
     call.status = 'in-progress';
     call.answeredAt = Date.now();
-    if (call.stream) await converse(call).catch((error: unknown) => !stopping && console.error('Telephony simulator: media stream failed', error));
+    if (call.stream)
+      await converse(call).catch(
+        (error: unknown) => !stopping && console.error('Telephony simulator: media stream failed', error),
+      );
     call.status = 'completed';
   }
 
@@ -360,7 +431,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     const to = form.get('To') ?? '';
     const from = form.get('From') ?? '';
     if (!/^\+[1-9]\d{6,14}$/.test(to)) return twilioError(response, 400, 21211, `Invalid 'To' Phone Number: ${to}`);
-    if (!/^\+[1-9]\d{6,14}$/.test(from)) return twilioError(response, 400, 21212, `Invalid 'From' Phone Number: ${from}`);
+    if (!/^\+[1-9]\d{6,14}$/.test(from))
+      return twilioError(response, 400, 21212, `Invalid 'From' Phone Number: ${from}`);
     const twiml = form.get('Twiml');
     if (!twiml && !form.get('Url')) return twilioError(response, 400, 21205, 'Url or Twiml parameter is required');
     account.created.push(now);
@@ -373,7 +445,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       status: 'queued',
       statusCallback: form.get('StatusCallback'),
       events: new Set(form.getAll('StatusCallbackEvent').flatMap((event) => event.split(' '))),
-      machineDetection: form.get('MachineDetection') === 'Enable' || form.get('MachineDetection') === 'DetectMessageEnd',
+      machineDetection:
+        form.get('MachineDetection') === 'Enable' || form.get('MachineDetection') === 'DetectMessageEnd',
       stream: twiml ? readTwiml(twiml).stream : null,
       answeredAt: null,
       sequence: 0,
@@ -383,7 +456,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     json(response, 201, callResource(call));
   }
 
-  async function ringIncoming(from: string, to: string): Promise<{ call_sid: string; answer: 'connected' | 'rejected'; say: string[] }> {
+  async function ringIncoming(
+    from: string,
+    to: string,
+  ): Promise<{ call_sid: string; answer: 'connected' | 'rejected'; say: string[] }> {
     const owner = [...accounts.values()].find((account) => account.numbers.has(to));
     const number = owner?.numbers.get(to);
     const url = number?.voiceUrl ?? voiceUrl;
@@ -439,7 +515,11 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
         account.callsPerSecond = Number(form.get('CallsPerSecond'));
         account.tokens = Math.min(account.tokens, Math.max(1, account.callsPerSecond));
       }
-      return json(response, 200, { calls_per_second: account.callsPerSecond, calls_created_at: account.created, rate_limited: account.rateLimited });
+      return json(response, 200, {
+        calls_per_second: account.callsPerSecond,
+        calls_created_at: account.created,
+        rate_limited: account.rateLimited,
+      });
     }
 
     const compliance = /^\/v2\/RegulatoryCompliance\/(Bundles|EndUsers)(?:\/(BU\w+))?(\/ItemAssignments)?$/.exec(path);
@@ -447,16 +527,30 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       const user = accountOf(request);
       if (!user) return twilioError(response, 401, 20003, 'Authenticate');
       const [, collection, bundleSid, assignments] = compliance;
-      if (collection === 'EndUsers') return json(response, 201, { sid: sid('IT'), account_sid: user.sid, friendly_name: form.get('FriendlyName'), type: form.get('Type') });
+      if (collection === 'EndUsers')
+        return json(response, 201, {
+          sid: sid('IT'),
+          account_sid: user.sid,
+          friendly_name: form.get('FriendlyName'),
+          type: form.get('Type'),
+        });
       if (!bundleSid) {
-        if (!form.get('Email') || !form.get('FriendlyName')) return twilioError(response, 400, 22204, 'Email and FriendlyName are required');
-        const bundle = { sid: sid('BU'), account_sid: user.sid, status: 'draft', friendly_name: form.get('FriendlyName'), email: form.get('Email') };
+        if (!form.get('Email') || !form.get('FriendlyName'))
+          return twilioError(response, 400, 22204, 'Email and FriendlyName are required');
+        const bundle = {
+          sid: sid('BU'),
+          account_sid: user.sid,
+          status: 'draft',
+          friendly_name: form.get('FriendlyName'),
+          email: form.get('Email'),
+        };
         bundles.set(bundle.sid, bundle);
         return json(response, 201, bundle);
       }
       const bundle = bundles.get(bundleSid);
       if (!bundle || bundle.account_sid !== user.sid) return twilioError(response, 404, 20404, 'Not found');
-      if (assignments) return json(response, 201, { sid: sid('BV'), bundle_sid: bundleSid, object_sid: form.get('ObjectSid') });
+      if (assignments)
+        return json(response, 201, { sid: sid('BV'), bundle_sid: bundleSid, object_sid: form.get('ObjectSid') });
       // The local Twilio's reviewers approve every bundle they are sent; the platform's own review (operator CLI) decides.
       if (form.get('Status') === 'pending-review') bundle.status = 'twilio-approved';
       return json(response, 200, bundle);
@@ -465,7 +559,13 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     if (path === `/${API_VERSION}/Accounts.json` && request.method === 'POST') {
       if (!authenticate(request, platform.sid)) return twilioError(response, 401, 20003, 'Authenticate');
       const account = addAccount(sid('AC'), randomBytes(16).toString('hex'));
-      return json(response, 201, { sid: account.sid, auth_token: account.authToken, friendly_name: form.get('FriendlyName') ?? account.sid, status: 'active', owner_account_sid: platform.sid });
+      return json(response, 201, {
+        sid: account.sid,
+        auth_token: account.authToken,
+        friendly_name: form.get('FriendlyName') ?? account.sid,
+        status: 'active',
+        owner_account_sid: platform.sid,
+      });
     }
     const match = /^\/2010-04-01\/Accounts\/(AC\w+)\/(.+)$/.exec(path);
     if (!match) return twilioError(response, 404, 20404, 'The requested resource was not found');
@@ -477,14 +577,25 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     const callMatch = /^Calls\/(CA\w+)\.json$/.exec(resource);
     if (callMatch) {
       const call = calls.get(callMatch[1]!);
-      if (!call || call.account !== account) return twilioError(response, 404, 20404, `The requested resource /${API_VERSION}/Accounts/${account.sid}/Calls/${callMatch[1]}.json was not found`);
-      if (request.method === 'POST' && ['completed', 'canceled'].includes(form.get('Status') ?? '')) call.hangUp.abort();
+      if (!call || call.account !== account)
+        return twilioError(
+          response,
+          404,
+          20404,
+          `The requested resource /${API_VERSION}/Accounts/${account.sid}/Calls/${callMatch[1]}.json was not found`,
+        );
+      if (request.method === 'POST' && ['completed', 'canceled'].includes(form.get('Status') ?? ''))
+        call.hangUp.abort();
       return json(response, 200, callResource(call));
     }
     const available = /^AvailablePhoneNumbers\/([A-Z]{2})\/(Local|Mobile|TollFree)\.json$/.exec(resource);
     if (available && request.method === 'GET') {
-      const type = { Local: 'local', Mobile: 'mobile', TollFree: 'toll_free' }[available[2] as 'Local' | 'Mobile' | 'TollFree'];
-      const numbers = [...inventory.values()].filter((number) => number.country_code === available[1] && number.number_type === type);
+      const type = { Local: 'local', Mobile: 'mobile', TollFree: 'toll_free' }[
+        available[2] as 'Local' | 'Mobile' | 'TollFree'
+      ];
+      const numbers = [...inventory.values()].filter(
+        (number) => number.country_code === available[1] && number.number_type === type,
+      );
       return json(response, 200, {
         available_phone_numbers: numbers.map((number) => ({
           phone_number: number.phone_number,
@@ -500,7 +611,13 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       const wanted = url.searchParams.get('PhoneNumber');
       const owned = [...account.numbers.values()].filter((number) => !wanted || number.phone_number === wanted);
       return json(response, 200, {
-        incoming_phone_numbers: owned.map((number) => ({ sid: number.sid, account_sid: account.sid, phone_number: number.phone_number, voice_url: number.voiceUrl, status: 'in-use' })),
+        incoming_phone_numbers: owned.map((number) => ({
+          sid: number.sid,
+          account_sid: account.sid,
+          phone_number: number.phone_number,
+          voice_url: number.voiceUrl,
+          status: 'in-use',
+        })),
         page: 0,
         page_size: 50,
         first_page_uri: `/${API_VERSION}/Accounts/${account.sid}/IncomingPhoneNumbers.json?PageSize=50&Page=0`,
@@ -514,13 +631,24 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       const offered = inventory.get(phoneNumber);
       if (!offered) return twilioError(response, 400, 21422, `PhoneNumber ${phoneNumber} is not available`);
       const bundle = bundles.get(form.get('BundleSid') ?? '');
-      if (offered.country_code === 'PL' && offered.number_type === 'mobile' && (bundle?.status !== 'twilio-approved' || bundle.account_sid !== account.sid)) {
+      if (
+        offered.country_code === 'PL' &&
+        offered.number_type === 'mobile' &&
+        (bundle?.status !== 'twilio-approved' || bundle.account_sid !== account.sid)
+      ) {
         return twilioError(response, 400, 21649, 'Phone Number Requires an approved Bundle');
       }
       inventory.delete(phoneNumber);
       const owned = { ...offered, sid: sid('PN'), voiceUrl: form.get('VoiceUrl') };
       account.numbers.set(phoneNumber, owned);
-      return json(response, 201, { sid: owned.sid, account_sid: account.sid, phone_number: phoneNumber, voice_url: owned.voiceUrl, status: 'in-use', bundle_sid: form.get('BundleSid') });
+      return json(response, 201, {
+        sid: owned.sid,
+        account_sid: account.sid,
+        phone_number: phoneNumber,
+        voice_url: owned.voiceUrl,
+        status: 'in-use',
+        bundle_sid: form.get('BundleSid'),
+      });
     }
     const release = /^IncomingPhoneNumbers\/(PN\w+)\.json$/.exec(resource);
     if (release && request.method === 'DELETE') {
@@ -530,7 +658,12 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       response.writeHead(204).end();
       return;
     }
-    return twilioError(response, 404, 20404, `The requested resource /${API_VERSION}/Accounts/${account.sid}/${resource} was not found`);
+    return twilioError(
+      response,
+      404,
+      20404,
+      `The requested resource /${API_VERSION}/Accounts/${account.sid}/${resource} was not found`,
+    );
   }
 
   const server = createServer((request, response) => {

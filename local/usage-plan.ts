@@ -14,7 +14,10 @@ export class UsagePlanThrottle {
   /** Takes one request's token; false when the key is over its limit (429). */
   take(key: string, now = Date.now()): boolean {
     const bucket = this.buckets.get(key) ?? { tokens: this.limits.burstLimit, updatedAt: now };
-    bucket.tokens = Math.min(this.limits.burstLimit, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.limits.rateLimit);
+    bucket.tokens = Math.min(
+      this.limits.burstLimit,
+      bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.limits.rateLimit,
+    );
     bucket.updatedAt = now;
     this.buckets.set(key, bucket);
     if (bucket.tokens < 1) return false;
@@ -33,13 +36,20 @@ export interface GatewayManagement {
  * APIGatewayClient speaks it): CreateApiKey, GetApiKeys, CreateUsagePlanKey and
  * FlushStageAuthorizersCache, the last one emptying the local gateway's authorizer cache.
  */
-export async function startGatewayManagement(options: { flushAuthorizerCache: () => void }): Promise<GatewayManagement> {
+export async function startGatewayManagement(options: {
+  flushAuthorizerCache: () => void;
+}): Promise<GatewayManagement> {
   const apiKeys = new Map<string, { id: string; name: string; value: string; enabled: boolean }>();
   const planKeys = new Set<string>();
 
   const reply = (response: ServerResponse, status: number, body?: unknown, errorType?: string) => {
-    response.writeHead(status, { 'Content-Type': 'application/json', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
-    response.end(body === undefined ? '' : JSON.stringify(errorType ? { __type: errorType, message: String(body) } : body));
+    response.writeHead(status, {
+      'Content-Type': 'application/json',
+      ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
+    });
+    response.end(
+      body === undefined ? '' : JSON.stringify(errorType ? { __type: errorType, message: String(body) } : body),
+    );
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -50,8 +60,14 @@ export async function startGatewayManagement(options: { flushAuthorizerCache: ()
     const route = `${request.method} ${url.pathname}`;
     if (route === 'POST /apikeys') {
       const value = String(body.value ?? randomUUID());
-      if ([...apiKeys.values()].some((key) => key.value === value)) return reply(response, 409, 'API key already exists', 'ConflictException');
-      const key = { id: randomUUID().slice(0, 10), name: String(body.name ?? ''), value, enabled: body.enabled !== false };
+      if ([...apiKeys.values()].some((key) => key.value === value))
+        return reply(response, 409, 'API key already exists', 'ConflictException');
+      const key = {
+        id: randomUUID().slice(0, 10),
+        name: String(body.name ?? ''),
+        value,
+        enabled: body.enabled !== false,
+      };
       apiKeys.set(key.id, key);
       return reply(response, 201, key);
     }
@@ -64,7 +80,8 @@ export async function startGatewayManagement(options: { flushAuthorizerCache: ()
     if (planKey) {
       const key = apiKeys.get(String(body.keyId));
       if (!key) return reply(response, 404, 'Invalid API Key identifier specified', 'NotFoundException');
-      if (planKeys.has(`${planKey[1]}/${key.id}`)) return reply(response, 409, 'Usage plan key already exists', 'ConflictException');
+      if (planKeys.has(`${planKey[1]}/${key.id}`))
+        return reply(response, 409, 'Usage plan key already exists', 'ConflictException');
       planKeys.add(`${planKey[1]}/${key.id}`);
       return reply(response, 201, { id: key.id, type: 'API_KEY', name: key.name, value: key.value });
     }
@@ -76,7 +93,9 @@ export async function startGatewayManagement(options: { flushAuthorizerCache: ()
   };
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => reply(response, 400, (error as Error).message, 'BadRequestException'));
+    handle(request, response).catch((error: unknown) =>
+      reply(response, 400, (error as Error).message, 'BadRequestException'),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -48,8 +48,22 @@ const run = (command: string, args: string[], extraEnv: Record<string, string> =
 
 run('npx', ['cdklocal', 'bootstrap']);
 // LocalStack does not check the media certificate; these only satisfy the stack's required media settings.
-const mediaContext = ['-c', 'mediaDomainName=media.localhost.localstack.cloud', '-c', 'mediaCertificateArn=arn:aws:acm:us-east-1:000000000000:certificate/localstack'];
-run('npx', ['cdklocal', 'deploy', STACK_NAME, ...mediaContext, '--require-approval', 'never', '--outputs-file', outputsFile]);
+const mediaContext = [
+  '-c',
+  'mediaDomainName=media.localhost.localstack.cloud',
+  '-c',
+  'mediaCertificateArn=arn:aws:acm:us-east-1:000000000000:certificate/localstack',
+];
+run('npx', [
+  'cdklocal',
+  'deploy',
+  STACK_NAME,
+  ...mediaContext,
+  '--require-approval',
+  'never',
+  '--outputs-file',
+  outputsFile,
+]);
 
 const outputs = (JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>)[STACK_NAME]!;
 console.log(`Deployed: ${outputs.ApiUrl}`);

@@ -16,15 +16,25 @@ export const handler = createApiHandler([
       const count = list.agents.length;
       if (query.page === undefined && query.limit === undefined && count > 0) {
         const limit = Math.min(count, agents.AGENT_LIST_MAX_LIMIT);
-        const next = new URLSearchParams({ ...(query.status && { status: query.status }), page: String(count / limit + 1), limit: String(limit) });
+        const next = new URLSearchParams({
+          ...(query.status && { status: query.status }),
+          page: String(count / limit + 1),
+          limit: String(limit),
+        });
         headers.Link = `<${requestBaseUrl(context.event)}/agents?${next}>; rel="next"`;
       }
     }
     return ok(list.agents, headers);
   }),
-  operation(agentRoutes.createAgent, async ({ body }, context) => created(await agents.createAgent(callerOf(context).organizationId, body))),
-  operation(agentRoutes.agentSummary, async (_input, context) => ok(await agents.summarizeAgents(callerOf(context).organizationId))),
-  operation(agentRoutes.getAgent, async ({ params }, context) => ok(await agents.getAgent(callerOf(context).organizationId, params.agent_id))),
+  operation(agentRoutes.createAgent, async ({ body }, context) =>
+    created(await agents.createAgent(callerOf(context).organizationId, body)),
+  ),
+  operation(agentRoutes.agentSummary, async (_input, context) =>
+    ok(await agents.summarizeAgents(callerOf(context).organizationId)),
+  ),
+  operation(agentRoutes.getAgent, async ({ params }, context) =>
+    ok(await agents.getAgent(callerOf(context).organizationId, params.agent_id)),
+  ),
   operation(agentRoutes.updateAgent, async ({ params, body }, context) =>
     ok(await agents.updateAgent(callerOf(context).organizationId, params.agent_id, body)),
   ),

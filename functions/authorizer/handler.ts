@@ -34,7 +34,10 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
     throw new Error('Unauthorized');
   }
   const effect = caller.suspended ? 'Deny' : 'Allow';
-  logger.info(caller.suspended ? 'API key of a suspended organization refused' : 'API key accepted', { keyId: caller.keyId, organizationId: caller.organizationId });
+  logger.info(caller.suspended ? 'API key of a suspended organization refused' : 'API key accepted', {
+    keyId: caller.keyId,
+    organizationId: caller.organizationId,
+  });
   return {
     principalId: caller.keyId,
     policyDocument: {

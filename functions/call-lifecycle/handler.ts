@@ -5,7 +5,10 @@ import { completeCall } from '../../shared/services/call-completion.ts';
 import type { CallLifecycleInput } from '../../shared/services/calls.ts';
 import { dialRun } from '../../shared/services/call-control.ts';
 
-type TaskInput = CallLifecycleInput & ({ action: 'dial' } | { action: 'ensureEnded' } | { action: 'dialFailed'; error: { Error?: string; Cause?: string } });
+type TaskInput = CallLifecycleInput &
+  (
+    { action: 'dial' } | { action: 'ensureEnded' } | { action: 'dialFailed'; error: { Error?: string; Cause?: string } }
+  );
 
 /** Task states of `statemachines/call-lifecycle.asl.json`. */
 async function runTask(input: TaskInput) {

@@ -14,7 +14,10 @@ const STUCK_AFTER_EXTRA_SECONDS = 15 * 60;
 export const handler = middy(async () => {
   const maxCallSeconds = Number(requiredSetting('MAX_CALL_SECONDS'));
   const before = new Date(Date.now() - (maxCallSeconds + STUCK_AFTER_EXTRA_SECONDS) * 1000);
-  const ended = await endOrphanedCalls(before, 'The call stayed in progress past the longest call and its watchdog: ended by the sweeper');
+  const ended = await endOrphanedCalls(
+    before,
+    'The call stayed in progress past the longest call and its watchdog: ended by the sweeper',
+  );
   if (ended) {
     logger.error('Ended runs stuck in progress', { ended });
     countMetric(METRICS.stuckRunsEnded, ended);

@@ -10,7 +10,14 @@ export const handler = createApiHandler([
     ok(await placeCallOnce(callerOf(context).organizationId, headers['idempotency-key'], params.agent_id, body)),
   ),
   operation(callRoutes.placeCallLegacy, async ({ params, headers, body }, context) =>
-    ok(await placeCallOnce(callerOf(context).organizationId, headers['idempotency-key'], String(params.workflow_id), body)),
+    ok(
+      await placeCallOnce(
+        callerOf(context).organizationId,
+        headers['idempotency-key'],
+        String(params.workflow_id),
+        body,
+      ),
+    ),
   ),
   operation(callRoutes.placeTriggerCall, async ({ params, headers, body }, context) => {
     const { organizationId } = callerOf(context);

@@ -10,7 +10,11 @@ import { applyCallOutcome } from '../../shared/services/campaign-engine.ts';
 async function onCallCompleted(event: EventBridgeEvent<string, CallCompletedPayload>) {
   const { data } = event.detail;
   if (data.campaign_id === null) return { applied: false };
-  logger.appendKeys({ organizationId: data.organization_id, campaignId: data.campaign_id, runId: data.workflow_run_id });
+  logger.appendKeys({
+    organizationId: data.organization_id,
+    campaignId: data.campaign_id,
+    runId: data.workflow_run_id,
+  });
   const run = await runs.getRun(data.organization_id, data.workflow_id, data.workflow_run_id);
   if (run) await applyCallOutcome(run);
   return { applied: Boolean(run) };

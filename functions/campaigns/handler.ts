@@ -9,8 +9,12 @@ export const handler = createApiHandler([
   operation(campaignRoutes.createCampaign, async ({ headers, body }, context) =>
     ok(await campaigns.createCampaign(callerOf(context).organizationId, headers['idempotency-key'], body)),
   ),
-  operation(campaignRoutes.listCampaigns, async ({ query }, context) => ok(await campaigns.listCampaigns(callerOf(context).organizationId, query))),
-  operation(campaignRoutes.getCampaign, async ({ params }, context) => ok(await campaigns.getCampaign(callerOf(context).organizationId, params.campaign_id))),
+  operation(campaignRoutes.listCampaigns, async ({ query }, context) =>
+    ok(await campaigns.listCampaigns(callerOf(context).organizationId, query)),
+  ),
+  operation(campaignRoutes.getCampaign, async ({ params }, context) =>
+    ok(await campaigns.getCampaign(callerOf(context).organizationId, params.campaign_id)),
+  ),
   ...(['start', 'pause', 'resume', 'cancel'] as const).map((action) =>
     operation(campaignRoutes[`${action}Campaign`], async ({ params }, context) =>
       ok(await campaigns.changeCampaignState(callerOf(context).organizationId, params.campaign_id, action)),
@@ -23,12 +27,19 @@ export const handler = createApiHandler([
     ok(await campaigns.reportPage(callerOf(context).organizationId, params.campaign_id, query)),
   ),
   operation(campaignRoutes.campaignReportCsv, async ({ params }, context): Promise<HttpResult> => {
-    const report = await campaigns.reportCsv(callerOf(context).organizationId, params.campaign_id, requestBaseUrl(context.event));
+    const report = await campaigns.reportCsv(
+      callerOf(context).organizationId,
+      params.campaign_id,
+      requestBaseUrl(context.event),
+    );
     if (report.kind === 'link') return { status: 302, headers: { Location: report.url, 'Cache-Control': 'no-store' } };
     return {
       status: 200,
       rawBody: report.csv,
-      headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="campaign-${params.campaign_id}-report.csv"` },
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="campaign-${params.campaign_id}-report.csv"`,
+      },
     };
   }),
 ]).before((request) => campaigns.createCampaign.registerLambdaContext(request.context));

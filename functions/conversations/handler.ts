@@ -12,14 +12,28 @@ export const handler = createApiHandler([
     ok(await conversations.listConversations(callerOf(context).organizationId, params.agent_id, query)),
   ),
   operation(conversationRoutes.getConversation, async ({ params }, context) =>
-    ok(await conversations.getConversation(callerOf(context).organizationId, params.agent_id, params.conversation_id, requestBaseUrl(context.event))),
+    ok(
+      await conversations.getConversation(
+        callerOf(context).organizationId,
+        params.agent_id,
+        params.conversation_id,
+        requestBaseUrl(context.event),
+      ),
+    ),
   ),
   operation(conversationRoutes.deleteConversation, async ({ params }, context) => {
     await conversations.deleteConversation(callerOf(context).organizationId, params.agent_id, params.conversation_id);
     return noContent();
   }),
   operation(conversationRoutes.getTranscript, async ({ params }, context) =>
-    ok(await conversations.getTranscript(callerOf(context).organizationId, params.agent_id, params.conversation_id, requestBaseUrl(context.event))),
+    ok(
+      await conversations.getTranscript(
+        callerOf(context).organizationId,
+        params.agent_id,
+        params.conversation_id,
+        requestBaseUrl(context.event),
+      ),
+    ),
   ),
   operation(conversationRoutes.getRecording, async ({ params, query }, context) =>
     ok(

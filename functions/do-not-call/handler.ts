@@ -8,7 +8,9 @@ export const handler = createApiHandler([
     const { entry, created: isNew } = await doNotCall.addNumber(callerOf(context).organizationId, body.phone_number);
     return isNew ? created(entry) : ok(entry);
   }),
-  operation(doNotCallRoutes.listDoNotCall, async ({ query }, context) => ok(await doNotCall.listNumbers(callerOf(context).organizationId, query))),
+  operation(doNotCallRoutes.listDoNotCall, async ({ query }, context) =>
+    ok(await doNotCall.listNumbers(callerOf(context).organizationId, query)),
+  ),
   operation(doNotCallRoutes.removeDoNotCall, async ({ params }, context) => {
     await doNotCall.removeNumber(callerOf(context).organizationId, params.phone_number);
     return noContent();

@@ -58,11 +58,15 @@ export const handler = createApiHandler([
     return text(document, 'application/json');
   }),
   operation(docsRoutes.docsPage, async (_input, { event }) =>
-    text(docsPage(new URL(requestBaseUrl(event)).pathname), 'text/html; charset=utf-8', { 'Content-Security-Policy': CONTENT_SECURITY_POLICY }),
+    text(docsPage(new URL(requestBaseUrl(event)).pathname), 'text/html; charset=utf-8', {
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    }),
   ),
   operation(docsRoutes.docsAsset, async ({ params }) => {
     if (params.asset === 'init.js') return text(INIT_SCRIPT, 'text/javascript; charset=utf-8');
     const asset = swaggerUiAsset(params.asset);
-    return asset ? text(asset.body, asset.contentType, { 'Cache-Control': 'public, max-age=86400' }) : errorResult(404, 'Not Found');
+    return asset
+      ? text(asset.body, asset.contentType, { 'Cache-Control': 'public, max-age=86400' })
+      : errorResult(404, 'Not Found');
   }),
 ]);

@@ -6,6 +6,10 @@ import { resolveDownloadLink } from '../../shared/services/download-links.ts';
 export const handler = createApiHandler([
   operation(conversationRoutes.download, async ({ params }) => ({
     status: 302,
-    headers: { Location: await resolveDownloadLink(params.token), 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
+    headers: {
+      Location: await resolveDownloadLink(params.token),
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+    },
   })),
 ]);

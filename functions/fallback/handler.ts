@@ -17,7 +17,9 @@ function trailingSlashRedirect(event: APIGatewayProxyEvent): APIGatewayProxyResu
   const trimmed = path.slice(0, -1);
   if (matchRoute(event.httpMethod, trimmed).kind !== 'route') return undefined;
   const query = new URLSearchParams(
-    Object.entries(event.queryStringParameters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    Object.entries(event.queryStringParameters ?? {}).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
   ).toString();
   const location = `../${encodeURIComponent(decodeURIComponent(trimmed.slice(trimmed.lastIndexOf('/') + 1)))}${query ? `?${query}` : ''}`;
   return { statusCode: 307, headers: { Location: location }, body: '' };

@@ -5,7 +5,9 @@ import * as connections from '../../shared/services/connections.ts';
 import { pageOfItems } from '../../shared/domain/pagination.ts';
 
 export const handler = createApiHandler([
-  operation(integrationRoutes.createConnection, async ({ body }, context) => created(await connections.createConnection(callerOf(context).organizationId, body))),
+  operation(integrationRoutes.createConnection, async ({ body }, context) =>
+    created(await connections.createConnection(callerOf(context).organizationId, body)),
+  ),
   operation(integrationRoutes.listConnections, async ({ query }, context) =>
     ok(pageOfItems((await connections.listConnections(callerOf(context).organizationId)).items, query)),
   ),
@@ -13,5 +15,7 @@ export const handler = createApiHandler([
     await connections.deleteConnection(callerOf(context).organizationId, params.connection_id);
     return noContent();
   }),
-  operation(integrationRoutes.pickerToken, async ({ params }, context) => ok(await connections.pickerToken(callerOf(context).organizationId, params.connection_id))),
+  operation(integrationRoutes.pickerToken, async ({ params }, context) =>
+    ok(await connections.pickerToken(callerOf(context).organizationId, params.connection_id)),
+  ),
 ]);

@@ -4,9 +4,15 @@ import { created, noContent, ok } from '../../shared/http/response.ts';
 import * as memories from '../../shared/services/memories.ts';
 
 export const handler = createApiHandler([
-  operation(memoryRoutes.listMemories, async ({ params, query }, context) => ok(await memories.listMemories(callerOf(context).organizationId, params.agent_id, query))),
-  operation(memoryRoutes.createMemory, async ({ params, body }, context) => created(await memories.createMemory(callerOf(context).organizationId, params.agent_id, body))),
-  operation(memoryRoutes.getMemory, async ({ params }, context) => ok(await memories.getMemory(callerOf(context).organizationId, params.agent_id, params.memory_id))),
+  operation(memoryRoutes.listMemories, async ({ params, query }, context) =>
+    ok(await memories.listMemories(callerOf(context).organizationId, params.agent_id, query)),
+  ),
+  operation(memoryRoutes.createMemory, async ({ params, body }, context) =>
+    created(await memories.createMemory(callerOf(context).organizationId, params.agent_id, body)),
+  ),
+  operation(memoryRoutes.getMemory, async ({ params }, context) =>
+    ok(await memories.getMemory(callerOf(context).organizationId, params.agent_id, params.memory_id)),
+  ),
   operation(memoryRoutes.updateMemory, async ({ params, body }, context) =>
     ok(await memories.updateMemory(callerOf(context).organizationId, params.agent_id, params.memory_id, body)),
   ),

@@ -16,9 +16,12 @@ import { formParams, RUN_QUERY_PARAMETER } from '../../shared/telephony/twilio.t
 /** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
 function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackRequest {
   const query = new URLSearchParams();
-  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) for (const value of values ?? []) query.append(name, value);
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {}))
+    for (const value of values ?? []) query.append(name, value);
   const search = query.size ? `?${query}` : '';
-  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const headers = Object.fromEntries(
+    Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   const rawBody = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
   return { url: `${requestBaseUrl(event)}${path}${search}`, headers, rawBody };
 }
@@ -51,7 +54,9 @@ export const handler = createApiHandler([
     const account = number ? await accountOf(number.organization_id) : platformAccount();
     await verified(account.adapter, params.provider, request);
     const call = account.adapter.parseInbound(request);
-    const answer = call ? await answerIncomingCall(call, account.adapter) : { action: 'reject' as const, message: 'Goodbye.' };
+    const answer = call
+      ? await answerIncomingCall(call, account.adapter)
+      : { action: 'reject' as const, message: 'Goodbye.' };
     const response = await account.adapter.answerInbound(answer);
     return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),

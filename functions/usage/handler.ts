@@ -10,11 +10,25 @@ const usageCsvResult = async (orgId: number, query: { from?: string; to?: string
 });
 
 export const handler = createApiHandler([
-  operation(usageRoutes.usage, async ({ query }, context) => ok(await usage.usageReport(callerOf(context).organizationId, query))),
-  operation(usageRoutes.legacyUsage, async ({ query }, context) => ok(await usage.usageReport(callerOf(context).organizationId, query))),
-  operation(usageRoutes.usageCsv, async ({ query }, context) => usageCsvResult(callerOf(context).organizationId, query)),
-  operation(usageRoutes.legacyCurrentPeriod, async (_input, context) => ok(await usage.currentPeriod(callerOf(context).organizationId))),
-  operation(usageRoutes.legacyDailyBreakdown, async ({ query }, context) => ok(await usage.usageDailyBreakdown(callerOf(context).organizationId, query))),
-  operation(usageRoutes.legacyBilledRuns, async ({ query }, context) => ok(await usage.billedRuns(callerOf(context).organizationId, query))),
-  operation(usageRoutes.legacyBilledRunsReport, async ({ query }, context) => usageCsvResult(callerOf(context).organizationId, query)),
+  operation(usageRoutes.usage, async ({ query }, context) =>
+    ok(await usage.usageReport(callerOf(context).organizationId, query)),
+  ),
+  operation(usageRoutes.legacyUsage, async ({ query }, context) =>
+    ok(await usage.usageReport(callerOf(context).organizationId, query)),
+  ),
+  operation(usageRoutes.usageCsv, async ({ query }, context) =>
+    usageCsvResult(callerOf(context).organizationId, query),
+  ),
+  operation(usageRoutes.legacyCurrentPeriod, async (_input, context) =>
+    ok(await usage.currentPeriod(callerOf(context).organizationId)),
+  ),
+  operation(usageRoutes.legacyDailyBreakdown, async ({ query }, context) =>
+    ok(await usage.usageDailyBreakdown(callerOf(context).organizationId, query)),
+  ),
+  operation(usageRoutes.legacyBilledRuns, async ({ query }, context) =>
+    ok(await usage.billedRuns(callerOf(context).organizationId, query)),
+  ),
+  operation(usageRoutes.legacyBilledRunsReport, async ({ query }, context) =>
+    usageCsvResult(callerOf(context).organizationId, query),
+  ),
 ]);

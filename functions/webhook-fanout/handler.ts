@@ -12,7 +12,13 @@ async function fanOut(event: EventBridgeEvent<string, WebhookEvent>) {
   logger.appendKeys({ organizationId });
   let deliveries = 0;
   for (const delivery of deliveriesOf(event.detail)) {
-    deliveries += await fanOutEvent(organizationId, delivery.event.type, delivery.eventKey, delivery.event, delivery.run);
+    deliveries += await fanOutEvent(
+      organizationId,
+      delivery.event.type,
+      delivery.eventKey,
+      delivery.event,
+      delivery.run,
+    );
   }
   logger.info('Event fanned out to webhooks', { eventType: event.detail.type, deliveries });
   return { deliveries };

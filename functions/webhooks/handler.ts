@@ -5,8 +5,12 @@ import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../../shared/domain/webhook-li
 import * as webhooks from '../../shared/services/webhooks.ts';
 
 export const handler = createApiHandler([
-  operation(webhookRoutes.createWebhook, async ({ body }, context) => created(await webhooks.createWebhook(callerOf(context).organizationId, body))),
-  operation(webhookRoutes.listWebhooks, async ({ query }, context) => ok(await webhooks.listWebhooks(callerOf(context).organizationId, query))),
+  operation(webhookRoutes.createWebhook, async ({ body }, context) =>
+    created(await webhooks.createWebhook(callerOf(context).organizationId, body)),
+  ),
+  operation(webhookRoutes.listWebhooks, async ({ query }, context) =>
+    ok(await webhooks.listWebhooks(callerOf(context).organizationId, query)),
+  ),
   operation(webhookRoutes.updateWebhook, async ({ params, body }, context) =>
     ok(await webhooks.updateWebhook(callerOf(context).organizationId, params.webhook_id, body)),
   ),
@@ -25,6 +29,12 @@ export const handler = createApiHandler([
     body: await webhooks.retryDelivery(callerOf(context).organizationId, params.webhook_id, params.delivery_id),
   })),
   operation(webhookRoutes.rotateSecret, async ({ params, body }, context) =>
-    ok(await webhooks.rotateSecret(callerOf(context).organizationId, params.webhook_id, body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS)),
+    ok(
+      await webhooks.rotateSecret(
+        callerOf(context).organizationId,
+        params.webhook_id,
+        body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS,
+      ),
+    ),
   ),
 ]);

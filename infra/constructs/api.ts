@@ -45,18 +45,23 @@ const FALLBACK_GROUP = 'fallback';
  * Gateway responses mirror the local gateway's answers (GATEWAY_ERRORS). Without `status`, API
  * Gateway keeps its own code (e.g. 502 for a failed Lambda, 504 for a timeout).
  */
-const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string; headers?: Record<string, string> }[] = [
-  { type: ResponseType.UNAUTHORIZED, ...GATEWAY_ERRORS.unauthorized },
-  { type: ResponseType.ACCESS_DENIED, ...GATEWAY_ERRORS.accessDenied },
-  // A path with no resource: API Gateway's "Missing Authentication Token" 403 is really a 404.
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, ...GATEWAY_ERRORS.notFound },
-  { type: ResponseType.THROTTLED, ...GATEWAY_ERRORS.throttled, headers: { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) } },
-  { type: ResponseType.INVALID_API_KEY, ...GATEWAY_ERRORS.invalidApiKey },
-  { type: ResponseType.REQUEST_TOO_LARGE, ...GATEWAY_ERRORS.requestTooLarge },
-  // Other 4xx (rare: no API Gateway validators) keep API Gateway's own message.
-  { type: ResponseType.DEFAULT_4XX },
-  { type: ResponseType.DEFAULT_5XX, detail: GATEWAY_ERRORS.internal.detail },
-];
+const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string; headers?: Record<string, string> }[] =
+  [
+    { type: ResponseType.UNAUTHORIZED, ...GATEWAY_ERRORS.unauthorized },
+    { type: ResponseType.ACCESS_DENIED, ...GATEWAY_ERRORS.accessDenied },
+    // A path with no resource: API Gateway's "Missing Authentication Token" 403 is really a 404.
+    { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, ...GATEWAY_ERRORS.notFound },
+    {
+      type: ResponseType.THROTTLED,
+      ...GATEWAY_ERRORS.throttled,
+      headers: { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) },
+    },
+    { type: ResponseType.INVALID_API_KEY, ...GATEWAY_ERRORS.invalidApiKey },
+    { type: ResponseType.REQUEST_TOO_LARGE, ...GATEWAY_ERRORS.requestTooLarge },
+    // Other 4xx (rare: no API Gateway validators) keep API Gateway's own message.
+    { type: ResponseType.DEFAULT_4XX },
+    { type: ResponseType.DEFAULT_5XX, detail: GATEWAY_ERRORS.internal.detail },
+  ];
 
 /**
  * The REST API, built from the route table: one method per route under /api/v1, an API-key
@@ -122,7 +127,8 @@ export class Api extends Construct {
     });
     this.usagePlan = this.api.addUsagePlan('OrganizationUsagePlan', {
       name: 'organizations',
-      description: 'Per-organization rate limit: each organization has its own API key in this plan (operator CLI, org create)',
+      description:
+        'Per-organization rate limit: each organization has its own API key in this plan (operator CLI, org create)',
       throttle: ORGANIZATION_RATE_LIMIT,
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
@@ -151,7 +157,11 @@ export class Api extends Construct {
       const resource = this.api.root.resourceForPath(resourcePath(route));
       const method = route.public
         ? resource.addMethod(route.method, integration(route.group), { authorizationType: AuthorizationType.NONE })
-        : resource.addMethod(route.method, integration(route.group), { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true });
+        : resource.addMethod(route.method, integration(route.group), {
+            authorizer,
+            authorizationType: AuthorizationType.CUSTOM,
+            apiKeyRequired: true,
+          });
       if (route.public) unauthenticated.push(method);
       routed.add(resource);
     }
@@ -172,8 +182,11 @@ export class Api extends Construct {
         type,
         statusCode: status === undefined ? undefined : String(status),
         // Gateway response header values are literals in single quotes.
-        responseHeaders: headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
-        templates: { 'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}` },
+        responseHeaders:
+          headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
+        templates: {
+          'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}`,
+        },
       });
     }
 
@@ -185,13 +198,25 @@ export class Api extends Construct {
       'Public by design: routes marked public (docs, signed downloads, signed provider callbacks) and the fallback, which only answers 404/405.',
       'AwsSolutions-APIG4',
     );
-    acknowledge(this.api, 'Requests are validated in the Lambdas against the route table (zod), giving FastAPI-compatible 422 bodies.', 'AwsSolutions-APIG2');
-    acknowledge(this.api, 'No WAF in this stack: API-key authorizer plus stage throttling; a WebACL can be associated per deployment.', 'AwsSolutions-APIG3');
+    acknowledge(
+      this.api,
+      'Requests are validated in the Lambdas against the route table (zod), giving FastAPI-compatible 422 bodies.',
+      'AwsSolutions-APIG2',
+    );
+    acknowledge(
+      this.api,
+      'No WAF in this stack: API-key authorizer plus stage throttling; a WebACL can be associated per deployment.',
+      'AwsSolutions-APIG3',
+    );
     acknowledge(
       this.api,
       'The account-level API Gateway CloudWatch role uses the AWS-managed AmazonAPIGatewayPushToCloudWatchLogs policy, made for exactly this.',
       managedPolicyFinding(this, 'service-role/AmazonAPIGatewayPushToCloudWatchLogs'),
     );
-    acknowledge(this.api, 'Clients authenticate with organization API keys (X-API-Key) checked by a Lambda request authorizer, not Cognito.', 'AwsSolutions-COG4');
+    acknowledge(
+      this.api,
+      'Clients authenticate with organization API keys (X-API-Key) checked by a Lambda request authorizer, not Cognito.',
+      'AwsSolutions-COG4',
+    );
   }
 }

@@ -23,7 +23,12 @@ export class DeadLetters extends Construct {
         retentionPeriod: Duration.days(14),
         removalPolicy: RemovalPolicy.RETAIN,
       });
-      acknowledge(created, `${description}: a dead-letter queue itself, the end of the line (an alarm watches its depth).`, 'AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy');
+      acknowledge(
+        created,
+        `${description}: a dead-letter queue itself, the end of the line (an alarm watches its depth).`,
+        'AwsSolutions-SQS3',
+        'Serverless-SQSRedrivePolicy',
+      );
       return created;
     };
     this.asyncInvocations = queue('AsyncInvocationFailures', 'Failed asynchronous Lambda invocations');

@@ -25,7 +25,13 @@ export class Events extends Construct {
         description: `${spec.source} ${spec.detailType} → ${spec.target}`,
         eventPattern: { source: [spec.source], detailType: [spec.detailType] },
         // Retried for a day, then kept in the dead-letter queue (alarmed) rather than dropped.
-        targets: [new LambdaFunction(functions.get(spec.target), { deadLetterQueue: deadLetters.eventDelivery, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+        targets: [
+          new LambdaFunction(functions.get(spec.target), {
+            deadLetterQueue: deadLetters.eventDelivery,
+            retryAttempts: 185,
+            maxEventAge: Duration.hours(24),
+          }),
+        ],
       });
       this.rules.set(spec.name, rule);
     }

@@ -14,7 +14,14 @@ import { Construct } from 'constructs';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardResourceFinding } from '../nag.ts';
 import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
-import { allFunctions, type FunctionName, METRICS_NAMESPACE, SERVICE_NAME, serviceNameOf, settingsFor } from '../../shared/config/settings.ts';
+import {
+  allFunctions,
+  type FunctionName,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  serviceNameOf,
+  settingsFor,
+} from '../../shared/config/settings.ts';
 import { EVENT_RULES } from '../../shared/events/event-rules.ts';
 import type { DeadLetters } from './dead-letters.ts';
 import type { Secrets } from './secrets.ts';
@@ -61,7 +68,6 @@ export interface FunctionsProps {
   reserveConcurrency?: boolean;
   logRetention?: RetentionDays;
 }
-
 
 /** One NodejsFunction per entry of FUNCTION_GROUPS plus the authorizer, each with only its listed access. */
 export class Functions extends Construct {
@@ -120,7 +126,10 @@ export class Functions extends Construct {
       if (DEFERRED_SETTINGS.has(setting)) continue;
       if (setting === 'POWERTOOLS_SERVICE_NAME') environment[setting] = serviceNameOf(name as FunctionName);
       else if (Object.hasOwn(this.values, setting)) environment[setting] = this.values[setting]!;
-      else throw new Error(`The stack gives no value for ${setting}, which function ${name} reads (shared/config/settings.ts)`);
+      else
+        throw new Error(
+          `The stack gives no value for ${setting}, which function ${name} reads (shared/config/settings.ts)`,
+        );
     }
     return environment;
   }
@@ -169,7 +178,11 @@ export class Functions extends Construct {
       reservedConcurrentExecutions: this.props.reserveConcurrency === false ? undefined : group.reservedConcurrency,
       // Asynchronous invocations: two retries, then the failure record (event and error) to a queue.
       ...(invokedAsynchronously
-        ? { retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure: new SqsDestination(this.props.deadLetters.asyncInvocations) }
+        ? {
+            retryAttempts: 2,
+            maxEventAge: Duration.hours(6),
+            onFailure: new SqsDestination(this.props.deadLetters.asyncInvocations),
+          }
         : {}),
       // API Gateway gives up on an integration after 29 s.
       timeout: Duration.seconds(group.timeoutSeconds ?? 29),
@@ -190,9 +203,12 @@ export class Functions extends Construct {
     if (group.access.encryption) secrets.sheetsSecret.grantRead(fn);
     if (group.access.languageModel) this.props.voiceProvidersSecret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
-    if (group.access.encryption || group.access.telephony) secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
+    if (group.access.encryption || group.access.telephony)
+      secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');
     if (group.schedule) {
-      const scheduleRole = new Role(this, `${id}ScheduleRole`, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+      const scheduleRole = new Role(this, `${id}ScheduleRole`, {
+        assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      });
       acknowledge(
         scheduleRole,
         "The scheduler target's invoke grant covers this one function and its versions/aliases (<function>:*).",
@@ -201,12 +217,18 @@ export class Functions extends Construct {
       new Schedule(this, `${id}Schedule`, {
         description: `Runs ${name} every ${group.schedule.everyMinutes} minute(s)`,
         schedule: ScheduleExpression.rate(Duration.minutes(group.schedule.everyMinutes)),
-        target: new LambdaInvoke(fn, { role: scheduleRole, deadLetterQueue: this.props.deadLetters.eventDelivery, retryAttempts: 3 }),
+        target: new LambdaInvoke(fn, {
+          role: scheduleRole,
+          deadLetterQueue: this.props.deadLetters.eventDelivery,
+          retryAttempts: 3,
+        }),
       });
     }
     if (group.access.stateMachines && stateMachines.length > 0) {
       // Formatted ARNs, not grantStartExecution: the state machines reference these functions.
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: stateMachines.map((sm) => sm.arn) }));
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['states:StartExecution'], resources: stateMachines.map((sm) => sm.arn) }),
+      );
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: ['states:DescribeExecution', 'states:StopExecution'],
@@ -220,8 +242,17 @@ export class Functions extends Construct {
       );
     }
     this.specs.set(fn, group);
-    acknowledge(role, 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.', 'AwsSolutions-IAM5[Resource::*]');
-    acknowledge(fn, 'Node.js 22 on purpose: the project (engines, local stack, esbuild target) is pinned to Node 22 LTS.', 'AwsSolutions-L1', 'Serverless-LambdaLatestVersion');
+    acknowledge(
+      role,
+      'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
+      'AwsSolutions-IAM5[Resource::*]',
+    );
+    acknowledge(
+      fn,
+      'Node.js 22 on purpose: the project (engines, local stack, esbuild target) is pinned to Node 22 LTS.',
+      'AwsSolutions-L1',
+      'Serverless-LambdaLatestVersion',
+    );
     acknowledge(
       fn,
       invokedAsynchronously

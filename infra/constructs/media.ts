@@ -2,7 +2,13 @@ import { CfnParameter, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  SubnetType,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
   Cluster,
@@ -58,7 +64,8 @@ export interface MediaSettings {
 function positiveInteger(node: Node, key: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = node.tryGetContext(key) ?? fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`Context ${key} must be an integer from 1 to ${max}, got ${String(raw)}`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`Context ${key} must be an integer from 1 to ${max}, got ${String(raw)}`);
   return value;
 }
 
@@ -76,8 +83,12 @@ export function mediaSettingsFromContext(node: Node): MediaSettings {
     maxTasks: positiveInteger(node, 'mediaMaxTasks', 10),
     callsPerTask: positiveInteger(node, 'mediaCallsPerTask', 20),
   };
-  if (settings.maxTasks < settings.minTasks) throw new Error(`Context mediaMaxTasks (${settings.maxTasks}) is below mediaMinTasks (${settings.minTasks})`);
-  if (settings.certificateArn && !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(settings.certificateArn)) {
+  if (settings.maxTasks < settings.minTasks)
+    throw new Error(`Context mediaMaxTasks (${settings.maxTasks}) is below mediaMinTasks (${settings.minTasks})`);
+  if (
+    settings.certificateArn &&
+    !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(settings.certificateArn)
+  ) {
     throw new Error(`Context mediaCertificateArn is not an ACM certificate ARN: ${settings.certificateArn}`);
   }
   return settings;
@@ -124,11 +135,18 @@ export class Media extends Construct {
     const root = stack.nestedStackParent ?? stack;
     const domainName =
       settings.domainName ??
-      new CfnParameter(root, 'MediaDomainName', { type: 'String', description: 'Host name of the media service (or context mediaDomainName)', minLength: 1 }).valueAsString;
+      new CfnParameter(root, 'MediaDomainName', {
+        type: 'String',
+        description: 'Host name of the media service (or context mediaDomainName)',
+        minLength: 1,
+      }).valueAsString;
     const certificateArn =
       settings.certificateArn ??
-      new CfnParameter(root, 'MediaCertificateArn', { type: 'String', description: 'ACM certificate ARN for the media host name (or context mediaCertificateArn)', minLength: 1 })
-        .valueAsString;
+      new CfnParameter(root, 'MediaCertificateArn', {
+        type: 'String',
+        description: 'ACM certificate ARN for the media host name (or context mediaCertificateArn)',
+        minLength: 1,
+      }).valueAsString;
     this.streamUrl = `wss://${domainName}${MEDIA_STREAM_PATH}`;
 
     const flowLogs = new LogGroup(this, 'FlowLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
@@ -176,11 +194,19 @@ export class Media extends Construct {
         DRAIN_SECONDS: String(DRAIN_SECONDS),
       },
       // Injected by ECS from Secrets Manager at task start, never in the task definition.
-      secrets: { ...props.voiceProviders.containerSecrets(), MEDIA_STREAM_SECRET: EcsSecret.fromSecretsManager(props.mediaStreamSecret) },
+      secrets: {
+        ...props.voiceProviders.containerSecrets(),
+        MEDIA_STREAM_SECRET: EcsSecret.fromSecretsManager(props.mediaStreamSecret),
+      },
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
-        command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${MEDIA_PORT}${HEALTH_PATH}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
+        command: [
+          'CMD',
+          'node',
+          '-e',
+          `fetch('http://127.0.0.1:${MEDIA_PORT}${HEALTH_PATH}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`,
+        ],
         interval: Duration.seconds(30),
         timeout: Duration.seconds(5),
         startPeriod: Duration.seconds(10),
@@ -215,7 +241,7 @@ export class Media extends Construct {
       // Log delivery is granted to the region's ELB account, unknown to an environment-agnostic synth.
       acknowledge(
         this.loadBalancer,
-        'Region unknown at synthesis (no CDK_DEFAULT_REGION / AWS profile): access logs need that region\'s ELB log-delivery principal; `cdk deploy` always has a region and turns them on.',
+        "Region unknown at synthesis (no CDK_DEFAULT_REGION / AWS profile): access logs need that region's ELB log-delivery principal; `cdk deploy` always has a region and turns them on.",
         'AwsSolutions-ELB2',
       );
     } else {
@@ -265,7 +291,11 @@ export class Media extends Construct {
       scaleInCooldown: Duration.minutes(10),
     });
 
-    acknowledge(this.taskDefinition, 'Environment variables hold resource names, the port, limits and provider settings only; provider keys are container secrets.', 'AwsSolutions-ECS2');
+    acknowledge(
+      this.taskDefinition,
+      'Environment variables hold resource names, the port, limits and provider settings only; provider keys are container secrets.',
+      'AwsSolutions-ECS2',
+    );
     acknowledge(
       this.taskDefinition.obtainExecutionRole(),
       'ecr:GetAuthorizationToken (image pull) does not support resource-level permissions.',

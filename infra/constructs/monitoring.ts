@@ -86,11 +86,31 @@ export class Monitoring extends Construct {
       return created;
     };
 
-    const serverErrorRate = props.api.metricServerError({ statistic: 'Average', period: FIVE_MINUTES, label: '5xx rate' });
+    const serverErrorRate = props.api.metricServerError({
+      statistic: 'Average',
+      period: FIVE_MINUTES,
+      label: '5xx rate',
+    });
     alarm('Api5xxRate', serverErrorRate, 0.01, 'More than 1% of API requests answered 5xx over 5 minutes');
-    alarm('ApiThrottling', customMetric(THROTTLED_REQUESTS_METRIC), 100, 'More than 100 requests throttled by the per-organization rate limit in 5 minutes');
-    const lambdaThrottles = new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: FIVE_MINUTES, label: 'Lambda throttles' });
-    alarm('LambdaThrottles', lambdaThrottles, 0, 'Lambda invocations throttled (account or reserved concurrency exhausted)');
+    alarm(
+      'ApiThrottling',
+      customMetric(THROTTLED_REQUESTS_METRIC),
+      100,
+      'More than 100 requests throttled by the per-organization rate limit in 5 minutes',
+    );
+    const lambdaThrottles = new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Throttles',
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+      label: 'Lambda throttles',
+    });
+    alarm(
+      'LambdaThrottles',
+      lambdaThrottles,
+      0,
+      'Lambda invocations throttled (account or reserved concurrency exhausted)',
+    );
     props.deadLetterQueues.forEach((queue, index) => {
       alarm(
         `DeadLetters${index + 1}`,
@@ -100,45 +120,84 @@ export class Monitoring extends Construct {
       );
     });
     for (const [name, machine] of props.stateMachines) {
-      alarm(`Failed-${name}`, machine.metricFailed({ period: FIVE_MINUTES }), 0, `Executions of ${name} failed (see the state machine's Fail states)`);
+      alarm(
+        `Failed-${name}`,
+        machine.metricFailed({ period: FIVE_MINUTES }),
+        0,
+        `Executions of ${name} failed (see the state machine's Fail states)`,
+      );
     }
-    alarm('StuckRuns', customMetric(METRICS.stuckRunsEnded), 0, 'Runs stayed in progress past the longest call and were ended by the sweeper');
-    alarm('WebhookEndpointsDisabled', customMetric(METRICS.webhookEndpointsDisabled), 0, 'Webhook endpoints were disabled (410 Gone)');
+    alarm(
+      'StuckRuns',
+      customMetric(METRICS.stuckRunsEnded),
+      0,
+      'Runs stayed in progress past the longest call and were ended by the sweeper',
+    );
+    alarm(
+      'WebhookEndpointsDisabled',
+      customMetric(METRICS.webhookEndpointsDisabled),
+      0,
+      'Webhook endpoints were disabled (410 Gone)',
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'voice-agent-platform' });
     this.dashboard.addWidgets(
-      new TextWidget({ markdown: '# Voice agent platform\nAlarms notify the AlarmTopic SNS topic.', width: 24, height: 2 }),
+      new TextWidget({
+        markdown: '# Voice agent platform\nAlarms notify the AlarmTopic SNS topic.',
+        width: 24,
+        height: 2,
+      }),
       new GraphWidget({
         title: 'API requests and errors',
-        left: [props.api.metricCount({ period: FIVE_MINUTES }), props.api.metricClientError({ period: FIVE_MINUTES }), props.api.metricServerError({ period: FIVE_MINUTES })],
+        left: [
+          props.api.metricCount({ period: FIVE_MINUTES }),
+          props.api.metricClientError({ period: FIVE_MINUTES }),
+          props.api.metricServerError({ period: FIVE_MINUTES }),
+        ],
         right: [props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })],
         width: 12,
       }),
       new GraphWidget({
         title: '429s: rate limit and channel capacity, Lambda throttles',
-        left: [customMetric(THROTTLED_REQUESTS_METRIC, 'rate limited'), customMetric(METRICS.channelCapacityRejections, 'channels busy'), lambdaThrottles],
+        left: [
+          customMetric(THROTTLED_REQUESTS_METRIC, 'rate limited'),
+          customMetric(METRICS.channelCapacityRejections, 'channels busy'),
+          lambdaThrottles,
+        ],
         width: 12,
       }),
       new GraphWidget({
         title: 'Calls',
-        left: [METRICS.callsPlaced, METRICS.callsAnswered, METRICS.callsCompleted, METRICS.callsUnanswered, METRICS.callsFailed].map((name) => customMetric(name)),
+        left: [
+          METRICS.callsPlaced,
+          METRICS.callsAnswered,
+          METRICS.callsCompleted,
+          METRICS.callsUnanswered,
+          METRICS.callsFailed,
+        ].map((name) => customMetric(name)),
         width: 12,
       }),
       new GraphWidget({
         title: 'Webhooks and campaigns',
-        left: [METRICS.webhookDeliveries, METRICS.webhookDeliveryFailures, METRICS.webhookEndpointsDisabled].map((name) => customMetric(name)),
+        left: [METRICS.webhookDeliveries, METRICS.webhookDeliveryFailures, METRICS.webhookEndpointsDisabled].map(
+          (name) => customMetric(name),
+        ),
         right: [METRICS.campaignContactsFinished, METRICS.campaignsCompleted].map((name) => customMetric(name)),
         width: 12,
       }),
       new GraphWidget({
         title: 'Executions failed',
-        left: [...props.stateMachines.entries()].map(([name, machine]) => machine.metricFailed({ period: FIVE_MINUTES, label: name })),
+        left: [...props.stateMachines.entries()].map(([name, machine]) =>
+          machine.metricFailed({ period: FIVE_MINUTES, label: name }),
+        ),
         width: 12,
       }),
       new SingleValueWidget({
         title: 'Dead letters, stuck runs',
         metrics: [
-          ...props.deadLetterQueues.map((queue) => queue.metricApproximateNumberOfMessagesVisible({ label: queue.node.id })),
+          ...props.deadLetterQueues.map((queue) =>
+            queue.metricApproximateNumberOfMessagesVisible({ label: queue.node.id }),
+          ),
           customMetric(METRICS.stuckRunsEnded, 'stuck runs ended'),
         ],
         width: 12,

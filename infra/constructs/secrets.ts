@@ -9,7 +9,11 @@ import { acknowledge } from '../nag.ts';
  * provider account after the first deploy (README "Deploying to AWS"); until then dialing fails
  * with an error naming TELEPHONY_ACCOUNT.
  */
-export const TELEPHONY_SECRET_PLACEHOLDER = { provider: 'twilio', account_sid: 'set-me', auth_token: 'set-me' } as const;
+export const TELEPHONY_SECRET_PLACEHOLDER = {
+  provider: 'twilio',
+  account_sid: 'set-me',
+  auth_token: 'set-me',
+} as const;
 
 /**
  * Secrets Manager secrets behind the `downloadLinks`, `telephony` and `encryption` access flags.
@@ -36,7 +40,8 @@ export class Secrets extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.telephonySecret = new Secret(this, 'TelephonySecret', {
-      description: 'The platform telephony provider account (JSON): {"provider":"twilio","account_sid","auth_token"} or {"provider":"telnyx","api_key","public_key","connection_id"}',
+      description:
+        'The platform telephony provider account (JSON): {"provider":"twilio","account_sid","auth_token"} or {"provider":"telnyx","api_key","public_key","connection_id"}',
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify(TELEPHONY_SECRET_PLACEHOLDER)),
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -55,7 +60,11 @@ export class Secrets extends Construct {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    acknowledge(this.sheetsSecret, "No automatic rotation: the OAuth client is issued by the provider and changes on the provider's side.", 'AwsSolutions-SMG4');
+    acknowledge(
+      this.sheetsSecret,
+      "No automatic rotation: the OAuth client is issued by the provider and changes on the provider's side.",
+      'AwsSolutions-SMG4',
+    );
     acknowledge(
       this.downloadLinkSecret,
       'No automatic rotation: rotating the signing key would invalidate every outstanding download link; rotate manually.',

@@ -5,7 +5,11 @@ import { Construct } from 'constructs';
 import { acknowledge } from '../nag.ts';
 
 /** JSON keys of the voice providers' secret; set them after the first deploy (README "Voice agent"). */
-export const VOICE_SECRET_KEYS = { deepgramApiKey: 'deepgramApiKey', llmApiKey: 'llmApiKey', elevenLabsApiKey: 'elevenLabsApiKey' } as const;
+export const VOICE_SECRET_KEYS = {
+  deepgramApiKey: 'deepgramApiKey',
+  llmApiKey: 'llmApiKey',
+  elevenLabsApiKey: 'elevenLabsApiKey',
+} as const;
 
 /**
  * The platform's speech and model providers: their keys in one secret (empty until the operator
@@ -23,12 +27,22 @@ export class VoiceProviders extends Construct {
     super(scope, id);
     this.secret = new Secret(this, 'Secret', {
       description: 'Voice agent provider keys: deepgramApiKey, llmApiKey, elevenLabsApiKey (set by the operator)',
-      secretObjectValue: Object.fromEntries(Object.values(VOICE_SECRET_KEYS).map((key) => [key, SecretValue.unsafePlainText('')])),
+      secretObjectValue: Object.fromEntries(
+        Object.values(VOICE_SECRET_KEYS).map((key) => [key, SecretValue.unsafePlainText('')]),
+      ),
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    acknowledge(this.secret, "No automatic rotation: the keys are issued by the providers and change on the providers' side.", 'AwsSolutions-SMG4');
+    acknowledge(
+      this.secret,
+      "No automatic rotation: the keys are issued by the providers and change on the providers' side.",
+      'AwsSolutions-SMG4',
+    );
     const context = (key: string, fallback: string) => String(this.node.tryGetContext(key) ?? fallback);
-    this.settings = { LLM_API_URL: model.llmApiUrl, LLM_MODEL: model.llmModel, TTS_PROVIDER: context('ttsProvider', 'elevenlabs') };
+    this.settings = {
+      LLM_API_URL: model.llmApiUrl,
+      LLM_MODEL: model.llmModel,
+      TTS_PROVIDER: context('ttsProvider', 'elevenlabs'),
+    };
   }
 
   /** The media container's provider keys, injected by ECS at task start. */

@@ -58,7 +58,9 @@ export class Workflows extends Construct {
       const stateMachine = new StateMachine(this, spec.name, {
         stateMachineName: stateMachineName(stack, spec),
         definitionBody: DefinitionBody.fromFile(file),
-        definitionSubstitutions: Object.fromEntries(groups.map((g) => [`${g}FunctionArn`, props.functions.get(g).functionArn])),
+        definitionSubstitutions: Object.fromEntries(
+          groups.map((g) => [`${g}FunctionArn`, props.functions.get(g).functionArn]),
+        ),
         // Every event, but not state input/output: it carries phone numbers and customer context.
         logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: false },
         tracingEnabled: true,

@@ -40,8 +40,10 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   server.on('upgrade', (request: IncomingMessage, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== '/v1/listen') return void socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
-    if (request.headers.authorization !== `Token ${options.apiKey}`) return void socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
-    if (url.searchParams.get('encoding') !== 'mulaw' || url.searchParams.get('sample_rate') !== '8000') return void socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    if (request.headers.authorization !== `Token ${options.apiKey}`)
+      return void socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+    if (url.searchParams.get('encoding') !== 'mulaw' || url.searchParams.get('sample_rate') !== '8000')
+      return void socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     connections.push(url.searchParams);
     wss.handleUpgrade(request, socket, head, (ws) => transcribe(ws, url.searchParams));
   });
@@ -75,7 +77,11 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       speech_final: speechFinal,
       from_finalize: false,
       channel: { alternatives: [{ transcript: text.trim(), confidence: 0.99, words: words(text, speechStart) }] },
-      metadata: { request_id: requestId, model_info: { name: 'general-nova-3', version: 'fake', arch: 'nova-3' }, model_uuid: randomUUID() },
+      metadata: {
+        request_id: requestId,
+        model_info: { name: 'general-nova-3', version: 'fake', arch: 'nova-3' },
+        model_uuid: randomUUID(),
+      },
     });
 
     const onFrame = (frame: Int16Array): void => {
@@ -110,7 +116,15 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       if (!isBinary) {
         const message = JSON.parse(String(data)) as { type?: string };
         if (message.type === 'CloseStream') {
-          send({ type: 'Metadata', transaction_key: 'deprecated', request_id: requestId, sha256: '', created: new Date().toISOString(), duration: round(frameIndex * FRAME_SECONDS), channels: 1 });
+          send({
+            type: 'Metadata',
+            transaction_key: 'deprecated',
+            request_id: requestId,
+            sha256: '',
+            created: new Date().toISOString(),
+            duration: round(frameIndex * FRAME_SECONDS),
+            channels: 1,
+          });
           void outbox.then(() => ws.close(1000));
         }
         return;

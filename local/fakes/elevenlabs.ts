@@ -31,23 +31,30 @@ const CHUNK_BYTES = 1600; // 200 ms of 8 kHz mu-law per chunk, as a stream arriv
 export async function startFakeElevenLabs(options: FakeElevenLabsOptions): Promise<FakeElevenLabs> {
   const texts: string[] = [];
   const error = (response: ServerResponse, status: number, code: string, message: string): void => {
-    response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ detail: { status: code, message } }));
+    response
+      .writeHead(status, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ detail: { status: code, message } }));
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (request.method !== 'POST' || !/^\/v1\/text-to-speech\/[^/]+\/stream$/.test(url.pathname)) return error(response, 404, 'not_found', 'Not found');
-    if (request.headers['xi-api-key'] !== options.apiKey) return error(response, 401, 'invalid_api_key', 'Invalid API key');
-    if (url.searchParams.get('output_format') !== 'ulaw_8000') return error(response, 422, 'invalid_output_format', 'This fake serves output_format=ulaw_8000 only');
+    if (request.method !== 'POST' || !/^\/v1\/text-to-speech\/[^/]+\/stream$/.test(url.pathname))
+      return error(response, 404, 'not_found', 'Not found');
+    if (request.headers['xi-api-key'] !== options.apiKey)
+      return error(response, 401, 'invalid_api_key', 'Invalid API key');
+    if (url.searchParams.get('output_format') !== 'ulaw_8000')
+      return error(response, 422, 'invalid_output_format', 'This fake serves output_format=ulaw_8000 only');
     const chunks: Buffer[] = [];
     for await (const piece of request) chunks.push(piece as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { text?: string };
     texts.push(String(body.text ?? ''));
-    if (options.failFromRequest !== undefined && texts.length >= options.failFromRequest) return error(response, 500, 'internal_error', 'Internal server error');
+    if (options.failFromRequest !== undefined && texts.length >= options.failFromRequest)
+      return error(response, 500, 'internal_error', 'Internal server error');
     const audio = encodeMulaw(synthesizeSpeech(String(body.text ?? '')));
     response.writeHead(200, { 'Content-Type': 'audio/basic', 'Transfer-Encoding': 'chunked' });
     if (options.firstByteDelayMs) await sleep(options.firstByteDelayMs);
-    for (let offset = 0; offset < audio.length; offset += CHUNK_BYTES) response.write(audio.subarray(offset, offset + CHUNK_BYTES));
+    for (let offset = 0; offset < audio.length; offset += CHUNK_BYTES)
+      response.write(audio.subarray(offset, offset + CHUNK_BYTES));
     response.end();
   }
 

@@ -33,7 +33,14 @@ interface ChatRequest {
   model: string;
   stream?: boolean;
   messages: ChatMessage[];
-  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: string; enum?: unknown[] }> } } }[];
+  tools?: {
+    type: 'function';
+    function: {
+      name: string;
+      description?: string;
+      parameters?: { properties?: Record<string, { type?: string; enum?: unknown[] }> };
+    };
+  }[];
 }
 
 type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
@@ -67,28 +74,47 @@ export function fakeReply(request: ChatRequest): Reply {
   if (/one question per topic/i.test(system)) {
     return say(
       lines(userText)
-        .map((line) => (line.endsWith('?') ? line : `Could you tell me about ${line.replace(/[.:]+$/, '').toLowerCase()}?`))
+        .map((line) =>
+          line.endsWith('?') ? line : `Could you tell me about ${line.replace(/[.:]+$/, '').toLowerCase()}?`,
+        )
         .join('\n'),
     );
   }
-  if (/clean up this call script/i.test(system)) return say(lines(userText).map((line) => line.replace(/\s+/g, ' ')).join('\n'));
+  if (/clean up this call script/i.test(system))
+    return say(
+      lines(userText)
+        .map((line) => line.replace(/\s+/g, ' '))
+        .join('\n'),
+    );
 
   if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
   const tools = request.tools ?? [];
   const endCall = (): Reply => {
-    const code = tools.find((tool) => tool.function.name === 'set_call_disposition')?.function.parameters?.properties?.code?.enum?.[0];
+    const code = tools.find((tool) => tool.function.name === 'set_call_disposition')?.function.parameters?.properties
+      ?.code?.enum?.[0];
     return {
       content: /say "([^"]+)" and call end_call/.exec(system)?.[1] ?? 'Thank you for your time. Goodbye.',
-      toolCalls: [...(code !== undefined ? [{ name: 'set_call_disposition', arguments: { code } }] : []), ...(tools.some((tool) => tool.function.name === 'end_call') ? [{ name: 'end_call', arguments: {} }] : [])],
+      toolCalls: [
+        ...(code !== undefined ? [{ name: 'set_call_disposition', arguments: { code } }] : []),
+        ...(tools.some((tool) => tool.function.name === 'end_call') ? [{ name: 'end_call', arguments: {} }] : []),
+      ],
     };
   };
   if (/\b(good)?bye\b/i.test(userText)) return endCall();
   const words = new Set(userText.toLowerCase().match(/[a-z]{4,}/g) ?? []);
-  const tool = tools.find((candidate) => !BUILT_IN_TOOLS.has(candidate.function.name) && candidate.function.name.split('_').some((part) => words.has(part)));
+  const tool = tools.find(
+    (candidate) =>
+      !BUILT_IN_TOOLS.has(candidate.function.name) &&
+      candidate.function.name.split('_').some((part) => words.has(part)),
+  );
   if (tool) {
     const properties = tool.function.parameters?.properties ?? {};
     const args = Object.fromEntries(
-      Object.entries(properties).map(([name, schema]) => [name, schema.enum?.[0] ?? (schema.type === 'number' || schema.type === 'integer' ? 1 : schema.type === 'boolean' ? true : userText)]),
+      Object.entries(properties).map(([name, schema]) => [
+        name,
+        schema.enum?.[0] ??
+          (schema.type === 'number' || schema.type === 'integer' ? 1 : schema.type === 'boolean' ? true : userText),
+      ]),
     );
     return { content: '', toolCalls: [{ name: tool.function.name, arguments: args }] };
   }
@@ -121,19 +147,30 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
   const faults: string[] = [];
 
   const error = (response: ServerResponse, status: number, message: string, type: string): void => {
-    response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message, type, param: null, code: null } }));
+    response
+      .writeHead(status, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ error: { message, type, param: null, code: null } }));
   };
 
   async function chat(body: ChatRequest, response: ServerResponse): Promise<void> {
     chatRequests.push(body);
     const system = String(body.messages?.find((message) => message.role === 'system')?.content ?? '');
-    if ((options.failFromRequest !== undefined && chatRequests.length >= options.failFromRequest) || faults.some((fault) => system.includes(fault))) {
+    if (
+      (options.failFromRequest !== undefined && chatRequests.length >= options.failFromRequest) ||
+      faults.some((fault) => system.includes(fault))
+    ) {
       return error(response, 500, 'The server had an error while processing your request.', 'server_error');
     }
     const reply = fakeReply(body);
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
-    const toolCalls = reply.toolCalls.map((call, index) => ({ index, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function' as const, name: call.name, arguments: JSON.stringify(call.arguments) }));
+    const toolCalls = reply.toolCalls.map((call, index) => ({
+      index,
+      id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+      type: 'function' as const,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+    }));
     if (!body.stream) {
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(
         JSON.stringify({
@@ -141,21 +178,53 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
           object: 'chat.completion',
           created,
           model: body.model,
-          choices: [{ index: 0, finish_reason: toolCalls.length ? 'tool_calls' : 'stop', message: { role: 'assistant', content: reply.content || null, ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _index, name, arguments: args, ...call }) => ({ ...call, function: { name, arguments: args } })) } : {}) } }],
+          choices: [
+            {
+              index: 0,
+              finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+              message: {
+                role: 'assistant',
+                content: reply.content || null,
+                ...(toolCalls.length
+                  ? {
+                      tool_calls: toolCalls.map(({ index: _index, name, arguments: args, ...call }) => ({
+                        ...call,
+                        function: { name, arguments: args },
+                      })),
+                    }
+                  : {}),
+              },
+            },
+          ],
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
         }),
       );
       return;
     }
-    response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
     const chunk = (delta: object, finishReason: string | null = null) =>
-      response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+      );
     if (options.firstTokenDelayMs) await sleep(options.firstTokenDelayMs);
     chunk({ role: 'assistant', content: '' });
     for (const piece of reply.content.match(/\S+\s*/g) ?? []) chunk({ content: piece });
     for (const call of toolCalls) {
       const half = Math.ceil(call.arguments.length / 2);
-      chunk({ tool_calls: [{ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] });
+      chunk({
+        tool_calls: [
+          {
+            index: call.index,
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments.slice(0, half) },
+          },
+        ],
+      });
       chunk({ tool_calls: [{ index: call.index, function: { arguments: call.arguments.slice(half) } }] });
     }
     chunk({}, toolCalls.length ? 'tool_calls' : 'stop');
@@ -163,7 +232,8 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
   }
 
   async function speech(body: { input?: string; response_format?: string }, response: ServerResponse): Promise<void> {
-    if (body.response_format !== 'pcm') return error(response, 400, 'This fake serves response_format "pcm" only.', 'invalid_request_error');
+    if (body.response_format !== 'pcm')
+      return error(response, 400, 'This fake serves response_format "pcm" only.', 'invalid_request_error');
     const samples = synthesizeSpeech(String(body.input ?? ''));
     // 8 kHz synthetic speech held for three samples: 24 kHz PCM that averages back exactly.
     const pcm = Buffer.alloc(samples.length * 6);
@@ -177,14 +247,20 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (request.headers.authorization !== `Bearer ${options.apiKey}`) return error(response, 401, 'Incorrect API key provided.', 'invalid_request_error');
+    if (request.headers.authorization !== `Bearer ${options.apiKey}`)
+      return error(response, 401, 'Incorrect API key provided.', 'invalid_request_error');
     const chunks: Buffer[] = [];
     for await (const piece of request) chunks.push(piece as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method === 'POST' && path === '/v1/chat/completions') return chat(body, response);
     if (request.method === 'POST' && path === '/v1/audio/speech') return speech(body, response);
-    if (request.method === 'POST' && path === '/fake/faults' && typeof body.system_contains === 'string' && body.system_contains) {
+    if (
+      request.method === 'POST' &&
+      path === '/fake/faults' &&
+      typeof body.system_contains === 'string' &&
+      body.system_contains
+    ) {
       faults.push(body.system_contains);
       return void response.writeHead(204).end();
     }

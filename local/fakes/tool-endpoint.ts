@@ -24,8 +24,12 @@ export async function startFakeToolEndpoint(): Promise<FakeToolEndpoint> {
       const url = String(request.headers['x-tool-url'] ?? '');
       const body = Buffer.concat(chunks).toString('utf8');
       calls.push({ url, method: request.method ?? 'GET', body });
-      const received = body ? (JSON.parse(body) as unknown) : Object.fromEntries(new URL(url || 'http://localhost').searchParams);
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, tool_url: url.split('?')[0], method: request.method, received }));
+      const received = body
+        ? (JSON.parse(body) as unknown)
+        : Object.fromEntries(new URL(url || 'http://localhost').searchParams);
+      response
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ ok: true, tool_url: url.split('?')[0], method: request.method, received }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,7 +37,10 @@ export async function startFakeToolEndpoint(): Promise<FakeToolEndpoint> {
   return {
     fetch: (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
-      return fetch(`${origin}/tool`, { ...init, headers: { ...(init?.headers as Record<string, string>), 'X-Tool-Url': url } });
+      return fetch(`${origin}/tool`, {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), 'X-Tool-Url': url },
+      });
     },
     calls,
     stop: () =>

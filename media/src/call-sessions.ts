@@ -94,7 +94,11 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
   };
 }
 
-export function createCallSession(config: CallSessionConfig, send: (message: object) => void, log: LogFn): MediaSession {
+export function createCallSession(
+  config: CallSessionConfig,
+  send: (message: object) => void,
+  log: LogFn,
+): MediaSession {
   return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, log), send, log });
 }
 

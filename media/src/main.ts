@@ -19,7 +19,8 @@ const logger = new Logger({ serviceName: 'media' });
 function drainSeconds(): number {
   const raw = process.env.DRAIN_SECONDS ?? '110';
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`DRAIN_SECONDS must be a number of seconds >= 0, got '${raw}'`);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(`DRAIN_SECONDS must be a number of seconds >= 0, got '${raw}'`);
   return seconds;
 }
 
@@ -38,7 +39,12 @@ const service = await startMediaService({
   calls: { providers, settings: process.env },
   log: (level, message, details) => logger[level](message, { ...details }),
 });
-logger.info('Media service listening', { port: service.port, stt: providers.stt.name, llm: providers.llm.name, tts: providers.tts.name });
+logger.info('Media service listening', {
+  port: service.port,
+  stt: providers.stt.name,
+  llm: providers.llm.name,
+  tts: providers.tts.name,
+});
 
 const metrics = new Metrics({ namespace: ACTIVE_CALLS_METRIC.namespace, serviceName: ACTIVE_CALLS_METRIC.serviceName });
 const publishActiveCalls = () => {

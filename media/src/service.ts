@@ -29,14 +29,24 @@ export interface MediaService {
   close: () => Promise<void>;
 }
 
-export async function startMediaService(options: { port: number; host?: string; calls: CallSessionConfig; log: LogFn }): Promise<MediaService> {
+export async function startMediaService(options: {
+  port: number;
+  host?: string;
+  calls: CallSessionConfig;
+  log: LogFn;
+}): Promise<MediaService> {
   // Streams are admitted only with credentials signed with this key: refuse to start without it.
-  if (!process.env[MEDIA_STREAM_SECRET_VARIABLE]) throw new Error(`Missing required environment variable ${MEDIA_STREAM_SECRET_VARIABLE}`);
+  if (!process.env[MEDIA_STREAM_SECRET_VARIABLE])
+    throw new Error(`Missing required environment variable ${MEDIA_STREAM_SECRET_VARIABLE}`);
   let draining = false;
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const health = path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD');
-    const [status, body] = !health ? [404, { detail: 'Not Found' }] : draining ? [503, { status: 'draining' }] : [200, { status: 'ok' }];
+    const [status, body] = !health
+      ? [404, { detail: 'Not Found' }]
+      : draining
+        ? [503, { status: 'draining' }]
+        : [200, { status: 'ok' }];
     response.writeHead(status, { 'Content-Type': 'application/json' });
     response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
   });
@@ -82,9 +92,15 @@ export async function startMediaService(options: { port: number; host?: string; 
       draining = true;
       streams.stopAccepting();
       const deadline = Date.now() + maxWaitMs;
-      options.log('info', 'draining: waiting for calls in progress', { activeCalls: streams.activeConnections, maxWaitMs });
+      options.log('info', 'draining: waiting for calls in progress', {
+        activeCalls: streams.activeConnections,
+        maxWaitMs,
+      });
       while (streams.activeConnections > 0 && Date.now() < deadline) await sleep(Math.min(500, deadline - Date.now()));
-      if (streams.activeConnections > 0) options.log('warn', 'drain time is up: closing the remaining calls', { activeCalls: streams.activeConnections });
+      if (streams.activeConnections > 0)
+        options.log('warn', 'drain time is up: closing the remaining calls', {
+          activeCalls: streams.activeConnections,
+        });
       await close();
     },
     close,

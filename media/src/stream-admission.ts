@@ -15,6 +15,7 @@ export async function admitStream(claim: StreamClaim, now = Date.now()): Promise
   const token = checkStreamToken(claim.runRef, claim.streamToken, now);
   if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
   // The one conditional write: the run is in progress and has no stream yet.
-  if (!(await claimMediaStream(ref, new Date(now).toISOString()))) return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
+  if (!(await claimMediaStream(ref, new Date(now).toISOString())))
+    return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
   return { accepted: true, runRef: claim.runRef };
 }

@@ -34,15 +34,30 @@ export class LanguageModelError extends DomainError {
 export const MODEL_TIMEOUT_MS = 25_000;
 
 /** An organization's own model URL is customer-chosen: reached through the SSRF guard. */
-export const organizationModelFetch = createGuardedFetch({ timeoutMs: MODEL_TIMEOUT_MS, maxResponseBytes: 1024 * 1024 });
+export const organizationModelFetch = createGuardedFetch({
+  timeoutMs: MODEL_TIMEOUT_MS,
+  maxResponseBytes: 1024 * 1024,
+});
 
 /**
  * A model at an OpenAI-compatible API. `fetch` is the SSRF guard for an organization's own URL;
  * `upstream` names the provider in error messages.
  */
-export function remoteModel(settings: { apiUrl: string; apiKey: string; model: string; fetch?: typeof fetch; upstream?: string }): LanguageModel {
+export function remoteModel(settings: {
+  apiUrl: string;
+  apiKey: string;
+  model: string;
+  fetch?: typeof fetch;
+  upstream?: string;
+}): LanguageModel {
   const upstream = settings.upstream ?? `The language model at ${hostOf(settings.apiUrl)}`;
-  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.apiUrl, maxRetries: 1, timeout: MODEL_TIMEOUT_MS, ...(settings.fetch ? { fetch: settings.fetch } : {}) });
+  const client = new OpenAI({
+    apiKey: settings.apiKey,
+    baseURL: settings.apiUrl,
+    maxRetries: 1,
+    timeout: MODEL_TIMEOUT_MS,
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  });
   return {
     async complete(request) {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
@@ -56,8 +71,10 @@ export function remoteModel(settings: { apiUrl: string; apiKey: string; model: s
           temperature: 0.2,
         });
       } catch (error) {
-        if (error instanceof OpenAI.APIConnectionTimeoutError) throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
-        if (error instanceof OpenAI.APIError && error.status) throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
+        if (error instanceof OpenAI.APIConnectionTimeoutError)
+          throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
+        if (error instanceof OpenAI.APIError && error.status)
+          throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
         throw new LanguageModelError(`${upstream} could not be used: ${(error as Error).message}`.slice(0, 500));
       }
       const content: unknown = completion?.choices?.[0]?.message?.content;
@@ -93,5 +110,10 @@ export async function platformModel(): Promise<LanguageModel> {
         'VoiceProviders secret (and set the llmApiUrl context value for a provider other than OpenAI), or set your own key with PUT /model-key',
     );
   }
-  return remoteModel({ apiUrl, apiKey, model: optionalSetting('LLM_MODEL') ?? 'gpt-4o-mini', upstream: 'The platform language model' });
+  return remoteModel({
+    apiUrl,
+    apiKey,
+    model: optionalSetting('LLM_MODEL') ?? 'gpt-4o-mini',
+    upstream: 'The platform language model',
+  });
 }

@@ -23,22 +23,37 @@ export const BAD_REQUEST: Record<number, ResponseSpec> = {
  */
 export const CallPlacementConflict = z
   .union([CallingHoursConflict, ErrorResponse])
-  .openapi('CallPlacementConflict', { description: 'Calling hours (`detail` object with `retry_at`) or another conflict (`detail` string).' }, { unionPreferredType: 'oneOf' });
+  .openapi(
+    'CallPlacementConflict',
+    { description: 'Calling hours (`detail` object with `retry_at`) or another conflict (`detail` string).' },
+    { unionPreferredType: 'oneOf' },
+  );
 /** Routes that call the language model: its provider failing (502) or not configured (503). */
 export const LANGUAGE_MODEL: Record<number, ResponseSpec> = {
-  502: { description: 'The language model provider failed, timed out or answered nonsense; `detail` names it', schema: ErrorResponse },
-  503: { description: 'The platform language model is not configured; `detail` names the settings to configure', schema: ErrorResponse },
+  502: {
+    description: 'The language model provider failed, timed out or answered nonsense; `detail` names it',
+    schema: ErrorResponse,
+  },
+  503: {
+    description: 'The platform language model is not configured; `detail` names the settings to configure',
+    schema: ErrorResponse,
+  },
 };
 
 /** The refusals of call placement, in the order they are checked. */
 export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {
-  403: { description: 'The number is on the Do not call list; `detail` starts with `do_not_call`', schema: ErrorResponse },
+  403: {
+    description: 'The number is on the Do not call list; `detail` starts with `do_not_call`',
+    schema: ErrorResponse,
+  },
   409: {
     description:
       'Outside 08:00-21:00 in the recipient\'s local time (`detail` is an object with `code: "outside_calling_hours"` and `retry_at`); ' +
       'otherwise `detail` is a string: the agent is archived, the number is pending, or a request with the same Idempotency-Key is still running',
     schema: CallPlacementConflict,
-    headers: { 'Retry-After': { description: 'Seconds until calls to this number are allowed', schema: { type: 'integer' } } },
+    headers: {
+      'Retry-After': { description: 'Seconds until calls to this number are allowed', schema: { type: 'integer' } },
+    },
   },
   429: {
     description: 'Every outbound channel of the organization is busy',

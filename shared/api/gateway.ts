@@ -37,12 +37,16 @@ export const GATEWAY_ERRORS = {
    */
   unauthorized: {
     status: 401,
-    detail: "Missing or invalid API key: send your organization's key in the X-API-Key header (X-API-Key: <key>); an Authorization: Bearer header is not read",
+    detail:
+      "Missing or invalid API key: send your organization's key in the X-API-Key header (X-API-Key: <key>); an Authorization: Bearer header is not read",
   },
   /** The authorizer denies the keys of a suspended organization. */
   accessDenied: { status: 403, detail: 'The organization of this API key is suspended' },
   /** The organization has no key in the usage plan (API Gateway's INVALID_API_KEY). */
-  invalidApiKey: { status: 403, detail: 'The organization of this API key has no API access set up: an operator runs `admin org usage-plan`' },
+  invalidApiKey: {
+    status: 403,
+    detail: 'The organization of this API key has no API access set up: an operator runs `admin org usage-plan`',
+  },
   notFound: { status: 404, detail: 'Not Found' },
   methodNotAllowed: { status: 405, detail: 'Method Not Allowed' },
   /** Distinct from the channel-capacity 429 by its `detail` prefix (`rate_limited:`) and `Retry-After: 1`. */

@@ -58,7 +58,11 @@ export function createRouteMatcher(routes: readonly Route[]) {
       if (!pathParameters) continue;
       const route = resource.routes.find((candidate) => candidate.method === method);
       if (route) return { kind: 'route', route, resource: resource.resource, pathParameters };
-      return { kind: 'method-not-allowed', resource: resource.resource, allowed: resource.routes.map((candidate) => candidate.method) };
+      return {
+        kind: 'method-not-allowed',
+        resource: resource.resource,
+        allowed: resource.routes.map((candidate) => candidate.method),
+      };
     }
     return { kind: 'not-found' };
   };

@@ -15,7 +15,24 @@ import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
-export { agentRoutes, callRoutes, conversationRoutes, webhookRoutes, campaignRoutes, integrationRoutes, triggerRoutes, doNotCallRoutes, docsRoutes, numberRoutes, telephonyConfigRoutes, agentTemplateRoutes, memoryRoutes, usageRoutes, knowledgeRoutes, toolRoutes };
+export {
+  agentRoutes,
+  callRoutes,
+  conversationRoutes,
+  webhookRoutes,
+  campaignRoutes,
+  integrationRoutes,
+  triggerRoutes,
+  doNotCallRoutes,
+  docsRoutes,
+  numberRoutes,
+  telephonyConfigRoutes,
+  agentTemplateRoutes,
+  memoryRoutes,
+  usageRoutes,
+  knowledgeRoutes,
+  toolRoutes,
+};
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [

@@ -18,7 +18,8 @@ export class SecretNotReadyError extends Error {
 export async function getSecretString(arnSetting: SettingName): Promise<string> {
   const arn = requiredSetting(arnSetting);
   const value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS });
-  if (typeof value !== 'string' || !value) throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) is empty: put its value in Secrets Manager`);
+  if (typeof value !== 'string' || !value)
+    throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) is empty: put its value in Secrets Manager`);
   return value;
 }
 
@@ -36,9 +37,14 @@ export async function getSecretJson(arnSetting: SettingName): Promise<Record<str
  * Named string fields of a JSON secret. A field missing, empty or still holding the `set-me`
  * placeholder of the first deploy fails loudly, naming the secret and the field to fill in.
  */
-export async function getSecretFields<const K extends string>(arnSetting: SettingName, fields: readonly K[]): Promise<Record<K, string>> {
+export async function getSecretFields<const K extends string>(
+  arnSetting: SettingName,
+  fields: readonly K[],
+): Promise<Record<K, string>> {
   const secret = await getSecretJson(arnSetting);
-  const missing = fields.filter((field) => typeof secret[field] !== 'string' || !secret[field] || secret[field] === SECRET_PLACEHOLDER);
+  const missing = fields.filter(
+    (field) => typeof secret[field] !== 'string' || !secret[field] || secret[field] === SECRET_PLACEHOLDER,
+  );
   if (missing.length > 0) {
     throw new SecretNotReadyError(
       `The secret in ${arnSetting} (${requiredSetting(arnSetting)}) has no value for ${missing.join(', ')}: put it in Secrets Manager (see README, Deploying to AWS)`,

@@ -20,14 +20,28 @@ export interface SettingSpec {
 }
 
 /** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
-const PLACES_CALLS = ['calls', 'campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+const PLACES_CALLS = [
+  'calls',
+  'campaigns',
+  'campaignEngine',
+  'campaignOutcomes',
+  'campaignSourceSync',
+] as const satisfies FunctionName[];
 /** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
 const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper', 'telephonyCallbacks'] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
-const RUNS_CAMPAIGNS = ['campaigns', 'campaignEngine', 'campaignOutcomes', 'campaignSourceSync'] as const satisfies FunctionName[];
+const RUNS_CAMPAIGNS = [
+  'campaigns',
+  'campaignEngine',
+  'campaignOutcomes',
+  'campaignSourceSync',
+] as const satisfies FunctionName[];
 
 export const SETTINGS = {
-  POWERTOOLS_SERVICE_NAME: { readBy: 'all', description: 'Logger, metrics and tracer service name: voice-agent-api-<function>' },
+  POWERTOOLS_SERVICE_NAME: {
+    readBy: 'all',
+    description: 'Logger, metrics and tracer service name: voice-agent-api-<function>',
+  },
   POWERTOOLS_LOG_LEVEL: { readBy: 'all', description: 'Log level (INFO on AWS)' },
   POWERTOOLS_METRICS_NAMESPACE: { readBy: 'all', description: 'CloudWatch namespace of the custom metrics' },
   POWERTOOLS_METRICS_DISABLED: { readBy: 'all', localOnly: true, description: 'No EMF metrics on stdout locally' },
@@ -36,36 +50,107 @@ export const SETTINGS = {
   S3_FORCE_PATH_STYLE: { readBy: 'bucket', localOnly: true, description: 'Path-style S3 URLs (s3rver, LocalStack)' },
   EVENT_BUS_NAME: { readBy: 'eventBus', description: 'The application event bus' },
   ...(Object.fromEntries(
-    STATE_MACHINES.map((sm) => [sm.envVar, { readBy: 'stateMachines', description: `ARN of the ${sm.name} state machine` }]),
+    STATE_MACHINES.map((sm) => [
+      sm.envVar,
+      { readBy: 'stateMachines', description: `ARN of the ${sm.name} state machine` },
+    ]),
   ) as Record<string, SettingSpec>),
-  DOWNLOAD_LINK_SECRET_ARN: { readBy: 'downloadLinks', description: 'Secrets Manager secret: HMAC key of signed download links (generated)' },
-  MEDIA_STREAM_URL: { readBy: 'telephony', description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)' },
+  DOWNLOAD_LINK_SECRET_ARN: {
+    readBy: 'downloadLinks',
+    description: 'Secrets Manager secret: HMAC key of signed download links (generated)',
+  },
+  MEDIA_STREAM_URL: {
+    readBy: 'telephony',
+    description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)',
+  },
   // Transitional: today's telephony adapter reads the secret's fields from the environment; the
   // provider rewrite reads TELEPHONY_SECRET_ARN at run time (shared/config/secrets.ts) instead.
-  TELEPHONY_ACCOUNT: { readBy: 'telephony', description: "Transitional: the platform's provider account (JSON), as a CloudFormation dynamic reference of the telephony secret" },
-  MEDIA_STREAM_SECRET: { readBy: 'telephony', description: 'Transitional: HMAC key of per-call media stream credentials, as a CloudFormation dynamic reference' },
-  TELEPHONY_CALLS_PER_SECOND: { readBy: 'telephony', description: "The platform account's outbound calls per second at the provider (context telephonyCallsPerSecond, default 1)" },
-  TELEPHONY_REGULATORY_EMAIL: { readBy: 'telephony', description: 'Contact for regulatory reviews of numbers (context telephonyRegulatoryEmail)' },
-  TELEPHONY_API_BASE_URL: { readBy: 'telephony', localOnly: true, description: "The provider API's origin (the local Twilio); unset on AWS: the provider's public API" },
+  TELEPHONY_ACCOUNT: {
+    readBy: 'telephony',
+    description:
+      "Transitional: the platform's provider account (JSON), as a CloudFormation dynamic reference of the telephony secret",
+  },
+  MEDIA_STREAM_SECRET: {
+    readBy: 'telephony',
+    description: 'Transitional: HMAC key of per-call media stream credentials, as a CloudFormation dynamic reference',
+  },
+  TELEPHONY_CALLS_PER_SECOND: {
+    readBy: 'telephony',
+    description:
+      "The platform account's outbound calls per second at the provider (context telephonyCallsPerSecond, default 1)",
+  },
+  TELEPHONY_REGULATORY_EMAIL: {
+    readBy: 'telephony',
+    description: 'Contact for regulatory reviews of numbers (context telephonyRegulatoryEmail)',
+  },
+  TELEPHONY_API_BASE_URL: {
+    readBy: 'telephony',
+    localOnly: true,
+    description: "The provider API's origin (the local Twilio); unset on AWS: the provider's public API",
+  },
   PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
-  KMS_KEY_ID: { readBy: { anyOf: ['encryption', 'telephony'] }, description: 'KMS key that encrypts stored customer secrets' },
-  SHEETS_SECRET_ARN: { readBy: 'encryption', description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)' },
-  LOCAL_ENCRYPTION_KEY: { readBy: { anyOf: ['encryption', 'telephony'] }, localOnly: true, description: 'AES key standing in for KMS locally' },
-  SHEETS_OAUTH_TOKEN_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider OAuth token URL (local fake)' },
-  SHEETS_USERINFO_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider userinfo URL (local fake)' },
+  KMS_KEY_ID: {
+    readBy: { anyOf: ['encryption', 'telephony'] },
+    description: 'KMS key that encrypts stored customer secrets',
+  },
+  SHEETS_SECRET_ARN: {
+    readBy: 'encryption',
+    description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)',
+  },
+  LOCAL_ENCRYPTION_KEY: {
+    readBy: { anyOf: ['encryption', 'telephony'] },
+    localOnly: true,
+    description: 'AES key standing in for KMS locally',
+  },
+  SHEETS_OAUTH_TOKEN_URL: {
+    readBy: 'encryption',
+    localOnly: true,
+    description: 'Spreadsheet provider OAuth token URL (local fake)',
+  },
+  SHEETS_USERINFO_URL: {
+    readBy: 'encryption',
+    localOnly: true,
+    description: 'Spreadsheet provider userinfo URL (local fake)',
+  },
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
-  MAX_CALL_SECONDS: { readBy: KNOWS_CALL_LENGTH, description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)' },
+  MAX_CALL_SECONDS: {
+    readBy: KNOWS_CALL_LENGTH,
+    description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)',
+  },
   DEFAULT_CALLER_ID: {
     readBy: 'telephony',
-    description: 'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',
+    description:
+      'Caller id of calls from an agent without an outbound number (context defaultCallerId; empty: such calls are refused)',
   },
-  CAMPAIGN_TIME_SCALE: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Divides campaign retry delays and re-sync periods (local speed-up)' },
-  CAMPAIGN_POLL_SECONDS: { readBy: RUNS_CAMPAIGNS, localOnly: true, description: 'Campaign engine poll period while channels are busy' },
-  OUTBOUND_ALLOW_LOOPBACK: { readBy: 'all', localOnly: true, description: 'Lets the SSRF guard reach loopback simulators over plain http (local stack and tests only)' },
-  WEBHOOK_RETRY_TIME_SCALE: { readBy: ['webhooks', 'webhookFanout', 'webhookDelivery'], localOnly: true, description: 'Divides the webhook retry schedule' },
-  LLM_API_URL: { readBy: 'languageModel', description: 'OpenAI-compatible API base URL of the platform model (context llmApiUrl, default OpenAI)' },
+  CAMPAIGN_TIME_SCALE: {
+    readBy: RUNS_CAMPAIGNS,
+    localOnly: true,
+    description: 'Divides campaign retry delays and re-sync periods (local speed-up)',
+  },
+  CAMPAIGN_POLL_SECONDS: {
+    readBy: RUNS_CAMPAIGNS,
+    localOnly: true,
+    description: 'Campaign engine poll period while channels are busy',
+  },
+  OUTBOUND_ALLOW_LOOPBACK: {
+    readBy: 'all',
+    localOnly: true,
+    description: 'Lets the SSRF guard reach loopback simulators over plain http (local stack and tests only)',
+  },
+  WEBHOOK_RETRY_TIME_SCALE: {
+    readBy: ['webhooks', 'webhookFanout', 'webhookDelivery'],
+    localOnly: true,
+    description: 'Divides the webhook retry schedule',
+  },
+  LLM_API_URL: {
+    readBy: 'languageModel',
+    description: 'OpenAI-compatible API base URL of the platform model (context llmApiUrl, default OpenAI)',
+  },
   LLM_MODEL: { readBy: 'languageModel', description: 'Model name of the platform model (context llmModel)' },
-  VOICE_PROVIDERS_SECRET_ARN: { readBy: 'languageModel', description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)' },
+  VOICE_PROVIDERS_SECRET_ARN: {
+    readBy: 'languageModel',
+    description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)',
+  },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
   REST_API_ID: { readBy: [], description: 'Operator CLI: the REST API id (stack output RestApiId)' },
   API_STAGE_NAME: { readBy: [], description: 'Operator CLI: the API stage (stack output StageName)' },
@@ -109,7 +194,9 @@ export function allFunctions(authorizer: FunctionGroup): [FunctionName, Function
 export class MissingSettingError extends Error {
   override readonly name = 'MissingSettingError';
   constructor(readonly setting: string) {
-    super(`Setting ${setting} is not configured: ${ALL_SETTINGS[setting]?.description ?? 'see README, Deploying to AWS'}`);
+    super(
+      `Setting ${setting} is not configured: ${ALL_SETTINGS[setting]?.description ?? 'see README, Deploying to AWS'}`,
+    );
   }
 }
 

@@ -21,7 +21,9 @@ export async function encryptSecret(plaintext: string, context: Record<string, s
   const keyId = process.env.KMS_KEY_ID;
   if (keyId) {
     kms ??= new KMSClient({});
-    const result = await kms.send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }));
+    const result = await kms.send(
+      new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }),
+    );
     return `kms:${Buffer.from(result.CiphertextBlob!).toString('base64')}`;
   }
   const iv = randomBytes(12);
@@ -32,10 +34,15 @@ export async function encryptSecret(plaintext: string, context: Record<string, s
 }
 
 export async function decryptSecret(ciphertext: string, context: Record<string, string>): Promise<string> {
-  const [scheme, payload] = [ciphertext.slice(0, ciphertext.indexOf(':')), ciphertext.slice(ciphertext.indexOf(':') + 1)];
+  const [scheme, payload] = [
+    ciphertext.slice(0, ciphertext.indexOf(':')),
+    ciphertext.slice(ciphertext.indexOf(':') + 1),
+  ];
   if (scheme === 'kms') {
     kms ??= new KMSClient({});
-    const result = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(payload, 'base64'), EncryptionContext: context }));
+    const result = await kms.send(
+      new DecryptCommand({ CiphertextBlob: Buffer.from(payload, 'base64'), EncryptionContext: context }),
+    );
     return Buffer.from(result.Plaintext!).toString('utf8');
   }
   if (scheme !== 'local') throw new Error('Unknown ciphertext scheme');

@@ -65,7 +65,10 @@ function ipv6Bytes(address: string): number[] {
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
   return groups.flatMap((group) => {
     const value = Number.parseInt(group, 16);
     return [value >> 8, value & 0xff];

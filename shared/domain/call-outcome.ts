@@ -11,11 +11,17 @@ export function callCost(durationSeconds: number) {
   const minutes = Math.ceil(durationSeconds / 60);
   const telephony = round(minutes * TELEPHONY_USD_PER_MINUTE);
   const platform = round(minutes * PLATFORM_USD_PER_MINUTE);
-  return { currency: 'USD' as const, telephony_usd: telephony, platform_usd: platform, total_usd: round(telephony + platform) };
+  return {
+    currency: 'USD' as const,
+    telephony_usd: telephony,
+    platform_usd: platform,
+    total_usd: round(telephony + platform),
+  };
 }
 
 /** Whole seconds between answer and hang-up (the spec's `duration_seconds`). */
-export const wholeSeconds = (from: string, to: string): number => Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+export const wholeSeconds = (from: string, to: string): number =>
+  Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
 
 /** The run status an outcome ends in; everything that is not a conversation is a final non-answer. */
 export type CallOutcome = Exclude<RunStatus, 'in_progress' | 'created'>;

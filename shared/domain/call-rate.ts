@@ -9,7 +9,11 @@ export const RATE_HEADROOM = 1.1;
 export const slotIntervalMs = (callsPerSecond: number): number => Math.ceil((1000 / callsPerSecond) * RATE_HEADROOM);
 
 /** The slot a dial gets when the account's next free slot is `nextFreeAt` (epoch ms), and the one after it. */
-export function reserveSlot(nextFreeAt: number | undefined, now: number, callsPerSecond: number): { slotAt: number; nextFreeAt: number } {
+export function reserveSlot(
+  nextFreeAt: number | undefined,
+  now: number,
+  callsPerSecond: number,
+): { slotAt: number; nextFreeAt: number } {
   const slotAt = Math.max(now, nextFreeAt ?? 0);
   return { slotAt, nextFreeAt: slotAt + slotIntervalMs(callsPerSecond) };
 }

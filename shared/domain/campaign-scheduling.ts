@@ -34,9 +34,18 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * Where a contact may be dialed: inside the campaign's window (if it has one) and inside
  * 08:00-21:00 in every zone of the contact (its own `timezone` column, or the number's zones).
  */
-export function contactWindows(campaignWindow: CampaignWindowSetting | null | undefined, contactZones: readonly string[]): DailyWindow[] {
+export function contactWindows(
+  campaignWindow: CampaignWindowSetting | null | undefined,
+  contactZones: readonly string[],
+): DailyWindow[] {
   const windows = legalWindows(contactZones);
-  if (campaignWindow) windows.push({ zone: campaignWindow.timezone, days: campaignWindow.days, start: campaignWindow.start, end: campaignWindow.end });
+  if (campaignWindow)
+    windows.push({
+      zone: campaignWindow.timezone,
+      days: campaignWindow.days,
+      start: campaignWindow.start,
+      end: campaignWindow.end,
+    });
   return windows;
 }
 
@@ -78,11 +87,15 @@ export function decideAfterCall(input: {
   const { policy, outcome, attempts } = input;
   const flag = RETRYABLE[outcome];
   const retriesUsed = attempts - 1;
-  if (!policy.enabled || !flag || !policy[flag] || retriesUsed >= policy.max_retries) return { kind: 'final', status: outcome };
-  let earliest = DateTime.fromJSDate(input.endedAt).plus({ milliseconds: (policy.retry_delay_seconds * 1000) / (input.timeScale ?? 1) });
+  if (!policy.enabled || !flag || !policy[flag] || retriesUsed >= policy.max_retries)
+    return { kind: 'final', status: outcome };
+  let earliest = DateTime.fromJSDate(input.endedAt).plus({
+    milliseconds: (policy.retry_delay_seconds * 1000) / (input.timeScale ?? 1),
+  });
   if (policy.smart_timing) {
     const attempted = DateTime.fromJSDate(input.attemptedAt).setZone(input.zone);
-    if (hoursApart(earliest.setZone(input.zone), attempted) < SMART_MIN_HOURS_APART) earliest = earliest.plus({ hours: SMART_SHIFT_HOURS });
+    if (hoursApart(earliest.setZone(input.zone), attempted) < SMART_MIN_HOURS_APART)
+      earliest = earliest.plus({ hours: SMART_SHIFT_HOURS });
   }
   const at = nextInstantInsideAll(earliest.toJSDate(), input.windows);
   return at ? { kind: 'retry', at } : { kind: 'final', status: outcome };

@@ -5,7 +5,15 @@ import { ConflictError } from './errors.ts';
  * `draft`, or `scheduled` with a start time), `draft` (created, not started), `scheduled` (starts
  * itself at `scheduled_start_at`), `running`, `paused`, `completed` (every contact final), `cancelled`.
  */
-export const CAMPAIGN_STATES = ['importing', 'draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
+export const CAMPAIGN_STATES = [
+  'importing',
+  'draft',
+  'scheduled',
+  'running',
+  'paused',
+  'completed',
+  'cancelled',
+] as const;
 export type CampaignState = (typeof CAMPAIGN_STATES)[number];
 
 export type CampaignAction = 'start' | 'pause' | 'resume' | 'cancel';
@@ -22,7 +30,9 @@ export const CAMPAIGN_TRANSITIONS: Record<CampaignAction, { from: readonly Campa
 export function nextCampaignState(current: CampaignState, action: CampaignAction): CampaignState {
   const transition = CAMPAIGN_TRANSITIONS[action];
   if (!transition.from.includes(current)) {
-    throw new ConflictError(`Cannot ${action} a campaign that is ${current}; allowed from: ${transition.from.join(', ')}`);
+    throw new ConflictError(
+      `Cannot ${action} a campaign that is ${current}; allowed from: ${transition.from.join(', ')}`,
+    );
   }
   return transition.to;
 }

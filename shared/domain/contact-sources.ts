@@ -26,7 +26,8 @@ const TIMEZONE_HEADER = /^(time[ _-]?zone|tz|timezone)$/i;
  */
 function phoneColumnOf(headers: string[], rows: Record<string, string>[], phoneColumn?: string): string {
   if (phoneColumn) {
-    if (!headers.includes(phoneColumn)) throw new SourceError(`CSV has no column '${phoneColumn}' (columns: ${headers.join(', ')})`);
+    if (!headers.includes(phoneColumn))
+      throw new SourceError(`CSV has no column '${phoneColumn}' (columns: ${headers.join(', ')})`);
     return phoneColumn;
   }
   const named = headers.find((header) => PHONE_HEADER.test(header.trim()));
@@ -35,7 +36,8 @@ function phoneColumnOf(headers: string[], rows: Record<string, string>[], phoneC
   const scored = headers
     .map((header) => ({ header, hits: sample.filter((row) => parsePhoneNumber(row[header] ?? '')).length }))
     .sort((a, b) => b.hits - a.hits);
-  if (!scored[0] || scored[0].hits === 0) throw new SourceError('CSV has no phone number column: name it "phone" or give source_config.phone_column');
+  if (!scored[0] || scored[0].hits === 0)
+    throw new SourceError('CSV has no phone number column: name it "phone" or give source_config.phone_column');
   return scored[0].header;
 }
 
@@ -59,7 +61,13 @@ export function rowsFromRecords(records: Record<string, string>[], phoneColumn?:
 export function parseContactsCsv(text: string, phoneColumn?: string): SourceRow[] {
   let records: Record<string, string>[];
   try {
-    records = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as Record<string, string>[];
+    records = parse(text, {
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+      trim: true,
+      relax_column_count: true,
+    }) as Record<string, string>[];
   } catch (error) {
     throw new SourceError(`CSV could not be parsed: ${(error as Error).message}`);
   }
@@ -72,7 +80,9 @@ export function parseSheetValues(values: string[][], phoneColumn?: string): Sour
   if (!header) throw new SourceError('The sheet is empty');
   const records = rows
     .filter((row) => row.some((cell) => String(cell ?? '').trim() !== ''))
-    .map((row) => Object.fromEntries(header.map((name, index) => [String(name).trim(), String(row[index] ?? '').trim()])));
+    .map((row) =>
+      Object.fromEntries(header.map((name, index) => [String(name).trim(), String(row[index] ?? '').trim()])),
+    );
   return rowsFromRecords(records, phoneColumn);
 }
 
@@ -89,24 +99,45 @@ export function parseCalendar(icsText: string, now: Date): SourceRow[] {
     const calendar = new ICAL.Component(ICAL.parse(icsText));
     events = calendar.getAllSubcomponents('vevent').map((component) => {
       const event = new ICAL.Event(component);
-      return { summary: event.summary ?? '', description: event.description ?? '', location: event.location ?? '', start: event.startDate.toJSDate() };
+      return {
+        summary: event.summary ?? '',
+        description: event.description ?? '',
+        location: event.location ?? '',
+        start: event.startDate.toJSDate(),
+      };
     });
   } catch (error) {
     throw new SourceError(`Calendar could not be parsed: ${(error as Error).message}`);
   }
   return events
     .filter((event) => event.start.getTime() >= now.getTime())
-    .map((event) => ({ event, phone: [event.location, event.description, event.summary].map((text) => PHONE_IN_TEXT.exec(text)?.[0]).find(Boolean) }))
+    .map((event) => ({
+      event,
+      phone: [event.location, event.description, event.summary]
+        .map((text) => PHONE_IN_TEXT.exec(text)?.[0])
+        .find(Boolean),
+    }))
     .filter((candidate): candidate is typeof candidate & { phone: string } => Boolean(candidate.phone))
-    .map(({ event, phone }) => ({ phone_number: phone.trim(), first_name: event.summary, last_name: '', timezone: null }));
+    .map(({ event, phone }) => ({
+      phone_number: phone.trim(),
+      first_name: event.summary,
+      last_name: '',
+      timezone: null,
+    }));
 }
 
 /** Validates each row's number (E.164) and time zone; invalid rows are kept with their reason. */
 export function checkRows(rows: readonly SourceRow[], isValidZone: (zone: string) => boolean): CheckedRow[] {
   return rows.map((row) => {
     const parsed = parsePhoneNumber(row.phone_number);
-    if (!parsed) return { ...row, valid: false, error: `invalid phone number '${row.phone_number}': use E.164, e.g. +48601234567` };
-    if (row.timezone && !isValidZone(row.timezone)) return { ...row, valid: false, error: `invalid timezone '${row.timezone}'` };
+    if (!parsed)
+      return {
+        ...row,
+        valid: false,
+        error: `invalid phone number '${row.phone_number}': use E.164, e.g. +48601234567`,
+      };
+    if (row.timezone && !isValidZone(row.timezone))
+      return { ...row, valid: false, error: `invalid timezone '${row.timezone}'` };
     return { ...row, valid: true, e164: parsed.e164 };
   });
 }

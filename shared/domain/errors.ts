@@ -3,7 +3,17 @@
  * each kind onto a status code, so a service reads the same in a Lambda, a CLI or a test.
  */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'bad_request' | 'forbidden' | 'capacity' | 'unauthorized' | 'too_large' | 'unsupported_media' | 'upstream' | 'unavailable';
+  abstract readonly kind:
+    | 'not_found'
+    | 'conflict'
+    | 'bad_request'
+    | 'forbidden'
+    | 'capacity'
+    | 'unauthorized'
+    | 'too_large'
+    | 'unsupported_media'
+    | 'upstream'
+    | 'unavailable';
   /** Structured detail where the contract wants an object rather than a string. */
   readonly detail: string | Record<string, unknown>;
 

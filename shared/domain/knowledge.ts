@@ -13,7 +13,10 @@ export const tokenize = (text: string): string[] => text.toLowerCase().match(/[\
 
 /** Passages of at most `size` characters, cut at the last paragraph or sentence end that fits. */
 export function chunkText(text: string, size = CHUNK_CHARS): string[] {
-  const clean = text.replace(/\r\n/g, '\n').replace(/[ \t]+/g, ' ').trim();
+  const clean = text
+    .replace(/\r\n/g, '\n')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
   const chunks: string[] = [];
   let start = 0;
   while (start < clean.length) {
@@ -37,12 +40,18 @@ export interface Passage {
 }
 
 /** The passages that best answer `query`, best first, with their BM25 scores (only those that match). */
-export function rankPassages<T extends Passage>(query: string, passages: readonly T[], limit: number): (T & { score: number })[] {
+export function rankPassages<T extends Passage>(
+  query: string,
+  passages: readonly T[],
+  limit: number,
+): (T & { score: number })[] {
   const terms = [...new Set(tokenize(query))];
   if (terms.length === 0 || passages.length === 0) return [];
   const documents = passages.map((passage) => tokenize(passage.text));
   const averageLength = documents.reduce((sum, tokens) => sum + tokens.length, 0) / documents.length || 1;
-  const documentFrequency = new Map(terms.map((term) => [term, documents.filter((tokens) => tokens.includes(term)).length]));
+  const documentFrequency = new Map(
+    terms.map((term) => [term, documents.filter((tokens) => tokens.includes(term)).length]),
+  );
   return passages
     .map((passage, index) => {
       const tokens = documents[index]!;

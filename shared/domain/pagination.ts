@@ -18,7 +18,12 @@ export const pageOffset = ({ page, limit }: PageRequest): number => (page - 1) *
 export const totalPages = (totalCount: number, limit: number): number => Math.ceil(totalCount / limit);
 
 export function pageInfo(request: PageRequest, totalCount: number): PageInfo {
-  return { page: request.page, limit: request.limit, total_count: totalCount, total_pages: totalPages(totalCount, request.limit) };
+  return {
+    page: request.page,
+    limit: request.limit,
+    total_count: totalCount,
+    total_pages: totalPages(totalCount, request.limit),
+  };
 }
 
 /**

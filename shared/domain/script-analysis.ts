@@ -13,13 +13,30 @@ export interface Sourced<T = string> {
 }
 
 const PRICE = /\d[\d\s.,]*\s?(?:PLN|zł|USD|EUR|€|\$)/gi;
-const HOURS = /\b(?:mon(?:day)?|tue(?:sday)?|pn|pon(?:iedziałek)?)\b[^.\n]{0,40}?\d{1,2}(?:[:.]\d{2})?\s?[-–]\s?\d{1,2}(?:[:.]\d{2})?/i;
+const HOURS =
+  /\b(?:mon(?:day)?|tue(?:sday)?|pn|pon(?:iedziałek)?)\b[^.\n]{0,40}?\d{1,2}(?:[:.]\d{2})?\s?[-–]\s?\d{1,2}(?:[:.]\d{2})?/i;
 const ADDRESS = /\b(?:ul\.|al\.|street|st\.|avenue|ave\.)\s?[^,\n]{2,60}(?:,\s?[^,\n.]{2,40})?/i;
 const MANDATORY = /(record|nagryw|data protection|personal data|gdpr|rodo|dane osobowe|privacy)/i;
 const OBJECTION = /^(?:if|when|jeśli|jeżeli|gdy)\b(.+?)[:–-]\s*(.+)$/i;
-const DATA_WORDS = ['name', 'email', 'phone', 'address', 'date of birth', 'budget', 'company', 'imię', 'nazwisko', 'telefon', 'adres'];
+const DATA_WORDS = [
+  'name',
+  'email',
+  'phone',
+  'address',
+  'date of birth',
+  'budget',
+  'company',
+  'imię',
+  'nazwisko',
+  'telefon',
+  'adres',
+];
 
-const lines = (text: string) => text.split(/\r?\n/).map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
+    .filter(Boolean);
 
 export interface Facts {
   offer: Sourced | null;
@@ -34,7 +51,12 @@ export function factsFrom(text: string, source: Source, title?: string): Facts {
   const hours = firstMatch(HOURS);
   const address = firstMatch(ADDRESS);
   const prices = [...new Set((text.match(PRICE) ?? []).map((price) => price.replace(/\s+/g, ' ').trim()))];
-  const faq = source === 'website' ? lines(text).filter((line) => line.endsWith('?')).slice(0, 20) : [];
+  const faq =
+    source === 'website'
+      ? lines(text)
+          .filter((line) => line.endsWith('?'))
+          .slice(0, 20)
+      : [];
   return {
     offer: title ? { value: title, source } : null,
     prices: prices.map((value) => ({ value, source })),
@@ -50,13 +72,19 @@ export function callFlowFrom(script: string) {
     const match = OBJECTION.exec(line);
     return match ? [{ objection: match[1]!.trim(), answer: match[2]!.trim(), source: 'script' as const }] : [];
   });
-  const steps = all.slice(1).filter((line) => !OBJECTION.test(line) && !MANDATORY.test(line) && (line.endsWith('?') || /^(ask|zapytaj)/i.test(line)));
+  const steps = all
+    .slice(1)
+    .filter(
+      (line) => !OBJECTION.test(line) && !MANDATORY.test(line) && (line.endsWith('?') || /^(ask|zapytaj)/i.test(line)),
+    );
   const wanted = DATA_WORDS.filter((word) => steps.some((step) => step.toLowerCase().includes(word)));
   return {
     greeting: all[0] ? { value: all[0], source: 'script' as const } : null,
     steps: steps.map((value) => ({ value, source: 'script' as const })),
     objections,
-    mandatory_phrases: all.filter((line) => MANDATORY.test(line)).map((value) => ({ value, source: 'script' as const })),
+    mandatory_phrases: all
+      .filter((line) => MANDATORY.test(line))
+      .map((value) => ({ value, source: 'script' as const })),
     data_to_collect: wanted.map((value) => ({ value, source: 'script' as const })),
   };
 }
@@ -80,8 +108,16 @@ export function mergeFacts(script: Facts, website: Facts | null): { facts: Facts
     return fromScript ?? fromSite;
   };
   const scriptPrices = new Set(script.prices.map((price) => price.value));
-  if (script.prices.length && website.prices.length && !website.prices.every((price) => scriptPrices.has(price.value))) {
-    conflicts.push({ field: 'prices', script_value: script.prices.map((price) => price.value).join('; '), website_value: website.prices.map((price) => price.value).join('; ') });
+  if (
+    script.prices.length &&
+    website.prices.length &&
+    !website.prices.every((price) => scriptPrices.has(price.value))
+  ) {
+    conflicts.push({
+      field: 'prices',
+      script_value: script.prices.map((price) => price.value).join('; '),
+      website_value: website.prices.map((price) => price.value).join('; '),
+    });
   }
   return {
     facts: {
@@ -97,7 +133,12 @@ export function mergeFacts(script: Facts, website: Facts | null): { facts: Facts
 
 /** Visible text and title of an HTML page (scripts and styles dropped, block ends as new lines). */
 export function pageText(html: string): { title?: string; text: string } {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() || /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim();
+  const title =
+    /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ||
+    /<h1[^>]*>([\s\S]*?)<\/h1>/i
+      .exec(html)?.[1]
+      ?.replace(/<[^>]+>/g, '')
+      .trim();
   const text = html
     .replace(/<(script|style|noscript)[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<\/(p|div|li|h[1-6]|tr|br|section|article)>|<br\s*\/?>/gi, '\n')

@@ -16,7 +16,9 @@ const LINE = /^\[([^\]]+)\] (user|assistant): (.*)$/;
 
 /** The raw transcript file: one `[<timestamp>] <role>: <text>` line per fragment. */
 export function formatTranscriptFile(fragments: readonly TranscriptFragment[]): string {
-  return fragments.map(({ timestamp, role, text }) => `[${timestamp}] ${role}: ${text.replace(/\s*\n\s*/g, ' ')}\n`).join('');
+  return fragments
+    .map(({ timestamp, role, text }) => `[${timestamp}] ${role}: ${text.replace(/\s*\n\s*/g, ' ')}\n`)
+    .join('');
 }
 
 export function parseTranscriptFile(content: string): TranscriptFragment[] {
@@ -24,7 +26,11 @@ export function parseTranscriptFile(content: string): TranscriptFragment[] {
     .split('\n')
     .map((line) => LINE.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
-    .map(([, timestamp, role, text]) => ({ timestamp: timestamp!, role: role as TranscriptFragment['role'], text: text! }));
+    .map(([, timestamp, role, text]) => ({
+      timestamp: timestamp!,
+      role: role as TranscriptFragment['role'],
+      text: text!,
+    }));
 }
 
 /** Consecutive fragments of one speaker become one segment spanning their first and last timestamps. */

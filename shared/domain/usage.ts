@@ -30,7 +30,8 @@ function add(figures: UsageFigures, entry: UsageEntry): void {
 }
 
 /** `2026-11-23` for a day, `2026-11` for a month, in UTC (calls are billed by their end). */
-export const periodOf = (endedAt: string, grouping: UsageGrouping): string => endedAt.slice(0, grouping === 'day' ? 10 : 7);
+export const periodOf = (endedAt: string, grouping: UsageGrouping): string =>
+  endedAt.slice(0, grouping === 'day' ? 10 : 7);
 
 /** Totals, per period (oldest first) and per agent (most minutes first). */
 export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGrouping) {
@@ -48,7 +49,9 @@ export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGr
   return {
     totals,
     periods: [...periods].sort(([a], [b]) => a.localeCompare(b)).map(([period, figures]) => ({ period, ...figures })),
-    agents: [...agents].sort(([, a], [, b]) => b.minutes - a.minutes).map(([workflowId, figures]) => ({ workflow_id: workflowId, ...figures })),
+    agents: [...agents]
+      .sort(([, a], [, b]) => b.minutes - a.minutes)
+      .map(([workflowId, figures]) => ({ workflow_id: workflowId, ...figures })),
   };
 }
 
@@ -56,7 +59,8 @@ export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGr
 export function daysBetween(from: string, to: string): string[] {
   const days: string[] = [];
   const end = Date.parse(to);
-  for (let day = Date.parse(from.slice(0, 10)); day < end; day += 86_400_000) days.push(new Date(day).toISOString().slice(0, 10));
+  for (let day = Date.parse(from.slice(0, 10)); day < end; day += 86_400_000)
+    days.push(new Date(day).toISOString().slice(0, 10));
   return days;
 }
 

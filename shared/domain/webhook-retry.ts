@@ -9,7 +9,8 @@ const JITTER = 0.1;
 /** A Retry-After longer than this is not honoured as given (the schedule's longest step). */
 const MAX_RETRY_AFTER_SECONDS = 86400;
 
-export type AttemptResult = { kind: 'response'; status: number; retryAfter?: string } | { kind: 'network_error' | 'timeout' };
+export type AttemptResult =
+  { kind: 'response'; status: number; retryAfter?: string } | { kind: 'network_error' | 'timeout' };
 
 export type DeliveryDecision =
   | { action: 'delivered' }

@@ -3,7 +3,6 @@ import { eventBridge } from '../aws/clients.ts';
 import type { RunRecord } from '../repositories/runs.ts';
 import { CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
 
-
 /**
  * The `call.completed` payload, as webhooks deliver it (Standard Webhooks' `{type, timestamp, data}`).
  * `recording_url`/`transcript_url` are storage keys, as in the Run; links are fetched with the API.

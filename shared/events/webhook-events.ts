@@ -16,7 +16,14 @@ async function publish(event: WebhookEvent): Promise<void> {
   try {
     const result = await eventBridge().send(
       new PutEventsCommand({
-        Entries: [{ EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) }],
+        Entries: [
+          {
+            EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME,
+            Source: EVENT_SOURCE,
+            DetailType: event.type,
+            Detail: JSON.stringify(event),
+          },
+        ],
       }),
     );
     if (result.FailedEntryCount) throw new Error(result.Entries?.[0]?.ErrorMessage ?? 'rejected');
@@ -63,7 +70,11 @@ export async function emitCampaignState(campaign: CampaignRecord | undefined, no
   };
   await publish(
     campaign.state === 'completed'
-      ? { type: 'campaign.completed', timestamp: campaign.completed_at ?? now.toISOString(), data: { ...common, state: 'completed' } }
+      ? {
+          type: 'campaign.completed',
+          timestamp: campaign.completed_at ?? now.toISOString(),
+          data: { ...common, state: 'completed' },
+        }
       : { type: 'campaign.paused', timestamp: now.toISOString(), data: { ...common, state: 'paused' } },
   );
 }

@@ -23,7 +23,10 @@ export interface RequestContext {
   caller?: Caller;
 }
 
-export type Operation<Req extends RouteRequest> = (input: OperationInput<Req>, context: RequestContext) => Promise<HttpResult>;
+export type Operation<Req extends RouteRequest> = (
+  input: OperationInput<Req>,
+  context: RequestContext,
+) => Promise<HttpResult>;
 
 export interface BoundOperation {
   route: Route;
@@ -58,7 +61,8 @@ function withinListBudget(result: HttpResult): HttpResult {
 export function operation<Req extends RouteRequest>(route: Route<Req>, impl: Operation<Req>): BoundOperation {
   return {
     route: route as unknown as Route,
-    run: async (event, context) => withinListBudget(serializeResponse(route as unknown as Route, await impl(parseRequest(route, event), context))),
+    run: async (event, context) =>
+      withinListBudget(serializeResponse(route as unknown as Route, await impl(parseRequest(route, event), context))),
   };
 }
 

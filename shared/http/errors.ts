@@ -30,7 +30,8 @@ export function errorToResult(error: unknown): HttpResult {
   if (error instanceof RequestValidationError) return errorResult(422, echoable(error.items));
   if (error instanceof DomainError) {
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
-    const headers = retryAfter === undefined ? undefined : { 'Retry-After': String(Math.max(0, Math.ceil(retryAfter))) };
+    const headers =
+      retryAfter === undefined ? undefined : { 'Retry-After': String(Math.max(0, Math.ceil(retryAfter))) };
     return errorResult(STATUS_BY_KIND[error.kind], error.detail, headers);
   }
   logger.error('Unhandled error', error as Error);

@@ -8,7 +8,10 @@ export type RawBody = { kind: 'absent' } | { kind: 'json'; value: unknown } | { 
  * `ctx.error`. Order matters: the first matching pattern wins.
  */
 const PYTHON_JSON_MESSAGES: [RegExp, string][] = [
-  [/Expected property name or '}'|Expected double-quoted property name/, 'Expecting property name enclosed in double quotes'],
+  [
+    /Expected property name or '}'|Expected double-quoted property name/,
+    'Expecting property name enclosed in double quotes',
+  ],
   [/Expected ':' after property name/, "Expecting ':' delimiter"],
   [/Expected ',' or '[}\]]'/, "Expecting ',' delimiter"],
   [/Unexpected non-whitespace character after JSON/, 'Extra data'],

@@ -42,7 +42,12 @@ export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): Unsto
     if (current.path.length >= maxDepth) return { ...current, error: `nested deeper than ${maxDepth} levels` };
     const entries = children(current.value);
     const reserved = entries.find(([key]) => typeof key === 'string' && RESERVED_KEYS.includes(key));
-    if (reserved) return { path: [...current.path, reserved[0]], value: reserved[1], error: `the key '${reserved[0]}' is reserved` };
+    if (reserved)
+      return {
+        path: [...current.path, reserved[0]],
+        value: reserved[1],
+        error: `the key '${reserved[0]}' is reserved`,
+      };
     for (const [key, child] of entries.reverse()) {
       if (isContainer(child)) stack.push({ value: child, path: [...current.path, key] });
     }
@@ -63,7 +68,8 @@ export function storedSize(value: unknown, budget = Number.POSITIVE_INFINITY): n
   while (stack.length && size <= budget) {
     const current = stack.pop();
     if (typeof current === 'string') size += utf8Bytes(current);
-    else if (typeof current === 'number') size += Math.min(21, Math.ceil(String(Math.abs(current)).replace(/[.e+-]/g, '').length / 2) + 1);
+    else if (typeof current === 'number')
+      size += Math.min(21, Math.ceil(String(Math.abs(current)).replace(/[.e+-]/g, '').length / 2) + 1);
     else if (isContainer(current)) {
       size += 3;
       for (const [key, child] of children(current)) {
@@ -81,10 +87,13 @@ const ECHO_STRING_CHARS = 1000;
 const ECHO_ELEMENTS = 20;
 
 export function abbreviate(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length > ECHO_STRING_CHARS ? `${value.slice(0, ECHO_STRING_CHARS)}…` : value;
+  if (typeof value === 'string')
+    return value.length > ECHO_STRING_CHARS ? `${value.slice(0, ECHO_STRING_CHARS)}…` : value;
   if (!isContainer(value)) return value;
   if (depth > 0) return Array.isArray(value) ? [] : {};
-  const entries = children(value).slice(0, ECHO_ELEMENTS).map(([key, child]) => [key, abbreviate(child, depth + 1)] as const);
+  const entries = children(value)
+    .slice(0, ECHO_ELEMENTS)
+    .map(([key, child]) => [key, abbreviate(child, depth + 1)] as const);
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
 }
 
@@ -94,7 +103,11 @@ export function abbreviate(value: unknown, depth = 0): unknown {
 export const MAX_LIST_BODY_BYTES = 5_000_000;
 
 /** The longest prefix of `items` whose JSON array fits in `budget` bytes, and whether some were left out. */
-export function takeWithinBytes<T>(items: readonly T[], budget: number, used = 2): { items: T[]; bytes: number; truncated: boolean } {
+export function takeWithinBytes<T>(
+  items: readonly T[],
+  budget: number,
+  used = 2,
+): { items: T[]; bytes: number; truncated: boolean } {
   let bytes = used;
   for (const [index, item] of items.entries()) {
     const size = Buffer.byteLength(JSON.stringify(item)) + (index > 0 || used > 2 ? 1 : 0);

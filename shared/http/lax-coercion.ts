@@ -42,7 +42,11 @@ function coerceInt(value: unknown): unknown {
   if (typeof value === 'number') {
     return Number.isInteger(value)
       ? value
-      : new InvalidInput('int_from_float', 'Input should be a valid integer, got a number with a fractional part', value);
+      : new InvalidInput(
+          'int_from_float',
+          'Input should be a valid integer, got a number with a fractional part',
+          value,
+        );
   }
   if (typeof value === 'string') {
     const trimmed = value.trim();

@@ -14,7 +14,13 @@ export interface UploadedFile {
 function malformed(error: unknown): RequestValidationError {
   const reason = error instanceof Error ? error.message : String(error);
   return new RequestValidationError([
-    { type: 'value_error', loc: ['body'], msg: `Value error, malformed multipart/form-data body: ${reason}`, input: null, ctx: { error: reason } },
+    {
+      type: 'value_error',
+      loc: ['body'],
+      msg: `Value error, malformed multipart/form-data body: ${reason}`,
+      input: null,
+      ctx: { error: reason },
+    },
   ]);
 }
 
@@ -22,11 +28,22 @@ function malformed(error: unknown): RequestValidationError {
  * Parses a multipart/form-data body (busboy) into fields and files. A file over `maxFileBytes`
  * is a 413 as soon as it crosses the limit; a body that is not multipart is a 422 on `body`.
  */
-export function parseMultipart(event: APIGatewayProxyEvent, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+export function parseMultipart(
+  event: APIGatewayProxyEvent,
+  maxFileBytes: number,
+): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   const contentType = headerValue(event, 'content-type') ?? '';
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
     return Promise.reject(
-      new RequestValidationError([{ type: 'value_error', loc: ['body'], msg: 'Value error, the body must be multipart/form-data with a `file` part', input: contentType, ctx: { error: 'not multipart' } }]),
+      new RequestValidationError([
+        {
+          type: 'value_error',
+          loc: ['body'],
+          msg: 'Value error, the body must be multipart/form-data with a `file` part',
+          input: contentType,
+          ctx: { error: 'not multipart' },
+        },
+      ]),
     );
   }
   const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
@@ -45,7 +62,10 @@ export function parseMultipart(event: APIGatewayProxyEvent, maxFileBytes: number
     };
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { fileSize: maxFileBytes, files: 1, fields: 20 } });
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { fileSize: maxFileBytes, files: 1, fields: 20 },
+      });
     } catch (error) {
       fail(error);
       return;
@@ -59,7 +79,14 @@ export function parseMultipart(event: APIGatewayProxyEvent, maxFileBytes: number
         stream.resume();
       });
       stream.on('error', fail);
-      stream.on('end', () => files.push({ fieldName, fileName: info.filename ?? 'upload', contentType: info.mimeType, data: Buffer.concat(chunks) }));
+      stream.on('end', () =>
+        files.push({
+          fieldName,
+          fileName: info.filename ?? 'upload',
+          contentType: info.mimeType,
+          data: Buffer.concat(chunks),
+        }),
+      );
     });
     parser.on('error', fail);
     parser.on('close', () => {

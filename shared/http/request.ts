@@ -4,7 +4,12 @@ import type { OperationInput, Route, RouteRequest } from '../api/route.ts';
 import { readJsonBody } from './json-body.ts';
 import { abbreviate, findUnstorable } from './json-limits.ts';
 import { coerceLax } from './lax-coercion.ts';
-import { fieldRequired, RequestValidationError, type LocationRoot, type ValidationErrorItem } from './validation-error.ts';
+import {
+  fieldRequired,
+  RequestValidationError,
+  type LocationRoot,
+  type ValidationErrorItem,
+} from './validation-error.ts';
 import { toFastApiItems } from './zod-to-fastapi.ts';
 
 type Source = Record<string, string | string[] | undefined>;
@@ -76,7 +81,15 @@ function explainContentType(items: ValidationErrorItem[], contentType: string): 
 function rejectUnstorable(body: unknown): void {
   const found = findUnstorable(body);
   if (!found) return;
-  throw new RequestValidationError([{ type: 'value_error', loc: ['body', ...found.path], msg: `Value error, ${found.error}`, input: abbreviate(found.value), ctx: { error: found.error } }]);
+  throw new RequestValidationError([
+    {
+      type: 'value_error',
+      loc: ['body', ...found.path],
+      msg: `Value error, ${found.error}`,
+      input: abbreviate(found.value),
+      ctx: { error: found.error },
+    },
+  ]);
 }
 
 /**
@@ -84,17 +97,29 @@ function rejectUnstorable(body: unknown): void {
  * reports every failure at once, in FastAPI's order (path, query, header, body). A body that is not
  * JSON fails alone, before anything else is looked at, as in FastAPI.
  */
-export function parseRequest<Req extends RouteRequest>(route: Route<Req>, event: APIGatewayProxyEvent): OperationInput<Req> {
+export function parseRequest<Req extends RouteRequest>(
+  route: Route<Req>,
+  event: APIGatewayProxyEvent,
+): OperationInput<Req> {
   const { request } = route;
   const rawBody = request.body ? readJsonBody(eventBodyText(event), headerValue(event, 'content-type')) : undefined;
   if (rawBody?.kind === 'json') rejectUnstorable(rawBody.value);
   const errors: ValidationErrorItem[] = [];
 
-  const params = request.params ? validatePart(request.params, pickValues(request.params, event.pathParameters ?? {}), 'path', errors) : undefined;
-  const query = request.query
-    ? validatePart(request.query, pickValues(request.query, { ...event.queryStringParameters, ...event.multiValueQueryStringParameters }), 'query', errors)
+  const params = request.params
+    ? validatePart(request.params, pickValues(request.params, event.pathParameters ?? {}), 'path', errors)
     : undefined;
-  const headers = request.headers ? validatePart(request.headers, pickValues(request.headers, lowerCaseHeaders(event)), 'header', errors) : undefined;
+  const query = request.query
+    ? validatePart(
+        request.query,
+        pickValues(request.query, { ...event.queryStringParameters, ...event.multiValueQueryStringParameters }),
+        'query',
+        errors,
+      )
+    : undefined;
+  const headers = request.headers
+    ? validatePart(request.headers, pickValues(request.headers, lowerCaseHeaders(event)), 'header', errors)
+    : undefined;
 
   let body: unknown;
   if (request.body && rawBody) {

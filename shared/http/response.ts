@@ -14,7 +14,11 @@ export interface HttpResult {
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): HttpResult => ({ status: 200, body, headers });
-export const created = (body: unknown, headers?: Record<string, string>): HttpResult => ({ status: 201, body, headers });
+export const created = (body: unknown, headers?: Record<string, string>): HttpResult => ({
+  status: 201,
+  body,
+  headers,
+});
 export const noContent = (): HttpResult => ({ status: 204 });
 
 export function toProxyResult(result: HttpResult): APIGatewayProxyResult {

@@ -39,7 +39,9 @@ function typeError(issue: Issue & { code: 'invalid_type' }, loc: Loc, input: unk
 
 function boundError(issue: Issue & { code: 'too_small' | 'too_big' }, loc: Loc, input: unknown): ValidationErrorItem {
   const small = issue.code === 'too_small';
-  const limit = Number(small ? (issue as { minimum: number | bigint }).minimum : (issue as { maximum: number | bigint }).maximum);
+  const limit = Number(
+    small ? (issue as { minimum: number | bigint }).minimum : (issue as { maximum: number | bigint }).maximum,
+  );
   if (issue.origin === 'string') {
     const type = small ? 'string_too_short' : 'string_too_long';
     const msg = `String should have ${small ? 'at least' : 'at most'} ${plural(limit, 'character')}`;
@@ -89,7 +91,13 @@ function formatError(issue: Issue & { code: 'invalid_format' }, loc: Loc, input:
       ctx: { error: reason },
     };
   }
-  return { type: 'value_error', loc, msg: `Value error, invalid ${issue.format}`, input, ctx: { error: issue.message } };
+  return {
+    type: 'value_error',
+    loc,
+    msg: `Value error, invalid ${issue.format}`,
+    input,
+    ctx: { error: issue.message },
+  };
 }
 
 /**
@@ -97,7 +105,12 @@ function formatError(issue: Issue & { code: 'invalid_format' }, loc: Loc, input:
  * validated (after lax coercion, with InvalidInput markers); `raw` is what the client sent, which
  * Pydantic echoes as `input` (a query or path value stays the string received).
  */
-export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown, raw: unknown = data): ValidationErrorItem {
+export function toFastApiItem(
+  issue: Issue,
+  root: LocationRoot,
+  data: unknown,
+  raw: unknown = data,
+): ValidationErrorItem {
   const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
   const loc: Loc = [root, ...path];
   const marker = valueAt(data, issue.path);
@@ -105,7 +118,8 @@ export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown, r
   const input = valueAt(raw, issue.path);
   // Pydantic reports an absent field as `missing` whatever its type (an enum too), with its parent
   // object as the input; rules on a present value (custom ones) keep their own item.
-  if (input === undefined && issue.code !== 'custom') return fieldRequired(loc, path.length ? valueAt(raw, issue.path.slice(0, -1)) : null);
+  if (input === undefined && issue.code !== 'custom')
+    return fieldRequired(loc, path.length ? valueAt(raw, issue.path.slice(0, -1)) : null);
 
   switch (issue.code) {
     case 'invalid_type':
@@ -133,7 +147,12 @@ export function toFastApiItem(issue: Issue, root: LocationRoot, data: unknown, r
  * Pydantic stops at the first failed rule of a field while zod reports every rule, so only the
  * first item per location is kept. Unknown keys are reported per key (`extra_forbidden`).
  */
-export function toFastApiItems(issues: readonly Issue[], root: LocationRoot, data: unknown, raw: unknown = data): ValidationErrorItem[] {
+export function toFastApiItems(
+  issues: readonly Issue[],
+  root: LocationRoot,
+  data: unknown,
+  raw: unknown = data,
+): ValidationErrorItem[] {
   const items: ValidationErrorItem[] = [];
   const seen = new Set<string>();
   for (const issue of issues) {

@@ -39,7 +39,8 @@ async function call<T>(url: string, init: RequestInit, what: string): Promise<T>
   } catch (error) {
     throw new SpreadsheetProviderError(`${what}: provider unreachable (${(error as Error).message})`, false);
   }
-  if (!response.ok) throw new SpreadsheetProviderError(`${what}: provider answered ${response.status}`, response.status < 500);
+  if (!response.ok)
+    throw new SpreadsheetProviderError(`${what}: provider answered ${response.status}`, response.status < 500);
   try {
     return (await response.json()) as T;
   } catch (error) {
@@ -57,20 +58,32 @@ async function tokenRequest(fields: Record<string, string>): Promise<TokenRespon
   const { clientId, clientSecret } = await oauthClient();
   return call<TokenResponse>(
     settings().tokenUrl,
-    { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, client_id: clientId, client_secret: clientSecret }) },
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...fields, client_id: clientId, client_secret: clientSecret }),
+    },
     'Token request',
   );
 }
 
 export async function accountEmail(accessToken: string): Promise<string> {
-  const info = await call<{ email?: string }>(settings().userinfoUrl, { headers: { Authorization: `Bearer ${accessToken}` } }, 'User info');
+  const info = await call<{ email?: string }>(
+    settings().userinfoUrl,
+    { headers: { Authorization: `Bearer ${accessToken}` } },
+    'User info',
+  );
   return info.email ?? '';
 }
 
 /** Completes the OAuth consent: the refresh token to keep (encrypted) and the account's email. */
-export async function exchangeAuthorizationCode(code: string, redirectUri: string): Promise<{ refreshToken: string; accountEmail: string }> {
+export async function exchangeAuthorizationCode(
+  code: string,
+  redirectUri: string,
+): Promise<{ refreshToken: string; accountEmail: string }> {
   const tokens = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-  if (!tokens.refresh_token) throw new SpreadsheetProviderError('The provider returned no refresh token (ask for offline access)', true);
+  if (!tokens.refresh_token)
+    throw new SpreadsheetProviderError('The provider returned no refresh token (ask for offline access)', true);
   return { refreshToken: tokens.refresh_token, accountEmail: await accountEmail(tokens.access_token) };
 }
 
@@ -82,6 +95,10 @@ export async function accessTokenFor(refreshToken: string): Promise<{ accessToke
 
 export async function readSheetValues(accessToken: string, spreadsheetId: string, range: string): Promise<string[][]> {
   const url = `${settings().apiUrl}/v4/spreadsheets/${encodeURIComponent(spreadsheetId)}/values/${encodeURIComponent(range)}`;
-  const result = await call<{ values?: string[][] }>(url, { headers: { Authorization: `Bearer ${accessToken}` } }, 'Reading the sheet');
+  const result = await call<{ values?: string[][] }>(
+    url,
+    { headers: { Authorization: `Bearer ${accessToken}` } },
+    'Reading the sheet',
+  );
   return result.values ?? [];
 }

@@ -61,18 +61,29 @@ function refusal(host: string, address: string): OutboundRequestError {
   const { range, embeddedIPv4 } = classifyAddress(address);
   const carried = embeddedIPv4 ? `, carrying ${embeddedIPv4}` : '';
   const what = host === address ? address : `${host} resolves to ${address}, which`;
-  return new OutboundRequestError('refused', `${what} is not a public address (${range}${carried}); only public addresses may be reached`);
+  return new OutboundRequestError(
+    'refused',
+    `${what} is not a public address (${range}${carried}); only public addresses may be reached`,
+  );
 }
 
 function checkingLookup(resolve: Resolver, allowLoopback: () => boolean): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((entry) => entry.family === options.family)
+            : addresses;
         const forbidden = addresses.find((entry) => !mayConnectTo(entry.address, allowLoopback()));
         if (forbidden) return callback(refusal(hostname, forbidden.address), '', 0);
-        if (!wanted.length) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
-        if (options.all) return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, wanted);
+        if (!wanted.length)
+          return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+        if (options.all)
+          return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(
+            null,
+            wanted,
+          );
         return callback(null, wanted[0]!.address, wanted[0]!.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
@@ -93,7 +104,14 @@ interface Transport {
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-async function exchange(transport: Transport, url: URL, method: string, headers: Headers, body: RequestInit['body'], signal: AbortSignal): Promise<Response> {
+async function exchange(
+  transport: Transport,
+  url: URL,
+  method: string,
+  headers: Headers,
+  body: RequestInit['body'],
+  signal: AbortSignal,
+): Promise<Response> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Node connects to an IP literal without a lookup: it is checked here.
   if (isIP(host) && !mayConnectTo(host, transport.allowLoopback())) throw refusal(host, host);
@@ -104,7 +122,10 @@ async function exchange(transport: Transport, url: URL, method: string, headers:
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = send(url, {
       method,
-      headers: { ...Object.fromEntries(outgoing.headers), ...(payload ? { 'content-length': String(payload.length) } : {}) },
+      headers: {
+        ...Object.fromEntries(outgoing.headers),
+        ...(payload ? { 'content-length': String(payload.length) } : {}),
+      },
       agent: transport.agents[url.protocol as 'http:' | 'https:'],
       lookup: transport.lookup,
       signal,
@@ -113,13 +134,18 @@ async function exchange(transport: Transport, url: URL, method: string, headers:
     request.end(payload);
   });
   const responseHeaders = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) for (const one of [value ?? []].flat()) responseHeaders.append(name, one);
+  for (const [name, value] of Object.entries(response.headers))
+    for (const one of [value ?? []].flat()) responseHeaders.append(name, one);
   const status = response.statusCode ?? 502;
   if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
     response.resume();
     return new Response(null, { status, statusText: response.statusMessage, headers: responseHeaders });
   }
-  return new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, { status, statusText: response.statusMessage, headers: responseHeaders });
+  return new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, {
+    status,
+    statusText: response.statusMessage,
+    headers: responseHeaders,
+  });
 }
 
 function checkScheme(url: URL, allowLoopback: boolean): void {
@@ -131,7 +157,8 @@ function failure(error: unknown, url: URL, timeout: AbortSignal, timeoutMs: numb
   if (error instanceof OutboundRequestError) return error;
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof OutboundRequestError) return cause;
-  if (timeout.aborted) return new OutboundRequestError('timeout', `${url.host} did not answer within ${timeoutMs / 1000} s`);
+  if (timeout.aborted)
+    return new OutboundRequestError('timeout', `${url.host} did not answer within ${timeoutMs / 1000} s`);
   if ((error as Error).name === 'AbortError') return error; // the caller's own signal
   const detail = cause instanceof Error ? cause.message : (error as Error).message;
   return new OutboundRequestError('unreachable', `${url.host} could not be reached: ${detail}`);
@@ -139,7 +166,8 @@ function failure(error: unknown, url: URL, timeout: AbortSignal, timeoutMs: numb
 
 /** The response with a body that errors once it grows past the cap (and maps late failures). */
 function capped(response: Response, url: URL, limit: number, translate: (error: unknown) => unknown): Response {
-  const tooLarge = () => new OutboundRequestError('too_large', `The response of ${url.host} is larger than ${limit} bytes`);
+  const tooLarge = () =>
+    new OutboundRequestError('too_large', `The response of ${url.host} is larger than ${limit} bytes`);
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > limit) {
@@ -185,7 +213,14 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
     let url = new URL(input instanceof Request ? input.url : String(input));
     const init: RequestInit =
       input instanceof Request
-        ? { method: input.method, headers: input.headers, body: input.body ? await input.arrayBuffer() : null, signal: input.signal, redirect: input.redirect, ...requestInit }
+        ? {
+            method: input.method,
+            headers: input.headers,
+            body: input.body ? await input.arrayBuffer() : null,
+            signal: input.signal,
+            redirect: input.redirect,
+            ...requestInit,
+          }
         : requestInit;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -202,20 +237,30 @@ export function createGuardedFetch(options: GuardOptions = {}): FetchLike {
         throw translate(error);
       }
       const location = response.headers.get('location');
-      if (!REDIRECTS.has(response.status) || !location || init.redirect === 'manual') return capped(response, url, maxBytes, translate);
+      if (!REDIRECTS.has(response.status) || !location || init.redirect === 'manual')
+        return capped(response, url, maxBytes, translate);
       await response.body?.cancel().catch(() => undefined);
-      if (init.redirect === 'error') throw new OutboundRequestError('redirects', `${url.host} answered with a redirect`);
-      if (redirects >= maxRedirects) throw new OutboundRequestError('redirects', `More than ${maxRedirects} redirects from ${url.host}`);
+      if (init.redirect === 'error')
+        throw new OutboundRequestError('redirects', `${url.host} answered with a redirect`);
+      if (redirects >= maxRedirects)
+        throw new OutboundRequestError('redirects', `More than ${maxRedirects} redirects from ${url.host}`);
       const next = new URL(location, url);
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = 'GET';
         body = null;
         for (const name of ['content-type', 'content-length']) headers.delete(name);
-      } else if (body !== null && typeof body !== 'string' && !(body instanceof URLSearchParams) && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+      } else if (
+        body !== null &&
+        typeof body !== 'string' &&
+        !(body instanceof URLSearchParams) &&
+        !(body instanceof Uint8Array) &&
+        !(body instanceof ArrayBuffer)
+      ) {
         throw new OutboundRequestError('redirects', `${url.host} redirected a request whose body cannot be sent again`);
       }
       // As browsers do: credentials are not handed to another origin.
-      if (next.origin !== url.origin) for (const name of ['authorization', 'cookie', 'proxy-authorization']) headers.delete(name);
+      if (next.origin !== url.origin)
+        for (const name of ['authorization', 'cookie', 'proxy-authorization']) headers.delete(name);
       url = next;
     }
   };
@@ -230,7 +275,10 @@ export const guardedFetch: FetchLike = createGuardedFetch();
  * resolve yet is accepted: the connection check applies at every fetch, so whatever the name
  * resolves to later is checked then.
  */
-export async function assertFetchableUrl(url: string, options: Pick<GuardOptions, 'allowLoopback' | 'resolve'> = {}): Promise<void> {
+export async function assertFetchableUrl(
+  url: string,
+  options: Pick<GuardOptions, 'allowLoopback' | 'resolve'> = {},
+): Promise<void> {
   const allowLoopback = options.allowLoopback ?? outboundAllowsLoopback();
   let parsed: URL;
   try {

@@ -34,7 +34,13 @@ let metrics: Metrics | undefined;
 /** The metrics of a call that ended (counted once: where its completion took effect). */
 export function countCallOutcome(outcome: string, answered: boolean): void {
   if (answered) countMetric(METRICS.callsAnswered);
-  countMetric(outcome === 'completed' ? METRICS.callsCompleted : outcome === 'failed' ? METRICS.callsFailed : METRICS.callsUnanswered);
+  countMetric(
+    outcome === 'completed'
+      ? METRICS.callsCompleted
+      : outcome === 'failed'
+        ? METRICS.callsFailed
+        : METRICS.callsUnanswered,
+  );
 }
 
 /** Counts `value` occurrences of `name`; never throws (a metric must not fail the work it counts). */

@@ -35,7 +35,10 @@ function toRouteConfig(route: Route): RouteConfig {
       query: request.query,
       headers: request.headers,
       body: request.body
-        ? { required: request.bodyRequired !== false, content: { 'application/json': { schema: request.body, ...(example === undefined ? {} : { example }) } } }
+        ? {
+            required: request.bodyRequired !== false,
+            content: { 'application/json': { schema: request.body, ...(example === undefined ? {} : { example }) } },
+          }
         : request.multipart && { required: true, content: { 'multipart/form-data': { schema: request.multipart } } },
     },
     responses: Object.fromEntries(
@@ -55,17 +58,27 @@ function toRouteConfig(route: Route): RouteConfig {
 }
 
 const WEBHOOK_HEADERS = z.object({
-  'webhook-id': z.string().openapi({ description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).', example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p' }),
-  'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt; reject values far from now (replay protection).', example: '1795428942' }),
+  'webhook-id': z.string().openapi({
+    description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).',
+    example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p',
+  }),
+  'webhook-timestamp': z.string().openapi({
+    description: 'Unix seconds of this attempt; reject values far from now (replay protection).',
+    example: '1795428942',
+  }),
   'webhook-signature': z.string().openapi({
-    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   }),
 });
 
 /** The `webhooks` section: one POST per event of the catalogue, as the platform sends it to subscribers. */
 function registerWebhookEvents(registry: OpenAPIRegistry): void {
-  for (const [type, schema] of Object.entries(WEBHOOK_EVENTS) as [WebhookEventType, (typeof WEBHOOK_EVENTS)[WebhookEventType]][]) {
+  for (const [type, schema] of Object.entries(WEBHOOK_EVENTS) as [
+    WebhookEventType,
+    (typeof WEBHOOK_EVENTS)[WebhookEventType],
+  ][]) {
     registry.registerWebhook({
       method: 'post',
       path: type,
@@ -77,7 +90,10 @@ function registerWebhookEvents(registry: OpenAPIRegistry): void {
         headers: WEBHOOK_HEADERS,
         body: { required: true, content: { 'application/json': { schema, example: sampleEvent(type) } } },
       },
-      responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: the platform disables this endpoint' } },
+      responses: {
+        200: { description: 'Received (any 2xx)' },
+        410: { description: 'Gone: the platform disables this endpoint' },
+      },
     });
   }
 }
@@ -85,7 +101,11 @@ function registerWebhookEvents(registry: OpenAPIRegistry): void {
 /** The OpenAPI 3.1 document of the route table: generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', SECURITY_SCHEME, { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
+  registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
+    type: 'apiKey',
+    in: 'header',
+    name: API_KEY_HEADER,
+  });
   registry.register('HTTPValidationError', HTTPValidationError);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
   registerWebhookEvents(registry);
@@ -99,7 +119,11 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   return document;
 }
 
-type Operation = { operationId?: string; parameters?: { name: string; in: string; example?: unknown }[]; 'x-codeSamples'?: unknown };
+type Operation = {
+  operationId?: string;
+  parameters?: { name: string; in: string; example?: unknown }[];
+  'x-codeSamples'?: unknown;
+};
 
 /** Examples of path and required query values, and the curl command as `x-codeSamples` (Redoc and others show it). */
 function addParameterExamples(paths: Record<string, Record<string, unknown>>, routes: readonly Route[]): void {
@@ -109,7 +133,8 @@ function addParameterExamples(paths: Record<string, Record<string, unknown>>, ro
       const route = operation.operationId ? byId.get(operation.operationId) : undefined;
       if (!route) continue;
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.in !== 'header' && Object.hasOwn(PARAMETER_EXAMPLES, parameter.name)) parameter.example ??= PARAMETER_EXAMPLES[parameter.name];
+        if (parameter.in !== 'header' && Object.hasOwn(PARAMETER_EXAMPLES, parameter.name))
+          parameter.example ??= PARAMETER_EXAMPLES[parameter.name];
       }
       operation['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curlExample(route) }];
     }

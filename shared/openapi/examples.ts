@@ -34,7 +34,10 @@ const WORKFLOW_DEFINITION = {
   steps: ['Can you come to your appointment tomorrow at 10:00?'],
   closing: 'Thank you, goodbye.',
 };
-const CALL = { phone_number: '+48601234561', initial_context: { name: 'Anna', appointment: '2026-11-24T10:00:00+01:00' } };
+const CALL = {
+  phone_number: '+48601234561',
+  initial_context: { name: 'Anna', appointment: '2026-11-24T10:00:00+01:00' },
+};
 const sourced = (value: string) => ({ value, source: 'script' as const });
 
 /** A request body per operationId (JSON bodies only). */
@@ -45,7 +48,10 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     template_context_variables: { clinic: 'North' },
     call_disposition_codes: { confirmed: 'Visit confirmed', reschedule: 'Wants another date' },
   },
-  updateAgent: { name: 'Appointment reminders (North)', call_disposition_codes: { confirmed: 'Visit confirmed', cancelled: 'Visit cancelled' } },
+  updateAgent: {
+    name: 'Appointment reminders (North)',
+    call_disposition_codes: { confirmed: 'Visit confirmed', cancelled: 'Visit cancelled' },
+  },
   placeCall: CALL,
   placeCallLegacy: CALL,
   placeTriggerCall: CALL,
@@ -62,9 +68,16 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     retry_config: { max_retries: 2, retry_delay_seconds: 3600 },
     calling_window: { timezone: 'Europe/Warsaw', days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' },
   },
-  createConnection: { provider: 'google-sheets', authorization_code: '4/0AeanS0b-example', redirect_uri: 'https://app.example.com/oauth/callback' },
+  createConnection: {
+    provider: 'google-sheets',
+    authorization_code: '4/0AeanS0b-example',
+    redirect_uri: 'https://app.example.com/oauth/callback',
+  },
   createTrigger: { workflow_id: 42, name: 'CRM new lead' },
-  createWebhook: { url: 'https://example.com/hooks/voice', events: ['call.completed', 'call.failed', 'campaign.completed'] },
+  createWebhook: {
+    url: 'https://example.com/hooks/voice',
+    events: ['call.completed', 'call.failed', 'campaign.completed'],
+  },
   updateWebhook: { events: ['call.completed', 'campaign.completed'] },
   testWebhook: { event_type: 'call.completed' },
   rotateWebhookSecret: { overlap_seconds: 3600 },
@@ -75,21 +88,41 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     number_type: 'mobile',
     end_user_id: 1042,
     consent: true,
-    end_user: { name: 'North Clinic sp. z o.o.', address: 'ul. Polna 1, 00-001 Warszawa', document_type: 'company_registration', document_number: '0000123456' },
+    end_user: {
+      name: 'North Clinic sp. z o.o.',
+      address: 'ul. Polna 1, 00-001 Warszawa',
+      document_type: 'company_registration',
+      document_number: '0000123456',
+    },
   },
   assignPhoneNumber: { phone_number_id: 12, workflow_id: 42 },
   setAgentOutboundNumber: { phone_number_id: 12 },
-  createAgentFromTemplate: { template_id: 'dental-reminders', variables: { clinic_name: 'North Clinic' }, language: 'en', agent_name: 'Dental reminders', generate_with_ai: false },
-  translatePrompt: { text: 'Can you come tomorrow at 10:00?', target_language: 'pl', context: 'A dental clinic reminding a patient of a visit' },
+  createAgentFromTemplate: {
+    template_id: 'dental-reminders',
+    variables: { clinic_name: 'North Clinic' },
+    language: 'en',
+    agent_name: 'Dental reminders',
+    generate_with_ai: false,
+  },
+  translatePrompt: {
+    text: 'Can you come tomorrow at 10:00?',
+    target_language: 'pl',
+    context: 'A dental clinic reminding a patient of a visit',
+  },
   setModelKey: { api_key: 'sk-example-0123456789', api_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini' },
   setSpeechKey: { api_key: 'dg-example-0123456789abcdef' },
   putTelephonyConfig: {
-    credentials: { provider: 'twilio', account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: 'example-auth-token-0123456789' },
+    credentials: {
+      provider: 'twilio',
+      account_sid: 'AC0123456789abcdef0123456789abcdef',
+      auth_token: 'example-auth-token-0123456789',
+    },
     caller_id: '+14155550123',
     calls_per_second: 1,
   },
   analyzeScript: {
-    script_text: 'Good morning, this is North Clinic.\nCan I have your name?\nIf they say it is too expensive: we offer instalments.',
+    script_text:
+      'Good morning, this is North Clinic.\nCan I have your name?\nIf they say it is too expensive: we offer instalments.',
     url: 'https://example.com',
     company_name: 'North Clinic',
     language: 'en',
@@ -112,26 +145,38 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   createMemory: { content: 'Call back about the new date', topic: 'follow-up', due_at: '2026-12-01T09:00:00+01:00' },
   updateMemory: { done: true },
-  addKnowledgeDocument: { title: 'Opening hours', content: 'We are open Monday to Friday, 8:00-18:00, and on Saturdays 9:00-13:00.' },
+  addKnowledgeDocument: {
+    title: 'Opening hours',
+    content: 'We are open Monday to Friday, 8:00-18:00, and on Saturdays 9:00-13:00.',
+  },
   createTool: {
     name: 'check_availability',
     description: 'Free appointment slots on a given day',
     method: 'GET',
     url: 'https://api.example.com/slots',
     headers: { Authorization: 'Bearer example-token' },
-    parameters: { type: 'object', properties: { date: { type: 'string', description: 'YYYY-MM-DD' } }, required: ['date'] },
+    parameters: {
+      type: 'object',
+      properties: { date: { type: 'string', description: 'YYYY-MM-DD' } },
+      required: ['date'],
+    },
   },
 };
 
 /** The request as a portable curl command (POSIX shell; `$BASE` and `$KEY` as in the README). */
 export function curlExample(route: Route): string {
-  const path = route.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(String(PARAMETER_EXAMPLES[name] ?? name)));
-  const required = Object.entries(route.request.query?.shape ?? {}).filter(([, schema]) => !(schema as { safeParse: (v: unknown) => { success: boolean } }).safeParse(undefined).success);
+  const path = route.path.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+    encodeURIComponent(String(PARAMETER_EXAMPLES[name] ?? name)),
+  );
+  const required = Object.entries(route.request.query?.shape ?? {}).filter(
+    ([, schema]) => !(schema as { safeParse: (v: unknown) => { success: boolean } }).safeParse(undefined).success,
+  );
   const query = required.map(([name]) => `${name}=${encodeURIComponent(String(PARAMETER_EXAMPLES[name]))}`).join('&');
   const lines = [`curl -s -X ${route.method} "$BASE${path}${query ? `?${query}` : ''}"`];
   if (!route.public) lines.push(`-H "${API_KEY_HEADER}: $KEY"`);
   const body = REQUEST_EXAMPLES[route.operationId];
-  if (body !== undefined) lines.push("-H 'Content-Type: application/json'", `-d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
+  if (body !== undefined)
+    lines.push("-H 'Content-Type: application/json'", `-d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
   if (route.request.multipart) lines.push('-F file=@script.pdf');
   return lines.join(' \\\n     ');
 }

@@ -49,17 +49,44 @@ async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
 }
 
 /** Writes the passages, then the document that lists them (a document appears only when searchable). */
-export async function insertKnowledgeDocument(orgId: number, document: KnowledgeDocumentRecord, passages: readonly string[]): Promise<void> {
+export async function insertKnowledgeDocument(
+  orgId: number,
+  document: KnowledgeDocumentRecord,
+  passages: readonly string[],
+): Promise<void> {
   await batchWrite(
     passages.map((text, index) => ({
-      PutRequest: { Item: { ...keys.knowledgeChunk(orgId, document.workflow_id, document.id, index), type: 'knowledgeChunk', document_id: document.id, title: document.title, text } },
+      PutRequest: {
+        Item: {
+          ...keys.knowledgeChunk(orgId, document.workflow_id, document.id, index),
+          type: 'knowledgeChunk',
+          document_id: document.id,
+          title: document.title,
+          text,
+        },
+      },
     })),
   );
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.knowledgeDocument(orgId, document.workflow_id, document.id), type: 'knowledgeDocument', ...document } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.knowledgeDocument(orgId, document.workflow_id, document.id),
+        type: 'knowledgeDocument',
+        ...document,
+      },
+    }),
+  );
 }
 
-export async function getKnowledgeDocument(orgId: number, agentId: number, documentId: string): Promise<KnowledgeDocumentRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.knowledgeDocument(orgId, agentId, documentId) }));
+export async function getKnowledgeDocument(
+  orgId: number,
+  agentId: number,
+  documentId: string,
+): Promise<KnowledgeDocumentRecord | undefined> {
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.knowledgeDocument(orgId, agentId, documentId) }),
+  );
   return result.Item ? strip<KnowledgeDocumentRecord>(result.Item) : undefined;
 }
 
@@ -70,20 +97,35 @@ export async function listKnowledgeDocuments(orgId: number, agentId: number, off
 }
 
 /** Every passage of the agent's knowledge base (search ranks them in memory). */
-export async function allPassages(orgId: number, agentId: number): Promise<{ id: string; document_id: string; title: string; text: string }[]> {
+export async function allPassages(
+  orgId: number,
+  agentId: number,
+): Promise<{ id: string; document_id: string; title: string; text: string }[]> {
   const items = await queryItems(prefixQuery(orgId, agentId, keys.knowledgeChunkSkPrefix));
-  return items.map((item) => ({ id: String(item.sk), document_id: String(item.document_id), title: String(item.title), text: String(item.text) }));
+  return items.map((item) => ({
+    id: String(item.sk),
+    document_id: String(item.document_id),
+    title: String(item.title),
+    text: String(item.text),
+  }));
 }
 
 /** Removes a document and its passages. */
 export async function deleteKnowledgeDocument(orgId: number, agentId: number, documentId: string): Promise<void> {
   const chunks = await queryItems(prefixQuery(orgId, agentId, `${keys.knowledgeChunkSkPrefix}${documentId}#`));
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.knowledgeDocument(orgId, agentId, documentId) }));
+  await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.knowledgeDocument(orgId, agentId, documentId) }),
+  );
   await batchWrite(chunks.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })));
 }
 
 export async function putTool(orgId: number, tool: ToolRecord): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.tool(orgId, tool.workflow_id, tool.id), type: 'tool', ...tool } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.tool(orgId, tool.workflow_id, tool.id), type: 'tool', ...tool },
+    }),
+  );
 }
 
 export async function listTools(orgId: number, agentId: number): Promise<ToolRecord[]> {
@@ -96,6 +138,8 @@ export async function getTool(orgId: number, agentId: number, toolId: string): P
 }
 
 export async function deleteTool(orgId: number, agentId: number, toolId: string): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.tool(orgId, agentId, toolId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.tool(orgId, agentId, toolId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }

@@ -68,24 +68,37 @@ export async function updateAgentFields(
     UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
     ConditionExpression: 'updated_at = :read',
     ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-    ExpressionAttributeValues: { ':read': readUpdatedAt, ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])) },
+    ExpressionAttributeValues: {
+      ':read': readUpdatedAt,
+      ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+    },
   };
   try {
     if (!definition) {
       const result = await db().send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
       return fromItem(result.Attributes!);
     }
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: table, Item: definitionItem(orgId, definition) } }] }));
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [{ Update: update }, { Put: { TableName: table, Item: definitionItem(orgId, definition) } }],
+      }),
+    );
     return getAgent(orgId, agentId);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    )
+      return undefined;
     throw error;
   }
 }
 
 export async function getAgent(orgId: number, agentId: number): Promise<Agent | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.agent(orgId, agentId), ConsistentRead: true }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.agent(orgId, agentId), ConsistentRead: true }),
+  );
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
@@ -103,7 +116,11 @@ function agentsQuery(orgId: number, statuses: readonly AgentStatus[]) {
       FilterExpression: `#status IN (${Object.keys(statusValues).join(', ')})`,
       ExpressionAttributeNames: { '#status': 'status' },
     }),
-    ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.agentSkPrefix, ...(filtered && statusValues) },
+    ExpressionAttributeValues: {
+      ':pk': keys.orgPartition(orgId),
+      ':prefix': keys.agentSkPrefix,
+      ...(filtered && statusValues),
+    },
   };
 }
 
@@ -112,7 +129,12 @@ export async function countAgents(orgId: number, statuses: readonly AgentStatus[
 }
 
 /** Agents in id order (= creation order); all of them when `limit` is undefined. */
-export async function listAgents(orgId: number, statuses: readonly AgentStatus[], offset = 0, limit?: number): Promise<Agent[]> {
+export async function listAgents(
+  orgId: number,
+  statuses: readonly AgentStatus[],
+  offset = 0,
+  limit?: number,
+): Promise<Agent[]> {
   const items = await queryItems(agentsQuery(orgId, statuses), offset, limit);
   return items.map(fromItem);
 }

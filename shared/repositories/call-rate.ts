@@ -10,10 +10,16 @@ import { db, tableName } from './table.ts';
  * dialer reserved in between, in which case it reads again. Returns the slot (epoch ms), or
  * undefined without reserving anything when that slot is further than `maxWaitMs` away.
  */
-export async function reserveCallSlot(accountKey: string, callsPerSecond: number, maxWaitMs: number, now = Date.now): Promise<{ slotAt: number } | { waitMs: number }> {
+export async function reserveCallSlot(
+  accountKey: string,
+  callsPerSecond: number,
+  maxWaitMs: number,
+  now = Date.now,
+): Promise<{ slotAt: number } | { waitMs: number }> {
   const key = keys.callRateBucket(accountKey);
   for (;;) {
-    const current = (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item as { next_free_at?: number } | undefined;
+    const current = (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })))
+      .Item as { next_free_at?: number } | undefined;
     const at = now();
     const reservation = reserveSlot(current?.next_free_at, at, callsPerSecond);
     if (reservation.slotAt - at > maxWaitMs) return { waitMs: reservation.slotAt - at };

@@ -1,5 +1,14 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { CampaignState } from '../domain/campaign-states.ts';
 import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -81,7 +90,9 @@ const campaignItem = (campaign: CampaignRecord) => ({
 
 const contactItem = (orgId: number, campaignId: number, contact: ContactRecord) => ({
   ...keys.contact(orgId, campaignId, contact.row),
-  ...(DUE_STATUSES.includes(contact.status) ? keys.dueContactIndex(orgId, campaignId, contact.next_attempt_at!, contact.row) : {}),
+  ...(DUE_STATUSES.includes(contact.status)
+    ? keys.dueContactIndex(orgId, campaignId, contact.next_attempt_at!, contact.row)
+    : {}),
   ...(contact.status === 'dialing' ? keys.dialingContactIndex(orgId, campaignId, contact.row) : {}),
   type: 'campaignContact',
   ...contact,
@@ -91,11 +102,17 @@ const contactItem = (orgId: number, campaignId: number, contact: ContactRecord) 
 const WRITE_PARALLELISM = 8;
 
 /** Writes contacts 25 per batch, several batches at a time, retrying unprocessed items. */
-export async function writeContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[]): Promise<void> {
+export async function writeContacts(
+  orgId: number,
+  campaignId: number,
+  contacts: readonly ContactRecord[],
+): Promise<void> {
   const table = tableName();
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < contacts.length; i += 25) {
-    batches.push(contacts.slice(i, i + 25).map((contact) => ({ PutRequest: { Item: contactItem(orgId, campaignId, contact) } })));
+    batches.push(
+      contacts.slice(i, i + 25).map((contact) => ({ PutRequest: { Item: contactItem(orgId, campaignId, contact) } })),
+    );
   }
   const writeBatch = async (batch: Record<string, unknown>[]) => {
     let pending: Record<string, unknown>[] | undefined = batch;
@@ -104,7 +121,8 @@ export async function writeContacts(orgId: number, campaignId: number, contacts:
       pending = result.UnprocessedItems?.[table] as Record<string, unknown>[] | undefined;
     }
   };
-  for (let i = 0; i < batches.length; i += WRITE_PARALLELISM) await Promise.all(batches.slice(i, i + WRITE_PARALLELISM).map(writeBatch));
+  for (let i = 0; i < batches.length; i += WRITE_PARALLELISM)
+    await Promise.all(batches.slice(i, i + WRITE_PARALLELISM).map(writeBatch));
 }
 
 const refreshItem = (orgId: number, campaignId: number, nextSyncAt: string) => ({
@@ -120,21 +138,40 @@ const refreshItem = (orgId: number, campaignId: number, nextSyncAt: string) => (
  * Writes the contacts, then the campaign that counts them (and, for a refreshed source, its
  * refresh schedule entry): the campaign appears only once its contacts are all there.
  */
-export async function insertCampaign(campaign: CampaignRecord, contacts: readonly ContactRecord[], nextSyncAt: string | null): Promise<void> {
+export async function insertCampaign(
+  campaign: CampaignRecord,
+  contacts: readonly ContactRecord[],
+  nextSyncAt: string | null,
+): Promise<void> {
   await writeContacts(campaign.organization_id, campaign.id, contacts);
-  await db().send(new PutCommand({ TableName: tableName(), Item: campaignItem(campaign), ConditionExpression: 'attribute_not_exists(pk)' }));
-  if (nextSyncAt) await db().send(new PutCommand({ TableName: tableName(), Item: refreshItem(campaign.organization_id, campaign.id, nextSyncAt) }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: campaignItem(campaign),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  if (nextSyncAt)
+    await db().send(
+      new PutCommand({ TableName: tableName(), Item: refreshItem(campaign.organization_id, campaign.id, nextSyncAt) }),
+    );
 }
 
 /** Adds contacts found by a source re-sync and counts them; records the sync. */
-export async function appendContacts(orgId: number, campaignId: number, contacts: readonly ContactRecord[], syncedAt: string): Promise<void> {
+export async function appendContacts(
+  orgId: number,
+  campaignId: number,
+  contacts: readonly ContactRecord[],
+  syncedAt: string,
+): Promise<void> {
   await writeContacts(orgId, campaignId, contacts);
   const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.campaign(orgId, campaignId),
-      UpdateExpression: 'SET source_last_synced_at = :at, source_sync_error = :none ADD total_rows :added, processed_rows :invalid, failed_rows :invalid',
+      UpdateExpression:
+        'SET source_last_synced_at = :at, source_sync_error = :none ADD total_rows :added, processed_rows :invalid, failed_rows :invalid',
       ExpressionAttributeValues: { ':at': syncedAt, ':none': null, ':added': contacts.length, ':invalid': invalid },
     }),
   );
@@ -172,7 +209,10 @@ export async function recordSyncError(orgId: number, campaignId: number, message
 }
 
 /** Campaign sources due for a re-sync at `now`. */
-export async function dueRefreshes(now: string, limit: number): Promise<{ organizationId: number; campaignId: number }[]> {
+export async function dueRefreshes(
+  now: string,
+  limit: number,
+): Promise<{ organizationId: number; campaignId: number }[]> {
   const result = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -182,16 +222,22 @@ export async function dueRefreshes(now: string, limit: number): Promise<{ organi
       Limit: limit,
     }),
   );
-  return (result.Items ?? []).map((item) => ({ organizationId: Number(item.organization_id), campaignId: Number(item.campaign_id) }));
+  return (result.Items ?? []).map((item) => ({
+    organizationId: Number(item.organization_id),
+    campaignId: Number(item.campaign_id),
+  }));
 }
 
 export async function scheduleRefresh(orgId: number, campaignId: number, nextSyncAt: string | null): Promise<void> {
-  if (nextSyncAt) await db().send(new PutCommand({ TableName: tableName(), Item: refreshItem(orgId, campaignId, nextSyncAt) }));
+  if (nextSyncAt)
+    await db().send(new PutCommand({ TableName: tableName(), Item: refreshItem(orgId, campaignId, nextSyncAt) }));
   else await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.campaignRefresh(orgId, campaignId) }));
 }
 
 export async function getCampaign(orgId: number, campaignId: number): Promise<CampaignRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.campaign(orgId, campaignId), ConsistentRead: true }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.campaign(orgId, campaignId), ConsistentRead: true }),
+  );
   return result.Item ? strip<CampaignRecord>(result.Item) : undefined;
 }
 
@@ -203,13 +249,20 @@ const campaignsQuery = (orgId: number) => ({
 
 /** Newest first. */
 export async function listCampaigns(orgId: number, offset: number, limit: number) {
-  const [totalCount, items] = await Promise.all([countQuery(campaignsQuery(orgId)), queryItems(campaignsQuery(orgId), offset, limit)]);
+  const [totalCount, items] = await Promise.all([
+    countQuery(campaignsQuery(orgId)),
+    queryItems(campaignsQuery(orgId), offset, limit),
+  ]);
   return { items: items.map((item) => strip<CampaignRecord>(item)), totalCount };
 }
 
 /** Running or scheduled campaigns of every organization (local restart reconciliation). */
 export async function listActiveCampaigns(): Promise<{ organizationId: number; campaignId: number }[]> {
-  const items = await queryItems({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'CAMPAIGNS#ACTIVE' } });
+  const items = await queryItems({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': 'CAMPAIGNS#ACTIVE' },
+  });
   return items.map((item) => ({ organizationId: Number(item.organization_id), campaignId: Number(item.id) }));
 }
 
@@ -238,7 +291,10 @@ export async function transitionCampaign(
         Key: keys.campaign(orgId, campaignId),
         UpdateExpression: update.join(' '),
         ConditionExpression: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: { '#state': 'state', ...Object.fromEntries(Object.keys(fields).map((field, i) => [`#f${i}`, field])) },
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          ...Object.fromEntries(Object.keys(fields).map((field, i) => [`#f${i}`, field])),
+        },
         ExpressionAttributeValues: {
           ':to': to,
           ...Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
@@ -257,7 +313,12 @@ export async function transitionCampaign(
 }
 
 /** Contacts due at or before `now`, soonest first. */
-export async function dueContacts(orgId: number, campaignId: number, now: string, limit: number): Promise<ContactRecord[]> {
+export async function dueContacts(
+  orgId: number,
+  campaignId: number,
+  now: string,
+  limit: number,
+): Promise<ContactRecord[]> {
   const index = keys.dueContactIndex(orgId, campaignId, now, 99_999_999);
   const result = await db().send(
     new QueryCommand({
@@ -297,7 +358,9 @@ export async function dialingContacts(orgId: number, campaignId: number): Promis
 }
 
 export async function getContact(orgId: number, campaignId: number, row: number): Promise<ContactRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.contact(orgId, campaignId, row), ConsistentRead: true }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.contact(orgId, campaignId, row), ConsistentRead: true }),
+  );
   return result.Item ? strip<ContactRecord>(result.Item) : undefined;
 }
 
@@ -318,20 +381,30 @@ export async function listContacts(orgId: number, campaignId: number, offset: nu
 export async function* allContacts(orgId: number, campaignId: number): AsyncGenerator<ContactRecord[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...contactsQuery(orgId, campaignId), ExclusiveStartKey: startKey }));
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), ...contactsQuery(orgId, campaignId), ExclusiveStartKey: startKey }),
+    );
     yield (page.Items ?? []).map((item) => strip<ContactRecord>(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
 
-type ContactChange = Partial<Omit<ContactRecord, 'row' | 'phone_number' | 'first_name' | 'last_name' | 'timezone' | 'e164'>>;
+type ContactChange = Partial<
+  Omit<ContactRecord, 'row' | 'phone_number' | 'first_name' | 'last_name' | 'timezone' | 'e164'>
+>;
 
 /**
  * One conditional update of a contact. `expect` pins the status set and attempt count the caller
  * read, so two workers can never both act on the same attempt (the exactly-once guarantee of
  * dialing). The index entry follows the new status: DUE with its time, DIALING, or none.
  */
-function contactUpdate(orgId: number, campaignId: number, row: number, expect: { statuses: readonly ContactStatus[]; attempts: number }, change: ContactChange) {
+function contactUpdate(
+  orgId: number,
+  campaignId: number,
+  row: number,
+  expect: { statuses: readonly ContactStatus[]; attempts: number },
+  change: ContactChange,
+) {
   const status = change.status;
   const fields = Object.entries(change);
   const sets = fields.map((_, i) => `#f${i} = :v${i}`);
@@ -353,7 +426,10 @@ function contactUpdate(orgId: number, campaignId: number, row: number, expect: {
     Key: keys.contact(orgId, campaignId, row),
     UpdateExpression: `SET ${sets.join(', ')}${remove}`,
     ConditionExpression: `#status IN (${expect.statuses.map((_, i) => `:s${i}`).join(', ')}) AND attempts = :expectedAttempts`,
-    ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+    ExpressionAttributeNames: {
+      '#status': 'status',
+      ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+    },
     ExpressionAttributeValues: {
       ...values,
       ...Object.fromEntries(expect.statuses.map((value, i) => [`:s${i}`, value])),
@@ -366,15 +442,27 @@ function contactUpdate(orgId: number, campaignId: number, row: number, expect: {
  * The claim of a due contact's next attempt, as an item of the transaction that creates its run:
  * the contact is dialing with that run, or (someone else claimed it) nothing is written.
  */
-export function contactClaimItem(orgId: number, campaignId: number, contact: ContactRecord, runId: number, now: string): TransactItem {
+export function contactClaimItem(
+  orgId: number,
+  campaignId: number,
+  contact: ContactRecord,
+  runId: number,
+  now: string,
+): TransactItem {
   return {
-    Update: contactUpdate(orgId, campaignId, contact.row, { statuses: DUE_STATUSES, attempts: contact.attempts }, {
-      status: 'dialing',
-      attempts: contact.attempts + 1,
-      last_attempt_at: now,
-      next_attempt_at: null,
-      run_id: runId,
-    }),
+    Update: contactUpdate(
+      orgId,
+      campaignId,
+      contact.row,
+      { statuses: DUE_STATUSES, attempts: contact.attempts },
+      {
+        status: 'dialing',
+        attempts: contact.attempts + 1,
+        last_attempt_at: now,
+        next_attempt_at: null,
+        run_id: runId,
+      },
+    ),
   };
 }
 
@@ -392,7 +480,10 @@ export function campaignRunningCheck(orgId: number, campaignId: number): Transac
 }
 
 /** Do-not-call entries and number claims among `numbers`, in BatchGetItem requests of 100 keys. */
-export async function screenNumbers(orgId: number, numbers: readonly string[]): Promise<{ blocked: Set<string>; claimedBy: Map<string, { organizationId: number; numberId: number }> }> {
+export async function screenNumbers(
+  orgId: number,
+  numbers: readonly string[],
+): Promise<{ blocked: Set<string>; claimedBy: Map<string, { organizationId: number; numberId: number }> }> {
   const table = tableName();
   const wanted = [...new Set(numbers)].flatMap((e164) => [keys.doNotCall(orgId, e164), keys.numberClaim(e164)]);
   const blocked = new Set<string>();
@@ -400,11 +491,17 @@ export async function screenNumbers(orgId: number, numbers: readonly string[]): 
   for (let i = 0; i < wanted.length; i += 100) {
     let pending: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
     while (pending?.length) {
-      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      const result: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+      );
       for (const item of result.Responses?.[table] ?? []) {
         const sk = String(item.sk);
         if (sk.startsWith(keys.doNotCallSkPrefix)) blocked.add(sk.slice(keys.doNotCallSkPrefix.length));
-        else claimedBy.set(String(item.pk).replace(/^PHONENUMBER#/, ''), { organizationId: Number(item.organization_id), numberId: Number(item.phone_number_id) });
+        else
+          claimedBy.set(String(item.pk).replace(/^PHONENUMBER#/, ''), {
+            organizationId: Number(item.organization_id),
+            numberId: Number(item.phone_number_id),
+          });
       }
       pending = result.UnprocessedKeys?.[table]?.Keys;
     }
@@ -455,7 +552,11 @@ export async function finishContact(
     ]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    )
+      return false;
     throw error;
   }
 }

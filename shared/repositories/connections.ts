@@ -18,7 +18,11 @@ const fromItem = (item: Record<string, unknown>): ConnectionRecord => {
 
 export async function putConnection(orgId: number, connection: ConnectionRecord): Promise<void> {
   await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.connection(orgId, connection.id), type: 'connection', ...connection }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.connection(orgId, connection.id), type: 'connection', ...connection },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
   );
 }
 
@@ -36,6 +40,8 @@ export async function listConnections(orgId: number): Promise<ConnectionRecord[]
 }
 
 export async function deleteConnection(orgId: number, connectionId: string): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.connection(orgId, connectionId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.connection(orgId, connectionId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }

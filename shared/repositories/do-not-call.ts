@@ -48,7 +48,14 @@ const listQuery = (orgId: number) => ({
   ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.doNotCallSkPrefix },
 });
 
-export async function listDoNotCall(orgId: number, offset: number, limit: number): Promise<{ items: DoNotCallEntry[]; totalCount: number }> {
-  const [totalCount, items] = await Promise.all([countQuery(listQuery(orgId)), queryItems(listQuery(orgId), offset, limit)]);
+export async function listDoNotCall(
+  orgId: number,
+  offset: number,
+  limit: number,
+): Promise<{ items: DoNotCallEntry[]; totalCount: number }> {
+  const [totalCount, items] = await Promise.all([
+    countQuery(listQuery(orgId)),
+    queryItems(listQuery(orgId), offset, limit),
+  ]);
   return { items: items.map(fromItem), totalCount };
 }

@@ -90,18 +90,30 @@ export const keys = {
   doNotCall: (orgId: number, e164: string) => ({ pk: `ORG#${orgId}`, sk: `DNC#${e164}` }),
   doNotCallSkPrefix: 'DNC#',
   runPartition: (orgId: number, agentId: number) => `ORG#${orgId}#AGENT#${pad(agentId)}`,
-  run: (orgId: number, agentId: number, runId: number) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `RUN#${pad(runId)}` }),
+  run: (orgId: number, agentId: number, runId: number) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `RUN#${pad(runId)}`,
+  }),
   runSkPrefix: 'RUN#',
-  memory: (orgId: number, agentId: number, memoryId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `MEMORY#${memoryId}` }),
+  memory: (orgId: number, agentId: number, memoryId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `MEMORY#${memoryId}`,
+  }),
   memorySkPrefix: 'MEMORY#',
-  knowledgeDocument: (orgId: number, agentId: number, documentId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `KBDOC#${documentId}` }),
+  knowledgeDocument: (orgId: number, agentId: number, documentId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `KBDOC#${documentId}`,
+  }),
   knowledgeDocumentSkPrefix: 'KBDOC#',
   knowledgeChunk: (orgId: number, agentId: number, documentId: string, index: number) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `KBCHUNK#${documentId}#${String(index).padStart(5, '0')}`,
   }),
   knowledgeChunkSkPrefix: 'KBCHUNK#',
-  tool: (orgId: number, agentId: number, toolId: string) => ({ pk: `ORG#${orgId}#AGENT#${pad(agentId)}`, sk: `TOOL#${toolId}` }),
+  tool: (orgId: number, agentId: number, toolId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `TOOL#${toolId}`,
+  }),
   toolSkPrefix: 'TOOL#',
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
@@ -109,7 +121,10 @@ export const keys = {
   }),
   campaign: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGN#${pad(campaignId)}` }),
   campaignSkPrefix: 'CAMPAIGN#',
-  activeCampaignIndex: (orgId: number, campaignId: number) => ({ gsi1pk: 'CAMPAIGNS#ACTIVE', gsi1sk: `${orgId}#${campaignId}` }),
+  activeCampaignIndex: (orgId: number, campaignId: number) => ({
+    gsi1pk: 'CAMPAIGNS#ACTIVE',
+    gsi1sk: `${orgId}#${campaignId}`,
+  }),
   contactPartition: (orgId: number, campaignId: number) => `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}`,
   contact: (orgId: number, campaignId: number, row: number) => ({
     pk: `ORG#${orgId}#CAMPAIGN#${pad(campaignId)}`,
@@ -126,15 +141,27 @@ export const keys = {
   }),
   connection: (orgId: number, connectionId: string) => ({ pk: `ORG#${orgId}`, sk: `CONNECTION#${connectionId}` }),
   connectionSkPrefix: 'CONNECTION#',
-  campaignRefresh: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGNREFRESH#${pad(campaignId)}` }),
-  campaignRefreshIndex: (orgId: number, campaignId: number, nextSyncAt: string) => ({ gsi1pk: 'CAMPAIGNS#REFRESH', gsi1sk: `${nextSyncAt}#${orgId}#${campaignId}` }),
+  campaignRefresh: (orgId: number, campaignId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `CAMPAIGNREFRESH#${pad(campaignId)}`,
+  }),
+  campaignRefreshIndex: (orgId: number, campaignId: number, nextSyncAt: string) => ({
+    gsi1pk: 'CAMPAIGNS#REFRESH',
+    gsi1sk: `${nextSyncAt}#${orgId}#${campaignId}`,
+  }),
   phoneNumber: (orgId: number, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `PHONENUMBER#${pad(numberId)}` }),
   phoneNumberSkPrefix: 'PHONENUMBER#',
-  renewalIndex: (orgId: number, numberId: number, renewsAt: string) => ({ gsi1pk: 'NUMBERS#RENEWAL', gsi1sk: `${renewsAt}#${orgId}#${numberId}` }),
+  renewalIndex: (orgId: number, numberId: number, renewsAt: string) => ({
+    gsi1pk: 'NUMBERS#RENEWAL',
+    gsi1sk: `${renewsAt}#${orgId}#${numberId}`,
+  }),
   numberClaim: (e164: string) => ({ pk: `PHONENUMBER#${e164}`, sk: 'CLAIM' }),
   outboundNumber: (orgId: number, agentId: number) => ({ pk: `ORG#${orgId}`, sk: `OUTBOUND#${pad(agentId)}` }),
   outboundSkPrefix: 'OUTBOUND#',
-  charge: (orgId: number, at: string, numberId: number) => ({ pk: `ORG#${orgId}`, sk: `CHARGE#${at}#${pad(numberId)}` }),
+  charge: (orgId: number, at: string, numberId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `CHARGE#${at}#${pad(numberId)}`,
+  }),
   modelKey: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'MODELKEY' }),
   speechKey: (orgId: number, provider: string) => ({ pk: `ORG#${orgId}`, sk: `SPEECHKEY#${provider}` }),
   speechKeySkPrefix: 'SPEECHKEY#',
@@ -160,7 +187,10 @@ export const keys = {
   /** How many webhook endpoints an organization has (the cap is checked in the same transaction). */
   webhookCount: (orgId: number) => ({ pk: `ORG#${orgId}`, sk: 'WEBHOOKCOUNT' }),
   /** One per (event, endpoint): a repeated fan-out finds it; it also locates the delivery by its webhook-id. */
-  deliveryMessage: (orgId: number, webhookId: string, messageId: string) => ({ pk: `ORG#${orgId}#WEBHOOK#${webhookId}`, sk: `MESSAGE#${messageId}` }),
+  deliveryMessage: (orgId: number, webhookId: string, messageId: string) => ({
+    pk: `ORG#${orgId}#WEBHOOK#${webhookId}`,
+    sk: `MESSAGE#${messageId}`,
+  }),
   pendingDeliveryIndex: (nextAttemptAt: string, orgId: number, webhookId: string, messageId: string) => ({
     gsi1pk: 'DELIVERIES#PENDING',
     gsi1sk: `${nextAttemptAt}#${orgId}#${webhookId}#${messageId}`,
@@ -170,7 +200,10 @@ export const keys = {
     gsi1pk: 'EVENTS#PENDING',
     gsi1sk: `${endedAt}#${orgId}#${agentId}#${runId}`,
   }),
-  usage: (orgId: number, endedAt: string, runId: number) => ({ pk: `ORG#${orgId}`, sk: `USAGE#${endedAt}#${pad(runId)}` }),
+  usage: (orgId: number, endedAt: string, runId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `USAGE#${endedAt}#${pad(runId)}`,
+  }),
 };
 
 /** Key attributes are storage details; they are stripped before an item leaves a repository. */

@@ -9,16 +9,25 @@ const fromItem = (item: Record<string, unknown>): Memory => {
 };
 
 export async function putMemory(orgId: number, memory: Memory): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.memory(orgId, memory.workflow_id, memory.id), type: 'memory', ...memory } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.memory(orgId, memory.workflow_id, memory.id), type: 'memory', ...memory },
+    }),
+  );
 }
 
 export async function getMemory(orgId: number, agentId: number, memoryId: string): Promise<Memory | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memory(orgId, agentId, memoryId) }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.memory(orgId, agentId, memoryId) }),
+  );
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
 export async function deleteMemory(orgId: number, agentId: number, memoryId: string): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.memory(orgId, agentId, memoryId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.memory(orgId, agentId, memoryId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }
 
@@ -28,6 +37,9 @@ const listQuery = (orgId: number, agentId: number) => ({
 });
 
 export async function listMemories(orgId: number, agentId: number, offset: number, limit: number) {
-  const [totalCount, items] = await Promise.all([countQuery(listQuery(orgId, agentId)), queryItems(listQuery(orgId, agentId), offset, limit)]);
+  const [totalCount, items] = await Promise.all([
+    countQuery(listQuery(orgId, agentId)),
+    queryItems(listQuery(orgId, agentId), offset, limit),
+  ]);
   return { items: items.map(fromItem), totalCount };
 }

@@ -12,7 +12,9 @@ export interface ModelKeyRecord {
 }
 
 export async function putModelKey(orgId: number, record: ModelKeyRecord): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.modelKey(orgId), type: 'modelKey', ...record } }));
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.modelKey(orgId), type: 'modelKey', ...record } }),
+  );
 }
 
 export async function getModelKey(orgId: number): Promise<ModelKeyRecord | undefined> {
@@ -21,6 +23,8 @@ export async function getModelKey(orgId: number): Promise<ModelKeyRecord | undef
 }
 
 export async function deleteModelKey(orgId: number): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.modelKey(orgId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.modelKey(orgId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }

@@ -1,5 +1,13 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
@@ -41,13 +49,25 @@ const strip = <T>(item: Record<string, unknown>): T => {
 
 const numberItem = (number: NumberRecord) => ({
   ...keys.phoneNumber(number.organization_id, number.id),
-  ...(number.status === 'active' && number.renews_at ? keys.renewalIndex(number.organization_id, number.id, number.renews_at) : {}),
+  ...(number.status === 'active' && number.renews_at
+    ? keys.renewalIndex(number.organization_id, number.id, number.renews_at)
+    : {}),
   type: 'phoneNumber',
   ...number,
 });
 
 const chargeItem = (orgId: number, numberId: number, at: string, kind: string, amountUsd: number) => ({
-  Put: { TableName: tableName(), Item: { ...keys.charge(orgId, at, numberId), type: 'charge', phone_number_id: numberId, kind, amount_usd: amountUsd, at } },
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...keys.charge(orgId, at, numberId),
+      type: 'charge',
+      phone_number_id: numberId,
+      kind,
+      amount_usd: amountUsd,
+      at,
+    },
+  },
 });
 
 const balanceChange = (orgId: number, amountUsd: number, requireFunds: boolean): TransactItem => ({
@@ -61,13 +81,19 @@ const balanceChange = (orgId: number, amountUsd: number, requireFunds: boolean):
 });
 
 const failedAt = (error: unknown): number[] =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : [])) : [];
+  error instanceof TransactionCanceledException
+    ? (error.CancellationReasons ?? []).flatMap((reason, index) =>
+        reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+      )
+    : [];
 
 /**
  * Creates the number and charges its first month in one transaction: the balance must cover the
  * price (never an overdraft, whatever runs concurrently), and nobody may own the number already.
  */
-export async function insertPurchasedNumber(number: NumberRecord): Promise<'created' | 'insufficient_balance' | 'taken'> {
+export async function insertPurchasedNumber(
+  number: NumberRecord,
+): Promise<'created' | 'insufficient_balance' | 'taken'> {
   try {
     await sendTransaction([
       balanceChange(number.organization_id, -number.monthly_cost_usd, true),
@@ -75,7 +101,12 @@ export async function insertPurchasedNumber(number: NumberRecord): Promise<'crea
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.numberClaim(number.phone_number), type: 'numberClaim', organization_id: number.organization_id, phone_number_id: number.id },
+          Item: {
+            ...keys.numberClaim(number.phone_number),
+            type: 'numberClaim',
+            organization_id: number.organization_id,
+            phone_number_id: number.id,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -105,7 +136,9 @@ export async function putNumber(number: NumberRecord): Promise<void> {
 }
 
 export async function getNumber(orgId: number, numberId: number): Promise<NumberRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(orgId, numberId), ConsistentRead: true }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(orgId, numberId), ConsistentRead: true }),
+  );
   return result.Item ? strip<NumberRecord>(result.Item) : undefined;
 }
 
@@ -124,7 +157,9 @@ export async function claimedNumbers(e164s: readonly string[]): Promise<Set<stri
   for (let i = 0; i < e164s.length; i += 100) {
     let pending: Record<string, unknown>[] | undefined = e164s.slice(i, i + 100).map((e164) => keys.numberClaim(e164));
     while (pending?.length) {
-      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ProjectionExpression: 'pk' } } }));
+      const result: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ProjectionExpression: 'pk' } } }),
+      );
       for (const item of result.Responses?.[table] ?? []) claimed.add(String(item.pk).replace(/^PHONENUMBER#/, ''));
       pending = result.UnprocessedKeys?.[table]?.Keys;
     }
@@ -144,15 +179,30 @@ const numbersQuery = (orgId: number) => ({
 });
 
 export async function listNumbers(orgId: number, offset: number, limit?: number) {
-  const [totalCount, items] = await Promise.all([countQuery(numbersQuery(orgId)), queryItems(numbersQuery(orgId), offset, limit)]);
+  const [totalCount, items] = await Promise.all([
+    countQuery(numbersQuery(orgId)),
+    queryItems(numbersQuery(orgId), offset, limit),
+  ]);
   return { items: items.map((item) => strip<NumberRecord>(item)), totalCount };
 }
 
 export const countNumbers = (orgId: number) => countQuery(numbersQuery(orgId));
 
 export async function setOutboundNumber(orgId: number, agentId: number, numberId: number | null): Promise<void> {
-  if (numberId === null) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.outboundNumber(orgId, agentId) }));
-  else await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.outboundNumber(orgId, agentId), type: 'outboundNumber', workflow_id: agentId, phone_number_id: numberId } }));
+  if (numberId === null)
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.outboundNumber(orgId, agentId) }));
+  else
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.outboundNumber(orgId, agentId),
+          type: 'outboundNumber',
+          workflow_id: agentId,
+          phone_number_id: numberId,
+        },
+      }),
+    );
 }
 
 export async function getOutboundNumberId(orgId: number, agentId: number): Promise<number | undefined> {
@@ -166,7 +216,10 @@ export async function listOutboundNumbers(orgId: number): Promise<{ workflow_id:
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.outboundSkPrefix },
   });
-  return items.map((item) => ({ workflow_id: Number(item.workflow_id), phone_number_id: Number(item.phone_number_id) }));
+  return items.map((item) => ({
+    workflow_id: Number(item.workflow_id),
+    phone_number_id: Number(item.phone_number_id),
+  }));
 }
 
 /** Active numbers whose month ends by `now`. */
@@ -196,7 +249,13 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
           UpdateExpression: 'SET renews_at = :next, gsi1pk = :gpk, gsi1sk = :gsk',
           ConditionExpression: 'renews_at = :current AND #status = :active',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':next': nextRenewsAt, ':current': number.renews_at, ':active': 'active', ':gpk': index.gsi1pk, ':gsk': index.gsi1sk },
+          ExpressionAttributeValues: {
+            ':next': nextRenewsAt,
+            ':current': number.renews_at,
+            ':active': 'active',
+            ':gpk': index.gsi1pk,
+            ':gsk': index.gsi1sk,
+          },
         },
       },
       chargeItem(number.organization_id, number.id, at, 'renewal', number.monthly_cost_usd),
@@ -209,14 +268,23 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
   }
 }
 
-type StatusChanges = { renews_at?: string | null; order_status?: string; order_status_reason?: string | null; provider_number_id?: string | null };
+type StatusChanges = {
+  renews_at?: string | null;
+  order_status?: string;
+  order_status_reason?: string | null;
+  provider_number_id?: string | null;
+};
 
 /** The conditional update that moves a number from `from` to `to` (and its renewal index with it). */
 function statusUpdate(orgId: number, numberId: number, from: NumberStatus, to: NumberStatus, changes: StatusChanges) {
   const fields = Object.entries(changes);
   const sets = ['#status = :to', ...fields.map((_, i) => `#f${i} = :v${i}`)];
   let update = `SET ${sets.join(', ')}`;
-  const values: Record<string, unknown> = { ':to': to, ':from': from, ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])) };
+  const values: Record<string, unknown> = {
+    ':to': to,
+    ':from': from,
+    ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+  };
   if (to === 'active' && changes.renews_at) {
     const index = keys.renewalIndex(orgId, numberId, changes.renews_at);
     update += ', gsi1pk = :gpk, gsi1sk = :gsk';
@@ -227,13 +295,22 @@ function statusUpdate(orgId: number, numberId: number, from: NumberStatus, to: N
     Key: keys.phoneNumber(orgId, numberId),
     UpdateExpression: update,
     ConditionExpression: '#status = :from',
-    ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+    ExpressionAttributeNames: {
+      '#status': 'status',
+      ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+    },
     ExpressionAttributeValues: values,
   };
 }
 
 /** Moves a number between states (conditionally); false when it was not in `from`. */
-export async function changeNumberStatus(orgId: number, numberId: number, from: NumberStatus, to: NumberStatus, changes: StatusChanges): Promise<boolean> {
+export async function changeNumberStatus(
+  orgId: number,
+  numberId: number,
+  from: NumberStatus,
+  to: NumberStatus,
+  changes: StatusChanges,
+): Promise<boolean> {
   try {
     await db().send(new UpdateCommand(statusUpdate(orgId, numberId, from, to, changes)));
     return true;
@@ -252,7 +329,13 @@ export async function rejectPendingNumber(number: NumberRecord, reason: string, 
   const orgId = number.organization_id;
   try {
     await sendTransaction([
-      { Update: statusUpdate(orgId, number.id, 'pending', 'rejected', { renews_at: null, order_status: 'rejected', order_status_reason: reason }) },
+      {
+        Update: statusUpdate(orgId, number.id, 'pending', 'rejected', {
+          renews_at: null,
+          order_status: 'rejected',
+          order_status_reason: reason,
+        }),
+      },
       balanceChange(orgId, number.monthly_cost_usd, false),
       chargeItem(orgId, number.id, at, 'refund', -number.monthly_cost_usd),
     ]);
@@ -264,7 +347,12 @@ export async function rejectPendingNumber(number: NumberRecord, reason: string, 
 }
 
 /** Routes the number's calls to an agent: only those two fields change, on a number that exists. */
-export async function assignNumber(orgId: number, numberId: number, agentId: number, at: string): Promise<NumberRecord | undefined> {
+export async function assignNumber(
+  orgId: number,
+  numberId: number,
+  agentId: number,
+  at: string,
+): Promise<NumberRecord | undefined> {
   try {
     const result = await db().send(
       new UpdateCommand({

@@ -1,4 +1,11 @@
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NotFound,
+  NoSuchKey,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
@@ -39,11 +46,18 @@ export async function runFileExists(key: string): Promise<boolean> {
 
 export async function deleteRunFiles(keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  const result = await s3().send(new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
-  if (result.Errors?.length) throw new Error(`Could not delete ${result.Errors.map((error) => error.Key).join(', ')}: ${result.Errors[0]?.Message}`);
+  const result = await s3().send(
+    new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+  );
+  if (result.Errors?.length)
+    throw new Error(
+      `Could not delete ${result.Errors.map((error) => error.Key).join(', ')}: ${result.Errors[0]?.Message}`,
+    );
 }
 
 /** A presigned GET valid for `seconds`: what a download link redirects to. */
 export function presignedRunFileUrl(key: string, contentType: string, seconds: number): Promise<string> {
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket(), Key: key, ResponseContentType: contentType }), { expiresIn: seconds });
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket(), Key: key, ResponseContentType: contentType }), {
+    expiresIn: seconds,
+  });
 }

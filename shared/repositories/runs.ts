@@ -61,8 +61,8 @@ const fromItem = (item: Record<string, unknown>): RunRecord => {
 };
 
 const cancelledBy = (error: unknown, index: number): boolean =>
-  error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
-
+  error instanceof TransactionCanceledException &&
+  error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 /** A write of `insertRun`'s `alongside` items was refused by its condition: nothing was written. */
 export class AlongsideRefusedError extends Error {
@@ -81,7 +81,11 @@ export class AgentUnavailableError extends Error {}
  * `alongside` items (a campaign contact's claim) are written in the same transaction; with them
  * the agent must be active, checked by the transaction instead of a read.
  */
-export async function insertRun(run: RunRecord, takesChannel: boolean, alongside: TransactItem[] = []): Promise<boolean> {
+export async function insertRun(
+  run: RunRecord,
+  takesChannel: boolean,
+  alongside: TransactItem[] = [],
+): Promise<boolean> {
   const table = tableName();
   const orgId = run.organization_id;
   const checksAgent = alongside.length > 0;
@@ -127,7 +131,8 @@ export async function insertRun(run: RunRecord, takesChannel: boolean, alongside
     return true;
   } catch (error) {
     if (takesChannel && cancelledBy(error, 0)) return false;
-    if (checksAgent && cancelledBy(error, takesChannel ? 1 : 0)) throw new AgentUnavailableError('The agent is missing or archived');
+    if (checksAgent && cancelledBy(error, takesChannel ? 1 : 0))
+      throw new AgentUnavailableError('The agent is missing or archived');
     const refused = alongside.findIndex((_, i) => cancelledBy(error, first + i));
     if (refused >= 0) throw new AlongsideRefusedError(refused);
     throw error;
@@ -135,13 +140,19 @@ export async function insertRun(run: RunRecord, takesChannel: boolean, alongside
 }
 
 /** Several runs by key, 100 per BatchGetItem (eventually consistent: for reconciliation, not for decisions that need the latest write). */
-export async function getRuns(refs: readonly { organizationId: number; agentId: number; runId: number }[]): Promise<RunRecord[]> {
+export async function getRuns(
+  refs: readonly { organizationId: number; agentId: number; runId: number }[],
+): Promise<RunRecord[]> {
   const table = tableName();
   const found: RunRecord[] = [];
   for (let i = 0; i < refs.length; i += 100) {
-    let pending: Record<string, unknown>[] | undefined = refs.slice(i, i + 100).map((ref) => keys.run(ref.organizationId, ref.agentId, ref.runId));
+    let pending: Record<string, unknown>[] | undefined = refs
+      .slice(i, i + 100)
+      .map((ref) => keys.run(ref.organizationId, ref.agentId, ref.runId));
     while (pending?.length) {
-      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      const result: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+      );
       found.push(...(result.Responses?.[table] ?? []).map((item) => fromItem(item)));
       pending = result.UnprocessedKeys?.[table]?.Keys;
     }
@@ -163,7 +174,12 @@ const runsQuery = (orgId: number, agentId: number) => ({
 });
 
 /** An agent's runs, newest first. */
-export async function listRuns(orgId: number, agentId: number, offset: number, limit: number): Promise<{ items: RunRecord[]; totalCount: number }> {
+export async function listRuns(
+  orgId: number,
+  agentId: number,
+  offset: number,
+  limit: number,
+): Promise<{ items: RunRecord[]; totalCount: number }> {
   const [totalCount, items] = await Promise.all([
     countQuery(runsQuery(orgId, agentId)),
     queryItems(runsQuery(orgId, agentId), offset, limit),
@@ -190,7 +206,9 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
           TableName: table,
           Key: keys.run(orgId, run.workflow_id, run.id),
           // The index entry moves from "active" to "event pending" until call.completed is published.
-          UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :v${i}`).join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
+          UpdateExpression: `SET ${Object.keys(names)
+            .map((name, i) => `${name} = :v${i}`)
+            .join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
           ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { ...names, '#status': 'status' },
           ExpressionAttributeValues: {
@@ -220,7 +238,11 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
 }
 
 /** The run's `call.completed` is on the bus: its outbox index entry goes. */
-export async function markEventPublished(ref: { organizationId: number; agentId: number; runId: number }): Promise<void> {
+export async function markEventPublished(ref: {
+  organizationId: number;
+  agentId: number;
+  runId: number;
+}): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
@@ -257,7 +279,10 @@ export async function updateActiveRun(
         Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: '#status = :inProgress',
-        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])) },
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+        },
         ExpressionAttributeValues: {
           ':inProgress': 'in_progress',
           ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
@@ -274,12 +299,20 @@ export async function updateActiveRun(
 
 /** The claim of an incoming provider call, made in the run's transaction: one run per call. */
 export function inboundCallClaimItem(provider: string, callId: string, runRef: string): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...keys.inboundCall(provider, callId), type: 'inboundCall', run_ref: runRef }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.inboundCall(provider, callId), type: 'inboundCall', run_ref: runRef },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 /** The run reference an incoming provider call was claimed for (a retried voice webhook). */
 export async function inboundCallRunRef(provider: string, callId: string): Promise<string | undefined> {
-  const claim = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inboundCall(provider, callId), ConsistentRead: true }));
+  const claim = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.inboundCall(provider, callId), ConsistentRead: true }),
+  );
   return claim.Item ? String(claim.Item.run_ref) : undefined;
 }
 
@@ -287,14 +320,18 @@ export async function inboundCallRunRef(provider: string, callId: string): Promi
  * Admits a run's media stream: the first stream of a run still waiting for its media marks it
  * answered. False when the run has ended, is gone, or already has its stream (one per run).
  */
-export async function claimMediaStream(ref: { organizationId: number; agentId: number; runId: number }, answeredAt: string): Promise<boolean> {
+export async function claimMediaStream(
+  ref: { organizationId: number; agentId: number; runId: number },
+  answeredAt: string,
+): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
         UpdateExpression: 'SET answered_at = :at, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
+        ConditionExpression:
+          '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':inProgress': 'in_progress',
@@ -330,7 +367,12 @@ export async function deleteRun(run: RunRecord): Promise<boolean> {
     },
   ];
   if (run.idempotency_record) {
-    items.push({ Delete: { TableName: table, Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk: run.idempotency_record } } });
+    items.push({
+      Delete: {
+        TableName: table,
+        Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk: run.idempotency_record },
+      },
+    });
   }
   try {
     await sendTransaction(items);

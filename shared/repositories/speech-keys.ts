@@ -16,7 +16,12 @@ export interface SpeechKeyRecord {
 }
 
 export async function putSpeechKey(orgId: number, record: SpeechKeyRecord): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.speechKey(orgId, record.provider), type: 'speechKey', ...record } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.speechKey(orgId, record.provider), type: 'speechKey', ...record },
+    }),
+  );
 }
 
 /** The organization's speech keys, one per provider at most. */
@@ -32,6 +37,8 @@ export async function listSpeechKeys(orgId: number): Promise<SpeechKeyRecord[]> 
 }
 
 export async function deleteSpeechKey(orgId: number, provider: SpeechProvider): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.speechKey(orgId, provider), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.speechKey(orgId, provider), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
 
@@ -15,7 +20,13 @@ export async function countQuery(input: QueryInput): Promise<number> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
-      new QueryCommand({ ...input, TableName: tableName(), Select: 'COUNT', ExclusiveStartKey: startKey, ProjectionExpression: undefined }),
+      new QueryCommand({
+        ...input,
+        TableName: tableName(),
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+        ProjectionExpression: undefined,
+      }),
     );
     count += page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
@@ -55,7 +66,8 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 const TRANSACTION_ATTEMPTS = 8;
 
 const conflicted = (error: unknown): boolean =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 
 /**
  * A transaction that may contend with others on a shared item (an organization's channel counter,

@@ -13,7 +13,12 @@ export interface TelephonyConfigRecord {
 }
 
 export async function putTelephonyConfig(orgId: number, record: TelephonyConfigRecord): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.telephonyConfig(orgId), type: 'telephonyConfig', ...record } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.telephonyConfig(orgId), type: 'telephonyConfig', ...record },
+    }),
+  );
 }
 
 export async function getTelephonyConfig(orgId: number): Promise<TelephonyConfigRecord | undefined> {
@@ -24,6 +29,8 @@ export async function getTelephonyConfig(orgId: number): Promise<TelephonyConfig
 }
 
 export async function deleteTelephonyConfig(orgId: number): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.telephonyConfig(orgId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.telephonyConfig(orgId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }

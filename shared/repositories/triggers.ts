@@ -30,7 +30,9 @@ export async function getTrigger(orgId: number, triggerId: string): Promise<Trig
 }
 
 export async function deleteTrigger(orgId: number, triggerId: string): Promise<boolean> {
-  const result = await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.trigger(orgId, triggerId), ReturnValues: 'ALL_OLD' }));
+  const result = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.trigger(orgId, triggerId), ReturnValues: 'ALL_OLD' }),
+  );
   return result.Attributes !== undefined;
 }
 
@@ -40,6 +42,9 @@ const listQuery = (orgId: number) => ({
 });
 
 export async function listTriggers(orgId: number, offset: number, limit: number) {
-  const [totalCount, items] = await Promise.all([countQuery(listQuery(orgId)), queryItems(listQuery(orgId), offset, limit)]);
+  const [totalCount, items] = await Promise.all([
+    countQuery(listQuery(orgId)),
+    queryItems(listQuery(orgId), offset, limit),
+  ]);
   return { items: items.map(fromItem), totalCount };
 }

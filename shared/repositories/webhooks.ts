@@ -49,7 +49,8 @@ const strip = <T>(item: Record<string, unknown>): T => {
 };
 
 const cancelledBy = (error: unknown, index: number): boolean =>
-  error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+  error instanceof TransactionCanceledException &&
+  error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 /** Creates the webhook and counts it, in one transaction: false when the organization has `cap` already. */
 export async function insertWebhook(webhook: WebhookRecord, cap: number): Promise<boolean> {
@@ -86,7 +87,14 @@ async function updateWebhookIf(
   update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<WebhookRecord | undefined> {
   try {
-    const result = await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhook(orgId, webhookId), ...update, ReturnValues: 'ALL_NEW' }));
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(orgId, webhookId),
+        ...update,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return strip<WebhookRecord>(result.Attributes!);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;
@@ -95,17 +103,32 @@ async function updateWebhookIf(
 }
 
 /** Replaces the events an endpoint subscribes to; undefined when it does not exist. */
-export async function updateEvents(orgId: number, webhookId: string, events: string[]): Promise<WebhookRecord | undefined> {
-  return updateWebhookIf(orgId, webhookId, { UpdateExpression: 'SET events = :events', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':events': events } });
+export async function updateEvents(
+  orgId: number,
+  webhookId: string,
+  events: string[],
+): Promise<WebhookRecord | undefined> {
+  return updateWebhookIf(orgId, webhookId, {
+    UpdateExpression: 'SET events = :events',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':events': events },
+  });
 }
 
 /**
  * Replaces the signing secret, keeping the current one as the previous until `previousExpiresAt`.
  * Conditional on the secret the caller read, so two concurrent rotations cannot both win.
  */
-export async function rotateSecret(orgId: number, webhookId: string, current: string, next: string, previousExpiresAt: string): Promise<WebhookRecord | undefined> {
+export async function rotateSecret(
+  orgId: number,
+  webhookId: string,
+  current: string,
+  next: string,
+  previousExpiresAt: string,
+): Promise<WebhookRecord | undefined> {
   return updateWebhookIf(orgId, webhookId, {
-    UpdateExpression: 'SET secret_ciphertext = :next, previous_secret_ciphertext = :current, previous_secret_expires_at = :expires',
+    UpdateExpression:
+      'SET secret_ciphertext = :next, previous_secret_ciphertext = :current, previous_secret_expires_at = :expires',
     ConditionExpression: 'secret_ciphertext = :current',
     ExpressionAttributeValues: { ':next': next, ':current': current, ':expires': previousExpiresAt },
   });
@@ -129,8 +152,21 @@ export async function listWebhooks(orgId: number): Promise<WebhookRecord[]> {
 export async function deleteWebhook(orgId: number, webhookId: string): Promise<boolean> {
   try {
     await sendTransaction([
-      { Delete: { TableName: tableName(), Key: keys.webhook(orgId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
-      { Update: { TableName: tableName(), Key: keys.webhookCount(orgId), UpdateExpression: 'ADD webhook_count :minusOne', ExpressionAttributeValues: { ':minusOne': -1 } } },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.webhook(orgId, webhookId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.webhookCount(orgId),
+          UpdateExpression: 'ADD webhook_count :minusOne',
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        },
+      },
     ]);
     return true;
   } catch (error) {
@@ -161,18 +197,25 @@ const deliveryKey = (orgId: number, delivery: Pick<DeliveryRecord, 'webhook_id' 
 
 type DeliveryKey = Pick<DeliveryRecord, 'webhook_id' | 'created_at' | 'message_id'>;
 
-const messageKey = (orgId: number, delivery: Pick<DeliveryRecord, 'webhook_id' | 'message_id'>) => keys.deliveryMessage(orgId, delivery.webhook_id, delivery.message_id);
+const messageKey = (orgId: number, delivery: Pick<DeliveryRecord, 'webhook_id' | 'message_id'>) =>
+  keys.deliveryMessage(orgId, delivery.webhook_id, delivery.message_id);
 
 /** The pending-index attributes of a delivery's message item: set while pending, removed once final. */
-const pendingIndex = (orgId: number, delivery: Pick<DeliveryRecord, 'webhook_id' | 'message_id'>, nextAttemptAt: string) =>
-  keys.pendingDeliveryIndex(nextAttemptAt, orgId, delivery.webhook_id, delivery.message_id);
+const pendingIndex = (
+  orgId: number,
+  delivery: Pick<DeliveryRecord, 'webhook_id' | 'message_id'>,
+  nextAttemptAt: string,
+) => keys.pendingDeliveryIndex(nextAttemptAt, orgId, delivery.webhook_id, delivery.message_id);
 
 /**
  * Creates the delivery of one event to one endpoint, once: its message item (keyed by the
  * deterministic webhook-id) and the delivery record, in one transaction. A repeated fan-out of the
  * same event finds the message item and gets the existing delivery's `created_at` back instead.
  */
-export async function insertDelivery(orgId: number, delivery: DeliveryRecord): Promise<{ created: boolean; createdAt: string }> {
+export async function insertDelivery(
+  orgId: number,
+  delivery: DeliveryRecord,
+): Promise<{ created: boolean; createdAt: string }> {
   try {
     await sendTransaction([
       {
@@ -195,7 +238,9 @@ export async function insertDelivery(orgId: number, delivery: DeliveryRecord): P
           TableName: tableName(),
           Item: {
             ...deliveryKey(orgId, delivery),
-            ...(delivery.run ? keys.deliveryByRunIndex(orgId, delivery.run.agentId, delivery.run.runId, delivery.message_id) : {}),
+            ...(delivery.run
+              ? keys.deliveryByRunIndex(orgId, delivery.run.agentId, delivery.run.runId, delivery.message_id)
+              : {}),
             type: 'webhookDelivery',
             ...delivery,
           },
@@ -212,9 +257,21 @@ export async function insertDelivery(orgId: number, delivery: DeliveryRecord): P
 }
 
 /** The key of a delivery from its webhook-id (message id). */
-export async function findDeliveryKey(orgId: number, webhookId: string, messageId: string): Promise<DeliveryKey | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.deliveryMessage(orgId, webhookId, messageId), ConsistentRead: true }));
-  return result.Item ? { webhook_id: webhookId, message_id: messageId, created_at: result.Item.created_at as string } : undefined;
+export async function findDeliveryKey(
+  orgId: number,
+  webhookId: string,
+  messageId: string,
+): Promise<DeliveryKey | undefined> {
+  const result = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.deliveryMessage(orgId, webhookId, messageId),
+      ConsistentRead: true,
+    }),
+  );
+  return result.Item
+    ? { webhook_id: webhookId, message_id: messageId, created_at: result.Item.created_at as string }
+    : undefined;
 }
 
 /**
@@ -222,29 +279,50 @@ export async function findDeliveryKey(orgId: number, webhookId: string, messageI
  * the delivery is pending. False when the record is gone (the run was deleted meanwhile): the
  * delivery then stops.
  */
-export async function recordAttempt(orgId: number, delivery: DeliveryKey, attempt: DeliveryAttempt, status: DeliveryStatus, nextAttemptAt: string | null): Promise<boolean> {
-  return updateDelivery(orgId, delivery, {
-    UpdateExpression: 'SET attempts = list_append(attempts, :attempt), #status = :status, next_attempt_at = :next',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':attempt': [attempt], ':status': status, ':next': nextAttemptAt },
-  }, status === 'pending' ? nextAttemptAt : null);
+export async function recordAttempt(
+  orgId: number,
+  delivery: DeliveryKey,
+  attempt: DeliveryAttempt,
+  status: DeliveryStatus,
+  nextAttemptAt: string | null,
+): Promise<boolean> {
+  return updateDelivery(
+    orgId,
+    delivery,
+    {
+      UpdateExpression: 'SET attempts = list_append(attempts, :attempt), #status = :status, next_attempt_at = :next',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':attempt': [attempt], ':status': status, ':next': nextAttemptAt },
+    },
+    status === 'pending' ? nextAttemptAt : null,
+  );
 }
 
 /** A final delivery made pending again for a manual retry; false unless it was final. */
 export async function reopenDelivery(orgId: number, delivery: DeliveryKey, now: string): Promise<boolean> {
-  return updateDelivery(orgId, delivery, {
-    UpdateExpression: 'SET #status = :pending, next_attempt_at = :now',
-    ConditionExpression: 'attribute_exists(pk) AND #status <> :pending',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pending': 'pending', ':now': now },
-  }, now);
+  return updateDelivery(
+    orgId,
+    delivery,
+    {
+      UpdateExpression: 'SET #status = :pending, next_attempt_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND #status <> :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'pending', ':now': now },
+    },
+    now,
+  );
 }
 
 async function updateDelivery(
   orgId: number,
   delivery: DeliveryKey,
-  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+  update: {
+    UpdateExpression: string;
+    ConditionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
   pendingUntil: string | null,
 ): Promise<boolean> {
   const index = pendingUntil ? pendingIndex(orgId, delivery, pendingUntil) : undefined;
@@ -270,7 +348,15 @@ async function updateDelivery(
 
 /** Deliveries left pending, oldest due first (a local stack restart resumes them). */
 export async function listPendingDeliveries(limit: number): Promise<(DeliveryKey & { organization_id: number })[]> {
-  const items = await queryItems({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'DELIVERIES#PENDING' } }, 0, limit);
+  const items = await queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'DELIVERIES#PENDING' },
+    },
+    0,
+    limit,
+  );
   return items.map((item) => ({
     organization_id: item.organization_id as number,
     webhook_id: item.webhook_id as string,
@@ -280,7 +366,9 @@ export async function listPendingDeliveries(limit: number): Promise<(DeliveryKey
 }
 
 export async function getDelivery(orgId: number, delivery: DeliveryKey): Promise<DeliveryRecord | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: deliveryKey(orgId, delivery), ConsistentRead: true }));
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: deliveryKey(orgId, delivery), ConsistentRead: true }),
+  );
   return result.Item ? strip<DeliveryRecord>(result.Item) : undefined;
 }
 
@@ -303,12 +391,17 @@ export async function deleteDeliveriesOfRun(ref: RunRef): Promise<void> {
   const items = await queryItems({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.deliveryByRunIndex(ref.organizationId, ref.agentId, ref.runId, '').gsi1pk },
+    ExpressionAttributeValues: {
+      ':pk': keys.deliveryByRunIndex(ref.organizationId, ref.agentId, ref.runId, '').gsi1pk,
+    },
   });
   // Each delivery and its message item.
   const itemKeys = items.flatMap((item) => [
     { pk: item.pk, sk: item.sk },
-    { pk: item.pk, sk: keys.deliveryMessage(ref.organizationId, item.webhook_id as string, item.message_id as string).sk },
+    {
+      pk: item.pk,
+      sk: keys.deliveryMessage(ref.organizationId, item.webhook_id as string, item.message_id as string).sk,
+    },
   ]);
   for (let i = 0; i < itemKeys.length; i += 25) {
     const batch = itemKeys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));

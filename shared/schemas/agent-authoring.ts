@@ -22,38 +22,65 @@ export const FromTemplateRequest = z
     variables: storedAtMost(z.record(z.string(), z.string()), 32_000).default({}),
     language: z.string().min(2).max(10),
     agent_name: z.string().min(1).max(255),
-    generate_with_ai: z.boolean().default(false).openapi({ description: 'The language model writes the questions from the template\'s brief.' }),
+    generate_with_ai: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "The language model writes the questions from the template's brief." }),
   })
   .openapi('FromTemplateRequest');
 
 export const TranslatePromptRequest = z
-  .object({ text: z.string().min(1).max(20_000), target_language: z.string().min(2).max(50), context: z.string().max(2000).default('') })
+  .object({
+    text: z.string().min(1).max(20_000),
+    target_language: z.string().min(2).max(50),
+    context: z.string().max(2000).default(''),
+  })
   .openapi('TranslatePromptRequest');
 
 export const TranslatePromptResponse = z
   .object({
     translated_text: z.string(),
     target_language: z.string(),
-    model: z.enum(['organization', 'platform']).openapi({ description: 'Whose model translated: the organization\'s own key, or the platform model.' }),
+    model: z
+      .enum(['organization', 'platform'])
+      .openapi({ description: "Whose model translated: the organization's own key, or the platform model." }),
   })
   .openapi('TranslatePromptResponse');
 
 export const ModelKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z.string().max(500).default('https://api.openai.com/v1').openapi({ description: guardedUrlDescription('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request') }),
+    api_url: z
+      .string()
+      .max(500)
+      .default('https://api.openai.com/v1')
+      .openapi({
+        description: guardedUrlDescription('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request'),
+      }),
     model: z.string().min(1).max(100).default('gpt-4o-mini'),
   })
   .openapi('ModelKeyRequest');
 
 export const ModelKeyStatus = z
-  .object({ configured: z.boolean(), api_url: z.string().nullable(), model: z.string().nullable(), key_last4: z.string().nullable(), updated_at: Timestamp.nullable() })
+  .object({
+    configured: z.boolean(),
+    api_url: z.string().nullable(),
+    model: z.string().nullable(),
+    key_last4: z.string().nullable(),
+    updated_at: Timestamp.nullable(),
+  })
   .openapi('ModelKeyStatus', { description: 'The key itself is stored encrypted and never returned.' });
 
 export const AnalyzeScriptRequest = z
   .object({
     script_text: z.string().min(1).max(50_000),
-    url: z.url({ protocol: /^https?$/ }).max(2048).optional().openapi({ description: guardedUrlDescription('The company website; facts are read from it.', '10 s and 2 MiB') }),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .openapi({
+        description: guardedUrlDescription('The company website; facts are read from it.', '10 s and 2 MiB'),
+      }),
     company_name: z.string().max(255).default(''),
     language: z.string().min(2).max(10),
   })
@@ -64,25 +91,48 @@ const Sourced = z.object({ value: z.string(), source: z.enum(['script', 'website
 export const ScriptAnalysis = z
   .object({
     company_name: z.string(),
-    language: z.string().min(2).max(16).openapi({ description: "BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`." }),
+    language: z.string().min(2).max(16).openapi({
+      description: "BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`.",
+    }),
     call_flow: z.object({
       greeting: Sourced.nullable(),
       steps: z.array(Sourced),
-      objections: z.array(z.object({ objection: z.string(), answer: z.string(), source: z.enum(['script', 'website']) })),
+      objections: z.array(
+        z.object({ objection: z.string(), answer: z.string(), source: z.enum(['script', 'website']) }),
+      ),
       mandatory_phrases: z.array(Sourced),
       data_to_collect: z.array(Sourced),
     }),
-    facts: z.object({ offer: Sourced.nullable(), prices: z.array(Sourced), hours: Sourced.nullable(), address: Sourced.nullable(), faq: z.array(Sourced) }),
+    facts: z.object({
+      offer: Sourced.nullable(),
+      prices: z.array(Sourced),
+      hours: Sourced.nullable(),
+      address: Sourced.nullable(),
+      faq: z.array(Sourced),
+    }),
     conflicts: z.array(z.object({ field: z.string(), script_value: z.string(), website_value: z.string() })),
   })
-  .openapi('ScriptAnalysis', { description: 'Every value carries its `source`; where script and website differ, the script wins and `conflicts` lists it.' });
+  .openapi('ScriptAnalysis', {
+    description:
+      'Every value carries its `source`; where script and website differ, the script wins and `conflicts` lists it.',
+  });
 
-export const FromScriptRequest = z.object({ agent_name: z.string().min(1).max(255), analysis: storedAtMost(ScriptAnalysis, 200_000) }).openapi('FromScriptRequest');
+export const FromScriptRequest = z
+  .object({ agent_name: z.string().min(1).max(255), analysis: storedAtMost(ScriptAnalysis, 200_000) })
+  .openapi('FromScriptRequest');
 
 export const ExtractTextQuery = z.object({ purpose: z.enum(['knowledge', 'script']).default('knowledge') });
 
-export const ExtractTextUpload = z.object({ file: z.string().openapi({ format: 'binary', description: 'PDF, DOCX, TXT or MD.' }) }).openapi('ExtractTextUpload');
+export const ExtractTextUpload = z
+  .object({ file: z.string().openapi({ format: 'binary', description: 'PDF, DOCX, TXT or MD.' }) })
+  .openapi('ExtractTextUpload');
 
 export const ExtractedText = z
-  .object({ text: z.string(), characters: z.int(), purpose: z.enum(['knowledge', 'script']), file_name: z.string(), content_type: z.string() })
+  .object({
+    text: z.string(),
+    characters: z.int(),
+    purpose: z.enum(['knowledge', 'script']),
+    file_name: z.string(),
+    content_type: z.string(),
+  })
   .openapi('ExtractedText');

@@ -9,12 +9,21 @@ export const MAX_KNOWLEDGE_DOCUMENT_CHARS = 200_000;
 export const AddKnowledgeDocumentRequest = z
   .object({
     title: z.string().min(1).max(255),
-    content: z.string().min(1).max(MAX_KNOWLEDGE_DOCUMENT_CHARS).openapi({ description: 'Plain text; for PDF/DOCX files, get the text from `POST /agent-templates/extract-text` first.' }),
+    content: z.string().min(1).max(MAX_KNOWLEDGE_DOCUMENT_CHARS).openapi({
+      description: 'Plain text; for PDF/DOCX files, get the text from `POST /agent-templates/extract-text` first.',
+    }),
   })
   .openapi('AddKnowledgeDocumentRequest');
 
 export const KnowledgeDocument = z
-  .object({ id: z.string(), workflow_id: z.int(), title: z.string(), characters: z.int(), chunks: z.int(), created_at: Timestamp })
+  .object({
+    id: z.string(),
+    workflow_id: z.int(),
+    title: z.string(),
+    characters: z.int(),
+    chunks: z.int(),
+    created_at: Timestamp,
+  })
   .openapi('KnowledgeDocument');
 
 export const KnowledgeDocumentPage = pageOf(KnowledgeDocument, 'KnowledgeDocumentPage');
@@ -44,13 +53,27 @@ const ParameterProperty = z.object({
 
 export const CreateToolRequest = z
   .object({
-    name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).openapi({ description: 'snake_case, as the model calls it.' }),
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .openapi({ description: 'snake_case, as the model calls it.' }),
     description: z.string().min(1).max(1000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    url: z.url({ protocol: /^https$/ }).max(2048).openapi({ description: guardedUrlDescription('https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.', '10 s and 256 KiB per call') }),
+    url: z
+      .url({ protocol: /^https$/ })
+      .max(2048)
+      .openapi({
+        description: guardedUrlDescription(
+          'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.',
+          '10 s and 256 KiB per call',
+        ),
+      }),
     headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000)
       .default({})
-      .openapi({ description: 'Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.' }),
+      .openapi({
+        description:
+          'Sent with every call (e.g. credentials): stored encrypted (KMS) and never returned; a tool shows their names with hidden values.',
+      }),
     parameters: storedAtMost(
       z.object({
         type: z.literal('object').default('object'),
@@ -60,7 +83,10 @@ export const CreateToolRequest = z
       32_000,
     )
       .default({ type: 'object', properties: {}, required: [] })
-      .openapi({ description: 'JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).' }),
+      .openapi({
+        description:
+          'JSON Schema of the arguments: an object of string/number/integer/boolean properties (at most 32 kB stored).',
+      }),
   })
   .refine((tool) => tool.parameters.required.every((name) => Object.hasOwn(tool.parameters.properties, name)), {
     message: 'every name in parameters.required must be a property',

@@ -20,7 +20,6 @@ const TemplateContextVariables = freeFormObject(AGENT_OBJECT_CAPS.template_conte
 const CallDispositionCodes = freeFormObject(AGENT_OBJECT_CAPS.call_disposition_codes);
 const WorkflowConfigurations = storedAtMost(VoiceSettings, AGENT_OBJECT_CAPS.workflow_configurations);
 
-
 export const Agent = z
   .object({
     id: z.int().openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
@@ -46,7 +45,8 @@ export const CreateAgentRequest = z
     name: AgentName,
     workflow_definition: WorkflowDefinition.default({}),
     template_context_variables: TemplateContextVariables.default({}).openapi({
-      description: 'Default variables; prompts read them as `{{initial_context.<key>}}`. At most 32 kB stored, nested at most 32 levels.',
+      description:
+        'Default variables; prompts read them as `{{initial_context.<key>}}`. At most 32 kB stored, nested at most 32 levels.',
     }),
     call_disposition_codes: CallDispositionCodes.default({}),
     workflow_configurations: WorkflowConfigurations.default({}),
@@ -57,7 +57,10 @@ export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
 export const UpdateAgentRequest = z
   .object({
     name: AgentName.optional(),
-    workflow_definition: WorkflowDefinition.optional().openapi({ description: 'A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels.' }),
+    workflow_definition: WorkflowDefinition.optional().openapi({
+      description:
+        'A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels.',
+    }),
     template_context_variables: TemplateContextVariables.optional(),
     call_disposition_codes: CallDispositionCodes.optional(),
     workflow_configurations: WorkflowConfigurations.optional(),
@@ -69,7 +72,10 @@ export const AgentIdParam = z.object({
   agent_id: z
     .string()
     .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
-    .openapi({ description: 'Public id (`agent_` + 20 letters or digits) or the legacy integer id.', example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
+    .openapi({
+      description: 'Public id (`agent_` + 20 letters or digits) or the legacy integer id.',
+      example: 'agent_a1B2c3D4e5F6g7H8i9J0',
+    }),
 });
 
 export const ListAgentsQuery = z.object({
@@ -77,8 +83,17 @@ export const ListAgentsQuery = z.object({
     description: 'One status or a comma-separated list of `active`, `archived`. Any other value gives 400.',
     example: 'active,archived',
   }),
-  page: z.int().gte(1).optional().openapi({ description: 'With `limit`: page number, from 1. Without both, every agent is returned.' }),
-  limit: z.int().gte(1).lte(100).optional().openapi({ description: 'Agents per page (at most 100); counts are in `X-Total-Count` and `X-Total-Pages`.' }),
+  page: z
+    .int()
+    .gte(1)
+    .optional()
+    .openapi({ description: 'With `limit`: page number, from 1. Without both, every agent is returned.' }),
+  limit: z
+    .int()
+    .gte(1)
+    .lte(100)
+    .optional()
+    .openapi({ description: 'Agents per page (at most 100); counts are in `X-Total-Count` and `X-Total-Pages`.' }),
 });
 
 export const AgentSummary = z

@@ -18,7 +18,10 @@ export const ManualContact = z
     phone_number: z.string().min(1),
     first_name: z.string().default(''),
     last_name: z.string().default(''),
-    timezone: z.string().nullable().optional().openapi({ description: 'IANA zone of this contact; overrides the zones derived from the number for the legal calling hours.' }),
+    timezone: z.string().nullable().optional().openapi({
+      description:
+        'IANA zone of this contact; overrides the zones derived from the number for the legal calling hours.',
+    }),
   })
   .openapi('ManualContact');
 
@@ -31,7 +34,8 @@ export const RetryConfig = z
     retry_on_no_answer: z.boolean().default(true),
     retry_on_voicemail: z.boolean().default(false),
     smart_timing: z.boolean().default(false).openapi({
-      description: 'Retry at another time of day: a retry that would fall within 3 hours (local time) of the failed attempt\'s time of day moves 4 hours later, then into the next allowed window.',
+      description:
+        "Retry at another time of day: a retry that would fall within 3 hours (local time) of the failed attempt's time of day moves 4 hours later, then into the next allowed window.",
     }),
   })
   .openapi('RetryConfig');
@@ -43,16 +47,20 @@ export const CallingWindowRequest = z
       .string()
       .default('Europe/Warsaw')
       .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' }),
-    days: z
-      .array(z.int().gte(1).lte(7))
-      .min(1)
-      .default([1, 2, 3, 4, 5])
-      .openapi({ description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).' }),
+    days: z.array(z.int().gte(1).lte(7)).min(1).default([1, 2, 3, 4, 5]).openapi({
+      description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).',
+    }),
     start: HHMM.default('09:00'),
     end: HHMM.default('17:00'),
   })
-  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [], when: whenFieldsValid })
-  .openapi('CallingWindowRequest', { description: 'Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive).' });
+  .refine((window) => window.start < window.end, {
+    message: 'start must be earlier than end',
+    path: [],
+    when: whenFieldsValid,
+  })
+  .openapi('CallingWindowRequest', {
+    description: 'Hours the campaign may dial, in its own time zone (`start` inclusive, `end` exclusive).',
+  });
 export type CallingWindow = z.output<typeof CallingWindowRequest>;
 
 export const CreateCampaignRequest = z
@@ -60,7 +68,8 @@ export const CreateCampaignRequest = z
     name: z.string().min(1).max(255),
     goal: z.string().max(64).nullable().optional(),
     workflow_id: z.union([z.int(), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
-      description: "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
+      description:
+        "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
       example: 42,
     }),
     source_type: z.string().regex(SOURCE_TYPE_PATTERN),
@@ -70,18 +79,24 @@ export const CreateCampaignRequest = z
       .max(MAX_MANUAL_CONTACTS)
       .nullable()
       .optional()
-      .openapi({ description: `At most ${MAX_MANUAL_CONTACTS.toLocaleString('en')} per request; larger lists are sent as CSV (\`source_type: csv\`).` }),
-    source_config: JsonObject.nullable().optional().openapi({
-      description:
-        'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
-        '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
-        guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
-    }),
-    retry_config: RetryConfig.nullable().optional().openapi({
-      description:
-        'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
-        'may be called twice. Send `{"enabled": false}` to call each contact once.',
-    }),
+      .openapi({
+        description: `At most ${MAX_MANUAL_CONTACTS.toLocaleString('en')} per request; larger lists are sent as CSV (\`source_type: csv\`).`,
+      }),
+    source_config: JsonObject.nullable()
+      .optional()
+      .openapi({
+        description:
+          'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
+          '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
+          guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
+      }),
+    retry_config: RetryConfig.nullable()
+      .optional()
+      .openapi({
+        description:
+          'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
+          'may be called twice. Send `{"enabled": false}` to call each contact once.',
+      }),
     source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
     scheduled_start_at: z.iso.datetime({ offset: true }).nullable().optional(),
     calling_window: CallingWindowRequest.nullable().optional(),
@@ -91,10 +106,15 @@ export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
 
 export const CreateCampaignHeaders = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().openapi({
-    description: 'Optional. A retried request with the same key returns the first response and creates nothing again (kept 24 h).',
+    description:
+      'Optional. A retried request with the same key returns the first response and creates nothing again (kept 24 h).',
   }),
-  'X-API-Key': z.string().optional().openapi({ description: 'The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service.' }),
-  authorization: z.string().optional().openapi({ description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.' }),
+  'X-API-Key': z.string().optional().openapi({
+    description: 'The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service.',
+  }),
+  authorization: z.string().optional().openapi({
+    description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.',
+  }),
 });
 
 export const Campaign = z
@@ -107,8 +127,12 @@ export const Campaign = z
     source_type: z.string(),
     source_id: z.string(),
     total_rows: z.int().nullable(),
-    processed_rows: z.int().openapi({ description: 'Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped).' }),
-    failed_rows: z.int().openapi({ description: 'Contacts that could not be called: invalid number, Do-not-call, or a technical failure.' }),
+    processed_rows: z.int().openapi({
+      description: 'Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped).',
+    }),
+    failed_rows: z.int().openapi({
+      description: 'Contacts that could not be called: invalid number, Do-not-call, or a technical failure.',
+    }),
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
@@ -118,7 +142,10 @@ export const Campaign = z
     source_last_synced_at: Timestamp.nullable().optional(),
     source_sync_error: z.string().nullable().optional(),
     scheduled_start_at: Timestamp.nullable().optional(),
-    calling_window: z.object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() }).nullable().optional(),
+    calling_window: z
+      .object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() })
+      .nullable()
+      .optional(),
     retry_config: RetryConfig.nullable().optional(),
   })
   .openapi('Campaign');
@@ -134,7 +161,10 @@ export const ReportRow = z
     phone_number: z.string(),
     first_name: z.string(),
     last_name: z.string(),
-    status: z.string().openapi({ description: '`pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`.' }),
+    status: z.string().openapi({
+      description:
+        '`pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`.',
+    }),
     attempts: z.int(),
     last_outcome: z.string().nullable(),
     call_disposition: z.string().nullable(),

@@ -36,7 +36,9 @@ export function storedAtMost<T extends z.ZodType>(schema: T, maxBytes: number): 
 
 /** A free-form object of at most `maxBytes` stored (see `storedAtMost`). */
 export const freeFormObject = (maxBytes: number) =>
-  storedAtMost(JsonObject, maxBytes).openapi({ description: `Free-form object; at most ${maxBytes / 1000} kB stored, nested at most ${MAX_JSON_DEPTH} levels.` });
+  storedAtMost(JsonObject, maxBytes).openapi({
+    description: `Free-form object; at most ${maxBytes / 1000} kB stored, nested at most ${MAX_JSON_DEPTH} levels.`,
+  });
 
 export const ErrorResponse = z
   .object({ detail: z.string().openapi({ example: 'Not Found' }) })
@@ -62,7 +64,9 @@ export const CallingHoursConflict = z
     detail: z.object({
       code: z.literal('outside_calling_hours'),
       message: z.string(),
-      retry_at: Timestamp.openapi({ description: 'The next instant inside 08:00-21:00 in every time zone of the number.' }),
+      retry_at: Timestamp.openapi({
+        description: 'The next instant inside 08:00-21:00 in every time zone of the number.',
+      }),
       time_zones: z.array(z.string()),
     }),
   })

@@ -7,7 +7,11 @@ export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
 export const CreateConnectionRequest = z
   .object({
     provider: z.enum(CONNECTION_PROVIDERS),
-    authorization_code: z.string().min(1).max(4096).openapi({ description: 'The code the provider\'s OAuth consent screen returned to `redirect_uri`.' }),
+    authorization_code: z
+      .string()
+      .min(1)
+      .max(4096)
+      .openapi({ description: "The code the provider's OAuth consent screen returned to `redirect_uri`." }),
     redirect_uri: z.url().max(2048).openapi({ description: 'The redirect URI used for the consent (must match).' }),
   })
   .openapi('CreateConnectionRequest');

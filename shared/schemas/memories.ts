@@ -3,7 +3,10 @@ import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 
 /** `due_at`: ISO 8601 date-time with an offset (`2026-12-01T09:00:00+01:00`), or null for none. */
-const DueAt = z.iso.datetime({ offset: true }).nullable().openapi({ description: 'ISO 8601 date-time with an offset, e.g. `2026-12-01T09:00:00+01:00`; null clears it.' });
+const DueAt = z.iso
+  .datetime({ offset: true })
+  .nullable()
+  .openapi({ description: 'ISO 8601 date-time with an offset, e.g. `2026-12-01T09:00:00+01:00`; null clears it.' });
 
 export const Memory = z
   .object({

@@ -12,7 +12,8 @@ export const PhoneNumber = z
     phone_number: z.string(),
     provider: z.string(),
     status: z.enum(NUMBER_STATUSES).openapi({
-      description: '`active`; `pending` (Polish mobile awaiting regulatory review: owned, assignable, no traffic, not renewed); `rejected` (review refused, first month refunded); `suspended` (renewal could not be charged).',
+      description:
+        '`active`; `pending` (Polish mobile awaiting regulatory review: owned, assignable, no traffic, not renewed); `rejected` (review refused, first month refunded); `suspended` (renewal could not be charged).',
     }),
     country_code: z.string(),
     capabilities: z.array(z.string()),
@@ -20,7 +21,9 @@ export const PhoneNumber = z
     organization_id: z.int(),
     workflow_id: z.int().nullable(),
     workflow_name: z.string().nullable(),
-    outbound_workflows: z.array(z.object({ workflow_id: z.int(), workflow_name: z.string() })).openapi({ description: 'Agents that dial out from this number.' }),
+    outbound_workflows: z
+      .array(z.object({ workflow_id: z.int(), workflow_name: z.string() }))
+      .openapi({ description: 'Agents that dial out from this number.' }),
     monthly_cost_usd: z.number(),
     monthly_cost_pln: z.number(),
     provider_number_id: z.string().nullable(),
@@ -28,7 +31,9 @@ export const PhoneNumber = z
     assigned_at: Timestamp.nullable(),
     created_at: Timestamp,
     order_id: z.int().nullable(),
-    order_status: z.string().openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
+    order_status: z
+      .string()
+      .openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
     order_status_reason: z.string().nullable(),
     outbound_commitment_until: Timestamp.nullable(),
   })
@@ -40,7 +45,11 @@ export const EndUser = z
     address: z.string().min(1).max(500),
     document_type: z.enum(['id_card', 'passport', 'company_registration']),
     document_number: z.string().min(1).max(64),
-    document_reference: z.string().max(1024).optional().openapi({ description: 'Where the scanned document is kept (e.g. a signed link of your storage).' }),
+    document_reference: z
+      .string()
+      .max(1024)
+      .optional()
+      .openapi({ description: 'Where the scanned document is kept (e.g. a signed link of your storage).' }),
   })
   .openapi('EndUser', { description: "The subscriber's data Polish regulation requires for a mobile number." });
 
@@ -88,12 +97,19 @@ export const MarketplaceNumbers = pageOf(MarketplaceNumber, 'MarketplaceNumbers'
 
 export const PhoneNumberPage = pageOf(PhoneNumber, 'PhoneNumberPage');
 export const PhoneNumberIdParam = z.object({ phone_number_id: z.int().gte(1) });
-export const AssignNumberRequest = z.object({ phone_number_id: z.int().gte(1), workflow_id: z.int().gte(1) }).openapi('AssignNumberRequest');
+export const AssignNumberRequest = z
+  .object({ phone_number_id: z.int().gte(1), workflow_id: z.int().gte(1) })
+  .openapi('AssignNumberRequest');
 export const OutboundNumberRequest = z
   .object({ phone_number_id: z.int().gte(1).nullable() })
   .openapi('OutboundNumberRequest', { description: '`null` returns the agent to the default caller id.' });
 export const OutboundAssignment = z
-  .object({ workflow_id: z.int(), workflow_name: z.string(), phone_number_id: z.int().nullable(), phone_number: z.string().nullable() })
+  .object({
+    workflow_id: z.int(),
+    workflow_name: z.string(),
+    phone_number_id: z.int().nullable(),
+    phone_number: z.string().nullable(),
+  })
   .openapi('OutboundAssignment');
 export const OutboundAgents = pageOf(OutboundAssignment, 'OutboundAgents');
 export const NumberSetup = z

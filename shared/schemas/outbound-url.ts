@@ -9,4 +9,5 @@ export const GUARDED_URL_RULES =
   '6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, ' +
   'every redirect included (at most 5).';
 
-export const guardedUrlDescription = (what: string, caps: string): string => `${what} ${GUARDED_URL_RULES} Caps: ${caps}.`;
+export const guardedUrlDescription = (what: string, caps: string): string =>
+  `${what} ${GUARDED_URL_RULES} Caps: ${caps}.`;

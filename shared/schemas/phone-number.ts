@@ -13,9 +13,17 @@ export const E164PhoneNumber = z
   .transform((raw, context) => {
     const parsed = parsePhoneNumber(raw);
     if (!parsed) {
-      context.addIssue({ code: 'custom', message: 'phone_number must be a valid phone number in E.164 format, e.g. +48601234567' });
+      context.addIssue({
+        code: 'custom',
+        message: 'phone_number must be a valid phone number in E.164 format, e.g. +48601234567',
+      });
       return z.NEVER;
     }
     return parsed.e164;
   })
-  .openapi({ type: 'string', maxLength: 32, description: 'Phone number in E.164, e.g. `+48601234567`.', example: '+48601234567' });
+  .openapi({
+    type: 'string',
+    maxLength: 32,
+    description: 'Phone number in E.164, e.g. `+48601234567`.',
+    example: '+48601234567',
+  });

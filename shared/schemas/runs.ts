@@ -7,13 +7,25 @@ import { E164PhoneNumber } from './phone-number.ts';
 export const MAX_INITIAL_CONTEXT_BYTES = 32_000;
 const InitialContext = freeFormObject(MAX_INITIAL_CONTEXT_BYTES);
 
-export const RUN_STATUSES = ['in_progress', 'completed', 'busy', 'no_answer', 'voicemail', 'failed', 'created'] as const;
+export const RUN_STATUSES = [
+  'in_progress',
+  'completed',
+  'busy',
+  'no_answer',
+  'voicemail',
+  'failed',
+  'created',
+] as const;
 
 export const PlaceCallRequest = z
   .object({
-    phone_number: E164PhoneNumber.openapi({ description: 'Recipient in E.164, e.g. `+48601234567`.', example: '+48601234561' }),
+    phone_number: E164PhoneNumber.openapi({
+      description: 'Recipient in E.164, e.g. `+48601234567`.',
+      example: '+48601234561',
+    }),
     initial_context: InitialContext.default({}).openapi({
-      description: 'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels.',
+      description:
+        'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels.',
     }),
   })
   .openapi('PlaceCallRequest');
@@ -80,10 +92,16 @@ export const RunListItem = z
   .openapi('RunListItem');
 
 export const Run = RunListItem.extend({
-  recording_url: z.string().nullable().openapi({ description: 'Storage key of the recording (not a URL), kept for existing integrations.' }),
+  recording_url: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Storage key of the recording (not a URL), kept for existing integrations.' }),
   transcript_url: z.string().nullable().openapi({ description: 'Storage key of the transcript (not a URL).' }),
   recording_download_url: z.string().nullable().openapi({ description: 'Signed link to the WAV; needs no API key.' }),
-  transcript_download_url: z.string().nullable().openapi({ description: 'Signed link to the transcript text; needs no API key.' }),
+  transcript_download_url: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Signed link to the transcript text; needs no API key.' }),
   download_urls_expire_at: Timestamp.nullable().openapi({ description: 'One hour after this request.' }),
   logs: z.array(RunLog),
   sms: z.array(RunSms),
@@ -117,11 +135,12 @@ export const ConversationIdParams = z.object({
 });
 
 export const LegacyWorkflowIdParam = z.object({
-  workflow_id: z.int().gte(1).openapi({ description: 'The agent\'s integer id.' }),
+  workflow_id: z.int().gte(1).openapi({ description: "The agent's integer id." }),
 });
 
 export const IdempotencyKeyHeader = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().openapi({
-    description: 'Optional. A retried request with the same key returns the first response and never dials twice (kept 24 h).',
+    description:
+      'Optional. A retried request with the same key returns the first response and never dials twice (kept 24 h).',
   }),
 });

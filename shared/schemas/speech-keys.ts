@@ -4,20 +4,35 @@ import { SPEECH_PROVIDERS } from '../repositories/speech-keys.ts';
 import { Timestamp } from './common.ts';
 
 export const SpeechProviderParam = z.object({
-  provider: z.enum(SPEECH_PROVIDERS).openapi({ description: '`deepgram` (speech to text), `elevenlabs` or `openai` (text to speech).' }),
+  provider: z
+    .enum(SPEECH_PROVIDERS)
+    .openapi({ description: '`deepgram` (speech to text), `elevenlabs` or `openai` (text to speech).' }),
 });
 
 export const SpeechKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z.url({ protocol: /^https$/ }).max(500).optional().openapi({ description: 'For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).' }),
+    api_url: z
+      .url({ protocol: /^https$/ })
+      .max(500)
+      .optional()
+      .openapi({
+        description:
+          'For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).',
+      }),
   })
   .openapi('SpeechKeyRequest');
 
 export const SpeechKeyStatus = z
-  .object({ provider: z.enum(SPEECH_PROVIDERS), api_url: z.string().nullable(), key_last4: z.string(), updated_at: Timestamp })
+  .object({
+    provider: z.enum(SPEECH_PROVIDERS),
+    api_url: z.string().nullable(),
+    key_last4: z.string(),
+    updated_at: Timestamp,
+  })
   .openapi('SpeechKeyStatus', { description: 'The key itself is stored encrypted and never returned.' });
 
 export const SpeechKeyList = pageOf(SpeechKeyStatus, 'SpeechKeyList').openapi({
-    description: "The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech.",
-  });
+  description:
+    "The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech.",
+});

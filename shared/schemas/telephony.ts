@@ -12,8 +12,13 @@ export const DownloadTokenParam = z.object({
 
 export const TwilioCredentials = z.object({
   provider: z.literal('twilio'),
-  account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID: AC followed by 32 hex digits').openapi({ example: 'AC0123456789abcdef0123456789abcdef' }),
-  auth_token: z.string().min(16).max(128).openapi({ description: 'The account\'s auth token; it also verifies Twilio\'s webhook signatures. Never returned.' }),
+  account_sid: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID: AC followed by 32 hex digits')
+    .openapi({ example: 'AC0123456789abcdef0123456789abcdef' }),
+  auth_token: z.string().min(16).max(128).openapi({
+    description: "The account's auth token; it also verifies Twilio's webhook signatures. Never returned.",
+  }),
 });
 
 export const TelnyxCredentials = z.object({
@@ -23,8 +28,12 @@ export const TelnyxCredentials = z.object({
     .string()
     .max(44)
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'the base64 Ed25519 public key of the Telnyx account (44 characters)')
-    .openapi({ description: 'The account\'s webhook signing public key (Ed25519, base64).' }),
-  connection_id: z.string().min(1).max(64).openapi({ description: 'The Call Control application calls are placed on.' }),
+    .openapi({ description: "The account's webhook signing public key (Ed25519, base64)." }),
+  connection_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ description: 'The Call Control application calls are placed on.' }),
 });
 
 /** A provider account: the platform's own (a secret of the stack) or an organization's. */
@@ -36,20 +45,22 @@ export const MAX_CALLS_PER_SECOND = 100;
 export const TelephonyConfigRequest = z
   .object({
     credentials: TelephonyCredentials,
-    caller_id: E164PhoneNumber.openapi({ description: 'The number calls show; the account must own it (checked with the provider).' }),
-    calls_per_second: z
-      .number()
-      .positive()
-      .max(MAX_CALLS_PER_SECOND)
-      .default(1)
-      .openapi({ description: 'The account\'s outbound call rate limit at the provider (Twilio\'s default is 1). Calls are paced to stay under it.' }),
+    caller_id: E164PhoneNumber.openapi({
+      description: 'The number calls show; the account must own it (checked with the provider).',
+    }),
+    calls_per_second: z.number().positive().max(MAX_CALLS_PER_SECOND).default(1).openapi({
+      description:
+        "The account's outbound call rate limit at the provider (Twilio's default is 1). Calls are paced to stay under it.",
+    }),
   })
   .openapi('TelephonyConfigRequest');
 
 export const TelephonyConfigResponse = z
   .object({
     provider: z.enum(['twilio', 'telnyx']),
-    account_id: z.string().openapi({ description: 'The Twilio Account SID or the Telnyx connection id. Secrets are never returned.' }),
+    account_id: z
+      .string()
+      .openapi({ description: 'The Twilio Account SID or the Telnyx connection id. Secrets are never returned.' }),
     caller_id: z.string(),
     calls_per_second: z.number(),
     updated_at: Timestamp,

@@ -2,15 +2,24 @@ import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { PaginationQuery } from './pagination.ts';
 
-const Instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).openapi({ description: 'ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with an offset.' });
+const Instant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .openapi({ description: 'ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with an offset.' });
 
 export const UsageQuery = z.object({
-  from: Instant.optional().openapi({ description: 'Start (inclusive); default: the first day of the current month (UTC).' }),
+  from: Instant.optional().openapi({
+    description: 'Start (inclusive); default: the first day of the current month (UTC).',
+  }),
   to: Instant.optional().openapi({ description: 'End (exclusive); default: now.' }),
   group_by: z.enum(['day', 'month']).default('day'),
 });
 
-const Figures = { calls: z.int(), answered_calls: z.int(), minutes: z.int().openapi({ description: 'Billed minutes: each call rounded up.' }), cost_usd: z.number() };
+const Figures = {
+  calls: z.int(),
+  answered_calls: z.int(),
+  minutes: z.int().openapi({ description: 'Billed minutes: each call rounded up.' }),
+  cost_usd: z.number(),
+};
 
 export const UsageReport = z
   .object({
@@ -32,13 +41,17 @@ export const CurrentPeriodUsage = z
     as_of: Timestamp.openapi({ description: 'The figures cover calls that ended before this instant (now).' }),
     ...Figures,
   })
-  .openapi('CurrentPeriodUsage', { description: 'The current billing period (calendar month, UTC) so far, from the billing records.' });
+  .openapi('CurrentPeriodUsage', {
+    description: 'The current billing period (calendar month, UTC) so far, from the billing records.',
+  });
 
 export const DailyUsage = z
   .object({
     from: Timestamp,
     to: Timestamp,
-    days: z.array(z.object({ date: z.iso.date().openapi({ example: '2026-11-23' }), ...Figures })).openapi({ description: 'One item per UTC day of the range, oldest first; days without calls carry zeros.' }),
+    days: z
+      .array(z.object({ date: z.iso.date().openapi({ example: '2026-11-23' }), ...Figures }))
+      .openapi({ description: 'One item per UTC day of the range, oldest first; days without calls carry zeros.' }),
   })
   .openapi('DailyUsage');
 
@@ -46,17 +59,27 @@ export const BilledRun = z
   .object({
     run_id: z.int(),
     workflow_id: z.int(),
-    status: z.string().openapi({ description: 'Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`.' }),
+    status: z
+      .string()
+      .openapi({ description: 'Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`.' }),
     started_at: Timestamp,
     ended_at: Timestamp,
     duration_seconds: z.int(),
     billed_minutes: z.int().openapi({ description: 'The duration rounded up to whole minutes.' }),
     cost_usd: z.number(),
   })
-  .openapi('BilledRun', { description: 'A billing record of one call; it survives the run\'s deletion.' });
+  .openapi('BilledRun', { description: "A billing record of one call; it survives the run's deletion." });
 
 export const BilledRunPage = z
-  .object({ from: Timestamp, to: Timestamp, items: z.array(BilledRun), page: z.int(), limit: z.int(), total_count: z.int(), total_pages: z.int() })
+  .object({
+    from: Timestamp,
+    to: Timestamp,
+    items: z.array(BilledRun),
+    page: z.int(),
+    limit: z.int(),
+    total_count: z.int(),
+    total_pages: z.int(),
+  })
   .openapi('BilledRunPage');
 
 export const BilledRunsQuery = UsageCsvQuery.extend(PaginationQuery.shape);

@@ -15,17 +15,48 @@ export const VOICE_DEFAULTS = {
 
 export const WorkflowConfigurations = z
   .looseObject({
-    language: z.string().min(2).max(16).optional().openapi({ description: `BCP 47 language of the call (speech-to-text, text-to-speech, model). Default \`${VOICE_DEFAULTS.language}\`.` }),
-    voice: z.string().min(1).max(100).optional().openapi({ description: 'Text-to-speech voice id of the provider (ElevenLabs voice id, or an OpenAI voice name). Default: the platform\'s `TTS_VOICE`.' }),
-    model: z.string().min(1).max(100).optional().openapi({ description: 'Chat model name at the OpenAI-compatible API. Default: the platform\'s `LLM_MODEL` (or the organization key\'s model).' }),
-    temperature: z.number().min(0).max(2).optional().openapi({ description: `Sampling temperature of the model. Default ${VOICE_DEFAULTS.temperature}.` }),
+    language: z
+      .string()
+      .min(2)
+      .max(16)
+      .optional()
+      .openapi({
+        description: `BCP 47 language of the call (speech-to-text, text-to-speech, model). Default \`${VOICE_DEFAULTS.language}\`.`,
+      }),
+    voice: z.string().min(1).max(100).optional().openapi({
+      description:
+        "Text-to-speech voice id of the provider (ElevenLabs voice id, or an OpenAI voice name). Default: the platform's `TTS_VOICE`.",
+    }),
+    model: z.string().min(1).max(100).optional().openapi({
+      description:
+        "Chat model name at the OpenAI-compatible API. Default: the platform's `LLM_MODEL` (or the organization key's model).",
+    }),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .optional()
+      .openapi({ description: `Sampling temperature of the model. Default ${VOICE_DEFAULTS.temperature}.` }),
     first_message: z.string().min(1).max(1000).optional().openapi({
-      description: 'Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call.',
+      description:
+        'Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call.',
     }),
-    max_call_seconds: z.int().min(10).max(3600).optional().openapi({ description: `Longest call; the agent then says goodbye and hangs up. Default ${VOICE_DEFAULTS.max_call_seconds}.` }),
-    silence_timeout_seconds: z.number().min(2).max(120).optional().openapi({
-      description: `Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default ${VOICE_DEFAULTS.silence_timeout_seconds}.`,
-    }),
+    max_call_seconds: z
+      .int()
+      .min(10)
+      .max(3600)
+      .optional()
+      .openapi({
+        description: `Longest call; the agent then says goodbye and hangs up. Default ${VOICE_DEFAULTS.max_call_seconds}.`,
+      }),
+    silence_timeout_seconds: z
+      .number()
+      .min(2)
+      .max(120)
+      .optional()
+      .openapi({
+        description: `Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default ${VOICE_DEFAULTS.silence_timeout_seconds}.`,
+      }),
   })
   .openapi('WorkflowConfigurations', { description: "The agent's voice settings; other keys are kept unchanged." });
 export type WorkflowConfigurations = z.infer<typeof WorkflowConfigurations>;
@@ -37,5 +68,5 @@ export const WorkflowDefinitionDoc = {
     '`greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the ' +
     'conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` ' +
     '(array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after ' +
-    'a silence). Text may use `{{initial_context.<key>}}`, filled from the call\'s `initial_context` over `template_context_variables`.',
+    "a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`.",
 };

@@ -26,10 +26,15 @@ const CallEndData = z.object({
   ...CallIdentity,
   status: z.enum(['completed', 'busy', 'no_answer', 'voicemail', 'failed']),
   ended_at: Timestamp,
-  duration_seconds: z.int().openapi({ description: 'Whole seconds from answer to hang-up; 0 when never answered.', example: 37 }),
+  duration_seconds: z
+    .int()
+    .openapi({ description: 'Whole seconds from answer to hang-up; 0 when never answered.', example: 37 }),
   gathered_context: JsonObject.openapi({ example: { call_disposition: 'confirmed' } }),
   call_disposition: z.string().nullable().openapi({ example: 'confirmed' }),
-  recording_url: z.string().nullable().openapi({ description: 'Storage key of the recording (fetch a link with the API).', example: 'runs/org-1/agent-42/run-1001/recording.wav' }),
+  recording_url: z.string().nullable().openapi({
+    description: 'Storage key of the recording (fetch a link with the API).',
+    example: 'runs/org-1/agent-42/run-1001/recording.wav',
+  }),
   transcript_url: z.string().nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
   cost: CallCost.nullable(),
 });
@@ -133,11 +138,35 @@ const sampleCampaign = {
 /** A sample of each event, with the organization's id: what `POST /webhooks/{id}/test` sends and the docs show. */
 export function sampleEvent(type: WebhookEventType, organizationId = 1): WebhookEvent {
   const samples: Record<WebhookEventType, WebhookEvent> = {
-    'call.started': { type: 'call.started', timestamp: '2026-11-23T10:15:05.000Z', data: { ...sampleCall, answered_at: '2026-11-23T10:15:05.000Z' } },
+    'call.started': {
+      type: 'call.started',
+      timestamp: '2026-11-23T10:15:05.000Z',
+      data: { ...sampleCall, answered_at: '2026-11-23T10:15:05.000Z' },
+    },
     'call.completed': { type: 'call.completed', timestamp: SAMPLE_TIME, data: { ...sampleEnd, status: 'completed' } },
-    'call.failed': { type: 'call.failed', timestamp: SAMPLE_TIME, data: { ...sampleEnd, status: 'failed', duration_seconds: 0, gathered_context: {}, call_disposition: null, recording_url: null, transcript_url: null } },
-    'campaign.completed': { type: 'campaign.completed', timestamp: SAMPLE_TIME, data: { ...sampleCampaign, state: 'completed', completed_at: SAMPLE_TIME } },
-    'campaign.paused': { type: 'campaign.paused', timestamp: SAMPLE_TIME, data: { ...sampleCampaign, state: 'paused', processed_rows: 37, completed_at: null } },
+    'call.failed': {
+      type: 'call.failed',
+      timestamp: SAMPLE_TIME,
+      data: {
+        ...sampleEnd,
+        status: 'failed',
+        duration_seconds: 0,
+        gathered_context: {},
+        call_disposition: null,
+        recording_url: null,
+        transcript_url: null,
+      },
+    },
+    'campaign.completed': {
+      type: 'campaign.completed',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleCampaign, state: 'completed', completed_at: SAMPLE_TIME },
+    },
+    'campaign.paused': {
+      type: 'campaign.paused',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleCampaign, state: 'paused', processed_rows: 37, completed_at: null },
+    },
   };
   const sample = samples[type];
   return { ...sample, data: { ...sample.data, organization_id: organizationId } } as WebhookEvent;

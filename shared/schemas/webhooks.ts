@@ -11,13 +11,25 @@ const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {
 
 export const CreateWebhookRequest = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).openapi({ description: guardedUrlDescription('The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed.', '10 s per attempt, 64 KiB of response read'), example: 'https://example.com/hooks/voice' }),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .openapi({
+        description: guardedUrlDescription(
+          'The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed.',
+          '10 s per attempt, 64 KiB of response read',
+        ),
+        example: 'https://example.com/hooks/voice',
+      }),
     events: z
       .array(EventType)
       .min(1)
       .max(20)
       .default(['call.completed'])
-      .openapi({ description: 'The events this endpoint receives (each one of the catalogue); default `["call.completed"]`.', example: ['call.completed', 'call.failed'] }),
+      .openapi({
+        description: 'The events this endpoint receives (each one of the catalogue); default `["call.completed"]`.',
+        example: ['call.completed', 'call.failed'],
+      }),
   })
   .openapi('CreateWebhookRequest');
 
@@ -28,34 +40,51 @@ export const Webhook = z
     events: z.array(z.string()),
     status: z.enum(['active', 'disabled']).openapi({ description: '`disabled` after the endpoint answered 410 Gone.' }),
     disabled_reason: z.string().nullable(),
-    previous_secret_expires_at: Timestamp.nullable().openapi({ description: 'After a secret rotation: until when deliveries are also signed with the previous secret.' }),
+    previous_secret_expires_at: Timestamp.nullable().openapi({
+      description: 'After a secret rotation: until when deliveries are also signed with the previous secret.',
+    }),
     created_at: Timestamp,
   })
   .openapi('Webhook');
 
 export const CreatedWebhook = Webhook.extend({
-  secret: z.string().openapi({ description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response; stored encrypted.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+  secret: z.string().openapi({
+    description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response; stored encrypted.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  }),
 }).openapi('CreatedWebhook');
 
 export const UpdateWebhookRequest = z
   .object({
-    events: z.array(EventType).min(1).max(20).optional().openapi({ description: 'The events this endpoint receives from now on (replaces the list).', example: ['call.completed', 'campaign.completed'] }),
+    events: z
+      .array(EventType)
+      .min(1)
+      .max(20)
+      .optional()
+      .openapi({
+        description: 'The events this endpoint receives from now on (replaces the list).',
+        example: ['call.completed', 'campaign.completed'],
+      }),
   })
   .openapi('UpdateWebhookRequest');
 
 export const RotateSecretRequest = z
   .object({
-    overlap_seconds: z
-      .int()
-      .gte(0)
-      .lte(604_800)
-      .default(DEFAULT_ROTATION_OVERLAP_SECONDS)
-      .openapi({ description: 'How long deliveries also carry a signature with the previous secret (default 24 h, at most 7 days; 0 ends it at once).', example: 3600 }),
+    overlap_seconds: z.int().gte(0).lte(604_800).default(DEFAULT_ROTATION_OVERLAP_SECONDS).openapi({
+      description:
+        'How long deliveries also carry a signature with the previous secret (default 24 h, at most 7 days; 0 ends it at once).',
+      example: 3600,
+    }),
   })
   .openapi('RotateSecretRequest');
 
 export const TestWebhookRequest = z
-  .object({ event_type: EventType.optional().openapi({ description: 'The sample to send; default: the first event the endpoint subscribes to.', example: 'call.completed' }) })
+  .object({
+    event_type: EventType.optional().openapi({
+      description: 'The sample to send; default: the first event the endpoint subscribes to.',
+      example: 'call.completed',
+    }),
+  })
   .openapi('TestWebhookRequest');
 
 export const WebhookTestResult = z
@@ -73,11 +102,20 @@ export const WebhookList = pageOf(Webhook, 'WebhookList');
 
 export const WebhookIdParam = z.object({ webhook_id: z.string().regex(/^wh_[A-Za-z0-9]{16}$/) });
 export const DeliveryParams = WebhookIdParam.extend({
-  delivery_id: z.string().regex(/^msg_[A-Za-z0-9_-]{1,200}$/).openapi({ description: 'The delivery\'s `message_id` (its `webhook-id` header).' }),
+  delivery_id: z
+    .string()
+    .regex(/^msg_[A-Za-z0-9_-]{1,200}$/)
+    .openapi({ description: "The delivery's `message_id` (its `webhook-id` header)." }),
 });
 
 export const DeliveryAttempt = z
-  .object({ attempt: z.int(), at: Timestamp, status_code: z.int().nullable(), error: z.string().nullable(), duration_ms: z.int() })
+  .object({
+    attempt: z.int(),
+    at: Timestamp,
+    status_code: z.int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.int(),
+  })
   .openapi('WebhookDeliveryAttempt');
 
 export const Delivery = z

@@ -21,7 +21,9 @@ const context = (orgId: number) => ({ organizationId: String(orgId) });
 
 export function listTemplates() {
   return {
-    items: AGENT_TEMPLATES.map(({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => template),
+    items: AGENT_TEMPLATES.map(
+      ({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => template,
+    ),
   };
 }
 
@@ -30,7 +32,16 @@ async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: '
   const stored = await modelKeys.getModelKey(orgId);
   if (!stored) return { model: await platformModel(), owner: 'platform' };
   const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return { model: remoteModel({ apiUrl: stored.api_url, apiKey, model: stored.model, fetch: organizationModelFetch, upstream: "The organization's language model" }), owner: 'organization' };
+  return {
+    model: remoteModel({
+      apiUrl: stored.api_url,
+      apiKey,
+      model: stored.model,
+      fetch: organizationModelFetch,
+      upstream: "The organization's language model",
+    }),
+    owner: 'organization',
+  };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
@@ -47,14 +58,25 @@ export async function setModelKey(orgId: number, request: { api_key: string; api
 
 export async function modelKeyStatus(orgId: number) {
   const stored = await modelKeys.getModelKey(orgId);
-  return stored ? { configured: true, api_url: stored.api_url, model: stored.model, key_last4: stored.key_last4, updated_at: stored.updated_at } : { configured: false, api_url: null, model: null, key_last4: null, updated_at: null };
+  return stored
+    ? {
+        configured: true,
+        api_url: stored.api_url,
+        model: stored.model,
+        key_last4: stored.key_last4,
+        updated_at: stored.updated_at,
+      }
+    : { configured: false, api_url: null, model: null, key_last4: null, updated_at: null };
 }
 
 export async function clearModelKey(orgId: number): Promise<void> {
   if (!(await modelKeys.deleteModelKey(orgId))) throw new NotFoundError('No model key is set');
 }
 
-export async function translatePrompt(orgId: number, request: { text: string; target_language: string; context: string }) {
+export async function translatePrompt(
+  orgId: number,
+  request: { text: string; target_language: string; context: string },
+) {
   const { model, owner } = await modelFor(orgId);
   const translated = await model.complete({
     system: `Translate the user's text for a voice agent. Keep {{placeholders}} unchanged. Context: ${request.context}\nTarget language: ${request.target_language}`,
@@ -65,24 +87,51 @@ export async function translatePrompt(orgId: number, request: { text: string; ta
 
 export async function createFromTemplate(
   orgId: number,
-  request: { template_id: string; variables: Record<string, string>; language: string; agent_name: string; generate_with_ai: boolean },
+  request: {
+    template_id: string;
+    variables: Record<string, string>;
+    language: string;
+    agent_name: string;
+    generate_with_ai: boolean;
+  },
 ) {
   const template = AGENT_TEMPLATES.find((candidate) => candidate.id === request.template_id);
   if (!template) throw new NotFoundError(`Template '${request.template_id}' not found`);
-  const missing = template.variables.filter((variable) => variable.required && !request.variables[variable.name]?.trim());
+  const missing = template.variables.filter(
+    (variable) => variable.required && !request.variables[variable.name]?.trim(),
+  );
   if (missing.length) {
-    throw new RequestValidationError(missing.map((variable) => ({ type: 'missing', loc: ['body', 'variables', variable.name], msg: 'Field required', input: request.variables })));
+    throw new RequestValidationError(
+      missing.map((variable) => ({
+        type: 'missing',
+        loc: ['body', 'variables', variable.name],
+        msg: 'Field required',
+        input: request.variables,
+      })),
+    );
   }
   if (!template.languages.includes(request.language)) {
     throw new RequestValidationError([
-      { type: 'value_error', loc: ['body', 'language'], msg: `Value error, template ${template.id} is available in ${template.languages.join(', ')}`, input: request.language, ctx: { error: 'unsupported language' } },
+      {
+        type: 'value_error',
+        loc: ['body', 'language'],
+        msg: `Value error, template ${template.id} is available in ${template.languages.join(', ')}`,
+        input: request.language,
+        ctx: { error: 'unsupported language' },
+      },
     ]);
   }
   let steps = template.workflow_definition.steps;
   if (request.generate_with_ai) {
     const { model } = await modelFor(orgId);
-    const written = await model.complete({ system: `Write one question per topic for a phone agent, language ${request.language}.`, prompt: fillTemplate(template.brief, request.variables) });
-    steps = written.split('\n').map((line) => line.trim()).filter(Boolean);
+    const written = await model.complete({
+      system: `Write one question per topic for a phone agent, language ${request.language}.`,
+      prompt: fillTemplate(template.brief, request.variables),
+    });
+    steps = written
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
   }
   return createAgent(orgId, {
     name: request.agent_name,
@@ -113,12 +162,25 @@ async function fetchPage(url: string): Promise<{ title?: string; text: string }>
 }
 
 /** Call flow from the script, facts from the script and the website (script wins); creates nothing. */
-export async function analyzeScript(request: { script_text: string; url?: string; company_name: string; language: string }) {
+export async function analyzeScript(request: {
+  script_text: string;
+  url?: string;
+  company_name: string;
+  language: string;
+}) {
   const site = request.url ? await fetchPage(request.url) : null;
-  const { facts, conflicts } = mergeFacts(factsFrom(request.script_text, 'script'), site ? factsFrom(site.text, 'website', site.title) : null);
-  return { company_name: request.company_name, language: request.language, call_flow: callFlowFrom(request.script_text), facts, conflicts };
+  const { facts, conflicts } = mergeFacts(
+    factsFrom(request.script_text, 'script'),
+    site ? factsFrom(site.text, 'website', site.title) : null,
+  );
+  return {
+    company_name: request.company_name,
+    language: request.language,
+    call_flow: callFlowFrom(request.script_text),
+    facts,
+    conflicts,
+  };
 }
-
 
 /** An agent from an analysis: its call flow becomes the definition, its facts the agent's variables. */
 export async function createFromScript(orgId: number, request: { agent_name: string; analysis: ScriptAnalysis }) {

@@ -16,12 +16,18 @@ export const MAX_TOOLS_PER_AGENT = 32;
 const documentView = ({ storage_key: _key, ...document }: repository.KnowledgeDocumentRecord) => document;
 
 /** Stores the text in S3 (the original) and its passages in the table (what search reads). */
-export async function addKnowledgeDocument(orgId: number, agentRef: string, request: { title: string; content: string }) {
+export async function addKnowledgeDocument(
+  orgId: number,
+  agentRef: string,
+  request: { title: string; content: string },
+) {
   const agent = await getAgent(orgId, agentRef);
   const passages = chunkText(request.content);
   const existing = (await repository.allPassages(orgId, agent.id)).length;
   if (existing + passages.length > MAX_KNOWLEDGE_PASSAGES) {
-    throw new ConflictError(`The knowledge base of this agent is full (${MAX_KNOWLEDGE_PASSAGES} passages); delete documents first`);
+    throw new ConflictError(
+      `The knowledge base of this agent is full (${MAX_KNOWLEDGE_PASSAGES} passages); delete documents first`,
+    );
   }
   const id = `doc_${randomAlphanumeric(16)}`;
   const document: repository.KnowledgeDocumentRecord = {
@@ -55,7 +61,15 @@ export async function deleteKnowledgeDocument(orgId: number, agentRef: string, d
 export async function searchKnowledge(orgId: number, agentRef: string, query: { q: string; limit: number }) {
   const agent = await getAgent(orgId, agentRef);
   const ranked = rankPassages(query.q, await repository.allPassages(orgId, agent.id), query.limit);
-  return { query: query.q, passages: ranked.map(({ document_id, title, text, score }) => ({ document_id, title, text, score: Math.round(score * 1000) / 1000 })) };
+  return {
+    query: query.q,
+    passages: ranked.map(({ document_id, title, text, score }) => ({
+      document_id,
+      title,
+      text,
+      score: Math.round(score * 1000) / 1000,
+    })),
+  };
 }
 
 /** Header values are write-only: a tool shows which headers it sends, not what they hold. */
@@ -69,16 +83,25 @@ const toolView = ({ header_names, headers_ciphertext: _sealed, ...tool }: reposi
 export async function createTool(
   orgId: number,
   agentRef: string,
-  request: Pick<repository.ToolRecord, 'name' | 'description' | 'method' | 'url' | 'parameters'> & { headers: Record<string, string> },
+  request: Pick<repository.ToolRecord, 'name' | 'description' | 'method' | 'url' | 'parameters'> & {
+    headers: Record<string, string>;
+  },
 ) {
   const agent = await getAgent(orgId, agentRef);
   await assertPublicUrl(request.url, 'Tool');
   const tools = await repository.listTools(orgId, agent.id);
-  if (tools.some((tool) => tool.name === request.name)) throw new ConflictError(`The agent already has a tool named ${request.name}`);
+  if (tools.some((tool) => tool.name === request.name))
+    throw new ConflictError(`The agent already has a tool named ${request.name}`);
   if (tools.length >= MAX_TOOLS_PER_AGENT) throw new ConflictError(`An agent has at most ${MAX_TOOLS_PER_AGENT} tools`);
   const { headers, ...fields } = request;
   const id = `tool_${randomAlphanumeric(16)}`;
-  const tool: repository.ToolRecord = { id, workflow_id: agent.id, created_at: new Date().toISOString(), ...fields, ...(await sealToolHeaders(orgId, id, headers)) };
+  const tool: repository.ToolRecord = {
+    id,
+    workflow_id: agent.id,
+    created_at: new Date().toISOString(),
+    ...fields,
+    ...(await sealToolHeaders(orgId, id, headers)),
+  };
   await repository.putTool(orgId, tool);
   return toolView(tool);
 }

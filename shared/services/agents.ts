@@ -50,7 +50,10 @@ export interface AgentList {
 }
 
 /** Agents in order while the JSON body stays within the budget, reading no further than needed. */
-async function agentsWithinBudget(orgId: number, statuses: readonly AgentStatus[]): Promise<{ agents: Agent[]; truncated: boolean }> {
+async function agentsWithinBudget(
+  orgId: number,
+  statuses: readonly AgentStatus[],
+): Promise<{ agents: Agent[]; truncated: boolean }> {
   const agents: Agent[] = [];
   let bytes = 2;
   for await (const page of repository.agentPages(orgId, statuses)) {
@@ -58,7 +61,14 @@ async function agentsWithinBudget(orgId: number, statuses: readonly AgentStatus[
     agents.push(...fitted.items);
     bytes = fitted.bytes;
     // Cut at a whole number of pages of AGENT_LIST_MAX_LIMIT, so the rest are pages of the same size.
-    if (fitted.truncated) return { agents: agents.length > AGENT_LIST_MAX_LIMIT ? agents.slice(0, agents.length - (agents.length % AGENT_LIST_MAX_LIMIT)) : agents, truncated: true };
+    if (fitted.truncated)
+      return {
+        agents:
+          agents.length > AGENT_LIST_MAX_LIMIT
+            ? agents.slice(0, agents.length - (agents.length % AGENT_LIST_MAX_LIMIT))
+            : agents,
+        truncated: true,
+      };
   }
   return { agents, truncated: false };
 }
@@ -68,7 +78,10 @@ async function agentsWithinBudget(orgId: number, statuses: readonly AgentStatus[
  * Either way the body stays under MAX_LIST_BODY_BYTES (Lambda answers at most 6 MB): agents past
  * it are left out and `truncated` is set, with the total count.
  */
-export async function listAgents(orgId: number, query: { status?: string; page?: number; limit?: number }): Promise<AgentList> {
+export async function listAgents(
+  orgId: number,
+  query: { status?: string; page?: number; limit?: number },
+): Promise<AgentList> {
   const statuses = parseAgentStatusFilter(query.status);
   if (query.page === undefined && query.limit === undefined) {
     const { agents, truncated } = await agentsWithinBudget(orgId, statuses);
@@ -80,7 +93,12 @@ export async function listAgents(orgId: number, query: { status?: string; page?:
     repository.listAgents(orgId, statuses, pageOffset(page), page.limit),
   ]);
   const fitted = takeWithinBytes(agents, MAX_LIST_BODY_BYTES);
-  return { agents: fitted.items, totalCount, totalPages: totalPages(totalCount, page.limit), ...(fitted.truncated && { truncated: true }) };
+  return {
+    agents: fitted.items,
+    totalCount,
+    totalPages: totalPages(totalCount, page.limit),
+    ...(fitted.truncated && { truncated: true }),
+  };
 }
 
 const concurrentChange = () => new ConflictError('The agent was changed by another request; fetch it and retry');
@@ -105,7 +123,12 @@ export async function updateAgent(orgId: number, agentRef: string, changes: Upda
 export async function setAgentStatus(orgId: number, agentRef: string, status: AgentStatus): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
   if (current.status === status) return current;
-  const updated = await repository.updateAgentFields(orgId, current.id, { status, updated_at: new Date().toISOString() }, current.updated_at);
+  const updated = await repository.updateAgentFields(
+    orgId,
+    current.id,
+    { status, updated_at: new Date().toISOString() },
+    current.updated_at,
+  );
   if (!updated) throw concurrentChange();
   return updated;
 }

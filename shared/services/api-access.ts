@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { APIGatewayClient, ConflictException, CreateApiKeyCommand, CreateUsagePlanKeyCommand, FlushStageAuthorizersCacheCommand, GetApiKeysCommand } from '@aws-sdk/client-api-gateway';
+import {
+  APIGatewayClient,
+  ConflictException,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  FlushStageAuthorizersCacheCommand,
+  GetApiKeysCommand,
+} from '@aws-sdk/client-api-gateway';
 import { requiredSetting } from '../config/settings.ts';
 
 /**
@@ -23,11 +30,14 @@ export async function registerUsagePlanKey(organizationId: number, value: string
   const usagePlanId = requiredSetting('USAGE_PLAN_ID');
   let keyId: string | undefined;
   try {
-    keyId = (await gateway.send(new CreateApiKeyCommand({ name: apiKeyName(organizationId), value, enabled: true }))).id;
+    keyId = (await gateway.send(new CreateApiKeyCommand({ name: apiKeyName(organizationId), value, enabled: true })))
+      .id;
   } catch (error) {
     if (!(error instanceof ConflictException)) throw error;
     // Created by an earlier, interrupted attempt: find it by name and value.
-    const existing = await gateway.send(new GetApiKeysCommand({ nameQuery: apiKeyName(organizationId), includeValues: true }));
+    const existing = await gateway.send(
+      new GetApiKeysCommand({ nameQuery: apiKeyName(organizationId), includeValues: true }),
+    );
     keyId = existing.items?.find((key) => key.value === value)?.id;
   }
   if (!keyId) throw new Error(`API Gateway returned no id for the API key of organization ${organizationId}`);
@@ -43,5 +53,10 @@ export async function registerUsagePlanKey(organizationId: number, value: string
  * revoked key or a suspended organization is refused at once instead of after the cache TTL.
  */
 export async function flushAuthorizerCache(): Promise<void> {
-  await client().send(new FlushStageAuthorizersCacheCommand({ restApiId: requiredSetting('REST_API_ID'), stageName: requiredSetting('API_STAGE_NAME') }));
+  await client().send(
+    new FlushStageAuthorizersCacheCommand({
+      restApiId: requiredSetting('REST_API_ID'),
+      stageName: requiredSetting('API_STAGE_NAME'),
+    }),
+  );
 }

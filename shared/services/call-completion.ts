@@ -31,12 +31,19 @@ export async function completeCall(report: CompletionReport): Promise<boolean> {
     status: report.outcome,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
-    gathered_context: { ...gathered, call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[report.outcome] },
+    gathered_context: {
+      ...gathered,
+      call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[report.outcome],
+    },
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
     logs: [
       ...(run.logs ?? []),
-      { timestamp: report.endedAt, level: report.outcome === 'failed' ? 'ERROR' : 'INFO', message: report.reason ?? `Call ended: ${report.outcome}` },
+      {
+        timestamp: report.endedAt,
+        level: report.outcome === 'failed' ? 'ERROR' : 'INFO',
+        message: report.reason ?? `Call ended: ${report.outcome}`,
+      },
     ],
     cost,
   };

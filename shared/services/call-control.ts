@@ -12,7 +12,12 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
-import { CALL_LIFECYCLE_ARN_VARIABLE, MAX_CALL_SECONDS, WATCHDOG_MARGIN_SECONDS, type CallLifecycleInput } from './calls.ts';
+import {
+  CALL_LIFECYCLE_ARN_VARIABLE,
+  MAX_CALL_SECONDS,
+  WATCHDOG_MARGIN_SECONDS,
+  type CallLifecycleInput,
+} from './calls.ts';
 import { newRun } from './new-run.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 
@@ -41,12 +46,16 @@ export type DialResult = { callId: string } | { retryInSeconds: number } | { ski
 export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.now): Promise<DialResult> {
   const run = await runs.getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
   // The numbers come from the run, not the execution input (which outlives a deleted run).
-  if (!run || run.status !== 'in_progress' || !run.phone_number) return { skipped: 'The run ended before it was dialed' };
+  if (!run || run.status !== 'in_progress' || !run.phone_number)
+    return { skipped: 'The run ended before it was dialed' };
   // An incoming call, or a dial whose earlier attempt reached the provider: never ring twice.
   if (run.provider_call_id) return { skipped: 'The call is already connected' };
   const account = await accountOf(call.ref.organizationId);
   const from = run.from_number || account.callerId;
-  if (!from) throw new Error('No caller id: assign an outbound number to the agent, or set DEFAULT_CALLER_ID (platform account) or the organization\'s caller_id');
+  if (!from)
+    throw new Error(
+      "No caller id: assign an outbound number to the agent, or set DEFAULT_CALLER_ID (platform account) or the organization's caller_id",
+    );
   const slot = await reserveCallSlot(account.key, account.callsPerSecond, MAX_SLOT_WAIT_MS, now);
   if ('waitMs' in slot) return { retryInSeconds: Math.max(1, Math.floor((slot.waitMs - MAX_SLOT_WAIT_MS / 2) / 1000)) };
   const delay = slot.slotAt - now();
@@ -59,7 +68,11 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
     streamToken: mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, call.runRef),
   });
-  await runs.updateActiveRun(call.ref, { provider_call_id: callId }, { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` });
+  await runs.updateActiveRun(
+    call.ref,
+    { provider_call_id: callId },
+    { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
+  );
   return { callId };
 }
 
@@ -72,14 +85,24 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
   const agent = await getAgent(orgId, agentRef);
   const run = await runs.getRun(orgId, agent.id, runId);
   if (!run) throw new NotFoundError('Conversation not found');
-  if (run.status !== 'in_progress' || !run.phone_number) throw new ConflictError('The conversation is not a call in progress');
+  if (run.status !== 'in_progress' || !run.phone_number)
+    throw new ConflictError('The conversation is not a call in progress');
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
   if (!run.provider_call_id) {
-    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'Ended through the API before the call was dialed' });
+    await completeCall({
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'Ended through the API before the call was dialed',
+    });
   } else {
     const account = await accountOf(orgId);
     await account.adapter.hangUp(run.provider_call_id);
-    await runs.updateActiveRun(ref, {}, { timestamp: new Date().toISOString(), level: 'INFO', message: 'Hang-up requested through the API' });
+    await runs.updateActiveRun(
+      ref,
+      {},
+      { timestamp: new Date().toISOString(), level: 'INFO', message: 'Hang-up requested through the API' },
+    );
   }
   return { workflow_run_id: runId, status: 'ending' as const };
 }
@@ -154,7 +177,12 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
   try {
     await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, lifecycle);
   } catch (error) {
-    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The incoming call could not be started' });
+    await completeCall({
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'The incoming call could not be started',
+    });
     throw error;
   }
   return connect(runRef);

@@ -114,7 +114,10 @@ export async function placeCallForAgent(
   if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
   if (!(await runs.insertRun(run, true, prepared?.alongside))) {
     countMetric(METRICS.channelCapacityRejections);
-    throw new CapacityError('All outbound channels of the organization are busy; retry after Retry-After seconds', CAPACITY_RETRY_AFTER_SECONDS);
+    throw new CapacityError(
+      'All outbound channels of the organization are busy; retry after Retry-After seconds',
+      CAPACITY_RETRY_AFTER_SECONDS,
+    );
   }
 
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
@@ -122,7 +125,12 @@ export async function placeCallForAgent(
     await startCallLifecycle(run);
   } catch (error) {
     // The run must not hold a channel for a call that never starts.
-    await completeCall({ ref, outcome: 'failed', endedAt: new Date().toISOString(), reason: 'The call could not be started' });
+    await completeCall({
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'The call could not be started',
+    });
     throw error;
   }
   countMetric(METRICS.callsPlaced);
@@ -131,7 +139,8 @@ export async function placeCallForAgent(
 
 /** The per-call checks of a single placement: Do-not-call (403), calling hours (409), the numbers' state (409). Returns the caller id. */
 async function screenCall(orgId: number, agent: Agent, to: string, now: Date): Promise<string | null> {
-  if (await isBlocked(orgId, to)) throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
+  if (await isBlocked(orgId, to))
+    throw new ForbiddenError(`do_not_call: ${to} is on the organization's Do not call list`);
 
   const hours = decideCallingHours(now, await phoneNumberTimeZones(to));
   if (!hours.allowed) {

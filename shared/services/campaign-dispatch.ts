@@ -105,7 +105,8 @@ async function takeDue(campaign: repository.CampaignRecord, now: Date, count: nu
 }
 
 const dialableAt = async (campaign: repository.CampaignRecord, contact: repository.ContactRecord, now: Date) =>
-  nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)))?.getTime() === now.getTime();
+  nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)))?.getTime() ===
+  now.getTime();
 
 /**
  * One Query of due contacts, then: a contact outside its calling window or legal hours is
@@ -120,10 +121,20 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
   for (const contact of contacts) {
     const next = nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)));
     if (!next) {
-      await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { status: 'failed', error: 'the calling window and the legal hours never overlap', next_attempt_at: null }, true);
+      await repository.finishContact(
+        orgId,
+        campaign.id,
+        contact.row,
+        dueOf(contact),
+        { status: 'failed', error: 'the calling window and the legal hours never overlap', next_attempt_at: null },
+        true,
+      );
       settled.push('skipped');
     } else if (next.getTime() > now.getTime()) {
-      await repository.updateContact(orgId, campaign.id, contact.row, dueOf(contact), { status: contact.status, next_attempt_at: next.toISOString() });
+      await repository.updateContact(orgId, campaign.id, contact.row, dueOf(contact), {
+        status: contact.status,
+        next_attempt_at: next.toISOString(),
+      });
       settled.push('rescheduled');
     } else {
       dialable.push(contact);
@@ -131,7 +142,13 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
   }
   if (dialable.length === 0) return { contacts: [], settled };
 
-  const [context, screen] = await Promise.all([placementContext(campaign), repository.screenNumbers(orgId, dialable.map((contact) => contact.e164!))]);
+  const [context, screen] = await Promise.all([
+    placementContext(campaign),
+    repository.screenNumbers(
+      orgId,
+      dialable.map((contact) => contact.e164!),
+    ),
+  ]);
   const placeable: repository.ContactRecord[] = [];
   for (const contact of dialable) {
     const claim = screen.claimedBy.get(contact.e164!);
@@ -141,10 +158,20 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
       : context.refusal
         ? { status: 'failed' as const, error: context.refusal }
         : ownNumber && ownNumber.status !== 'active'
-          ? { status: 'failed' as const, error: `${contact.e164} is one of your numbers and is ${ownNumber.status}: it carries no traffic` }
+          ? {
+              status: 'failed' as const,
+              error: `${contact.e164} is one of your numbers and is ${ownNumber.status}: it carries no traffic`,
+            }
           : undefined;
     if (refusal) {
-      await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { ...refusal, next_attempt_at: null }, true);
+      await repository.finishContact(
+        orgId,
+        campaign.id,
+        contact.row,
+        dueOf(contact),
+        { ...refusal, next_attempt_at: null },
+        true,
+      );
       settled.push('skipped');
     } else {
       placeable.push(contact);
@@ -165,7 +192,10 @@ async function takeRunIds(count: number): Promise<number[]> {
   return runIdPool.splice(0, count);
 }
 
-const agents = new Map<string, { at: number; value: Promise<{ agent: Agent; from: string | null; refusal?: string }> }>();
+const agents = new Map<
+  string,
+  { at: number; value: Promise<{ agent: Agent; from: string | null; refusal?: string }> }
+>();
 
 /** The campaign's agent and the number it dials from, reused for AGENT_CACHE_MS. */
 function placementContext(campaign: repository.CampaignRecord) {
@@ -176,7 +206,12 @@ function placementContext(campaign: repository.CampaignRecord) {
     const agent = await getAgent(campaign.organization_id, String(campaign.workflow_id));
     const outboundId = await getOutboundNumberId(campaign.organization_id, agent.id);
     const outbound = outboundId === undefined ? undefined : await getNumber(campaign.organization_id, outboundId);
-    if (outbound && outbound.status !== 'active') return { agent, from: null, refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic` };
+    if (outbound && outbound.status !== 'active')
+      return {
+        agent,
+        from: null,
+        refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic`,
+      };
     return { agent, from: outbound?.phone_number ?? null };
   })();
   agents.set(key, { at: Date.now(), value });
@@ -189,13 +224,20 @@ export const contactZones = async (contact: Pick<repository.ContactRecord, 'time
   return contact.e164 ? phoneNumberTimeZones(contact.e164) : [];
 };
 
-const dueOf = (contact: repository.ContactRecord) => ({ statuses: ['pending', 'retry_scheduled'] as const, attempts: contact.attempts });
+const dueOf = (contact: repository.ContactRecord) => ({
+  statuses: ['pending', 'retry_scheduled'] as const,
+  attempts: contact.attempts,
+});
 
 /**
  * Dials up to `count` due contacts of a running campaign, concurrently; the outcomes include the
  * contacts a fetch moved on instead (rescheduled or finished).
  */
-export async function dispatchDue(campaign: repository.CampaignRecord, now: Date, count: number): Promise<ContactOutcome[]> {
+export async function dispatchDue(
+  campaign: repository.CampaignRecord,
+  now: Date,
+  count: number,
+): Promise<ContactOutcome[]> {
   const orgId = campaign.organization_id;
   const { contacts: placeable, settled: outcomes } = await takeDue(campaign, now, count);
   if (placeable.length === 0) return outcomes;
@@ -209,10 +251,22 @@ export async function dispatchDue(campaign: repository.CampaignRecord, now: Date
       await placeCallForAgent(
         orgId,
         context.agent,
-        { phone_number: contact.e164!, initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 } },
+        {
+          phone_number: contact.e164!,
+          initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 },
+        },
         { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
         now,
-        { prepared: { from: context.from, runId, alongside: [repository.contactClaimItem(orgId, campaign.id, contact, runId, claimedAt), repository.campaignRunningCheck(orgId, campaign.id)] } },
+        {
+          prepared: {
+            from: context.from,
+            runId,
+            alongside: [
+              repository.contactClaimItem(orgId, campaign.id, contact, runId, claimedAt),
+              repository.campaignRunningCheck(orgId, campaign.id),
+            ],
+          },
+        },
       );
       return 'placed';
     } catch (error) {
@@ -228,7 +282,14 @@ export async function dispatchDue(campaign: repository.CampaignRecord, now: Date
       if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
         // The agent was archived or deleted: the contact cannot be called by this campaign.
         agents.delete(`${orgId}#${campaign.workflow_id}`);
-        await repository.finishContact(orgId, campaign.id, contact.row, dueOf(contact), { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null }, true);
+        await repository.finishContact(
+          orgId,
+          campaign.id,
+          contact.row,
+          dueOf(contact),
+          { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null },
+          true,
+        );
         return 'skipped';
       }
       // The run exists and was ended as failed (placeCallForAgent): its outcome moves the contact on.

@@ -45,9 +45,11 @@ export interface EngineInput {
   step: number;
 }
 
-export type StepResult = { action: 'wait'; waitUntil: string } | { action: 'continue' } | { action: 'stop'; reason: string };
+export type StepResult =
+  { action: 'wait'; waitUntil: string } | { action: 'continue' } | { action: 'stop'; reason: string };
 
-const executionName = (ref: CampaignRef, generation: number, part: number) => `campaign-${ref.organizationId}-${ref.campaignId}-g${generation}-p${part}`;
+const executionName = (ref: CampaignRef, generation: number, part: number) =>
+  `campaign-${ref.organizationId}-${ref.campaignId}-g${generation}-p${part}`;
 
 export async function startEngine(campaign: repository.CampaignRecord): Promise<void> {
   const ref = { organizationId: campaign.organization_id, campaignId: campaign.id };
@@ -58,18 +60,25 @@ export async function startEngine(campaign: repository.CampaignRecord): Promise<
 /** Stops the current generation's execution early (it would also stop itself at its next step). */
 export async function stopEngine(campaign: repository.CampaignRecord): Promise<void> {
   if (campaign.generation === 0) return;
-  await stopExecution(CAMPAIGN_ENGINE_ARN_VARIABLE, executionName({ organizationId: campaign.organization_id, campaignId: campaign.id }, campaign.generation, 0)).catch(
-    (error: unknown) => logger.warn('Could not stop the campaign engine execution; it stops at its next step', { error: String(error) }),
+  await stopExecution(
+    CAMPAIGN_ENGINE_ARN_VARIABLE,
+    executionName({ organizationId: campaign.organization_id, campaignId: campaign.id }, campaign.generation, 0),
+  ).catch((error: unknown) =>
+    logger.warn('Could not stop the campaign engine execution; it stops at its next step', { error: String(error) }),
   );
 }
 
 /** The next execution of the same generation, when this one has used its history budget. */
 export async function continueEngine(input: EngineInput): Promise<void> {
-  await startNamedExecution(CAMPAIGN_ENGINE_ARN_VARIABLE, executionName(input.campaign, input.generation, input.part + 1), {
-    ...input,
-    part: input.part + 1,
-    step: 0,
-  });
+  await startNamedExecution(
+    CAMPAIGN_ENGINE_ARN_VARIABLE,
+    executionName(input.campaign, input.generation, input.part + 1),
+    {
+      ...input,
+      part: input.part + 1,
+      step: 0,
+    },
+  );
 }
 
 /**
@@ -105,8 +114,19 @@ export async function applyCallOutcome(run: runs.RunRecord, now = new Date()): P
   };
   const applied =
     decision.kind === 'final'
-      ? await repository.finishContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: decision.status, next_attempt_at: null }, decision.status === 'failed')
-      : await repository.updateContact(orgId, origin.campaign_id, origin.row, claim, { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() });
+      ? await repository.finishContact(
+          orgId,
+          origin.campaign_id,
+          origin.row,
+          claim,
+          { ...result, status: decision.status, next_attempt_at: null },
+          decision.status === 'failed',
+        )
+      : await repository.updateContact(orgId, origin.campaign_id, origin.row, claim, {
+          ...result,
+          status: 'retry_scheduled',
+          next_attempt_at: decision.at.toISOString(),
+        });
   if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
   if (applied) await refill(settings, now);
 }
@@ -135,7 +155,8 @@ async function refill(settings: repository.CampaignRecord, now: Date): Promise<v
   const outcomes = await dispatchDue(settings, now, 1);
   if (outcomes.includes('placed')) return;
   const campaign = await repository.getCampaign(settings.organization_id, settings.id);
-  if (campaign?.state === 'running' && campaign.processed_rows >= campaign.total_rows) await completeCampaign(campaign, now);
+  if (campaign?.state === 'running' && campaign.processed_rows >= campaign.total_rows)
+    await completeCampaign(campaign, now);
 }
 
 function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): boolean {
@@ -145,7 +166,13 @@ function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): b
 
 /** Marks the campaign completed and lets its engine execution go (it would also stop at its next step). */
 async function completeCampaign(campaign: repository.CampaignRecord, now: Date): Promise<void> {
-  const completed = await repository.transitionCampaign(campaign.organization_id, campaign.id, ['running'], 'completed', { completed_at: now.toISOString() });
+  const completed = await repository.transitionCampaign(
+    campaign.organization_id,
+    campaign.id,
+    ['running'],
+    'completed',
+    { completed_at: now.toISOString() },
+  );
   dropQueue(campaign);
   if (completed) {
     countMetric(METRICS.campaignsCompleted);
@@ -160,14 +187,28 @@ async function completeCampaign(campaign: repository.CampaignRecord, now: Date):
  * since the execution is named after the run. Only claims older than STALE_CLAIM_MS are looked at,
  * with one BatchGetItem per 100 of them.
  */
-async function reconcileInFlight(campaign: repository.CampaignRecord, dialing: repository.ContactRecord[], now: Date): Promise<void> {
-  const stale = dialing.filter((contact) => contact.run_id !== null && now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS);
+async function reconcileInFlight(
+  campaign: repository.CampaignRecord,
+  dialing: repository.ContactRecord[],
+  now: Date,
+): Promise<void> {
+  const stale = dialing.filter(
+    (contact) => contact.run_id !== null && now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS,
+  );
   if (stale.length === 0) return;
-  const found = await runs.getRuns(stale.map((contact) => ({ organizationId: campaign.organization_id, agentId: campaign.workflow_id, runId: contact.run_id! })));
+  const found = await runs.getRuns(
+    stale.map((contact) => ({
+      organizationId: campaign.organization_id,
+      agentId: campaign.workflow_id,
+      runId: contact.run_id!,
+    })),
+  );
   for (const run of found) {
     if (run.status !== 'in_progress') await applyCallOutcome(run, now);
     else if (!run.provider_call_id) {
-      await startCallLifecycle(run).catch((error: unknown) => logger.warn('Call-lifecycle execution not restarted', { runId: run.id, error: String(error) }));
+      await startCallLifecycle(run).catch((error: unknown) =>
+        logger.warn('Call-lifecycle execution not restarted', { runId: run.id, error: String(error) }),
+      );
     }
   }
 }
@@ -192,12 +233,18 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
     if (!campaign) return { action: 'stop', reason: 'superseded' };
   }
   if (campaign.state === 'scheduled') {
-    if (campaign.scheduled_start_at && Date.parse(campaign.scheduled_start_at) > now.getTime()) return { action: 'wait', waitUntil: campaign.scheduled_start_at };
-    campaign = (await repository.transitionCampaign(orgId, campaignId, ['scheduled'], 'running', { started_at: now.toISOString() })) ?? campaign;
+    if (campaign.scheduled_start_at && Date.parse(campaign.scheduled_start_at) > now.getTime())
+      return { action: 'wait', waitUntil: campaign.scheduled_start_at };
+    campaign =
+      (await repository.transitionCampaign(orgId, campaignId, ['scheduled'], 'running', {
+        started_at: now.toISOString(),
+      })) ?? campaign;
   }
   if (campaign.state !== 'running') return { action: 'stop', reason: campaign.state };
   if (campaign.processed_rows >= campaign.total_rows) {
-    const completed = await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', { completed_at: now.toISOString() });
+    const completed = await repository.transitionCampaign(orgId, campaignId, ['running'], 'completed', {
+      completed_at: now.toISOString(),
+    });
     if (completed) countMetric(METRICS.campaignsCompleted);
     await emitCampaignState(completed);
     dropQueue(campaign);
@@ -230,7 +277,8 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   const dueNow = nextDue !== null && Date.parse(nextDue) <= now.getTime();
   // Something to do soon: a contact falling due later, or, while calls are in flight or contacts
   // wait for a channel another campaign or a direct call holds, the next look-in.
-  if (!dueNow && nextDue && (dialing.length + placed === 0 || nextDue < poll)) return { action: 'wait', waitUntil: nextDue };
+  if (!dueNow && nextDue && (dialing.length + placed === 0 || nextDue < poll))
+    return { action: 'wait', waitUntil: nextDue };
   return { action: 'wait', waitUntil: poll };
 }
 
@@ -240,7 +288,13 @@ export async function restartActiveCampaigns(): Promise<number> {
   for (const { organizationId, campaignId } of active) {
     const campaign = await repository.getCampaign(organizationId, campaignId);
     if (!campaign) continue;
-    const restarted = await repository.transitionCampaign(organizationId, campaignId, [campaign.state], campaign.state, { bumpGeneration: true });
+    const restarted = await repository.transitionCampaign(
+      organizationId,
+      campaignId,
+      [campaign.state],
+      campaign.state,
+      { bumpGeneration: true },
+    );
     if (restarted) await startEngine(restarted);
   }
   return active.length;

@@ -20,10 +20,16 @@ export async function importContacts(campaign: repository.CampaignRecord, budget
     if (Date.now() - started > budgetMs) return false;
     const chunk = contacts.slice(imported, imported + IMPORT_CHUNK);
     await repository.writeContacts(campaign.organization_id, campaign.id, chunk);
-    if (!(await repository.recordImported(campaign.organization_id, campaign.id, imported, imported + chunk.length))) return true;
+    if (!(await repository.recordImported(campaign.organization_id, campaign.id, imported, imported + chunk.length)))
+      return true;
     imported += chunk.length;
   }
-  const finished = await repository.transitionCampaign(campaign.organization_id, campaign.id, ['importing'], campaign.scheduled_start_at ? 'scheduled' : 'draft');
+  const finished = await repository.transitionCampaign(
+    campaign.organization_id,
+    campaign.id,
+    ['importing'],
+    campaign.scheduled_start_at ? 'scheduled' : 'draft',
+  );
   if (finished) await deleteRunFiles([campaign.import_key!]);
   return true;
 }

@@ -11,10 +11,12 @@ const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
 /** Sources re-synced per scheduled run at most; the rest wait for the next run. */
 const SYNC_BATCH = 20;
 
-export const nextSyncAt = (now: Date, refreshMinutes: number): string => new Date(now.getTime() + (refreshMinutes * 60_000) / timeScale()).toISOString();
+export const nextSyncAt = (now: Date, refreshMinutes: number): string =>
+  new Date(now.getTime() + (refreshMinutes * 60_000) / timeScale()).toISOString();
 
 function describe(error: unknown): string {
-  if (error instanceof RequestValidationError) return error.items.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ');
+  if (error instanceof RequestValidationError)
+    return error.items.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ');
   if (error instanceof DomainError) return String(error.detail);
   return (error as Error).message;
 }
@@ -35,16 +37,21 @@ export async function syncCampaignSource(orgId: number, campaignId: number, now 
   try {
     const rows = await readSourceRows(orgId, campaign, now);
     const known = new Set<string>();
-    for await (const contacts of repository.allContacts(orgId, campaignId)) for (const contact of contacts) known.add(contact.e164 ?? contact.phone_number.trim());
+    for await (const contacts of repository.allContacts(orgId, campaignId))
+      for (const contact of contacts) known.add(contact.e164 ?? contact.phone_number.trim());
     added = newContacts(rows, known, campaign.total_rows, now.toISOString());
   } catch (error) {
-    if (!(error instanceof SourceError || error instanceof DomainError || error instanceof RequestValidationError)) throw error;
+    if (!(error instanceof SourceError || error instanceof DomainError || error instanceof RequestValidationError))
+      throw error;
     await repository.recordSyncError(orgId, campaignId, describe(error));
     return 0;
   }
   await repository.appendContacts(orgId, campaignId, added, now.toISOString());
   if (added.some((contact) => contact.status === 'pending') && campaign.state === 'completed') {
-    const reopened = await repository.transitionCampaign(orgId, campaignId, ['completed'], 'running', { bumpGeneration: true, completed_at: null });
+    const reopened = await repository.transitionCampaign(orgId, campaignId, ['completed'], 'running', {
+      bumpGeneration: true,
+      completed_at: null,
+    });
     if (reopened) await startEngine(reopened);
   }
   return added.length;

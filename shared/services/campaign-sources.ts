@@ -1,4 +1,11 @@
-import { checkRows, parseCalendar, parseContactsCsv, parseSheetValues, SourceError, type SourceRow } from '../domain/contact-sources.ts';
+import {
+  checkRows,
+  parseCalendar,
+  parseContactsCsv,
+  parseSheetValues,
+  SourceError,
+  type SourceRow,
+} from '../domain/contact-sources.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import type { ContactRecord } from '../repositories/campaigns.ts';
@@ -14,11 +21,13 @@ export interface CampaignSource {
 
 /** Sources read again on `source_refresh_minutes`: the ones that live outside the request. */
 export const refreshable = (source: CampaignSource): boolean =>
-  source.source_type === 'google-sheet' || (source.source_type === 'calendar' && typeof source.source_config?.ics_url === 'string');
+  source.source_type === 'google-sheet' ||
+  (source.source_type === 'calendar' && typeof source.source_config?.ics_url === 'string');
 
 const DEFAULT_SHEET_RANGE = 'A:Z';
 
-const missing = (loc: Loc, input: unknown) => new RequestValidationError([{ type: 'missing', loc, msg: 'Field required', input }]);
+const missing = (loc: Loc, input: unknown) =>
+  new RequestValidationError([{ type: 'missing', loc, msg: 'Field required', input }]);
 
 function configString(source: CampaignSource, name: string): string | undefined {
   const value = source.source_config?.[name];
@@ -55,14 +64,20 @@ export async function readSourceRows(orgId: number, source: CampaignSource, now:
       return source.manual_contacts.map((contact) => ({ ...contact, timezone: contact.timezone ?? null }));
     case 'csv': {
       const csvText = source.source_config?.csv_text;
-      if (typeof csvText !== 'string') throw missing(['body', 'source_config', 'csv_text'], source.source_config ?? null);
+      if (typeof csvText !== 'string')
+        throw missing(['body', 'source_config', 'csv_text'], source.source_config ?? null);
       return parseContactsCsv(csvText, phoneColumn);
     }
     case 'google-sheet': {
       const connectionId = configString(source, 'connection_id');
       if (!connectionId) throw missing(['body', 'source_config', 'connection_id'], source.source_config ?? null);
       if (!source.source_id) throw missing(['body', 'source_id'], source.source_id);
-      const values = await readSheet(orgId, connectionId, source.source_id, configString(source, 'range') ?? DEFAULT_SHEET_RANGE);
+      const values = await readSheet(
+        orgId,
+        connectionId,
+        source.source_id,
+        configString(source, 'range') ?? DEFAULT_SHEET_RANGE,
+      );
       return parseSheetValues(values, phoneColumn);
     }
     default: {
@@ -75,7 +90,12 @@ export async function readSourceRows(orgId: number, source: CampaignSource, now:
 }
 
 /** New contact records for rows not seen before (by number), numbered after `lastRow`. */
-export function newContacts(rows: readonly SourceRow[], known: Set<string>, lastRow: number, dueAt: string): ContactRecord[] {
+export function newContacts(
+  rows: readonly SourceRow[],
+  known: Set<string>,
+  lastRow: number,
+  dueAt: string,
+): ContactRecord[] {
   const contacts: ContactRecord[] = [];
   for (const row of checkRows(rows, isValidTimeZone)) {
     const identity = row.valid ? row.e164 : row.phone_number.trim();

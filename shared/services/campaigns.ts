@@ -71,7 +71,9 @@ export const createCampaign = keyedIdempotent('campaigns', createCampaignNow);
 async function createCampaignNow(orgId: number, request: CreateCampaignRequest): Promise<Campaign> {
   const csvText = request.source_type === 'csv' ? request.source_config?.csv_text : undefined;
   if (typeof csvText === 'string' && Buffer.byteLength(csvText) > MAX_CSV_BYTES) {
-    throw new PayloadTooLargeError(`source_config.csv_text is limited to ${MAX_CSV_BYTES / 1024 / 1024} MB; split the list into several campaigns`);
+    throw new PayloadTooLargeError(
+      `source_config.csv_text is limited to ${MAX_CSV_BYTES / 1024 / 1024} MB; split the list into several campaigns`,
+    );
   }
   const agent = await getAgent(orgId, String(request.workflow_id));
   const now = new Date();
@@ -80,11 +82,22 @@ async function createCampaignNow(orgId: number, request: CreateCampaignRequest):
     rows = await readSourceRows(orgId, request, now);
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    const loc: Loc = ({ csv: ['body', 'source_config', 'csv_text'], 'google-sheet': ['body', 'source_id'], calendar: ['body', 'source_config'] } as Record<string, Loc>)[request.source_type] ?? ['body'];
-    throw new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${error.message}`, input: null, ctx: { error: error.message } }]);
+    const loc: Loc = (
+      {
+        csv: ['body', 'source_config', 'csv_text'],
+        'google-sheet': ['body', 'source_id'],
+        calendar: ['body', 'source_config'],
+      } as Record<string, Loc>
+    )[request.source_type] ?? ['body'];
+    throw new RequestValidationError([
+      { type: 'value_error', loc, msg: `Value error, ${error.message}`, input: null, ctx: { error: error.message } },
+    ]);
   }
-  if (rows.length > MAX_CAMPAIGN_CONTACTS) throw new BadRequestError(`A campaign holds at most ${MAX_CAMPAIGN_CONTACTS} contacts`);
-  const firstAttemptAt = request.scheduled_start_at ? new Date(request.scheduled_start_at).toISOString() : now.toISOString();
+  if (rows.length > MAX_CAMPAIGN_CONTACTS)
+    throw new BadRequestError(`A campaign holds at most ${MAX_CAMPAIGN_CONTACTS} contacts`);
+  const firstAttemptAt = request.scheduled_start_at
+    ? new Date(request.scheduled_start_at).toISOString()
+    : now.toISOString();
   const contacts = newContacts(rows, new Set(), 0, firstAttemptAt);
   const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
   const background = contacts.length > SYNC_IMPORT_CONTACTS;
@@ -147,7 +160,11 @@ export async function listCampaigns(orgId: number, page: PageRequest) {
  * a new engine execution of a new generation; the older one, if still waiting, stops itself.
  * Pausing and cancelling stop dispatch at the engine's next step; calls in progress finish.
  */
-export async function changeCampaignState(orgId: number, campaignId: number, action: CampaignAction): Promise<Campaign> {
+export async function changeCampaignState(
+  orgId: number,
+  campaignId: number,
+  action: CampaignAction,
+): Promise<Campaign> {
   const current = await findCampaign(orgId, campaignId);
   const to = nextCampaignState(current.state, action);
   const starts = action === 'start' || action === 'resume';
@@ -162,7 +179,20 @@ export async function changeCampaignState(orgId: number, campaignId: number, act
   return present(updated);
 }
 
-const REPORT_COLUMNS = ['row', 'phone_number', 'first_name', 'last_name', 'status', 'attempts', 'last_outcome', 'call_disposition', 'run_id', 'last_attempt_at', 'next_attempt_at', 'error'] as const;
+const REPORT_COLUMNS = [
+  'row',
+  'phone_number',
+  'first_name',
+  'last_name',
+  'status',
+  'attempts',
+  'last_outcome',
+  'call_disposition',
+  'run_id',
+  'last_attempt_at',
+  'next_attempt_at',
+  'error',
+] as const;
 
 const reportRow = (contact: repository.ContactRecord) => ({
   row: contact.row,
@@ -195,11 +225,19 @@ export async function reportCsv(orgId: number, campaignId: number, baseUrl: stri
   await findCampaign(orgId, campaignId);
   const parts = [stringify([], { header: true, columns: [...REPORT_COLUMNS] })];
   for await (const contacts of repository.allContacts(orgId, campaignId)) {
-    parts.push(stringify(contacts.map(reportRow), { columns: [...REPORT_COLUMNS], cast: { date: (value) => value.toISOString() } }));
+    parts.push(
+      stringify(contacts.map(reportRow), {
+        columns: [...REPORT_COLUMNS],
+        cast: { date: (value) => value.toISOString() },
+      }),
+    );
   }
   const csv = parts.join('');
   if (Buffer.byteLength(csv) <= INLINE_REPORT_BYTES) return { kind: 'inline', csv };
   const key = `reports/org-${orgId}/campaign-${campaignId}/report-${Date.now()}.csv`;
   await putRunFile(key, csv, 'text/csv; charset=utf-8');
-  return { kind: 'link', url: (await createDownloadLink(baseUrl, key, 'text/csv; charset=utf-8', REPORT_LINK_SECONDS)).url };
+  return {
+    kind: 'link',
+    url: (await createDownloadLink(baseUrl, key, 'text/csv; charset=utf-8', REPORT_LINK_SECONDS)).url,
+  };
 }

@@ -14,14 +14,20 @@ async function providerCall<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof spreadsheets.SpreadsheetProviderError && error.refused) throw new BadRequestError(`The spreadsheet provider refused the request: ${error.message}`);
+    if (error instanceof spreadsheets.SpreadsheetProviderError && error.refused)
+      throw new BadRequestError(`The spreadsheet provider refused the request: ${error.message}`);
     throw error;
   }
 }
 
 /** Completes an OAuth consent: the refresh token is encrypted (KMS / local key) and never leaves the server. */
-export async function createConnection(orgId: number, request: { provider: string; authorization_code: string; redirect_uri: string }) {
-  const { refreshToken, accountEmail } = await providerCall(() => spreadsheets.exchangeAuthorizationCode(request.authorization_code, request.redirect_uri));
+export async function createConnection(
+  orgId: number,
+  request: { provider: string; authorization_code: string; redirect_uri: string },
+) {
+  const { refreshToken, accountEmail } = await providerCall(() =>
+    spreadsheets.exchangeAuthorizationCode(request.authorization_code, request.redirect_uri),
+  );
   const connection: repository.ConnectionRecord = {
     id: `conn_${randomAlphanumeric(16)}`,
     provider: request.provider,
@@ -51,11 +57,20 @@ async function accessToken(orgId: number, connectionId: string) {
 /** A short-lived access token for the file-picker window (≤ 1 h). */
 export async function pickerToken(orgId: number, connectionId: string) {
   const { connection, accessToken: token, expiresIn } = await accessToken(orgId, connectionId);
-  return { access_token: token, account_email: connection.account_email, expires_in: Math.min(expiresIn, PICKER_TOKEN_MAX_SECONDS) };
+  return {
+    access_token: token,
+    account_email: connection.account_email,
+    expires_in: Math.min(expiresIn, PICKER_TOKEN_MAX_SECONDS),
+  };
 }
 
 /** The cells of a spreadsheet range, read through the organization's connection. */
-export async function readSheet(orgId: number, connectionId: string, spreadsheetId: string, range: string): Promise<string[][]> {
+export async function readSheet(
+  orgId: number,
+  connectionId: string,
+  spreadsheetId: string,
+  range: string,
+): Promise<string[][]> {
   const { accessToken: token } = await accessToken(orgId, connectionId);
   return providerCall(() => spreadsheets.readSheetValues(token, spreadsheetId, range));
 }

@@ -37,7 +37,11 @@ const listItem = (run: runs.RunRecord) => ({
   gathered_context: run.gathered_context,
 });
 
-export async function createConversation(orgId: number, agentRef: string, request: { mode: string; name?: string; initial_context: Record<string, unknown> }) {
+export async function createConversation(
+  orgId: number,
+  agentRef: string,
+  request: { mode: string; name?: string; initial_context: Record<string, unknown> },
+) {
   const agent = await getAgent(orgId, agentRef);
   const createdAt = new Date().toISOString();
   const run = newRun(orgId, agent, {
@@ -108,7 +112,12 @@ export async function getTranscript(orgId: number, agentRef: string, runId: numb
   const content = await readRunFileText(key);
   if (content === undefined) throw new NotFoundError('The transcript no longer exists (retention)');
   const link = await createDownloadLink(baseUrl, key, TEXT, RUN_LINK_SECONDS);
-  return { run_id: run.id, segments: mergeFragments(parseTranscriptFile(content)), download_url: link.url, expires_at: link.expiresAt };
+  return {
+    run_id: run.id,
+    segments: mergeFragments(parseTranscriptFile(content)),
+    download_url: link.url,
+    expires_at: link.expiresAt,
+  };
 }
 
 export async function getRecording(orgId: number, agentRef: string, runId: number, expiresIn: number, baseUrl: string) {
@@ -128,7 +137,11 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   const { run, ref } = await findRun(orgId, agentRef, runId);
   if (run.status === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
   const keys = runFileKeys(ref);
-  await deleteRunFiles([run.recording_key, run.transcript_key, keys.recording, keys.transcript].filter((key): key is string => Boolean(key)));
+  await deleteRunFiles(
+    [run.recording_key, run.transcript_key, keys.recording, keys.transcript].filter((key): key is string =>
+      Boolean(key),
+    ),
+  );
   await deleteDeliveriesOfRun(ref);
   if (!(await runs.deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
 }

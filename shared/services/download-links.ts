@@ -14,7 +14,13 @@ export interface DownloadLink {
   expiresAt: string;
 }
 
-export async function createDownloadLink(baseUrl: string, key: string, contentType: string, lifetimeSeconds: number, now = Date.now()): Promise<DownloadLink> {
+export async function createDownloadLink(
+  baseUrl: string,
+  key: string,
+  contentType: string,
+  lifetimeSeconds: number,
+  now = Date.now(),
+): Promise<DownloadLink> {
   const expiresAt = Math.floor(now / 1000) + lifetimeSeconds;
   const token = createDownloadToken(await signingSecret(), { key, contentType, expiresAt });
   return { url: `${baseUrl}/downloads/${token}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
@@ -23,7 +29,10 @@ export async function createDownloadLink(baseUrl: string, key: string, contentTy
 /** Where a valid link leads: a short-lived presigned URL of the file. */
 export async function resolveDownloadLink(token: string, now = Date.now()): Promise<string> {
   const check = verifyDownloadToken(await signingSecret(), token, Math.floor(now / 1000));
-  if (!check.valid) throw new ForbiddenError(check.reason === 'expired' ? 'This download link has expired' : 'This download link is not valid');
+  if (!check.valid)
+    throw new ForbiddenError(
+      check.reason === 'expired' ? 'This download link has expired' : 'This download link is not valid',
+    );
   const grant: DownloadGrant = check.grant;
   // A deleted run's files are gone: its old links must not lead anywhere.
   if (!(await runFileExists(grant.key))) throw new NotFoundError('The file no longer exists');

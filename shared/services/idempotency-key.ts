@@ -1,4 +1,9 @@
-import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
 import { ConflictError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
 import { idempotencyStore } from '../repositories/idempotency.ts';
@@ -20,7 +25,10 @@ interface Keyed<R> {
  * remembered, so they can be retried with the same key. `operation` is told the key's record
  * (null without a key), so what it creates can delete the record with itself.
  */
-export function keyedIdempotent<R, T>(scope: string, operation: (organizationId: number, request: R, record: string | null) => Promise<T>) {
+export function keyedIdempotent<R, T>(
+  scope: string,
+  operation: (organizationId: number, request: R, record: string | null) => Promise<T>,
+) {
   const config = new IdempotencyConfig({
     eventKeyJmesPath: '[organizationId, idempotencyKey]',
     payloadValidationJmesPath: 'request',
@@ -33,11 +41,14 @@ export function keyedIdempotent<R, T>(scope: string, operation: (organizationId:
     if (!idempotent) {
       const store = idempotencyStore(scope);
       // One key prefix per scope, whichever function runs the operation.
-      idempotent = makeIdempotent((keyed: Keyed<R>) => operation(keyed.organizationId, keyed.request, store.recordKeyOf(keyed as never)), {
-        persistenceStore: store,
-        config,
-        keyPrefix: scope,
-      });
+      idempotent = makeIdempotent(
+        (keyed: Keyed<R>) => operation(keyed.organizationId, keyed.request, store.recordKeyOf(keyed as never)),
+        {
+          persistenceStore: store,
+          config,
+          keyPrefix: scope,
+        },
+      );
     }
     try {
       return await idempotent({ organizationId, idempotencyKey, request });
@@ -59,5 +70,8 @@ export function keyedIdempotent<R, T>(scope: string, operation: (organizationId:
       throw error;
     }
   };
-  return Object.assign(run, { registerLambdaContext: (context: Parameters<IdempotencyConfig['registerLambdaContext']>[0]) => config.registerLambdaContext(context) });
+  return Object.assign(run, {
+    registerLambdaContext: (context: Parameters<IdempotencyConfig['registerLambdaContext']>[0]) =>
+      config.registerLambdaContext(context),
+  });
 }

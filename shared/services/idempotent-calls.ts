@@ -7,8 +7,11 @@ import { keyedIdempotent } from './idempotency-key.ts';
 // The run remembers its key's record, so deleting the run deletes the response kept under the key.
 const keyedPlacement = keyedIdempotent(
   CALLS_IDEMPOTENCY_SCOPE,
-  (organizationId: number, request: { agentRef: string; body: PlaceCallRequest; origin: CampaignOrigin | null }, record) =>
-    placeCall(organizationId, request.agentRef, request.body, request.origin, new Date(), record),
+  (
+    organizationId: number,
+    request: { agentRef: string; body: PlaceCallRequest; origin: CampaignOrigin | null },
+    record,
+  ) => placeCall(organizationId, request.agentRef, request.body, request.origin, new Date(), record),
 );
 
 /** Lets an in-progress record expire with the invocation's own time limit (Powertools' guard against a crashed first attempt). */

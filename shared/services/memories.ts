@@ -7,7 +7,11 @@ import { getAgent } from './agents.ts';
 
 const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
 
-export async function createMemory(orgId: number, agentRef: string, request: { content: string; topic: string; due_at?: string | null }): Promise<Memory> {
+export async function createMemory(
+  orgId: number,
+  agentRef: string,
+  request: { content: string; topic: string; due_at?: string | null },
+): Promise<Memory> {
   const agent = await getAgent(orgId, agentRef);
   const now = new Date().toISOString();
   const memory: Memory = {

@@ -8,7 +8,10 @@ import type { Agent } from '../schemas/agents.ts';
 export function newRun(
   orgId: number,
   agent: Agent,
-  start: Pick<RunRecord, 'id' | 'name' | 'mode' | 'status' | 'phone_number' | 'from_number' | 'created_at' | 'logs' | 'campaign'> & {
+  start: Pick<
+    RunRecord,
+    'id' | 'name' | 'mode' | 'status' | 'phone_number' | 'from_number' | 'created_at' | 'logs' | 'campaign'
+  > & {
     initialContext: Record<string, unknown>;
   },
 ): RunRecord {

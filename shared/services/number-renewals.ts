@@ -23,7 +23,10 @@ export async function renewDueNumbers(now = new Date()): Promise<{ renewed: numb
       order_status_reason: 'Renewal could not be charged: balance too low',
     });
     suspended += 1;
-    logger.warn('Number suspended: renewal not covered by the balance', { organizationId: number.organization_id, numberId: number.id });
+    logger.warn('Number suspended: renewal not covered by the balance', {
+      organizationId: number.organization_id,
+      numberId: number.id,
+    });
   }
   return { renewed, suspended };
 }

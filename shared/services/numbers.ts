@@ -22,13 +22,28 @@ async function agentNames(orgId: number, ids: number[]): Promise<Map<number, str
 
 async function present(numbers: repository.NumberRecord[], orgId: number) {
   const outbound = await repository.listOutboundNumbers(orgId);
-  const names = await agentNames(orgId, [...numbers.flatMap((number) => (number.workflow_id ? [number.workflow_id] : [])), ...outbound.map((entry) => entry.workflow_id)]);
-  return numbers.map(({ renews_at: _renews, end_user_id: _endUserId, consent: _consent, end_user: _endUser, number_type: _type, regulatory_bundle_id: _bundle, ...number }) => ({
-    ...number,
-    workflow_name: number.workflow_id ? (names.get(number.workflow_id) ?? '') : null,
-    outbound_workflows: outbound.filter((entry) => entry.phone_number_id === number.id).map((entry) => ({ workflow_id: entry.workflow_id, workflow_name: names.get(entry.workflow_id) ?? '' })),
-    monthly_cost_pln: inPln(number.monthly_cost_usd),
-  }));
+  const names = await agentNames(orgId, [
+    ...numbers.flatMap((number) => (number.workflow_id ? [number.workflow_id] : [])),
+    ...outbound.map((entry) => entry.workflow_id),
+  ]);
+  return numbers.map(
+    ({
+      renews_at: _renews,
+      end_user_id: _endUserId,
+      consent: _consent,
+      end_user: _endUser,
+      number_type: _type,
+      regulatory_bundle_id: _bundle,
+      ...number
+    }) => ({
+      ...number,
+      workflow_name: number.workflow_id ? (names.get(number.workflow_id) ?? '') : null,
+      outbound_workflows: outbound
+        .filter((entry) => entry.phone_number_id === number.id)
+        .map((entry) => ({ workflow_id: entry.workflow_id, workflow_name: names.get(entry.workflow_id) ?? '' })),
+      monthly_cost_pln: inPln(number.monthly_cost_usd),
+    }),
+  );
 }
 
 const one = async (orgId: number, number: repository.NumberRecord) => (await present([number], orgId))[0]!;
@@ -43,13 +58,22 @@ export async function searchMarketplace(query: { country_code: string; number_ty
     items: numbers.flatMap((number) => {
       const price = priceOf(number.country_code, number.number_type);
       if (price === undefined) return [];
-      return [{ ...number, monthly_cost_usd: price, monthly_cost_pln: inPln(price), requires_regulatory_review: needsRegulatoryReview(number.phone_number) }];
+      return [
+        {
+          ...number,
+          monthly_cost_usd: price,
+          monthly_cost_pln: inPln(price),
+          requires_regulatory_review: needsRegulatoryReview(number.phone_number),
+        },
+      ];
     }),
   };
 }
 
 const invalid = (loc: ['body', ...(string | number)[]], message: string, input: unknown) =>
-  new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+  new RequestValidationError([
+    { type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } },
+  ]);
 
 /**
  * Buys a number. The first month is charged in the same DynamoDB transaction that creates the
@@ -58,19 +82,41 @@ const invalid = (loc: ['body', ...(string | number)[]], message: string, input: 
  */
 export async function purchaseNumber(
   orgId: number,
-  request: { phone_number: string; country_code: string; number_type: NumberType; end_user_id?: number | null; consent: boolean; end_user?: Record<string, unknown>; friendly_name?: string },
+  request: {
+    phone_number: string;
+    country_code: string;
+    number_type: NumberType;
+    end_user_id?: number | null;
+    consent: boolean;
+    end_user?: Record<string, unknown>;
+    friendly_name?: string;
+  },
 ) {
   const parsed = parsePhoneNumber(request.phone_number)!;
-  if (parsed.country !== request.country_code) throw invalid(['body', 'country_code'], `${request.phone_number} is a number of ${parsed.country}, not ${request.country_code}`, request.country_code);
+  if (parsed.country !== request.country_code)
+    throw invalid(
+      ['body', 'country_code'],
+      `${request.phone_number} is a number of ${parsed.country}, not ${request.country_code}`,
+      request.country_code,
+    );
   const review = needsRegulatoryReview(parsed.e164);
-  if (review && !request.consent) throw invalid(['body', 'consent'], 'Polish mobile numbers need the subscriber\'s consent (consent: true)', request.consent);
+  if (review && !request.consent)
+    throw invalid(
+      ['body', 'consent'],
+      "Polish mobile numbers need the subscriber's consent (consent: true)",
+      request.consent,
+    );
   if (review) {
     // The subscriber must be identified only where a regulator reviews the number.
     const missing = (['end_user_id', 'end_user'] as const).filter((field) => request[field] == null);
-    if (missing.length) throw new RequestValidationError(missing.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })));
+    if (missing.length)
+      throw new RequestValidationError(
+        missing.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })),
+      );
   }
   const price = priceOf(request.country_code, request.number_type);
-  if (price === undefined) throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
+  if (price === undefined)
+    throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
 
   const now = new Date().toISOString();
   const number: repository.NumberRecord = {
@@ -102,13 +148,25 @@ export async function purchaseNumber(
   const created = await repository.insertPurchasedNumber(number);
   if (created === 'insufficient_balance') {
     const balance = (await getOrganization(orgId))?.balance_usd ?? 0;
-    throw new BadRequestError(`Balance ${balance.toFixed(2)} USD is below the first month's price of ${price.toFixed(2)} USD`);
+    throw new BadRequestError(
+      `Balance ${balance.toFixed(2)} USD is below the first month's price of ${price.toFixed(2)} USD`,
+    );
   }
   if (created === 'taken') throw new ConflictError(`${parsed.e164} is not available`);
   try {
     // A regulated number is bought once the provider approves its bundle (reviewNumber).
     const ordered = review
-      ? { ...number, regulatory_bundle_id: (await marketplace.submitRegulatoryBundle({ country: request.country_code, type: request.number_type, endUser: request.end_user!, email: regulatoryEmail() })).bundleId }
+      ? {
+          ...number,
+          regulatory_bundle_id: (
+            await marketplace.submitRegulatoryBundle({
+              country: request.country_code,
+              type: request.number_type,
+              endUser: request.end_user!,
+              email: regulatoryEmail(),
+            })
+          ).bundleId,
+        }
       : { ...number, provider_number_id: (await marketplace.buyNumber(parsed.e164)).providerNumberId };
     await repository.putNumber(ordered);
     return one(orgId, ordered);
@@ -122,7 +180,10 @@ export async function purchaseNumber(
 /** Where the provider sends news of regulatory reviews (Twilio requires one per bundle). */
 function regulatoryEmail(): string {
   const email = process.env.TELEPHONY_REGULATORY_EMAIL;
-  if (!email) throw new Error('Missing required environment variable TELEPHONY_REGULATORY_EMAIL (the contact for regulatory reviews of numbers)');
+  if (!email)
+    throw new Error(
+      'Missing required environment variable TELEPHONY_REGULATORY_EMAIL (the contact for regulatory reviews of numbers)',
+    );
   return email;
 }
 
@@ -151,12 +212,20 @@ export async function setOutboundNumber(orgId: number, agentRef: string, numberI
   const agent = await getAgent(orgId, agentRef);
   const number = numberId === null ? null : await findNumber(orgId, numberId);
   await repository.setOutboundNumber(orgId, agent.id, number?.id ?? null);
-  return { workflow_id: agent.id, workflow_name: agent.name, phone_number_id: number?.id ?? null, phone_number: number?.phone_number ?? null };
+  return {
+    workflow_id: agent.id,
+    workflow_name: agent.name,
+    phone_number_id: number?.id ?? null,
+    phone_number: number?.phone_number ?? null,
+  };
 }
 
 export async function outboundAgents(orgId: number) {
   const outbound = await repository.listOutboundNumbers(orgId);
-  const names = await agentNames(orgId, outbound.map((entry) => entry.workflow_id));
+  const names = await agentNames(
+    orgId,
+    outbound.map((entry) => entry.workflow_id),
+  );
   const numbers = await Promise.all(outbound.map((entry) => repository.getNumber(orgId, entry.phone_number_id)));
   return {
     items: outbound.map((entry, index) => ({
@@ -169,7 +238,11 @@ export async function outboundAgents(orgId: number) {
 }
 
 export async function numberSetup(orgId: number) {
-  const [organization, numberCount, agents] = await Promise.all([getOrganization(orgId), repository.countNumbers(orgId), agentsRepository.countAgents(orgId, ['active', 'archived'])]);
+  const [organization, numberCount, agents] = await Promise.all([
+    getOrganization(orgId),
+    repository.countNumbers(orgId),
+    agentsRepository.countAgents(orgId, ['active', 'archived']),
+  ]);
   const plan = organization?.plan ?? 'free';
   const balance = organization?.balance_usd ?? 0;
   const mobilePrice = priceOf(MOBILE_PRICE_COUNTRY, 'mobile')!;
@@ -196,9 +269,15 @@ export async function reviewNumber(orgId: number, numberId: number, decision: 'a
           order_status_reason: null,
           // The provider approved the bundle: the number can now be bought with it.
           provider_number_id:
-            number.provider_number_id ?? (await marketplace.buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined)).providerNumberId,
+            number.provider_number_id ??
+            (await marketplace.buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined))
+              .providerNumberId,
         })
-      : await repository.rejectPendingNumber(number, reason ?? 'Rejected in regulatory review', new Date().toISOString());
+      : await repository.rejectPendingNumber(
+          number,
+          reason ?? 'Rejected in regulatory review',
+          new Date().toISOString(),
+        );
   if (!reviewed) throw new ConflictError(`Number ${numberId} was reviewed meanwhile`);
   return one(orgId, (await repository.getNumber(orgId, numberId))!);
 }
@@ -207,11 +286,20 @@ export async function reviewNumber(orgId: number, numberId: number, decision: 'a
  * Why a call may not use these numbers, if any: a pending or inactive number carries no traffic,
  * whether the agent dials from it or the call is to it.
  */
-export async function callNumbersRefusal(orgId: number, agentId: number, to: string): Promise<{ from: string | null; refusal?: string }> {
+export async function callNumbersRefusal(
+  orgId: number,
+  agentId: number,
+  to: string,
+): Promise<{ from: string | null; refusal?: string }> {
   const outboundId = await repository.getOutboundNumberId(orgId, agentId);
   const outbound = outboundId === undefined ? undefined : await repository.getNumber(orgId, outboundId);
-  if (outbound && outbound.status !== 'active') return { from: null, refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic` };
+  if (outbound && outbound.status !== 'active')
+    return {
+      from: null,
+      refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic`,
+    };
   const target = await repository.findOwnedNumber(orgId, to);
-  if (target && target.status !== 'active') return { from: null, refusal: `${to} is one of your numbers and is ${target.status}: it carries no traffic` };
+  if (target && target.status !== 'active')
+    return { from: null, refusal: `${to} is one of your numbers and is ${target.status}: it carries no traffic` };
   return { from: outbound?.phone_number ?? null };
 }

@@ -27,14 +27,24 @@ export async function recordProviderStatus(event: ProviderStatusEvent, adapter: 
   }
   const outcome = UNANSWERED[event.status];
   if (outcome) {
-    const ended = await completeCall({ ref, outcome, endedAt: event.timestamp, reason: `Provider reported ${event.status}` });
+    const ended = await completeCall({
+      ref,
+      outcome,
+      endedAt: event.timestamp,
+      reason: `Provider reported ${event.status}`,
+    });
     if (ended && event.status === 'voicemail') await adapter.hangUp(event.callId);
     return;
   }
   if (event.status === 'completed') {
     const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
     if (run?.status === 'in_progress' && !run.answered_at) {
-      await completeCall({ ref, outcome: 'failed', endedAt: event.timestamp, reason: 'The call ended before the media stream started' });
+      await completeCall({
+        ref,
+        outcome: 'failed',
+        endedAt: event.timestamp,
+        reason: 'The call ended before the media stream started',
+      });
     }
   }
 }

@@ -7,8 +7,13 @@ const context = (orgId: number, provider: string) => ({ organizationId: String(o
 
 const status = ({ api_key_ciphertext: _sealed, ...record }: speechKeys.SpeechKeyRecord) => record;
 
-export async function setSpeechKey(orgId: number, provider: speechKeys.SpeechProvider, request: { api_key: string; api_url?: string }) {
-  if (request.api_url && provider !== 'openai') throw new BadRequestError(`api_url applies to the openai provider only, not ${provider}`);
+export async function setSpeechKey(
+  orgId: number,
+  provider: speechKeys.SpeechProvider,
+  request: { api_key: string; api_url?: string },
+) {
+  if (request.api_url && provider !== 'openai')
+    throw new BadRequestError(`api_url applies to the openai provider only, not ${provider}`);
   const record: speechKeys.SpeechKeyRecord = {
     provider,
     api_url: request.api_url ?? null,
@@ -28,11 +33,24 @@ export async function clearSpeechKey(orgId: number, provider: speechKeys.SpeechP
   if (!(await speechKeys.deleteSpeechKey(orgId, provider))) throw new NotFoundError(`No ${provider} key is set`);
 }
 
-export type OrganizationSpeechKeys = Partial<Record<speechKeys.SpeechProvider, { apiKey: string; apiUrl: string | null }>>;
+export type OrganizationSpeechKeys = Partial<
+  Record<speechKeys.SpeechProvider, { apiKey: string; apiUrl: string | null }>
+>;
 
 /** The organization's speech keys, decrypted, for a call (the media service). */
 export async function organizationSpeechKeys(orgId: number): Promise<OrganizationSpeechKeys> {
   const records = await speechKeys.listSpeechKeys(orgId);
-  const entries = await Promise.all(records.map(async (record) => [record.provider, { apiKey: await decryptSecret(record.api_key_ciphertext, context(orgId, record.provider)), apiUrl: record.api_url }] as const));
+  const entries = await Promise.all(
+    records.map(
+      async (record) =>
+        [
+          record.provider,
+          {
+            apiKey: await decryptSecret(record.api_key_ciphertext, context(orgId, record.provider)),
+            apiUrl: record.api_url,
+          },
+        ] as const,
+    ),
+  );
   return Object.fromEntries(entries);
 }

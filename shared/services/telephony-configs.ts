@@ -7,7 +7,9 @@ import { ProviderError } from '../telephony/adapter.ts';
 import { adapterFor, telephonyCredentialsContext } from '../telephony/accounts.ts';
 
 const invalid = (loc: ['body', ...string[]], message: string, input: unknown) =>
-  new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+  new RequestValidationError([
+    { type: 'value_error', loc, msg: `Value error, ${message}`, input, ctx: { error: message } },
+  ]);
 
 const present = (record: repository.TelephonyConfigRecord) => ({
   provider: record.provider,
@@ -21,22 +23,35 @@ const present = (record: repository.TelephonyConfigRecord) => ({
  * Sets the organization's own provider account. The provider itself checks the credentials and
  * that the account owns the caller id before anything is stored.
  */
-export async function putTelephonyConfig(orgId: number, request: { credentials: TelephonyCredentials; caller_id: string; calls_per_second: number }) {
+export async function putTelephonyConfig(
+  orgId: number,
+  request: { credentials: TelephonyCredentials; caller_id: string; calls_per_second: number },
+) {
   const adapter = adapterFor(request.credentials);
   let owned: boolean;
   try {
     owned = await adapter.ownsNumber(request.caller_id);
   } catch (error) {
     if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
-      throw invalid(['body', 'credentials'], `${request.credentials.provider} refused these credentials`, { provider: request.credentials.provider });
+      throw invalid(['body', 'credentials'], `${request.credentials.provider} refused these credentials`, {
+        provider: request.credentials.provider,
+      });
     }
     throw error;
   }
-  if (!owned) throw invalid(['body', 'caller_id'], `the ${request.credentials.provider} account does not own ${request.caller_id}`, request.caller_id);
+  if (!owned)
+    throw invalid(
+      ['body', 'caller_id'],
+      `the ${request.credentials.provider} account does not own ${request.caller_id}`,
+      request.caller_id,
+    );
   const record: repository.TelephonyConfigRecord = {
     provider: adapter.provider,
     account_id: adapter.accountId,
-    credentials_ciphertext: await encryptSecret(JSON.stringify(request.credentials), telephonyCredentialsContext(orgId)),
+    credentials_ciphertext: await encryptSecret(
+      JSON.stringify(request.credentials),
+      telephonyCredentialsContext(orgId),
+    ),
     caller_id: request.caller_id,
     calls_per_second: request.calls_per_second,
     updated_at: new Date().toISOString(),
@@ -52,5 +67,6 @@ export async function getTelephonyConfig(orgId: number) {
 }
 
 export async function deleteTelephonyConfig(orgId: number): Promise<void> {
-  if (!(await repository.deleteTelephonyConfig(orgId))) throw new NotFoundError("No telephony config: the organization's calls use the platform's account");
+  if (!(await repository.deleteTelephonyConfig(orgId)))
+    throw new NotFoundError("No telephony config: the organization's calls use the platform's account");
 }

@@ -29,7 +29,11 @@ export type Purpose = 'knowledge' | 'script';
 const kindOf = (file: UploadedFile): 'pdf' | 'docx' | 'text' | undefined => {
   const name = file.fileName.toLowerCase();
   if (file.contentType === 'application/pdf' || name.endsWith('.pdf')) return 'pdf';
-  if (name.endsWith('.docx') || file.contentType === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document') return 'docx';
+  if (
+    name.endsWith('.docx') ||
+    file.contentType === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+  )
+    return 'docx';
   if (name.endsWith('.txt') || name.endsWith('.md') || file.contentType.startsWith('text/')) return 'text';
   return undefined;
 };
@@ -47,7 +51,8 @@ async function textOf(file: UploadedFile): Promise<string> {
     case 'pdf': {
       const { extractText, getDocumentProxy } = await import('unpdf');
       const document = await getDocumentProxy(new Uint8Array(file.data));
-      if (document.numPages > MAX_PDF_PAGES) throw new DocumentTooLargeError(`the PDF has ${document.numPages} pages; at most ${MAX_PDF_PAGES}`);
+      if (document.numPages > MAX_PDF_PAGES)
+        throw new DocumentTooLargeError(`the PDF has ${document.numPages} pages; at most ${MAX_PDF_PAGES}`);
       return (await extractText(document, { mergePages: true })).text;
     }
     case 'docx': {
@@ -63,29 +68,60 @@ async function textOf(file: UploadedFile): Promise<string> {
     case 'text':
       return file.data.toString('utf8');
     default:
-      throw new UnsupportedMediaTypeError(`Unsupported file type '${file.contentType}' (${file.fileName}): upload PDF, DOCX, TXT or MD`);
+      throw new UnsupportedMediaTypeError(
+        `Unsupported file type '${file.contentType}' (${file.fileName}): upload PDF, DOCX, TXT or MD`,
+      );
   }
 }
 
 export async function extractDocumentText(file: UploadedFile | undefined, purpose: Purpose) {
-  if (!file) throw new RequestValidationError([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }]);
+  if (!file)
+    throw new RequestValidationError([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }]);
   let text: string;
   try {
-    text = (await textOf(file)).replace(/\r\n/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
+    text = (await textOf(file))
+      .replace(/\r\n/g, '\n')
+      .replace(/[ \t]+\n/g, '\n')
+      .trim();
   } catch (error) {
     if (error instanceof UnsupportedMediaTypeError) throw error;
     if (error instanceof DocumentTooLargeError) {
-      throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, ${error.message}`, input: file.fileName, ctx: { error: 'too large' } }]);
+      throw new RequestValidationError([
+        {
+          type: 'value_error',
+          loc: ['body', 'file'],
+          msg: `Value error, ${error.message}`,
+          input: file.fileName,
+          ctx: { error: 'too large' },
+        },
+      ]);
     }
-    throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, the file could not be read: ${(error as Error).message}`, input: file.fileName, ctx: { error: 'unreadable' } }]);
+    throw new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['body', 'file'],
+        msg: `Value error, the file could not be read: ${(error as Error).message}`,
+        input: file.fileName,
+        ctx: { error: 'unreadable' },
+      },
+    ]);
   }
   const cap = purpose === 'script' ? MAX_SCRIPT_TEXT_CHARS : MAX_KNOWLEDGE_TEXT_CHARS;
   if (text.length > cap) {
     throw new RequestValidationError([
-      { type: 'value_error', loc: ['body', 'file'], msg: `Value error, the text has ${text.length} characters; at most ${cap} for purpose=${purpose}`, input: file.fileName, ctx: { error: 'too long' } },
+      {
+        type: 'value_error',
+        loc: ['body', 'file'],
+        msg: `Value error, the text has ${text.length} characters; at most ${cap} for purpose=${purpose}`,
+        input: file.fileName,
+        ctx: { error: 'too long' },
+      },
     ]);
   }
   // A script is distilled by the model (cleaned into one utterance per line); knowledge is kept as is.
-  if (purpose === 'script') text = await (await platformModel()).complete({ system: 'Clean up this call script: one utterance per line.', prompt: text });
+  if (purpose === 'script')
+    text = await (
+      await platformModel()
+    ).complete({ system: 'Clean up this call script: one utterance per line.', prompt: text });
   return { text, characters: text.length, purpose, file_name: file.fileName, content_type: file.contentType };
 }

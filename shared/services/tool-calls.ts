@@ -11,9 +11,18 @@ const toolFetch = createGuardedFetch({ timeoutMs: TOOL_CALL_TIMEOUT_MS, maxRespo
 const headersContext = (orgId: number, toolId: string) => ({ organizationId: String(orgId), toolId });
 
 /** Tool headers often carry credentials: stored encrypted like model keys (KMS on AWS). */
-export async function sealToolHeaders(orgId: number, toolId: string, headers: Record<string, string>): Promise<Pick<ToolRecord, 'header_names' | 'headers_ciphertext'>> {
+export async function sealToolHeaders(
+  orgId: number,
+  toolId: string,
+  headers: Record<string, string>,
+): Promise<Pick<ToolRecord, 'header_names' | 'headers_ciphertext'>> {
   const names = Object.keys(headers);
-  return { header_names: names, headers_ciphertext: names.length ? await encryptSecret(JSON.stringify(headers), headersContext(orgId, toolId)) : null };
+  return {
+    header_names: names,
+    headers_ciphertext: names.length
+      ? await encryptSecret(JSON.stringify(headers), headersContext(orgId, toolId))
+      : null,
+  };
 }
 
 /**
@@ -22,8 +31,15 @@ export async function sealToolHeaders(orgId: number, toolId: string, headers: Re
  * call. Fails with the guard's OutboundRequestError (refused, timeout, too large, unreachable).
  * `send` replaces the guarded fetch only where the local stack or a test routes tools to a fake.
  */
-export async function callTool(orgId: number, tool: ToolRecord, args: Record<string, unknown>, send: typeof fetch = toolFetch): Promise<{ status: number; body: string }> {
-  const headers: Record<string, string> = tool.headers_ciphertext ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id))) : {};
+export async function callTool(
+  orgId: number,
+  tool: ToolRecord,
+  args: Record<string, unknown>,
+  send: typeof fetch = toolFetch,
+): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = tool.headers_ciphertext
+    ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id)))
+    : {};
   const url = new URL(tool.url);
   const inQuery = tool.method === 'GET' || tool.method === 'DELETE';
   if (inQuery) for (const [name, value] of Object.entries(args)) url.searchParams.set(name, String(value));

@@ -13,7 +13,8 @@ function range(query: { from?: string; to?: string }, now = new Date()): { from:
   const from = new Date(query.from ?? monthStart.toISOString()).toISOString();
   const to = new Date(query.to ?? now.toISOString()).toISOString();
   if (from >= to) throw new BadRequestError('`from` must be before `to`');
-  if (Date.parse(to) - Date.parse(from) > MAX_RANGE_DAYS * 86_400_000) throw new BadRequestError(`A usage report covers at most ${MAX_RANGE_DAYS} days`);
+  if (Date.parse(to) - Date.parse(from) > MAX_RANGE_DAYS * 86_400_000)
+    throw new BadRequestError(`A usage report covers at most ${MAX_RANGE_DAYS} days`);
   return { from, to };
 }
 
@@ -21,21 +22,30 @@ export async function usageReport(orgId: number, query: { from?: string; to?: st
   const { from, to } = range(query);
   const usage = aggregateUsage(await listUsage(orgId, from, to), query.group_by);
   const agents = await Promise.all(
-    usage.agents.map(async (agent) => ({ ...agent, workflow_name: (await getAgent(orgId, String(agent.workflow_id)).catch(() => undefined))?.name ?? '' })),
+    usage.agents.map(async (agent) => ({
+      ...agent,
+      workflow_name: (await getAgent(orgId, String(agent.workflow_id)).catch(() => undefined))?.name ?? '',
+    })),
   );
   return { from, to, group_by: query.group_by, totals: usage.totals, periods: usage.periods, agents };
 }
 
-const COLUMNS = ['run_id', 'workflow_id', 'status', 'started_at', 'ended_at', 'duration_seconds', 'billed_minutes', 'cost_usd'] as const;
+const COLUMNS = [
+  'run_id',
+  'workflow_id',
+  'status',
+  'started_at',
+  'ended_at',
+  'duration_seconds',
+  'billed_minutes',
+  'cost_usd',
+] as const;
 
 /** One row per call in the range (RFC 4180, csv-stringify). */
 export async function usageCsv(orgId: number, query: { from?: string; to?: string }): Promise<string> {
   const { from, to } = range(query);
   const entries = await listUsage(orgId, from, to);
-  return stringify(
-    entries.map(billedRun),
-    { header: true, columns: [...COLUMNS] },
-  );
+  return stringify(entries.map(billedRun), { header: true, columns: [...COLUMNS] });
 }
 
 /** The current billing period: the calendar month (UTC) so far. `GET /organizations/usage/current-period`. */

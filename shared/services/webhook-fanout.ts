@@ -22,13 +22,23 @@ export function deliveriesOf(event: WebhookEvent): EventDelivery[] {
     case 'call.failed': {
       const { organization_id: org, workflow_id: agent, workflow_run_id: runId } = event.data;
       const run = { organizationId: org, agentId: agent, runId };
-      const own = { event, eventKey: event.type === 'call.completed' ? `${org}-${runId}` : `${event.type}-${org}-${runId}`, run };
+      const own = {
+        event,
+        eventKey: event.type === 'call.completed' ? `${org}-${runId}` : `${event.type}-${org}-${runId}`,
+        run,
+      };
       if (event.type !== 'call.completed' || event.data.status !== 'failed') return [own];
       const failed: WebhookEvent = { ...event, type: 'call.failed', data: { ...event.data, status: 'failed' } };
       return [own, { event: failed, eventKey: `call.failed-${org}-${runId}`, run }];
     }
     case 'campaign.completed':
     case 'campaign.paused':
-      return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.campaign_id}-${Date.parse(event.timestamp)}`, run: null }];
+      return [
+        {
+          event,
+          eventKey: `${event.type}-${event.data.organization_id}-${event.data.campaign_id}-${Date.parse(event.timestamp)}`,
+          run: null,
+        },
+      ];
   }
 }

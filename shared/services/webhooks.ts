@@ -21,13 +21,15 @@ const deliveryFetch = createGuardedFetch({ timeoutMs: ATTEMPT_TIMEOUT_MS, maxRes
 /** Local speed-up of the retry schedule (1 on AWS). */
 const retryTimeScale = () => Number(process.env.WEBHOOK_RETRY_TIME_SCALE ?? 1) || 1;
 
-
 const publicView = ({
   secret_ciphertext: _secret,
   previous_secret_ciphertext: _previous,
   organization_id: _org,
   ...webhook
-}: repository.WebhookRecord) => ({ ...webhook, previous_secret_expires_at: webhook.previous_secret_expires_at ?? null });
+}: repository.WebhookRecord) => ({
+  ...webhook,
+  previous_secret_expires_at: webhook.previous_secret_expires_at ?? null,
+});
 
 const newSecret = () => `whsec_${Buffer.from(randomAlphanumeric(32)).toString('base64')}`;
 
@@ -38,7 +40,11 @@ const secretContext = (orgId: number, webhookId: string) => ({ organizationId: S
 async function signingSecrets(webhook: repository.WebhookRecord, now: Date): Promise<string[]> {
   const context = secretContext(webhook.organization_id, webhook.id);
   const secrets = [await decryptSecret(webhook.secret_ciphertext, context)];
-  if (webhook.previous_secret_ciphertext && webhook.previous_secret_expires_at && Date.parse(webhook.previous_secret_expires_at) > now.getTime()) {
+  if (
+    webhook.previous_secret_ciphertext &&
+    webhook.previous_secret_expires_at &&
+    Date.parse(webhook.previous_secret_expires_at) > now.getTime()
+  ) {
     secrets.push(await decryptSecret(webhook.previous_secret_ciphertext, context));
   }
   return secrets;
@@ -66,14 +72,18 @@ export async function createWebhook(orgId: number, request: { url: string; event
     created_at: new Date().toISOString(),
   };
   if (!(await repository.insertWebhook(webhook, MAX_WEBHOOKS_PER_ORGANIZATION))) {
-    throw new ConflictError(`An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhook endpoints; delete one first`);
+    throw new ConflictError(
+      `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhook endpoints; delete one first`,
+    );
   }
   return { ...publicView(webhook), secret };
 }
 
 /** Changes what an endpoint subscribes to; events already fanned out are still delivered. */
 export async function updateWebhook(orgId: number, webhookId: string, changes: { events?: string[] }) {
-  const updated = changes.events ? await repository.updateEvents(orgId, webhookId, [...new Set(changes.events)]) : await repository.getWebhook(orgId, webhookId);
+  const updated = changes.events
+    ? await repository.updateEvents(orgId, webhookId, [...new Set(changes.events)])
+    : await repository.getWebhook(orgId, webhookId);
   if (!updated) throw new NotFoundError('Webhook not found');
   return publicView(updated);
 }
@@ -92,7 +102,13 @@ export async function rotateSecret(orgId: number, webhookId: string, overlapSeco
   const webhook = await existingWebhook(orgId, webhookId);
   const secret = newSecret();
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
-  const rotated = await repository.rotateSecret(orgId, webhookId, webhook.secret_ciphertext, await encryptSecret(secret, secretContext(orgId, webhookId)), expiresAt);
+  const rotated = await repository.rotateSecret(
+    orgId,
+    webhookId,
+    webhook.secret_ciphertext,
+    await encryptSecret(secret, secretContext(orgId, webhookId)),
+    expiresAt,
+  );
   if (!rotated) throw new ConflictError('The secret was rotated or the webhook deleted meanwhile; try again');
   return { ...publicView(rotated), secret };
 }
@@ -103,7 +119,10 @@ export async function rotateSecret(orgId: number, webhookId: string, overlapSeco
  */
 export async function sendTestEvent(orgId: number, webhookId: string, eventType?: WebhookEventType) {
   const webhook = await existingWebhook(orgId, webhookId);
-  const type = eventType ?? ((webhook.events.find((event) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) ?? 'call.completed') as WebhookEventType);
+  const type =
+    eventType ??
+    ((webhook.events.find((event) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) ??
+      'call.completed') as WebhookEventType);
   const messageId = `msg_test_${randomAlphanumeric(20)}`;
   const started = Date.now();
   const result = await send(webhook, messageId, JSON.stringify(sampleEvent(type, orgId)));
@@ -126,7 +145,8 @@ export async function deleteWebhook(orgId: number, webhookId: string): Promise<v
   if (!(await repository.deleteWebhook(orgId, webhookId))) throw new NotFoundError('Webhook not found');
 }
 
-const deliveryView = ({ payload: _payload, run: _run, webhook_id: _webhook, ...delivery }: repository.DeliveryRecord) => delivery;
+const deliveryView = ({ payload: _payload, run: _run, webhook_id: _webhook, ...delivery }: repository.DeliveryRecord) =>
+  delivery;
 
 export async function listDeliveries(orgId: number, webhookId: string, page: PageRequest) {
   await existingWebhook(orgId, webhookId);
@@ -140,18 +160,29 @@ export async function listDeliveries(orgId: number, webhookId: string, page: Pag
  */
 export async function retryDelivery(orgId: number, webhookId: string, messageId: string) {
   const webhook = await existingWebhook(orgId, webhookId);
-  if (webhook.status !== 'active') throw new ConflictError('The webhook is disabled; create a new one to receive events again');
+  if (webhook.status !== 'active')
+    throw new ConflictError('The webhook is disabled; create a new one to receive events again');
   const key = await repository.findDeliveryKey(orgId, webhookId, messageId);
   const delivery = key && (await repository.getDelivery(orgId, key));
   if (!key || !delivery) throw new NotFoundError('Delivery not found');
-  if (!(await repository.reopenDelivery(orgId, key, new Date().toISOString()))) throw new ConflictError('The delivery is still pending; it is retried on its schedule');
+  if (!(await repository.reopenDelivery(orgId, key, new Date().toISOString())))
+    throw new ConflictError('The delivery is still pending; it is retried on its schedule');
   await startDelivery(orgId, key, delivery.attempts.length + 1);
   return deliveryView((await repository.getDelivery(orgId, key))!);
 }
 
 /** One delivery execution per (delivery, attempt number): a repeated start runs nothing twice. */
-async function startDelivery(orgId: number, key: Pick<repository.DeliveryRecord, 'webhook_id' | 'created_at' | 'message_id'>, attempt: number): Promise<void> {
-  const ref: DeliveryRef = { organizationId: orgId, webhookId: key.webhook_id, createdAt: key.created_at, messageId: key.message_id };
+async function startDelivery(
+  orgId: number,
+  key: Pick<repository.DeliveryRecord, 'webhook_id' | 'created_at' | 'message_id'>,
+  attempt: number,
+): Promise<void> {
+  const ref: DeliveryRef = {
+    organizationId: orgId,
+    webhookId: key.webhook_id,
+    createdAt: key.created_at,
+    messageId: key.message_id,
+  };
   const name = attempt === 1 ? key.message_id : `${key.message_id}-a${attempt}`;
   await startNamedExecution(WEBHOOK_DELIVERY_ARN_VARIABLE, name.slice(-80), { delivery: ref, attempt });
 }
@@ -183,8 +214,16 @@ export interface DeliveryRef {
  * so an event that reaches the bus twice (EventBridge retries, outbox re-sends) creates one
  * delivery per endpoint: the second fan-out finds it and only makes sure its execution runs.
  */
-export async function fanOutEvent(orgId: number, eventType: string, eventKey: string, payload: unknown, run: RunRef | null): Promise<number> {
-  const webhooks = (await repository.listWebhooks(orgId)).filter((webhook) => webhook.status === 'active' && webhook.events.includes(eventType));
+export async function fanOutEvent(
+  orgId: number,
+  eventType: string,
+  eventKey: string,
+  payload: unknown,
+  run: RunRef | null,
+): Promise<number> {
+  const webhooks = (await repository.listWebhooks(orgId)).filter(
+    (webhook) => webhook.status === 'active' && webhook.events.includes(eventType),
+  );
   const now = new Date().toISOString();
   const body = JSON.stringify(payload);
   for (const webhook of webhooks) {
@@ -223,27 +262,49 @@ async function send(webhook: repository.WebhookRecord, messageId: string, payloa
   }
 }
 
-export type AttemptOutcome = { action: 'delivered' | 'failed' | 'disable_endpoint' | 'gone' } | { action: 'retry'; delaySeconds: number };
+export type AttemptOutcome =
+  { action: 'delivered' | 'failed' | 'disable_endpoint' | 'gone' } | { action: 'retry'; delaySeconds: number };
 
 /** One delivery attempt, signed per Standard Webhooks; the state machine waits and calls again on `retry`. */
 export async function attemptDelivery(ref: DeliveryRef, attempt: number): Promise<AttemptOutcome> {
   const [webhook, delivery] = await Promise.all([
     repository.getWebhook(ref.organizationId, ref.webhookId),
-    repository.getDelivery(ref.organizationId, { webhook_id: ref.webhookId, created_at: ref.createdAt, message_id: ref.messageId }),
+    repository.getDelivery(ref.organizationId, {
+      webhook_id: ref.webhookId,
+      created_at: ref.createdAt,
+      message_id: ref.messageId,
+    }),
   ]);
   // Deleted webhook or run, or an endpoint disabled meanwhile: nothing more to send.
   if (!delivery) return { action: 'gone' };
   const key = { webhook_id: ref.webhookId, created_at: ref.createdAt, message_id: ref.messageId };
   if (!webhook || webhook.status !== 'active') {
-    await repository.recordAttempt(ref.organizationId, key, { attempt, at: new Date().toISOString(), status_code: null, error: 'webhook deleted or disabled', duration_ms: 0 }, 'failed', null);
+    await repository.recordAttempt(
+      ref.organizationId,
+      key,
+      {
+        attempt,
+        at: new Date().toISOString(),
+        status_code: null,
+        error: 'webhook deleted or disabled',
+        duration_ms: 0,
+      },
+      'failed',
+      null,
+    );
     return { action: 'failed' };
   }
   const started = Date.now();
   const result = await send(webhook, delivery.message_id, delivery.payload);
   const decision = decideAfterAttempt(attempt, result, new Date(), Math.random(), retryTimeScale());
-  const outcome: AttemptOutcome = decision.action === 'retry' ? { action: 'retry', delaySeconds: Math.max(1, Math.ceil(decision.delaySeconds)) } : decision;
-  const nextAttemptAt = outcome.action === 'retry' ? new Date(Date.now() + outcome.delaySeconds * 1000).toISOString() : null;
-  const status: repository.DeliveryStatus = outcome.action === 'delivered' ? 'delivered' : outcome.action === 'retry' ? 'pending' : 'failed';
+  const outcome: AttemptOutcome =
+    decision.action === 'retry'
+      ? { action: 'retry', delaySeconds: Math.max(1, Math.ceil(decision.delaySeconds)) }
+      : decision;
+  const nextAttemptAt =
+    outcome.action === 'retry' ? new Date(Date.now() + outcome.delaySeconds * 1000).toISOString() : null;
+  const status: repository.DeliveryStatus =
+    outcome.action === 'delivered' ? 'delivered' : outcome.action === 'retry' ? 'pending' : 'failed';
   const recorded = await repository.recordAttempt(
     ref.organizationId,
     key,

@@ -28,17 +28,20 @@ export function expandedSize(zip: Buffer, limits: { maxBytes: number; maxEntries
   if (zip.length < 22) throw new MalformedArchiveError('not a ZIP archive (too short)');
   const end = endOfCentralDirectory(zip);
   const entries = zip.readUInt16LE(end + 10);
-  if (entries > limits.maxEntries) throw new ArchiveTooLargeError(`the archive has ${entries} entries; at most ${limits.maxEntries}`);
+  if (entries > limits.maxEntries)
+    throw new ArchiveTooLargeError(`the archive has ${entries} entries; at most ${limits.maxEntries}`);
   let cursor = zip.readUInt32LE(end + 16);
   let total = 0;
   for (let index = 0; index < entries; index += 1) {
-    if (cursor + 46 > zip.length || zip.readUInt32LE(cursor) !== CENTRAL_DIRECTORY_ENTRY) throw new MalformedArchiveError('corrupt central directory');
+    if (cursor + 46 > zip.length || zip.readUInt32LE(cursor) !== CENTRAL_DIRECTORY_ENTRY)
+      throw new MalformedArchiveError('corrupt central directory');
     const method = zip.readUInt16LE(cursor + 10);
     const compressedSize = zip.readUInt32LE(cursor + 20);
     const localHeader = zip.readUInt32LE(cursor + 42);
     cursor += 46 + zip.readUInt16LE(cursor + 28) + zip.readUInt16LE(cursor + 30) + zip.readUInt16LE(cursor + 32);
 
-    if (localHeader + 30 > zip.length || zip.readUInt32LE(localHeader) !== LOCAL_FILE_HEADER) throw new MalformedArchiveError('corrupt local file header');
+    if (localHeader + 30 > zip.length || zip.readUInt32LE(localHeader) !== LOCAL_FILE_HEADER)
+      throw new MalformedArchiveError('corrupt local file header');
     const dataStart = localHeader + 30 + zip.readUInt16LE(localHeader + 26) + zip.readUInt16LE(localHeader + 28);
     const data = zip.subarray(dataStart, dataStart + compressedSize);
     const remaining = limits.maxBytes - total;
@@ -47,11 +50,13 @@ export function expandedSize(zip: Buffer, limits: { maxBytes: number; maxEntries
       try {
         total += inflateRawSync(data, { maxOutputLength: remaining + 1 }).length;
       } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) total = limits.maxBytes + 1;
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
+          total = limits.maxBytes + 1;
         else throw new MalformedArchiveError(`corrupt entry (${(error as Error).message})`);
       }
     } else throw new MalformedArchiveError(`unsupported compression method ${method}`);
-    if (total > limits.maxBytes) throw new ArchiveTooLargeError(`the archive expands to more than ${limits.maxBytes} bytes`);
+    if (total > limits.maxBytes)
+      throw new ArchiveTooLargeError(`the archive expands to more than ${limits.maxBytes} bytes`);
   }
   return total;
 }

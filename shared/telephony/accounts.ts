@@ -25,14 +25,24 @@ export interface TelephonyAccount {
 export const TELEPHONY_ACCOUNT_VARIABLE = 'TELEPHONY_ACCOUNT';
 
 /** Encryption context of an organization's telephony credentials. */
-export const telephonyCredentialsContext = (orgId: number) => ({ organization_id: String(orgId), purpose: 'telephony-credentials' });
+export const telephonyCredentialsContext = (orgId: number) => ({
+  organization_id: String(orgId),
+  purpose: 'telephony-credentials',
+});
 
 export function adapterFor(credentials: TelephonyCredentials): TelephonyAdapter {
   const apiBaseUrl = process.env.TELEPHONY_API_BASE_URL || undefined;
-  return credentials.provider === 'twilio' ? twilioAdapter(credentials, { apiBaseUrl }) : telnyxAdapter(credentials, { apiBaseUrl });
+  return credentials.provider === 'twilio'
+    ? twilioAdapter(credentials, { apiBaseUrl })
+    : telnyxAdapter(credentials, { apiBaseUrl });
 }
 
-const account = (adapter: TelephonyAdapter, callsPerSecond: number, callerId: string | null, owner: TelephonyAccount['owner']): TelephonyAccount => ({
+const account = (
+  adapter: TelephonyAdapter,
+  callsPerSecond: number,
+  callerId: string | null,
+  owner: TelephonyAccount['owner'],
+): TelephonyAccount => ({
   adapter,
   key: `${adapter.provider}:${adapter.accountId}`,
   callsPerSecond,
@@ -45,7 +55,10 @@ let platform: { raw: string; account: TelephonyAccount } | undefined;
 /** The platform's own account; a stack without it fails loudly, naming the setting. */
 export function platformAccount(): TelephonyAccount {
   const raw = process.env[TELEPHONY_ACCOUNT_VARIABLE];
-  if (!raw) throw new Error(`Missing required environment variable ${TELEPHONY_ACCOUNT_VARIABLE} (the platform's telephony provider credentials)`);
+  if (!raw)
+    throw new Error(
+      `Missing required environment variable ${TELEPHONY_ACCOUNT_VARIABLE} (the platform's telephony provider credentials)`,
+    );
   if (platform?.raw !== raw) {
     let parsed: ReturnType<typeof TelephonyCredentials.safeParse>;
     try {
@@ -53,9 +66,15 @@ export function platformAccount(): TelephonyAccount {
     } catch {
       throw new Error(`${TELEPHONY_ACCOUNT_VARIABLE} is not JSON`);
     }
-    if (!parsed.success) throw new Error(`${TELEPHONY_ACCOUNT_VARIABLE} is not a valid provider account: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `${TELEPHONY_ACCOUNT_VARIABLE} is not a valid provider account: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+      );
     const rate = Number(process.env.TELEPHONY_CALLS_PER_SECOND ?? 1);
-    platform = { raw, account: account(adapterFor(parsed.data), rate > 0 ? rate : 1, process.env.DEFAULT_CALLER_ID || null, 'platform') };
+    platform = {
+      raw,
+      account: account(adapterFor(parsed.data), rate > 0 ? rate : 1, process.env.DEFAULT_CALLER_ID || null, 'platform'),
+    };
   }
   return platform.account;
 }
@@ -64,6 +83,8 @@ export function platformAccount(): TelephonyAccount {
 export async function accountOf(orgId: number): Promise<TelephonyAccount> {
   const config = await getTelephonyConfig(orgId);
   if (!config) return platformAccount();
-  const credentials = TelephonyCredentials.parse(JSON.parse(await decryptSecret(config.credentials_ciphertext, telephonyCredentialsContext(orgId))));
+  const credentials = TelephonyCredentials.parse(
+    JSON.parse(await decryptSecret(config.credentials_ciphertext, telephonyCredentialsContext(orgId))),
+  );
   return account(adapterFor(credentials), config.calls_per_second, config.caller_id, 'organization');
 }

@@ -81,13 +81,21 @@ export interface TelephonyAdapter {
   /** The provider's stock of numbers for sale. */
   searchNumbers(country: string, type: NumberType): Promise<AvailableNumber[]>;
   /** Buys a number and points its incoming calls at `voiceUrl`; a regulated number needs its approved bundle. */
-  buyNumber(e164: string, options: { voiceUrl: string; regulatoryBundleId?: string }): Promise<{ providerNumberId: string }>;
+  buyNumber(
+    e164: string,
+    options: { voiceUrl: string; regulatoryBundleId?: string },
+  ): Promise<{ providerNumberId: string }>;
   releaseNumber(providerNumberId: string): Promise<void>;
   /**
    * Submits the subscriber's data for a regulated number (a Polish mobile) to the provider's
    * regulatory review; the number is bought once the bundle is approved.
    */
-  submitRegulatoryBundle(request: { country: string; type: NumberType; endUser: Record<string, unknown>; email: string }): Promise<{ bundleId: string }>;
+  submitRegulatoryBundle(request: {
+    country: string;
+    type: NumberType;
+    endUser: Record<string, unknown>;
+    email: string;
+  }): Promise<{ bundleId: string }>;
 }
 
 export interface AvailableNumber {

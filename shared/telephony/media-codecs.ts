@@ -34,7 +34,11 @@ export const telnyxMediaCodec: MediaFrameCodec = {
             [STREAM_PARAMETERS.runRef]: streamQuery.get(STREAM_PARAMETERS.runRef),
             [STREAM_PARAMETERS.token]: streamQuery.get(STREAM_PARAMETERS.token),
           },
-          mediaFormat: { encoding: format.encoding === 'PCMU' ? 'audio/x-mulaw' : format.encoding, sampleRate: format.sample_rate, channels: format.channels },
+          mediaFormat: {
+            encoding: format.encoding === 'PCMU' ? 'audio/x-mulaw' : format.encoding,
+            sampleRate: format.sample_rate,
+            channels: format.channels,
+          },
         },
       };
     }

@@ -10,7 +10,8 @@ import { platformAccount } from './accounts.ts';
 export type { AvailableNumber };
 
 /** A number the provider no longer offers (bought meanwhile): Twilio 21422 / HTTP 400, Telnyx 409/422. */
-export const isUnavailable = (error: unknown): boolean => error instanceof ProviderError && [400, 404, 409, 422].includes(error.status ?? 0);
+export const isUnavailable = (error: unknown): boolean =>
+  error instanceof ProviderError && [400, 404, 409, 422].includes(error.status ?? 0);
 
 export async function searchNumbers(country: string, type?: NumberType): Promise<AvailableNumber[]> {
   const { adapter } = platformAccount();
@@ -25,9 +26,14 @@ function voiceUrl(): string {
 }
 
 /** Buys a number whose incoming calls ring this API's voice webhook. */
-export const buyNumber = (e164: string, regulatoryBundleId?: string) => platformAccount().adapter.buyNumber(e164, { voiceUrl: voiceUrl(), regulatoryBundleId });
+export const buyNumber = (e164: string, regulatoryBundleId?: string) =>
+  platformAccount().adapter.buyNumber(e164, { voiceUrl: voiceUrl(), regulatoryBundleId });
 
 export const releaseNumber = (providerNumberId: string) => platformAccount().adapter.releaseNumber(providerNumberId);
 
-export const submitRegulatoryBundle = (request: { country: string; type: NumberType; endUser: Record<string, unknown>; email: string }) =>
-  platformAccount().adapter.submitRegulatoryBundle(request);
+export const submitRegulatoryBundle = (request: {
+  country: string;
+  type: NumberType;
+  endUser: Record<string, unknown>;
+  email: string;
+}) => platformAccount().adapter.submitRegulatoryBundle(request);

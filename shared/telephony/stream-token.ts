@@ -14,7 +14,8 @@ function secret(): string {
   return value;
 }
 
-const mac = (key: string, runRef: string, expiresAt: number): string => createHmac('sha256', key).update(`${runRef}\n${expiresAt}`).digest('base64url');
+const mac = (key: string, runRef: string, expiresAt: number): string =>
+  createHmac('sha256', key).update(`${runRef}\n${expiresAt}`).digest('base64url');
 
 /** A token valid for `ttlSeconds` (ringing plus the longest answer delay a provider allows). */
 export function mintStreamToken(runRef: string, ttlSeconds: number, now = Date.now()): string {

@@ -20,7 +20,6 @@ export interface TelnyxCredentials {
   connection_id: string;
 }
 
-
 interface TelnyxEvent {
   data?: { event_type?: string; occurred_at?: string; payload?: Record<string, unknown> };
 }
@@ -37,12 +36,15 @@ const HANGUP_CAUSES: Record<string, ProviderCallStatus> = {
 };
 
 /** A Telnyx Call Control event → platform status (client_state carries the run reference). */
-export function mapTelnyxEvent(event: TelnyxEvent): Omit<ProviderStatusEvent, 'runRef'> & { runRef?: string } | undefined {
+export function mapTelnyxEvent(
+  event: TelnyxEvent,
+): (Omit<ProviderStatusEvent, 'runRef'> & { runRef?: string }) | undefined {
   const type = event.data?.event_type;
   const payload = event.data?.payload ?? {};
   const callId = typeof payload.call_control_id === 'string' ? payload.call_control_id : undefined;
   if (!type || !callId) return undefined;
-  const runRef = typeof payload.client_state === 'string' ? Buffer.from(payload.client_state, 'base64').toString('utf8') : undefined;
+  const runRef =
+    typeof payload.client_state === 'string' ? Buffer.from(payload.client_state, 'base64').toString('utf8') : undefined;
   const timestamp = event.data?.occurred_at ?? new Date().toISOString();
   let status: ProviderCallStatus | undefined;
   if (type === 'call.answered') status = 'answered';
@@ -56,11 +58,20 @@ export function mapTelnyxEvent(event: TelnyxEvent): Omit<ProviderStatusEvent, 'r
 
 function rethrow(error: unknown, what: string): never {
   const status = (error as { status?: number }).status;
-  throw new ProviderError(`Telnyx ${what} failed${status ? ` (HTTP ${status})` : ''}: ${error instanceof Error ? error.message : String(error)}`, status);
+  throw new ProviderError(
+    `Telnyx ${what} failed${status ? ` (HTTP ${status})` : ''}: ${error instanceof Error ? error.message : String(error)}`,
+    status,
+  );
 }
 
 export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBaseUrl?: string } = {}): TelephonyAdapter {
-  const client = new Telnyx({ apiKey: credentials.api_key, publicKey: credentials.public_key, baseURL: options.apiBaseUrl, timeout: 10_000, maxRetries: 0 });
+  const client = new Telnyx({
+    apiKey: credentials.api_key,
+    publicKey: credentials.public_key,
+    baseURL: options.apiBaseUrl,
+    timeout: 10_000,
+    maxRetries: 0,
+  });
   return {
     provider: 'telnyx',
     accountId: credentials.connection_id,
@@ -108,7 +119,11 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     async verifyCallback({ headers, rawBody }: CallbackRequest) {
       try {
         // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).
-        await client.webhooks.unwrap(rawBody, { headers: Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)) });
+        await client.webhooks.unwrap(rawBody, {
+          headers: Object.fromEntries(
+            Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+          ),
+        });
         return true;
       } catch {
         return false;
@@ -129,7 +144,9 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
 
     async answerInbound(answer: InboundAnswer) {
       // Call Control answers by command, not by the webhook's response body.
-      throw new ProviderError(`Telnyx inbound calls are answered through Call Control commands (${answer.action}); not supported yet`);
+      throw new ProviderError(
+        `Telnyx inbound calls are answered through Call Control commands (${answer.action}); not supported yet`,
+      );
     },
 
     async ownsNumber(e164) {
@@ -144,9 +161,13 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     async searchNumbers(country, type) {
       if (type !== 'local' && type !== 'mobile' && type !== 'toll_free') return [];
       try {
-        const found = await client.availablePhoneNumbers.list({ filter: { country_code: country, phone_number_type: type, features: ['voice'], limit: 50 } });
+        const found = await client.availablePhoneNumbers.list({
+          filter: { country_code: country, phone_number_type: type, features: ['voice'], limit: 50 },
+        });
         return (found.data ?? []).flatMap((number) =>
-          number.phone_number ? [{ phone_number: number.phone_number, country_code: country, number_type: type, capabilities: ['voice'] }] : [],
+          number.phone_number
+            ? [{ phone_number: number.phone_number, country_code: country, number_type: type, capabilities: ['voice'] }]
+            : [],
         );
       } catch (error) {
         rethrow(error, 'number search');
@@ -179,7 +200,9 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     },
 
     async submitRegulatoryBundle() {
-      throw new ProviderError('Regulated numbers on a Telnyx account need a requirement group prepared in the Telnyx portal; buy them there');
+      throw new ProviderError(
+        'Regulated numbers on a Telnyx account need a requirement group prepared in the Telnyx portal; buy them there',
+      );
     },
   };
 }

@@ -58,7 +58,12 @@ export function formParams(rawBody: string): Record<string, string> {
 }
 
 /** `<Connect><Stream>` to the media service, the run and its stream credential as custom parameters. */
-export function streamTwiml(streamUrl: string, runRef: string, streamToken: string, statusCallbackUrl?: string): string {
+export function streamTwiml(
+  streamUrl: string,
+  runRef: string,
+  streamToken: string,
+  statusCallbackUrl?: string,
+): string {
   const response = new twilio.twiml.VoiceResponse();
   const stream = response.connect().stream({
     url: streamUrl,
@@ -100,7 +105,10 @@ function rethrow(error: unknown, what: string): never {
   throw new ProviderError(`Twilio ${what} failed${status ? ` (HTTP ${status})` : ''}: ${message}`, status);
 }
 
-export function twilioAdapter(credentials: TwilioCredentials, options: { apiBaseUrl?: string; now?: () => number } = {}): TelephonyAdapter {
+export function twilioAdapter(
+  credentials: TwilioCredentials,
+  options: { apiBaseUrl?: string; now?: () => number } = {},
+): TelephonyAdapter {
   const client = twilioClient(credentials, options.apiBaseUrl);
   const now = options.now ?? Date.now;
   return {
@@ -155,7 +163,12 @@ export function twilioAdapter(credentials: TwilioCredentials, options: { apiBase
       const status = mapTwilioStatus(params.CallStatus ?? '', params.AnsweredBy);
       if (!runRef || !status || !params.CallSid) return undefined;
       const at = params.Timestamp ? Date.parse(params.Timestamp) : NaN;
-      return { callId: params.CallSid, runRef, status, timestamp: new Date(Number.isFinite(at) ? at : now()).toISOString() };
+      return {
+        callId: params.CallSid,
+        runRef,
+        status,
+        timestamp: new Date(Number.isFinite(at) ? at : now()).toISOString(),
+      };
     },
 
     parseInbound({ rawBody }: CallbackRequest): InboundCall | undefined {
@@ -196,7 +209,9 @@ export function twilioAdapter(credentials: TwilioCredentials, options: { apiBase
           phone_number: number.phoneNumber,
           country_code: number.isoCountry,
           number_type: type,
-          capabilities: Object.entries(number.capabilities ?? {}).flatMap(([name, enabled]) => (enabled ? [name.toLowerCase()] : [])),
+          capabilities: Object.entries(number.capabilities ?? {}).flatMap(([name, enabled]) =>
+            enabled ? [name.toLowerCase()] : [],
+          ),
         }));
       } catch (error) {
         // Twilio answers 404 for a country without that type of number.
@@ -207,7 +222,12 @@ export function twilioAdapter(credentials: TwilioCredentials, options: { apiBase
 
     async buyNumber(e164, { voiceUrl, regulatoryBundleId }) {
       try {
-        const number = await client.incomingPhoneNumbers.create({ phoneNumber: e164, voiceUrl, voiceMethod: 'POST', ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}) });
+        const number = await client.incomingPhoneNumbers.create({
+          phoneNumber: e164,
+          voiceUrl,
+          voiceMethod: 'POST',
+          ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}),
+        });
         return { providerNumberId: number.sid };
       } catch (error) {
         rethrow(error, 'number purchase');

@@ -18,23 +18,34 @@ export interface AgentTemplate {
   call_disposition_codes: Record<string, string>;
 }
 
-const variable = (name: string, description: string, required = true): TemplateVariable => ({ name, description, required });
+const variable = (name: string, description: string, required = true): TemplateVariable => ({
+  name,
+  description,
+  required,
+});
 
 export const AGENT_TEMPLATES: AgentTemplate[] = [
   {
     id: 'dental-reminders',
     name: 'Dental visit reminders',
     industry: 'healthcare',
-    description: 'Reminds patients of tomorrow\'s visit and confirms or reschedules it.',
+    description: "Reminds patients of tomorrow's visit and confirms or reschedules it.",
     languages: ['en', 'pl'],
-    variables: [variable('clinic_name', 'Name of the clinic'), variable('clinic_phone', 'Number patients can call back', false)],
+    variables: [
+      variable('clinic_name', 'Name of the clinic'),
+      variable('clinic_phone', 'Number patients can call back', false),
+    ],
     brief: 'Confirm the visit time\nAsk whether the patient needs to reschedule',
     workflow_definition: {
       greeting: 'Hello, this is {{clinic_name}} calling about your visit tomorrow.',
       steps: ['Can you confirm you will come at the booked time?', 'Would you like to reschedule instead?'],
       closing: 'Thank you. If anything changes, call us at {{clinic_phone}}. Goodbye.',
     },
-    call_disposition_codes: { confirmed: 'Visit confirmed', rescheduled: 'Asked to reschedule', cancelled: 'Visit cancelled' },
+    call_disposition_codes: {
+      confirmed: 'Visit confirmed',
+      rescheduled: 'Asked to reschedule',
+      cancelled: 'Visit cancelled',
+    },
   },
   {
     id: 'real-estate-leads',
@@ -49,7 +60,11 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
       steps: ['What budget do you have in mind?', 'Which district do you prefer?', 'When would you like to buy?'],
       closing: 'Thank you, an agent will call you back. Goodbye.',
     },
-    call_disposition_codes: { qualified: 'Qualified lead', not_interested: 'Not interested', callback: 'Call back later' },
+    call_disposition_codes: {
+      qualified: 'Qualified lead',
+      not_interested: 'Not interested',
+      callback: 'Call back later',
+    },
   },
   {
     id: 'restaurant-reservations',
@@ -72,14 +87,22 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
     industry: 'finance',
     description: 'Reminds a customer politely of an overdue invoice.',
     languages: ['en', 'pl'],
-    variables: [variable('company_name', 'Name of the company'), variable('invoice_number', 'The overdue invoice'), variable('amount', 'Amount due')],
+    variables: [
+      variable('company_name', 'Name of the company'),
+      variable('invoice_number', 'The overdue invoice'),
+      variable('amount', 'Amount due'),
+    ],
     brief: 'When the customer can pay\nWhether they need a payment plan',
     workflow_definition: {
       greeting: 'Hello, this is {{company_name}} about invoice {{invoice_number}} of {{amount}}.',
       steps: ['When will you be able to pay?', 'Would a payment plan help?'],
       closing: 'Thank you for your time. Goodbye.',
     },
-    call_disposition_codes: { promise_to_pay: 'Promised to pay', payment_plan: 'Asked for a payment plan', dispute: 'Disputes the invoice' },
+    call_disposition_codes: {
+      promise_to_pay: 'Promised to pay',
+      payment_plan: 'Asked for a payment plan',
+      dispute: 'Disputes the invoice',
+    },
   },
   {
     id: 'satisfaction-survey',
@@ -100,4 +123,11 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
 
 /** Fills `{{name}}` placeholders; names without a value become empty (optional variables). */
 export const fillTemplate = (text: string, variables: Record<string, string>): string =>
-  text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_match, name: string) => (Object.hasOwn(variables, name) ? variables[name] : '') ?? '').replace(/\s+([.,!?])/g, '$1').replace(/\s{2,}/g, ' ').trim();
+  text
+    .replace(
+      /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g,
+      (_match, name: string) => (Object.hasOwn(variables, name) ? variables[name] : '') ?? '',
+    )
+    .replace(/\s+([.,!?])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();

@@ -1,4 +1,9 @@
-import { ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { stepFunctions } from '../aws/clients.ts';
 
 function stateMachineArn(envVar: string): string {
@@ -13,7 +18,9 @@ function stateMachineArn(envVar: string): string {
  */
 export async function startNamedExecution(envVar: string, name: string, input: unknown): Promise<void> {
   try {
-    await stepFunctions().send(new StartExecutionCommand({ stateMachineArn: stateMachineArn(envVar), name, input: JSON.stringify(input) }));
+    await stepFunctions().send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn(envVar), name, input: JSON.stringify(input) }),
+    );
   } catch (error) {
     if (error instanceof ExecutionAlreadyExists) return;
     throw error;

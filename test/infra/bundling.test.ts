@@ -32,10 +32,17 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
     const visit = (path: string) => {
       if (seen.has(path)) return;
       seen.add(path);
-      for (const imported of outputs[path]!.imports) if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
+      for (const imported of outputs[path]!.imports)
+        if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
     };
     visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!);
-    return new Set([...seen].flatMap((path) => Object.entries(outputs[path]!.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([input]) => input)));
+    return new Set(
+      [...seen].flatMap((path) =>
+        Object.entries(outputs[path]!.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([input]) => input),
+      ),
+    );
   };
   return { eager: reachable(['import-statement']), all: reachable(['import-statement', 'dynamic-import']) };
 }
@@ -49,11 +56,17 @@ describe('Lambda bundles', () => {
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
       const { eager, all } = bundledInputs(group.entry);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
-      expect([...eager].filter((input) => heavy.test(input)), name).toEqual([]);
+      expect(
+        [...eager].filter((input) => heavy.test(input)),
+        name,
+      ).toEqual([]);
       if (name === 'agentAuthoring') expect([...all].some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
       // All of zod (every locale) is bundled when a module uses the `z` namespace as a value, e.g.
       // `import { z } from 'zod'`: schemas import it as `import * as z from 'zod'`.
-      expect([...all].filter((input) => /zod\/v4\/locales\/(?!en\.js)/.test(input)), name).toEqual([]);
+      expect(
+        [...all].filter((input) => /zod\/v4\/locales\/(?!en\.js)/.test(input)),
+        name,
+      ).toEqual([]);
     }
   }, 600_000);
 
@@ -63,7 +76,9 @@ describe('Lambda bundles', () => {
     const form = new FormData();
     form.append('file', new Blob([pdfSource('Opening hours 9 to 17')], { type: 'application/pdf' }), 'faq.pdf');
     const request = new Request('http://localhost/', { method: 'POST', body: form });
-    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }> };
+    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as {
+      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
+    };
     const result = await handler(
       {
         httpMethod: 'POST',
@@ -87,14 +102,19 @@ describe('Lambda bundles', () => {
   it('find the phone time-zone data copied beside a bundle from its lazily loaded chunk', async () => {
     const probe = join(REPO_ROOT, 'node_modules', '.cache', 'bundling-test-time-zones.ts');
     mkdirSync(join(REPO_ROOT, 'node_modules', '.cache'), { recursive: true });
-    writeFileSync(probe, `export { phoneNumberTimeZones as handler } from '${join(REPO_ROOT, 'shared/domain/phone-numbers.ts')}';\n`);
+    writeFileSync(
+      probe,
+      `export { phoneNumberTimeZones as handler } from '${join(REPO_ROOT, 'shared/domain/phone-numbers.ts')}';\n`,
+    );
     const outdir = join(work, 'time-zones');
     try {
       bundleLambda(probe.slice(REPO_ROOT.length + 1), outdir, FUNCTION_GROUPS.calls.copyFiles);
     } finally {
       rmSync(probe);
     }
-    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (e164: string) => Promise<string[]> };
+    const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as {
+      handler: (e164: string) => Promise<string[]>;
+    };
     expect(await handler('+48601234567')).toEqual(['Europe/Warsaw']);
   });
 });

@@ -29,7 +29,10 @@ function synth(context: Record<string, unknown> = CONTEXT) {
     // The media service is a nested stack; the functions and outputs are in the deployed stack.
     return { app, stack, root: Template.fromStack(stack), template: Template.fromStack(Stack.of(stack.media)) };
   } finally {
-    for (const [key, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+    for (const [key, value] of [
+      ['CDK_DEFAULT_ACCOUNT', saved.account],
+      ['CDK_DEFAULT_REGION', saved.region],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -57,7 +60,9 @@ describe('media service on AWS', () => {
       MinimumHealthyPercent: 100,
       DeploymentCircuitBreaker: { Enable: true, Rollback: true },
     });
-    expect(service.Properties.LoadBalancers).toEqual([expect.objectContaining({ ContainerName: 'media', ContainerPort: 8080 })]);
+    expect(service.Properties.LoadBalancers).toEqual([
+      expect.objectContaining({ ContainerName: 'media', ContainerPort: 8080 }),
+    ]);
     template.resourceCountIs('AWS::EC2::NatGateway', 1);
   });
 
@@ -105,15 +110,23 @@ describe('media service on AWS', () => {
 
   it('lets only the load balancer reach the tasks, on the container port', () => {
     const ingress = ofType('AWS::EC2::SecurityGroupIngress').map(([, r]) => r.Properties);
-    const serviceGroups = (ofType('AWS::ECS::Service')[0]![1].Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups as { 'Fn::GetAtt': string[] }[]).map(
-      (group) => group['Fn::GetAtt'][0],
-    );
+    const serviceGroups = (
+      ofType('AWS::ECS::Service')[0]![1].Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups as {
+        'Fn::GetAtt': string[];
+      }[]
+    ).map((group) => group['Fn::GetAtt'][0]);
     const toTasks = ingress.filter((rule) => serviceGroups.includes(rule.GroupId['Fn::GetAtt'][0]));
-    expect(toTasks).toEqual([expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: expect.anything() })]);
+    expect(toTasks).toEqual([
+      expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: expect.anything() }),
+    ]);
   });
 
   it('scales on active calls per task, published by the tasks, within the context bounds', () => {
-    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 2, MaxCapacity: 8, ScalableDimension: 'ecs:service:DesiredCount' });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      MinCapacity: 2,
+      MaxCapacity: 8,
+      ScalableDimension: 'ecs:service:DesiredCount',
+    });
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
       PolicyType: 'TargetTrackingScaling',
       TargetTrackingScalingPolicyConfiguration: Match.objectLike({
@@ -130,24 +143,33 @@ describe('media service on AWS', () => {
 
   it('gives the telephony functions the wss:// stream URL of the media domain, and outputs it', () => {
     const rootResources = root.toJSON().Resources as Resources;
-    const telephonyFunctions = Object.entries(rootResources).filter(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.MEDIA_STREAM_URL);
+    const telephonyFunctions = Object.entries(rootResources).filter(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.MEDIA_STREAM_URL,
+    );
     expect(telephonyFunctions.length).toBeGreaterThan(0);
-    for (const [, fn] of telephonyFunctions) expect(fn.Properties.Environment.Variables.MEDIA_STREAM_URL).toBe('wss://media.example.com/media');
+    for (const [, fn] of telephonyFunctions)
+      expect(fn.Properties.Environment.Variables.MEDIA_STREAM_URL).toBe('wss://media.example.com/media');
     root.hasOutput('MediaStreamUrl', { Value: 'wss://media.example.com/media' });
     root.hasOutput('MediaLoadBalancerDnsName', {});
   });
 
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {
     const report = new AwsSolutionsChecks(app).validateScope(app);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(
+      report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
     expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
   });
 
   it('without the domain and certificate in context, asks for them as stack parameters (a deploy without them fails, naming them)', () => {
     const bare = synth({});
-    expect(Object.keys(bare.root.findParameters('*'))).toEqual(expect.arrayContaining(['MediaDomainName', 'MediaCertificateArn']));
+    expect(Object.keys(bare.root.findParameters('*'))).toEqual(
+      expect.arrayContaining(['MediaDomainName', 'MediaCertificateArn']),
+    );
     // The nested stack receives the parameter's value from the deployed stack.
-    bare.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Certificates: [{ CertificateArn: { Ref: Match.stringLikeRegexp('MediaCertificateArn') } }] });
+    bare.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+      Certificates: [{ CertificateArn: { Ref: Match.stringLikeRegexp('MediaCertificateArn') } }],
+    });
   });
 
   it('refuses invalid media context with a message naming the key', () => {

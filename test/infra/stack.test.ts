@@ -40,12 +40,16 @@ beforeAll(() => {
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 /** The media service's nested stack (its own template). */
 const mediaTemplate = () => Template.fromStack(Stack.of(stack.media));
-const mediaOfType = (type: string) => Object.entries(mediaTemplate().toJSON().Resources as Resources).filter(([, r]) => r.Type === type);
+const mediaOfType = (type: string) =>
+  Object.entries(mediaTemplate().toJSON().Resources as Resources).filter(([, r]) => r.Type === type);
 
 /** Function logical id → group name, read back from POWERTOOLS_SERVICE_NAME (`voice-agent-api-<group>`). */
 function functionGroups(): Map<string, string> {
   return new Map(
-    ofType('AWS::Lambda::Function').map(([id, r]) => [id, String(r.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '')]),
+    ofType('AWS::Lambda::Function').map(([id, r]) => [
+      id,
+      String(r.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, ''),
+    ]),
   );
 }
 
@@ -70,13 +74,18 @@ const GROUPS_BY_NAME = new Map<string, FunctionGroup>(allFunctions(AUTHORIZER));
 
 /** Function group name → the IAM statements of its role. */
 function statementsByGroup(): Map<string, { Action: string | string[]; Resource: unknown }[]> {
-  const roleOf = new Map(ofType('AWS::Lambda::Function').map(([, r]) => [r.Properties.Role['Fn::GetAtt'][0] as string, r]));
+  const roleOf = new Map(
+    ofType('AWS::Lambda::Function').map(([, r]) => [r.Properties.Role['Fn::GetAtt'][0] as string, r]),
+  );
   const result = new Map<string, { Action: string | string[]; Resource: unknown }[]>();
   for (const [, policy] of ofType('AWS::IAM::Policy')) {
     for (const role of policy.Properties.Roles as { Ref: string }[]) {
       const fn = roleOf.get(role.Ref);
       if (!fn) continue;
-      const group = String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '');
+      const group = String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace(
+        /^voice-agent-api-/,
+        '',
+      );
       result.set(group, [...(result.get(group) ?? []), ...policy.Properties.PolicyDocument.Statement]);
     }
   }
@@ -117,7 +126,12 @@ describe('VoiceAgentPlatformApi stack', () => {
     for (const [name, group] of Object.entries(FUNCTION_GROUPS)) {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: group.description,
-        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: `voice-agent-api-${name}`, NODE_OPTIONS: '--enable-source-maps' }) },
+        Environment: {
+          Variables: Match.objectLike({
+            POWERTOOLS_SERVICE_NAME: `voice-agent-api-${name}`,
+            NODE_OPTIONS: '--enable-source-maps',
+          }),
+        },
       });
     }
   });
@@ -129,11 +143,14 @@ describe('VoiceAgentPlatformApi stack', () => {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
       const name = String(variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '') as FunctionName;
       // NODE_OPTIONS is read by Node itself (source maps), not by the function's code.
-      const settings = Object.keys(variables).filter((key) => key !== 'NODE_OPTIONS').sort();
+      const settings = Object.keys(variables)
+        .filter((key) => key !== 'NODE_OPTIONS')
+        .sort();
       expect(settings, name).toEqual(settingsFor(name, GROUPS_BY_NAME.get(name)!, { local: false }));
     }
     // The two settings that were read on AWS but never set.
-    for (const name of ['callLifecycle', 'numbers'] as const) expect(settingsFor(name, FUNCTION_GROUPS[name], { local: false })).toContain('DEFAULT_CALLER_ID');
+    for (const name of ['callLifecycle', 'numbers'] as const)
+      expect(settingsFor(name, FUNCTION_GROUPS[name], { local: false })).toContain('DEFAULT_CALLER_ID');
   });
 
   it('reads secrets at run time: ARNs in the environment, each secret readable only by the functions that use it', () => {
@@ -145,24 +162,32 @@ describe('VoiceAgentPlatformApi stack', () => {
       const group = GROUPS_BY_NAME.get(name)!;
       for (const [key, value] of Object.entries(variables)) {
         // Only the telephony code still takes two values by dynamic reference (transitional).
-        if (JSON.stringify(value).includes('resolve:secretsmanager')) expect(['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET'], `${name} ${key}`).toContain(key);
+        if (JSON.stringify(value).includes('resolve:secretsmanager'))
+          expect(['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET'], `${name} ${key}`).toContain(key);
       }
       const readable = (statements.get(name) ?? [])
         .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
         .map((s) => JSON.stringify(s.Resource));
       for (const [flag, id] of Object.entries(secrets) as [keyof FunctionGroup['access'], string][]) {
-        expect(readable.some((resource) => resource.includes(id)), `${name} reads ${id}`).toBe(Boolean(group.access[flag]));
+        expect(
+          readable.some((resource) => resource.includes(id)),
+          `${name} reads ${id}`,
+        ).toBe(Boolean(group.access[flag]));
       }
     }
     // The first deploy needs no hand-filled value: the signing keys are generated (the telephony account is a placeholder, tested below).
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
   });
 
   it('throttles per organization: usage plan keyed by the authorizer, 429 rate_limited with Retry-After', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
     for (const [, method] of ofType('AWS::ApiGateway::Method')) {
       // Every authorized method needs the organization's usage-plan key; public ones have none.
-      expect(Boolean(method.Properties.ApiKeyRequired), method.Properties.HttpMethod).toBe(method.Properties.AuthorizationType === 'CUSTOM');
+      expect(Boolean(method.Properties.ApiKeyRequired), method.Properties.HttpMethod).toBe(
+        method.Properties.AuthorizationType === 'CUSTOM',
+      );
     }
     template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
@@ -170,7 +195,12 @@ describe('VoiceAgentPlatformApi stack', () => {
       ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
     });
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: STAGE_RATE_LIMIT.rateLimit, ThrottlingBurstLimit: STAGE_RATE_LIMIT.burstLimit })]),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          ThrottlingRateLimit: STAGE_RATE_LIMIT.rateLimit,
+          ThrottlingBurstLimit: STAGE_RATE_LIMIT.burstLimit,
+        }),
+      ]),
     });
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'THROTTLED',
@@ -178,7 +208,10 @@ describe('VoiceAgentPlatformApi stack', () => {
       ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
       ResponseTemplates: { 'application/json': Match.stringLikeRegexp('^\\{"detail":"rate_limited: ') },
     });
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'INVALID_API_KEY', StatusCode: '403' });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'INVALID_API_KEY',
+      StatusCode: '403',
+    });
     for (const output of ['RestApiId', 'StageName', 'UsagePlanId']) template.hasOutput(output, {});
   });
 
@@ -205,7 +238,9 @@ describe('VoiceAgentPlatformApi stack', () => {
   it('has exactly one method per route, served by its group, public routes without authorization', () => {
     const rows = methods();
     const routed = rows.filter((m) => m.method !== 'ANY');
-    expect(routed.map((m) => `${m.method} ${m.path}`).sort()).toEqual(ROUTES.map((r) => `${r.method} ${resourcePath(r)}`).sort());
+    expect(routed.map((m) => `${m.method} ${m.path}`).sort()).toEqual(
+      ROUTES.map((r) => `${r.method} ${resourcePath(r)}`).sort(),
+    );
     for (const route of ROUTES) {
       const row = routed.find((m) => m.method === route.method && m.path === resourcePath(route))!;
       expect(row.group, `${route.method} ${route.path}`).toBe(route.group);
@@ -226,7 +261,9 @@ describe('VoiceAgentPlatformApi stack', () => {
       StageName: 'prod',
       TracingEnabled: true,
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
-      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() })]),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() }),
+      ]),
     });
     const bodies: [string, { status: number; detail: string }][] = [
       ['UNAUTHORIZED', GATEWAY_ERRORS.unauthorized],
@@ -262,19 +299,30 @@ describe('VoiceAgentPlatformApi stack', () => {
           { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((gsi) => Match.objectLike({ IndexName: gsi.indexName })),
+        GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((gsi) =>
+          Match.objectLike({ IndexName: gsi.indexName }),
+        ),
       }),
     });
   });
 
   it('stores media in an encrypted, private, SSL-only bucket with access logs and retention', () => {
     template.allResourcesProperties('AWS::S3::Bucket', {
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
     });
     template.hasResourceProperties('AWS::S3::Bucket', {
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: DEFAULT_RETENTION_DAYS, Status: 'Enabled' })]) },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: DEFAULT_RETENTION_DAYS, Status: 'Enabled' })]),
+      },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
@@ -297,7 +345,9 @@ describe('VoiceAgentPlatformApi stack', () => {
     for (const spec of STATE_MACHINES) {
       template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
         StateMachineName: Match.stringLikeRegexp(`${spec.name}$`),
-        DefinitionSubstitutions: Object.fromEntries(Object.values(spec.tasks).map((g) => [`${g}FunctionArn`, Match.anyValue()])),
+        DefinitionSubstitutions: Object.fromEntries(
+          Object.values(spec.tasks).map((g) => [`${g}FunctionArn`, Match.anyValue()]),
+        ),
         LoggingConfiguration: Match.objectLike({ Level: 'ALL' }),
         TracingConfiguration: { Enabled: true },
       });
@@ -311,9 +361,16 @@ describe('VoiceAgentPlatformApi stack', () => {
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
       Cpu: '512',
       Memory: '1024',
-      ContainerDefinitions: [Match.objectLike({ PortMappings: [Match.objectLike({ ContainerPort: 8080 })], LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }) })],
+      ContainerDefinitions: [
+        Match.objectLike({
+          PortMappings: [Match.objectLike({ ContainerPort: 8080 })],
+          LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
+        }),
+      ],
     });
-    media.hasResourceProperties('AWS::ECS::Cluster', { ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }] });
+    media.hasResourceProperties('AWS::ECS::Cluster', {
+      ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }],
+    });
     media.hasResourceProperties('AWS::EC2::VPC', {});
     media.resourceCountIs('AWS::EC2::NatGateway', 1);
     media.resourceCountIs('AWS::EC2::FlowLog', 1);
@@ -322,26 +379,51 @@ describe('VoiceAgentPlatformApi stack', () => {
   it('never lets outbound fetches reach loopback on AWS, and gives the key to functions that seal secrets', () => {
     const environments = [
       ...ofType('AWS::Lambda::Function').map(([, r]) => Object.keys(r.Properties.Environment?.Variables ?? {})),
-      ...mediaOfType('AWS::ECS::TaskDefinition').flatMap(([, r]) => r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) => (c.Environment ?? []).map((v) => v.Name))),
+      ...mediaOfType('AWS::ECS::TaskDefinition').flatMap(([, r]) =>
+        r.Properties.ContainerDefinitions.map((c: { Environment?: { Name: string }[] }) =>
+          (c.Environment ?? []).map((v) => v.Name),
+        ),
+      ),
     ];
     expect(environments.length).toBeGreaterThan(1);
     for (const names of environments) expect(names).not.toContain('OUTBOUND_ALLOW_LOOPBACK');
-    const sealing = [...functionGroups()].filter(([id]) => resources[id]!.Properties.Environment.Variables.KMS_KEY_ID).map(([, group]) => group);
+    const sealing = [...functionGroups()]
+      .filter(([id]) => resources[id]!.Properties.Environment.Variables.KMS_KEY_ID)
+      .map(([, group]) => group);
     expect(sealing).toContain('agentResources');
   });
 
   it('gives the media task its provider keys as container secrets and the model settings, and the authoring function the platform model', () => {
     const [, task] = mediaOfType('AWS::ECS::TaskDefinition')[0]!;
     const container = task.Properties.ContainerDefinitions[0];
-    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual(['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'LLM_API_KEY', 'MEDIA_STREAM_SECRET']);
-    const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
-    expect(environment).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', TTS_PROVIDER: 'elevenlabs', KMS_KEY_ID: expect.anything() });
+    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual([
+      'DEEPGRAM_API_KEY',
+      'ELEVENLABS_API_KEY',
+      'LLM_API_KEY',
+      'MEDIA_STREAM_SECRET',
+    ]);
+    const environment = Object.fromEntries(
+      container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]),
+    );
+    expect(environment).toMatchObject({
+      LLM_API_URL: 'https://api.openai.com/v1',
+      LLM_MODEL: 'gpt-4o-mini',
+      TTS_PROVIDER: 'elevenlabs',
+      KMS_KEY_ID: expect.anything(),
+    });
     expect(environment).not.toHaveProperty('MEDIA_PROVIDERS');
     const groups = functionGroups();
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const variables = r.Properties.Environment.Variables;
-      if ((FUNCTION_GROUPS[groups.get(id) as keyof typeof FUNCTION_GROUPS]?.access as FunctionGroup['access'] | undefined)?.languageModel) {
-        expect(variables).toMatchObject({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', VOICE_PROVIDERS_SECRET_ARN: expect.anything() });
+      if (
+        (FUNCTION_GROUPS[groups.get(id) as keyof typeof FUNCTION_GROUPS]?.access as FunctionGroup['access'] | undefined)
+          ?.languageModel
+      ) {
+        expect(variables).toMatchObject({
+          LLM_API_URL: 'https://api.openai.com/v1',
+          LLM_MODEL: 'gpt-4o-mini',
+          VOICE_PROVIDERS_SECRET_ARN: expect.anything(),
+        });
       } else expect(variables).not.toHaveProperty('VOICE_PROVIDERS_SECRET_ARN');
       // Keys are read at run time, never baked into a function's environment.
       expect(variables).not.toHaveProperty('LLM_API_KEY');
@@ -349,7 +431,9 @@ describe('VoiceAgentPlatformApi stack', () => {
   });
 
   it('gives exactly the telephony functions the provider account, the stream secret, KMS and the call rate; the media task the stream secret', () => {
-    const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) => ('telephony' in group.access && group.access.telephony ? [name] : []));
+    const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) =>
+      'telephony' in group.access && group.access.telephony ? [name] : [],
+    );
     expect(telephonyGroups.sort()).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
     const groups = functionGroups();
     const secretIds = (type: string, description: RegExp) =>
@@ -358,7 +442,11 @@ describe('VoiceAgentPlatformApi stack', () => {
     const [streamSecret] = secretIds('AWS::SecretsManager::Secret', /media stream credentials/);
     expect(telephonySecret && streamSecret).toBeTruthy();
     // The telephony secret starts as a placeholder: the first deploy needs nothing filled in by hand.
-    expect(JSON.parse(resources[telephonySecret!]!.Properties.SecretString)).toEqual({ provider: 'twilio', account_sid: 'set-me', auth_token: 'set-me' });
+    expect(JSON.parse(resources[telephonySecret!]!.Properties.SecretString)).toEqual({
+      provider: 'twilio',
+      account_sid: 'set-me',
+      auth_token: 'set-me',
+    });
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const group = groups.get(id);
       const variables = r.Properties.Environment.Variables as Record<string, unknown>;
@@ -376,7 +464,13 @@ describe('VoiceAgentPlatformApi stack', () => {
       }
     }
     mediaTemplate().hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [Match.objectLike({ Secrets: Match.arrayWith([{ Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: Match.stringLikeRegexp('MediaStreamSecret') } }]) })],
+      ContainerDefinitions: [
+        Match.objectLike({
+          Secrets: Match.arrayWith([
+            { Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: Match.stringLikeRegexp('MediaStreamSecret') } },
+          ]),
+        }),
+      ],
     });
   });
 
@@ -384,27 +478,40 @@ describe('VoiceAgentPlatformApi stack', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
     for (const pack of [new AwsSolutionsChecks(app), new ServerlessChecks(app)]) {
       const report = pack.validateScope(app);
-      expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+      expect(
+        report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+      ).toEqual([]);
     }
-    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('(AwsSolutions|Serverless)-.*'))).toEqual([]);
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('(AwsSolutions|Serverless)-.*'))).toEqual(
+      [],
+    );
   });
 
   it('sends every asynchronous failure to a dead-letter queue: async invocations, EventBridge targets, schedules', () => {
     const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
     expect(queues).toHaveLength(2);
-    const asyncFunctions = new Set([...EVENT_RULES.map((rule) => rule.target), ...Object.entries(FUNCTION_GROUPS).filter(([, g]) => 'schedule' in g).map(([name]) => name)]);
+    const asyncFunctions = new Set([
+      ...EVENT_RULES.map((rule) => rule.target),
+      ...Object.entries(FUNCTION_GROUPS)
+        .filter(([, g]) => 'schedule' in g)
+        .map(([name]) => name),
+    ]);
     const configs = ofType('AWS::Lambda::EventInvokeConfig');
     expect(configs).toHaveLength(asyncFunctions.size);
     for (const [, config] of configs) {
-      expect(JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination)).toMatch(/AsyncInvocationFailures/);
+      expect(JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination)).toMatch(
+        /AsyncInvocationFailures/,
+      );
       expect(config.Properties.MaximumRetryAttempts).toBe(2);
     }
     for (const [, rule] of ofType('AWS::Events::Rule')) {
-      for (const target of rule.Properties.Targets) expect(JSON.stringify(target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+      for (const target of rule.Properties.Targets)
+        expect(JSON.stringify(target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
     }
     const schedules = ofType('AWS::Scheduler::Schedule');
     expect(schedules).toHaveLength(Object.values(FUNCTION_GROUPS).filter((g) => 'schedule' in g).length);
-    for (const [, schedule] of schedules) expect(JSON.stringify(schedule.Properties.Target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
+    for (const [, schedule] of schedules)
+      expect(JSON.stringify(schedule.Properties.Target.DeadLetterConfig?.Arn)).toMatch(/EventDeliveryFailures/);
     // Runs stuck in progress are swept on AWS as locally: the sweeper is a scheduled function.
     expect(FUNCTION_GROUPS.callSweeper.schedule.everyMinutes).toBeGreaterThan(0);
   });
@@ -413,11 +520,23 @@ describe('VoiceAgentPlatformApi stack', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
     // A labelled metric is written as a one-metric Metrics array.
     const metricNames = alarms.map((a) => a.MetricName ?? a.Metrics?.[0]?.MetricStat?.Metric?.MetricName);
-    expect(metricNames).toEqual(expect.arrayContaining(['5XXError', 'ThrottledRequests', 'Throttles', 'StuckRunsEnded', 'WebhookEndpointsDisabled']));
+    expect(metricNames).toEqual(
+      expect.arrayContaining([
+        '5XXError',
+        'ThrottledRequests',
+        'Throttles',
+        'StuckRunsEnded',
+        'WebhookEndpointsDisabled',
+      ]),
+    );
     expect(metricNames.filter((name) => name === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
     expect(metricNames.filter((name) => name === 'ExecutionsFailed')).toHaveLength(STATE_MACHINES.length);
-    for (const a of alarms) expect(a.AlarmActions, a.AlarmDescription).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
-    template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: '{ $.responseType = "THROTTLED" }', MetricTransformations: [Match.objectLike({ MetricName: 'ThrottledRequests' })] });
+    for (const a of alarms)
+      expect(a.AlarmActions, a.AlarmDescription).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.responseType = "THROTTLED" }',
+      MetricTransformations: [Match.objectLike({ MetricName: 'ThrottledRequests' })],
+    });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     template.hasOutput('AlarmTopicArn', {});
   });

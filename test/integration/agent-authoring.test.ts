@@ -15,7 +15,11 @@ beforeAll(async () => {
 const upload = async (file: Blob, name: string, purpose?: string) => {
   const form = new FormData();
   form.append('file', file, name);
-  const response = await fetch(`${api.baseUrl}/agent-templates/extract-text${purpose ? `?purpose=${purpose}` : ''}`, { method: 'POST', headers: { 'X-API-Key': org.key }, body: form });
+  const response = await fetch(`${api.baseUrl}/agent-templates/extract-text${purpose ? `?purpose=${purpose}` : ''}`, {
+    method: 'POST',
+    headers: { 'X-API-Key': org.key },
+    body: form,
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 };
 
@@ -27,10 +31,21 @@ function pdfWith(text: string): Blob {
 /** A minimal DOCX (Office Open XML) with one paragraph. */
 async function docxWith(text: string): Promise<Blob> {
   const zip = new JSZip();
-  zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
-  zip.file('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
-  zip.file('word/document.xml', `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`);
-  return new Blob([await zip.generateAsync({ type: 'uint8array' })], { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+  zip.file(
+    '[Content_Types].xml',
+    '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+  );
+  zip.file(
+    '_rels/.rels',
+    '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+  );
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+  );
+  return new Blob([await zip.generateAsync({ type: 'uint8array' })], {
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  });
 }
 
 describe('agent templates', () => {
@@ -49,50 +64,108 @@ describe('agent templates', () => {
 
     const plain = await api.request('POST', '/agents/from-template', {
       key: org.key,
-      body: { template_id: 'dental-reminders', variables: { clinic_name: 'Smile' }, language: 'en', agent_name: 'Smile reminders' },
+      body: {
+        template_id: 'dental-reminders',
+        variables: { clinic_name: 'Smile' },
+        language: 'en',
+        agent_name: 'Smile reminders',
+      },
     });
     expect(plain.status).toBe(200);
-    expect(plain.body).toMatchObject({ name: 'Smile reminders', workflow_definition: { greeting: 'Hello, this is Smile calling about your visit tomorrow.' }, call_disposition_codes: { confirmed: 'Visit confirmed' } });
+    expect(plain.body).toMatchObject({
+      name: 'Smile reminders',
+      workflow_definition: { greeting: 'Hello, this is Smile calling about your visit tomorrow.' },
+      call_disposition_codes: { confirmed: 'Visit confirmed' },
+    });
 
     const generated = await api.request('POST', '/agents/from-template', {
       key: org.key,
-      body: { template_id: 'real-estate-leads', variables: { agency_name: 'Homes', listing: 'the flat on Main Street' }, language: 'en', agent_name: 'Leads', generate_with_ai: true },
+      body: {
+        template_id: 'real-estate-leads',
+        variables: { agency_name: 'Homes', listing: 'the flat on Main Street' },
+        language: 'en',
+        agent_name: 'Leads',
+        generate_with_ai: true,
+      },
     });
     if (needsLocalStack) {
       // A deployed stack whose platform model is not configured says what to configure.
       expect(generated.status).toBe(503);
       expect(generated.body.detail).toMatch(/VoiceProviders secret/);
     } else {
-      expect(generated.body.workflow_definition.steps).toEqual(['Could you tell me about budget?', 'Could you tell me about preferred district?', 'Could you tell me about timeline to buy?']);
+      expect(generated.body.workflow_definition.steps).toEqual([
+        'Could you tell me about budget?',
+        'Could you tell me about preferred district?',
+        'Could you tell me about timeline to buy?',
+      ]);
     }
 
-    const missing = await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'payment-reminder', variables: { company_name: 'X' }, language: 'en', agent_name: 'Y' } });
+    const missing = await api.request('POST', '/agents/from-template', {
+      key: org.key,
+      body: { template_id: 'payment-reminder', variables: { company_name: 'X' }, language: 'en', agent_name: 'Y' },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([
       ['body', 'variables', 'invoice_number'],
       ['body', 'variables', 'amount'],
     ]);
-    expect((await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'dental-reminders', variables: { clinic_name: 'S' }, language: 'fr', agent_name: 'Z' } })).status).toBe(422);
-    expect((await api.request('POST', '/agents/from-template', { key: org.key, body: { template_id: 'nope', language: 'en', agent_name: 'Z' } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', '/agents/from-template', {
+          key: org.key,
+          body: { template_id: 'dental-reminders', variables: { clinic_name: 'S' }, language: 'fr', agent_name: 'Z' },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await api.request('POST', '/agents/from-template', {
+          key: org.key,
+          body: { template_id: 'nope', language: 'en', agent_name: 'Z' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
-  it.skipIf(needsLocalStack)('translates with the platform model (the local fake), or with the organization key once set (never returned)', async () => {
-    const platform = await api.request('POST', '/agents/translate-prompt', { key: org.key, body: { text: 'Hello {{name}}', target_language: 'Polish', context: 'greeting' } });
-    expect(platform.body).toEqual({ translated_text: '[Polish] Hello {{name}}', target_language: 'Polish', model: 'platform' });
-    // The organization's own key: here the local fake's, which checks it.
-    const { LLM_API_URL: apiUrl, LLM_API_KEY: apiKey } = inject('stackEnv');
-    const wrong = await api.request('PUT', '/model-key', { key: org.key, body: { api_key: 'sk-wrong-123456789', api_url: apiUrl, model: 'own-model' } });
-    expect(wrong.body).toMatchObject({ configured: true, key_last4: '6789' });
-    expect(wrong.text).not.toContain('sk-wrong');
-    const refused = await api.request('POST', '/agents/translate-prompt', { key: org.key, body: { text: 'Hi', target_language: 'German' } });
-    expect(refused.status).toBe(502);
-    expect(refused.body.detail).toMatch(/^The organization's language model answered 401/);
-    await api.request('PUT', '/model-key', { key: org.key, body: { api_key: apiKey, api_url: apiUrl, model: 'own-model' } });
-    const own = await api.request('POST', '/agents/translate-prompt', { key: org.key, body: { text: 'Hi', target_language: 'German' } });
-    expect(own.body).toEqual({ translated_text: '[German] Hi', target_language: 'German', model: 'organization' });
-    expect((await api.request('DELETE', '/model-key', { key: org.key })).status).toBe(204);
-    expect((await api.request('GET', '/model-key', { key: org.key })).body.configured).toBe(false);
-  });
+  it.skipIf(needsLocalStack)(
+    'translates with the platform model (the local fake), or with the organization key once set (never returned)',
+    async () => {
+      const platform = await api.request('POST', '/agents/translate-prompt', {
+        key: org.key,
+        body: { text: 'Hello {{name}}', target_language: 'Polish', context: 'greeting' },
+      });
+      expect(platform.body).toEqual({
+        translated_text: '[Polish] Hello {{name}}',
+        target_language: 'Polish',
+        model: 'platform',
+      });
+      // The organization's own key: here the local fake's, which checks it.
+      const { LLM_API_URL: apiUrl, LLM_API_KEY: apiKey } = inject('stackEnv');
+      const wrong = await api.request('PUT', '/model-key', {
+        key: org.key,
+        body: { api_key: 'sk-wrong-123456789', api_url: apiUrl, model: 'own-model' },
+      });
+      expect(wrong.body).toMatchObject({ configured: true, key_last4: '6789' });
+      expect(wrong.text).not.toContain('sk-wrong');
+      const refused = await api.request('POST', '/agents/translate-prompt', {
+        key: org.key,
+        body: { text: 'Hi', target_language: 'German' },
+      });
+      expect(refused.status).toBe(502);
+      expect(refused.body.detail).toMatch(/^The organization's language model answered 401/);
+      await api.request('PUT', '/model-key', {
+        key: org.key,
+        body: { api_key: apiKey, api_url: apiUrl, model: 'own-model' },
+      });
+      const own = await api.request('POST', '/agents/translate-prompt', {
+        key: org.key,
+        body: { text: 'Hi', target_language: 'German' },
+      });
+      expect(own.body).toEqual({ translated_text: '[German] Hi', target_language: 'German', model: 'organization' });
+      expect((await api.request('DELETE', '/model-key', { key: org.key })).status).toBe(204);
+      expect((await api.request('GET', '/model-key', { key: org.key })).body.configured).toBe(false);
+    },
+  );
 });
 
 describe('script analysis', () => {
@@ -100,7 +173,11 @@ describe('script analysis', () => {
   let siteUrl: string;
   beforeAll(async () => {
     site = createServer((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><title>Smile Clinic</title><body><p>Check-up 250 PLN</p><p>Mon-Fri 8-16</p><p>ul. Prosta 5, Warszawa</p><p>Do you treat children?</p></body></html>');
+      response
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end(
+          '<html><title>Smile Clinic</title><body><p>Check-up 250 PLN</p><p>Mon-Fri 8-16</p><p>ul. Prosta 5, Warszawa</p><p>Do you treat children?</p></body></html>',
+        );
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
@@ -108,29 +185,56 @@ describe('script analysis', () => {
   afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
 
   it('reads the call flow from the script and facts from the website, script first, listing conflicts; then builds an agent', async () => {
-    const script = 'Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?\nIf they say they are busy: Offer to call back tomorrow.\nA check-up costs 200 PLN.';
-    const analysis = await api.request('POST', '/agent-templates/analyze-script', { key: org.key, body: { script_text: script, url: siteUrl, company_name: 'Smile', language: 'en' } });
+    const script =
+      'Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?\nIf they say they are busy: Offer to call back tomorrow.\nA check-up costs 200 PLN.';
+    const analysis = await api.request('POST', '/agent-templates/analyze-script', {
+      key: org.key,
+      body: { script_text: script, url: siteUrl, company_name: 'Smile', language: 'en' },
+    });
     expect(analysis.status).toBe(200);
     expect(analysis.body.call_flow.greeting).toEqual({ value: 'Good morning, Smile Clinic here.', source: 'script' });
     expect(analysis.body.call_flow.mandatory_phrases).toEqual([{ value: 'This call is recorded.', source: 'script' }]);
     expect(analysis.body.facts.prices).toEqual([{ value: '200 PLN', source: 'script' }]);
     expect(analysis.body.facts.address).toEqual({ value: 'ul. Prosta 5, Warszawa', source: 'website' });
     expect(analysis.body.conflicts).toEqual([{ field: 'prices', script_value: '200 PLN', website_value: '250 PLN' }]);
-    expect((await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name)).not.toContain('From script');
+    expect(
+      (await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name),
+    ).not.toContain('From script');
 
-    const agent = await api.request('POST', '/agents/from-script', { key: org.key, body: { agent_name: 'From script', analysis: analysis.body } });
+    const agent = await api.request('POST', '/agents/from-script', {
+      key: org.key,
+      body: { agent_name: 'From script', analysis: analysis.body },
+    });
     expect(agent.status).toBe(200);
-    expect(agent.body.workflow_definition).toMatchObject({ greeting: 'Good morning, Smile Clinic here.', steps: ['What is your name?'] });
-    expect(agent.body.template_context_variables).toMatchObject({ prices: '200 PLN', address: 'ul. Prosta 5, Warszawa' });
+    expect(agent.body.workflow_definition).toMatchObject({
+      greeting: 'Good morning, Smile Clinic here.',
+      steps: ['What is your name?'],
+    });
+    expect(agent.body.template_context_variables).toMatchObject({
+      prices: '200 PLN',
+      address: 'ul. Prosta 5, Warszawa',
+    });
   });
 });
 
 describe('extract-text', () => {
   it('reads PDF, DOCX, TXT and MD', async () => {
-    expect((await upload(pdfWith('Opening hours 9 to 17'), 'faq.pdf')).body).toMatchObject({ text: 'Opening hours 9 to 17', purpose: 'knowledge', file_name: 'faq.pdf' });
-    expect((await upload(await docxWith('Prices start at 200 PLN'), 'prices.docx')).body.text).toBe('Prices start at 200 PLN');
-    expect((await upload(new Blob(['# Title\n\nBody'], { type: 'text/markdown' }), 'notes.md')).body.text).toBe('# Title\n\nBody');
-    const script = await upload(new Blob(['Hello   there\n\n\nHow are you?'], { type: 'text/plain' }), 'script.txt', 'script');
+    expect((await upload(pdfWith('Opening hours 9 to 17'), 'faq.pdf')).body).toMatchObject({
+      text: 'Opening hours 9 to 17',
+      purpose: 'knowledge',
+      file_name: 'faq.pdf',
+    });
+    expect((await upload(await docxWith('Prices start at 200 PLN'), 'prices.docx')).body.text).toBe(
+      'Prices start at 200 PLN',
+    );
+    expect((await upload(new Blob(['# Title\n\nBody'], { type: 'text/markdown' }), 'notes.md')).body.text).toBe(
+      '# Title\n\nBody',
+    );
+    const script = await upload(
+      new Blob(['Hello   there\n\n\nHow are you?'], { type: 'text/plain' }),
+      'script.txt',
+      'script',
+    );
     // purpose=script: the platform model cleans the script up (unconfigured on a fresh deployed stack: 503).
     if (needsLocalStack) expect(script.status).toBe(503);
     else expect(script.body).toMatchObject({ text: 'Hello there\nHow are you?', purpose: 'script' });
@@ -144,9 +248,15 @@ describe('extract-text', () => {
     expect((await upload(new Blob(['GIF89a'], { type: 'image/gif' }), 'picture.gif')).status).toBe(415);
     const form = new FormData();
     form.append('other', 'x');
-    const noFile = await fetch(`${api.baseUrl}/agent-templates/extract-text`, { method: 'POST', headers: { 'X-API-Key': org.key }, body: form });
+    const noFile = await fetch(`${api.baseUrl}/agent-templates/extract-text`, {
+      method: 'POST',
+      headers: { 'X-API-Key': org.key },
+      body: form,
+    });
     expect(noFile.status).toBe(422);
     expect(((await noFile.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['body', 'file']);
-    expect((await api.request('POST', '/agent-templates/extract-text?purpose=poem', { key: org.key, body: {} })).status).toBe(422);
+    expect(
+      (await api.request('POST', '/agent-templates/extract-text?purpose=poem', { key: org.key, body: {} })).status,
+    ).toBe(422);
   });
 });

@@ -8,7 +8,8 @@ beforeAll(async () => {
   org = await newOrganization('Agents test');
 });
 
-const createAgent = async (body: Record<string, unknown>, key = org.key) => api.request('POST', '/agents', { key, body });
+const createAgent = async (body: Record<string, unknown>, key = org.key) =>
+  api.request('POST', '/agents', { key, body });
 
 describe('agents', () => {
   it('creates an agent with every field of the Agent table', async () => {
@@ -21,8 +22,18 @@ describe('agents', () => {
     });
     expect(response.status).toBe(201);
     expect(Object.keys(response.body)).toEqual([
-      'id', 'public_id', 'name', 'status', 'created_at', 'updated_at', 'workflow_definition',
-      'current_definition_id', 'template_context_variables', 'call_disposition_codes', 'total_runs', 'workflow_configurations',
+      'id',
+      'public_id',
+      'name',
+      'status',
+      'created_at',
+      'updated_at',
+      'workflow_definition',
+      'current_definition_id',
+      'template_context_variables',
+      'call_disposition_codes',
+      'total_runs',
+      'workflow_configurations',
     ]);
     expect(response.body).toMatchObject({
       name: 'Support',
@@ -55,8 +66,15 @@ describe('agents', () => {
     const { body: agent } = await createAgent({ name: 'Before', workflow_definition: { v: 1 } });
     const renamed = await api.request('PATCH', `/agents/${agent.public_id}`, { key: org.key, body: { name: 'After' } });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ name: 'After', workflow_definition: { v: 1 }, current_definition_id: agent.current_definition_id });
-    const redefined = await api.request('PATCH', `/agents/${agent.id}`, { key: org.key, body: { workflow_definition: { v: 2 } } });
+    expect(renamed.body).toMatchObject({
+      name: 'After',
+      workflow_definition: { v: 1 },
+      current_definition_id: agent.current_definition_id,
+    });
+    const redefined = await api.request('PATCH', `/agents/${agent.id}`, {
+      key: org.key,
+      body: { workflow_definition: { v: 2 } },
+    });
     expect(redefined.body.current_definition_id).toBeGreaterThan(agent.current_definition_id);
     expect(redefined.body.name).toBe('After');
   });
@@ -65,20 +83,32 @@ describe('agents', () => {
     const own = await newOrganization('Status filter');
     const { body: kept } = await createAgent({ name: 'Kept' }, own.key);
     const { body: archived } = await createAgent({ name: 'Archived' }, own.key);
-    expect((await api.request('POST', `/agents/${archived.public_id}/archive`, { key: own.key })).body.status).toBe('archived');
+    expect((await api.request('POST', `/agents/${archived.public_id}/archive`, { key: own.key })).body.status).toBe(
+      'archived',
+    );
     expect((await api.request('POST', `/agents/${archived.public_id}/archive`, { key: own.key })).status).toBe(200);
 
     const names = async (query: string) =>
-      ((await api.request('GET', `/agents${query}`, { key: own.key })).body as { name: string }[]).map((agent) => agent.name);
+      ((await api.request('GET', `/agents${query}`, { key: own.key })).body as { name: string }[]).map(
+        (agent) => agent.name,
+      );
     expect(await names('')).toEqual(['Kept', 'Archived']);
     expect(await names('?status=active')).toEqual(['Kept']);
     expect(await names('?status=archived')).toEqual(['Archived']);
     expect(await names('?status=active,archived')).toEqual(['Kept', 'Archived']);
 
     const summary = await api.request('GET', '/agents/summary', { key: own.key });
-    expect(summary.body).toEqual({ total_count: 2, active_count: 1, archived_count: 1, total_runs: 0, last_created_at: archived.created_at });
+    expect(summary.body).toEqual({
+      total_count: 2,
+      active_count: 1,
+      archived_count: 1,
+      total_runs: 0,
+      last_created_at: archived.created_at,
+    });
 
-    expect((await api.request('POST', `/agents/${archived.id}/unarchive`, { key: own.key })).body.status).toBe('active');
+    expect((await api.request('POST', `/agents/${archived.id}/unarchive`, { key: own.key })).body.status).toBe(
+      'active',
+    );
     expect(await names('?status=archived')).toEqual([]);
     expect(kept.status).toBe('active');
   });
@@ -109,10 +139,16 @@ describe('agents', () => {
   it('rejects invalid bodies with FastAPI 422 details', async () => {
     const missing = await api.request('POST', '/agents', { key: org.key, body: {} });
     expect(missing.status).toBe(422);
-    expect(missing.body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: {} }] });
+    expect(missing.body).toEqual({
+      detail: [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: {} }],
+    });
 
     const tooLong = await createAgent({ name: 'x'.repeat(256) });
-    expect(tooLong.body.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['body', 'name'], msg: 'String should have at most 255 characters' });
+    expect(tooLong.body.detail[0]).toMatchObject({
+      type: 'string_too_long',
+      loc: ['body', 'name'],
+      msg: 'String should have at most 255 characters',
+    });
 
     const wrongType = await createAgent({ name: 'Ok', workflow_definition: [1] });
     expect(wrongType.body.detail[0]).toMatchObject({ type: 'dict_type', loc: ['body', 'workflow_definition'] });

@@ -31,7 +31,10 @@ describe('API-key authentication', () => {
         ['PATCH', `/agents/${id}`],
         ['POST', `/agents/${id}/archive`],
       ] as const) {
-        const response = await api.request(method, path, { key: second.key, body: method === 'PATCH' ? { name: 'Stolen' } : undefined });
+        const response = await api.request(method, path, {
+          key: second.key,
+          body: method === 'PATCH' ? { name: 'Stolen' } : undefined,
+        });
         expect(response.status, `${method} ${path}`).toBe(404);
         expect(response.body).toEqual({ detail: 'Agent not found' });
       }

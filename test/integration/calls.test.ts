@@ -25,7 +25,10 @@ beforeAll(async () => {
     })
   ).body;
   receiver = await startWebhookReceiver();
-  const webhook = await api.request('POST', '/webhooks', { key: org.key, body: { url: receiver.url, events: ['call.completed'] } });
+  const webhook = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: receiver.url, events: ['call.completed'] },
+  });
   expect(webhook.status).toBe(201);
   expect(webhook.body.secret).toMatch(/^whsec_/);
   webhookSecret = webhook.body.secret;
@@ -33,14 +36,18 @@ beforeAll(async () => {
 
 afterAll(() => receiver?.close());
 
-const placeCall = (phone_number: string, options: { key?: string; agentRef?: string; headers?: Record<string, string>; initial_context?: object } = {}) =>
+const placeCall = (
+  phone_number: string,
+  options: { key?: string; agentRef?: string; headers?: Record<string, string>; initial_context?: object } = {},
+) =>
   api.request('POST', `/agents/${options.agentRef ?? agent.public_id}/calls`, {
     key: options.key ?? org.key,
     headers: options.headers,
     body: { phone_number, initial_context: options.initial_context ?? { name: 'Anna' } },
   });
 
-const getRun = (runId: number, key = org.key) => api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key });
+const getRun = (runId: number, key = org.key) =>
+  api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key });
 
 const finishedRun = (runId: number) =>
   eventually(async () => {
@@ -52,13 +59,24 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
   it('runs the whole call: initiated, in progress, completed with recording, transcript and a signed webhook', async () => {
     const placed = await placeCall(daytimeNumber(1));
     expect(placed.status).toBe(200);
-    expect(placed.body).toEqual({ status: 'initiated', workflow_run_id: expect.any(Number), workflow_run_name: expect.any(String) });
+    expect(placed.body).toEqual({
+      status: 'initiated',
+      workflow_run_id: expect.any(Number),
+      workflow_run_name: expect.any(String),
+    });
     const runId = placed.body.workflow_run_id as number;
 
     const started = await getRun(runId);
-    expect(started.body).toMatchObject({ status: 'in_progress', duration_seconds: null, initial_context: { name: 'Anna', clinic: 'Smile' } });
+    expect(started.body).toMatchObject({
+      status: 'in_progress',
+      duration_seconds: null,
+      initial_context: { name: 'Anna', clinic: 'Smile' },
+    });
     expect(started.body.recording_download_url).toBeNull();
-    expect((await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, { key: org.key })).status).toBe(404);
+    expect(
+      (await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, { key: org.key }))
+        .status,
+    ).toBe(404);
 
     const run = await finishedRun(runId);
     expect(run.status).toBe('completed');
@@ -78,16 +96,24 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
     const transcriptFile = await (await fetch(run.transcript_download_url)).text();
     expect(transcriptFile.split('\n')[0]).toMatch(/^\[\d{4}-\d\d-\d\dT[^\]]+\] assistant: Hi Anna\.$/);
 
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, { key: org.key });
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, {
+      key: org.key,
+    });
     expect(transcript.status).toBe(200);
     expect(transcript.body.segments[0]).toMatchObject({ role: 'assistant', text: 'Hi Anna.' });
     expect(transcript.body.segments[1].role).toBe('user');
 
-    const recording = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/recording?expires_in=120`, { key: org.key });
+    const recording = await api.request(
+      'GET',
+      `/agents/${agent.public_id}/conversations/${runId}/recording?expires_in=120`,
+      { key: org.key },
+    );
     expect(recording.body.content_type).toBe('audio/wav');
     expect(Date.parse(recording.body.expires_at) - Date.now()).toBeLessThanOrEqual(120_000);
 
-    const delivery = await eventually(() => receiver.received.find((hook) => JSON.parse(hook.body).data.workflow_run_id === runId));
+    const delivery = await eventually(() =>
+      receiver.received.find((hook) => JSON.parse(hook.body).data.workflow_run_id === runId),
+    );
     const verified = new Webhook(webhookSecret).verify(delivery.body, {
       'webhook-id': String(delivery.headers['webhook-id']),
       'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
@@ -102,9 +128,14 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
     expect(listed).toMatchObject({ duration_seconds: run.duration_seconds, gathered_context: run.gathered_context });
 
     // Deletion: gone everywhere, and the links issued before stop working.
-    expect((await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status).toBe(204);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(204);
     expect((await getRun(runId)).status).toBe(404);
-    expect((await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, { key: org.key })).status).toBe(404);
+    expect(
+      (await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, { key: org.key }))
+        .status,
+    ).toBe(404);
     expect((await fetch(run.recording_download_url, { redirect: 'manual' })).status).toBe(404);
   });
 
@@ -115,8 +146,16 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
   ])('ends a call to a number ending in %i as %s, with no recording', async (digit, status) => {
     const placed = await placeCall(daytimeNumber(digit, 1));
     const run = await finishedRun(placed.body.workflow_run_id);
-    expect(run).toMatchObject({ status, duration_seconds: 0, recording_download_url: null, gathered_context: { call_disposition: status } });
-    expect((await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/recording`, { key: org.key })).status).toBe(404);
+    expect(run).toMatchObject({
+      status,
+      duration_seconds: 0,
+      recording_download_url: null,
+      gathered_context: { call_disposition: status },
+    });
+    expect(
+      (await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/recording`, { key: org.key }))
+        .status,
+    ).toBe(404);
   });
 
   it('refuses an invalid number with 422, a Do-not-call number with 403, and outside calling hours with 409', async () => {
@@ -147,7 +186,11 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
     await eventually(async () => {
-      const run = await api.request('GET', `/agents/${smallAgent.public_id}/conversations/${first.body.workflow_run_id}`, { key: small.key });
+      const run = await api.request(
+        'GET',
+        `/agents/${smallAgent.public_id}/conversations/${first.body.workflow_run_id}`,
+        { key: small.key },
+      );
       return run.body.status === 'in_progress' ? undefined : run;
     });
     expect((await placeCall(daytimeNumber(7), { key: small.key, agentRef: smallAgent.public_id })).status).toBe(200);
@@ -156,7 +199,9 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
   it('admits exactly as many concurrent calls as the organization has channels', async () => {
     const three = await newOrganization('Three channels', 3);
     const { body: threeAgent } = await api.request('POST', '/agents', { key: three.key, body: { name: 'Burst' } });
-    const responses = await Promise.all(Array.from({ length: 12 }, () => placeCall(daytimeNumber(1), { key: three.key, agentRef: threeAgent.public_id })));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => placeCall(daytimeNumber(1), { key: three.key, agentRef: threeAgent.public_id })),
+    );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(statuses.filter((status) => status === 429)).toHaveLength(9);
@@ -175,16 +220,24 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
   });
 
   it('serves the earlier address /workflow/{workflow_id}/calls with the same rules', async () => {
-    const placed = await api.request('POST', `/workflow/${agent.id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7, 3) } });
+    const placed = await api.request('POST', `/workflow/${agent.id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(7, 3) },
+    });
     expect(placed.status).toBe(200);
-    const night = await api.request('POST', `/workflow/${agent.id}/calls`, { key: org.key, body: { phone_number: nighttimeNumber() } });
+    const night = await api.request('POST', `/workflow/${agent.id}/calls`, {
+      key: org.key,
+      body: { phone_number: nighttimeNumber() },
+    });
     expect(night.status).toBe(409);
   });
 
   it('refuses to delete a call in progress (409) and hides runs from other organizations (404)', async () => {
     const placed = await placeCall(daytimeNumber(4));
     const runId = placed.body.workflow_run_id;
-    expect((await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status).toBe(409);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(409);
     const stranger = await newOrganization('Stranger');
     expect((await getRun(runId, stranger.key)).status).toBe(404);
     await finishedRun(runId);

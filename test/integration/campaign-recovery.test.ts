@@ -43,16 +43,26 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
       campaign: { campaign_id: campaign.id, row: 1, attempt: 1 },
       initialContext: {},
     });
-    expect(await runRecords.insertRun(run, true, [contacts.contactClaimItem(org.organizationId, campaign.id, row!, runId, claimedAt)])).toBe(true);
+    expect(
+      await runRecords.insertRun(run, true, [
+        contacts.contactClaimItem(org.organizationId, campaign.id, row!, runId, claimedAt),
+      ]),
+    ).toBe(true);
 
     await api.request('POST', `/campaigns/${campaign.id}/start`, { key: org.key });
-    await eventually(async () => {
-      const current = await api.request('GET', `/campaigns/${campaign.id}`, { key: org.key });
-      return current.body.state === 'completed' ? true : undefined;
-    }, 30_000, 250);
+    await eventually(
+      async () => {
+        const current = await api.request('GET', `/campaigns/${campaign.id}`, { key: org.key });
+        return current.body.state === 'completed' ? true : undefined;
+      },
+      30_000,
+      250,
+    );
 
     const report = await api.request('GET', `/campaigns/${campaign.id}/report`, { key: org.key });
-    expect(report.body.items.map((row: { status: string; attempts: number; run_id: number }) => [row.status, row.attempts])).toEqual([
+    expect(
+      report.body.items.map((row: { status: string; attempts: number; run_id: number }) => [row.status, row.attempts]),
+    ).toEqual([
       ['busy', 1],
       ['no_answer', 1],
     ]);

@@ -17,19 +17,30 @@ beforeAll(async () => {
   agent = (
     await api.request('POST', '/agents', {
       key: org.key,
-      body: { name: 'Campaign agent', workflow_definition: { greeting: 'Hi.', steps: ['Ok?'], closing: 'Bye.' }, call_disposition_codes: { interested: '' } },
+      body: {
+        name: 'Campaign agent',
+        workflow_definition: { greeting: 'Hi.', steps: ['Ok?'], closing: 'Bye.' },
+        call_disposition_codes: { interested: '' },
+      },
     })
   ).body;
 });
 
 const create = (body: Record<string, unknown>, key = org.key) =>
-  api.request('POST', '/campaigns', { key, body: { name: 'Campaign', workflow_id: agent.id, source_type: 'manual', calling_window: ALWAYS, ...body } });
+  api.request('POST', '/campaigns', {
+    key,
+    body: { name: 'Campaign', workflow_id: agent.id, source_type: 'manual', calling_window: ALWAYS, ...body },
+  });
 
 const waitForState = (id: number, state: string, key = org.key, timeoutMs = 60_000) =>
-  eventually(async () => {
-    const campaign = await api.request('GET', `/campaigns/${id}`, { key });
-    return campaign.body.state === state ? campaign.body : undefined;
-  }, timeoutMs, 250);
+  eventually(
+    async () => {
+      const campaign = await api.request('GET', `/campaigns/${id}`, { key });
+      return campaign.body.state === state ? campaign.body : undefined;
+    },
+    timeoutMs,
+    250,
+  );
 
 const reportRows = async (id: number, key = org.key) => {
   const response = await api.request('GET', `/campaigns/${id}/report.csv`, { key });
@@ -49,8 +60,16 @@ describe('campaign validation', () => {
     [{ source_refresh_minutes: 10081 }, ['body', 'source_refresh_minutes'], 'less_than_equal'],
     [{ retry_config: { max_retries: 6 } }, ['body', 'retry_config', 'max_retries'], 'less_than_equal'],
     [{ retry_config: { max_retries: -1 } }, ['body', 'retry_config', 'max_retries'], 'greater_than_equal'],
-    [{ retry_config: { retry_delay_seconds: 59 } }, ['body', 'retry_config', 'retry_delay_seconds'], 'greater_than_equal'],
-    [{ retry_config: { retry_delay_seconds: 86401 } }, ['body', 'retry_config', 'retry_delay_seconds'], 'less_than_equal'],
+    [
+      { retry_config: { retry_delay_seconds: 59 } },
+      ['body', 'retry_config', 'retry_delay_seconds'],
+      'greater_than_equal',
+    ],
+    [
+      { retry_config: { retry_delay_seconds: 86401 } },
+      ['body', 'retry_config', 'retry_delay_seconds'],
+      'less_than_equal',
+    ],
     [{ retry_config: { enabled: 'maybe' } }, ['body', 'retry_config', 'enabled'], 'bool_parsing'],
     [{ retry_config: 'often' }, ['body', 'retry_config'], 'model_attributes_type'],
     [{ manual_contacts: [{ first_name: 'Ann' }] }, ['body', 'manual_contacts', 0, 'phone_number'], 'missing'],
@@ -69,23 +88,46 @@ describe('campaign validation', () => {
   });
 
   it("accepts the agent's public id as workflow_id and answers with the integer", async () => {
-    const created = await create({ workflow_id: agent.public_id, manual_contacts: [{ phone_number: daytimeNumber(1) }] });
+    const created = await create({
+      workflow_id: agent.public_id,
+      manual_contacts: [{ phone_number: daytimeNumber(1) }],
+    });
     expect(created.status).toBe(200);
     expect(created.body.workflow_id).toBe(agent.id);
-    expect((await create({ workflow_id: 'agent_00000000000000000000', manual_contacts: [{ phone_number: daytimeNumber(1) }] })).status).toBe(404);
+    expect(
+      (
+        await create({
+          workflow_id: 'agent_00000000000000000000',
+          manual_contacts: [{ phone_number: daytimeNumber(1) }],
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('applies and documents the default retry policy when retry_config is omitted', async () => {
     const created = await create({ manual_contacts: [{ phone_number: daytimeNumber(1) }] });
-    expect(created.body.retry_config).toMatchObject({ enabled: true, max_retries: 1, retry_delay_seconds: 3600, retry_on_voicemail: false });
+    expect(created.body.retry_config).toMatchObject({
+      enabled: true,
+      max_retries: 1,
+      retry_delay_seconds: 3600,
+      retry_on_voicemail: false,
+    });
     const document = (await api.request('GET', '/public-openapi.json')).body;
     const operation = document.paths['/campaigns'].post;
     const request = document.components.schemas.CampaignCreateRequest;
     expect(request.properties.retry_config.description).toContain('one retry one hour after');
     expect(operation.parameters.filter((parameter: { in: string }) => parameter.in === 'header')).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ name: 'X-API-Key', required: false, schema: expect.objectContaining({ type: 'string' }) }),
-        expect.objectContaining({ name: 'authorization', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+        expect.objectContaining({
+          name: 'X-API-Key',
+          required: false,
+          schema: expect.objectContaining({ type: 'string' }),
+        }),
+        expect.objectContaining({
+          name: 'authorization',
+          required: false,
+          schema: expect.objectContaining({ type: 'string' }),
+        }),
       ]),
     );
   });
@@ -103,7 +145,9 @@ describe('campaign validation', () => {
   });
 
   it('answers 404 for an unknown or foreign workflow_id', async () => {
-    expect((await create({ workflow_id: 987654, manual_contacts: [{ phone_number: daytimeNumber(1) }] })).status).toBe(404);
+    expect((await create({ workflow_id: 987654, manual_contacts: [{ phone_number: daytimeNumber(1) }] })).status).toBe(
+      404,
+    );
     const stranger = await newOrganization('Campaign stranger');
     expect((await create({ manual_contacts: [{ phone_number: daytimeNumber(1) }] }, stranger.key)).status).toBe(404);
   });
@@ -112,9 +156,13 @@ describe('campaign validation', () => {
 describe('campaign creation limits, retries and large sources', () => {
   it('caps manual_contacts per request (422) and the CSV text (413), creating nothing', async () => {
     const before = (await api.request('GET', '/campaigns', { key: org.key })).body.total_count;
-    const tooMany = await create({ manual_contacts: Array.from({ length: 10_001 }, () => ({ phone_number: '+48601234567' })) });
+    const tooMany = await create({
+      manual_contacts: Array.from({ length: 10_001 }, () => ({ phone_number: '+48601234567' })),
+    });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'manual_contacts'], type: 'too_long' }));
+    expect(tooMany.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'manual_contacts'], type: 'too_long' }),
+    );
     const csv = `phone\n${'+48601234567\n'.repeat(450_000)}`;
     const tooBig = await create({ source_type: 'csv', source_config: { csv_text: csv } });
     expect(tooBig.status).toBe(413);
@@ -124,12 +172,21 @@ describe('campaign creation limits, retries and large sources', () => {
 
   it('creates once per Idempotency-Key: a retry returns the same campaign, another body under the key is refused', async () => {
     const key = `campaign-${Date.now()}`;
-    const body = { name: 'Once', workflow_id: agent.id, source_type: 'manual', manual_contacts: [{ phone_number: daytimeNumber(1) }] };
+    const body = {
+      name: 'Once',
+      workflow_id: agent.id,
+      source_type: 'manual',
+      manual_contacts: [{ phone_number: daytimeNumber(1) }],
+    };
     const first = await api.request('POST', '/campaigns', { key: org.key, body, headers: { 'Idempotency-Key': key } });
     const again = await api.request('POST', '/campaigns', { key: org.key, body, headers: { 'Idempotency-Key': key } });
     expect(first.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
-    const other = await api.request('POST', '/campaigns', { key: org.key, body: { ...body, name: 'Other' }, headers: { 'Idempotency-Key': key } });
+    const other = await api.request('POST', '/campaigns', {
+      key: org.key,
+      body: { ...body, name: 'Other' },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(other.status).toBe(422);
     expect(other.body.detail[0].loc).toEqual(['header', 'Idempotency-Key']);
   });
@@ -237,7 +294,10 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const paused = await api.request('GET', `/campaigns/${id}/report`, { key: single.key });
     expect(paused.body.items.map((row: { status: string }) => row.status)).toEqual(['completed', 'pending', 'pending']);
-    expect((await api.request('GET', `/campaigns/${id}`, { key: single.key })).body).toMatchObject({ state: 'paused', processed_rows: 1 });
+    expect((await api.request('GET', `/campaigns/${id}`, { key: single.key })).body).toMatchObject({
+      state: 'paused',
+      processed_rows: 1,
+    });
 
     expect((await api.request('POST', `/campaigns/${id}/resume`, { key: single.key })).body.state).toBe('running');
     await waitForState(id, 'completed', single.key);
@@ -262,23 +322,29 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
         source_type: 'manual',
         calling_window: ALWAYS,
         retry_config: { enabled: false },
-        manual_contacts: [0, 1, 2, 3, 4, 5].map((digit) => ({ phone_number: daytimeNumber(digit === 5 ? 7 : digit, 3) })),
+        manual_contacts: [0, 1, 2, 3, 4, 5].map((digit) => ({
+          phone_number: daytimeNumber(digit === 5 ? 7 : digit, 3),
+        })),
       },
     });
     await api.request('POST', `/campaigns/${created.body.id}/start`, { key: two.key });
     let most = 0;
-    await eventually(async () => {
-      const runs = await api.request('GET', `/agents/${busyAgent.id}/conversations?limit=100`, { key: two.key });
-      most = Math.max(most, runs.body.items.filter((run: { status: string }) => run.status === 'in_progress').length);
-      const campaign = await api.request('GET', `/campaigns/${created.body.id}`, { key: two.key });
-      return campaign.body.state === 'completed' ? true : undefined;
-    }, 90_000, 200);
+    await eventually(
+      async () => {
+        const runs = await api.request('GET', `/agents/${busyAgent.id}/conversations?limit=100`, { key: two.key });
+        most = Math.max(most, runs.body.items.filter((run: { status: string }) => run.status === 'in_progress').length);
+        const campaign = await api.request('GET', `/campaigns/${created.body.id}`, { key: two.key });
+        return campaign.body.state === 'completed' ? true : undefined;
+      },
+      90_000,
+      200,
+    );
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(2);
   });
 
   it('waits for the calling window instead of dialing outside it', async () => {
-    const tomorrow = ((new Date().getUTCDay() + 1) % 7) || 7; // ISO weekday of tomorrow (UTC)
+    const tomorrow = (new Date().getUTCDay() + 1) % 7 || 7; // ISO weekday of tomorrow (UTC)
     const created = await create({
       name: 'Tomorrow only',
       calling_window: { timezone: 'UTC', days: [tomorrow], start: '10:00', end: '11:00' },
@@ -289,7 +355,10 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const report = await api.request('GET', `/campaigns/${id}/report`, { key: org.key });
     expect(report.body.items[0]).toMatchObject({ status: 'pending', attempts: 0, run_id: null });
-    expect((await api.request('GET', `/campaigns/${id}`, { key: org.key })).body).toMatchObject({ state: 'running', processed_rows: 0 });
+    expect((await api.request('GET', `/campaigns/${id}`, { key: org.key })).body).toMatchObject({
+      state: 'running',
+      processed_rows: 0,
+    });
     expect((await api.request('POST', `/campaigns/${id}/cancel`, { key: org.key })).body.state).toBe('cancelled');
   });
 
@@ -307,12 +376,19 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
 
   it('reads contacts from CSV text, counting and explaining the rows it cannot call', async () => {
     const csvText = `first_name,last_name,mobile\r\nAnna,Nowak,${daytimeNumber(8, 5)}\r\nJan,Kowalski,not a number\r\n`;
-    const created = await create({ name: 'From CSV', source_type: 'csv', source_config: { csv_text: csvText }, retry_config: { enabled: false } });
+    const created = await create({
+      name: 'From CSV',
+      source_type: 'csv',
+      source_config: { csv_text: csvText },
+      retry_config: { enabled: false },
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ total_rows: 2, failed_rows: 1, processed_rows: 1 });
     expect(created.body.source_config).toEqual({});
     const report = await api.request('GET', `/campaigns/${created.body.id}/report`, { key: org.key });
-    expect(report.body.items.map((row: { first_name: string; status: string }) => [row.first_name, row.status])).toEqual([
+    expect(
+      report.body.items.map((row: { first_name: string; status: string }) => [row.first_name, row.status]),
+    ).toEqual([
       ['Anna', 'pending'],
       ['Jan', 'invalid'],
     ]);

@@ -23,7 +23,9 @@ describe('typed client', () => {
 
   it('creates an agent and places a call, typed end to end', async () => {
     const client = createVoiceAgentClient({ baseUrl: api.baseUrl, apiKey: org.key });
-    const agent = await client.POST('/agents', { body: { name: 'Typed caller', call_disposition_codes: { confirmed: 'Visit confirmed' } } });
+    const agent = await client.POST('/agents', {
+      body: { name: 'Typed caller', call_disposition_codes: { confirmed: 'Visit confirmed' } },
+    });
     expect(agent.response.status).toBe(201);
     const call = await client.POST('/agents/{agent_id}/calls', {
       params: { path: { agent_id: agent.data!.public_id } },
@@ -38,7 +40,10 @@ describe('typed client', () => {
     });
     expect(run.initial_context).toEqual({ name: 'Anna' });
 
-    const invalid = await client.POST('/agents/{agent_id}/calls', { params: { path: { agent_id: agent.data!.public_id } }, body: { phone_number: 'not a number' } });
+    const invalid = await client.POST('/agents/{agent_id}/calls', {
+      params: { path: { agent_id: agent.data!.public_id } },
+      body: { phone_number: 'not a number' },
+    });
     expect(invalid.response.status).toBe(422);
     expect(invalid.error).toMatchObject({ detail: [expect.objectContaining({ loc: ['body', 'phone_number'] })] });
     const anonymous = await createVoiceAgentClient({ baseUrl: api.baseUrl, apiKey: 'vap_wrong' }).GET('/agents');
@@ -49,15 +54,32 @@ describe('typed client', () => {
     const client = createVoiceAgentClient({ baseUrl: api.baseUrl, apiKey: org.key });
     const sink = await receivers.start();
     const { data: webhook } = await client.POST('/webhooks', { body: { url: sink.url, events: ['call.completed'] } });
-    await client.POST('/webhooks/{webhook_id}/test', { params: { path: { webhook_id: webhook!.id } }, body: { event_type: 'call.completed' } });
-    const event = verifyWebhook(sink.received[0]!.body, sink.received[0]!.headers as Record<string, string>, webhook!.secret);
+    await client.POST('/webhooks/{webhook_id}/test', {
+      params: { path: { webhook_id: webhook!.id } },
+      body: { event_type: 'call.completed' },
+    });
+    const event = verifyWebhook(
+      sink.received[0]!.body,
+      sink.received[0]!.headers as Record<string, string>,
+      webhook!.secret,
+    );
     expect(event.type).toBe('call.completed');
     if (event.type === 'call.completed') expect(event.data.organization_id).toBe(org.organizationId);
 
-    const { data: rotated } = await client.POST('/webhooks/{webhook_id}/rotate-secret', { params: { path: { webhook_id: webhook!.id } }, body: { overlap_seconds: 600 } });
+    const { data: rotated } = await client.POST('/webhooks/{webhook_id}/rotate-secret', {
+      params: { path: { webhook_id: webhook!.id } },
+      body: { overlap_seconds: 600 },
+    });
     await client.POST('/webhooks/{webhook_id}/test', { params: { path: { webhook_id: webhook!.id } } });
     const during = sink.received[1]!;
-    for (const secret of [webhook!.secret, rotated!.secret]) expect(verifyWebhook(during.body, during.headers as Record<string, string>, secret).type).toBe('call.completed');
-    expect(() => verifyWebhook(during.body.replace('"call.completed"', '"call.failed"'), during.headers as Record<string, string>, rotated!.secret)).toThrow(WebhookVerificationError);
+    for (const secret of [webhook!.secret, rotated!.secret])
+      expect(verifyWebhook(during.body, during.headers as Record<string, string>, secret).type).toBe('call.completed');
+    expect(() =>
+      verifyWebhook(
+        during.body.replace('"call.completed"', '"call.failed"'),
+        during.headers as Record<string, string>,
+        rotated!.secret,
+      ),
+    ).toThrow(WebhookVerificationError);
   });
 });

@@ -9,7 +9,12 @@ let agent: { id: number; public_id: string };
 
 beforeAll(async () => {
   org = await newOrganization('Conversations');
-  agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Chat bot', template_context_variables: { lang: 'en', tone: 'warm' } } })).body;
+  agent = (
+    await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Chat bot', template_context_variables: { lang: 'en', tone: 'warm' } },
+    })
+  ).body;
 });
 
 describe('conversations', () => {
@@ -29,11 +34,20 @@ describe('conversations', () => {
       initial_context: { lang: 'en', tone: 'formal', user: 'u-1' },
     });
     const run = await api.request('GET', `/agents/${agent.id}/conversations/${response.body.id}`, { key: org.key });
-    expect(run.body).toMatchObject({ status: 'created', phone_number: null, duration_seconds: null, logs: [], sms: [] });
+    expect(run.body).toMatchObject({
+      status: 'created',
+      phone_number: null,
+      duration_seconds: null,
+      logs: [],
+      sms: [],
+    });
   });
 
   it('validates the mode with FastAPI 422s', async () => {
-    const response = await api.request('POST', `/agents/${agent.public_id}/conversations`, { key: org.key, body: { mode: 'fax' } });
+    const response = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
+      key: org.key,
+      body: { mode: 'fax' },
+    });
     expect(response.status).toBe(422);
     expect(response.body.detail[0]).toMatchObject({ type: 'literal_error', loc: ['body', 'mode'] });
   });
@@ -56,12 +70,18 @@ describe('conversations', () => {
     }
     const bad = await api.request('GET', `/agents/${listed.public_id}/conversations?limit=0`, { key: own.key });
     expect(bad.status).toBe(422);
-    expect((await api.request('GET', `/agents/${listed.public_id}/conversations/abc`, { key: own.key })).body.detail[0].loc).toEqual(['path', 'conversation_id']);
+    expect(
+      (await api.request('GET', `/agents/${listed.public_id}/conversations/abc`, { key: own.key })).body.detail[0].loc,
+    ).toEqual(['path', 'conversation_id']);
   });
 
   it('validates expires_in of the recording link (60 to 86400)', async () => {
     for (const value of ['59', '86401', 'soon']) {
-      const response = await api.request('GET', `/agents/${agent.public_id}/conversations/1/recording?expires_in=${value}`, { key: org.key });
+      const response = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/1/recording?expires_in=${value}`,
+        { key: org.key },
+      );
       expect(response.status, value).toBe(422);
       expect(response.body.detail[0].loc).toEqual(['query', 'expires_in']);
     }
@@ -70,24 +90,46 @@ describe('conversations', () => {
 
 describe.skipIf(needsLocalStack)('API triggers', () => {
   it('creates a trigger for an agent and places calls through it with the same rules', async () => {
-    const created = await api.request('POST', '/triggers', { key: org.key, body: { workflow_id: agent.id, name: 'CRM' } });
+    const created = await api.request('POST', '/triggers', {
+      key: org.key,
+      body: { workflow_id: agent.id, name: 'CRM' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^trg_/), workflow_id: agent.id, name: 'CRM' });
 
-    const placed = await api.request('POST', `/triggers/${created.body.id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7) } });
+    const placed = await api.request('POST', `/triggers/${created.body.id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(7) },
+    });
     expect(placed.status).toBe(200);
     const run = await eventually(async () => {
-      const fetched = await api.request('GET', `/agents/${agent.id}/conversations/${placed.body.workflow_run_id}`, { key: org.key });
+      const fetched = await api.request('GET', `/agents/${agent.id}/conversations/${placed.body.workflow_run_id}`, {
+        key: org.key,
+      });
       return fetched.body.status === 'busy' ? fetched.body : undefined;
     });
     expect(run.workflow_id).toBe(agent.id);
 
     await api.request('POST', '/do-not-call', { key: org.key, body: { phone_number: daytimeNumber(6) } });
-    expect((await api.request('POST', `/triggers/${created.body.id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(6) } })).status).toBe(403);
+    expect(
+      (
+        await api.request('POST', `/triggers/${created.body.id}/calls`, {
+          key: org.key,
+          body: { phone_number: daytimeNumber(6) },
+        })
+      ).status,
+    ).toBe(403);
 
     expect((await api.request('GET', '/triggers', { key: org.key })).body.total_count).toBe(1);
     const stranger = await newOrganization('Trigger stranger');
-    expect((await api.request('POST', `/triggers/${created.body.id}/calls`, { key: stranger.key, body: { phone_number: daytimeNumber(7) } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', `/triggers/${created.body.id}/calls`, {
+          key: stranger.key,
+          body: { phone_number: daytimeNumber(7) },
+        })
+      ).status,
+    ).toBe(404);
     expect((await api.request('DELETE', `/triggers/${created.body.id}`, { key: org.key })).status).toBe(204);
     expect((await api.request('GET', `/triggers/${created.body.id}`, { key: org.key })).status).toBe(404);
   });

@@ -10,7 +10,10 @@ beforeAll(async () => {
 
 describe('do-not-call list', () => {
   it('normalises numbers to E.164, is idempotent, pages, and removes', async () => {
-    const added = await api.request('POST', '/do-not-call', { key: org.key, body: { phone_number: '+48 601-234-567' } });
+    const added = await api.request('POST', '/do-not-call', {
+      key: org.key,
+      body: { phone_number: '+48 601-234-567' },
+    });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({ phone_number: '+48601234567', created_at: expect.any(String) });
     const again = await api.request('POST', '/do-not-call', { key: org.key, body: { phone_number: '+48601234567' } });

@@ -17,7 +17,9 @@ describe('public documentation', () => {
       expect(documented?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
       expect(documented.security).toEqual(route.public ? [] : [{ APIKeyHeader: [] }]);
     }
-    expect(body.paths['/agents'].post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationError');
+    expect(body.paths['/agents'].post.responses['422'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/HTTPValidationError',
+    );
   });
 
   it('serves the reference page and its assets from this API, with no CDN', async () => {
@@ -35,7 +37,9 @@ describe('public documentation', () => {
     // With a trailing slash: redirected to the page, whose addresses do not depend on the slash.
     const slashed = await fetch(`${api.baseUrl}/public-docs/`, { redirect: 'manual' });
     expect(slashed.status).toBe(307);
-    expect(new URL(slashed.headers.get('location')!, `${api.baseUrl}/public-docs/`).href).toBe(`${api.baseUrl}/public-docs`);
+    expect(new URL(slashed.headers.get('location')!, `${api.baseUrl}/public-docs/`).href).toBe(
+      `${api.baseUrl}/public-docs`,
+    );
     const followed = await fetch(`${api.baseUrl}/public-docs/`);
     expect(followed.status).toBe(200);
     expect(await followed.text()).toContain('swagger-ui-bundle.js');

@@ -19,25 +19,64 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     const id = await nextId('run');
     const startedAt = new Date(Date.now() - 120_000).toISOString();
     const run = {
-      id, organization_id: org.organizationId, workflow_id: agent.id, name: 'Crashed', mode: 'phone', status: 'in_progress' as const,
-      phone_number: '+48601234567', from_number: null, created_at: startedAt, ended_at: null, definition_id: agent.current_definition_id,
-      duration_seconds: null, initial_context: {}, gathered_context: {}, recording_key: null, transcript_key: null, logs: [], sms: [],
-      cost: null, provider_call_id: null, answered_at: null, campaign: null,
+      id,
+      organization_id: org.organizationId,
+      workflow_id: agent.id,
+      name: 'Crashed',
+      mode: 'phone',
+      status: 'in_progress' as const,
+      phone_number: '+48601234567',
+      from_number: null,
+      created_at: startedAt,
+      ended_at: null,
+      definition_id: agent.current_definition_id,
+      duration_seconds: null,
+      initial_context: {},
+      gathered_context: {},
+      recording_key: null,
+      transcript_key: null,
+      logs: [],
+      sms: [],
+      cost: null,
+      provider_call_id: null,
+      answered_at: null,
+      campaign: null,
     };
     expect(await runs.insertRun(run, true)).toBe(true);
     const endedAt = new Date(Date.now() - 90_000).toISOString();
     expect(
       await runs.finishRun(
-        { ...run, status: 'busy', ended_at: endedAt, duration_seconds: 0, gathered_context: { call_disposition: 'busy' } },
-        { run_id: id, workflow_id: agent.id, status: 'busy', started_at: startedAt, ended_at: endedAt, duration_seconds: 0, cost_usd: 0 },
+        {
+          ...run,
+          status: 'busy',
+          ended_at: endedAt,
+          duration_seconds: 0,
+          gathered_context: { call_disposition: 'busy' },
+        },
+        {
+          run_id: id,
+          workflow_id: agent.id,
+          status: 'busy',
+          started_at: startedAt,
+          ended_at: endedAt,
+          duration_seconds: 0,
+          cost_usd: 0,
+        },
       ),
     ).toBe(true);
 
     expect(await publishPendingEvents()).toBeGreaterThanOrEqual(1);
-    const delivery = await eventually(() => receiver.received.find((hook) => JSON.parse(hook.body).data.workflow_run_id === id));
-    expect(JSON.parse(delivery.body)).toMatchObject({ type: 'call.completed', data: { status: 'busy', workflow_run_id: id } });
+    const delivery = await eventually(() =>
+      receiver.received.find((hook) => JSON.parse(hook.body).data.workflow_run_id === id),
+    );
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      type: 'call.completed',
+      data: { status: 'busy', workflow_run_id: id },
+    });
     // Confirmed: a second pass sends nothing more for this run.
-    expect((await runs.listRunsWithPendingEvents(new Date().toISOString(), 100)).map((pending) => pending.id)).not.toContain(id);
+    expect(
+      (await runs.listRunsWithPendingEvents(new Date().toISOString(), 100)).map((pending) => pending.id),
+    ).not.toContain(id);
     await receiver.close();
   });
 });

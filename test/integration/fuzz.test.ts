@@ -28,7 +28,7 @@ function random(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (below: number) => Math.floor(next() * below);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   return { next, int, pick, chance: (p: number) => next() < p };
 }
 type Random = ReturnType<typeof random>;
@@ -59,7 +59,8 @@ const typeOf = (schema: Schema): string | undefined => [schema.type].flat().find
  * product connect anywhere else (webhooks, model API, website analysis, tools).
  */
 const LOOPBACK_URL = 'https://127.0.0.1:9/fuzz';
-const onLoopback = (value: unknown): unknown => (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? LOOPBACK_URL : value);
+const onLoopback = (value: unknown): unknown =>
+  typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? LOOPBACK_URL : value;
 
 /** A value the schema accepts as far as a generator can tell (examples, defaults, bounds). */
 function validValue(rng: Random, raw: Schema, depth = 0): unknown {
@@ -88,7 +89,11 @@ function generate(rng: Random, raw: Schema, depth: number): unknown {
     case 'boolean':
       return rng.chance(0.5);
     case 'array':
-      return depth > 4 ? [] : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => validValue(rng, schema.items ?? {}, depth + 1));
+      return depth > 4
+        ? []
+        : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () =>
+            validValue(rng, schema.items ?? {}, depth + 1),
+          );
     case 'object':
     default: {
       if (depth > 4) return {};
@@ -105,24 +110,44 @@ function generate(rng: Random, raw: Schema, depth: number): unknown {
 
 /** Deep values are spliced into the JSON text: JSON.stringify itself overflows a few thousand levels down. */
 const DEEP_MARKER = '__fuzz_deep__';
-const nestedText = (levels: number, array: boolean): string => (array ? `${'['.repeat(levels)}"leaf"${']'.repeat(levels)}` : `${'{"k":'.repeat(levels)}"leaf"${'}'.repeat(levels)}`);
+const nestedText = (levels: number, array: boolean): string =>
+  array ? `${'['.repeat(levels)}"leaf"${']'.repeat(levels)}` : `${'{"k":'.repeat(levels)}"leaf"${'}'.repeat(levels)}`;
 
-const hugeString = (rng: Random) => rng.pick(['x', 'ż', '"', '\\', '\u0000', '😀']).repeat(rng.pick([70_000, 300_000, 1_000_000]));
+const hugeString = (rng: Random) =>
+  rng.pick(['x', 'ż', '"', '\\', '\u0000', '😀']).repeat(rng.pick([70_000, 300_000, 1_000_000]));
 
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
 
 const wrongTypeFor = (rng: Random, value: unknown): unknown => {
   const candidates: unknown[] = [null, true, 0, -1, 1.5, 'text', '', [], {}, [1, 'a'], { a: 1 }, 1e308, -1e308];
-  return rng.pick(candidates.filter((candidate) => typeof candidate !== typeof value || Array.isArray(candidate) !== Array.isArray(value)));
+  return rng.pick(
+    candidates.filter(
+      (candidate) => typeof candidate !== typeof value || Array.isArray(candidate) !== Array.isArray(value),
+    ),
+  );
 };
 
 function outOfBounds(rng: Random, schema: Schema): unknown {
   switch (typeOf(schema)) {
     case 'string':
-      return rng.pick(['', 'x'.repeat((schema.maxLength ?? 255) + 1), ' ', '\u0000', 'ą'.repeat((schema.maxLength ?? 255) + 1)]);
+      return rng.pick([
+        '',
+        'x'.repeat((schema.maxLength ?? 255) + 1),
+        ' ',
+        '\u0000',
+        'ą'.repeat((schema.maxLength ?? 255) + 1),
+      ]);
     case 'integer':
     case 'number':
-      return rng.pick([(schema.maximum ?? 2 ** 53) + 1, (schema.minimum ?? -(2 ** 53)) - 1, 0, -1, 0.5, 2 ** 64, Number.MAX_SAFE_INTEGER + 2]);
+      return rng.pick([
+        (schema.maximum ?? 2 ** 53) + 1,
+        (schema.minimum ?? -(2 ** 53)) - 1,
+        0,
+        -1,
+        0.5,
+        2 ** 64,
+        Number.MAX_SAFE_INTEGER + 2,
+      ]);
     case 'array':
       return Array.from({ length: (schema.maxItems ?? 100) + 1 }, () => validValue(rng, schema.items ?? {}));
     default:
@@ -160,20 +185,86 @@ interface FuzzRequest {
   mutation: string;
 }
 
-const JUNK_PATH_VALUES = ['constructor', '__proto__', 'toString', '0', '-1', '99999999999999999999', '1e3', '%00', '..%2F..%2Fetc', 'x'.repeat(2000), 'agent_%E2%82%AC', '%F0%9F%98%80', '%ZZ', 'null', 'undefined', 'NaN'];
-const JUNK_QUERY_VALUES = ['-1', '0', 'abc', '1e3', '100000', '', '%00', '1.5', 'x'.repeat(5000), 'true', '[]', '{}', 'constructor'];
-const MALFORMED_BODIES = ['{', '{"a":', 'null', '[]', '"text"', '123', '{"a":1}garbage', '\ufeff{}', '{"a":"\\ud800"}', '{"a":NaN}', "{'a': 1}", '{"a":1,}', '\u0000'];
-const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/vnd.api+json', 'multipart/form-data; boundary=x', ''];
+const JUNK_PATH_VALUES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  '0',
+  '-1',
+  '99999999999999999999',
+  '1e3',
+  '%00',
+  '..%2F..%2Fetc',
+  'x'.repeat(2000),
+  'agent_%E2%82%AC',
+  '%F0%9F%98%80',
+  '%ZZ',
+  'null',
+  'undefined',
+  'NaN',
+];
+const JUNK_QUERY_VALUES = [
+  '-1',
+  '0',
+  'abc',
+  '1e3',
+  '100000',
+  '',
+  '%00',
+  '1.5',
+  'x'.repeat(5000),
+  'true',
+  '[]',
+  '{}',
+  'constructor',
+];
+const MALFORMED_BODIES = [
+  '{',
+  '{"a":',
+  'null',
+  '[]',
+  '"text"',
+  '123',
+  '{"a":1}garbage',
+  '\ufeff{}',
+  '{"a":"\\ud800"}',
+  '{"a":NaN}',
+  "{'a': 1}",
+  '{"a":1,}',
+  '\u0000',
+];
+const CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'application/vnd.api+json',
+  'multipart/form-data; boundary=x',
+  '',
+];
 
 function buildRequest(rng: Random, operation: Operation): FuzzRequest {
-  const mutations = ['valid', 'wrong-type', 'bounds', 'deep', 'prototype', 'huge', 'malformed', 'missing', 'path', 'query', 'header'];
+  const mutations = [
+    'valid',
+    'wrong-type',
+    'bounds',
+    'deep',
+    'prototype',
+    'huge',
+    'malformed',
+    'missing',
+    'path',
+    'query',
+    'header',
+  ];
   const mutation = rng.pick(mutations);
   const headers: Record<string, string> = { 'X-API-Key': operation.path === '/model-key' ? modelKeyOrg.key : org.key };
   const parameters: Schema[] = operation.spec.parameters ?? [];
 
   let path = operation.path;
   for (const parameter of parameters.filter((candidate) => candidate.in === 'path')) {
-    let value = parameter.name === 'agent_id' && rng.chance(0.8) ? agentId : String(validValue(rng, parameter.schema ?? {}));
+    let value =
+      parameter.name === 'agent_id' && rng.chance(0.8) ? agentId : String(validValue(rng, parameter.schema ?? {}));
     if (mutation === 'path' || (mutation === 'prototype' && rng.chance(0.5))) value = rng.pick(JUNK_PATH_VALUES);
     else value = encodeURIComponent(value);
     path = path.replace(`{${parameter.name}}`, value);
@@ -184,7 +275,8 @@ function buildRequest(rng: Random, operation: Operation): FuzzRequest {
     if (rng.chance(0.5)) query.append(parameter.name, String(validValue(rng, parameter.schema ?? {})));
     if (mutation === 'query') query.append(parameter.name, rng.pick(JUNK_QUERY_VALUES));
   }
-  if (mutation === 'prototype') for (const key of PROTOTYPE_KEYS) if (rng.chance(0.3)) query.append(key, rng.pick(JUNK_QUERY_VALUES));
+  if (mutation === 'prototype')
+    for (const key of PROTOTYPE_KEYS) if (rng.chance(0.3)) query.append(key, rng.pick(JUNK_QUERY_VALUES));
 
   for (const parameter of parameters.filter((candidate) => candidate.in === 'header')) {
     if (mutation === 'header') headers[parameter.name] = rng.pick(['', 'x'.repeat(300), 'constructor', ' ', 'ü']);
@@ -221,8 +313,10 @@ function buildRequest(rng: Random, operation: Operation): FuzzRequest {
         setAt(value, field?.path ?? ['deep'], DEEP_MARKER);
         break;
       case 'prototype':
-        for (const key of PROTOTYPE_KEYS) if (rng.chance(0.5)) value[key] = rng.pick([{ polluted: true }, 'x', 1, null]);
-        if (field && rng.chance(0.5)) setAt(value, field.path, Object.fromEntries(PROTOTYPE_KEYS.map((key) => [key, { polluted: true }])));
+        for (const key of PROTOTYPE_KEYS)
+          if (rng.chance(0.5)) value[key] = rng.pick([{ polluted: true }, 'x', 1, null]);
+        if (field && rng.chance(0.5))
+          setAt(value, field.path, Object.fromEntries(PROTOTYPE_KEYS.map((key) => [key, { polluted: true }])));
         break;
       case 'huge':
         setAt(value, field?.path ?? ['huge'], hugeString(rng));
@@ -232,10 +326,18 @@ function buildRequest(rng: Random, operation: Operation): FuzzRequest {
         break;
     }
     // JSON.stringify drops a `__proto__` own key set by assignment; write prototype keys literally.
-    body = typeof value === 'object' && value !== null ? JSON.stringify(value).replace(/^\{/, mutation === 'prototype' ? '{"__proto__": {"polluted": true}, ' : '{').replace(/, \}$/, '}') : JSON.stringify(value);
-    if (mutation === 'deep') body = body.replace(`"${DEEP_MARKER}"`, nestedText(rng.pick([31, 32, 33, 40, 5000, 100_000]), rng.chance(0.5)));
+    body =
+      typeof value === 'object' && value !== null
+        ? JSON.stringify(value)
+            .replace(/^\{/, mutation === 'prototype' ? '{"__proto__": {"polluted": true}, ' : '{')
+            .replace(/, \}$/, '}')
+        : JSON.stringify(value);
+    if (mutation === 'deep')
+      body = body.replace(`"${DEEP_MARKER}"`, nestedText(rng.pick([31, 32, 33, 40, 5000, 100_000]), rng.chance(0.5)));
     if (mutation === 'malformed') {
-      body = rng.chance(0.3) ? new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) : rng.pick(MALFORMED_BODIES);
+      body = rng.chance(0.3)
+        ? new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])
+        : rng.pick(MALFORMED_BODIES);
       const type = rng.pick(CONTENT_TYPES);
       if (type) headers['Content-Type'] = type;
       else delete headers['Content-Type'];
@@ -245,7 +347,13 @@ function buildRequest(rng: Random, operation: Operation): FuzzRequest {
     headers['Content-Type'] = rng.pick(CONTENT_TYPES) || 'application/json';
   }
   const search = query.toString();
-  return { method: operation.method, url: `${api.baseUrl}${path}${search ? `?${search}` : ''}`, headers, body, mutation };
+  return {
+    method: operation.method,
+    url: `${api.baseUrl}${path}${search ? `?${search}` : ''}`,
+    headers,
+    body,
+    mutation,
+  };
 }
 
 /** FastAPI's 422: `{detail: [{type, loc, msg, input?, ctx?}]}`, `loc` rooted at a request part. */
@@ -253,9 +361,12 @@ function fastApiShapeProblems(body: unknown): string | undefined {
   const detail = (body as { detail?: unknown })?.detail;
   if (!Array.isArray(detail) || detail.length === 0) return 'detail is not a non-empty array';
   for (const item of detail) {
-    if (typeof item?.type !== 'string' || typeof item?.msg !== 'string') return `item without type/msg: ${JSON.stringify(item).slice(0, 200)}`;
-    if (!Array.isArray(item.loc) || !['body', 'query', 'path', 'header'].includes(item.loc[0])) return `bad loc: ${JSON.stringify(item.loc)}`;
-    if (!item.loc.slice(1).every((part: unknown) => typeof part === 'string' || Number.isInteger(part))) return `bad loc part: ${JSON.stringify(item.loc)}`;
+    if (typeof item?.type !== 'string' || typeof item?.msg !== 'string')
+      return `item without type/msg: ${JSON.stringify(item).slice(0, 200)}`;
+    if (!Array.isArray(item.loc) || !['body', 'query', 'path', 'header'].includes(item.loc[0]))
+      return `bad loc: ${JSON.stringify(item.loc)}`;
+    if (!item.loc.slice(1).every((part: unknown) => typeof part === 'string' || Number.isInteger(part)))
+      return `bad loc part: ${JSON.stringify(item.loc)}`;
     if (item.ctx !== undefined && (typeof item.ctx !== 'object' || item.ctx === null)) return 'ctx is not an object';
   }
   return undefined;
@@ -265,7 +376,12 @@ async function send(request: FuzzRequest): Promise<string | undefined> {
   const label = `${request.mutation} ${request.method} ${request.url.slice(0, 200)} ${typeof request.body === 'string' ? request.body.slice(0, 200) : ''}`;
   let response: Response;
   try {
-    response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(20_000) });
+    response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(20_000),
+    });
   } catch (error) {
     return `${label}: no answer (${(error as Error).message})`;
   }
@@ -281,7 +397,8 @@ async function send(request: FuzzRequest): Promise<string | undefined> {
     if (response.status === 422) {
       const problem = fastApiShapeProblems(parsed);
       if (problem) return `${label}: 422 not FastAPI-shaped (${problem})`;
-    } else if ((parsed as { detail?: unknown })?.detail === undefined) return `${label}: ${response.status} without detail`;
+    } else if ((parsed as { detail?: unknown })?.detail === undefined)
+      return `${label}: ${response.status} without detail`;
   }
   return undefined;
 }
@@ -289,7 +406,10 @@ async function send(request: FuzzRequest): Promise<string | undefined> {
 beforeAll(async () => {
   org = await newOrganization('Fuzz');
   modelKeyOrg = await newOrganization('Fuzz model key');
-  const agent = await api.request('POST', '/agents', { key: org.key, body: { name: 'Fuzz target', workflow_definition: { steps: ['Hello'] } } });
+  const agent = await api.request('POST', '/agents', {
+    key: org.key,
+    body: { name: 'Fuzz target', workflow_definition: { steps: ['Hello'] } },
+  });
   agentId = agent.body.public_id;
   document = (await api.request('GET', '/public-openapi.json')).body;
 });
@@ -301,7 +421,9 @@ describe(`fuzz from the OpenAPI document (FUZZ_SEED=${SEED}, FUZZ_REQUESTS=${REQ
     );
     const rng = random(SEED);
     // Requests are built in order from the seed, so a run is reproducible whatever the timing.
-    const requests = Array.from({ length: Math.max(REQUESTS, operations.length) }, (_, index) => buildRequest(rng, operations[index % operations.length]!));
+    const requests = Array.from({ length: Math.max(REQUESTS, operations.length) }, (_, index) =>
+      buildRequest(rng, operations[index % operations.length]!),
+    );
     const failures: string[] = [];
     let next = 0;
     await Promise.all(

@@ -12,24 +12,44 @@ beforeAll(async () => {
 });
 
 describe('bad input never gives a 5xx', () => {
-  it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])('GET /public-docs/%s is a 404', async (asset) => {
-    const { status, body } = await api.request('GET', `/public-docs/${asset}`);
-    expect(status).toBe(404);
-    expect(body).toEqual({ detail: 'Not Found' });
-  });
+  it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
+    'GET /public-docs/%s is a 404',
+    async (asset) => {
+      const { status, body } = await api.request('GET', `/public-docs/${asset}`);
+      expect(status).toBe(404);
+      expect(body).toEqual({ detail: 'Not Found' });
+    },
+  );
 
   it('prototype names as query parameters and headers are plain names', async () => {
-    const response = await api.request('GET', '/agents?__proto__=1&constructor=2&toString=3', { key: org.key, headers: { constructor: 'x' } });
+    const response = await api.request('GET', '/agents?__proto__=1&constructor=2&toString=3', {
+      key: org.key,
+      headers: { constructor: 'x' },
+    });
     expect(response.status).toBe(200);
   });
 
   it.each([
-    ['{"name": "x", "workflow_configurations": {"constructor": {"name": "Boolean"}}}', ['body', 'workflow_configurations', 'constructor']],
-    ['{"name": "x", "initial_context": {"a": [{"__proto__": {"polluted": true}}]}}', ['body', 'initial_context', 'a', 0, '__proto__']],
+    [
+      '{"name": "x", "workflow_configurations": {"constructor": {"name": "Boolean"}}}',
+      ['body', 'workflow_configurations', 'constructor'],
+    ],
+    [
+      '{"name": "x", "initial_context": {"a": [{"__proto__": {"polluted": true}}]}}',
+      ['body', 'initial_context', 'a', 0, '__proto__'],
+    ],
   ])('a reserved key in a free-form object is a 422 at its place, not a 500: %s', async (body, loc) => {
     const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });
     expect(status).toBe(422);
-    expect(answer.detail).toEqual([{ type: 'value_error', loc, msg: `Value error, the key '${loc.at(-1)}' is reserved`, input: expect.anything(), ctx: { error: `the key '${loc.at(-1)}' is reserved` } }]);
+    expect(answer.detail).toEqual([
+      {
+        type: 'value_error',
+        loc,
+        msg: `Value error, the key '${loc.at(-1)}' is reserved`,
+        input: expect.anything(),
+        ctx: { error: `the key '${loc.at(-1)}' is reserved` },
+      },
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -68,9 +88,15 @@ const nested = (levels: number): unknown => {
 
 describe('nesting and size limits', () => {
   it('a free-form object nested past 32 levels (the body being the first, as the item is in DynamoDB) is a 422 with the loc of the first level too deep', async () => {
-    const ok = await api.request('POST', '/agents', { key: org.key, body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH - 1) } });
+    const ok = await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH - 1) },
+    });
     expect(ok.status).toBe(201);
-    const { status, body } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH) } });
+    const { status, body } = await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Deep', workflow_configurations: nested(MAX_JSON_DEPTH) },
+    });
     expect(status).toBe(422);
     expect(body.detail).toEqual([
       {
@@ -87,15 +113,25 @@ describe('nesting and size limits', () => {
     const body = `{"name": "x", "initial_context": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const response = await api.request('POST', '/agents', { key: org.key, body });
     expect(response.status).toBe(422);
-    expect(response.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'initial_context', ...Array(MAX_JSON_DEPTH - 1).fill(0)] });
+    expect(response.body.detail[0]).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'initial_context', ...Array(MAX_JSON_DEPTH - 1).fill(0)],
+    });
   });
 
   it('an agent definition over its stored-size cap is a 422 on the field, not a 500', async () => {
     const workflow_definition = { prompt: 'x'.repeat(AGENT_OBJECT_CAPS.workflow_definition) };
-    const { status, body } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Big', workflow_definition } });
+    const { status, body } = await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Big', workflow_definition },
+    });
     expect(status).toBe(422);
     expect(body.detail).toHaveLength(1);
-    expect(body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'workflow_definition'], ctx: { error: 'at most 200000 bytes when stored' } });
+    expect(body.detail[0]).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'workflow_definition'],
+      ctx: { error: 'at most 200000 bytes when stored' },
+    });
     // The echoed input is abbreviated: the answer stays small.
     expect(JSON.stringify(body).length).toBeLessThan(10_000);
   });
@@ -117,7 +153,7 @@ describe('nesting and size limits', () => {
   });
 });
 
-describe('no response above Lambda\'s 6 MB', () => {
+describe("no response above Lambda's 6 MB", () => {
   it('GET /agents leaves out agents past 5 MB, says so, and links to the rest', { timeout: 120_000 }, async () => {
     const big = await newOrganization('Big agents');
     const fill = (bytes: number) => ({ text: 'y'.repeat(bytes - 20) });
@@ -147,7 +183,9 @@ describe('no response above Lambda\'s 6 MB', () => {
     const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
     expect(link).toBe(`${api.baseUrl}/agents?page=2&limit=${count}`);
     const rest = await api.request('GET', link!.slice(api.baseUrl.length), { key: big.key });
-    expect([...first.body, ...rest.body].map((agent: { id: number }) => agent.id).slice(0, 2 * count)).toEqual(created.slice(0, Math.min(17, 2 * count)));
+    expect([...first.body, ...rest.body].map((agent: { id: number }) => agent.id).slice(0, 2 * count)).toEqual(
+      created.slice(0, Math.min(17, 2 * count)),
+    );
 
     const paged = await api.request('GET', '/agents?page=1&limit=100', { key: big.key });
     expect(paged.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
@@ -155,20 +193,32 @@ describe('no response above Lambda\'s 6 MB', () => {
     expect(paged.headers.get('x-total-count')).toBe('17');
   });
 
-  it('a page of runs whose contexts would pass 5 MB keeps the runs that fit, flagged X-Truncated', { timeout: 120_000 }, async () => {
-    const own = await newOrganization('Big runs');
-    const context = { text: 'c'.repeat(31_000) };
-    const agent = await api.request('POST', '/agents', { key: own.key, body: { name: 'Runs', template_context_variables: context } });
-    for (let i = 0; i < 90; i++) {
-      const run = await api.request('POST', `/agents/${agent.body.public_id}/conversations`, { key: own.key, body: { mode: 'chat', initial_context: { other: 'i'.repeat(31_000) } } });
-      expect(run.status).toBe(200);
-    }
-    const page = await api.request('GET', `/agents/${agent.body.public_id}/conversations?limit=100`, { key: own.key });
-    expect(page.status).toBe(200);
-    expect(page.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
-    expect(page.headers.get('x-truncated')).toBe('true');
-    expect(page.body).toMatchObject({ page: 1, limit: 100, total_count: 90, total_pages: 1 });
-    expect(page.body.items.length).toBeGreaterThan(50);
-    expect(page.body.items.length).toBeLessThan(90);
-  });
+  it(
+    'a page of runs whose contexts would pass 5 MB keeps the runs that fit, flagged X-Truncated',
+    { timeout: 120_000 },
+    async () => {
+      const own = await newOrganization('Big runs');
+      const context = { text: 'c'.repeat(31_000) };
+      const agent = await api.request('POST', '/agents', {
+        key: own.key,
+        body: { name: 'Runs', template_context_variables: context },
+      });
+      for (let i = 0; i < 90; i++) {
+        const run = await api.request('POST', `/agents/${agent.body.public_id}/conversations`, {
+          key: own.key,
+          body: { mode: 'chat', initial_context: { other: 'i'.repeat(31_000) } },
+        });
+        expect(run.status).toBe(200);
+      }
+      const page = await api.request('GET', `/agents/${agent.body.public_id}/conversations?limit=100`, {
+        key: own.key,
+      });
+      expect(page.status).toBe(200);
+      expect(page.text.length).toBeLessThanOrEqual(MAX_LIST_BODY_BYTES);
+      expect(page.headers.get('x-truncated')).toBe('true');
+      expect(page.body).toMatchObject({ page: 1, limit: 100, total_count: 90, total_pages: 1 });
+      expect(page.body.items.length).toBeGreaterThan(50);
+      expect(page.body.items.length).toBeLessThan(90);
+    },
+  );
 });

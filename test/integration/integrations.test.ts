@@ -8,11 +8,21 @@ let org: TestOrganization;
 let agent: { id: number };
 const ALWAYS = { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' };
 const connect = (key = org.key) =>
-  api.request('POST', '/integrations', { key, body: { provider: 'google-sheets', authorization_code: 'consent-code', redirect_uri: 'https://app.example.com/oauth' } });
+  api.request('POST', '/integrations', {
+    key,
+    body: {
+      provider: 'google-sheets',
+      authorization_code: 'consent-code',
+      redirect_uri: 'https://app.example.com/oauth',
+    },
+  });
 
 /** The local spreadsheet provider's test door: replace a sheet's cells. */
 async function setSheet(id: string, values: string[][]) {
-  const response = await fetch(`${inject('stackEnv').SHEETS_API_URL}/fake/spreadsheets/${id}`, { method: 'PUT', body: JSON.stringify({ values }) });
+  const response = await fetch(`${inject('stackEnv').SHEETS_API_URL}/fake/spreadsheets/${id}`, {
+    method: 'PUT',
+    body: JSON.stringify({ values }),
+  });
   expect(response.status).toBe(204);
 }
 
@@ -25,23 +35,41 @@ describe.skipIf(needsLocalStack)('spreadsheet connections', () => {
   it('connects with an OAuth code, never returns the refresh token, and hands out picker tokens valid ≤ 1 h', async () => {
     const created = await connect();
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.stringMatching(/^conn_[A-Za-z0-9]{16}$/), provider: 'google-sheets', account_email: 'sheets-user@example.com', created_at: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^conn_[A-Za-z0-9]{16}$/),
+      provider: 'google-sheets',
+      account_email: 'sheets-user@example.com',
+      created_at: expect.any(String),
+    });
     expect(created.text).not.toMatch(/refresh|1\/\/local/);
     expect((await api.request('GET', '/integrations', { key: org.key })).body.items).toContainEqual(created.body);
 
     const token = await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: org.key });
     expect(token.status).toBe(200);
-    expect(token.body).toEqual({ access_token: expect.stringMatching(/^ya29\./), account_email: 'sheets-user@example.com', expires_in: 3600 });
+    expect(token.body).toEqual({
+      access_token: expect.stringMatching(/^ya29\./),
+      account_email: 'sheets-user@example.com',
+      expires_in: 3600,
+    });
 
     const stranger = await newOrganization('Connection stranger');
-    expect((await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: stranger.key })).status).toBe(404);
-    expect((await api.request('POST', '/integrations/not-an-id/sheets/picker-token', { key: org.key })).status).toBe(422);
+    expect(
+      (await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: stranger.key })).status,
+    ).toBe(404);
+    expect((await api.request('POST', '/integrations/not-an-id/sheets/picker-token', { key: org.key })).status).toBe(
+      422,
+    );
     expect((await api.request('DELETE', `/integrations/${created.body.id}`, { key: org.key })).status).toBe(204);
-    expect((await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: org.key })).status).toBe(404);
+    expect(
+      (await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: org.key })).status,
+    ).toBe(404);
   });
 
   it('validates the connection request', async () => {
-    const response = await api.request('POST', '/integrations', { key: org.key, body: { provider: 'dropbox', authorization_code: '', redirect_uri: 'nope' } });
+    const response = await api.request('POST', '/integrations', {
+      key: org.key,
+      body: { provider: 'dropbox', authorization_code: '', redirect_uri: 'nope' },
+    });
     expect(response.status).toBe(422);
     expect(response.body.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([
       ['body', 'provider'],
@@ -78,10 +106,18 @@ describe.skipIf(needsLocalStack)('campaign sources backed by a connection or a f
     const id = created.body.id;
     await api.request('POST', `/campaigns/${id}/start`, { key: org.key });
     const state = (wanted: string, rows: number) =>
-      eventually(async () => {
-        const campaign = await api.request('GET', `/campaigns/${id}`, { key: org.key });
-        return campaign.body.state === wanted && campaign.body.total_rows === rows && campaign.body.processed_rows === rows ? campaign.body : undefined;
-      }, 60_000, 250);
+      eventually(
+        async () => {
+          const campaign = await api.request('GET', `/campaigns/${id}`, { key: org.key });
+          return campaign.body.state === wanted &&
+            campaign.body.total_rows === rows &&
+            campaign.body.processed_rows === rows
+            ? campaign.body
+            : undefined;
+        },
+        60_000,
+        250,
+      );
     const first = await state('completed', 2);
 
     await setSheet(sheetId, [
@@ -93,31 +129,54 @@ describe.skipIf(needsLocalStack)('campaign sources backed by a connection or a f
     const second = await state('completed', 3);
     expect(Date.parse(second.source_last_synced_at)).toBeGreaterThan(Date.parse(first.source_last_synced_at));
     const report = await api.request('GET', `/campaigns/${id}/report`, { key: org.key });
-    expect(report.body.items.map((row: { first_name: string; status: string; attempts: number }) => [row.first_name, row.status, row.attempts])).toEqual([
+    expect(
+      report.body.items.map((row: { first_name: string; status: string; attempts: number }) => [
+        row.first_name,
+        row.status,
+        row.attempts,
+      ]),
+    ).toEqual([
       ['Ada', 'busy', 1],
       ['Bea', 'no_answer', 1],
       ['Cy', 'voicemail', 1],
     ]);
 
     await setSheet(sheetId, []);
-    const failing = await eventually(async () => {
-      const campaign = await api.request('GET', `/campaigns/${id}`, { key: org.key });
-      return campaign.body.source_sync_error ? campaign.body : undefined;
-    }, 30_000, 250);
+    const failing = await eventually(
+      async () => {
+        const campaign = await api.request('GET', `/campaigns/${id}`, { key: org.key });
+        return campaign.body.source_sync_error ? campaign.body : undefined;
+      },
+      30_000,
+      250,
+    );
     expect(failing.source_sync_error).toContain('empty');
     expect(failing.total_rows).toBe(3);
   });
 
   it('refuses a sheet source without a connection (422), with a foreign connection (404) or an unknown sheet (400)', async () => {
     const base = { name: 'Sheet', workflow_id: agent.id, source_type: 'google-sheet', source_id: 'missing-sheet' };
-    const noConnection = await api.request('POST', '/campaigns', { key: org.key, body: { ...base, source_config: {} } });
+    const noConnection = await api.request('POST', '/campaigns', {
+      key: org.key,
+      body: { ...base, source_config: {} },
+    });
     expect(noConnection.status).toBe(422);
     expect(noConnection.body.detail[0].loc).toEqual(['body', 'source_config', 'connection_id']);
     const stranger = await newOrganization('Sheet stranger');
     const { body: foreign } = await connect(stranger.key);
-    expect((await api.request('POST', '/campaigns', { key: org.key, body: { ...base, source_config: { connection_id: foreign.id } } })).status).toBe(404);
+    expect(
+      (
+        await api.request('POST', '/campaigns', {
+          key: org.key,
+          body: { ...base, source_config: { connection_id: foreign.id } },
+        })
+      ).status,
+    ).toBe(404);
     const { body: own } = await connect();
-    const unknownSheet = await api.request('POST', '/campaigns', { key: org.key, body: { ...base, source_config: { connection_id: own.id } } });
+    const unknownSheet = await api.request('POST', '/campaigns', {
+      key: org.key,
+      body: { ...base, source_config: { connection_id: own.id } },
+    });
     expect(unknownSheet.status).toBe(400);
   });
 
@@ -141,6 +200,8 @@ describe.skipIf(needsLocalStack)('campaign sources backed by a connection or a f
     });
     expect(created.status).toBe(200);
     const report = await api.request('GET', `/campaigns/${created.body.id}/report`, { key: org.key });
-    expect(report.body.items).toEqual([expect.objectContaining({ first_name: 'Anna - check-up', phone_number: daytimeNumber(7, 8), status: 'pending' })]);
+    expect(report.body.items).toEqual([
+      expect.objectContaining({ first_name: 'Anna - check-up', phone_number: daytimeNumber(7, 8), status: 'pending' }),
+    ]);
   });
 });

@@ -10,7 +10,12 @@ let agent: { id: number; public_id: string; current_definition_id: number };
 
 beforeAll(async () => {
   org = await newOrganization('Media streams', 10);
-  agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Guarded', workflow_definition: { greeting: 'Hi.', steps: [], closing: 'Bye.' } } })).body;
+  agent = (
+    await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Guarded', workflow_definition: { greeting: 'Hi.', steps: [], closing: 'Bye.' } },
+    })
+  ).body;
 });
 
 /** A run as call placement leaves it before the provider connects the stream: in progress, waiting for media. */
@@ -21,10 +26,28 @@ async function waitingRun() {
   const id = await nextId('run');
   const createdAt = new Date().toISOString();
   const run = {
-    id, organization_id: org.organizationId, workflow_id: agent.id, name: 'Waiting', mode: 'phone', status: 'in_progress' as const,
-    phone_number: '+48601234561', from_number: null, created_at: createdAt, ended_at: null, definition_id: agent.current_definition_id,
-    duration_seconds: null, initial_context: {}, gathered_context: {}, recording_key: null, transcript_key: null, logs: [], sms: [],
-    cost: null, provider_call_id: 'CA-test', answered_at: null, campaign: null,
+    id,
+    organization_id: org.organizationId,
+    workflow_id: agent.id,
+    name: 'Waiting',
+    mode: 'phone',
+    status: 'in_progress' as const,
+    phone_number: '+48601234561',
+    from_number: null,
+    created_at: createdAt,
+    ended_at: null,
+    definition_id: agent.current_definition_id,
+    duration_seconds: null,
+    initial_context: {},
+    gathered_context: {},
+    recording_key: null,
+    transcript_key: null,
+    logs: [],
+    sms: [],
+    cost: null,
+    provider_call_id: 'CA-test',
+    answered_at: null,
+    campaign: null,
   };
   expect(await runs.insertRun(run, true)).toBe(true);
   const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
@@ -46,7 +69,13 @@ async function stream(start: { runRef: string; streamToken?: string }, after: (w
 }
 
 const unchanged = (run: Awaited<ReturnType<Awaited<ReturnType<typeof waitingRun>>['read']>>) =>
-  expect(run).toMatchObject({ status: 'in_progress', answered_at: null, recording_key: null, transcript_key: null, duration_seconds: null });
+  expect(run).toMatchObject({
+    status: 'in_progress',
+    answered_at: null,
+    recording_key: null,
+    transcript_key: null,
+    duration_seconds: null,
+  });
 
 describe.skipIf(needsLocalStack)('media stream admission', () => {
   it('closes a stream without a credential at once (1008) and changes nothing', async () => {
@@ -62,7 +91,10 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
     const borrowed = await stream({ runRef: target.runRef, streamToken: other.token });
     expect(await borrowed.closed).toBe(1008);
     const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
-    const expired = await stream({ runRef: target.runRef, streamToken: mintStreamToken(target.runRef, 60, Date.now() - 120_000) });
+    const expired = await stream({
+      runRef: target.runRef,
+      streamToken: mintStreamToken(target.runRef, 60, Date.now() - 120_000),
+    });
     expect(await expired.closed).toBe(1008);
     unchanged(await target.read());
     unchanged(await other.read());
@@ -92,7 +124,11 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
   it('refuses a stream for a run that has ended, or that does not exist', async () => {
     const run = await waitingRun();
     const { completeCall } = await import('../../shared/services/call-completion.ts');
-    await completeCall({ ref: { organizationId: org.organizationId, agentId: agent.id, runId: run.id }, outcome: 'busy', endedAt: new Date().toISOString() });
+    await completeCall({
+      ref: { organizationId: org.organizationId, agentId: agent.id, runId: run.id },
+      outcome: 'busy',
+      endedAt: new Date().toISOString(),
+    });
     const late = await stream({ runRef: run.runRef, streamToken: run.token });
     expect(await late.closed).toBe(1008);
     expect(await run.read()).toMatchObject({ status: 'busy', answered_at: null });
@@ -124,8 +160,24 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
     const admitted = await stream({ runRef: run.runRef, streamToken: run.token });
     await eventually(async () => admitted.received.some((message) => message.event === 'media') || undefined);
     // 12 KB of audio in one frame (a legitimate frame is 160 bytes) and a frame stamped a year into the call.
-    admitted.ws.send(JSON.stringify({ event: 'media', streamSid: admitted.caller.streamSid, media: { track: 'inbound', timestamp: '100', payload: Buffer.alloc(12_000, 0xff).toString('base64') } }));
-    admitted.ws.send(JSON.stringify({ event: 'media', streamSid: admitted.caller.streamSid, media: { track: 'inbound', timestamp: String(365 * 86_400_000), payload: Buffer.alloc(160, 0xff).toString('base64') } }));
+    admitted.ws.send(
+      JSON.stringify({
+        event: 'media',
+        streamSid: admitted.caller.streamSid,
+        media: { track: 'inbound', timestamp: '100', payload: Buffer.alloc(12_000, 0xff).toString('base64') },
+      }),
+    );
+    admitted.ws.send(
+      JSON.stringify({
+        event: 'media',
+        streamSid: admitted.caller.streamSid,
+        media: {
+          track: 'inbound',
+          timestamp: String(365 * 86_400_000),
+          payload: Buffer.alloc(160, 0xff).toString('base64'),
+        },
+      }),
+    );
     admitted.ws.send(JSON.stringify(admitted.caller.stop()));
     admitted.ws.close();
     const ended = await eventually(async () => {

@@ -45,7 +45,10 @@ describe('URLs are refused when given', () => {
   });
 
   it('an organization model API on a private address', async () => {
-    const response = await api.request('PUT', '/model-key', { key: org.key, body: { api_key: 'sk-test-123456789', api_url: 'http://192.168.1.10/v1', model: 'm' } });
+    const response = await api.request('PUT', '/model-key', {
+      key: org.key,
+      body: { api_key: 'sk-test-123456789', api_url: 'http://192.168.1.10/v1', model: 'm' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.detail).toMatch(/^Model API URL refused/);
     expect((await api.request('GET', '/model-key', { key: org.key })).body.configured).toBe(false);
@@ -54,7 +57,12 @@ describe('URLs are refused when given', () => {
   it('a website to analyze at the metadata address', async () => {
     const response = await api.request('POST', '/agent-templates/analyze-script', {
       key: org.key,
-      body: { script_text: 'Hello.', url: 'http://169.254.169.254/latest/meta-data/iam/', company_name: 'X', language: 'en' },
+      body: {
+        script_text: 'Hello.',
+        url: 'http://169.254.169.254/latest/meta-data/iam/',
+        company_name: 'X',
+        language: 'en',
+      },
     });
     expect(response.status).toBe(400);
     expect(response.body.detail).toContain('link-local');
@@ -63,7 +71,12 @@ describe('URLs are refused when given', () => {
   it('a calendar feed on a private address', async () => {
     const response = await api.request('POST', '/campaigns', {
       key: org.key,
-      body: { name: 'Feed', workflow_id: agent.id, source_type: 'calendar', source_config: { ics_url: 'https://172.16.0.9/cal.ics' } },
+      body: {
+        name: 'Feed',
+        workflow_id: agent.id,
+        source_type: 'calendar',
+        source_config: { ics_url: 'https://172.16.0.9/cal.ics' },
+      },
     });
     expect(response.status).toBe(422);
     expect(response.body.detail[0].msg).toContain('private');
@@ -74,13 +87,21 @@ describe.skipIf(needsLocalStack)('tool headers at rest', () => {
   it('are stored encrypted, names only in the clear', async () => {
     const created = await api.request('POST', `/agents/${agent.public_id}/tools`, {
       key: org.key,
-      body: { name: 'crm', description: 'CRM', url: 'https://93.184.215.14/crm', headers: { Authorization: 'Bearer crm-secret-77' } },
+      body: {
+        name: 'crm',
+        description: 'CRM',
+        url: 'https://93.184.215.14/crm',
+        headers: { Authorization: 'Bearer crm-secret-77' },
+      },
     });
     expect(created.status).toBe(201);
     Object.assign(process.env, inject('stackEnv'));
     const repository = await import('../../shared/repositories/agent-resources.ts');
     const stored = await repository.getTool(org.organizationId, agent.id, created.body.id);
-    expect(stored).toMatchObject({ header_names: ['Authorization'], headers_ciphertext: expect.stringMatching(/^local:/) });
+    expect(stored).toMatchObject({
+      header_names: ['Authorization'],
+      headers_ciphertext: expect.stringMatching(/^local:/),
+    });
     expect(JSON.stringify(stored)).not.toContain('crm-secret-77');
   });
 });
@@ -89,7 +110,18 @@ describe.skipIf(needsLocalStack)('a calendar feed on loopback (the local stack a
   const feed = createServer((request, response) => {
     if (request.url === '/to-private') return response.writeHead(302, { location: 'http://10.1.2.3/cal.ics' }).end();
     const start = new Date(Date.now() + 86_400_000).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-    const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', 'UID:v1', `DTSTART:${start}`, 'SUMMARY:Ola', `DESCRIPTION:Call ${daytimeNumber(7, 9)}`, 'END:VEVENT', 'END:VCALENDAR'];
+    const ics = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//test//EN',
+      'BEGIN:VEVENT',
+      'UID:v1',
+      `DTSTART:${start}`,
+      'SUMMARY:Ola',
+      `DESCRIPTION:Call ${daytimeNumber(7, 9)}`,
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ];
     response.writeHead(200, { 'content-type': 'text/calendar' }).end(ics.join('\r\n'));
   });
   let base: string;
@@ -100,7 +132,11 @@ describe.skipIf(needsLocalStack)('a calendar feed on loopback (the local stack a
   afterAll(() => new Promise((resolve) => feed.close(resolve)));
 
   it('is read through the guard, and a redirect to a private address is refused', async () => {
-    const campaign = (ics_url: string) => api.request('POST', '/campaigns', { key: org.key, body: { name: 'Feed', workflow_id: agent.id, source_type: 'calendar', source_config: { ics_url } } });
+    const campaign = (ics_url: string) =>
+      api.request('POST', '/campaigns', {
+        key: org.key,
+        body: { name: 'Feed', workflow_id: agent.id, source_type: 'calendar', source_config: { ics_url } },
+      });
     const created = await campaign(`${base}/cal.ics`);
     expect(created.status).toBe(200);
     expect(created.body.total_rows).toBe(1);

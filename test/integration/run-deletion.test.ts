@@ -25,7 +25,11 @@ async function stored() {
     import('@aws-sdk/lib-dynamodb'),
   ]);
   const idempotencyRecord = async (sk: string) =>
-    (await db().send(new GetCommand({ TableName: tableName(), Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk } }))).Item;
+    (
+      await db().send(
+        new GetCommand({ TableName: tableName(), Key: { pk: keys.idempotencyPartition(CALLS_IDEMPOTENCY_SCOPE), sk } }),
+      )
+    ).Item;
   const executionInput = async (runId: number) => {
     const sfn = new SFNClient({ endpoint: env.AWS_ENDPOINT_URL_SFN, region: env.AWS_REGION });
     const arn = `${env.CALL_LIFECYCLE_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:call-${org.organizationId}-${runId}`;
@@ -52,25 +56,38 @@ describe.skipIf(needsLocalStack)('deleting a run', () => {
 
     // Execution inputs outlive the run: they carry references only.
     const input = await executionInput(runId);
-    expect(JSON.parse(input)).toEqual({ call: { ref: { organizationId: org.organizationId, agentId: agent.id, runId }, runRef: expect.any(String), watchdogSeconds: expect.any(Number) } });
+    expect(JSON.parse(input)).toEqual({
+      call: {
+        ref: { organizationId: org.organizationId, agentId: agent.id, runId },
+        runRef: expect.any(String),
+        watchdogSeconds: expect.any(Number),
+      },
+    });
     expect(input).not.toContain(number.slice(1));
 
     const run = (await runs.getRun(org.organizationId, agent.id, runId))!;
     expect(run.idempotency_record).toMatch(/^calls#/);
     expect(JSON.stringify(await idempotencyRecord(run.idempotency_record!))).toContain(number);
 
-    expect((await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status).toBe(204);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(204);
     expect(await runs.getRun(org.organizationId, agent.id, runId)).toBeUndefined();
     expect(await idempotencyRecord(run.idempotency_record!)).toBeUndefined();
   });
 
   it('deletes a run placed without a key as before', async () => {
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(8, 5), initial_context: {} } });
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(8, 5), initial_context: {} },
+    });
     const runId = placed.body.workflow_run_id as number;
     await eventually(async () => {
       const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key });
       return run.body.status !== 'in_progress' ? run.body : undefined;
     });
-    expect((await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status).toBe(204);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(204);
   });
 });

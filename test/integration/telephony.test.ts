@@ -6,7 +6,12 @@ import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
-const END_USER = { name: 'Jan Nowak', address: 'ul. Długa 2, Gdańsk', document_type: 'id_card', document_number: 'XYZ987654' };
+const END_USER = {
+  name: 'Jan Nowak',
+  address: 'ul. Długa 2, Gdańsk',
+  document_type: 'id_card',
+  document_number: 'XYZ987654',
+};
 
 async function fund(orgId: number, usd: number) {
   Object.assign(process.env, inject('stackEnv'));
@@ -15,7 +20,12 @@ async function fund(orgId: number, usd: number) {
 }
 
 const newAgent = async (org: TestOrganization, name: string) =>
-  (await api.request('POST', '/agents', { key: org.key, body: { name, workflow_definition: { greeting: 'Hello.', steps: ['Ok?'], closing: 'Bye.' } } })).body as {
+  (
+    await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name, workflow_definition: { greeting: 'Hello.', steps: ['Ok?'], closing: 'Bye.' } },
+    })
+  ).body as {
     id: number;
     public_id: string;
   };
@@ -27,8 +37,14 @@ const repositoryRun = async (org: TestOrganization, agentId: number, runId: numb
 };
 
 /** A phone somewhere calling a number: the local Twilio rings the number's voice webhook. */
-async function ring(from: string, to: string): Promise<{ call_sid: string; answer: 'connected' | 'rejected'; say: string[] }> {
-  const response = await fetch(`${inject('telephonyApiUrl')}/_simulator/incoming-calls`, { method: 'POST', body: new URLSearchParams({ From: from, To: to }) });
+async function ring(
+  from: string,
+  to: string,
+): Promise<{ call_sid: string; answer: 'connected' | 'rejected'; say: string[] }> {
+  const response = await fetch(`${inject('telephonyApiUrl')}/_simulator/incoming-calls`, {
+    method: 'POST',
+    body: new URLSearchParams({ From: from, To: to }),
+  });
   expect(response.status).toBe(200);
   return (await response.json()) as { call_sid: string; answer: 'connected' | 'rejected'; say: string[] };
 }
@@ -58,9 +74,16 @@ async function ownTwilioAccount(callsPerSecond?: number) {
   const [offer] = await own.availablePhoneNumbers('GB').local.list({ limit: 1 });
   await own.incomingPhoneNumbers.create({ phoneNumber: offer!.phoneNumber, voiceUrl: 'https://example.invalid/voice' });
   if (callsPerSecond) {
-    await fetch(`${inject('telephonyApiUrl')}/_simulator/accounts/${created.sid}`, { method: 'POST', body: new URLSearchParams({ CallsPerSecond: String(callsPerSecond) }) });
+    await fetch(`${inject('telephonyApiUrl')}/_simulator/accounts/${created.sid}`, {
+      method: 'POST',
+      body: new URLSearchParams({ CallsPerSecond: String(callsPerSecond) }),
+    });
   }
-  const stats = async () => (await (await fetch(`${inject('telephonyApiUrl')}/_simulator/accounts/${created.sid}`)).json()) as { calls_created_at: number[]; rate_limited: number };
+  const stats = async () =>
+    (await (await fetch(`${inject('telephonyApiUrl')}/_simulator/accounts/${created.sid}`)).json()) as {
+      calls_created_at: number[];
+      rate_limited: number;
+    };
   return { sid: created.sid, token: created.authToken, number: offer!.phoneNumber, stats };
 }
 
@@ -68,7 +91,10 @@ describe.skipIf(needsLocalStack)('ending a call through the API', () => {
   it('hangs up a call in progress: the run ends completed with its recording, long before the callee would have hung up', async () => {
     const org = await newOrganization('Hang-up', 3);
     const agent = await newAgent(org, 'Stoppable');
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(3), initial_context: {} } });
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(3), initial_context: {} },
+    });
     const runId = placed.body.workflow_run_id as number;
     await eventually(async () => (await repositoryRun(org, agent.id, runId))?.answered_at ?? undefined);
     const startedAt = Date.now();
@@ -86,9 +112,14 @@ describe.skipIf(needsLocalStack)('ending a call through the API', () => {
 
     const again = await api.request('POST', `/agents/${agent.public_id}/conversations/${runId}/end`, { key: org.key });
     expect(again.status).toBe(409);
-    expect((await api.request('POST', `/agents/${agent.public_id}/conversations/999999999/end`, { key: org.key })).status).toBe(404);
+    expect(
+      (await api.request('POST', `/agents/${agent.public_id}/conversations/999999999/end`, { key: org.key })).status,
+    ).toBe(404);
     const stranger = await newOrganization('Stranger');
-    expect((await api.request('POST', `/agents/${agent.public_id}/conversations/${runId}/end`, { key: stranger.key })).status).toBe(404);
+    expect(
+      (await api.request('POST', `/agents/${agent.public_id}/conversations/${runId}/end`, { key: stranger.key }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -103,7 +134,9 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
   });
 
   const buyAndAssign = async (country: string, type: string, extra: object = {}) => {
-    const market = await api.request('GET', `/phone-numbers/marketplace?country_code=${country}&number_type=${type}`, { key: org.key });
+    const market = await api.request('GET', `/phone-numbers/marketplace?country_code=${country}&number_type=${type}`, {
+      key: org.key,
+    });
     // The last offer: other test files buy the first ones at the same time.
     const offer = market.body.items.at(-1);
     const bought = await api.request('POST', '/phone-numbers/marketplace/purchase', {
@@ -111,7 +144,10 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
       body: { phone_number: offer.phone_number, country_code: country, number_type: type, end_user_id: 1, ...extra },
     });
     expect(bought.status).toBe(200);
-    const assigned = await api.request('POST', '/phone-numbers/assign', { key: org.key, body: { phone_number_id: bought.body.id, workflow_id: agent.id } });
+    const assigned = await api.request('POST', '/phone-numbers/assign', {
+      key: org.key,
+      body: { phone_number_id: bought.body.id, workflow_id: agent.id },
+    });
     expect(assigned.status).toBe(200);
     return bought.body as { id: number; phone_number: string; status: string };
   };
@@ -127,7 +163,12 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
       const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
       return list.body.items?.length ? list.body.items : undefined;
     });
-    expect(runs[0]).toMatchObject({ mode: 'inbound', status: 'in_progress', phone_number: caller, initial_context: { caller_number: caller, called_number: number.phone_number } });
+    expect(runs[0]).toMatchObject({
+      mode: 'inbound',
+      status: 'in_progress',
+      phone_number: caller,
+      initial_context: { caller_number: caller, called_number: number.phone_number },
+    });
 
     // The organization's one channel is taken by this call: a second caller is turned away politely.
     const busy = await ring('+48601234566', number.phone_number);
@@ -139,7 +180,9 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
       return run.body.status !== 'in_progress' ? run.body : undefined;
     }, 30_000);
     expect(ended).toMatchObject({ status: 'completed', recording_url: expect.stringMatching(/recording\.wav$/) });
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runs[0].id}/transcript`, { key: org.key });
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runs[0].id}/transcript`, {
+      key: org.key,
+    });
     expect(transcript.status).toBe(200);
   });
 
@@ -155,37 +198,72 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
   });
 
   it('refuses a voice webhook without a valid Twilio signature (403)', async () => {
-    const body = new URLSearchParams({ CallSid: 'CAforged', From: '+48601234567', To: '+442079460001', Direction: 'inbound' }).toString();
-    const forged = await api.request('POST', '/telephony/twilio/voice', { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': 'bm9wZQ==' } });
+    const body = new URLSearchParams({
+      CallSid: 'CAforged',
+      From: '+48601234567',
+      To: '+442079460001',
+      Direction: 'inbound',
+    }).toString();
+    const forged = await api.request('POST', '/telephony/twilio/voice', {
+      body,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': 'bm9wZQ==' },
+    });
     expect(forged.status).toBe(403);
-    const status = await api.request('POST', '/telephony/twilio/status?run=1.1.1', { body: 'CallSid=CA1&CallStatus=completed', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const status = await api.request('POST', '/telephony/twilio/status?run=1.1.1', {
+      body: 'CallSid=CA1&CallStatus=completed',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(status.status).toBe(403);
   });
 });
 
 describe.skipIf(needsLocalStack)("an organization's own telephony account", () => {
-  it('is checked with the provider, stored without ever returning its secrets, and carries the organization\'s calls', async () => {
+  it("is checked with the provider, stored without ever returning its secrets, and carries the organization's calls", async () => {
     const org = await newOrganization('Own Twilio', 3);
     const agent = await newAgent(org, 'Own line');
     const own = await ownTwilioAccount();
     const credentials = { provider: 'twilio', account_sid: own.sid, auth_token: own.token };
 
     expect((await api.request('GET', '/telephony-configs', { key: org.key })).status).toBe(404);
-    const notOwned = await api.request('PUT', '/telephony-configs', { key: org.key, body: { credentials, caller_id: '+12125550100' } });
+    const notOwned = await api.request('PUT', '/telephony-configs', {
+      key: org.key,
+      body: { credentials, caller_id: '+12125550100' },
+    });
     expect(notOwned.status).toBe(422);
     expect(notOwned.body.detail[0].loc).toEqual(['body', 'caller_id']);
-    const wrongToken = await api.request('PUT', '/telephony-configs', { key: org.key, body: { credentials: { ...credentials, auth_token: '0'.repeat(32) }, caller_id: own.number } });
+    const wrongToken = await api.request('PUT', '/telephony-configs', {
+      key: org.key,
+      body: { credentials: { ...credentials, auth_token: '0'.repeat(32) }, caller_id: own.number },
+    });
     expect(wrongToken.status).toBe(422);
     expect(wrongToken.body.detail[0].loc).toEqual(['body', 'credentials']);
 
-    const stored = await api.request('PUT', '/telephony-configs', { key: org.key, body: { credentials, caller_id: own.number, calls_per_second: 2 } });
+    const stored = await api.request('PUT', '/telephony-configs', {
+      key: org.key,
+      body: { credentials, caller_id: own.number, calls_per_second: 2 },
+    });
     expect(stored.status).toBe(200);
-    expect(stored.body).toEqual({ provider: 'twilio', account_id: own.sid, caller_id: own.number, calls_per_second: 2, updated_at: expect.any(String) });
-    expect(JSON.stringify((await api.request('GET', '/telephony-configs', { key: org.key })).body)).not.toContain(own.token);
+    expect(stored.body).toEqual({
+      provider: 'twilio',
+      account_id: own.sid,
+      caller_id: own.number,
+      calls_per_second: 2,
+      updated_at: expect.any(String),
+    });
+    expect(JSON.stringify((await api.request('GET', '/telephony-configs', { key: org.key })).body)).not.toContain(
+      own.token,
+    );
 
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7), initial_context: {} } });
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(7), initial_context: {} },
+    });
     const run = await eventually(async () => {
-      const current = await api.request('GET', `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`, { key: org.key });
+      const current = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`,
+        { key: org.key },
+      );
       return current.body.status !== 'in_progress' ? current.body : undefined;
     });
     expect(run.status).toBe('busy');
@@ -208,13 +286,20 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     for (const org of orgs) {
       const stored = await api.request('PUT', '/telephony-configs', {
         key: org.key,
-        body: { credentials: { provider: 'twilio', account_sid: own.sid, auth_token: own.token }, caller_id: own.number, calls_per_second: configured },
+        body: {
+          credentials: { provider: 'twilio', account_sid: own.sid, auth_token: own.token },
+          caller_id: own.number,
+          calls_per_second: configured,
+        },
       });
       expect(stored.status).toBe(200);
     }
     const placements = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
-        api.request('POST', `/agents/${agents[index % 2]!.public_id}/calls`, { key: orgs[index % 2]!.key, body: { phone_number: daytimeNumber(8, index), initial_context: {} } }),
+        api.request('POST', `/agents/${agents[index % 2]!.public_id}/calls`, {
+          key: orgs[index % 2]!.key,
+          body: { phone_number: daytimeNumber(8, index), initial_context: {} },
+        }),
       ),
     );
     expect(placements.map((placement) => placement.status)).toEqual(Array(8).fill(200));

@@ -15,7 +15,9 @@ let api: ReturnType<typeof apiClient>;
 const USAGE_PLAN = { rateLimit: 2, burstLimit: 3 };
 
 /** Operator actions run against this gateway's management API, as the CLI does against AWS. */
-async function asOperator<T>(action: (services: typeof import('../../shared/services/organizations.ts')) => Promise<T>): Promise<T> {
+async function asOperator<T>(
+  action: (services: typeof import('../../shared/services/organizations.ts')) => Promise<T>,
+): Promise<T> {
   process.env.AWS_ENDPOINT_URL_API_GATEWAY = gateway.managementEndpoint;
   return action(await import('../../shared/services/organizations.ts'));
 }
@@ -54,7 +56,12 @@ describe.skipIf(needsLocalStack)('keys and organizations', () => {
     const { generateApiKey } = await import('../../shared/domain/api-key-format.ts');
     const { putApiKey } = await import('../../shared/repositories/api-keys.ts');
     const orphan = generateApiKey();
-    await putApiKey({ keyId: orphan.keyId, organizationId: 987_654_321, secretHash: orphan.secretHash, createdAt: new Date().toISOString() });
+    await putApiKey({
+      keyId: orphan.keyId,
+      organizationId: 987_654_321,
+      secretHash: orphan.secretHash,
+      createdAt: new Date().toISOString(),
+    });
     expect((await api.request('GET', '/agents', { key: orphan.key })).status).toBe(401);
   });
 
@@ -63,7 +70,13 @@ describe.skipIf(needsLocalStack)('keys and organizations', () => {
     const { db, tableName } = await import('../../shared/repositories/table.ts');
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { keys } = await import('../../shared/repositories/keys.ts');
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.organization(org.organizationId), UpdateExpression: 'REMOVE usagePlanKey' }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(org.organizationId),
+        UpdateExpression: 'REMOVE usagePlanKey',
+      }),
+    );
     await asOperator(async () => (await import('../../shared/services/api-access.ts')).flushAuthorizerCache());
     const refused = await api.request('GET', '/agents', { key: org.key });
     expect(refused.status).toBe(403);
@@ -76,7 +89,9 @@ describe.skipIf(needsLocalStack)('keys and organizations', () => {
 describe.skipIf(needsLocalStack)('per-organization throttling', () => {
   it('answers 429 rate_limited with Retry-After past the organization’s burst, without touching another organization', async () => {
     const [busy, quiet] = await Promise.all([newOrganization('Busy'), newOrganization('Quiet')]);
-    const statuses = await Promise.all(Array.from({ length: USAGE_PLAN.burstLimit + 3 }, () => api.request('GET', '/agents', { key: busy.key })));
+    const statuses = await Promise.all(
+      Array.from({ length: USAGE_PLAN.burstLimit + 3 }, () => api.request('GET', '/agents', { key: busy.key })),
+    );
     const throttled = statuses.filter((response) => response.status === 429);
     expect(statuses.filter((response) => response.status === 200).length).toBeLessThanOrEqual(USAGE_PLAN.burstLimit);
     expect(throttled.length).toBeGreaterThanOrEqual(3);

@@ -37,92 +37,165 @@ const finishedRun = (agentId: string, runId: number) =>
   }, 40_000);
 
 describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider fakes)', () => {
-  it('hears the caller, answers from the knowledge base, calls a tool, and chooses a disposition', { timeout: 60_000 }, async () => {
-    const agent = await createAgent('Smile voice');
-    expect(agent).toMatchObject({ workflow_configurations: { language: 'en', temperature: 0.2, silence_timeout_seconds: 6 } });
-    const document = await api.request('POST', `/agents/${agent.public_id}/knowledge-base/documents`, {
-      key: org.key,
-      body: { title: 'Hours', content: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
-    });
-    expect(document.status).toBe(201);
-    const tool = await api.request('POST', `/agents/${agent.public_id}/tools`, {
-      key: org.key,
-      body: { name: 'check_availability', description: 'Free slots on a day', method: 'GET', url: 'https://127.0.0.1/availability', parameters: { properties: { day: { type: 'string' } }, required: ['day'] } },
-    });
-    expect(tool.status).toBe(201);
+  it(
+    'hears the caller, answers from the knowledge base, calls a tool, and chooses a disposition',
+    { timeout: 60_000 },
+    async () => {
+      const agent = await createAgent('Smile voice');
+      expect(agent).toMatchObject({
+        workflow_configurations: { language: 'en', temperature: 0.2, silence_timeout_seconds: 6 },
+      });
+      const document = await api.request('POST', `/agents/${agent.public_id}/knowledge-base/documents`, {
+        key: org.key,
+        body: { title: 'Hours', content: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+      });
+      expect(document.status).toBe(201);
+      const tool = await api.request('POST', `/agents/${agent.public_id}/tools`, {
+        key: org.key,
+        body: {
+          name: 'check_availability',
+          description: 'Free slots on a day',
+          method: 'GET',
+          url: 'https://127.0.0.1/availability',
+          parameters: { properties: { day: { type: 'string' } }, required: ['day'] },
+        },
+      });
+      expect(tool.status).toBe(201);
 
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(2, 1), initial_context: { name: 'Anna' } } });
-    expect(placed.status).toBe(200);
-    const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
-    expect(run).toMatchObject({ status: 'completed', gathered_context: { call_disposition: 'booked' } });
+      const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+        key: org.key,
+        body: { phone_number: daytimeNumber(2, 1), initial_context: { name: 'Anna' } },
+      });
+      expect(placed.status).toBe(200);
+      const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+      expect(run).toMatchObject({ status: 'completed', gathered_context: { call_disposition: 'booked' } });
 
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, { key: org.key });
-    expect(transcript.body.segments.map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`)).toEqual([
-      'assistant: Hi Anna, Smile clinic here.',
-      'user: Hello, who is this?',
-      'assistant: Would you like to book a visit?',
-      'user: What are your opening hours?',
-      'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
-      'user: Please check availability for tomorrow.',
-      expect.stringMatching(/^assistant: Done: \{"status":200,"body":"\{\\"ok\\":true/),
-      'user: Thank you, goodbye.',
-      'assistant: Thank you for your time. Goodbye.',
-    ]);
-    const messages = run.logs.map((log: { message: string }) => log.message);
-    expect(messages).toEqual(
-      expect.arrayContaining([
-        'Call answered',
-        expect.stringMatching(/^Knowledge used for "What are your opening hours\?": \[Hours\] Opening hours/),
-        expect.stringMatching(/^Tool check_availability called with \{"day":"Please check availability for tomorrow\."\}: \{"status":200/),
-        'Disposition chosen by the agent: booked',
-      ]),
-    );
-  });
+      const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
+        key: org.key,
+      });
+      expect(
+        transcript.body.segments.map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`),
+      ).toEqual([
+        'assistant: Hi Anna, Smile clinic here.',
+        'user: Hello, who is this?',
+        'assistant: Would you like to book a visit?',
+        'user: What are your opening hours?',
+        'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
+        'user: Please check availability for tomorrow.',
+        expect.stringMatching(/^assistant: Done: \{"status":200,"body":"\{\\"ok\\":true/),
+        'user: Thank you, goodbye.',
+        'assistant: Thank you for your time. Goodbye.',
+      ]);
+      const messages = run.logs.map((log: { message: string }) => log.message);
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          'Call answered',
+          expect.stringMatching(/^Knowledge used for "What are your opening hours\?": \[Hours\] Opening hours/),
+          expect.stringMatching(
+            /^Tool check_availability called with \{"day":"Please check availability for tomorrow\."\}: \{"status":200/,
+          ),
+          'Disposition chosen by the agent: booked',
+        ]),
+      );
+    },
+  );
 
-  it('ends the run as failed when the model fails mid-call: channel released, recording and transcript saved', { timeout: 60_000 }, async () => {
-    const name = `Failing voice ${randomUUID()}`;
-    const agent = await createAgent(name);
-    // The local fake model answers 500 to every request of this agent (its name is in the system prompt).
-    const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
-    const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), { method: 'POST', headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ system_contains: name }) });
-    expect(armed.status).toBe(204);
+  it(
+    'ends the run as failed when the model fails mid-call: channel released, recording and transcript saved',
+    { timeout: 60_000 },
+    async () => {
+      const name = `Failing voice ${randomUUID()}`;
+      const agent = await createAgent(name);
+      // The local fake model answers 500 to every request of this agent (its name is in the system prompt).
+      const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
+      const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ system_contains: name }),
+      });
+      expect(armed.status).toBe(204);
 
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(3, 2), initial_context: { name: 'Anna' } } });
-    const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
-    expect(run.status).toBe('failed');
-    expect(run.logs.at(-1)).toMatchObject({ level: 'ERROR', message: expect.stringMatching(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/) });
-    expect(run.recording_download_url).toEqual(expect.any(String));
-    const wav = Buffer.from(await (await fetch(run.recording_download_url)).arrayBuffer());
-    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, { key: org.key });
-    expect(transcript.body.segments.slice(0, 2).map(({ text }: { text: string }) => text)).toEqual(['Hi Anna, Smile clinic here.', 'Hello, who is this?']);
+      const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+        key: org.key,
+        body: { phone_number: daytimeNumber(3, 2), initial_context: { name: 'Anna' } },
+      });
+      const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+      expect(run.status).toBe('failed');
+      expect(run.logs.at(-1)).toMatchObject({
+        level: 'ERROR',
+        message: expect.stringMatching(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/),
+      });
+      expect(run.recording_download_url).toEqual(expect.any(String));
+      const wav = Buffer.from(await (await fetch(run.recording_download_url)).arrayBuffer());
+      expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+      const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
+        key: org.key,
+      });
+      expect(transcript.body.segments.slice(0, 2).map(({ text }: { text: string }) => text)).toEqual([
+        'Hi Anna, Smile clinic here.',
+        'Hello, who is this?',
+      ]);
 
-    // The organization's only channel is free again.
-    const next = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7, 2) } });
-    expect(next.status).toBe(200);
-  });
+      // The organization's only channel is free again.
+      const next = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+        key: org.key,
+        body: { phone_number: daytimeNumber(7, 2) },
+      });
+      expect(next.status).toBe(200);
+    },
+  );
 
-  it("uses the organization's own speech keys (stored encrypted, never returned) instead of the platform's", { timeout: 60_000 }, async () => {
-    const own = await newOrganization('Own speech keys', 1);
-    const set = await api.request('PUT', '/speech-keys/deepgram', { key: own.key, body: { api_key: 'dg-own-key-12345678' } });
-    expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ provider: 'deepgram', api_url: null, key_last4: '5678' });
-    expect(set.text).not.toContain('dg-own-key');
-    expect((await api.request('PUT', '/speech-keys/deepgram', { key: own.key, body: { api_key: 'dg-own-key-12345678', api_url: 'https://speech.example' } })).status).toBe(400);
-    expect((await api.request('PUT', '/speech-keys/nope', { key: own.key, body: { api_key: 'k-12345678' } })).status).toBe(422);
-    expect((await api.request('GET', '/speech-keys', { key: own.key })).body.items).toEqual([expect.objectContaining({ provider: 'deepgram', key_last4: '5678' })]);
+  it(
+    "uses the organization's own speech keys (stored encrypted, never returned) instead of the platform's",
+    { timeout: 60_000 },
+    async () => {
+      const own = await newOrganization('Own speech keys', 1);
+      const set = await api.request('PUT', '/speech-keys/deepgram', {
+        key: own.key,
+        body: { api_key: 'dg-own-key-12345678' },
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ provider: 'deepgram', api_url: null, key_last4: '5678' });
+      expect(set.text).not.toContain('dg-own-key');
+      expect(
+        (
+          await api.request('PUT', '/speech-keys/deepgram', {
+            key: own.key,
+            body: { api_key: 'dg-own-key-12345678', api_url: 'https://speech.example' },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (await api.request('PUT', '/speech-keys/nope', { key: own.key, body: { api_key: 'k-12345678' } })).status,
+      ).toBe(422);
+      expect((await api.request('GET', '/speech-keys', { key: own.key })).body.items).toEqual([
+        expect.objectContaining({ provider: 'deepgram', key_last4: '5678' }),
+      ]);
 
-    // The local Deepgram fake knows only the platform's key: a call with this key cannot open its stream.
-    const agent = (await api.request('POST', '/agents', { key: own.key, body: { name: 'Own keys', workflow_definition: { greeting: 'Hello.' } } })).body;
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: own.key, body: { phone_number: daytimeNumber(4, 3) } });
-    const run = await eventually(async () => {
-      const current = await api.request('GET', `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`, { key: own.key });
-      return current.body.status !== 'in_progress' ? current.body : undefined;
-    }, 40_000);
-    expect(run.status).toBe('failed');
-    expect(run.logs.at(-1).message).toMatch(/^Call failed: Deepgram: /);
+      // The local Deepgram fake knows only the platform's key: a call with this key cannot open its stream.
+      const agent = (
+        await api.request('POST', '/agents', {
+          key: own.key,
+          body: { name: 'Own keys', workflow_definition: { greeting: 'Hello.' } },
+        })
+      ).body;
+      const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+        key: own.key,
+        body: { phone_number: daytimeNumber(4, 3) },
+      });
+      const run = await eventually(async () => {
+        const current = await api.request(
+          'GET',
+          `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`,
+          { key: own.key },
+        );
+        return current.body.status !== 'in_progress' ? current.body : undefined;
+      }, 40_000);
+      expect(run.status).toBe('failed');
+      expect(run.logs.at(-1).message).toMatch(/^Call failed: Deepgram: /);
 
-    expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(204);
-    expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(404);
-  });
+      expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(204);
+      expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(404);
+    },
+  );
 });

@@ -32,19 +32,25 @@ async function subscribe(key: string, url: string, events: string[]) {
   return response.body as { id: string; secret: string };
 }
 
-const bodyOf = (hook: ReceivedWebhook) => JSON.parse(hook.body) as { type: string; timestamp: string; data: Record<string, unknown> };
-const verify = (secret: string, hook: ReceivedWebhook) => new StandardWebhook(secret).verify(hook.body, hook.headers as Record<string, string>);
+const bodyOf = (hook: ReceivedWebhook) =>
+  JSON.parse(hook.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+const verify = (secret: string, hook: ReceivedWebhook) =>
+  new StandardWebhook(secret).verify(hook.body, hook.headers as Record<string, string>);
 
 describe.skipIf(needsLocalStack)('webhook events', () => {
   it('validates events against the catalogue and caps the endpoints of an organization', async () => {
-    const unknown = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'https://example.com/h', events: ['call.completed', 'call.exploded'] } });
+    const unknown = await api.request('POST', '/webhooks', {
+      key: org.key,
+      body: { url: 'https://example.com/h', events: ['call.completed', 'call.exploded'] },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([['body', 'events', 1]]);
 
     const crowded = await newOrganization('Many webhooks');
     const sink = await receiver();
     const created = [];
-    for (let index = 0; index < 20; index += 1) created.push(await subscribe(crowded.key, `${sink.url}/${index}`, ['call.completed']));
+    for (let index = 0; index < 20; index += 1)
+      created.push(await subscribe(crowded.key, `${sink.url}/${index}`, ['call.completed']));
     const over = await api.request('POST', '/webhooks', { key: crowded.key, body: { url: sink.url } });
     expect(over.status).toBe(409);
     expect(over.body.detail).toContain('at most 20');
@@ -59,14 +65,29 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
   it('changes the events an endpoint subscribes to', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
-    const changed = await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['campaign.paused', 'call.failed', 'call.failed'] } });
+    const changed = await api.request('PATCH', `/webhooks/${webhook.id}`, {
+      key: org.key,
+      body: { events: ['campaign.paused', 'call.failed', 'call.failed'] },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id: webhook.id, events: ['campaign.paused', 'call.failed'] });
     expect(changed.body).not.toHaveProperty('secret');
-    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['call.exploded'] } })).status).toBe(422);
-    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: [] } })).status).toBe(422);
+    expect(
+      (await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: ['call.exploded'] } }))
+        .status,
+    ).toBe(422);
+    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: org.key, body: { events: [] } })).status).toBe(
+      422,
+    );
     const stranger = await newOrganization('Webhook patch stranger');
-    expect((await api.request('PATCH', `/webhooks/${webhook.id}`, { key: stranger.key, body: { events: ['call.completed'] } })).status).toBe(404);
+    expect(
+      (
+        await api.request('PATCH', `/webhooks/${webhook.id}`, {
+          key: stranger.key,
+          body: { events: ['call.completed'] },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('stores the signing secret encrypted', async () => {
@@ -84,24 +105,43 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     const webhook = await subscribe(org.key, sink.url, ['campaign.paused', 'call.completed']);
     const first = await api.request('POST', `/webhooks/${webhook.id}/test`, { key: org.key });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ event_type: 'campaign.paused', delivered: true, status_code: 204, error: null, message_id: expect.stringMatching(/^msg_test_/) });
-    const chosen = await api.request('POST', `/webhooks/${webhook.id}/test`, { key: org.key, body: { event_type: 'call.failed' } });
+    expect(first.body).toMatchObject({
+      event_type: 'campaign.paused',
+      delivered: true,
+      status_code: 204,
+      error: null,
+      message_id: expect.stringMatching(/^msg_test_/),
+    });
+    const chosen = await api.request('POST', `/webhooks/${webhook.id}/test`, {
+      key: org.key,
+      body: { event_type: 'call.failed' },
+    });
     expect(chosen.body.event_type).toBe('call.failed');
     expect(sink.received.map((hook) => bodyOf(hook).type)).toEqual(['campaign.paused', 'call.failed']);
-    for (const hook of sink.received) expect(verify(webhook.secret, hook)).toMatchObject({ data: { organization_id: org.organizationId } });
+    for (const hook of sink.received)
+      expect(verify(webhook.secret, hook)).toMatchObject({ data: { organization_id: org.organizationId } });
     expect(sink.received[0]!.headers['webhook-id']).toBe(first.body.message_id);
 
     const failing = await receiver(() => ({ status: 500 }));
     const broken = await subscribe(org.key, failing.url, ['call.completed']);
-    expect((await api.request('POST', `/webhooks/${broken.id}/test`, { key: org.key })).body).toMatchObject({ delivered: false, status_code: 500 });
-    expect((await api.request('POST', `/webhooks/${broken.id}/test`, { key: org.key, body: { event_type: 'call.nope' } })).status).toBe(422);
+    expect((await api.request('POST', `/webhooks/${broken.id}/test`, { key: org.key })).body).toMatchObject({
+      delivered: false,
+      status_code: 500,
+    });
+    expect(
+      (await api.request('POST', `/webhooks/${broken.id}/test`, { key: org.key, body: { event_type: 'call.nope' } }))
+        .status,
+    ).toBe(422);
     expect((await api.request('POST', '/webhooks/wh_0000000000000000/test', { key: org.key })).status).toBe(404);
   });
 
   it('rotates the secret: both signatures during the overlap, then only the new one', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
-    const rotated = await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, { key: org.key, body: { overlap_seconds: 3600 } });
+    const rotated = await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, {
+      key: org.key,
+      body: { overlap_seconds: 3600 },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(webhook.secret);
@@ -113,28 +153,46 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect(verify(webhook.secret, during)).toBeTruthy();
     expect(verify(rotated.body.secret, during)).toBeTruthy();
 
-    const again = await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, { key: org.key, body: { overlap_seconds: 0 } });
+    const again = await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, {
+      key: org.key,
+      body: { overlap_seconds: 0 },
+    });
     await api.request('POST', `/webhooks/${webhook.id}/test`, { key: org.key });
     const after = sink.received.at(-1)!;
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verify(again.body.secret, after)).toBeTruthy();
     expect(() => verify(rotated.body.secret, after)).toThrow();
-    expect((await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, { key: org.key, body: { overlap_seconds: 700_000 } })).status).toBe(422);
+    expect(
+      (
+        await api.request('POST', `/webhooks/${webhook.id}/rotate-secret`, {
+          key: org.key,
+          body: { overlap_seconds: 700_000 },
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('redelivers a delivered event with the same webhook-id', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
-    await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(7) } });
+    await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(7) },
+    });
     const delivered = await eventually(async () => {
       const page = await api.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: org.key });
       return page.body.items[0]?.status === 'delivered' ? page.body.items[0] : undefined;
     });
-    const retried = await api.request('POST', `/webhooks/${webhook.id}/deliveries/${delivered.message_id}/retry`, { key: org.key });
+    const retried = await api.request('POST', `/webhooks/${webhook.id}/deliveries/${delivered.message_id}/retry`, {
+      key: org.key,
+    });
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ message_id: delivered.message_id, status: 'pending' });
     await eventually(() => (sink.received.length === 2 ? true : undefined));
-    expect(sink.received.map((hook) => hook.headers['webhook-id'])).toEqual([delivered.message_id, delivered.message_id]);
+    expect(sink.received.map((hook) => hook.headers['webhook-id'])).toEqual([
+      delivered.message_id,
+      delivered.message_id,
+    ]);
     expect(sink.received[1]!.body).toBe(sink.received[0]!.body);
     const after = await eventually(async () => {
       const page = await api.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: org.key });
@@ -142,14 +200,20 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     });
     expect(after.total_count).toBe(1);
     expect(after.items[0].attempts).toHaveLength(2);
-    expect((await api.request('POST', `/webhooks/${webhook.id}/deliveries/msg_unknown/retry`, { key: org.key })).status).toBe(404);
+    expect(
+      (await api.request('POST', `/webhooks/${webhook.id}/deliveries/msg_unknown/retry`, { key: org.key })).status,
+    ).toBe(404);
   });
 
   it('creates one delivery per event and endpoint when the same event is fanned out twice', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
     const { webhooks } = await stackModules();
-    const event = { type: 'call.completed', timestamp: new Date().toISOString(), data: { organization_id: org.organizationId, workflow_run_id: 999_001 } };
+    const event = {
+      type: 'call.completed',
+      timestamp: new Date().toISOString(),
+      data: { organization_id: org.organizationId, workflow_run_id: 999_001 },
+    };
     const run = { organizationId: org.organizationId, agentId: agent.id, runId: 999_001 };
     await webhooks.fanOutEvent(org.organizationId, 'call.completed', `${org.organizationId}-999001`, event, run);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -180,7 +244,11 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
         created_at: createdAt,
         attempts: [],
         next_attempt_at: createdAt,
-        payload: JSON.stringify({ type: 'call.completed', timestamp: createdAt, data: { organization_id: org.organizationId } }),
+        payload: JSON.stringify({
+          type: 'call.completed',
+          timestamp: createdAt,
+          data: { organization_id: org.organizationId },
+        }),
       });
     }
     expect(await webhooks.resumePendingDeliveries()).toBeGreaterThanOrEqual(2);
@@ -188,7 +256,9 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect(sink.received.map((hook) => hook.headers['webhook-id']).sort()).toEqual(messages);
     const page = await eventually(async () => {
       const deliveries = await api.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: org.key });
-      return deliveries.body.items.every((item: { status: string }) => item.status === 'delivered') ? deliveries.body : undefined;
+      return deliveries.body.items.every((item: { status: string }) => item.status === 'delivered')
+        ? deliveries.body
+        : undefined;
     });
     expect(page.total_count).toBe(2);
     // Delivered ones leave the pending index: nothing is sent again.
@@ -201,27 +271,68 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     const completed = await receiver();
     await subscribe(org.key, started.url, ['call.started']);
     await subscribe(org.key, completed.url, ['call.completed']);
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, { key: org.key, body: { phone_number: daytimeNumber(1, 2) } });
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(1, 2) },
+    });
     const hook = await eventually(() => started.received[0], 20_000);
     expect(bodyOf(hook)).toMatchObject({
       type: 'call.started',
-      data: { organization_id: org.organizationId, workflow_id: agent.id, workflow_run_id: placed.body.workflow_run_id, answered_at: expect.any(String) },
+      data: {
+        organization_id: org.organizationId,
+        workflow_id: agent.id,
+        workflow_run_id: placed.body.workflow_run_id,
+        answered_at: expect.any(String),
+      },
     });
-    expect(completed.received.filter((received) => bodyOf(received).data.workflow_run_id === placed.body.workflow_run_id).map((received) => bodyOf(received).type)).not.toContain('call.started');
+    expect(
+      completed.received
+        .filter((received) => bodyOf(received).data.workflow_run_id === placed.body.workflow_run_id)
+        .map((received) => bodyOf(received).type),
+    ).not.toContain('call.started');
   });
 
   it('derives call.failed from a failed call.completed on the bus', async () => {
     const failed = await receiver();
     await subscribe(org.key, failed.url, ['call.failed']);
     const env = inject('stackEnv');
-    const bus = new EventBridgeClient({ endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE, region: env.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const bus = new EventBridgeClient({
+      endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE,
+      region: env.AWS_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const data = {
-      organization_id: org.organizationId, workflow_id: agent.id, workflow_run_id: 999_002, workflow_run_name: 'Call', status: 'failed', phone_number: '+48601234561',
-      created_at: new Date().toISOString(), ended_at: new Date().toISOString(), duration_seconds: 0, initial_context: {}, gathered_context: {},
-      call_disposition: null, recording_url: null, transcript_url: null, cost: null, campaign_id: null,
+      organization_id: org.organizationId,
+      workflow_id: agent.id,
+      workflow_run_id: 999_002,
+      workflow_run_name: 'Call',
+      status: 'failed',
+      phone_number: '+48601234561',
+      created_at: new Date().toISOString(),
+      ended_at: new Date().toISOString(),
+      duration_seconds: 0,
+      initial_context: {},
+      gathered_context: {},
+      call_disposition: null,
+      recording_url: null,
+      transcript_url: null,
+      cost: null,
+      campaign_id: null,
     };
     const detail = { type: 'call.completed', timestamp: data.ended_at, data };
-    const put = () => bus.send(new PutEventsCommand({ Entries: [{ EventBusName: env.EVENT_BUS_NAME, Source: 'voice-agent-platform.calls', DetailType: 'call.completed', Detail: JSON.stringify(detail) }] }));
+    const put = () =>
+      bus.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              EventBusName: env.EVENT_BUS_NAME,
+              Source: 'voice-agent-platform.calls',
+              DetailType: 'call.completed',
+              Detail: JSON.stringify(detail),
+            },
+          ],
+        }),
+      );
     await put();
     await put();
     bus.destroy();
@@ -235,7 +346,10 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['campaign.paused', 'campaign.completed']);
     const create = (name: string, phone_number: string) =>
-      api.request('POST', '/campaigns', { key: org.key, body: { name, workflow_id: agent.id, source_type: 'manual', manual_contacts: [{ phone_number }] } });
+      api.request('POST', '/campaigns', {
+        key: org.key,
+        body: { name, workflow_id: agent.id, source_type: 'manual', manual_contacts: [{ phone_number }] },
+      });
     // Every contact already final (an invalid number): the campaign completes on its first step.
     const finished = (await create('Finishes at once', '12345')).body;
     await api.request('POST', `/campaigns/${finished.id}/start`, { key: org.key });
@@ -244,11 +358,19 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect((await api.request('POST', `/campaigns/${paused.id}/pause`, { key: org.key })).body.state).toBe('paused');
 
     await eventually(() => (sink.received.length >= 2 ? true : undefined), 20_000);
-    const events = sink.received.map((hook) => verify(webhook.secret, hook) as { type: string; data: { campaign_id: number; state: string } });
+    const events = sink.received.map(
+      (hook) => verify(webhook.secret, hook) as { type: string; data: { campaign_id: number; state: string } },
+    );
     expect(events).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ type: 'campaign.completed', data: expect.objectContaining({ campaign_id: finished.id, state: 'completed', processed_rows: 1 }) }),
-        expect.objectContaining({ type: 'campaign.paused', data: expect.objectContaining({ campaign_id: paused.id, state: 'paused' }) }),
+        expect.objectContaining({
+          type: 'campaign.completed',
+          data: expect.objectContaining({ campaign_id: finished.id, state: 'completed', processed_rows: 1 }),
+        }),
+        expect.objectContaining({
+          type: 'campaign.paused',
+          data: expect.objectContaining({ campaign_id: paused.id, state: 'paused' }),
+        }),
       ]),
     );
   });

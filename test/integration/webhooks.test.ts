@@ -31,7 +31,10 @@ async function subscribe(key: string, url: string) {
 
 /** A call to a busy number: completes in well under a second. */
 async function completedCall(key: string, agentRef: string) {
-  const placed = await api.request('POST', `/agents/${agentRef}/calls`, { key, body: { phone_number: daytimeNumber(7) } });
+  const placed = await api.request('POST', `/agents/${agentRef}/calls`, {
+    key,
+    body: { phone_number: daytimeNumber(7) },
+  });
   expect(placed.status).toBe(200);
   return placed.body.workflow_run_id as number;
 }
@@ -40,7 +43,9 @@ describe.skipIf(needsLocalStack)('webhooks', () => {
   it('retries a failing endpoint on the schedule, keeping the webhook-id, honouring Retry-After, and lists the attempts', async () => {
     const own = await newOrganization('Retries');
     const { body: ownAgent } = await api.request('POST', '/agents', { key: own.key, body: { name: 'Retry agent' } });
-    const flaky = await receiver((index) => (index === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : index === 1 ? { status: 500 } : { status: 200 }));
+    const flaky = await receiver((index) =>
+      index === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : index === 1 ? { status: 500 } : { status: 200 },
+    );
     const webhook = await subscribe(own.key, flaky.url);
     await completedCall(own.key, ownAgent.public_id);
 
@@ -53,7 +58,9 @@ describe.skipIf(needsLocalStack)('webhooks', () => {
       return page.body.items[0]?.status === 'delivered' ? page.body : undefined;
     });
     expect(deliveries.total_count).toBe(1);
-    expect(deliveries.items[0].attempts.map((attempt: { status_code: number }) => attempt.status_code)).toEqual([503, 500, 200]);
+    expect(deliveries.items[0].attempts.map((attempt: { status_code: number }) => attempt.status_code)).toEqual([
+      503, 500, 200,
+    ]);
     expect(deliveries.items[0].next_attempt_at).toBeNull();
     expect(deliveries.items[0]).not.toHaveProperty('payload');
   });
@@ -86,7 +93,9 @@ describe.skipIf(needsLocalStack)('webhooks', () => {
       const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key });
       return run.body.status === 'busy' ? true : undefined;
     });
-    expect((await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status).toBe(204);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(204);
     expect((await api.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: org.key })).body.total_count).toBe(0);
   });
 
@@ -94,7 +103,10 @@ describe.skipIf(needsLocalStack)('webhooks', () => {
     const invalid = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'not a url' } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.detail[0].loc).toEqual(['body', 'url']);
-    const badEvent = await api.request('POST', '/webhooks', { key: org.key, body: { url: 'https://example.com/h', events: ['call.answered'] } });
+    const badEvent = await api.request('POST', '/webhooks', {
+      key: org.key,
+      body: { url: 'https://example.com/h', events: ['call.answered'] },
+    });
     expect(badEvent.body.detail[0].loc).toEqual(['body', 'events', 0]);
 
     const sink = await receiver();

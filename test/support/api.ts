@@ -43,7 +43,10 @@ export interface TestOrganization {
  * A fresh organization with an API key, created the way the operator CLI does (the API has no
  * endpoint for it). Every test file works in its own organizations, so files run in parallel.
  */
-export async function newOrganization(name = 'Test organization', maxConcurrentCalls?: number): Promise<TestOrganization> {
+export async function newOrganization(
+  name = 'Test organization',
+  maxConcurrentCalls?: number,
+): Promise<TestOrganization> {
   Object.assign(process.env, inject('stackEnv'));
   const organizations = await import('../../shared/services/organizations.ts');
   const { organization, apiKey } = await organizations.createOrganization({ name, maxConcurrentCalls });

@@ -24,7 +24,8 @@ function pick(accept: (hour: number) => boolean, lastDigit: number, offset = 0):
 }
 
 /** A number whose local time is well inside 08:00-21:00 (calls to it are allowed now). */
-export const daytimeNumber = (lastDigit: number, offset = 0) => pick((hour) => hour >= 9 && hour < 20, lastDigit, offset);
+export const daytimeNumber = (lastDigit: number, offset = 0) =>
+  pick((hour) => hour >= 9 && hour < 20, lastDigit, offset);
 
 /** A number where it is the middle of the night (calls to it get 409). */
 export const nighttimeNumber = (lastDigit = 1) => pick((hour) => hour >= 0 && hour < 7, lastDigit);

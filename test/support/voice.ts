@@ -1,7 +1,11 @@
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
 import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
 import type { PreparedCall } from '../../media/src/streams/media-session.ts';
-import { startFakeVoiceProviders, type FakeVoiceOptions, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
+import {
+  startFakeVoiceProviders,
+  type FakeVoiceOptions,
+  type FakeVoiceProviders,
+} from '../../local/fakes/voice-providers.ts';
 
 export const callInput = (overrides: Partial<CallInput> = {}): CallInput => ({
   agentName: 'Ann',
@@ -17,13 +21,21 @@ export const callInput = (overrides: Partial<CallInput> = {}): CallInput => ({
 });
 
 /** The local provider fakes and a `prepare` that gives a session the call `input` with the real clients pointed at them. */
-export async function voiceFakes(options: FakeVoiceOptions = {}): Promise<FakeVoiceProviders & { prepare: (input: CallInput) => () => Promise<PreparedCall>; runLogs: string[] }> {
+export async function voiceFakes(
+  options: FakeVoiceOptions = {},
+): Promise<FakeVoiceProviders & { prepare: (input: CallInput) => () => Promise<PreparedCall>; runLogs: string[] }> {
   const fakes = await startFakeVoiceProviders(options);
   const providers = providersFromEnvironment(fakes.env);
   const runLogs: string[] = [];
   return {
     ...fakes,
     runLogs,
-    prepare: (input) => async () => ({ plan: buildCallPlan(input), providers, organizationId: 1, toolFetch: fakes.tools.fetch, runLog: (_level, message) => void runLogs.push(message) }),
+    prepare: (input) => async () => ({
+      plan: buildCallPlan(input),
+      providers,
+      organizationId: 1,
+      toolFetch: fakes.tools.fetch,
+      runLog: (_level, message) => void runLogs.push(message),
+    }),
   };
 }

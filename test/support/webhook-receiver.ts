@@ -10,7 +10,9 @@ export interface ReceivedWebhook {
  * A local HTTP endpoint that records what it receives. `respond` decides each answer (status and
  * headers), so tests can make the first attempts fail.
  */
-export async function startWebhookReceiver(respond: (index: number) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 })) {
+export async function startWebhookReceiver(
+  respond: (index: number) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 }),
+) {
   const received: ReceivedWebhook[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -30,7 +32,11 @@ export async function startWebhookReceiver(respond: (index: number) => { status:
 }
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

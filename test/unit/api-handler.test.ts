@@ -30,7 +30,11 @@ const event = (body: string, key = 'vap_AAAAAAAAAAAAAAAA_secretsecretsecretsecre
     requestContext: { requestId: 'req-1', authorizer: { organizationId: '7', keyId: 'key_AAAAAAAAAAAAAAAA' } },
   }) as unknown as APIGatewayProxyEvent;
 
-const context = { functionName: 'probe', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
+const context = {
+  functionName: 'probe',
+  awsRequestId: 'aws-1',
+  getRemainingTimeInMillis: () => 1000,
+} as unknown as Context;
 
 function captureLogs() {
   // Another test file in the same worker may have silenced logging through the environment.

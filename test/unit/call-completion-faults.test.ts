@@ -11,7 +11,11 @@ const events = mockClient(EventBridgeClient);
 const sfn = mockClient(SFNClient);
 
 beforeAll(() => {
-  Object.assign(process.env, { TABLE_NAME: 'test-table', AWS_REGION: 'us-east-1', CALL_LIFECYCLE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:1:stateMachine:x' });
+  Object.assign(process.env, {
+    TABLE_NAME: 'test-table',
+    AWS_REGION: 'us-east-1',
+    CALL_LIFECYCLE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:1:stateMachine:x',
+  });
 });
 
 afterEach(() => {
@@ -36,7 +40,11 @@ const inProgressRun = {
 };
 
 const cancelled = (code: string) =>
-  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: code }, { Code: 'None' }, { Code: 'None' }] });
+  new TransactionCanceledException({
+    message: 'cancelled',
+    $metadata: {},
+    CancellationReasons: [{ Code: code }, { Code: 'None' }, { Code: 'None' }],
+  });
 
 describe('completeCall fault paths', () => {
   it('changes nothing and publishes nothing when another report ended the run first', async () => {
@@ -58,15 +66,22 @@ describe('completeCall fault paths', () => {
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(1);
     const [put] = events.commandCalls(PutEventsCommand);
     const detail = JSON.parse(put!.args[0].input.Entries![0]!.Detail!);
-    expect(detail).toMatchObject({ type: 'call.completed', data: { workflow_run_id: 3, status: 'completed', duration_seconds: 10, call_disposition: 'completed' } });
+    expect(detail).toMatchObject({
+      type: 'call.completed',
+      data: { workflow_run_id: 3, status: 'completed', duration_seconds: 10, call_disposition: 'completed' },
+    });
   });
 
   it('leaves the outbox entry when EventBridge rejects the event, so it is sent again later', async () => {
     const { completeCall } = await import('../../shared/services/call-completion.ts');
     dynamo.on(GetCommand).resolves({ Item: inProgressRun });
     dynamo.on(TransactWriteCommand).resolves({});
-    events.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'boom' }] });
-    await expect(completeCall({ ref, outcome: 'busy', endedAt: '2026-11-23T10:00:12.000Z' })).rejects.toThrow(/not accepted: boom/);
+    events
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'boom' }] });
+    await expect(completeCall({ ref, outcome: 'busy', endedAt: '2026-11-23T10:00:12.000Z' })).rejects.toThrow(
+      /not accepted: boom/,
+    );
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 

@@ -6,12 +6,19 @@ import { COMMANDS, keyIdOf } from '../../cli/admin.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const admin = (...args: string[]) =>
-  execFileSync(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TABLE_NAME: '' } });
+  execFileSync(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TABLE_NAME: '' },
+  });
 
 describe('operator CLI', () => {
   it('lists exactly the commands of the README', () => {
     const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-    const section = readme.slice(readme.indexOf('## Operator CLI'), readme.indexOf('\n## ', readme.indexOf('## Operator CLI') + 1));
+    const section = readme.slice(
+      readme.indexOf('## Operator CLI'),
+      readme.indexOf('\n## ', readme.indexOf('## Operator CLI') + 1),
+    );
     const documented = [...section.matchAll(/^npm run admin -- (.+?)\s*$/gm)].map((match) => match[1]);
     expect(documented).toEqual(Object.values(COMMANDS).map((command) => command.synopsis));
   });

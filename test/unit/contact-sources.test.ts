@@ -4,14 +4,24 @@ import { isValidTimeZone } from '../../shared/domain/time-windows.ts';
 
 describe('parseContactsCsv', () => {
   it.each([
-    ['named phone column', 'Name,Phone\nAnna,+48601234561\n', [{ phone_number: '+48601234561', first_name: 'Anna', last_name: '', timezone: null }]],
-    ['detected by content', 'who,contact\nBob,+12125550101\nEve,+12125550102\n', [
-      { phone_number: '+12125550101', first_name: '', last_name: '', timezone: null },
-      { phone_number: '+12125550102', first_name: '', last_name: '', timezone: null },
-    ]],
-    ['quotes, CRLF, BOM, names and time zone', '\uFEFFfirst_name,last_name,mobile,timezone\r\n"Anna, Jr.",Kowalska,+48 601 234 561,Europe/Warsaw\r\n', [
-      { phone_number: '+48 601 234 561', first_name: 'Anna, Jr.', last_name: 'Kowalska', timezone: 'Europe/Warsaw' },
-    ]],
+    [
+      'named phone column',
+      'Name,Phone\nAnna,+48601234561\n',
+      [{ phone_number: '+48601234561', first_name: 'Anna', last_name: '', timezone: null }],
+    ],
+    [
+      'detected by content',
+      'who,contact\nBob,+12125550101\nEve,+12125550102\n',
+      [
+        { phone_number: '+12125550101', first_name: '', last_name: '', timezone: null },
+        { phone_number: '+12125550102', first_name: '', last_name: '', timezone: null },
+      ],
+    ],
+    [
+      'quotes, CRLF, BOM, names and time zone',
+      '\uFEFFfirst_name,last_name,mobile,timezone\r\n"Anna, Jr.",Kowalska,+48 601 234 561,Europe/Warsaw\r\n',
+      [{ phone_number: '+48 601 234 561', first_name: 'Anna, Jr.', last_name: 'Kowalska', timezone: 'Europe/Warsaw' }],
+    ],
   ])('%s', (_name, csv, expected) => {
     expect(parseContactsCsv(csv)).toEqual(expected);
   });
@@ -59,11 +69,16 @@ describe('parseSheetValues', () => {
 
 describe('parseCalendar', () => {
   const ics = (events: string) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n${events}END:VCALENDAR\r\n`;
-  const event = (uid: string, start: string, fields: string) => `BEGIN:VEVENT\r\nUID:${uid}\r\nDTSTART:${start}\r\n${fields}END:VEVENT\r\n`;
+  const event = (uid: string, start: string, fields: string) =>
+    `BEGIN:VEVENT\r\nUID:${uid}\r\nDTSTART:${start}\r\n${fields}END:VEVENT\r\n`;
 
   it('turns future events with a phone number into contacts named by their summary', () => {
     const text = ics(
-      event('1', '20261124T090000Z', 'SUMMARY:Anna Nowak - check-up\r\nDESCRIPTION:Call +48 601 234 561 the day before\r\n') +
+      event(
+        '1',
+        '20261124T090000Z',
+        'SUMMARY:Anna Nowak - check-up\r\nDESCRIPTION:Call +48 601 234 561 the day before\r\n',
+      ) +
         event('2', '20261124T100000Z', 'SUMMARY:Bob\r\nLOCATION:+1 212 555 0101\r\n') +
         event('3', '20261124T110000Z', 'SUMMARY:No phone here\r\n') +
         event('4', '20261120T090000Z', 'SUMMARY:Past +48601234562\r\n'),

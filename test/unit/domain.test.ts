@@ -47,10 +47,13 @@ describe('API key format', () => {
     expect(generated.secretHash).not.toContain(parsed!.secret);
   });
 
-  it.each(['', 'vap_', 'Bearer abc', `vap_${'a'.repeat(16)}_${'b'.repeat(39)}`, `vap_${'a'.repeat(16)}-${'b'.repeat(40)}`])(
-    'rejects %o',
-    (key) => expect(parseApiKey(key)).toBeUndefined(),
-  );
+  it.each([
+    '',
+    'vap_',
+    'Bearer abc',
+    `vap_${'a'.repeat(16)}_${'b'.repeat(39)}`,
+    `vap_${'a'.repeat(16)}-${'b'.repeat(40)}`,
+  ])('rejects %o', (key) => expect(parseApiKey(key)).toBeUndefined());
 
   it('public agent ids match the documented pattern and do not repeat', () => {
     const ids = new Set(Array.from({ length: 1000 }, newPublicAgentId));

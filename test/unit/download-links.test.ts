@@ -11,7 +11,12 @@ describe('download tokens', () => {
     ['valid before expiry', token, 999, { valid: true, grant }],
     ['expired at the expiry second', token, 1_000, { valid: false, reason: 'expired' }],
     ['signed with another secret', createDownloadToken('other', grant), 0, { valid: false, reason: 'bad_signature' }],
-    ['payload altered (longer lifetime)', `${Buffer.from(JSON.stringify({ k: grant.key, t: grant.contentType, e: 9_999 })).toString('base64url')}.${token.split('.')[1]}`, 0, { valid: false, reason: 'bad_signature' }],
+    [
+      'payload altered (longer lifetime)',
+      `${Buffer.from(JSON.stringify({ k: grant.key, t: grant.contentType, e: 9_999 })).toString('base64url')}.${token.split('.')[1]}`,
+      0,
+      { valid: false, reason: 'bad_signature' },
+    ],
     ['signature altered', `${token.slice(0, -2)}xx`, 0, { valid: false, reason: 'bad_signature' }],
     ['no signature', token.split('.')[0]!, 0, { valid: false, reason: 'malformed' }],
     ['extra part', `${token}.x`, 0, { valid: false, reason: 'malformed' }],

@@ -17,15 +17,26 @@ describe('settings per function', () => {
       const local = Object.keys(localFunctionEnvironment(name, fn, values)).sort();
       expect(local, name).toEqual(settingsFor(name, fn, { local: true }));
       const localOnly = local.filter((setting) => !settingsFor(name, fn, { local: false }).includes(setting));
-      for (const setting of localOnly) expect(SETTINGS[setting as keyof typeof SETTINGS], `${name} ${setting}`).toMatchObject({ localOnly: true });
+      for (const setting of localOnly)
+        expect(SETTINGS[setting as keyof typeof SETTINGS], `${name} ${setting}`).toMatchObject({ localOnly: true });
     }
   });
 
   it('derives settings from access flags: table, bucket, secrets by the flag that uses them', () => {
     expect(settingsFor('downloads', FUNCTION_GROUPS.downloads, { local: false })).toEqual(
-      ['BUCKET_NAME', 'DOWNLOAD_LINK_SECRET_ARN', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME'].sort(),
+      [
+        'BUCKET_NAME',
+        'DOWNLOAD_LINK_SECRET_ARN',
+        'POWERTOOLS_LOG_LEVEL',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_SERVICE_NAME',
+      ].sort(),
     );
-    expect(settingsFor('fallback', FUNCTION_GROUPS.fallback, { local: false })).toEqual(['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME']);
+    expect(settingsFor('fallback', FUNCTION_GROUPS.fallback, { local: false })).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+    ]);
     for (const [name, fn] of allFunctions(AUTHORIZER)) {
       const settings = settingsFor(name, fn, { local: false });
       expect(settings.includes('TELEPHONY_ACCOUNT'), name).toBe(Boolean(fn.access.telephony));
@@ -36,7 +47,9 @@ describe('settings per function', () => {
 
   it('a local stack missing a value fails when it starts, naming the setting and the function', () => {
     const { MEDIA_STREAM_URL: _missing, ...incomplete } = values;
-    expect(() => configureLocalFunctions(incomplete)).toThrow(/MEDIA_STREAM_URL, which function (calls|telephonyCallbacks|callLifecycle|numbers) reads/);
+    expect(() => configureLocalFunctions(incomplete)).toThrow(
+      /MEDIA_STREAM_URL, which function (calls|telephonyCallbacks|callLifecycle|numbers) reads/,
+    );
   });
 
   it('inside an invocation a function sees its own settings only; reading another is an error naming it', () => {
@@ -45,7 +58,9 @@ describe('settings per function', () => {
     runAsFunction('downloads', FUNCTION_GROUPS.downloads, () => {
       expect(process.env.BUCKET_NAME).toBe('value-of-BUCKET_NAME');
       expect(process.env.POWERTOOLS_SERVICE_NAME).toBe('voice-agent-api-downloads');
-      expect(() => process.env.TABLE_NAME).toThrow('Function downloads reads TABLE_NAME, which the stack does not give it');
+      expect(() => process.env.TABLE_NAME).toThrow(
+        'Function downloads reads TABLE_NAME, which the stack does not give it',
+      );
       expect('TABLE_NAME' in process.env).toBe(false);
       expect(Object.keys(process.env)).not.toContain('TELEPHONY_API_KEY');
       expect(process.env.SOME_TOOL_VARIABLE).toBe('passes through');

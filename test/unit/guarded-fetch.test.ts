@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress, mayConnectTo, type AddressRange } from '../../shared/domain/address-ranges.ts';
-import { assertFetchableUrl, createGuardedFetch, OutboundRequestError, type Resolver } from '../../shared/net/guarded-fetch.ts';
+import {
+  assertFetchableUrl,
+  createGuardedFetch,
+  OutboundRequestError,
+  type Resolver,
+} from '../../shared/net/guarded-fetch.ts';
 
 /**
  * No test here connects to anything but loopback: names resolve through a stubbed resolver, and a
@@ -111,7 +116,10 @@ function stubResolver(names: Record<string, string[]>): Resolver & { calls: stri
   return Object.assign(resolve, { calls });
 }
 
-async function refusedWith(promise: Promise<unknown>, reason: OutboundRequestError['reason']): Promise<OutboundRequestError> {
+async function refusedWith(
+  promise: Promise<unknown>,
+  reason: OutboundRequestError['reason'],
+): Promise<OutboundRequestError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
@@ -134,11 +142,18 @@ describe('guarded fetch', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
-    const redirect = (location: string, status = 302) => (_request: IncomingMessage, response: ServerResponse) => response.writeHead(status, { location }).end();
+    const redirect =
+      (location: string, status = 302) =>
+      (_request: IncomingMessage, response: ServerResponse) =>
+        response.writeHead(status, { location }).end();
     routes['/ok'] = (request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: request.method, body, authorization: request.headers.authorization ?? null })));
+      request.on('end', () =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: request.method, body, authorization: request.headers.authorization ?? null })),
+      );
     };
     routes['/to-metadata'] = redirect('http://169.254.169.254/latest/meta-data/');
     routes['/to-metadata-v6'] = redirect('http://[::ffff:169.254.169.254]/latest/meta-data/');
@@ -162,7 +177,8 @@ describe('guarded fetch', () => {
       };
       write();
     };
-    routes['/declared-huge'] = (_request, response) => response.writeHead(200, { 'content-length': String(10 * 1024 * 1024) }).end();
+    routes['/declared-huge'] = (_request, response) =>
+      response.writeHead(200, { 'content-length': String(10 * 1024 * 1024) }).end();
     routes['/slow'] = (_request, response) => {
       response.writeHead(200);
       response.write('partial');
@@ -170,7 +186,13 @@ describe('guarded fetch', () => {
     };
     routes['/v1/chat/completions'] = (_request, response) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hello' } }] }),
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hello' } }],
+        }),
       );
   });
   afterAll(async () => {
@@ -178,7 +200,15 @@ describe('guarded fetch', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const names = () => stubResolver({ 'feed.test': ['127.0.0.1'], 'model.test': ['127.0.0.1'], 'internal.test': ['10.0.0.7'], 'mixed.test': ['127.0.0.1', '10.0.0.7'], 'mapped.test': ['::ffff:127.0.0.1'], 'nat64.test': ['64:ff9b::a9fe:a9fe'] });
+  const names = () =>
+    stubResolver({
+      'feed.test': ['127.0.0.1'],
+      'model.test': ['127.0.0.1'],
+      'internal.test': ['10.0.0.7'],
+      'mixed.test': ['127.0.0.1', '10.0.0.7'],
+      'mapped.test': ['::ffff:127.0.0.1'],
+      'nat64.test': ['64:ff9b::a9fe:a9fe'],
+    });
   const local = (resolve = names(), extra = {}) => createGuardedFetch({ allowLoopback: true, resolve, ...extra });
 
   it('fetches from loopback when the configuration allows it, resolving once, at connect time', async () => {
@@ -190,7 +220,13 @@ describe('guarded fetch', () => {
   });
 
   it('takes a Request as fetch does', async () => {
-    const response = await local()(new Request(`http://feed.test:${port}/ok`, { method: 'PUT', body: 'from a request', headers: { authorization: 'Bearer x' } }));
+    const response = await local()(
+      new Request(`http://feed.test:${port}/ok`, {
+        method: 'PUT',
+        body: 'from a request',
+        headers: { authorization: 'Bearer x' },
+      }),
+    );
     expect(await response.json()).toEqual({ method: 'PUT', body: 'from a request', authorization: 'Bearer x' });
   });
 
@@ -229,7 +265,11 @@ describe('guarded fetch', () => {
 
   it('follows allowed redirects as fetch does, up to the limit', async () => {
     const resolve = names();
-    const kept = await local(resolve)(`http://127.0.0.1:${port}/to-loopback-name`, { method: 'POST', body: 'again', headers: { authorization: 'Bearer secret' } });
+    const kept = await local(resolve)(`http://127.0.0.1:${port}/to-loopback-name`, {
+      method: 'POST',
+      body: 'again',
+      headers: { authorization: 'Bearer secret' },
+    });
     // 307 keeps method and body; another origin does not get the credentials.
     expect(await kept.json()).toEqual({ method: 'POST', body: 'again', authorization: null });
     const seeOther = await local()(`http://feed.test:${port}/see-other`, { method: 'POST', body: 'x' });
@@ -240,7 +280,10 @@ describe('guarded fetch', () => {
   });
 
   it('caps the response size, declared or streamed', async () => {
-    await refusedWith(local(names(), { maxResponseBytes: 1024 * 1024 })(`http://feed.test:${port}/declared-huge`), 'too_large');
+    await refusedWith(
+      local(names(), { maxResponseBytes: 1024 * 1024 })(`http://feed.test:${port}/declared-huge`),
+      'too_large',
+    );
     const response = await local(names(), { maxResponseBytes: 1024 * 1024 })(`http://feed.test:${port}/huge`);
     await refusedWith(response.text(), 'too_large');
     const whole = await local(names(), { maxResponseBytes: 4 * 1024 * 1024 })(`http://feed.test:${port}/huge`);
@@ -259,17 +302,27 @@ describe('guarded fetch', () => {
   });
 
   it('serves as the fetch of the openai client, refusing what the guard refuses', async () => {
-    const client = (host: string) => new OpenAI({ apiKey: 'sk-test', baseURL: `http://${host}:${port}/v1`, fetch: local(), maxRetries: 0 });
-    const completion = await client('model.test').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const client = (host: string) =>
+      new OpenAI({ apiKey: 'sk-test', baseURL: `http://${host}:${port}/v1`, fetch: local(), maxRetries: 0 });
+    const completion = await client('model.test').chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('hello');
-    const error = await client('internal.test').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const error = await client('internal.test')
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
     expect((error as { cause?: unknown }).cause).toBeInstanceOf(OutboundRequestError);
   });
 });
 
 describe('assertFetchableUrl (when a URL is stored)', () => {
-  const resolve = stubResolver({ 'hooks.test': ['127.0.0.1'], 'internal.test': ['10.0.0.7'], 'public.test': ['2606:4700:4700::1111'] });
+  const resolve = stubResolver({
+    'hooks.test': ['127.0.0.1'],
+    'internal.test': ['10.0.0.7'],
+    'public.test': ['2606:4700:4700::1111'],
+  });
   it.each([
     ['https://public.test/hook', false, null],
     ['https://hooks.test/hook', false, 'refused'],

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { abbreviate, findUnstorable, MAX_JSON_DEPTH, storedSize, takeWithinBytes } from '../../shared/http/json-limits.ts';
+import {
+  abbreviate,
+  findUnstorable,
+  MAX_JSON_DEPTH,
+  storedSize,
+  takeWithinBytes,
+} from '../../shared/http/json-limits.ts';
 
 const nested = (levels: number): unknown => {
   let value: unknown = 1;

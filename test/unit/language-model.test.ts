@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LanguageModelError, LanguageModelUnavailableError, platformModel, remoteModel } from '../../shared/ai/language-model.ts';
+import {
+  LanguageModelError,
+  LanguageModelUnavailableError,
+  platformModel,
+  remoteModel,
+} from '../../shared/ai/language-model.ts';
 import { errorToResult } from '../../shared/http/errors.ts';
 import { startFakeOpenAi } from '../../local/fakes/openai-compatible.ts';
 
@@ -12,7 +17,9 @@ afterEach(async () => {
 
 /** A local server answering every request with `status` and `body` (a misbehaving provider). */
 async function upstream(status: number, body: string): Promise<string> {
-  const server: Server = createServer((_request, response) => response.writeHead(status, { 'Content-Type': 'application/json' }).end(body));
+  const server: Server = createServer((_request, response) =>
+    response.writeHead(status, { 'Content-Type': 'application/json' }).end(body),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stops.push(() => new Promise((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -23,8 +30,13 @@ describe('language model (openai client)', () => {
     const fake = await startFakeOpenAi({ apiKey: 'sk-local' });
     stops.push(fake.stop);
     const model = remoteModel({ apiUrl: fake.url, apiKey: 'sk-local', model: 'fake-chat' });
-    expect(await model.complete({ system: 'Translate.\nTarget language: Polish', prompt: 'Hello {{name}}' })).toBe('[Polish] Hello {{name}}');
-    expect(fake.chatRequests[0]).toMatchObject({ model: 'fake-chat', messages: [{ role: 'system' }, { role: 'user', content: 'Hello {{name}}' }] });
+    expect(await model.complete({ system: 'Translate.\nTarget language: Polish', prompt: 'Hello {{name}}' })).toBe(
+      '[Polish] Hello {{name}}',
+    );
+    expect(fake.chatRequests[0]).toMatchObject({
+      model: 'fake-chat',
+      messages: [{ role: 'system' }, { role: 'user', content: 'Hello {{name}}' }],
+    });
   });
 
   it('answers 503 naming the settings when the platform model is not configured, never canned text', async () => {
@@ -33,12 +45,24 @@ describe('language model (openai client)', () => {
     expect(error).toBeInstanceOf(LanguageModelUnavailableError);
     const result = errorToResult(error);
     expect(result.status).toBe(503);
-    expect(result.body).toEqual({ detail: expect.stringMatching(/LLM_API_URL unset.*llmApiKey field of the VoiceProviders secret/) });
+    expect(result.body).toEqual({
+      detail: expect.stringMatching(/LLM_API_URL unset.*llmApiKey field of the VoiceProviders secret/),
+    });
   });
 
   it.each([
-    ['an error status', 500, '{"error":{"message":"boom","type":"server_error"}}', /^The platform language model answered 500/],
-    ['a wrong key', 401, '{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}}', /^The platform language model answered 401/],
+    [
+      'an error status',
+      500,
+      '{"error":{"message":"boom","type":"server_error"}}',
+      /^The platform language model answered 500/,
+    ],
+    [
+      'a wrong key',
+      401,
+      '{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}}',
+      /^The platform language model answered 401/,
+    ],
     ['garbage', 200, '<html>not json</html>', /^The platform language model (could not be used|returned no text)/],
     ['no choices', 200, '{"id":"x","choices":[]}', /^The platform language model returned no text/],
   ])('answers 502 naming the upstream on %s', async (_case, status, body, message) => {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LOCAL_WAIT_CHUNK_MS, LONGEST_TIMER_MS, localWait, sleepToward, withLocalWaits } from '../../local/step-functions.ts';
+import {
+  LOCAL_WAIT_CHUNK_MS,
+  LONGEST_TIMER_MS,
+  localWait,
+  sleepToward,
+  withLocalWaits,
+} from '../../local/step-functions.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 const NOW = new Date('2026-11-23T10:00:00Z');
@@ -29,7 +35,9 @@ describe('local Step Functions waits of any length', () => {
     expect(LOCAL_WAIT_CHUNK_MS).toBeLessThan(LONGEST_TIMER_MS);
     const timers = vi.spyOn(globalThis, 'setTimeout');
     let reached: boolean | undefined;
-    void sleepToward(Date.now() + 30 * DAY_MS, LOCAL_WAIT_CHUNK_MS, new AbortController().signal).then((value) => (reached = value));
+    void sleepToward(Date.now() + 30 * DAY_MS, LOCAL_WAIT_CHUNK_MS, new AbortController().signal).then(
+      (value) => (reached = value),
+    );
     await vi.advanceTimersByTimeAsync(LOCAL_WAIT_CHUNK_MS);
     expect(reached).toBe(false);
     expect(timers.mock.calls.map(([, delay]) => delay)).toEqual([LOCAL_WAIT_CHUNK_MS]);
@@ -51,7 +59,10 @@ describe('local Step Functions waits of any length', () => {
       steps.push(new Date().toISOString());
       // As the engine does for a scheduled campaign: wait until its start, then (here) stop. The
       // task answers the next step's input with the step's result (functions/campaign-engine).
-      const result = Date.now() < Date.parse(startAt) ? { action: 'wait', waitUntil: startAt } : { action: 'stop', reason: 'started' };
+      const result =
+        Date.now() < Date.parse(startAt)
+          ? { action: 'wait', waitUntil: startAt }
+          : { action: 'stop', reason: 'started' };
       return { ...input, step: input.step + 1, result };
     };
     const { machine, waitStates } = localMachine('campaign-engine.asl.json');
@@ -94,9 +105,25 @@ describe('local Step Functions waits of any length', () => {
       actions.push(`${input.action}@${Math.round((Date.now() - NOW.getTime()) / DAY_MS)}d`);
       return {};
     };
-    const call = { ref: { organizationId: 1, agentId: 2, runId: 3 }, runRef: '1.2.3', watchdogSeconds: (40 * DAY_MS) / 1000 };
+    const call = {
+      ref: { organizationId: 1, agentId: 2, runId: 3 },
+      runRef: '1.2.3',
+      watchdogSeconds: (40 * DAY_MS) / 1000,
+    };
     const sleep = localWait(new AbortController().signal);
-    const { result } = machine.run({ call }, { overrides: { taskResourceLocalHandlers: { Dial: task as never, EnsureEnded: task as never, DialFailed: task as never, AwaitCallEnd: sleep as never } } });
+    const { result } = machine.run(
+      { call },
+      {
+        overrides: {
+          taskResourceLocalHandlers: {
+            Dial: task as never,
+            EnsureEnded: task as never,
+            DialFailed: task as never,
+            AwaitCallEnd: sleep as never,
+          },
+        },
+      },
+    );
     await vi.advanceTimersByTimeAsync(39 * DAY_MS);
     expect(actions).toEqual(['dial@0d']);
     await vi.advanceTimersByTimeAsync(DAY_MS + 5000);

@@ -71,7 +71,12 @@ describe('encodeWav', () => {
   });
 
   it('parses its own header, including stereo', () => {
-    expect(parseWavHeader(encodeWav(new Int16Array(10), 16000, 2))).toEqual({ sampleRate: 16000, channels: 2, bitsPerSample: 16, dataBytes: 20 });
+    expect(parseWavHeader(encodeWav(new Int16Array(10), 16000, 2))).toEqual({
+      sampleRate: 16000,
+      channels: 2,
+      bitsPerSample: 16,
+      dataBytes: 20,
+    });
     const stereo = encodeWav(new Int16Array(4), 16000, 2);
     expect(stereo.readUInt32LE(28)).toBe(64000);
     expect(stereo.readUInt16LE(32)).toBe(4);
@@ -118,7 +123,12 @@ describe('CallRecorder', () => {
     const recorder = new CallRecorder();
     recorder.addInbound(mulaw(500, 160), 25_000); // 25 s in: beyond the preallocated 10 s
     const wav = recorder.toWav();
-    expect(parseWavHeader(wav)).toEqual({ sampleRate: 8000, channels: 1, bitsPerSample: 16, dataBytes: (200_000 + 160) * 2 });
+    expect(parseWavHeader(wav)).toEqual({
+      sampleRate: 8000,
+      channels: 1,
+      bitsPerSample: 16,
+      dataBytes: (200_000 + 160) * 2,
+    });
     expect(new CallRecorder().toWav().length).toBe(44);
   });
 });

@@ -49,7 +49,10 @@ function upgradeStatus(port: number): Promise<number> {
 }
 
 const health = async (port: number) => (await fetch(`http://127.0.0.1:${port}${HEALTH_PATH}`)).status;
-const closed = (socket: WebSocket) => new Promise<void>((resolve) => (socket.readyState === WebSocket.CLOSED ? resolve() : socket.once('close', () => resolve())));
+const closed = (socket: WebSocket) =>
+  new Promise<void>((resolve) =>
+    socket.readyState === WebSocket.CLOSED ? resolve() : socket.once('close', () => resolve()),
+  );
 
 describe('media service drain (SIGTERM)', () => {
   it('fails the health check and refuses new streams at once, and waits for the calls in progress to end', async () => {

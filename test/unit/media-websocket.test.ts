@@ -25,7 +25,12 @@ async function startServer() {
     server,
     '/media-stream',
     (send) =>
-      new MediaSession({ prepare: fakes.prepare(callInput({ workflowDefinition: { greeting: 'Hello, this is Ann.' }, dispositionCodes: { reached: {} } })), send }),
+      new MediaSession({
+        prepare: fakes.prepare(
+          callInput({ workflowDefinition: { greeting: 'Hello, this is Ann.' }, dispositionCodes: { reached: {} } }),
+        ),
+        send,
+      }),
     onFinished,
     // Admission has its own tests (media-stream-admission.test.ts): here every stream is let in.
     { admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '' }), maxCallSeconds: 3600 },
@@ -45,15 +50,19 @@ describe('attachMediaStreams', () => {
       const message = JSON.parse(String(data)) as (typeof received)[number];
       received.push(message);
       // Behave like the provider: acknowledge the hang-up mark once it has "played".
-      if (message.event === 'mark' && message.mark?.name === HANGUP_MARK) ws.send(JSON.stringify(caller.mark(HANGUP_MARK)));
+      if (message.event === 'mark' && message.mark?.name === HANGUP_MARK)
+        ws.send(JSON.stringify(caller.mark(HANGUP_MARK)));
     });
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 
-    const greeted = new Promise<void>((resolve) => ws.on('message', (data) => String(data).includes('"reply-1"') && resolve()));
+    const greeted = new Promise<void>((resolve) =>
+      ws.on('message', (data) => String(data).includes('"reply-1"') && resolve()),
+    );
     for (const message of caller.start()) ws.send(JSON.stringify(message));
     await greeted;
     ws.send('not json'); // ignored, the call continues
-    for (const message of [...caller.silence(1200), ...caller.say('Goodbye.'), ...caller.silence(500)]) ws.send(JSON.stringify(message));
+    for (const message of [...caller.silence(1200), ...caller.say('Goodbye.'), ...caller.silence(500)])
+      ws.send(JSON.stringify(message));
 
     expect(await closed).toBe(1000);
     await vi.waitFor(() => expect(onFinished).toHaveBeenCalledOnce());
@@ -61,8 +70,17 @@ describe('attachMediaStreams', () => {
     expect(marks).toEqual(['reply-1', 'reply-2', HANGUP_MARK]);
     expect(received.filter((m) => m.event === 'media').every((m) => m.streamSid === 'MZws')).toBe(true);
     const [result] = finished;
-    expect(result).toMatchObject({ runRef: '4.5.6', reason: 'closed', failure: null, gathered: { call_disposition: 'reached' } });
-    expect(result!.fragments.map((f) => f.text)).toEqual(['Hello, this is Ann.', 'Goodbye.', 'Thank you for your time. Goodbye.']);
+    expect(result).toMatchObject({
+      runRef: '4.5.6',
+      reason: 'closed',
+      failure: null,
+      gathered: { call_disposition: 'reached' },
+    });
+    expect(result!.fragments.map((f) => f.text)).toEqual([
+      'Hello, this is Ann.',
+      'Goodbye.',
+      'Thank you for your time. Goodbye.',
+    ]);
     expect(parseWavHeader(result!.wav).sampleRate).toBe(8000);
   });
 

@@ -7,7 +7,9 @@ afterEach(() => {
 });
 
 /** The EMF documents written to stdout while `work` runs. */
-async function emitted(work: (module: typeof import('../../shared/observability/metrics.ts')) => void): Promise<Record<string, any>[]> {
+async function emitted(
+  work: (module: typeof import('../../shared/observability/metrics.ts')) => void,
+): Promise<Record<string, any>[]> {
   vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', METRICS_NAMESPACE);
   vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
   vi.resetModules();
@@ -18,7 +20,10 @@ async function emitted(work: (module: typeof import('../../shared/observability/
     return true;
   });
   work(module);
-  return lines.flatMap((line) => line.split('\n')).filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+  return lines
+    .flatMap((line) => line.split('\n'))
+    .filter((line) => line.includes('"_aws"'))
+    .map((line) => JSON.parse(line));
 }
 
 describe('custom metrics (Embedded Metric Format)', () => {
@@ -26,16 +31,22 @@ describe('custom metrics (Embedded Metric Format)', () => {
     const documents = await emitted(({ countMetric, METRICS }) => countMetric(METRICS.stuckRunsEnded, 2));
     expect(documents).toHaveLength(1);
     const [document] = documents;
-    expect(document!._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'StuckRunsEnded', Unit: 'Count' }] });
+    expect(document!._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [['service']],
+      Metrics: [{ Name: 'StuckRunsEnded', Unit: 'Count' }],
+    });
     expect(document).toMatchObject({ service: 'voice-agent-platform', StuckRunsEnded: 2 });
   });
 
   it('counts a call outcome once by its outcome, and answered calls as answered', async () => {
-    const names = (await emitted(({ countCallOutcome }) => {
-      countCallOutcome('completed', true);
-      countCallOutcome('busy', false);
-      countCallOutcome('failed', false);
-    })).map((document) => document._aws.CloudWatchMetrics[0].Metrics[0].Name);
+    const names = (
+      await emitted(({ countCallOutcome }) => {
+        countCallOutcome('completed', true);
+        countCallOutcome('busy', false);
+        countCallOutcome('failed', false);
+      })
+    ).map((document) => document._aws.CloudWatchMetrics[0].Metrics[0].Name);
     expect(names).toEqual(['CallsAnswered', 'CallsCompleted', 'CallsUnanswered', 'CallsFailed']);
   });
 });

@@ -7,11 +7,17 @@ import { RequestValidationError } from '../../shared/http/validation-error.ts';
 const BOUNDARY = 'xBOUNDARYx';
 
 function event(body: Buffer, contentType = `multipart/form-data; boundary=${BOUNDARY}`): APIGatewayProxyEvent {
-  return { headers: { 'Content-Type': contentType }, body: body.toString('base64'), isBase64Encoded: true } as unknown as APIGatewayProxyEvent;
+  return {
+    headers: { 'Content-Type': contentType },
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+  } as unknown as APIGatewayProxyEvent;
 }
 
 const part = (content: string) =>
-  Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${content}`);
+  Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${content}`,
+  );
 const complete = (content: string) => Buffer.concat([part(content), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {

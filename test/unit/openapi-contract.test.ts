@@ -5,7 +5,12 @@ import { buildOpenApiDocument } from '../../shared/openapi/document.ts';
 type Schema = Record<string, any>;
 const document = buildOpenApiDocument(ROUTES, 'http://127.0.0.1/api/v1') as Schema;
 const operations = Object.entries(document.paths as Record<string, Record<string, Schema>>).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, operation })),
+  Object.entries(methods).map(([method, operation]) => ({
+    name: `${method.toUpperCase()} ${path}`,
+    method,
+    path,
+    operation,
+  })),
 );
 const resolve = (schema: Schema | undefined): Schema | undefined =>
   schema?.$ref ? document.components.schemas[(schema.$ref as string).split('/').at(-1)!] : schema;
@@ -34,12 +39,17 @@ describe('OpenAPI document: one list shape', () => {
     );
   });
 
-  it.each(lists.filter(({ name }) => !SPEC_FIXED_LISTS.has(name)).map((list) => [list.name, list] as const))('%s is paginated with page, limit, total_count, total_pages', (_name, { operation }) => {
-    const schema = jsonSchema(operation.responses['200'])!;
-    expect(schema.required).toEqual(expect.arrayContaining(['items', 'page', 'limit', 'total_count', 'total_pages']));
-    const query = (operation.parameters ?? []).filter((parameter: Schema) => parameter.in === 'query').map((parameter: Schema) => parameter.name);
-    expect(query).toEqual(expect.arrayContaining(['page', 'limit']));
-  });
+  it.each(lists.filter(({ name }) => !SPEC_FIXED_LISTS.has(name)).map((list) => [list.name, list] as const))(
+    '%s is paginated with page, limit, total_count, total_pages',
+    (_name, { operation }) => {
+      const schema = jsonSchema(operation.responses['200'])!;
+      expect(schema.required).toEqual(expect.arrayContaining(['items', 'page', 'limit', 'total_count', 'total_pages']));
+      const query = (operation.parameters ?? [])
+        .filter((parameter: Schema) => parameter.in === 'query')
+        .map((parameter: Schema) => parameter.name);
+      expect(query).toEqual(expect.arrayContaining(['page', 'limit']));
+    },
+  );
 });
 
 describe('OpenAPI document: one detail shape per status', () => {
@@ -48,7 +58,11 @@ describe('OpenAPI document: one detail shape per status', () => {
       for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
         if (Number(status) < 400) continue;
         const expected =
-          status === '422' ? ['#/components/schemas/HTTPValidationError'] : status === '409' ? ['#/components/schemas/ErrorResponse', '#/components/schemas/CallPlacementConflict'] : ['#/components/schemas/ErrorResponse'];
+          status === '422'
+            ? ['#/components/schemas/HTTPValidationError']
+            : status === '409'
+              ? ['#/components/schemas/ErrorResponse', '#/components/schemas/CallPlacementConflict']
+              : ['#/components/schemas/ErrorResponse'];
         expect(expected, `${name} ${status}`).toContain(response.content?.['application/json']?.schema?.$ref);
       }
     }
@@ -60,10 +74,16 @@ describe('OpenAPI document: one detail shape per status', () => {
     for (const { name, operation } of conflicts) {
       const schema = jsonSchema(operation.responses['409'])!;
       const variants: Schema[] = schema.oneOf ? schema.oneOf.map(resolve) : [schema];
-      expect(variants.some((variant) => variant.properties.detail.type === 'string'), name).toBe(true);
+      expect(
+        variants.some((variant) => variant.properties.detail.type === 'string'),
+        name,
+      ).toBe(true);
       for (const variant of variants) expect(variant.required, name).toEqual(['detail']);
     }
     const placement = jsonSchema(document.paths['/agents/{agent_id}/calls'].post.responses['409'])!;
-    expect(placement.oneOf.map((variant: Schema) => variant.$ref)).toEqual(['#/components/schemas/CallingHoursConflict', '#/components/schemas/ErrorResponse']);
+    expect(placement.oneOf.map((variant: Schema) => variant.$ref)).toEqual([
+      '#/components/schemas/CallingHoursConflict',
+      '#/components/schemas/ErrorResponse',
+    ]);
   });
 });

@@ -7,7 +7,8 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../../shared/schemas/webhoo
 type Schema = Record<string, any>;
 const document = buildOpenApiDocument(ROUTES, 'http://127.0.0.1/api/v1') as Schema;
 const publicRoutes = ROUTES.filter((route) => !route.internal);
-const operationOf = (route: (typeof ROUTES)[number]) => document.paths[route.path][route.method.toLowerCase()] as Schema;
+const operationOf = (route: (typeof ROUTES)[number]) =>
+  document.paths[route.path][route.method.toLowerCase()] as Schema;
 
 describe('OpenAPI document: every operation documented, with a request example', () => {
   it.each(publicRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', (_name, route) => {
@@ -19,9 +20,13 @@ describe('OpenAPI document: every operation documented, with a request example',
     expect(operation['x-codeSamples'][0].source).toMatch(new RegExp(`^curl -s -X ${route.method} "\\$BASE/`));
 
     // Path and required query values have an example the route itself accepts.
-    const params = Object.fromEntries(Object.keys(route.request.params?.shape ?? {}).map((name) => [name, PARAMETER_EXAMPLES[name]]));
+    const params = Object.fromEntries(
+      Object.keys(route.request.params?.shape ?? {}).map((name) => [name, PARAMETER_EXAMPLES[name]]),
+    );
     if (route.request.params) expect(route.request.params.safeParse(params).success, JSON.stringify(params)).toBe(true);
-    for (const parameter of (operation.parameters ?? []).filter((candidate: Schema) => candidate.in === 'path' || (candidate.in === 'query' && candidate.required))) {
+    for (const parameter of (operation.parameters ?? []).filter(
+      (candidate: Schema) => candidate.in === 'path' || (candidate.in === 'query' && candidate.required),
+    )) {
       expect(parameter.example, parameter.name).toBeDefined();
     }
 
@@ -49,7 +54,11 @@ describe('OpenAPI document: every operation documented, with a request example',
       const content = webhook.requestBody.content['application/json'];
       expect(content.schema.$ref).toMatch(/Event$/);
       expect(WEBHOOK_EVENTS[type].safeParse(content.example).success).toBe(true);
-      expect(webhook.parameters.map((parameter: Schema) => parameter.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      expect(webhook.parameters.map((parameter: Schema) => parameter.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
     }
   });
 });

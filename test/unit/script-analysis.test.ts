@@ -15,15 +15,21 @@ describe('callFlowFrom', () => {
     const flow = callFlowFrom(SCRIPT);
     expect(flow.greeting).toEqual({ value: 'Good morning, this is Smile Clinic.', source: 'script' });
     expect(flow.steps.map((step) => step.value)).toEqual(['May I have your name?', 'What phone number should we use?']);
-    expect(flow.objections).toEqual([{ objection: "they say it's too expensive", answer: 'Mention the 10% first-visit discount.', source: 'script' }]);
-    expect(flow.mandatory_phrases.map((phrase) => phrase.value)).toEqual(['This call is recorded for quality purposes.']);
+    expect(flow.objections).toEqual([
+      { objection: "they say it's too expensive", answer: 'Mention the 10% first-visit discount.', source: 'script' },
+    ]);
+    expect(flow.mandatory_phrases.map((phrase) => phrase.value)).toEqual([
+      'This call is recorded for quality purposes.',
+    ]);
     expect(flow.data_to_collect.map((item) => item.value)).toEqual(['name', 'phone']);
   });
 });
 
 describe('mergeFacts', () => {
   it('prefers the script and lists where the website differs', () => {
-    const site = pageText('<html><title>Smile Clinic - dentist</title><p>Check-up 250 PLN</p><p>Open Mon-Fri 8-16</p><p>ul. Marszałkowska 1, Warszawa</p><p>Do you accept cards?</p></html>');
+    const site = pageText(
+      '<html><title>Smile Clinic - dentist</title><p>Check-up 250 PLN</p><p>Open Mon-Fri 8-16</p><p>ul. Marszałkowska 1, Warszawa</p><p>Do you accept cards?</p></html>',
+    );
     const merged = mergeFacts(factsFrom(SCRIPT, 'script'), factsFrom(site.text, 'website', site.title));
     expect(merged.facts.hours).toEqual({ value: 'Mon-Fri 9-17', source: 'script' });
     expect(merged.facts.prices).toEqual([{ value: '200 PLN', source: 'script' }]);

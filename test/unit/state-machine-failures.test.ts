@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 const DIRECTORY = new URL('../../statemachines/', import.meta.url);
 
 function definition(file: string): StateMachineDefinition {
-  const text = readFileSync(new URL(file, DIRECTORY), 'utf8').replace(/\$\{(\w+)FunctionArn\}/g, (_m, group: string) => `arn:aws:lambda:us-east-1:000000000000:function:${group}`);
+  const text = readFileSync(new URL(file, DIRECTORY), 'utf8').replace(
+    /\$\{(\w+)FunctionArn\}/g,
+    (_m, group: string) => `arn:aws:lambda:us-east-1:000000000000:function:${group}`,
+  );
   return JSON.parse(text) as StateMachineDefinition;
 }
 
@@ -29,23 +32,42 @@ describe('failure paths of the state machines', () => {
     const files = readdirSync(DIRECTORY).filter((file) => file.endsWith('.asl.json'));
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const file of files) {
-      for (const [name, state] of Object.entries(definition(file).States) as [string, { Type: string; Catch?: { ErrorEquals: string[] }[] }][]) {
+      for (const [name, state] of Object.entries(definition(file).States) as [
+        string,
+        { Type: string; Catch?: { ErrorEquals: string[] }[] },
+      ][]) {
         if (state.Type !== 'Task') continue;
-        expect(state.Catch?.some((c) => c.ErrorEquals.includes('States.ALL')), `${file} ${name}`).toBe(true);
+        expect(
+          state.Catch?.some((c) => c.ErrorEquals.includes('States.ALL')),
+          `${file} ${name}`,
+        ).toBe(true);
       }
     }
   });
 
   it('call-lifecycle: a watchdog that cannot end the run fails the execution as CallNotEnded (the sweeper ends the run)', async () => {
     const ensure = { calls: 0 };
-    const call = { ref: { organizationId: 1, agentId: 2, runId: 3 }, runRef: '1.2.3', to: '+48601234561', from: '', watchdogSeconds: 1 };
-    const { result } = new StateMachine(definition('call-lifecycle.asl.json')).run({ call }, {
-      overrides: {
-        taskResourceLocalHandlers: { Dial: async () => ({ callId: 'c' }), EnsureEnded: failing(ensure), DialFailed: async () => ({}) },
-        waitTimeOverrides: { AwaitCallEnd: 1 },
-        retryIntervalOverrides: { EnsureEnded: 1 },
+    const call = {
+      ref: { organizationId: 1, agentId: 2, runId: 3 },
+      runRef: '1.2.3',
+      to: '+48601234561',
+      from: '',
+      watchdogSeconds: 1,
+    };
+    const { result } = new StateMachine(definition('call-lifecycle.asl.json')).run(
+      { call },
+      {
+        overrides: {
+          taskResourceLocalHandlers: {
+            Dial: async () => ({ callId: 'c' }),
+            EnsureEnded: failing(ensure),
+            DialFailed: async () => ({}),
+          },
+          waitTimeOverrides: { AwaitCallEnd: 1 },
+          retryIntervalOverrides: { EnsureEnded: 1 },
+        },
       },
-    });
+    );
     expect(await failureOf(result)).toBe('CallNotEnded');
     expect(ensure.calls).toBe(6);
   });

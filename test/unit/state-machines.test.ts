@@ -20,9 +20,15 @@ describe('call-lifecycle.asl.json', () => {
       actions.push((input as { action: string }).action);
       return { ok: true };
     };
-    const { result } = machine('call-lifecycle.asl.json').run({ call }, {
-      overrides: { taskResourceLocalHandlers: { Dial: task, EnsureEnded: task, DialFailed: task }, waitTimeOverrides: { AwaitCallEnd: 1 } },
-    });
+    const { result } = machine('call-lifecycle.asl.json').run(
+      { call },
+      {
+        overrides: {
+          taskResourceLocalHandlers: { Dial: task, EnsureEnded: task, DialFailed: task },
+          waitTimeOverrides: { AwaitCallEnd: 1 },
+        },
+      },
+    );
     await result;
     expect(actions).toEqual(['dial', 'ensureEnded']);
   });
@@ -30,24 +36,27 @@ describe('call-lifecycle.asl.json', () => {
   it('ends the run as failed when dialing keeps failing, after the retries', async () => {
     const actions: string[] = [];
     let dials = 0;
-    const { result } = machine('call-lifecycle.asl.json').run({ call }, {
-      overrides: {
-        taskResourceLocalHandlers: {
-          Dial: async () => {
-            dials += 1;
-            const error = new Error('provider down');
-            error.name = 'ProviderError';
-            throw error;
+    const { result } = machine('call-lifecycle.asl.json').run(
+      { call },
+      {
+        overrides: {
+          taskResourceLocalHandlers: {
+            Dial: async () => {
+              dials += 1;
+              const error = new Error('provider down');
+              error.name = 'ProviderError';
+              throw error;
+            },
+            DialFailed: async (input) => {
+              actions.push(`dialFailed:${JSON.stringify((input as { error: unknown }).error)}`);
+              return {};
+            },
+            EnsureEnded: async () => ({}),
           },
-          DialFailed: async (input) => {
-            actions.push(`dialFailed:${JSON.stringify((input as { error: unknown }).error)}`);
-            return {};
-          },
-          EnsureEnded: async () => ({}),
+          retryIntervalOverrides: { Dial: 1 },
         },
-        retryIntervalOverrides: { Dial: 1 },
       },
-    });
+    );
     await result;
     expect(dials).toBe(4);
     expect(actions).toHaveLength(1);
@@ -58,18 +67,21 @@ describe('call-lifecycle.asl.json', () => {
 describe('webhook-delivery.asl.json', () => {
   it('attempts again after each retry decision, counting attempts, until delivered', async () => {
     const attempts: number[] = [];
-    const { result } = machine('webhook-delivery.asl.json').run({ delivery: { messageId: 'msg_1' }, attempt: 1 }, {
-      overrides: {
-        taskResourceLocalHandlers: {
-          Attempt: async (input) => {
-            const { attempt } = input as { attempt: number };
-            attempts.push(attempt);
-            return attempt < 3 ? { action: 'retry', delaySeconds: 300 } : { action: 'delivered', delaySeconds: 0 };
+    const { result } = machine('webhook-delivery.asl.json').run(
+      { delivery: { messageId: 'msg_1' }, attempt: 1 },
+      {
+        overrides: {
+          taskResourceLocalHandlers: {
+            Attempt: async (input) => {
+              const { attempt } = input as { attempt: number };
+              attempts.push(attempt);
+              return attempt < 3 ? { action: 'retry', delaySeconds: 300 } : { action: 'delivered', delaySeconds: 0 };
+            },
           },
+          waitTimeOverrides: { WaitBeforeRetry: 1 },
         },
-        waitTimeOverrides: { WaitBeforeRetry: 1 },
       },
-    });
+    );
     await result;
     expect(attempts).toEqual([1, 2, 3]);
   });
@@ -77,9 +89,12 @@ describe('webhook-delivery.asl.json', () => {
   it('stops at once when the endpoint is disabled or the delivery is gone', async () => {
     for (const action of ['disable_endpoint', 'gone', 'failed']) {
       let calls = 0;
-      const { result } = machine('webhook-delivery.asl.json').run({ delivery: {}, attempt: 1 }, {
-        overrides: { taskResourceLocalHandlers: { Attempt: async () => ((calls += 1), { action }) } },
-      });
+      const { result } = machine('webhook-delivery.asl.json').run(
+        { delivery: {}, attempt: 1 },
+        {
+          overrides: { taskResourceLocalHandlers: { Attempt: async () => ((calls += 1), { action }) } },
+        },
+      );
       await result;
       expect(calls, action).toBe(1);
     }

@@ -19,7 +19,12 @@ describe('media stream credentials', () => {
   it.each([
     ['another run', '1.2.4', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
     ['another organization', '2.2.3', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
-    ['a later expiry written in', '1.2.3', () => mintStreamToken('1.2.3', 900, now).replace(/^\d+/, (s) => String(Number(s) + 3600)), 'wrong_run'],
+    [
+      'a later expiry written in',
+      '1.2.3',
+      () => mintStreamToken('1.2.3', 900, now).replace(/^\d+/, (s) => String(Number(s) + 3600)),
+      'wrong_run',
+    ],
     ['no token', '1.2.3', () => undefined, 'malformed'],
     ['garbage', '1.2.3', () => 'not-a-token', 'malformed'],
     ['a huge value', '1.2.3', () => 'x'.repeat(10_000), 'malformed'],

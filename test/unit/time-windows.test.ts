@@ -4,7 +4,12 @@ import { isInsideAll, legalWindows, nextInstantInsideAll, type DailyWindow } fro
 import { DateTime } from 'luxon';
 
 const at = (iso: string) => new Date(iso);
-const weekdays = (zone: string, start = '09:00', end = '17:00'): DailyWindow => ({ zone, days: [1, 2, 3, 4, 5], start, end });
+const weekdays = (zone: string, start = '09:00', end = '17:00'): DailyWindow => ({
+  zone,
+  days: [1, 2, 3, 4, 5],
+  start,
+  end,
+});
 
 describe('legal calling hours (08:00-21:00 in every zone of the number)', () => {
   it.each<[string, string[], string, string | null]>([
@@ -15,9 +20,19 @@ describe('legal calling hours (08:00-21:00 in every zone of the number)', () => 
     ['summer time Warsaw (CEST, UTC+2)', ['Europe/Warsaw'], '2026-07-01T05:00:00Z', '2026-07-01T06:00:00.000Z'],
     ['New York before 8 (EST)', ['America/New_York'], '2026-11-23T12:00:00Z', '2026-11-23T13:00:00.000Z'],
     // US number spanning zones: both must be inside; LA opens last.
-    ['New York + Los Angeles', ['America/New_York', 'America/Los_Angeles'], '2026-11-23T14:00:00Z', '2026-11-23T16:00:00.000Z'],
+    [
+      'New York + Los Angeles',
+      ['America/New_York', 'America/Los_Angeles'],
+      '2026-11-23T14:00:00Z',
+      '2026-11-23T16:00:00.000Z',
+    ],
     // Two 13-hour daily windows always overlap somewhere: Honolulu and Warsaw are 11 h apart.
-    ['Honolulu + Warsaw overlap', ['Pacific/Honolulu', 'Europe/Warsaw'], '2026-11-23T12:00:00Z', '2026-11-23T18:00:00.000Z'],
+    [
+      'Honolulu + Warsaw overlap',
+      ['Pacific/Honolulu', 'Europe/Warsaw'],
+      '2026-11-23T12:00:00Z',
+      '2026-11-23T18:00:00.000Z',
+    ],
   ])('%s', (_name, zones, from, expected) => {
     const next = nextInstantInsideAll(at(from), legalWindows(zones));
     expect(next?.toISOString() ?? null).toBe(expected);
@@ -27,21 +42,49 @@ describe('legal calling hours (08:00-21:00 in every zone of the number)', () => 
 describe('campaign windows across DST changes', () => {
   it.each<[string, DailyWindow, string, string]>([
     // Warsaw springs forward on Sunday 2026-03-29; Monday 09:00 is CEST (UTC+2).
-    ['Warsaw Friday evening before spring-forward → Monday 09:00 CEST', weekdays('Europe/Warsaw'), '2026-03-27T17:00:00Z', '2026-03-30T07:00:00.000Z'],
+    [
+      'Warsaw Friday evening before spring-forward → Monday 09:00 CEST',
+      weekdays('Europe/Warsaw'),
+      '2026-03-27T17:00:00Z',
+      '2026-03-30T07:00:00.000Z',
+    ],
     // Warsaw falls back on Sunday 2026-10-25; Monday 09:00 is CET (UTC+1).
-    ['Warsaw Friday evening before fall-back → Monday 09:00 CET', weekdays('Europe/Warsaw'), '2026-10-23T16:00:00Z', '2026-10-26T08:00:00.000Z'],
+    [
+      'Warsaw Friday evening before fall-back → Monday 09:00 CET',
+      weekdays('Europe/Warsaw'),
+      '2026-10-23T16:00:00Z',
+      '2026-10-26T08:00:00.000Z',
+    ],
     // New York springs forward on Sunday 2026-03-08.
-    ['New York weekend across spring-forward', weekdays('America/New_York'), '2026-03-07T15:00:00Z', '2026-03-09T13:00:00.000Z'],
+    [
+      'New York weekend across spring-forward',
+      weekdays('America/New_York'),
+      '2026-03-07T15:00:00Z',
+      '2026-03-09T13:00:00.000Z',
+    ],
     // New York falls back on Sunday 2026-11-01.
-    ['New York weekend across fall-back', weekdays('America/New_York'), '2026-10-31T15:00:00Z', '2026-11-02T14:00:00.000Z'],
+    [
+      'New York weekend across fall-back',
+      weekdays('America/New_York'),
+      '2026-10-31T15:00:00Z',
+      '2026-11-02T14:00:00.000Z',
+    ],
     // A window opening inside the spring-forward gap (02:30 does not exist on that day in New York).
-    ['window inside the DST gap opens when the clock jumps', { zone: 'America/New_York', days: [7], start: '02:30', end: '04:00' }, '2026-03-08T05:00:00Z', '2026-03-08T07:30:00.000Z'],
+    [
+      'window inside the DST gap opens when the clock jumps',
+      { zone: 'America/New_York', days: [7], start: '02:30', end: '04:00' },
+      '2026-03-08T05:00:00Z',
+      '2026-03-08T07:30:00.000Z',
+    ],
   ])('%s', (_name, window, from, expected) => {
     expect(nextInstantInsideAll(at(from), [window])?.toISOString()).toBe(expected);
   });
 
   it('returns null when the windows never meet', () => {
-    const windows = [{ zone: 'Europe/Warsaw', days: [1], start: '09:00', end: '10:00' }, ...legalWindows(['Pacific/Honolulu'])];
+    const windows = [
+      { zone: 'Europe/Warsaw', days: [1], start: '09:00', end: '10:00' },
+      ...legalWindows(['Pacific/Honolulu']),
+    ];
     expect(nextInstantInsideAll(at('2026-11-23T12:00:00Z'), windows)).toBeNull();
   });
 

@@ -52,12 +52,20 @@ describe('agent tools: headers sealed at rest, calls through the SSRF guard', ()
     expect(sealed.header_names).toEqual(['Authorization']);
     expect(sealed.headers_ciphertext).toMatch(/^local:/);
     expect(sealed.headers_ciphertext).not.toContain('tool-secret-42');
-    expect(await sealToolHeaders(1, 'tool_AAAAAAAAAAAAAAAA', {})).toEqual({ header_names: [], headers_ciphertext: null });
+    expect(await sealToolHeaders(1, 'tool_AAAAAAAAAAAAAAAA', {})).toEqual({
+      header_names: [],
+      headers_ciphertext: null,
+    });
   });
 
   it('sends the decrypted headers and the arguments (query for GET, JSON body otherwise)', async () => {
-    expect(await callTool(1, await tool(`http://127.0.0.1:${port}/slots`, 'GET'), { date: '2026-12-01', slot: 3 })).toEqual({ status: 200, body: '{"booked":true}' });
-    expect(await callTool(1, await tool(`http://127.0.0.1:${port}/visits`, 'POST'), { date: '2026-12-01' })).toEqual({ status: 200, body: '{"booked":true}' });
+    expect(
+      await callTool(1, await tool(`http://127.0.0.1:${port}/slots`, 'GET'), { date: '2026-12-01', slot: 3 }),
+    ).toEqual({ status: 200, body: '{"booked":true}' });
+    expect(await callTool(1, await tool(`http://127.0.0.1:${port}/visits`, 'POST'), { date: '2026-12-01' })).toEqual({
+      status: 200,
+      body: '{"booked":true}',
+    });
     expect(seen).toEqual([
       { method: 'GET', url: '/slots?date=2026-12-01&slot=3', authorization: 'Bearer tool-secret-42', body: '' },
       { method: 'POST', url: '/visits', authorization: 'Bearer tool-secret-42', body: '{"date":"2026-12-01"}' },
@@ -71,10 +79,16 @@ describe('agent tools: headers sealed at rest, calls through the SSRF guard', ()
   });
 
   it('refuses private addresses at call time, and loopback without the local allowance', async () => {
-    await expect(callTool(1, await tool('https://10.0.0.1/visits', 'POST'), {})).rejects.toBeInstanceOf(OutboundRequestError);
-    await expect(callTool(1, await tool('https://[fd00::1]/visits', 'POST'), {})).rejects.toBeInstanceOf(OutboundRequestError);
+    await expect(callTool(1, await tool('https://10.0.0.1/visits', 'POST'), {})).rejects.toBeInstanceOf(
+      OutboundRequestError,
+    );
+    await expect(callTool(1, await tool('https://[fd00::1]/visits', 'POST'), {})).rejects.toBeInstanceOf(
+      OutboundRequestError,
+    );
     process.env.OUTBOUND_ALLOW_LOOPBACK = 'false';
-    await expect(callTool(1, await tool(`https://127.0.0.1:${port}/visits`, 'POST'), {})).rejects.toMatchObject({ reason: 'refused' });
+    await expect(callTool(1, await tool(`https://127.0.0.1:${port}/visits`, 'POST'), {})).rejects.toMatchObject({
+      reason: 'refused',
+    });
     expect(seen).toEqual([]);
   });
 });
@@ -92,7 +106,9 @@ describe('local data files are private', () => {
       chmodSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'), 0o664);
       keepLocalDataPrivate(dataDir);
       const mode = (path: string) => statSync(join(dataDir, path)).mode & 0o777;
-      expect([mode(''), mode('dynamodb'), mode('secrets.json'), mode('dynamodb/shared-local-instance.db')]).toEqual([0o700, 0o700, 0o600, 0o600]);
+      expect([mode(''), mode('dynamodb'), mode('secrets.json'), mode('dynamodb/shared-local-instance.db')]).toEqual([
+        0o700, 0o700, 0o600, 0o600,
+      ]);
       writeFileSync(join(dataDir, 'later.json'), '{}');
       expect(mode('later.json')).toBe(0o600);
     } finally {

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../shared/telephony/adapter.ts';
 import { mapTwilioStatus, twilioAdapter, TWILIO_CALLBACK_TOLERANCE_SECONDS } from '../../shared/telephony/twilio.ts';
 
-const ACCOUNT = { provider: 'twilio' as const, account_sid: `AC${'1'.repeat(32)}`, auth_token: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' };
+const ACCOUNT = {
+  provider: 'twilio' as const,
+  account_sid: `AC${'1'.repeat(32)}`,
+  auth_token: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+};
 
 interface Captured {
   method: string;
@@ -30,7 +34,9 @@ const server = createServer(async (request: IncomingMessage, response) => {
   };
   captured.push(entry);
   const { status, body } = answer(entry);
-  response.writeHead(status, { 'Content-Type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
+  response
+    .writeHead(status, { 'Content-Type': 'application/json' })
+    .end(body === undefined ? undefined : JSON.stringify(body));
 });
 
 beforeAll(async () => {
@@ -64,7 +70,9 @@ describe('Twilio adapter', () => {
     expect(result).toEqual({ callId: `CA${'2'.repeat(32)}` });
     const [request] = captured;
     expect(request).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls.json` });
-    expect(request!.authorization).toBe(`Basic ${Buffer.from(`${ACCOUNT.account_sid}:${ACCOUNT.auth_token}`).toString('base64')}`);
+    expect(request!.authorization).toBe(
+      `Basic ${Buffer.from(`${ACCOUNT.account_sid}:${ACCOUNT.auth_token}`).toString('base64')}`,
+    );
     const form = request!.form;
     expect(form.get('To')).toBe('+48601234560');
     expect(form.get('From')).toBe('+12125550100');
@@ -79,8 +87,23 @@ describe('Twilio adapter', () => {
   });
 
   it('reports a refused dial as a ProviderError with the status (429 is never retried blindly)', async () => {
-    answer = () => ({ status: 429, body: { code: 20429, message: 'Too Many Requests', more_info: 'https://www.twilio.com/docs/errors/20429', status: 429 } });
-    const failure = adapter().dial({ to: '+48601234560', from: '+12125550100', runRef: '1.2.3', streamUrl: 'wss://m/media', streamToken: 't', statusCallbackUrl: 'https://a/s' });
+    answer = () => ({
+      status: 429,
+      body: {
+        code: 20429,
+        message: 'Too Many Requests',
+        more_info: 'https://www.twilio.com/docs/errors/20429',
+        status: 429,
+      },
+    });
+    const failure = adapter().dial({
+      to: '+48601234560',
+      from: '+12125550100',
+      runRef: '1.2.3',
+      streamUrl: 'wss://m/media',
+      streamToken: 't',
+      statusCallbackUrl: 'https://a/s',
+    });
     await expect(failure).rejects.toBeInstanceOf(ProviderError);
     await expect(failure).rejects.toMatchObject({ status: 429 });
   });
@@ -89,7 +112,10 @@ describe('Twilio adapter', () => {
     captured = [];
     answer = () => ({ status: 200, body: { sid: 'CAx', status: 'completed' } });
     await adapter().hangUp('CA0123');
-    expect(captured[0]).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA0123.json` });
+    expect(captured[0]).toMatchObject({
+      method: 'POST',
+      path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA0123.json`,
+    });
     expect(captured[0]!.form.get('Status')).toBe('completed');
     answer = () => ({ status: 404, body: { code: 20404, message: 'Not found', status: 404 } });
     await expect(adapter().hangUp('CA0404')).resolves.toBeUndefined();
@@ -98,7 +124,12 @@ describe('Twilio adapter', () => {
   describe('webhook signatures (X-Twilio-Signature)', () => {
     const url = 'https://api.example.com/api/v1/telephony/twilio/status?run=1.2.3';
     const now = Date.parse('2026-11-23T10:00:00Z');
-    const params = { CallSid: 'CA1', CallStatus: 'busy', AccountSid: ACCOUNT.account_sid, Timestamp: new Date(now - 5_000).toUTCString() };
+    const params = {
+      CallSid: 'CA1',
+      CallStatus: 'busy',
+      AccountSid: ACCOUNT.account_sid,
+      Timestamp: new Date(now - 5_000).toUTCString(),
+    };
     const request = (body: Record<string, string>, signature: string | undefined, at = url) => ({
       url: at,
       headers: { 'x-twilio-signature': signature },
@@ -107,19 +138,34 @@ describe('Twilio adapter', () => {
 
     it.each([
       ['valid', request(params, twilioSignature(ACCOUNT.auth_token, url, params)), true],
-      ['tampered body', request({ ...params, CallStatus: 'completed' }, twilioSignature(ACCOUNT.auth_token, url, params)), false],
-      ['tampered URL (another run)', request(params, twilioSignature(ACCOUNT.auth_token, url, params), url.replace('1.2.3', '1.2.4')), false],
-      ['another account\'s token', request(params, twilioSignature('f'.repeat(32), url, params)), false],
+      [
+        'tampered body',
+        request({ ...params, CallStatus: 'completed' }, twilioSignature(ACCOUNT.auth_token, url, params)),
+        false,
+      ],
+      [
+        'tampered URL (another run)',
+        request(params, twilioSignature(ACCOUNT.auth_token, url, params), url.replace('1.2.3', '1.2.4')),
+        false,
+      ],
+      ["another account's token", request(params, twilioSignature('f'.repeat(32), url, params)), false],
       ['no signature', request(params, undefined), false],
     ])('%s', async (_name, callback, valid) => {
       expect(await adapter(() => now).verifyCallback(callback)).toBe(valid);
     });
 
     it('refuses a stale callback (signed Timestamp beyond the tolerance), accepts one within it', async () => {
-      const stale = { ...params, Timestamp: new Date(now - (TWILIO_CALLBACK_TOLERANCE_SECONDS + 60) * 1000).toUTCString() };
-      expect(await adapter(() => now).verifyCallback(request(stale, twilioSignature(ACCOUNT.auth_token, url, stale)))).toBe(false);
+      const stale = {
+        ...params,
+        Timestamp: new Date(now - (TWILIO_CALLBACK_TOLERANCE_SECONDS + 60) * 1000).toUTCString(),
+      };
+      expect(
+        await adapter(() => now).verifyCallback(request(stale, twilioSignature(ACCOUNT.auth_token, url, stale))),
+      ).toBe(false);
       const fresh = { ...params, Timestamp: new Date(now - 60_000).toUTCString() };
-      expect(await adapter(() => now).verifyCallback(request(fresh, twilioSignature(ACCOUNT.auth_token, url, fresh)))).toBe(true);
+      expect(
+        await adapter(() => now).verifyCallback(request(fresh, twilioSignature(ACCOUNT.auth_token, url, fresh))),
+      ).toBe(true);
     });
   });
 
@@ -146,19 +192,45 @@ describe('Twilio adapter', () => {
     const event = adapter().parseStatus({
       url: 'https://api.example.com/api/v1/telephony/twilio/status?run=4.5.6',
       headers: {},
-      rawBody: new URLSearchParams({ CallSid: 'CA9', CallStatus: 'in-progress', AnsweredBy: 'machine_end_beep', Timestamp: 'Mon, 23 Nov 2026 10:00:00 +0000' }).toString(),
+      rawBody: new URLSearchParams({
+        CallSid: 'CA9',
+        CallStatus: 'in-progress',
+        AnsweredBy: 'machine_end_beep',
+        Timestamp: 'Mon, 23 Nov 2026 10:00:00 +0000',
+      }).toString(),
     });
-    expect(event).toEqual({ callId: 'CA9', runRef: '4.5.6', status: 'voicemail', timestamp: '2026-11-23T10:00:00.000Z' });
+    expect(event).toEqual({
+      callId: 'CA9',
+      runRef: '4.5.6',
+      status: 'voicemail',
+      timestamp: '2026-11-23T10:00:00.000Z',
+    });
   });
 
   it('answers an incoming call with a stream, or turns it away with <Say> and <Hangup>', async () => {
     const twilio = adapter();
-    const connect = await twilio.answerInbound({ action: 'connect', streamUrl: 'wss://m/media', runRef: '1.2.3', streamToken: 'tok', statusCallbackUrl: 'https://a/s' });
+    const connect = await twilio.answerInbound({
+      action: 'connect',
+      streamUrl: 'wss://m/media',
+      runRef: '1.2.3',
+      streamToken: 'tok',
+      statusCallbackUrl: 'https://a/s',
+    });
     expect(connect.contentType).toBe('text/xml');
-    expect(connect.body).toContain('<Connect><Stream url="wss://m/media"><Parameter name="run_ref" value="1.2.3"/><Parameter name="stream_token" value="tok"/>');
+    expect(connect.body).toContain(
+      '<Connect><Stream url="wss://m/media"><Parameter name="run_ref" value="1.2.3"/><Parameter name="stream_token" value="tok"/>',
+    );
     const reject = await twilio.answerInbound({ action: 'reject', message: 'Not in service.' });
-    expect(reject.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Not in service.</Say><Hangup/></Response>');
-    expect(twilio.parseInbound({ url: '', headers: {}, rawBody: 'CallSid=CA1&From=%2B48601234560&To=%2B12125550101&Direction=inbound' })).toEqual({
+    expect(reject.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Not in service.</Say><Hangup/></Response>',
+    );
+    expect(
+      twilio.parseInbound({
+        url: '',
+        headers: {},
+        rawBody: 'CallSid=CA1&From=%2B48601234560&To=%2B12125550101&Direction=inbound',
+      }),
+    ).toEqual({
       callId: 'CA1',
       from: '+48601234560',
       to: '+12125550101',
@@ -169,16 +241,38 @@ describe('Twilio adapter', () => {
     captured = [];
     answer = (request) =>
       request.method === 'GET'
-        ? { status: 200, body: { available_phone_numbers: [{ phone_number: '+48601234500', iso_country: 'PL', capabilities: { voice: true, SMS: true, MMS: false } }], uri: '/x' } }
+        ? {
+            status: 200,
+            body: {
+              available_phone_numbers: [
+                {
+                  phone_number: '+48601234500',
+                  iso_country: 'PL',
+                  capabilities: { voice: true, SMS: true, MMS: false },
+                },
+              ],
+              uri: '/x',
+            },
+          }
         : { status: 201, body: { sid: `PN${'3'.repeat(32)}`, phone_number: '+48601234500' } };
     const found = await adapter().searchNumbers('PL', 'mobile');
-    expect(captured[0]!.path).toBe(`/2010-04-01/Accounts/${ACCOUNT.account_sid}/AvailablePhoneNumbers/PL/Mobile.json?VoiceEnabled=true&PageSize=50`);
-    expect(found).toEqual([{ phone_number: '+48601234500', country_code: 'PL', number_type: 'mobile', capabilities: ['voice', 'sms'] }]);
+    expect(captured[0]!.path).toBe(
+      `/2010-04-01/Accounts/${ACCOUNT.account_sid}/AvailablePhoneNumbers/PL/Mobile.json?VoiceEnabled=true&PageSize=50`,
+    );
+    expect(found).toEqual([
+      { phone_number: '+48601234500', country_code: 'PL', number_type: 'mobile', capabilities: ['voice', 'sms'] },
+    ]);
 
-    const bought = await adapter().buyNumber('+48601234500', { voiceUrl: 'https://api.example.com/api/v1/telephony/twilio/voice', regulatoryBundleId: 'BU1' });
+    const bought = await adapter().buyNumber('+48601234500', {
+      voiceUrl: 'https://api.example.com/api/v1/telephony/twilio/voice',
+      regulatoryBundleId: 'BU1',
+    });
     expect(bought).toEqual({ providerNumberId: `PN${'3'.repeat(32)}` });
     const purchase = captured[1]!;
-    expect(purchase).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/IncomingPhoneNumbers.json` });
+    expect(purchase).toMatchObject({
+      method: 'POST',
+      path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/IncomingPhoneNumbers.json`,
+    });
     expect(Object.fromEntries(purchase.form)).toEqual({
       PhoneNumber: '+48601234500',
       VoiceUrl: 'https://api.example.com/api/v1/telephony/twilio/voice',

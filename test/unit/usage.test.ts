@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateUsage, dailyBreakdown, daysBetween, periodOf, type UsageEntry } from '../../shared/domain/usage.ts';
 
-const entry = (run: number, agent: number, endedAt: string, seconds: number, status = 'completed', cost = 0.064): UsageEntry => ({
+const entry = (
+  run: number,
+  agent: number,
+  endedAt: string,
+  seconds: number,
+  status = 'completed',
+  cost = 0.064,
+): UsageEntry => ({
   run_id: run,
   workflow_id: agent,
   status,
@@ -40,7 +47,11 @@ describe('aggregateUsage', () => {
   });
 
   it('is empty for no calls', () => {
-    expect(aggregateUsage([], 'month')).toEqual({ totals: { calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 }, periods: [], agents: [] });
+    expect(aggregateUsage([], 'month')).toEqual({
+      totals: { calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 },
+      periods: [],
+      agents: [],
+    });
   });
 });
 
@@ -54,7 +65,11 @@ describe('dailyBreakdown', () => {
   });
 
   it('fills days without calls with zeros', () => {
-    const days = dailyBreakdown([entry(1, 1, '2026-11-02T10:00:00.000Z', 61)], '2026-11-01T00:00:00.000Z', '2026-11-03T00:00:00.000Z');
+    const days = dailyBreakdown(
+      [entry(1, 1, '2026-11-02T10:00:00.000Z', 61)],
+      '2026-11-01T00:00:00.000Z',
+      '2026-11-03T00:00:00.000Z',
+    );
     expect(days).toEqual([
       { date: '2026-11-01', calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 },
       { date: '2026-11-02', calls: 1, answered_calls: 1, minutes: 2, cost_usd: 0.064 },

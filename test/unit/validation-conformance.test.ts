@@ -7,8 +7,16 @@ import { RequestValidationError, type ValidationErrorItem } from '../../shared/h
 import { whenFieldsValid } from '../../shared/schemas/common.ts';
 
 const Window = z
-  .object({ start: z.string().regex(/^\d\d:\d\d$/), end: z.string().regex(/^\d\d:\d\d$/), days: z.array(z.int().gte(1).lte(7)).optional() })
-  .refine((window) => window.start < window.end, { message: 'start must be earlier than end', path: [], when: whenFieldsValid });
+  .object({
+    start: z.string().regex(/^\d\d:\d\d$/),
+    end: z.string().regex(/^\d\d:\d\d$/),
+    days: z.array(z.int().gte(1).lte(7)).optional(),
+  })
+  .refine((window) => window.start < window.end, {
+    message: 'start must be earlier than end',
+    path: [],
+    when: whenFieldsValid,
+  });
 
 const route = defineRoute({
   operationId: 'conformance',
@@ -21,13 +29,23 @@ const route = defineRoute({
   request: {
     params: z.object({ thing_id: z.int().gte(1) }),
     query: z.object({ limit: z.int().gte(1).lte(100).optional(), kind: z.enum(['a', 'b']).optional() }),
-    body: z.object({ mode: z.enum(['webrtc', 'chat']), provider: z.literal('google-sheets'), window: Window.optional() }),
+    body: z.object({
+      mode: z.enum(['webrtc', 'chat']),
+      provider: z.literal('google-sheets'),
+      window: Window.optional(),
+    }),
   },
   responses: {},
 });
 
 function errorsOf(overrides: Partial<APIGatewayProxyEvent>): ValidationErrorItem[] {
-  const event = { headers: { 'Content-Type': 'application/json' }, body: '{"mode": "chat", "provider": "google-sheets"}', pathParameters: { thing_id: '1' }, queryStringParameters: null, ...overrides };
+  const event = {
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"mode": "chat", "provider": "google-sheets"}',
+    pathParameters: { thing_id: '1' },
+    queryStringParameters: null,
+    ...overrides,
+  };
   try {
     parseRequest(route, event as unknown as APIGatewayProxyEvent);
   } catch (error) {
@@ -47,31 +65,69 @@ describe('FastAPI conformance of 422 items', () => {
 
   it('a wrong enum value is still a literal_error with its input', () => {
     expect(errorsOf({ body: '{"mode": "fax", "provider": "google-sheets"}' })).toEqual([
-      { type: 'literal_error', loc: ['body', 'mode'], msg: "Input should be 'webrtc' or 'chat'", input: 'fax', ctx: { expected: "'webrtc' or 'chat'" } },
+      {
+        type: 'literal_error',
+        loc: ['body', 'mode'],
+        msg: "Input should be 'webrtc' or 'chat'",
+        input: 'fax',
+        ctx: { expected: "'webrtc' or 'chat'" },
+      },
     ]);
   });
 
   it('query and path values are echoed as the strings received', () => {
-    expect(errorsOf({ pathParameters: { thing_id: '0' }, queryStringParameters: { limit: '500', kind: 'c' } })).toEqual([
-      { type: 'greater_than_equal', loc: ['path', 'thing_id'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } },
-      { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '500', ctx: { le: 100 } },
-      { type: 'literal_error', loc: ['query', 'kind'], msg: "Input should be 'a' or 'b'", input: 'c', ctx: { expected: "'a' or 'b'" } },
-    ]);
+    expect(errorsOf({ pathParameters: { thing_id: '0' }, queryStringParameters: { limit: '500', kind: 'c' } })).toEqual(
+      [
+        {
+          type: 'greater_than_equal',
+          loc: ['path', 'thing_id'],
+          msg: 'Input should be greater than or equal to 1',
+          input: '0',
+          ctx: { ge: 1 },
+        },
+        {
+          type: 'less_than_equal',
+          loc: ['query', 'limit'],
+          msg: 'Input should be less than or equal to 100',
+          input: '500',
+          ctx: { le: 100 },
+        },
+        {
+          type: 'literal_error',
+          loc: ['query', 'kind'],
+          msg: "Input should be 'a' or 'b'",
+          input: 'c',
+          ctx: { expected: "'a' or 'b'" },
+        },
+      ],
+    );
   });
 
   it('a rule on a whole object adds no item while one of its fields fails (as a Pydantic model validator)', () => {
     const body = (window: object) => JSON.stringify({ mode: 'chat', provider: 'google-sheets', window });
     expect(errorsOf({ body: body({ start: '10:00', end: '09:00', days: [9] }) })).toEqual([
-      { type: 'less_than_equal', loc: ['body', 'window', 'days', 0], msg: 'Input should be less than or equal to 7', input: 9, ctx: { le: 7 } },
+      {
+        type: 'less_than_equal',
+        loc: ['body', 'window', 'days', 0],
+        msg: 'Input should be less than or equal to 7',
+        input: 9,
+        ctx: { le: 7 },
+      },
     ]);
     expect(errorsOf({ body: body({ start: '10:00', end: '09:00' }) })).toEqual([
-      { type: 'value_error', loc: ['body', 'window'], msg: 'Value error, start must be earlier than end', input: { start: '10:00', end: '09:00' }, ctx: { error: 'start must be earlier than end' } },
+      {
+        type: 'value_error',
+        loc: ['body', 'window'],
+        msg: 'Value error, start must be earlier than end',
+        input: { start: '10:00', end: '09:00' },
+        ctx: { error: 'start must be earlier than end' },
+      },
     ]);
   });
 });
 
 describe('Content-Type of a JSON body', () => {
-  it('another Content-Type gives FastAPI\'s item for a body not read as JSON, with a ctx that says why', () => {
+  it("another Content-Type gives FastAPI's item for a body not read as JSON, with a ctx that says why", () => {
     const text = '{"mode": "chat", "provider": "google-sheets"}';
     expect(errorsOf({ headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: text })).toEqual([
       {
@@ -79,7 +135,10 @@ describe('Content-Type of a JSON body', () => {
         loc: ['body'],
         msg: 'Input should be a valid dictionary or object to extract fields from',
         input: text,
-        ctx: { error: "the body was sent as 'application/x-www-form-urlencoded', not read as JSON: send Content-Type: application/json" },
+        ctx: {
+          error:
+            "the body was sent as 'application/x-www-form-urlencoded', not read as JSON: send Content-Type: application/json",
+        },
       },
     ]);
   });

@@ -26,7 +26,11 @@ async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {
   cleanups.push(fakes.stop);
   let now = BASE;
   const sent: Sent[] = [];
-  const session = new MediaSession({ prepare: fakes.prepare(callInput(input)), send: (message) => sent.push(message as Sent), clock: () => now });
+  const session = new MediaSession({
+    prepare: fakes.prepare(callInput(input)),
+    send: (message) => sent.push(message as Sent),
+    clock: () => now,
+  });
   cleanups.push(async () => void (await session.finish('closed')));
   const caller = new SimulatedCaller({ streamSid: 'MZtest', runRef: '1.2.3' });
   const feed = async (messages: MediaStreamMessage[]) => {
@@ -36,7 +40,8 @@ async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {
       await session.handle(message);
     }
   };
-  const agentLines = () => session.fragments.filter((fragment) => fragment.role === 'assistant').map((fragment) => fragment.text);
+  const agentLines = () =>
+    session.fragments.filter((fragment) => fragment.role === 'assistant').map((fragment) => fragment.text);
   /** The caller says `text` and pauses; resolves once the agent's answer is complete. */
   const say = async (text: string) => {
     const answers = agentLines().length;
@@ -45,7 +50,8 @@ async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {
     await session.idle();
   };
   /** Silence until what the agent sent has played, plus `extraMs`. */
-  const listen = async (extraMs = 200) => feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
+  const listen = async (extraMs = 200) =>
+    feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
   await feed(caller.start());
   await session.opened;
   await session.idle();
@@ -55,7 +61,10 @@ async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {
 describe('voice agent call loop (real SDK clients, local provider fakes)', () => {
   it('greets, hears the caller, uses an HTTP tool, answers from the knowledge base, sets the disposition and hangs up', async () => {
     const { fakes, session, caller, sent, say, listen, feed } = await call({
-      workflowDefinition: { greeting: 'Hi {{initial_context.name}}, this is Ann from Smile.', prompt: 'You book dental visits.' },
+      workflowDefinition: {
+        greeting: 'Hi {{initial_context.name}}, this is Ann from Smile.',
+        prompt: 'You book dental visits.',
+      },
       initialContext: { name: 'Sam' },
       passages: [
         { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
@@ -76,10 +85,18 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
         },
       ],
     });
-    expect(session.fragments[0]).toEqual({ timestamp: new Date(BASE).toISOString(), role: 'assistant', text: 'Hi Sam, this is Ann from Smile.' });
+    expect(session.fragments[0]).toEqual({
+      timestamp: new Date(BASE).toISOString(),
+      role: 'assistant',
+      text: 'Hi Sam, this is Ann from Smile.',
+    });
     const greetingFrames = sent.filter((message) => message.event === 'media');
     expect(greetingFrames.length).toBe('Hi Sam, this is Ann from Smile.'.length); // one 20 ms frame per character
-    expect(greetingFrames.every((frame) => frame.streamSid === 'MZtest' && Buffer.from(frame.media!.payload, 'base64').length === 160)).toBe(true);
+    expect(
+      greetingFrames.every(
+        (frame) => frame.streamSid === 'MZtest' && Buffer.from(frame.media!.payload, 'base64').length === 160,
+      ),
+    ).toBe(true);
     expect(fakes.deepgram.connections[0]?.get('encoding')).toBe('mulaw');
 
     await listen();
@@ -100,32 +117,47 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
       'user: What are your opening hours?',
       'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
       'user: Please check availability for tomorrow.',
-      expect.stringMatching(/^assistant: Done: \{"status":200,"body":"\{\\"ok\\":true,\\"tool_url\\":\\"https:\/\/clinic\.example\/slots\\"/),
+      expect.stringMatching(
+        /^assistant: Done: \{"status":200,"body":"\{\\"ok\\":true,\\"tool_url\\":\\"https:\/\/clinic\.example\/slots\\"/,
+      ),
       'user: Thank you, goodbye.',
       'assistant: Thank you for your time. Goodbye.',
     ]);
     expect(result.fragments[1]!.timestamp).toBe(new Date(BASE + askedAt).toISOString());
     expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
-    expect(fakes.tools.calls).toEqual([{ url: 'https://clinic.example/slots?day=Please+check+availability+for+tomorrow.', method: 'GET', body: '' }]);
+    expect(fakes.tools.calls).toEqual([
+      { url: 'https://clinic.example/slots?day=Please+check+availability+for+tomorrow.', method: 'GET', body: '' },
+    ]);
     expect(fakes.runLogs).toEqual([
       expect.stringMatching(/^Knowledge used for "What are your opening hours\?": \[Hours\] Opening hours/),
       'Knowledge used for "Please check availability for tomorrow.": [Prices] A check-up costs 200 PLN.',
-      expect.stringMatching(/^Tool check_availability called with \{"day":"Please check availability for tomorrow\."\}: \{"status":200/),
+      expect.stringMatching(
+        /^Tool check_availability called with \{"day":"Please check availability for tomorrow\."\}: \{"status":200/,
+      ),
       'Disposition chosen by the agent: confirmed',
     ]);
     // The model saw the prompt, the caller's words, the passage and the tools.
     const lastRequest = fakes.openai.chatRequests.at(-1)!;
     expect(lastRequest.messages[0]!.content).toContain('You are Ann');
     expect(lastRequest.messages[0]!.content).toContain('You book dental visits.');
-    expect(lastRequest.tools!.map((tool) => tool.function.name)).toEqual(['check_availability', 'set_call_disposition', 'save_information', 'end_call']);
+    expect(lastRequest.tools!.map((tool) => tool.function.name)).toEqual([
+      'check_availability',
+      'set_call_disposition',
+      'save_information',
+      'end_call',
+    ]);
     // Streaming: each sentence went to text-to-speech on its own, as soon as it was complete.
     expect(fakes.elevenlabs.texts.slice(-2)).toEqual(['Thank you for your time.', 'Goodbye.']);
     expect(parseWavHeader(result.wav).sampleRate).toBe(8000);
   });
 
   it('stops talking at once when the caller barges in, keeping only the words that played', async () => {
-    const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm a few details with you.';
-    const { session, caller, sent, feed, listen, say } = await call({ workflowConfigurations: { first_message: long }, workflowDefinition: { steps: ['Is this a good time to talk?'] } });
+    const long =
+      'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm a few details with you.';
+    const { session, caller, sent, feed, listen, say } = await call({
+      workflowConfigurations: { first_message: long },
+      workflowDefinition: { steps: ['Is this a good time to talk?'] },
+    });
     expect(session.playbackEndMs).toBe(long.length * 20);
     await feed(caller.silence(500));
     await feed(caller.say('Wait'));
@@ -150,7 +182,10 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
   });
 
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
-    const { session, feed, caller, agentLines, listen } = await call({ workflowDefinition: { greeting: 'Hello.' }, workflowConfigurations: { silence_timeout_seconds: 2 } });
+    const { session, feed, caller, agentLines, listen } = await call({
+      workflowDefinition: { greeting: 'Hello.' },
+      workflowConfigurations: { silence_timeout_seconds: 2 },
+    });
     await feed(caller.silence(2300));
     await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?']));
     await session.idle();
@@ -161,7 +196,10 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
   });
 
   it('ends the call at the maximum call length', async () => {
-    const { session, feed, caller, agentLines } = await call({ workflowDefinition: { greeting: 'Hello.' }, workflowConfigurations: { max_call_seconds: 10, silence_timeout_seconds: 60 } });
+    const { session, feed, caller, agentLines } = await call({
+      workflowDefinition: { greeting: 'Hello.' },
+      workflowConfigurations: { max_call_seconds: 10, silence_timeout_seconds: 60 },
+    });
     await feed(caller.silence(10_100));
     await session.hangUpRequested;
     expect(agentLines()).toEqual(['Hello.', TIME_LIMIT_GOODBYE]);
@@ -176,12 +214,18 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(hangUp.playbackRemainingMs).toBeGreaterThanOrEqual(0);
     const result = await session.finish('closed');
     expect(result.failure).toMatch(/^language model at 127\.0\.0\.1:\d+: 500/);
-    expect(result.fragments.map((fragment) => fragment.text)).toEqual(['Hello, this is Ann. How can I help you?', 'Hello?']);
+    expect(result.fragments.map((fragment) => fragment.text)).toEqual([
+      'Hello, this is Ann. How can I help you?',
+      'Hello?',
+    ]);
     expect(parseWavHeader(result.wav).dataBytes).toBeGreaterThan(8000);
   });
 
   it('fails the call when the speech-to-text stream drops', async () => {
-    const { session, feed, caller } = await call({ workflowDefinition: { greeting: 'Hello.' } }, { deepgram: { dropAfterAudioMs: 200 } });
+    const { session, feed, caller } = await call(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { deepgram: { dropAfterAudioMs: 200 } },
+    );
     await feed(caller.silence(400));
     await session.hangUpRequested;
     expect((await session.finish('closed')).failure).toMatch(/^Deepgram: live stream closed \(1011/);
@@ -192,12 +236,35 @@ describe('call plan', () => {
   it('builds the system prompt from the definition, variables, memories and disposition codes, with default voice settings', () => {
     const plan = buildCallPlan(
       callInput({
-        workflowDefinition: { prompt: 'Remind {{initial_context.name}}.', steps: ['Ask for the date', { say: 'Confirm' }], objections: [{ objection: 'Too busy', answer: 'It takes a minute' }], closing: 'Bye now.' },
+        workflowDefinition: {
+          prompt: 'Remind {{initial_context.name}}.',
+          steps: ['Ask for the date', { say: 'Confirm' }],
+          objections: [{ objection: 'Too busy', answer: 'It takes a minute' }],
+          closing: 'Bye now.',
+        },
         templateContextVariables: { clinic: 'Smile', name: 'patient' },
         initialContext: { name: 'Sam' },
         memories: [
-          { id: 'mem_1', workflow_id: 1, content: 'Prefers mornings', topic: 'habits', due_at: null, done: false, created_at: '', updated_at: '' },
-          { id: 'mem_2', workflow_id: 1, content: 'Old task', topic: '', due_at: null, done: true, created_at: '', updated_at: '' },
+          {
+            id: 'mem_1',
+            workflow_id: 1,
+            content: 'Prefers mornings',
+            topic: 'habits',
+            due_at: null,
+            done: false,
+            created_at: '',
+            updated_at: '',
+          },
+          {
+            id: 'mem_2',
+            workflow_id: 1,
+            content: 'Old task',
+            topic: '',
+            due_at: null,
+            done: true,
+            created_at: '',
+            updated_at: '',
+          },
         ],
       }),
     );
@@ -209,8 +276,18 @@ describe('call plan', () => {
     expect(plan.systemPrompt).not.toContain('Old task');
     expect(plan.systemPrompt).toContain('- confirmed: Visit confirmed');
     expect(plan.systemPrompt).toContain('say "Bye now." and call end_call');
-    expect(plan.settings).toEqual({ language: 'en', voice: undefined, model: undefined, temperature: 0.4, firstMessage: undefined, maxCallMs: 600_000, silenceTimeoutMs: 8000 });
-    expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({ properties: { code: { enum: ['confirmed', 'declined'] } } });
+    expect(plan.settings).toEqual({
+      language: 'en',
+      voice: undefined,
+      model: undefined,
+      temperature: 0.4,
+      firstMessage: undefined,
+      maxCallMs: 600_000,
+      silenceTimeoutMs: 8000,
+    });
+    expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({
+      properties: { code: { enum: ['confirmed', 'declined'] } },
+    });
   });
 
   it('cuts spoken text at whole words and finds sentence ends', () => {
@@ -224,8 +301,17 @@ describe('call plan', () => {
 
 describe('providersFromEnvironment', () => {
   it('refuses to start without the provider secrets, naming each one', () => {
-    expect(() => providersFromEnvironment({})).toThrow(/missing provider settings DEEPGRAM_API_KEY, LLM_API_KEY, LLM_API_URL, ELEVENLABS_API_KEY/);
-    expect(() => providersFromEnvironment({ DEEPGRAM_API_KEY: 'k', LLM_API_KEY: 'k', LLM_API_URL: 'https://api.openai.com/v1', TTS_PROVIDER: 'openai' })).not.toThrow();
+    expect(() => providersFromEnvironment({})).toThrow(
+      /missing provider settings DEEPGRAM_API_KEY, LLM_API_KEY, LLM_API_URL, ELEVENLABS_API_KEY/,
+    );
+    expect(() =>
+      providersFromEnvironment({
+        DEEPGRAM_API_KEY: 'k',
+        LLM_API_KEY: 'k',
+        LLM_API_URL: 'https://api.openai.com/v1',
+        TTS_PROVIDER: 'openai',
+      }),
+    ).not.toThrow();
     expect(() => providersFromEnvironment({ TTS_PROVIDER: 'scripted' })).toThrow(/TTS_PROVIDER must be/);
   });
 });

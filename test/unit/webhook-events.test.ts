@@ -1,11 +1,17 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { sampleEvent, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/webhook-events.ts';
+import {
+  sampleEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from '../../shared/schemas/webhook-events.ts';
 import { FUNCTION_GROUPS } from '../../shared/api/function-groups.ts';
 import { deliveriesOf } from '../../shared/services/webhook-fanout.ts';
 import { signatureHeader } from '../../shared/services/webhooks.ts';
 
-const completed = (status: string) => ({ ...sampleEvent('call.completed', 3), data: { ...sampleEvent('call.completed', 3).data, status } }) as WebhookEvent;
+const completed = (status: string) =>
+  ({ ...sampleEvent('call.completed', 3), data: { ...sampleEvent('call.completed', 3).data, status } }) as WebhookEvent;
 
 describe('event catalogue', () => {
   it.each(WEBHOOK_EVENT_TYPES)('the %s sample matches its payload schema', (type) => {
@@ -17,26 +23,54 @@ describe('deliveriesOf', () => {
   it.each([
     ['a completed call', completed('completed'), [['call.completed', '3-1001']]],
     ['a busy call', completed('busy'), [['call.completed', '3-1001']]],
-    ['a failed call: also call.failed', completed('failed'), [['call.completed', '3-1001'], ['call.failed', 'call.failed-3-1001']]],
+    [
+      'a failed call: also call.failed',
+      completed('failed'),
+      [
+        ['call.completed', '3-1001'],
+        ['call.failed', 'call.failed-3-1001'],
+      ],
+    ],
     ['an answered call', sampleEvent('call.started', 3), [['call.started', 'call.started-3-1001']]],
-    ['a completed campaign', sampleEvent('campaign.completed', 3), [['campaign.completed', `campaign.completed-3-7-${Date.parse('2026-11-23T10:15:42.000Z')}`]]],
-    ['a paused campaign', sampleEvent('campaign.paused', 3), [['campaign.paused', `campaign.paused-3-7-${Date.parse('2026-11-23T10:15:42.000Z')}`]]],
+    [
+      'a completed campaign',
+      sampleEvent('campaign.completed', 3),
+      [['campaign.completed', `campaign.completed-3-7-${Date.parse('2026-11-23T10:15:42.000Z')}`]],
+    ],
+    [
+      'a paused campaign',
+      sampleEvent('campaign.paused', 3),
+      [['campaign.paused', `campaign.paused-3-7-${Date.parse('2026-11-23T10:15:42.000Z')}`]],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);
-    for (const delivery of deliveries) expect(delivery.run).toEqual(delivery.event.type.startsWith('call.') ? { organizationId: 3, agentId: 42, runId: 1001 } : null);
+    for (const delivery of deliveries)
+      expect(delivery.run).toEqual(
+        delivery.event.type.startsWith('call.') ? { organizationId: 3, agentId: 42, runId: 1001 } : null,
+      );
   });
 
   it('is deterministic: the same event gives the same keys', () => {
-    expect(deliveriesOf(completed('failed')).map((d) => d.eventKey)).toEqual(deliveriesOf(completed('failed')).map((d) => d.eventKey));
+    expect(deliveriesOf(completed('failed')).map((d) => d.eventKey)).toEqual(
+      deliveriesOf(completed('failed')).map((d) => d.eventKey),
+    );
   });
 });
 
 describe('signatureHeader', () => {
   const body = JSON.stringify(sampleEvent('call.completed'));
   const at = new Date();
-  const headers = (signature: string) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature });
-  const [oldSecret, newSecret, other] = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD', 'whsec_dGhpcyBpcyBhbm90aGVyIHNlY3JldCE='];
+  const headers = (signature: string) => ({
+    'webhook-id': 'msg_1',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  });
+  const [oldSecret, newSecret, other] = [
+    'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
+    'whsec_dGhpcyBpcyBhbm90aGVyIHNlY3JldCE=',
+  ];
 
   it('signs once per secret, space-separated; receivers holding either secret verify', () => {
     const signature = signatureHeader([newSecret, oldSecret], 'msg_1', at, body);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideAfterAttempt, MAX_ATTEMPTS, parseRetryAfter, type AttemptResult } from '../../shared/domain/webhook-retry.ts';
+import {
+  decideAfterAttempt,
+  MAX_ATTEMPTS,
+  parseRetryAfter,
+  type AttemptResult,
+} from '../../shared/domain/webhook-retry.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const status = (code: number, retryAfter?: string): AttemptResult => ({ kind: 'response', status: code, retryAfter });
@@ -16,8 +21,20 @@ describe('webhook delivery decisions', () => {
     ['jitter low end −10 %', 4, status(500), 0, { action: 'retry', delaySeconds: 6480 }],
     ['jitter high end +10 %', 4, status(500), 1, { action: 'retry', delaySeconds: 7920 }],
     ['Retry-After longer than the schedule wins', 1, status(429, '120'), 0.5, { action: 'retry', delaySeconds: 120 }],
-    ['Retry-After shorter than the schedule is not honoured early', 2, status(429, '10'), 0.5, { action: 'retry', delaySeconds: 300 }],
-    ['Retry-After as an HTTP date', 1, status(503, 'Sun, 22 Nov 2026 12:10:00 GMT'), 0.5, { action: 'retry', delaySeconds: 600 }],
+    [
+      'Retry-After shorter than the schedule is not honoured early',
+      2,
+      status(429, '10'),
+      0.5,
+      { action: 'retry', delaySeconds: 300 },
+    ],
+    [
+      'Retry-After as an HTTP date',
+      1,
+      status(503, 'Sun, 22 Nov 2026 12:10:00 GMT'),
+      0.5,
+      { action: 'retry', delaySeconds: 600 },
+    ],
     ['Retry-After is capped at 24 h', 1, status(503, '999999'), 0.5, { action: 'retry', delaySeconds: 86400 }],
   ])('%s', (_name, attempt, result, random, expected) => {
     expect(decideAfterAttempt(attempt, result, now, random)).toEqual(expected);

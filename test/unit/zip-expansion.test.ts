@@ -4,7 +4,10 @@ import { RequestValidationError } from '../../shared/http/validation-error.ts';
 import { extractDocumentText, MAX_DOCX_EXPANDED_BYTES } from '../../shared/services/text-extraction.ts';
 import { ArchiveTooLargeError, expandedSize, MalformedArchiveError } from '../../shared/services/zip-expansion.ts';
 
-async function zip(entries: Record<string, string | Buffer>, compression: 'DEFLATE' | 'STORE' = 'DEFLATE'): Promise<Buffer> {
+async function zip(
+  entries: Record<string, string | Buffer>,
+  compression: 'DEFLATE' | 'STORE' = 'DEFLATE',
+): Promise<Buffer> {
   const archive = new JSZip();
   for (const [name, content] of Object.entries(entries)) archive.file(name, content);
   return archive.generateAsync({ type: 'nodebuffer', compression });
@@ -35,9 +38,19 @@ describe('expandedSize', () => {
 
 describe('extractDocumentText with a DOCX bomb', () => {
   it('is a 422 on the file, not gigabytes of memory', async () => {
-    const bomb = await zip({ '[Content_Types].xml': '<Types/>', 'word/document.xml': Buffer.alloc(MAX_DOCX_EXPANDED_BYTES + 1) });
-    const error = await extractDocumentText({ fieldName: 'file', fileName: 'bomb.docx', contentType: 'application/octet-stream', data: bomb }, 'knowledge').catch((caught: unknown) => caught);
+    const bomb = await zip({
+      '[Content_Types].xml': '<Types/>',
+      'word/document.xml': Buffer.alloc(MAX_DOCX_EXPANDED_BYTES + 1),
+    });
+    const error = await extractDocumentText(
+      { fieldName: 'file', fileName: 'bomb.docx', contentType: 'application/octet-stream', data: bomb },
+      'knowledge',
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
-    expect((error as RequestValidationError).items[0]).toMatchObject({ type: 'value_error', loc: ['body', 'file'], msg: `Value error, the archive expands to more than ${MAX_DOCX_EXPANDED_BYTES} bytes` });
+    expect((error as RequestValidationError).items[0]).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'file'],
+      msg: `Value error, the archive expands to more than ${MAX_DOCX_EXPANDED_BYTES} bytes`,
+    });
   });
 });

@@ -59,7 +59,8 @@ export function renderTemplate(text: string, variables: Record<string, unknown>)
   });
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() ? value.trim() : undefined;
 const strings = (value: unknown): string[] =>
   Array.isArray(value)
     ? value.flatMap((item: unknown) => {
@@ -70,7 +71,10 @@ const strings = (value: unknown): string[] =>
     : [];
 
 /** Voice settings from `workflow_configurations`, defaults where absent or invalid. */
-export function voiceSettings(configurations: Record<string, unknown>, workflowDefinition: Record<string, unknown>): VoiceSettings {
+export function voiceSettings(
+  configurations: Record<string, unknown>,
+  workflowDefinition: Record<string, unknown>,
+): VoiceSettings {
   const parsed = WorkflowConfigurations.safeParse(configurations);
   const settings = parsed.success ? parsed.data : {};
   return {
@@ -91,14 +95,22 @@ function builtInTools(dispositionCodes: string[], dataToCollect: string[]): Tool
           {
             name: 'set_call_disposition',
             description: 'Record how the call went. Call it once the outcome is clear, before end_call.',
-            parameters: { type: 'object', properties: { code: { type: 'string', enum: dispositionCodes } }, required: ['code'] },
+            parameters: {
+              type: 'object',
+              properties: { code: { type: 'string', enum: dispositionCodes } },
+              required: ['code'],
+            },
           },
         ]
       : []),
     {
       name: 'save_information',
       description: `Save a piece of information the caller gave${dataToCollect.length ? ` (to collect: ${dataToCollect.join('; ')})` : ''}.`,
-      parameters: { type: 'object', properties: { key: { type: 'string', description: 'snake_case name' }, value: { type: 'string' } }, required: ['key', 'value'] },
+      parameters: {
+        type: 'object',
+        properties: { key: { type: 'string', description: 'snake_case name' }, value: { type: 'string' } },
+        required: ['key', 'value'],
+      },
     },
     {
       name: 'end_call',
@@ -118,19 +130,31 @@ export function buildCallPlan(input: CallInput): CallPlan {
   const dispositionCodes = Object.keys(input.dispositionCodes).sort();
   const dataToCollect = strings(definition.data_to_collect);
   const steps = strings(definition.steps);
-  const objections = Array.isArray(definition.objections) ? (definition.objections as { objection?: unknown; answer?: unknown }[]).filter((item) => text(item?.objection) && text(item?.answer)) : [];
+  const objections = Array.isArray(definition.objections)
+    ? (definition.objections as { objection?: unknown; answer?: unknown }[]).filter(
+        (item) => text(item?.objection) && text(item?.answer),
+      )
+    : [];
   const mandatory = strings(definition.mandatory_phrases);
   const memories = input.memories.filter((memory) => !memory.done);
 
   const sections = [
     `You are ${input.agentName}, a voice agent on a phone call. Speak ${settings.language}. Answer in one to three short spoken sentences: no lists, no markup.`,
     text(definition.prompt) && render(text(definition.prompt)!),
-    steps.length && `Conversation plan, in order:\n${steps.map((step, index) => `${index + 1}. ${render(step)}`).join('\n')}`,
-    objections.length && `Answers to objections:\n${objections.map((item) => `- "${item.objection}": ${render(String(item.answer))}`).join('\n')}`,
-    mandatory.length && `Say these phrases during the call:\n${mandatory.map((phrase) => `- ${render(phrase)}`).join('\n')}`,
-    dataToCollect.length && `Collect and save with save_information:\n${dataToCollect.map((item) => `- ${item}`).join('\n')}`,
-    Object.keys(variables).length && `Call details:\n${Object.entries(variables).map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('\n')}`,
-    memories.length && `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
+    steps.length &&
+      `Conversation plan, in order:\n${steps.map((step, index) => `${index + 1}. ${render(step)}`).join('\n')}`,
+    objections.length &&
+      `Answers to objections:\n${objections.map((item) => `- "${item.objection}": ${render(String(item.answer))}`).join('\n')}`,
+    mandatory.length &&
+      `Say these phrases during the call:\n${mandatory.map((phrase) => `- ${render(phrase)}`).join('\n')}`,
+    dataToCollect.length &&
+      `Collect and save with save_information:\n${dataToCollect.map((item) => `- ${item}`).join('\n')}`,
+    Object.keys(variables).length &&
+      `Call details:\n${Object.entries(variables)
+        .map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join('\n')}`,
+    memories.length &&
+      `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
     dispositionCodes.length &&
       `When the outcome is clear, record it with set_call_disposition, one of:\n${dispositionCodes.map((code) => `- ${code}: ${typeof input.dispositionCodes[code] === 'string' ? input.dispositionCodes[code] : JSON.stringify(input.dispositionCodes[code])}`).join('\n')}`,
     `When the conversation is over, say "${render(text(definition.closing) ?? DEFAULT_CLOSING)}" and call end_call.`,
@@ -140,11 +164,19 @@ export function buildCallPlan(input: CallInput): CallPlan {
   return {
     settings,
     systemPrompt: sections.join('\n\n'),
-    tools: [...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), ...builtInTools(dispositionCodes, dataToCollect)],
+    tools: [
+      ...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+      ...builtInTools(dispositionCodes, dataToCollect),
+    ],
     httpTools,
     dispositionCodes,
     silencePrompt: render(text(definition.silence_prompt) ?? DEFAULT_SILENCE_PROMPT),
-    knowledge: (query) => rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({ title, text: passage, score })),
+    knowledge: (query) =>
+      rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({
+        title,
+        text: passage,
+        score,
+      })),
   };
 }
 

@@ -44,7 +44,8 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
 }
 
-export type ModelEvent = { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: string };
+export type ModelEvent =
+  { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: string };
 
 export interface ModelRequest {
   model: string;

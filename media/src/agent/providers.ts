@@ -32,7 +32,10 @@ export class DeepgramSpeechToText implements SpeechToText {
   private readonly model: string;
 
   constructor(settings: { apiKey: string; baseUrl?: string; model?: string }) {
-    this.client = new DeepgramClient({ apiKey: settings.apiKey, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) });
+    this.client = new DeepgramClient({
+      apiKey: settings.apiKey,
+      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    });
     this.model = settings.model ?? 'nova-3';
   }
 
@@ -77,7 +80,9 @@ export class DeepgramSpeechToText implements SpeechToText {
       await socket.waitForOpen();
     } catch (error) {
       closing = true;
-      throw new ProviderError(this.name, `could not open the live stream: ${(error as Error).message}`, { cause: error });
+      throw new ProviderError(this.name, `could not open the live stream: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return {
       send: (mulaw) => {
@@ -99,7 +104,13 @@ export class OpenAiChatModel implements LanguageModel {
   private readonly client: OpenAI;
 
   constructor(settings: { apiUrl: string; apiKey: string; model: string; fetch?: typeof fetch; name?: string }) {
-    this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.apiUrl, maxRetries: 1, timeout: 20_000, ...(settings.fetch ? { fetch: settings.fetch } : {}) });
+    this.client = new OpenAI({
+      apiKey: settings.apiKey,
+      baseURL: settings.apiUrl,
+      maxRetries: 1,
+      timeout: 20_000,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
     this.defaultModel = settings.model;
     this.name = settings.name ?? `language model at ${new URL(settings.apiUrl).host}`;
   }
@@ -113,7 +124,9 @@ export class OpenAiChatModel implements LanguageModel {
           temperature: request.temperature,
           messages: request.messages,
           stream: true,
-          ...(request.tools.length ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: tool })) } : {}),
+          ...(request.tools.length
+            ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: tool })) }
+            : {}),
         },
         { signal },
       );
@@ -143,12 +156,21 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
   private readonly model: string;
 
   constructor(settings: { apiKey: string; baseUrl?: string; voice?: string; model?: string }) {
-    this.client = new ElevenLabsClient({ apiKey: settings.apiKey, maxRetries: 0, timeoutInSeconds: 15, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) });
+    this.client = new ElevenLabsClient({
+      apiKey: settings.apiKey,
+      maxRetries: 0,
+      timeoutInSeconds: 15,
+      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    });
     this.defaultVoice = settings.voice ?? 'JBFqnCBsd6RMkjVDRZzb';
     this.model = settings.model ?? 'eleven_flash_v2_5';
   }
 
-  async *stream(text: string, options: { voice?: string; language: string }, signal: AbortSignal): AsyncIterable<Uint8Array> {
+  async *stream(
+    text: string,
+    options: { voice?: string; language: string },
+    signal: AbortSignal,
+  ): AsyncIterable<Uint8Array> {
     try {
       // ulaw_8000 is the telephony format itself: no transcoding.
       const audio = await this.client.textToSpeech.stream(
@@ -177,9 +199,16 @@ export class OpenAiTextToSpeech implements TextToSpeech {
     this.model = settings.model ?? 'gpt-4o-mini-tts';
   }
 
-  async *stream(text: string, options: { voice?: string; language: string }, signal: AbortSignal): AsyncIterable<Uint8Array> {
+  async *stream(
+    text: string,
+    options: { voice?: string; language: string },
+    signal: AbortSignal,
+  ): AsyncIterable<Uint8Array> {
     try {
-      const response = await this.client.audio.speech.create({ model: this.model, voice: options.voice ?? this.defaultVoice, input: text, response_format: 'pcm' }, { signal });
+      const response = await this.client.audio.speech.create(
+        { model: this.model, voice: options.voice ?? this.defaultVoice, input: text, response_format: 'pcm' },
+        { signal },
+      );
       if (!response.body) return;
       let carry = Buffer.alloc(0);
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -187,7 +216,10 @@ export class OpenAiTextToSpeech implements TextToSpeech {
         const usable = bytes.length - (bytes.length % 6); // 3 samples of 2 bytes -> 1 sample
         carry = bytes.subarray(usable);
         const out = new Int16Array(usable / 6);
-        for (let i = 0; i < out.length; i++) out[i] = Math.round((bytes.readInt16LE(i * 6) + bytes.readInt16LE(i * 6 + 2) + bytes.readInt16LE(i * 6 + 4)) / 3);
+        for (let i = 0; i < out.length; i++)
+          out[i] = Math.round(
+            (bytes.readInt16LE(i * 6) + bytes.readInt16LE(i * 6 + 2) + bytes.readInt16LE(i * 6 + 4)) / 3,
+          );
         if (out.length) yield encodeMulaw(out);
       }
     } catch (error) {
@@ -209,7 +241,8 @@ export const PROVIDER_SECRETS = ['DEEPGRAM_API_KEY', 'LLM_API_KEY'] as const;
  */
 export function providersFromEnvironment(env: NodeJS.ProcessEnv = process.env): CallProviders {
   const ttsProvider = env.TTS_PROVIDER ?? 'elevenlabs';
-  if (ttsProvider !== 'elevenlabs' && ttsProvider !== 'openai') throw new Error(`TTS_PROVIDER must be 'elevenlabs' or 'openai', not '${ttsProvider}'`);
+  if (ttsProvider !== 'elevenlabs' && ttsProvider !== 'openai')
+    throw new Error(`TTS_PROVIDER must be 'elevenlabs' or 'openai', not '${ttsProvider}'`);
   const needed = [...PROVIDER_SECRETS, 'LLM_API_URL', ...(ttsProvider === 'elevenlabs' ? ['ELEVENLABS_API_KEY'] : [])];
   const missing = needed.filter((name) => !env[name]?.trim());
   if (missing.length) {
@@ -218,14 +251,32 @@ export function providersFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
         'On AWS put the keys into the VoiceProvidersSecret secret (JSON keys deepgramApiKey, llmApiKey, elevenLabsApiKey) and set the llmApiUrl context value; see README "Voice agent".',
     );
   }
-  const llm = new OpenAiChatModel({ apiUrl: env.LLM_API_URL!, apiKey: env.LLM_API_KEY!, model: env.LLM_MODEL ?? 'gpt-4o-mini' });
+  const llm = new OpenAiChatModel({
+    apiUrl: env.LLM_API_URL!,
+    apiKey: env.LLM_API_KEY!,
+    model: env.LLM_MODEL ?? 'gpt-4o-mini',
+  });
   return {
-    stt: new DeepgramSpeechToText({ apiKey: env.DEEPGRAM_API_KEY!, baseUrl: env.DEEPGRAM_API_URL || undefined, model: env.DEEPGRAM_MODEL || undefined }),
+    stt: new DeepgramSpeechToText({
+      apiKey: env.DEEPGRAM_API_KEY!,
+      baseUrl: env.DEEPGRAM_API_URL || undefined,
+      model: env.DEEPGRAM_MODEL || undefined,
+    }),
     llm,
     tts:
       ttsProvider === 'elevenlabs'
-        ? new ElevenLabsTextToSpeech({ apiKey: env.ELEVENLABS_API_KEY!, baseUrl: env.ELEVENLABS_API_URL || undefined, voice: env.TTS_VOICE || undefined, model: env.ELEVENLABS_MODEL || undefined })
-        : new OpenAiTextToSpeech({ apiUrl: env.LLM_API_URL!, apiKey: env.LLM_API_KEY!, voice: env.TTS_VOICE || undefined, model: env.OPENAI_TTS_MODEL || undefined }),
+        ? new ElevenLabsTextToSpeech({
+            apiKey: env.ELEVENLABS_API_KEY!,
+            baseUrl: env.ELEVENLABS_API_URL || undefined,
+            voice: env.TTS_VOICE || undefined,
+            model: env.ELEVENLABS_MODEL || undefined,
+          })
+        : new OpenAiTextToSpeech({
+            apiUrl: env.LLM_API_URL!,
+            apiKey: env.LLM_API_KEY!,
+            voice: env.TTS_VOICE || undefined,
+            model: env.OPENAI_TTS_MODEL || undefined,
+          }),
   };
 }
 
@@ -233,15 +284,40 @@ export function providersFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
  * Speech providers with an organization's own keys (PUT /speech-keys/{provider}), at the platform's
  * URLs, models and voice: Deepgram for speech to text; ElevenLabs, else OpenAI speech, for text to speech.
  */
-export function organizationSpeechProviders(env: NodeJS.ProcessEnv, keys: OrganizationSpeechKeys): Partial<Pick<CallProviders, 'stt' | 'tts'>> {
+export function organizationSpeechProviders(
+  env: NodeJS.ProcessEnv,
+  keys: OrganizationSpeechKeys,
+): Partial<Pick<CallProviders, 'stt' | 'tts'>> {
   const { deepgram, elevenlabs, openai } = keys;
   const voice = env.TTS_VOICE || undefined;
   return {
-    ...(deepgram ? { stt: new DeepgramSpeechToText({ apiKey: deepgram.apiKey, baseUrl: env.DEEPGRAM_API_URL || undefined, model: env.DEEPGRAM_MODEL || undefined }) } : {}),
+    ...(deepgram
+      ? {
+          stt: new DeepgramSpeechToText({
+            apiKey: deepgram.apiKey,
+            baseUrl: env.DEEPGRAM_API_URL || undefined,
+            model: env.DEEPGRAM_MODEL || undefined,
+          }),
+        }
+      : {}),
     ...(elevenlabs
-      ? { tts: new ElevenLabsTextToSpeech({ apiKey: elevenlabs.apiKey, baseUrl: env.ELEVENLABS_API_URL || undefined, voice, model: env.ELEVENLABS_MODEL || undefined }) }
+      ? {
+          tts: new ElevenLabsTextToSpeech({
+            apiKey: elevenlabs.apiKey,
+            baseUrl: env.ELEVENLABS_API_URL || undefined,
+            voice,
+            model: env.ELEVENLABS_MODEL || undefined,
+          }),
+        }
       : openai
-        ? { tts: new OpenAiTextToSpeech({ apiUrl: openai.apiUrl ?? 'https://api.openai.com/v1', apiKey: openai.apiKey, voice, model: env.OPENAI_TTS_MODEL || undefined }) }
+        ? {
+            tts: new OpenAiTextToSpeech({
+              apiUrl: openai.apiUrl ?? 'https://api.openai.com/v1',
+              apiKey: openai.apiKey,
+              voice,
+              model: env.OPENAI_TTS_MODEL || undefined,
+            }),
+          }
         : {}),
   };
 }

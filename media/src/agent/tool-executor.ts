@@ -15,7 +15,12 @@ export interface ToolExecutorOptions {
   fetch?: typeof fetch;
 }
 
-export async function executeHttpTool(orgId: number, tool: ToolRecord, argumentsJson: string, options: ToolExecutorOptions = {}): Promise<string> {
+export async function executeHttpTool(
+  orgId: number,
+  tool: ToolRecord,
+  argumentsJson: string,
+  options: ToolExecutorOptions = {},
+): Promise<string> {
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(argumentsJson || '{}');
@@ -27,7 +32,11 @@ export async function executeHttpTool(orgId: number, tool: ToolRecord, arguments
   try {
     const { status, body } = await callTool(orgId, tool, args, options.fetch);
     const truncated = body.length > TOOL_ANSWER_MAX_CHARACTERS;
-    return JSON.stringify({ status, body: body.slice(0, TOOL_ANSWER_MAX_CHARACTERS), ...(truncated ? { truncated: true } : {}) });
+    return JSON.stringify({
+      status,
+      body: body.slice(0, TOOL_ANSWER_MAX_CHARACTERS),
+      ...(truncated ? { truncated: true } : {}),
+    });
   } catch (error) {
     return JSON.stringify({ error: `The tool could not be reached: ${(error as Error).message}` });
   }

@@ -35,7 +35,9 @@ export function synthesizeSpeech(text: string): Int16Array {
     const high = HIGH_BINS[symbol % 10]!;
     for (let i = 0; i < FRAME_SAMPLES; i++) {
       const t = i / FRAME_SAMPLES;
-      out[index * FRAME_SAMPLES + i] = Math.round(TONE_AMPLITUDE * (Math.sin(2 * Math.PI * low * t) + Math.sin(2 * Math.PI * high * t)));
+      out[index * FRAME_SAMPLES + i] = Math.round(
+        TONE_AMPLITUDE * (Math.sin(2 * Math.PI * low * t) + Math.sin(2 * Math.PI * high * t)),
+      );
     }
   });
   return out;

@@ -35,8 +35,10 @@ export interface WavHeader {
 /** Parses the canonical 44-byte header written by encodeWav; throws on anything else. */
 export function parseWavHeader(buffer: Buffer): WavHeader {
   if (buffer.length < WAV_HEADER_BYTES) throw new Error('WAV too short');
-  if (buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a RIFF/WAVE file');
-  if (buffer.toString('ascii', 12, 16) !== 'fmt ' || buffer.toString('ascii', 36, 40) !== 'data') throw new Error('unexpected WAV chunk layout');
+  if (buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a RIFF/WAVE file');
+  if (buffer.toString('ascii', 12, 16) !== 'fmt ' || buffer.toString('ascii', 36, 40) !== 'data')
+    throw new Error('unexpected WAV chunk layout');
   if (buffer.readUInt16LE(20) !== 1) throw new Error('not PCM');
   return {
     sampleRate: buffer.readUInt32LE(24),

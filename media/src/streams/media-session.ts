@@ -207,7 +207,8 @@ export class MediaSession {
       this.ended = true;
       await this.ready;
       // The caller hung up: an answer still playing was cut there.
-      if (this.reply && this.reply.bargedInAtMs === null && !this.wantsHangUp) this.reply.bargedInAtMs = this.elapsedMs();
+      if (this.reply && this.reply.bargedInAtMs === null && !this.wantsHangUp)
+        this.reply.bargedInAtMs = this.elapsedMs();
       this.reply?.controller.abort();
       await this.idle();
       await this.stt?.close().catch(() => {});
@@ -382,7 +383,10 @@ export class MediaSession {
       this.unplayed = this.unplayed.filter((frame) => frame.atMs < now);
       this.outboundCursorMs = now;
     }
-    this.log('info', by === 'caller' ? 'barge-in: agent audio cleared' : 'agent interrupted', { runRef: this.runRef, atMs: now });
+    this.log('info', by === 'caller' ? 'barge-in: agent audio cleared' : 'agent interrupted', {
+      runRef: this.runRef,
+      atMs: now,
+    });
   }
 
   private endOfCallerTurn(): void {
@@ -400,7 +404,17 @@ export class MediaSession {
   private startReply(input: { say: string; hangUp?: boolean } | { userText: string | null }): void {
     const previous = this.reply;
     previous?.controller.abort();
-    const reply: Reply = { controller: new AbortController(), segments: [], speech: Promise.resolve(), bargedInAtMs: null, hangUp: false, finalText: '', fragment: null, historyMessage: null, done: Promise.resolve() };
+    const reply: Reply = {
+      controller: new AbortController(),
+      segments: [],
+      speech: Promise.resolve(),
+      bargedInAtMs: null,
+      hangUp: false,
+      finalText: '',
+      fragment: null,
+      historyMessage: null,
+      done: Promise.resolve(),
+    };
     reply.done = (async () => {
       await previous?.done;
       if (this.ended) return;
@@ -427,13 +441,22 @@ export class MediaSession {
     const call = this.call!;
     const { plan, providers } = call;
     const passages = userText ? plan.knowledge(userText) : [];
-    if (passages.length) call.runLog?.('INFO', `Knowledge used for "${userText}": ${passages.map((passage) => `[${passage.title}] ${passage.text.slice(0, 120)}`).join(' | ')}`);
+    if (passages.length)
+      call.runLog?.(
+        'INFO',
+        `Knowledge used for "${userText}": ${passages.map((passage) => `[${passage.title}] ${passage.text.slice(0, 120)}`).join(' | ')}`,
+      );
     const system = plan.systemPrompt + knowledgeSection(passages);
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       let text = '';
       let unspoken = '';
       const toolCalls: { id: string; name: string; arguments: string }[] = [];
-      const request = { model: plan.settings.model ?? providers.llm.defaultModel, temperature: plan.settings.temperature, tools: plan.tools, messages: [{ role: 'system' as const, content: system }, ...this.history] };
+      const request = {
+        model: plan.settings.model ?? providers.llm.defaultModel,
+        temperature: plan.settings.temperature,
+        tools: plan.tools,
+        messages: [{ role: 'system' as const, content: system }, ...this.history],
+      };
       for await (const event of providers.llm.stream(request, reply.controller.signal)) {
         if (event.type === 'tool_call') {
           toolCalls.push(event);
@@ -456,9 +479,14 @@ export class MediaSession {
       this.history.push({
         role: 'assistant',
         content: text || null,
-        tool_calls: toolCalls.map((toolCall) => ({ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } })),
+        tool_calls: toolCalls.map((toolCall) => ({
+          id: toolCall.id,
+          type: 'function',
+          function: { name: toolCall.name, arguments: toolCall.arguments },
+        })),
       });
-      for (const toolCall of toolCalls) this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: await this.runTool(reply, toolCall) });
+      for (const toolCall of toolCalls)
+        this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: await this.runTool(reply, toolCall) });
       if (reply.hangUp || reply.controller.signal.aborted) return;
     }
   }
@@ -469,14 +497,16 @@ export class MediaSession {
     switch (toolCall.name) {
       case 'set_call_disposition': {
         const code = String(args.code ?? '');
-        if (!call.plan.dispositionCodes.includes(code)) return JSON.stringify({ error: `code must be one of ${call.plan.dispositionCodes.join(', ')}` });
+        if (!call.plan.dispositionCodes.includes(code))
+          return JSON.stringify({ error: `code must be one of ${call.plan.dispositionCodes.join(', ')}` });
         this.gathered.call_disposition = code;
         call.runLog?.('INFO', `Disposition chosen by the agent: ${code}`);
         return JSON.stringify({ ok: true });
       }
       case 'save_information': {
         const key = String(args.key ?? '').trim();
-        if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(key) || key === 'call_disposition') return JSON.stringify({ error: 'key must be a snake_case name other than call_disposition' });
+        if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(key) || key === 'call_disposition')
+          return JSON.stringify({ error: 'key must be a snake_case name other than call_disposition' });
         this.gathered[key] = args.value;
         return JSON.stringify({ ok: true });
       }
@@ -509,10 +539,15 @@ export class MediaSession {
         this.outboundCursorMs = atMs + MS_PER_FRAME;
         this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
       };
-      for await (const chunk of providers.tts.stream(spoken, { voice: plan.settings.voice, language: plan.settings.language }, reply.controller.signal)) {
+      for await (const chunk of providers.tts.stream(
+        spoken,
+        { voice: plan.settings.voice, language: plan.settings.language },
+        reply.controller.signal,
+      )) {
         if (reply.controller.signal.aborted || this.ended) return;
         let bytes = Buffer.concat([carry, chunk]);
-        for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES)) sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
+        for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES))
+          sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
         carry = bytes;
       }
       if (reply.controller.signal.aborted || this.ended) return;
@@ -536,7 +571,8 @@ export class MediaSession {
       this.history.push(reply.historyMessage);
     }
     this.lastReply = reply;
-    if (reply.segments.length) this.send({ event: 'mark', streamSid: this.streamSid, mark: { name: `reply-${++this.markCount}` } });
+    if (reply.segments.length)
+      this.send({ event: 'mark', streamSid: this.streamSid, mark: { name: `reply-${++this.markCount}` } });
     if (reply.hangUp && cutAt === null && !this.wantsHangUp && !this.ended) this.hangUp();
   }
 
@@ -594,7 +630,11 @@ function spokenText(reply: Reply): string {
   const cutAt = reply.bargedInAtMs;
   return reply.segments
     .filter((segment) => cutAt === null || segment.startMs < cutAt)
-    .map((segment) => (cutAt !== null && cutAt < segment.endMs ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs)) : segment.text))
+    .map((segment) =>
+      cutAt !== null && cutAt < segment.endMs
+        ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs))
+        : segment.text,
+    )
     .filter(Boolean)
     .join(' ');
 }

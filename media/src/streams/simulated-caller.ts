@@ -72,7 +72,12 @@ export class SimulatedCaller {
         event: 'media',
         sequenceNumber: this.nextSequence(),
         streamSid: this.streamSid,
-        media: { track: 'inbound', chunk: String(++this.chunk), timestamp: String(this.elapsedMs), payload: encodeMulaw(frame).toString('base64') },
+        media: {
+          track: 'inbound',
+          chunk: String(++this.chunk),
+          timestamp: String(this.elapsedMs),
+          payload: encodeMulaw(frame).toString('base64'),
+        },
       };
       this.elapsedMs += FRAME_MS;
       return message;
@@ -84,7 +89,12 @@ export class SimulatedCaller {
   }
 
   stop(): MediaStreamMessage {
-    return { event: 'stop', sequenceNumber: this.nextSequence(), streamSid: this.streamSid, stop: { callSid: this.callSid } };
+    return {
+      event: 'stop',
+      sequenceNumber: this.nextSequence(),
+      streamSid: this.streamSid,
+      stop: { callSid: this.callSid },
+    };
   }
 
   private nextSequence(): string {

@@ -123,7 +123,10 @@ export function attachMediaStreams(
       }
       const timestamp = Number(media?.timestamp ?? 0);
       if (!Number.isFinite(timestamp) || timestamp < 0 || timestamp > maxTimestampMs) {
-        log('warn', 'dropping a media frame stamped outside the call', { timestamp: media?.timestamp, runRef: session?.runRef });
+        log('warn', 'dropping a media frame stamped outside the call', {
+          timestamp: media?.timestamp,
+          runRef: session?.runRef,
+        });
         return false;
       }
       inboundBytes += bytes;
@@ -139,7 +142,9 @@ export function attachMediaStreams(
       const created = createSession(send);
       // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
       void created.finished.then((result) =>
-        onFinished(result).catch((error: unknown) => log('error', 'onFinished failed', { error: String(error), runRef: result.runRef })),
+        onFinished(result).catch((error: unknown) =>
+          log('error', 'onFinished failed', { error: String(error), runRef: result.runRef }),
+        ),
       );
       let hangUpTimer: NodeJS.Timeout | undefined;
       let hangingUp = false;
@@ -154,7 +159,10 @@ export function attachMediaStreams(
         // The closing words are already queued at the provider; the mark echo tells us they played.
         hangingUp = true;
         send({ event: 'mark', streamSid: created.streamSid, mark: { name: HANGUP_MARK } });
-        hangUpTimer = setTimeout(() => hangUpNow('playback timeout'), Math.min(maxHangUpWaitMs, info.playbackRemainingMs + hangUpGraceMs));
+        hangUpTimer = setTimeout(
+          () => hangUpNow('playback timeout'),
+          Math.min(maxHangUpWaitMs, info.playbackRemainingMs + hangUpGraceMs),
+        );
       });
       ws.on('close', () => clearTimeout(hangUpTimer));
       deliver = (frame) => {
@@ -239,8 +247,13 @@ export function attachMediaStreams(
 function streamClaim(start: Record<string, unknown>): StreamClaim {
   const body = isRecord(start.start) ? start.start : {};
   const parameters = isRecord(body.customParameters) ? body.customParameters : {};
-  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 512 ? value : null);
-  return { runRef: text(parameters[STREAM_PARAMETERS.runRef]), streamToken: text(parameters[STREAM_PARAMETERS.token]), callSid: text(body.callSid) };
+  const text = (value: unknown) =>
+    typeof value === 'string' && value.length > 0 && value.length <= 512 ? value : null;
+  return {
+    runRef: text(parameters[STREAM_PARAMETERS.runRef]),
+    streamToken: text(parameters[STREAM_PARAMETERS.token]),
+    callSid: text(body.callSid),
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

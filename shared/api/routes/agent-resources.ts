@@ -25,10 +25,17 @@ export const knowledgeRoutes = {
     path: '/agents/{agent_id}/knowledge-base/documents',
     group: 'agentResources',
     summary: "Add a document to the agent's knowledge base",
-    description: 'The text is kept in S3 and cut into passages of about 800 characters at paragraph or sentence ends; at most 3,000 passages per agent.',
+    description:
+      'The text is kept in S3 and cut into passages of about 800 characters at paragraph or sentence ends; at most 3,000 passages per agent.',
     tags: ['Knowledge base'],
     request: { params: AgentIdParam, body: AddKnowledgeDocumentRequest },
-    responses: { 201: { description: 'Added', schema: KnowledgeDocument }, ...FULL, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      201: { description: 'Added', schema: KnowledgeDocument },
+      ...FULL,
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   listDocuments: defineRoute({
     operationId: 'listKnowledgeDocuments',
@@ -36,10 +43,15 @@ export const knowledgeRoutes = {
     path: '/agents/{agent_id}/knowledge-base/documents',
     group: 'agentResources',
     summary: "List the agent's knowledge documents",
-    description: 'The agent\'s knowledge documents (title, size, passage count), paginated.',
+    description: "The agent's knowledge documents (title, size, passage count), paginated.",
     tags: ['Knowledge base'],
     request: { params: AgentIdParam, query: PaginationQuery },
-    responses: { 200: { description: 'One page', schema: KnowledgeDocumentPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'One page', schema: KnowledgeDocumentPage },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   deleteDocument: defineRoute({
     operationId: 'deleteKnowledgeDocument',
@@ -47,7 +59,7 @@ export const knowledgeRoutes = {
     path: '/agents/{agent_id}/knowledge-base/documents/{document_id}',
     group: 'agentResources',
     summary: 'Delete a knowledge document and its passages',
-    description: 'Deletes the document\'s text and all its passages; searches stop returning them at once.',
+    description: "Deletes the document's text and all its passages; searches stop returning them at once.",
     tags: ['Knowledge base'],
     request: { params: KnowledgeDocumentParams },
     responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -58,10 +70,16 @@ export const knowledgeRoutes = {
     path: '/agents/{agent_id}/knowledge-base/search',
     group: 'agentResources',
     summary: 'Retrieve the passages that best answer a question',
-    description: 'BM25 (k1 1.2, b 0.75) over lower-cased word tokens of every passage of the agent; what the agent retrieves during a call.',
+    description:
+      'BM25 (k1 1.2, b 0.75) over lower-cased word tokens of every passage of the agent; what the agent retrieves during a call.',
     tags: ['Knowledge base'],
     request: { params: AgentIdParam, query: KnowledgeSearchQuery },
-    responses: { 200: { description: 'Passages, best first', schema: KnowledgeSearchResult }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Passages, best first', schema: KnowledgeSearchResult },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
 };
 
@@ -83,10 +101,15 @@ export const toolRoutes = {
     path: '/agents/{agent_id}/tools',
     group: 'agentResources',
     summary: "List an agent's tools",
-    description: 'The agent\'s HTTP tools (at most 32), paginated.',
+    description: "The agent's HTTP tools (at most 32), paginated.",
     tags: ['Tools'],
     request: { params: AgentIdParam, query: PaginationQuery },
-    responses: { 200: { description: 'One page of tools', schema: ToolList }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'One page of tools', schema: ToolList },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   getTool: defineRoute({
     operationId: 'getTool',

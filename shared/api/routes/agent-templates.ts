@@ -26,7 +26,8 @@ export const agentTemplateRoutes = {
     path: '/agent-templates',
     group: 'agentAuthoring',
     summary: 'The catalogue of industry agent templates',
-    description: 'The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey), with their variables and languages, paginated. Use one with `POST /agents/from-template`.',
+    description:
+      'The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey), with their variables and languages, paginated. Use one with `POST /agents/from-template`.',
     tags: ['Agent templates'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'One page of templates', schema: TemplateList }, ...UNAUTHORIZED, ...VALIDATION },
@@ -37,10 +38,20 @@ export const agentTemplateRoutes = {
     path: '/agents/from-template',
     group: 'agentAuthoring',
     summary: 'Create an agent from a template',
-    description: 'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
+    description:
+      'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
-    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION, ...LANGUAGE_MODEL },
+    responses: {
+      200: {
+        description: 'The agent created (200, as the earlier service answered; the spec gives no status)',
+        schema: Agent,
+      },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+      ...LANGUAGE_MODEL,
+    },
   }),
   translatePrompt: defineRoute({
     operationId: 'translatePrompt',
@@ -48,10 +59,15 @@ export const agentTemplateRoutes = {
     path: '/agents/translate-prompt',
     group: 'agentAuthoring',
     summary: 'Translate a prompt or message',
-    description: 'Uses the organization\'s own model key when set (`PUT /model-key`), otherwise the platform model.',
+    description: "Uses the organization's own model key when set (`PUT /model-key`), otherwise the platform model.",
     tags: ['Agent templates'],
     request: { body: TranslatePromptRequest },
-    responses: { 200: { description: 'Translation', schema: TranslatePromptResponse }, ...UNAUTHORIZED, ...VALIDATION, ...LANGUAGE_MODEL },
+    responses: {
+      200: { description: 'Translation', schema: TranslatePromptResponse },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+      ...LANGUAGE_MODEL,
+    },
   }),
   getModelKey: defineRoute({
     operationId: 'getModelKey',
@@ -70,7 +86,8 @@ export const agentTemplateRoutes = {
     path: '/model-key',
     group: 'agentAuthoring',
     summary: "Set the organization's own language-model key (stored encrypted, never returned)",
-    description: 'An OpenAI-compatible key (`api_key`, optional `api_url` and `model`) used for this organization\'s AI features instead of the platform model; stored encrypted.',
+    description:
+      "An OpenAI-compatible key (`api_key`, optional `api_url` and `model`) used for this organization's AI features instead of the platform model; stored encrypted.",
     tags: ['Agent templates'],
     request: { body: ModelKeyRequest },
     responses: { 200: { description: 'Status', schema: ModelKeyStatus }, ...UNAUTHORIZED, ...VALIDATION },
@@ -92,7 +109,8 @@ export const agentTemplateRoutes = {
     path: '/speech-keys',
     group: 'agentAuthoring',
     summary: "The organization's own speech provider keys (never the keys themselves)",
-    description: 'Which speech providers (Deepgram, ElevenLabs, OpenAI speech) the organization brought its own key for; the keys are never returned.',
+    description:
+      'Which speech providers (Deepgram, ElevenLabs, OpenAI speech) the organization brought its own key for; the keys are never returned.',
     tags: ['Agent templates'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'Keys', schema: SpeechKeyList }, ...UNAUTHORIZED },
@@ -102,11 +120,18 @@ export const agentTemplateRoutes = {
     method: 'PUT',
     path: '/speech-keys/{provider}',
     group: 'agentAuthoring',
-    summary: "Set the organization's own key at a speech provider (stored encrypted, never returned); calls use it instead of the platform's",
-    description: "The key is encrypted with the stack's KMS key; the organization's calls use it instead of the platform's from the next call on.",
+    summary:
+      "Set the organization's own key at a speech provider (stored encrypted, never returned); calls use it instead of the platform's",
+    description:
+      "The key is encrypted with the stack's KMS key; the organization's calls use it instead of the platform's from the next call on.",
     tags: ['Agent templates'],
     request: { params: SpeechProviderParam, body: SpeechKeyRequest },
-    responses: { 200: { description: 'Status', schema: SpeechKeyStatus }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'Status', schema: SpeechKeyStatus },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   clearSpeechKey: defineRoute({
     operationId: 'clearSpeechKey',
@@ -114,7 +139,7 @@ export const agentTemplateRoutes = {
     path: '/speech-keys/{provider}',
     group: 'agentAuthoring',
     summary: "Remove the organization's key at a speech provider (the platform's is used again)",
-    description: "Deletes the stored key; 404 when none was set.",
+    description: 'Deletes the stored key; 404 when none was set.',
     tags: ['Agent templates'],
     request: { params: SpeechProviderParam },
     responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -130,7 +155,12 @@ export const agentTemplateRoutes = {
       'address, FAQ) from both, the script winning; differences in `conflicts`. Pass the result to `POST /agents/from-script`.',
     tags: ['Agent templates'],
     request: { body: AnalyzeScriptRequest },
-    responses: { 200: { description: 'Analysis', schema: ScriptAnalysis }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'Analysis', schema: ScriptAnalysis },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   fromScript: defineRoute({
     operationId: 'createAgentFromScript',
@@ -138,10 +168,18 @@ export const agentTemplateRoutes = {
     path: '/agents/from-script',
     group: 'agentAuthoring',
     summary: 'Create an agent from a script analysis',
-    description: 'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers and mandatory phrases become its workflow definition.',
+    description:
+      'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers and mandatory phrases become its workflow definition.',
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
-    responses: { 200: { description: 'The agent created (200, as the earlier service answered; the spec gives no status)', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: {
+        description: 'The agent created (200, as the earlier service answered; the spec gives no status)',
+        schema: Agent,
+      },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   extractText: defineRoute({
     operationId: 'extractText',

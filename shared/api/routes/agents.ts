@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { Agent, AgentIdParam, AgentSummary, CreateAgentRequest, ListAgentsQuery, UpdateAgentRequest } from '../../schemas/agents.ts';
+import {
+  Agent,
+  AgentIdParam,
+  AgentSummary,
+  CreateAgentRequest,
+  ListAgentsQuery,
+  UpdateAgentRequest,
+} from '../../schemas/agents.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -7,10 +14,15 @@ const PAGE_HEADERS = {
   'X-Total-Count': { description: 'Agents matching the filter', schema: { type: 'integer' as const } },
   'X-Total-Pages': { description: 'Pages of `limit` agents', schema: { type: 'integer' as const } },
   'X-Truncated': {
-    description: '`true` when agents were left out to keep the body under 5 MB (Lambda answers at most 6 MB); `X-Total-Count` then gives the total.',
+    description:
+      '`true` when agents were left out to keep the body under 5 MB (Lambda answers at most 6 MB); `X-Total-Count` then gives the total.',
     schema: { type: 'string' as const },
   },
-  Link: { description: 'With `X-Truncated` on an unpaged list: `rel="next"`, the next page of as many agents as this answer holds.', schema: { type: 'string' as const } },
+  Link: {
+    description:
+      'With `X-Truncated` on an unpaged list: `rel="next"`, the next page of as many agents as this answer holds.',
+    schema: { type: 'string' as const },
+  },
 };
 
 export const agentRoutes = {
@@ -24,7 +36,12 @@ export const agentRoutes = {
       'Every agent of the organization, oldest first, filtered by `status`. Pass `page`/`limit` to page through them. A body never exceeds 5 MB: agents past that are left out, the answer carries `X-Truncated: true` and `X-Total-Count`, and unpaged, a `Link` to the next page (use a smaller `limit` on a truncated page).',
     tags: ['Agents'],
     request: { query: ListAgentsQuery },
-    responses: { 200: { description: 'Agents', schema: z.array(Agent), headers: PAGE_HEADERS }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'Agents', schema: z.array(Agent), headers: PAGE_HEADERS },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   createAgent: defineRoute({
     operationId: 'createAgent',
@@ -32,7 +49,8 @@ export const agentRoutes = {
     path: '/agents',
     group: 'agents',
     summary: 'Create an agent',
-    description: 'Creates an agent with its first definition version (`current_definition_id`); `public_id` (`agent_…`) and the integer `id` both address it afterwards. Answers 201 with the Agent.',
+    description:
+      'Creates an agent with its first definition version (`current_definition_id`); `public_id` (`agent_…`) and the integer `id` both address it afterwards. Answers 201 with the Agent.',
     tags: ['Agents'],
     request: { body: CreateAgentRequest },
     responses: { 201: { description: 'Created', schema: Agent }, ...UNAUTHORIZED, ...VALIDATION },
@@ -43,7 +61,8 @@ export const agentRoutes = {
     path: '/agents/summary',
     group: 'agents',
     summary: 'Counts of agents and runs',
-    description: '`{total_count, active_count, archived_count, total_runs, last_created_at}` over the organization\'s agents.',
+    description:
+      "`{total_count, active_count, archived_count, total_runs, last_created_at}` over the organization's agents.",
     tags: ['Agents'],
     request: {},
     responses: { 200: { description: 'Summary', schema: AgentSummary }, ...UNAUTHORIZED },
@@ -54,7 +73,8 @@ export const agentRoutes = {
     path: '/agents/{agent_id}',
     group: 'agents',
     summary: 'Get an agent',
-    description: 'One agent by its public id (`agent_…`) or legacy integer id; 404 when it does not exist or belongs to another organization.',
+    description:
+      'One agent by its public id (`agent_…`) or legacy integer id; 404 when it does not exist or belongs to another organization.',
     tags: ['Agents'],
     request: { params: AgentIdParam },
     responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

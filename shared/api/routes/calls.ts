@@ -1,7 +1,13 @@
 import { AgentIdParam } from '../../schemas/agents.ts';
 import * as z from 'zod';
 import { ErrorResponse } from '../../schemas/common.ts';
-import { CallInitiationResponse, ConversationIdParams, IdempotencyKeyHeader, LegacyWorkflowIdParam, PlaceCallRequest } from '../../schemas/runs.ts';
+import {
+  CallInitiationResponse,
+  ConversationIdParams,
+  IdempotencyKeyHeader,
+  LegacyWorkflowIdParam,
+  PlaceCallRequest,
+} from '../../schemas/runs.ts';
 import { TelephonyProviderParam } from '../../schemas/telephony.ts';
 import { TriggerIdParam } from '../../schemas/triggers.ts';
 import { CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
@@ -22,7 +28,13 @@ export const callRoutes = {
     description: PLACE_CALL_DESCRIPTION,
     tags: ['Calls'],
     request: { params: AgentIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
-    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Call initiated', schema: CallInitiationResponse },
+      ...UNAUTHORIZED,
+      ...CALL_PLACEMENT_ERRORS,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   placeCallLegacy: defineRoute({
     operationId: 'placeCallLegacy',
@@ -33,7 +45,13 @@ export const callRoutes = {
     description: `Same as \`POST /agents/{agent_id}/calls\` with the agent's integer id; kept for existing integrations. ${PLACE_CALL_DESCRIPTION}`,
     tags: ['Calls'],
     request: { params: LegacyWorkflowIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
-    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Call initiated', schema: CallInitiationResponse },
+      ...UNAUTHORIZED,
+      ...CALL_PLACEMENT_ERRORS,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   placeTriggerCall: defineRoute({
     operationId: 'placeTriggerCall',
@@ -44,7 +62,13 @@ export const callRoutes = {
     description: `Calls with the trigger's agent. Body and response as \`POST /agents/{agent_id}/calls\`. ${PLACE_CALL_DESCRIPTION}`,
     tags: ['Calls'],
     request: { params: TriggerIdParam, headers: IdempotencyKeyHeader, body: PlaceCallRequest },
-    responses: { 200: { description: 'Call initiated', schema: CallInitiationResponse }, ...UNAUTHORIZED, ...CALL_PLACEMENT_ERRORS, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Call initiated', schema: CallInitiationResponse },
+      ...UNAUTHORIZED,
+      ...CALL_PLACEMENT_ERRORS,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   endCall: defineRoute({
     operationId: 'endCall',
@@ -75,8 +99,10 @@ export const callRoutes = {
     group: 'telephonyCallbacks',
     public: true,
     internal: true,
-    summary: "Call status callbacks of the telephony provider, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
-    description: 'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused with 403.',
+    summary:
+      "Call status callbacks of the telephony provider, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
+    description:
+      'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused with 403.',
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
@@ -88,8 +114,10 @@ export const callRoutes = {
     group: 'telephonyCallbacks',
     public: true,
     internal: true,
-    summary: "Incoming calls: the provider's voice webhook (signed); answers TwiML that connects the agent or turns the caller away",
-    description: "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely.",
+    summary:
+      "Incoming calls: the provider's voice webhook (signed); answers TwiML that connects the agent or turns the caller away",
+    description:
+      "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
     responses: { 200: { description: 'TwiML', contentType: 'text/xml' }, 403: { description: 'Bad signature' } },

@@ -1,6 +1,13 @@
 import { ErrorResponse } from '../../schemas/common.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
-import { Campaign, CampaignIdParam, CampaignPage, CreateCampaignHeaders, CreateCampaignRequest, ReportPage } from '../../schemas/campaigns.ts';
+import {
+  Campaign,
+  CampaignIdParam,
+  CampaignPage,
+  CreateCampaignHeaders,
+  CreateCampaignRequest,
+  ReportPage,
+} from '../../schemas/campaigns.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -18,7 +25,13 @@ const transitionRoute = (action: 'start' | 'pause' | 'resume' | 'cancel', summar
     description: `${description} ${CAMPAIGN_STATES_DESCRIPTION}`,
     tags: ['Campaigns'],
     request: { params: CampaignIdParam },
-    responses: { 200: { description: 'Campaign', schema: Campaign }, 409: { description: 'Transition not allowed', schema: ErrorResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Campaign', schema: Campaign },
+      409: { description: 'Transition not allowed', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   });
 
 export const campaignRoutes = {
@@ -38,7 +51,13 @@ export const campaignRoutes = {
       CAMPAIGN_STATES_DESCRIPTION,
     tags: ['Campaigns'],
     request: { headers: CreateCampaignHeaders, body: CreateCampaignRequest },
-    responses: { 200: { description: 'Campaign', schema: Campaign }, ...BAD_REQUEST, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Campaign', schema: Campaign },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   listCampaigns: defineRoute({
     operationId: 'listCampaigns',
@@ -46,7 +65,7 @@ export const campaignRoutes = {
     path: '/campaigns',
     group: 'campaigns',
     summary: 'List campaigns, newest first',
-    description: 'The organization\'s campaigns, newest first, paginated, with their state and row counters.',
+    description: "The organization's campaigns, newest first, paginated, with their state and row counters.",
     tags: ['Campaigns'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: CampaignPage }, ...UNAUTHORIZED, ...VALIDATION },
@@ -57,25 +76,44 @@ export const campaignRoutes = {
     path: '/campaigns/{campaign_id}',
     group: 'campaigns',
     summary: 'Get a campaign',
-    description: 'One campaign with its state (`draft`, `scheduled`, `running`, `paused`, `completed`, `cancelled`) and counters (`total_rows`, `processed_rows`, `failed_rows`).',
+    description:
+      'One campaign with its state (`draft`, `scheduled`, `running`, `paused`, `completed`, `cancelled`) and counters (`total_rows`, `processed_rows`, `failed_rows`).',
     tags: ['Campaigns'],
     request: { params: CampaignIdParam },
     responses: { 200: { description: 'Campaign', schema: Campaign }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
-  startCampaign: transitionRoute('start', 'Start a campaign', 'Dialing begins within seconds, inside the calling window.'),
-  pauseCampaign: transitionRoute('pause', 'Pause a campaign', 'Suspends dispatch within seconds; calls in progress finish and their outcomes are recorded.'),
+  startCampaign: transitionRoute(
+    'start',
+    'Start a campaign',
+    'Dialing begins within seconds, inside the calling window.',
+  ),
+  pauseCampaign: transitionRoute(
+    'pause',
+    'Pause a campaign',
+    'Suspends dispatch within seconds; calls in progress finish and their outcomes are recorded.',
+  ),
   resumeCampaign: transitionRoute('resume', 'Resume a paused campaign', 'Continues exactly where it stopped.'),
-  cancelCampaign: transitionRoute('cancel', 'Cancel a campaign', 'No further calls; contacts not yet final stay as they are in the report.'),
+  cancelCampaign: transitionRoute(
+    'cancel',
+    'Cancel a campaign',
+    'No further calls; contacts not yet final stay as they are in the report.',
+  ),
   campaignReport: defineRoute({
     operationId: 'getCampaignReport',
     method: 'GET',
     path: '/campaigns/{campaign_id}/report',
     group: 'campaigns',
     summary: 'Campaign report as JSON (one row per contact, paginated)',
-    description: 'One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`.',
+    description:
+      'One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`.',
     tags: ['Campaigns'],
     request: { params: CampaignIdParam, query: PaginationQuery },
-    responses: { 200: { description: 'One page of rows', schema: ReportPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'One page of rows', schema: ReportPage },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   campaignReportCsv: defineRoute({
     operationId: 'getCampaignReportCsv',
@@ -88,6 +126,12 @@ export const campaignRoutes = {
       'next_attempt_at, error. Reports over 5 MB answer 302 to a signed download link valid one hour.',
     tags: ['Campaigns'],
     request: { params: CampaignIdParam },
-    responses: { 200: { description: 'CSV', contentType: 'text/csv' }, 302: { description: 'Large report: signed link' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'CSV', contentType: 'text/csv' },
+      302: { description: 'Large report: signed link' },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
 };

@@ -1,7 +1,16 @@
 import { ErrorResponse } from '../../schemas/common.ts';
 import { AgentIdParam } from '../../schemas/agents.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
-import { ConversationIdParams, ConversationRecord, CreateConversationRequest, RecordingQuery, RecordingResponse, Run, RunPage, TranscriptResponse } from '../../schemas/runs.ts';
+import {
+  ConversationIdParams,
+  ConversationRecord,
+  CreateConversationRequest,
+  RecordingQuery,
+  RecordingResponse,
+  Run,
+  RunPage,
+  TranscriptResponse,
+} from '../../schemas/runs.ts';
 import { DownloadTokenParam } from '../../schemas/telephony.ts';
 import { NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
@@ -13,18 +22,28 @@ export const conversationRoutes = {
     path: '/agents/{agent_id}/conversations',
     group: 'conversations',
     summary: 'Create a conversation record (browser voice or chat); never dials',
-    description: '`initial_context` is merged over the agent\'s `template_context_variables`. Telephony mode names are accepted and only create a record.',
+    description:
+      "`initial_context` is merged over the agent's `template_context_variables`. Telephony mode names are accepted and only create a record.",
     tags: ['Conversations'],
     request: { params: AgentIdParam, body: CreateConversationRequest },
-    responses: { 200: { description: 'The run record (200, as the earlier service answered; the spec gives no status)', schema: ConversationRecord }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: {
+        description: 'The run record (200, as the earlier service answered; the spec gives no status)',
+        schema: ConversationRecord,
+      },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   listConversations: defineRoute({
     operationId: 'listConversations',
     method: 'GET',
     path: '/agents/{agent_id}/conversations',
     group: 'conversations',
-    summary: 'List an agent\'s runs, newest first',
-    description: 'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.',
+    summary: "List an agent's runs, newest first",
+    description:
+      'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.',
     tags: ['Conversations'],
     request: { params: AgentIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -35,7 +54,8 @@ export const conversationRoutes = {
     path: '/agents/{agent_id}/conversations/{conversation_id}',
     group: 'conversations',
     summary: 'Get one run, with fresh download links',
-    description: 'Links need no API key and expire 1 hour after this request (`download_urls_expire_at`); fetch the run again for new ones.',
+    description:
+      'Links need no API key and expire 1 hour after this request (`download_urls_expire_at`); fetch the run again for new ones.',
     tags: ['Conversations'],
     request: { params: ConversationIdParams },
     responses: { 200: { description: 'Run', schema: Run }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -51,7 +71,13 @@ export const conversationRoutes = {
       'Duration and cost stay in the billing record. 409 while the call is in progress. Payloads already delivered are not recalled.',
     tags: ['Conversations'],
     request: { params: ConversationIdParams },
-    responses: { 204: { description: 'Deleted' }, 409: { description: 'Call in progress', schema: ErrorResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      204: { description: 'Deleted' },
+      409: { description: 'Call in progress', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   getTranscript: defineRoute({
     operationId: 'getTranscript',
@@ -59,21 +85,32 @@ export const conversationRoutes = {
     path: '/agents/{agent_id}/conversations/{conversation_id}/transcript',
     group: 'conversations',
     summary: 'Transcript of a run',
-    description: 'Consecutive fragments of one speaker are merged into one segment. 404 while the call is in progress or after retention.',
+    description:
+      'Consecutive fragments of one speaker are merged into one segment. 404 while the call is in progress or after retention.',
     tags: ['Conversations'],
     request: { params: ConversationIdParams },
-    responses: { 200: { description: 'Transcript', schema: TranscriptResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Transcript', schema: TranscriptResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   getRecording: defineRoute({
     operationId: 'getRecording',
     method: 'GET',
     path: '/agents/{agent_id}/conversations/{conversation_id}/recording',
     group: 'conversations',
-    summary: 'Signed link to a run\'s WAV recording',
+    summary: "Signed link to a run's WAV recording",
     description: '404 while the call is in progress or after retention.',
     tags: ['Conversations'],
     request: { params: ConversationIdParams, query: RecordingQuery },
-    responses: { 200: { description: 'Recording', schema: RecordingResponse }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Recording', schema: RecordingResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   download: defineRoute({
     operationId: 'downloadFile',
@@ -82,9 +119,14 @@ export const conversationRoutes = {
     group: 'downloads',
     public: true,
     summary: 'Follow a signed download link',
-    description: 'The link itself is the credential: no API key. Redirects (302) to the file for a minute; 403 when the link is expired or altered, 404 when the file was deleted.',
+    description:
+      'The link itself is the credential: no API key. Redirects (302) to the file for a minute; 403 when the link is expired or altered, 404 when the file was deleted.',
     tags: ['Conversations'],
     request: { params: DownloadTokenParam },
-    responses: { 302: { description: 'Redirect to the file' }, 403: { description: 'Expired or invalid link', schema: ErrorResponse }, 404: { description: 'File deleted', schema: ErrorResponse } },
+    responses: {
+      302: { description: 'Redirect to the file' },
+      403: { description: 'Expired or invalid link', schema: ErrorResponse },
+      404: { description: 'File deleted', schema: ErrorResponse },
+    },
   }),
 };

@@ -39,7 +39,8 @@ export const doNotCallRoutes = {
     path: '/do-not-call/{phone_number}',
     group: 'doNotCall',
     summary: 'Remove a number from the do-not-call list',
-    description: 'The number in the path may be written in any form `POST` accepts (URL-encode the `+` as `%2B` if your client turns `+` into a space).',
+    description:
+      'The number in the path may be written in any form `POST` accepts (URL-encode the `+` as `%2B` if your client turns `+` into a space).',
     tags: ['Do not call'],
     request: { params: DoNotCallNumberParam },
     responses: { 204: { description: 'Removed' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

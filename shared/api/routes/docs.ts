@@ -10,7 +10,8 @@ export const docsRoutes = {
     group: 'docs',
     public: true,
     summary: 'OpenAPI 3.1 description of this API',
-    description: 'This document: OpenAPI 3.1, generated from the same schemas that validate requests. No API key needed.',
+    description:
+      'This document: OpenAPI 3.1, generated from the same schemas that validate requests. No API key needed.',
     tags: ['Documentation'],
     request: {},
     responses: { 200: { description: 'OpenAPI document', contentType: 'application/json' } },
@@ -22,7 +23,8 @@ export const docsRoutes = {
     group: 'docs',
     public: true,
     summary: 'Interactive API reference',
-    description: 'The interactive reference (Swagger UI) of this document, served by the API itself (no CDN). `/public-docs/` redirects here. No API key needed.',
+    description:
+      'The interactive reference (Swagger UI) of this document, served by the API itself (no CDN). `/public-docs/` redirects here. No API key needed.',
     tags: ['Documentation'],
     request: {},
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },

@@ -1,4 +1,10 @@
-import { Connection, ConnectionIdParam, ConnectionList, CreateConnectionRequest, PickerToken } from '../../schemas/integrations.ts';
+import {
+  Connection,
+  ConnectionIdParam,
+  ConnectionList,
+  CreateConnectionRequest,
+  PickerToken,
+} from '../../schemas/integrations.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
@@ -11,11 +17,16 @@ export const integrationRoutes = {
     group: 'integrations',
     summary: 'Connect a hosted-spreadsheet account (OAuth)',
     description:
-      'Exchanges the authorization code of the provider\'s consent screen for a refresh token, stored encrypted (KMS) and never returned. ' +
+      "Exchanges the authorization code of the provider's consent screen for a refresh token, stored encrypted (KMS) and never returned. " +
       'The connection feeds `google-sheet` campaign sources and the file-picker token.',
     tags: ['Integrations'],
     request: { body: CreateConnectionRequest },
-    responses: { 201: { description: 'Connected', schema: Connection }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      201: { description: 'Connected', schema: Connection },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   listConnections: defineRoute({
     operationId: 'listConnections',
@@ -23,10 +34,15 @@ export const integrationRoutes = {
     path: '/integrations',
     group: 'integrations',
     summary: 'List integration connections',
-    description: 'The organization\'s integration connections, paginated. Refresh tokens are stored encrypted and never returned.',
+    description:
+      "The organization's integration connections, paginated. Refresh tokens are stored encrypted and never returned.",
     tags: ['Integrations'],
     request: { query: PaginationQuery },
-    responses: { 200: { description: 'One page of connections', schema: ConnectionList }, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'One page of connections', schema: ConnectionList },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   deleteConnection: defineRoute({
     operationId: 'deleteConnection',
@@ -34,7 +50,8 @@ export const integrationRoutes = {
     path: '/integrations/{connection_id}',
     group: 'integrations',
     summary: 'Delete a connection (its stored token goes with it)',
-    description: 'Deletes the connection and its encrypted refresh token. Campaigns that read a sheet through it record a sync error on their next re-sync.',
+    description:
+      'Deletes the connection and its encrypted refresh token. Campaigns that read a sheet through it record a sync error on their next re-sync.',
     tags: ['Integrations'],
     request: { params: ConnectionIdParam },
     responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -48,6 +65,12 @@ export const integrationRoutes = {
     description: 'Valid up to one hour; the refresh token never leaves the server.',
     tags: ['Integrations'],
     request: { params: ConnectionIdParam },
-    responses: { 200: { description: 'Token', schema: PickerToken }, ...BAD_REQUEST, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Token', schema: PickerToken },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
 };

@@ -1,5 +1,11 @@
 import { AgentIdParam } from '../../schemas/agents.ts';
-import { CreateMemoryRequest, Memory, MemoryIdParams, MemoryPage, UpdateMemoryRequest } from '../../schemas/memories.ts';
+import {
+  CreateMemoryRequest,
+  Memory,
+  MemoryIdParams,
+  MemoryPage,
+  UpdateMemoryRequest,
+} from '../../schemas/memories.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
 import { NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
@@ -11,7 +17,7 @@ export const memoryRoutes = {
     path: '/agents/{agent_id}/memories',
     group: 'memories',
     summary: "List an agent's memories (notes and tasks)",
-    description: 'The agent\'s notes and tasks, paginated.',
+    description: "The agent's notes and tasks, paginated.",
     tags: ['Memories'],
     request: { params: AgentIdParam, query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: MemoryPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -22,7 +28,8 @@ export const memoryRoutes = {
     path: '/agents/{agent_id}/memories',
     group: 'memories',
     summary: 'Add a note, or a task when `due_at` is given',
-    description: 'A note (`content`, `topic`) or, with `due_at` (ISO 8601 with an offset), a task. Answers 201 with the memory (`mem_…`).',
+    description:
+      'A note (`content`, `topic`) or, with `due_at` (ISO 8601 with an offset), a task. Answers 201 with the memory (`mem_…`).',
     tags: ['Memories'],
     request: { params: AgentIdParam, body: CreateMemoryRequest },
     responses: { 201: { description: 'Created', schema: Memory }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -44,7 +51,8 @@ export const memoryRoutes = {
     path: '/agents/{agent_id}/memories/{memory_id}',
     group: 'memories',
     summary: 'Fix a note or tick a task off, without contacting the assistant',
-    description: 'Only the fields sent change. `due_at` is ISO 8601 with an offset, or null to clear it; `done: true` ticks a task off.',
+    description:
+      'Only the fields sent change. `due_at` is ISO 8601 with an offset, or null to clear it; `done: true` ticks a task off.',
     tags: ['Memories'],
     request: { params: MemoryIdParams, body: UpdateMemoryRequest },
     responses: { 200: { description: 'Memory', schema: Memory }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },

@@ -10,7 +10,8 @@ export const triggerRoutes = {
     path: '/triggers',
     group: 'triggers',
     summary: 'Create an API trigger for an agent',
-    description: 'An API trigger (`trg_…`) lets another system place calls with an agent through `POST /triggers/{trigger_id}/calls`, with the same checks as agent calls.',
+    description:
+      'An API trigger (`trg_…`) lets another system place calls with an agent through `POST /triggers/{trigger_id}/calls`, with the same checks as agent calls.',
     tags: ['Triggers'],
     request: { body: CreateTriggerRequest },
     responses: { 201: { description: 'Created', schema: Trigger }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -21,7 +22,7 @@ export const triggerRoutes = {
     path: '/triggers',
     group: 'triggers',
     summary: 'List API triggers',
-    description: 'The organization\'s API triggers, paginated.',
+    description: "The organization's API triggers, paginated.",
     tags: ['Triggers'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'One page', schema: TriggerPage }, ...UNAUTHORIZED, ...VALIDATION },

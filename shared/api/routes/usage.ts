@@ -1,6 +1,14 @@
 import { CampaignIdParam, ReportPage } from '../../schemas/campaigns.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
-import { BilledRunPage, BilledRunsQuery, CurrentPeriodUsage, DailyUsage, UsageCsvQuery, UsageQuery, UsageReport } from '../../schemas/usage.ts';
+import {
+  BilledRunPage,
+  BilledRunsQuery,
+  CurrentPeriodUsage,
+  DailyUsage,
+  UsageCsvQuery,
+  UsageQuery,
+  UsageReport,
+} from '../../schemas/usage.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -53,7 +61,12 @@ export const usageRoutes = {
     description: `One item per UTC day of the range, days without calls included with zeros. Same figures as \`GET /usage?group_by=day\`. ${USAGE_DESCRIPTION}`,
     tags: ['Usage and reports'],
     request: { query: UsageCsvQuery },
-    responses: { 200: { description: 'Days of the range', schema: DailyUsage }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'Days of the range', schema: DailyUsage },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   legacyBilledRuns: defineRoute({
     operationId: 'listUsageRunsLegacy',
@@ -64,7 +77,12 @@ export const usageRoutes = {
     description: `The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. ${USAGE_DESCRIPTION}`,
     tags: ['Usage and reports'],
     request: { query: BilledRunsQuery },
-    responses: { 200: { description: 'One page', schema: BilledRunPage }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+    responses: {
+      200: { description: 'One page', schema: BilledRunPage },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
   }),
   legacyBilledRunsReport: defineRoute({
     operationId: 'getUsageRunsReportLegacy',
@@ -83,7 +101,8 @@ export const usageRoutes = {
     path: '/reports/usage.csv',
     group: 'usage',
     summary: 'Usage as CSV, one row per call',
-    description: 'Columns: run_id, workflow_id, status, started_at, ended_at, duration_seconds, billed_minutes, cost_usd.',
+    description:
+      'Columns: run_id, workflow_id, status, started_at, ended_at, duration_seconds, billed_minutes, cost_usd.',
     tags: ['Usage and reports'],
     request: { query: UsageCsvQuery },
     responses: { 200: { description: 'CSV', contentType: 'text/csv' }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
@@ -94,9 +113,15 @@ export const usageRoutes = {
     path: '/reports/campaigns/{campaign_id}',
     group: 'campaigns',
     summary: 'Campaign report as JSON (same as /campaigns/{id}/report)',
-    description: 'The campaign report as JSON, paginated; the same as `GET /campaigns/{campaign_id}/report`, under the `/reports` address.',
+    description:
+      'The campaign report as JSON, paginated; the same as `GET /campaigns/{campaign_id}/report`, under the `/reports` address.',
     tags: ['Usage and reports'],
     request: { params: CampaignIdParam, query: PaginationQuery },
-    responses: { 200: { description: 'One page of rows', schema: ReportPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'One page of rows', schema: ReportPage },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
 };

@@ -65,7 +65,8 @@ export const webhookRoutes = {
     path: '/webhooks/{webhook_id}',
     group: 'webhooks',
     summary: 'Change the events an endpoint subscribes to',
-    description: 'Replaces `events` (each one of the catalogue, 422 otherwise). Events already fanned out to the endpoint are still delivered.',
+    description:
+      'Replaces `events` (each one of the catalogue, 422 otherwise). Events already fanned out to the endpoint are still delivered.',
     tags: ['Webhooks'],
     request: { params: WebhookIdParam, body: UpdateWebhookRequest },
     responses: { 200: { description: 'The webhook', schema: Webhook }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
@@ -103,7 +104,12 @@ export const webhookRoutes = {
       "the endpoint's response. The sample's `webhook-id` starts with `msg_test_`; nothing is recorded or retried.",
     tags: ['Webhooks'],
     request: { params: WebhookIdParam, body: TestWebhookRequest, bodyRequired: false },
-    responses: { 200: { description: "The endpoint's answer", schema: WebhookTestResult }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: "The endpoint's answer", schema: WebhookTestResult },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   retryDelivery: defineRoute({
     operationId: 'retryWebhookDelivery',
