@@ -10,6 +10,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
 import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
 import { distinctDaytimeNumbers } from '../test/support/phone-numbers.ts';
+import { slotIntervalMs } from '../shared/domain/call-rate.ts';
 
 export type OperationKind = 'reads' | 'writes' | 'transactions' | 'queries';
 
@@ -33,6 +34,9 @@ export interface CampaignFigures {
   byFunction: Record<string, number>;
   /** DynamoDB Local's time for the same requests at the same concurrency, plus the calls' own length when they last. */
   floorSeconds: number;
+  /** The floor's parts: DynamoDB Local's time, and the account's call rate's (contacts × slot interval). */
+  databaseFloorSeconds: number;
+  pacingFloorSeconds: number;
   ratio: number;
 }
 
@@ -177,6 +181,8 @@ export interface CampaignScenario {
   lastDigit: number;
   /** Length of an answered call (the local stack's simulated callee); 0 for calls that end at once. */
   callSeconds: number;
+  /** The provider account's call rate (the local Twilio enforces it; the dialers pace themselves to it). */
+  callsPerSecond: number;
 }
 
 export async function runCampaign(baseUrl: string, scenario: CampaignScenario): Promise<CampaignFigures> {
@@ -197,25 +203,32 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const callsBefore = invocationCounts.get('callLifecycle') ?? 0;
   counter.start();
   const runStarted = performance.now();
+  let attempts = 0;
   await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
   for (;;) {
     const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.campaign.id}`, { headers })).json()) as {
       state: string;
+      processed_rows: number;
     };
-    if (campaign.state === 'completed') break;
+    if (campaign.state === 'completed') {
+      // Retries are off: every contact is dialed exactly once.
+      attempts = campaign.processed_rows;
+      break;
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const runSeconds = (performance.now() - runStarted) / 1000;
   counter.stop();
   const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
-  // Dial tasks run once per call; the watchdog's EnsureEnded runs long after (MAX_CALL_SECONDS).
+  if (attempts !== contacts) throw new Error(`${attempts} contacts were dialed, not the ${contacts} of the campaign`);
+  // Dial tasks (one per call, plus one per wait for a send slot); the watchdog's EnsureEnded runs long after.
   const calls = (invocationCounts.get('callLifecycle') ?? 0) - callsBefore;
-  const attempts = calls;
   const { counts } = counter;
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
-  const floor =
-    (await floorSeconds(contacts, channels, counts.byOperation)) +
-    Math.ceil(contacts / channels) * scenario.callSeconds;
+  // No engine can dial faster than the account's call rate either.
+  const databaseFloor = await floorSeconds(contacts, channels, counts.byOperation);
+  const pacingFloor = (contacts * slotIntervalMs(scenario.callsPerSecond)) / 1000;
+  const floor = Math.max(databaseFloor, pacingFloor) + Math.ceil(contacts / channels) * scenario.callSeconds;
   return {
     label,
     contacts,
@@ -233,6 +246,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     ) as Record<OperationKind, number>,
     byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
     floorSeconds: floor,
+    databaseFloorSeconds: databaseFloor,
+    pacingFloorSeconds: pacingFloor,
     ratio: runSeconds / floor,
   };
 }

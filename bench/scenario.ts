@@ -4,7 +4,7 @@
  *
  *   tsx bench/scenario.ts agents-list <authorizer cache TTL seconds>
  *   tsx bench/scenario.ts calls
- *   tsx bench/scenario.ts campaign <label> <contacts> <channels> <last digit> <answered call seconds>
+ *   tsx bench/scenario.ts campaign <label> <contacts> <channels> <last digit> <answered call seconds> <calls per second>
  */
 import { startLocalStack } from '../local/stack.ts';
 import { admissionUnderConcurrency, placementLatency } from './calls.ts';
@@ -23,6 +23,8 @@ const stack = await startLocalStack({
   // The engine looks in as rarely as on AWS: completions refill their channels themselves.
   campaignPollSeconds: 60,
   usagePlan: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
+  // The platform's provider account's call rate (campaign scenarios choose theirs).
+  ...(scenario === 'campaign' ? { callsPerSecond: Number(rest[4]) } : {}),
 });
 try {
   if (scenario === 'agents-list') {
@@ -46,13 +48,14 @@ try {
     await stack.idle();
     console.log(JSON.stringify({ placement, admission }));
   } else if (scenario === 'campaign') {
-    const [contacts, channels, lastDigit, callSeconds] = rest.map(Number);
+    const [contacts, channels, lastDigit, callSeconds, callsPerSecond] = rest.map(Number);
     const scenario = {
       label: argument!,
       contacts: contacts!,
       channels: channels!,
       lastDigit: lastDigit!,
       callSeconds: callSeconds!,
+      callsPerSecond: callsPerSecond!,
     };
     console.log(JSON.stringify(await runCampaign(stack.baseUrl, scenario)));
     await stack.idle();

@@ -1827,7 +1827,7 @@ export interface paths {
         get: operations["getTelephonyConfig"];
         /**
          * Use the organization's own Twilio or Telnyx account for its calls
-         * @description The credentials are checked with the provider (the account must own `caller_id`, the number its calls show), stored encrypted with KMS and never returned. From then on every call of the organization (direct, trigger, campaign) is dialed through this account, paced to its `calls_per_second`. Point the account's webhooks at nothing: each call carries its own signed callback URL. Replaces a previous config.
+         * @description The credentials are checked with the provider (the account must own `caller_id`, the number its calls show), stored encrypted with KMS and never returned. From then on (within 30 s) every call of the organization (direct, trigger, campaign) is dialed through this account, paced to its `calls_per_second`. Point the account's webhooks at nothing: each call carries its own signed callback URL. Replaces a previous config.
          *
          *     **Example**
          *

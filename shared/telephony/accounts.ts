@@ -79,8 +79,28 @@ export function platformAccount(): TelephonyAccount {
   return platform.account;
 }
 
+/**
+ * How long a function keeps an organization's account once read and decrypted: dials and provider
+ * callbacks then cost no table read or KMS call, and a change to `/telephony-configs` reaches calls
+ * within this time.
+ */
+export const ACCOUNT_CACHE_SECONDS = 30;
+const cachedAccounts = new Map<number, { readAt: number; account: Promise<TelephonyAccount> }>();
+const MAX_CACHED_ACCOUNTS = 1000;
+
 /** The account an organization's calls go through. */
-export async function accountOf(orgId: number): Promise<TelephonyAccount> {
+export function accountOf(orgId: number, now = Date.now): Promise<TelephonyAccount> {
+  const cached = cachedAccounts.get(orgId);
+  if (cached && now() - cached.readAt < ACCOUNT_CACHE_SECONDS * 1000) return cached.account;
+  const account = readAccount(orgId);
+  cachedAccounts.delete(orgId);
+  cachedAccounts.set(orgId, { readAt: now(), account });
+  account.catch(() => cachedAccounts.delete(orgId));
+  if (cachedAccounts.size > MAX_CACHED_ACCOUNTS) cachedAccounts.delete(cachedAccounts.keys().next().value!);
+  return account;
+}
+
+async function readAccount(orgId: number): Promise<TelephonyAccount> {
   const config = await getTelephonyConfig(orgId);
   if (!config) return platformAccount();
   const credentials = TelephonyCredentials.parse(

@@ -328,4 +328,14 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     const later = await reserveCallSlot(account, 5, 1_000, () => now);
     expect(later).toEqual({ waitMs: 20 * slotIntervalMs(5) });
   }, 60_000);
+
+  it('gives an idle account its slot now, queues the next one an interval later, and saves no quiet period up', async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const { reserveCallSlot } = await import('../../shared/repositories/call-rate.ts');
+    const account = `twilio:AC-idle-${Date.now()}`;
+    expect(await reserveCallSlot(account, 2, 5_000, () => 1_000)).toEqual({ slotAt: 1_000 });
+    expect(await reserveCallSlot(account, 2, 5_000, () => 1_010)).toEqual({ slotAt: 1_000 + slotIntervalMs(2) });
+    expect(await reserveCallSlot(account, 2, 5_000, () => 60_000)).toEqual({ slotAt: 60_000 });
+    expect(await reserveCallSlot(account, 2, 5_000, () => 60_000)).toEqual({ slotAt: 60_000 + slotIntervalMs(2) });
+  }, 60_000);
 });

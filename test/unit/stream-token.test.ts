@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RATE_HEADROOM, reserveSlot, slotIntervalMs } from '../../shared/domain/call-rate.ts';
+import { RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
 import { checkStreamToken, mintStreamToken } from '../../shared/telephony/stream-token.ts';
 
 beforeAll(() => {
@@ -50,14 +50,5 @@ describe('call-rate pacing', () => {
     [10, Math.ceil(100 * RATE_HEADROOM)],
   ])('%s call(s) per second spaces calls by %s ms', (rate, interval) => {
     expect(slotIntervalMs(rate)).toBe(interval);
-  });
-
-  it('gives an idle account its slot now, and queues the next ones one interval apart', () => {
-    const first = reserveSlot(undefined, 1_000, 2);
-    expect(first).toEqual({ slotAt: 1_000, nextFreeAt: 1_000 + slotIntervalMs(2) });
-    const second = reserveSlot(first.nextFreeAt, 1_010, 2);
-    expect(second.slotAt).toBe(first.nextFreeAt);
-    // A slot in the past is not saved up: no burst after a quiet period.
-    expect(reserveSlot(second.nextFreeAt, 60_000, 2).slotAt).toBe(60_000);
   });
 });
