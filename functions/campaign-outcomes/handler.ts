@@ -1,13 +1,13 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { EventBridgeEvent } from 'aws-lambda';
-import type { CallCompletedPayload } from '../../shared/events/call-events.ts';
+import { type CallCompletedDetail, endedCallOf } from '../../shared/events/call-events.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { applyCallOutcome } from '../../shared/services/campaign-engine.ts';
 
 /** Target of the `call.completed` rule: a campaign call's outcome moves its contact on. */
-async function onCallCompleted(event: EventBridgeEvent<string, CallCompletedPayload>) {
+async function onCallCompleted(event: EventBridgeEvent<string, CallCompletedDetail>) {
   const { data } = event.detail;
   if (data.campaign_id === null) return { applied: false };
   logger.appendKeys({
@@ -15,7 +15,9 @@ async function onCallCompleted(event: EventBridgeEvent<string, CallCompletedPayl
     campaignId: data.campaign_id,
     runId: data.workflow_run_id,
   });
-  const run = await runs.getRun(data.organization_id, data.workflow_id, data.workflow_run_id);
+  // Events carry the campaign origin; one published before they did is completed from the run.
+  const run =
+    endedCallOf(event.detail) ?? (await runs.getRun(data.organization_id, data.workflow_id, data.workflow_run_id));
   if (run) await applyCallOutcome(run);
   return { applied: Boolean(run) };
 }

@@ -1,6 +1,6 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
-import type { RunRecord } from '../repositories/runs.ts';
+import type { CampaignOrigin, EndedCall, RunRecord } from '../repositories/runs.ts';
 import { CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
 
 /**
@@ -34,6 +34,28 @@ export function callCompletedPayload(run: RunRecord) {
 
 export type CallCompletedPayload = ReturnType<typeof callCompletedPayload>;
 
+/**
+ * `call.completed` as it travels on the bus: the webhook payload, and for a campaign call its
+ * origin (contact, attempt, time zone), so the campaign's outcome needs no read of the run.
+ */
+export type CallCompletedDetail = CallCompletedPayload & { campaign_origin?: CampaignOrigin | null };
+
+/** The ended call a `call.completed` describes, as the campaign outcome reads it. */
+export function endedCallOf(detail: CallCompletedDetail): EndedCall | undefined {
+  const { data, campaign_origin: origin } = detail;
+  if (!origin) return undefined;
+  return {
+    id: data.workflow_run_id,
+    organization_id: data.organization_id,
+    status: data.status,
+    phone_number: data.phone_number,
+    created_at: data.created_at,
+    ended_at: data.ended_at,
+    gathered_context: data.gathered_context,
+    campaign: origin,
+  };
+}
+
 /** Puts `call.completed` on the application's event bus; the webhook rule picks it up. */
 export async function publishCallCompleted(run: RunRecord): Promise<void> {
   const result = await eventBridge().send(
@@ -43,7 +65,10 @@ export async function publishCallCompleted(run: RunRecord): Promise<void> {
           EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME,
           Source: EVENT_SOURCE,
           DetailType: CALL_COMPLETED,
-          Detail: JSON.stringify(callCompletedPayload(run)),
+          Detail: JSON.stringify({
+            ...callCompletedPayload(run),
+            campaign_origin: run.campaign ?? null,
+          } satisfies CallCompletedDetail),
         },
       ],
     }),

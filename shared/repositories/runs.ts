@@ -44,6 +44,12 @@ export interface CampaignOrigin {
   timezone?: string | null;
 }
 
+/** What deciding a campaign call's outcome needs of its run. */
+export type EndedCall = Pick<
+  RunRecord,
+  'id' | 'organization_id' | 'status' | 'phone_number' | 'created_at' | 'ended_at' | 'gathered_context' | 'campaign'
+>;
+
 /** What survives a run's deletion: the billing record. */
 export interface UsageRecord {
   run_id: number;

@@ -88,7 +88,7 @@ export async function continueEngine(input: EngineInput): Promise<void> {
  * run carries what the decision needs (attempt, contact time zone); the campaign's retry policy and
  * window never change after creation, so they are read once per process.
  */
-export async function applyCallOutcome(run: runs.RunRecord, now = new Date()): Promise<void> {
+export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): Promise<void> {
   const origin = run.campaign;
   if (!origin || run.status === 'in_progress' || run.status === 'created') return;
   const orgId = run.organization_id;

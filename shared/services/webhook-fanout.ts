@@ -15,7 +15,9 @@ export interface EventDelivery {
  * Campaign events happen more than once per campaign (pause, resume, pause), so their key carries
  * the event's time.
  */
-export function deliveriesOf(event: WebhookEvent): EventDelivery[] {
+export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
+  // The bus may carry more than the payload (a campaign call's origin, for its outcome): deliver the payload only.
+  const event = { type: detail.type, timestamp: detail.timestamp, data: detail.data } as WebhookEvent;
   switch (event.type) {
     case 'call.started':
     case 'call.completed':

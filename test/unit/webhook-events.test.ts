@@ -8,6 +8,7 @@ import {
 } from '../../shared/schemas/webhook-events.ts';
 import { FUNCTION_GROUPS } from '../../shared/api/function-groups.ts';
 import { deliveriesOf } from '../../shared/services/webhook-fanout.ts';
+import { type CallCompletedDetail, type CallCompletedPayload, endedCallOf } from '../../shared/events/call-events.ts';
 import { signatureHeader } from '../../shared/services/webhooks.ts';
 
 const completed = (status: string) =>
@@ -49,6 +50,26 @@ describe('deliveriesOf', () => {
       expect(delivery.run).toEqual(
         delivery.event.type.startsWith('call.') ? { organizationId: 3, agentId: 42, runId: 1001 } : null,
       );
+  });
+
+  it("delivers the payload only, not the campaign origin the bus carries for the campaign's outcome", () => {
+    const origin = { campaign_id: 7, row: 12, attempt: 2, timezone: 'Europe/Warsaw' };
+    const detail: CallCompletedDetail = { ...(completed('failed') as CallCompletedPayload), campaign_origin: origin };
+    const deliveries = deliveriesOf(detail as WebhookEvent);
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries)
+      expect(Object.keys(delivery.event).sort()).toEqual(['data', 'timestamp', 'type']);
+    expect(endedCallOf(detail)).toEqual({
+      id: 1001,
+      organization_id: 3,
+      status: 'failed',
+      phone_number: detail.data.phone_number,
+      created_at: detail.data.created_at,
+      ended_at: detail.data.ended_at,
+      gathered_context: detail.data.gathered_context,
+      campaign: origin,
+    });
+    expect(endedCallOf({ ...detail, campaign_origin: null })).toBeUndefined();
   });
 
   it('is deterministic: the same event gives the same keys', () => {
