@@ -2706,6 +2706,8 @@ export interface components {
             failed_rows: number;
             goal?: string | null;
             id: number;
+            /** @description Why the background import failed (state `import_failed`; create the campaign again), else null. */
+            import_error?: string | null;
             name: string;
             /** @description Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped). */
             processed_rows: number;
@@ -2733,7 +2735,7 @@ export interface components {
              */
             started_at: string | null;
             /** @enum {string} */
-            state: "importing" | "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
+            state: "importing" | "import_failed" | "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
             total_rows: number | null;
             workflow_id: number;
             workflow_name: string;

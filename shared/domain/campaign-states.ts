@@ -2,11 +2,13 @@ import { ConflictError } from './errors.ts';
 
 /**
  * Campaign states: `importing` (a large source's contacts are being stored in the background; then
- * `draft`, or `scheduled` with a start time), `draft` (created, not started), `scheduled` (starts
+ * `draft`, or `scheduled` with a start time), `import_failed` (its stored source could not be
+ * read: nothing can run; create the campaign again), `draft` (created, not started), `scheduled` (starts
  * itself at `scheduled_start_at`), `running`, `paused`, `completed` (every contact final), `cancelled`.
  */
 export const CAMPAIGN_STATES = [
   'importing',
+  'import_failed',
   'draft',
   'scheduled',
   'running',

@@ -41,6 +41,8 @@ export interface CampaignRecord {
   /** While `importing`: the S3 object holding the contacts, and how many of them are stored. */
   import_key?: string;
   imported_rows?: number;
+  /** Why the background import failed (`import_failed`). */
+  import_error?: string;
 }
 
 export type ContactStatus =
@@ -275,7 +277,9 @@ export async function transitionCampaign(
   campaignId: number,
   from: readonly CampaignState[],
   to: CampaignState,
-  changes: Partial<Pick<CampaignRecord, 'started_at' | 'completed_at'>> & { bumpGeneration?: boolean } = {},
+  changes: Partial<Pick<CampaignRecord, 'started_at' | 'completed_at' | 'import_error'>> & {
+    bumpGeneration?: boolean;
+  } = {},
 ): Promise<CampaignRecord | undefined> {
   const { bumpGeneration, ...fields } = changes;
   const sets = ['#state = :to', ...Object.keys(fields).map((field, i) => `#f${i} = :v${i}`)];

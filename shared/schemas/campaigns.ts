@@ -141,6 +141,9 @@ export const Campaign = z
     source_refresh_minutes: z.int().nullable().optional(),
     source_last_synced_at: Timestamp.nullable().optional(),
     source_sync_error: z.string().nullable().optional(),
+    import_error: z.string().nullable().optional().openapi({
+      description: 'Why the background import failed (state `import_failed`; create the campaign again), else null.',
+    }),
     scheduled_start_at: Timestamp.nullable().optional(),
     calling_window: z
       .object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() })

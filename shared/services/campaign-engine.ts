@@ -9,7 +9,7 @@ import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
 import { contactZones, dispatchDue, dropQueue } from './campaign-dispatch.ts';
 import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
-import { importContacts } from './campaign-import.ts';
+import { failImport, ImportFailedError, importContacts } from './campaign-import.ts';
 import { countMetric, METRICS } from '../observability/metrics.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
@@ -228,7 +228,14 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   if (!campaign || campaign.generation !== input.generation) return { action: 'stop', reason: 'superseded' };
   if (campaign.state === 'importing') {
     // Storing contacts is the work itself: the next step follows at once until it is done.
-    if (!(await importContacts(campaign, IMPORT_BUDGET_MS))) return { action: 'wait', waitUntil: now.toISOString() };
+    try {
+      if (!(await importContacts(campaign, IMPORT_BUDGET_MS))) return { action: 'wait', waitUntil: now.toISOString() };
+    } catch (error) {
+      if (!(error instanceof ImportFailedError)) throw error;
+      logger.error('Campaign import failed', { error: error.message });
+      await failImport(campaign, error);
+      return { action: 'stop', reason: 'import_failed' };
+    }
     campaign = await repository.getCampaign(orgId, campaignId);
     if (!campaign) return { action: 'stop', reason: 'superseded' };
   }

@@ -1,6 +1,9 @@
 import * as repository from '../repositories/campaigns.ts';
 import { deleteRunFiles, readRunFileText } from '../repositories/run-files.ts';
 
+/** The stored source of an import cannot be read: retrying cannot help. */
+export class ImportFailedError extends Error {}
+
 /** A background import stores this many contacts between two progress records. */
 const IMPORT_CHUNK = 5_000;
 
@@ -12,9 +15,7 @@ const IMPORT_CHUNK = 5_000;
  */
 export async function importContacts(campaign: repository.CampaignRecord, budgetMs: number): Promise<boolean> {
   const started = Date.now();
-  const text = await readRunFileText(campaign.import_key!);
-  if (text === undefined) throw new Error(`Campaign ${campaign.id}: its import ${campaign.import_key} is missing`);
-  const contacts = JSON.parse(text) as repository.ContactRecord[];
+  const contacts = storedContacts(await readRunFileText(campaign.import_key!));
   let imported = campaign.imported_rows ?? 0;
   while (imported < contacts.length) {
     if (Date.now() - started > budgetMs) return false;
@@ -32,4 +33,35 @@ export async function importContacts(campaign: repository.CampaignRecord, budget
   );
   if (finished) await deleteRunFiles([campaign.import_key!]);
   return true;
+}
+
+/** The contacts the create request validated and stored; a missing or damaged copy fails the import. */
+function storedContacts(text: string | undefined): repository.ContactRecord[] {
+  if (text === undefined) throw new ImportFailedError('The stored contacts of the import are missing');
+  let contacts: unknown;
+  try {
+    contacts = JSON.parse(text);
+  } catch {
+    throw new ImportFailedError('The stored contacts of the import are damaged (not JSON)');
+  }
+  if (!Array.isArray(contacts))
+    throw new ImportFailedError('The stored contacts of the import are damaged (not a list)');
+  return contacts as repository.ContactRecord[];
+}
+
+/**
+ * Ends an import that cannot finish: the campaign becomes `import_failed` with the reason (the
+ * contacts stored so far stay, inert: such a campaign never dials) and its S3 copy is deleted.
+ */
+export async function failImport(campaign: repository.CampaignRecord, error: ImportFailedError): Promise<void> {
+  const failed = await repository.transitionCampaign(
+    campaign.organization_id,
+    campaign.id,
+    ['importing'],
+    'import_failed',
+    {
+      import_error: error.message,
+    },
+  );
+  if (failed) await deleteRunFiles([campaign.import_key!]);
 }

@@ -52,6 +52,7 @@ async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
     source_refresh_minutes: campaign.source_refresh_minutes,
     source_last_synced_at: campaign.source_last_synced_at,
     source_sync_error: campaign.source_sync_error,
+    import_error: campaign.import_error ?? null,
     scheduled_start_at: campaign.scheduled_start_at,
     calling_window: campaign.calling_window,
     retry_config: campaign.retry_config,

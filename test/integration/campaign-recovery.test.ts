@@ -71,3 +71,71 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
     expect(runs.body.total_count).toBe(2);
   });
 });
+
+describe.skipIf(needsLocalStack)('a background import that cannot finish', () => {
+  it.each([
+    ['damaged', 'not json'],
+    ['missing', undefined],
+  ])(
+    'ends import_failed when its stored copy is %s, and the campaign never dials',
+    async (_case, stored) => {
+      const org = await newOrganization('Import failure', 5);
+      const { body: agent } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Importer' } });
+      Object.assign(process.env, inject('stackEnv'));
+      const repository = await import('../../shared/repositories/campaigns.ts');
+      const files = await import('../../shared/repositories/run-files.ts');
+      const { nextId } = await import('../../shared/repositories/counters.ts');
+      const { engineStep } = await import('../../shared/services/campaign-engine.ts');
+      // As the create request leaves a large source: the campaign importing, its contacts in S3.
+      const id = await nextId('campaign');
+      const importKey = `campaign-imports/org-${org.organizationId}/campaign-${id}.json`;
+      const now = new Date().toISOString();
+      await repository.insertCampaign(
+        {
+          id,
+          organization_id: org.organizationId,
+          name: 'Damaged import',
+          goal: null,
+          workflow_id: agent.id,
+          state: 'importing',
+          source_type: 'csv',
+          source_id: 'upload',
+          source_config: null,
+          source_refresh_minutes: null,
+          source_last_synced_at: now,
+          source_sync_error: null,
+          retry_config: null,
+          calling_window: null,
+          scheduled_start_at: null,
+          total_rows: 1_500,
+          processed_rows: 0,
+          failed_rows: 0,
+          created_at: now,
+          started_at: null,
+          completed_at: null,
+          generation: 1,
+          import_key: importKey,
+          imported_rows: 0,
+        },
+        [],
+        null,
+      );
+      if (stored !== undefined) await files.putRunFile(importKey, stored, 'application/json');
+
+      const step = await engineStep({
+        campaign: { organizationId: org.organizationId, campaignId: id },
+        generation: 1,
+        part: 0,
+        step: 0,
+      });
+      expect(step).toEqual({ action: 'stop', reason: 'import_failed' });
+      const { body: failed } = await api.request('GET', `/campaigns/${id}`, { key: org.key });
+      expect(failed).toMatchObject({ state: 'import_failed', total_rows: 1_500, processed_rows: 0 });
+      expect(failed.import_error).toMatch(stored === undefined ? /missing/ : /damaged/);
+      expect(await files.readRunFileText(importKey)).toBeUndefined();
+      expect((await api.request('POST', `/campaigns/${id}/start`, { key: org.key })).status).toBe(409);
+      expect((await api.request('POST', `/campaigns/${id}/cancel`, { key: org.key })).status).toBe(409);
+    },
+    60_000,
+  );
+});
