@@ -60,6 +60,10 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
     synopsis: 'number reject NUMBER_ID --org ID [--reason TEXT]',
     help: 'Rejects the regulatory review of a pending number: it becomes rejected and the first month is refunded.',
   },
+  'tools encrypt-headers': {
+    synopsis: 'tools encrypt-headers',
+    help: 'Encrypts the headers of agent tools stored before tool headers were encrypted at rest (KMS on AWS: set KMS_KEY_ID to the EncryptionKeyArn output). Idempotent and safe beside traffic: a tool is rewritten only while it still holds the plaintext read; prints how many were found, encrypted and skipped.',
+  },
 };
 
 const usage = () =>
@@ -193,6 +197,14 @@ async function main(argv: string[]): Promise<void> {
         values.reason,
       );
       console.log(`Number ${number.id} (${number.phone_number}) is ${number.status}`);
+      return;
+    }
+    case 'tools encrypt-headers': {
+      const { encryptPlaintextToolHeaders } = await import('../shared/services/tool-calls.ts');
+      const { found, encrypted, skipped } = await encryptPlaintextToolHeaders();
+      console.log(
+        `Tools with plaintext headers: ${found}; encrypted: ${encrypted}; skipped (changed meanwhile): ${skipped}`,
+      );
       return;
     }
     default:

@@ -38,7 +38,7 @@ export interface paths {
         put?: never;
         /**
          * Read a call script (and optionally the company website); creates nothing
-         * @description Call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect); facts (offer, prices, hours, address, FAQ) from both, the script winning; differences in `conflicts`. Pass the result to `POST /agents/from-script`.
+         * @description The language model (the organization's own key when set, otherwise the platform model) reads the call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect) and the facts (offer, prices, hours, address, FAQ) from the script and from the website, each apart, as a structured answer (JSON schema) that is validated. The website is fetched through the SSRF guard and its visible text (first 20,000 characters) given to the model; a website that cannot be fetched is a 400. Every value then carries its `source`; where both give a fact and differ, the script wins and `conflicts` lists it. An empty `company_name` is filled from what the model read. A model answer that is not the schema, or a failing provider, is a 502 naming it; no platform model configured, a 503 naming what to configure. Pass the result, edited or not, to `POST /agents/from-script`.
          *
          *     **Example**
          *
@@ -709,7 +709,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent from a script analysis
-         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers and mandatory phrases become its workflow definition.
+         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already read the script in analyze-script; this step calls no model, so the agent is exactly the analysis the client reviewed.
          *
          *     **Example**
          *
@@ -3587,8 +3587,13 @@ export interface components {
                     value: string;
                 }[];
             };
-            /** @description BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`. */
+            /** @description The request's `language` (the language the agent speaks); it becomes the agent's `workflow_configurations.language`. */
             language: string;
+            /**
+             * @description BCP 47 code of the language the model found the script written in (null when it could not tell); informative, not used by `from-script`.
+             * @default null
+             */
+            script_language: string | null;
         };
         /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
         SpeechKeyList: {
@@ -4050,6 +4055,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The language model provider failed, timed out or answered nonsense; `detail` names it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform language model is not configured; `detail` names the settings to configure */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -104,6 +104,8 @@ export class VoiceAgentPlatformApiStack extends Stack {
     new CfnOutput(this, 'StageName', { value: this.api.stageName });
     new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    // For the operator CLI's `tools encrypt-headers` (KMS_KEY_ID).
+    new CfnOutput(this, 'EncryptionKeyArn', { value: this.secrets.encryptionKey.keyArn });
     new CfnOutput(this, 'MediaStreamUrl', {
       value: this.media.streamUrl,
       description: 'Where providers stream call audio',

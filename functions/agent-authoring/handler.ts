@@ -41,7 +41,9 @@ export const handler = createApiHandler([
     await speechKeys.clearSpeechKey(callerOf(context).organizationId, params.provider);
     return noContent();
   }),
-  operation(agentTemplateRoutes.analyzeScript, async ({ body }) => ok(await authoring.analyzeScript(body))),
+  operation(agentTemplateRoutes.analyzeScript, async ({ body }, context) =>
+    ok(await authoring.analyzeScript(callerOf(context).organizationId, body)),
+  ),
   operation(agentTemplateRoutes.fromScript, async ({ body }, context) =>
     ok(await authoring.createFromScript(callerOf(context).organizationId, body)),
   ),

@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import { SCRIPT_READING } from '../../shared/ai/script-reading.ts';
+import { readScriptPrompt } from './script-reader.ts';
 
 export interface FakeOpenAiOptions {
   apiKey: string;
@@ -41,6 +43,7 @@ interface ChatRequest {
       parameters?: { properties?: Record<string, { type?: string; enum?: unknown[] }> };
     };
   }[];
+  response_format?: { type: string; json_schema?: { name?: string } };
 }
 
 type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
@@ -60,7 +63,8 @@ const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end
  * 6. the prompt's conversation plan has a step n (n = the caller's turns so far): that step;
  * 7. otherwise (the plan is done) as 2: the closing, the disposition and the end of the call.
  * Authoring prompts: translation (`Target language: X`) answers `[X] <text>`; question writing
- * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines.
+ * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines;
+ * the `script_analysis` JSON schema is answered by the rules of ./script-reader.ts.
  */
 export function fakeReply(request: ChatRequest): Reply {
   const messages = request.messages;
@@ -69,6 +73,8 @@ export function fakeReply(request: ChatRequest): Reply {
   const userText = last?.role === 'user' ? String(last.content ?? '') : '';
   const say = (content: string): Reply => ({ content, toolCalls: [] });
 
+  if (request.response_format?.json_schema?.name === SCRIPT_READING)
+    return say(JSON.stringify(readScriptPrompt(userText)));
   const target = /Target language: (.+)/i.exec(system)?.[1]?.trim();
   if (target) return say(`[${target}] ${userText.trim()}`);
   if (/one question per topic/i.test(system)) {

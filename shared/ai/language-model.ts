@@ -7,6 +7,7 @@
  * is a 503 naming what to configure, a failing provider a 502 naming it.
  */
 import OpenAI from 'openai';
+import * as z from 'zod';
 import { getSecretFields, SecretNotReadyError } from '../config/secrets.ts';
 import { optionalSetting } from '../config/settings.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -17,8 +18,17 @@ export interface CompletionRequest {
   prompt: string;
 }
 
+/** A structured answer: the model fills `schema` (a JSON schema sent as `response_format`). */
+export interface ExtractionRequest<T> extends CompletionRequest {
+  /** Names the schema for the provider (`[a-zA-Z0-9_-]`) and in error messages. */
+  name: string;
+  schema: z.ZodType<T>;
+}
+
 export interface LanguageModel {
   complete(request: CompletionRequest): Promise<string>;
+  /** The model's answer validated by `schema`; anything else is a LanguageModelError (502). */
+  extract<T>(request: ExtractionRequest<T>): Promise<T>;
 }
 
 /** The platform model is not configured (503). */
@@ -40,6 +50,25 @@ export const organizationModelFetch = createGuardedFetch({
 });
 
 /**
+ * An organization's own model (its stored URL and model, its decrypted key), reached only through
+ * the SSRF guard: the address is checked at connect time, on every redirect too. `fetch` is the
+ * guard itself (tests give it a stubbed resolver).
+ */
+export function organizationModel(
+  stored: { api_url: string; model: string },
+  apiKey: string,
+  fetch: typeof globalThis.fetch = organizationModelFetch,
+): LanguageModel {
+  return remoteModel({
+    apiUrl: stored.api_url,
+    apiKey,
+    model: stored.model,
+    fetch,
+    upstream: "The organization's language model",
+  });
+}
+
+/**
  * A model at an OpenAI-compatible API. `fetch` is the SSRF guard for an organization's own URL;
  * `upstream` names the provider in error messages.
  */
@@ -58,30 +87,75 @@ export function remoteModel(settings: {
     timeout: MODEL_TIMEOUT_MS,
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   });
+  /** One chat completion; every failure of the provider is a LanguageModelError naming it. */
+  async function answer(
+    request: CompletionRequest,
+    extra: Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming> = {},
+  ): Promise<string> {
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await client.chat.completions.create({
+        model: settings.model,
+        messages: [
+          { role: 'system', content: request.system },
+          { role: 'user', content: request.prompt },
+        ],
+        temperature: 0.2,
+        ...extra,
+      });
+    } catch (error) {
+      if (error instanceof OpenAI.APIConnectionTimeoutError)
+        throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
+      if (error instanceof OpenAI.APIError && error.status)
+        throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
+      // A connection error carries its reason (the SSRF guard's refusal, a reset) as its cause.
+      const cause = (error as { cause?: unknown }).cause;
+      const reason = cause instanceof Error ? cause.message : (error as Error).message;
+      throw new LanguageModelError(`${upstream} could not be used: ${reason}`.slice(0, 500));
+    }
+    const message = completion?.choices?.[0]?.message;
+    if (typeof message?.refusal === 'string' && message.refusal)
+      throw new LanguageModelError(`${upstream} declined: ${message.refusal}`.slice(0, 500));
+    const content: unknown = message?.content;
+    if (typeof content !== 'string' || !content.trim()) throw new LanguageModelError(`${upstream} returned no text`);
+    return content.trim();
+  }
+
   return {
-    async complete(request) {
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
+    complete: (request) => answer(request),
+    async extract(request) {
+      const content = await answer(request, {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: request.name, strict: true, schema: strictSchema(request.schema) },
+        },
+        temperature: 0,
+      });
+      let parsed: unknown;
       try {
-        completion = await client.chat.completions.create({
-          model: settings.model,
-          messages: [
-            { role: 'system', content: request.system },
-            { role: 'user', content: request.prompt },
-          ],
-          temperature: 0.2,
-        });
-      } catch (error) {
-        if (error instanceof OpenAI.APIConnectionTimeoutError)
-          throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
-        if (error instanceof OpenAI.APIError && error.status)
-          throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
-        throw new LanguageModelError(`${upstream} could not be used: ${(error as Error).message}`.slice(0, 500));
+        parsed = JSON.parse(content);
+      } catch {
+        throw new LanguageModelError(`${upstream} returned text that is not JSON where ${request.name} was asked for`);
       }
-      const content: unknown = completion?.choices?.[0]?.message?.content;
-      if (typeof content !== 'string' || !content.trim()) throw new LanguageModelError(`${upstream} returned no text`);
-      return content.trim();
+      const result = request.schema.safeParse(parsed);
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        throw new LanguageModelError(
+          `${upstream} returned a ${request.name} that does not match its schema (${issue.path.join('.') || 'root'}: ${issue.message})`.slice(
+            0,
+            500,
+          ),
+        );
+      }
+      return result.data;
     },
   };
+}
+
+/** zod's JSON schema of `schema`: objects closed and every field required, as strict mode asks. */
+function strictSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...body } = z.toJSONSchema(schema, { target: 'draft-7' });
+  return body;
 }
 
 function hostOf(url: string): string {

@@ -1,10 +1,7 @@
 /**
- * Reading a call script and a company website, with simple documented heuristics: the script gives
- * the call flow (first line = greeting; questions and list items = steps in order; "if they
- * say …: …" lines = objection answers; lines about recording or personal data = mandatory
- * phrases; what the questions ask for = data to collect); both give facts (prices, opening hours,
- * address, offer, FAQ) by pattern. When both give a fact and they differ, the script wins and the
- * difference is listed in `conflicts`. Every value carries its `source`.
+ * The domain rules of a script analysis, around what the language model read (shared/ai/script-reading.ts):
+ * every value carries the `source` it was read from, and where script and website give a fact
+ * and disagree, the script wins and the difference is listed in `conflicts`.
  */
 export type Source = 'script' | 'website';
 export interface Sourced<T = string> {
@@ -12,31 +9,14 @@ export interface Sourced<T = string> {
   source: Source;
 }
 
-const PRICE = /\d[\d\s.,]*\s?(?:PLN|zł|USD|EUR|€|\$)/gi;
-const HOURS =
-  /\b(?:mon(?:day)?|tue(?:sday)?|pn|pon(?:iedziałek)?)\b[^.\n]{0,40}?\d{1,2}(?:[:.]\d{2})?\s?[-–]\s?\d{1,2}(?:[:.]\d{2})?/i;
-const ADDRESS = /\b(?:ul\.|al\.|street|st\.|avenue|ave\.)\s?[^,\n]{2,60}(?:,\s?[^,\n.]{2,40})?/i;
-const MANDATORY = /(record|nagryw|data protection|personal data|gdpr|rodo|dane osobowe|privacy)/i;
-const OBJECTION = /^(?:if|when|jeśli|jeżeli|gdy)\b(.+?)[:–-]\s*(.+)$/i;
-const DATA_WORDS = [
-  'name',
-  'email',
-  'phone',
-  'address',
-  'date of birth',
-  'budget',
-  'company',
-  'imię',
-  'nazwisko',
-  'telefon',
-  'adres',
-];
-
-const lines = (text: string) =>
-  text
-    .split(/\r?\n/)
-    .map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
-    .filter(Boolean);
+/** Facts as the model reads them from one source. */
+export interface PlainFacts {
+  offer: string | null;
+  prices: string[];
+  hours: string | null;
+  address: string | null;
+  faq: string[];
+}
 
 export interface Facts {
   offer: Sourced | null;
@@ -46,46 +26,26 @@ export interface Facts {
   faq: Sourced[];
 }
 
-export function factsFrom(text: string, source: Source, title?: string): Facts {
-  const firstMatch = (pattern: RegExp) => pattern.exec(text)?.[0]?.trim();
-  const hours = firstMatch(HOURS);
-  const address = firstMatch(ADDRESS);
-  const prices = [...new Set((text.match(PRICE) ?? []).map((price) => price.replace(/\s+/g, ' ').trim()))];
-  const faq =
-    source === 'website'
-      ? lines(text)
-          .filter((line) => line.endsWith('?'))
-          .slice(0, 20)
-      : [];
-  return {
-    offer: title ? { value: title, source } : null,
-    prices: prices.map((value) => ({ value, source })),
-    hours: hours ? { value: hours, source } : null,
-    address: address ? { value: address, source } : null,
-    faq: faq.map((value) => ({ value, source })),
-  };
+/** A value as read (trimmed), with its source; blank values are dropped. */
+export function sourced(value: string | null | undefined, source: Source): Sourced | null {
+  const trimmed = value?.trim();
+  return trimmed ? { value: trimmed, source } : null;
 }
 
-export function callFlowFrom(script: string) {
-  const all = lines(script);
-  const objections = all.flatMap((line) => {
-    const match = OBJECTION.exec(line);
-    return match ? [{ objection: match[1]!.trim(), answer: match[2]!.trim(), source: 'script' as const }] : [];
-  });
-  const steps = all
-    .slice(1)
-    .filter(
-      (line) => !OBJECTION.test(line) && !MANDATORY.test(line) && (line.endsWith('?') || /^(ask|zapytaj)/i.test(line)),
-    );
-  const wanted = DATA_WORDS.filter((word) => steps.some((step) => step.toLowerCase().includes(word)));
+export function sourcedAll(values: readonly string[], source: Source): Sourced[] {
+  return values.flatMap((value) => sourced(value, source) ?? []);
+}
+
+export function factsWithSource(facts: PlainFacts, source: Source): Facts {
   return {
-    greeting: all[0] ? { value: all[0], source: 'script' as const } : null,
-    steps: steps.map((value) => ({ value, source: 'script' as const })),
-    objections,
-    mandatory_phrases: all
-      .filter((line) => MANDATORY.test(line))
-      .map((value) => ({ value, source: 'script' as const })),
-    data_to_collect: wanted.map((value) => ({ value, source: 'script' as const })),
+    offer: sourced(facts.offer, source),
+    prices: [...new Set(sourcedAll(facts.prices, source).map((price) => price.value))].map((value) => ({
+      value,
+      source,
+    })),
+    hours: sourced(facts.hours, source),
+    address: sourced(facts.address, source),
+    faq: sourcedAll(facts.faq, source),
   };
 }
 

@@ -1,4 +1,12 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, tableName } from './table.ts';
 
@@ -23,8 +31,25 @@ export interface ToolRecord {
   header_names: string[];
   /** The headers (JSON), encrypted (shared/crypto/secret-box.ts); null without headers. */
   headers_ciphertext: string | null;
+  /**
+   * Only for a tool stored before headers were encrypted at rest (its item holds `headers` in the
+   * clear) and not yet migrated (`npm run admin -- tools encrypt-headers`): its headers as stored.
+   */
+  plaintext_headers?: Record<string, string>;
   parameters: Record<string, unknown>;
   created_at: string;
+}
+
+/** Tool headers are sealed in `headers_ciphertext` since encryption at rest; before, `headers` held them in the clear. */
+const isPlaintextHeaders = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A stored tool, in either shape: a tool stored before encryption at rest reads with its plaintext headers apart. */
+function toolFrom(item: Record<string, unknown>): ToolRecord {
+  const { headers, ...tool } = strip<ToolRecord & { headers?: unknown }>(item);
+  if (tool.headers_ciphertext !== undefined || !isPlaintextHeaders(headers))
+    return { ...tool, header_names: tool.header_names ?? [], headers_ciphertext: tool.headers_ciphertext ?? null };
+  return { ...tool, header_names: Object.keys(headers), headers_ciphertext: null, plaintext_headers: headers };
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -129,12 +154,65 @@ export async function putTool(orgId: number, tool: ToolRecord): Promise<void> {
 }
 
 export async function listTools(orgId: number, agentId: number): Promise<ToolRecord[]> {
-  return (await queryItems(prefixQuery(orgId, agentId, keys.toolSkPrefix))).map((item) => strip<ToolRecord>(item));
+  return (await queryItems(prefixQuery(orgId, agentId, keys.toolSkPrefix))).map(toolFrom);
 }
 
 export async function getTool(orgId: number, agentId: number, toolId: string): Promise<ToolRecord | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tool(orgId, agentId, toolId) }));
-  return result.Item ? strip<ToolRecord>(result.Item) : undefined;
+  return result.Item ? toolFrom(result.Item) : undefined;
+}
+
+/**
+ * Every tool whose headers are still stored in the clear, page by page, with its organization.
+ * A Scan: for the operator's one-off migration only, never on a request path.
+ */
+export async function* toolsWithPlaintextHeaders(): AsyncGenerator<{ orgId: number; tool: ToolRecord }[]> {
+  const pages = paginateScan(
+    { client: db() },
+    {
+      TableName: tableName(),
+      FilterExpression: '#type = :tool AND attribute_exists(headers) AND attribute_not_exists(headers_ciphertext)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':tool': 'tool' },
+    },
+  );
+  for await (const page of pages) {
+    yield (page.Items ?? []).flatMap((item) => {
+      const orgId = Number(/^ORG#(\d+)#/.exec(String(item.pk))?.[1]);
+      const tool = toolFrom(item);
+      return Number.isInteger(orgId) && tool.plaintext_headers ? [{ orgId, tool }] : [];
+    });
+  }
+}
+
+/**
+ * Replaces a tool's plaintext headers with their sealed form, only if the item still holds exactly
+ * those plaintext headers (not migrated meanwhile, not deleted). False when it did not.
+ */
+export async function sealPlaintextToolHeaders(
+  orgId: number,
+  tool: ToolRecord & { plaintext_headers: Record<string, string> },
+  sealed: Pick<ToolRecord, 'header_names' | 'headers_ciphertext'>,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tool(orgId, tool.workflow_id, tool.id),
+        UpdateExpression: 'SET header_names = :names, headers_ciphertext = :sealed REMOVE headers',
+        ConditionExpression: 'attribute_not_exists(headers_ciphertext) AND headers = :plaintext',
+        ExpressionAttributeValues: {
+          ':names': sealed.header_names,
+          ':sealed': sealed.headers_ciphertext,
+          ':plaintext': tool.plaintext_headers,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 export async function deleteTool(orgId: number, agentId: number, toolId: string): Promise<boolean> {

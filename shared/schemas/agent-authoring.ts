@@ -92,7 +92,12 @@ export const ScriptAnalysis = z
   .object({
     company_name: z.string(),
     language: z.string().min(2).max(16).openapi({
-      description: "BCP 47 language of the script; it becomes the agent's `workflow_configurations.language`.",
+      description:
+        "The request's `language` (the language the agent speaks); it becomes the agent's `workflow_configurations.language`.",
+    }),
+    script_language: z.string().max(35).nullable().default(null).openapi({
+      description:
+        'BCP 47 code of the language the model found the script written in (null when it could not tell); informative, not used by `from-script`.',
     }),
     call_flow: z.object({
       greeting: Sourced.nullable(),

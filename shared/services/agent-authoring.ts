@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import { organizationModelFetch, platformModel, remoteModel, type LanguageModel } from '../ai/language-model.ts';
+import { organizationModel, platformModel, type LanguageModel } from '../ai/language-model.ts';
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
-import { callFlowFrom, factsFrom, mergeFacts, pageText } from '../domain/script-analysis.ts';
+import { readScript } from '../ai/script-reading.ts';
+import { factsWithSource, mergeFacts, pageText, sourced, sourcedAll } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
 import * as modelKeys from '../repositories/model-keys.ts';
@@ -32,16 +33,7 @@ async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: '
   const stored = await modelKeys.getModelKey(orgId);
   if (!stored) return { model: await platformModel(), owner: 'platform' };
   const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return {
-    model: remoteModel({
-      apiUrl: stored.api_url,
-      apiKey,
-      model: stored.model,
-      fetch: organizationModelFetch,
-      upstream: "The organization's language model",
-    }),
-    owner: 'organization',
-  };
+  return { model: organizationModel(stored, apiKey), owner: 'organization' };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {
@@ -161,26 +153,53 @@ async function fetchPage(url: string): Promise<{ title?: string; text: string }>
   return pageText(html);
 }
 
-/** Call flow from the script, facts from the script and the website (script wins); creates nothing. */
-export async function analyzeScript(request: {
-  script_text: string;
-  url?: string;
-  company_name: string;
-  language: string;
-}) {
-  const site = request.url ? await fetchPage(request.url) : null;
+/**
+ * The language model reads the call flow from the script and the facts from the script and the
+ * website (fetched through the SSRF guard); the values get their sources and the script's facts
+ * win over the website's (domain rules). Creates nothing.
+ */
+export async function analyzeScript(
+  orgId: number,
+  request: { script_text: string; url?: string; company_name: string; language: string },
+) {
+  const site = request.url ? { url: request.url, ...(await fetchPage(request.url)) } : null;
+  const { model } = await modelFor(orgId);
+  const reading = await readScript(model, {
+    script: request.script_text,
+    website: site,
+    companyName: request.company_name,
+    language: request.language,
+  });
+  const flow = reading.call_flow;
   const { facts, conflicts } = mergeFacts(
-    factsFrom(request.script_text, 'script'),
-    site ? factsFrom(site.text, 'website', site.title) : null,
+    factsWithSource(reading.script_facts, 'script'),
+    site && reading.website_facts ? factsWithSource(reading.website_facts, 'website') : null,
   );
   return {
-    company_name: request.company_name,
+    company_name: request.company_name || reading.company_name?.trim() || '',
     language: request.language,
-    call_flow: callFlowFrom(request.script_text),
+    script_language: languageTag(reading.script_language),
+    call_flow: {
+      greeting: sourced(flow.greeting, 'script'),
+      steps: sourcedAll(flow.steps, 'script'),
+      objections: flow.objections
+        .filter(({ objection, answer }) => objection.trim() && answer.trim())
+        .map(({ objection, answer }) => ({
+          objection: objection.trim(),
+          answer: answer.trim(),
+          source: 'script' as const,
+        })),
+      mandatory_phrases: sourcedAll(flow.mandatory_phrases, 'script'),
+      data_to_collect: sourcedAll(flow.data_to_collect, 'script'),
+    },
     facts,
     conflicts,
   };
 }
+
+/** A BCP 47 tag as the model gave it, or null for anything else. */
+const languageTag = (value: string | null) =>
+  value && /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/.test(value.trim()) ? value.trim() : null;
 
 /** An agent from an analysis: its call flow becomes the definition, its facts the agent's variables. */
 export async function createFromScript(orgId: number, request: { agent_name: string; analysis: ScriptAnalysis }) {

@@ -75,7 +75,12 @@ export async function searchKnowledge(orgId: number, agentRef: string, query: { 
 /** Header values are write-only: a tool shows which headers it sends, not what they hold. */
 export const HIDDEN_HEADER_VALUE = '********';
 
-const toolView = ({ header_names, headers_ciphertext: _sealed, ...tool }: repository.ToolRecord) => ({
+const toolView = ({
+  header_names,
+  headers_ciphertext: _sealed,
+  plaintext_headers: _notYetSealed,
+  ...tool
+}: repository.ToolRecord) => ({
   ...tool,
   headers: Object.fromEntries(header_names.map((name) => [name, HIDDEN_HEADER_VALUE])),
 });

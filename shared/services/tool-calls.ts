@@ -1,5 +1,6 @@
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
+import * as repository from '../repositories/agent-resources.ts';
 import type { ToolRecord } from '../repositories/agent-resources.ts';
 
 /** A tool call's time and answer caps (the answer goes back into the model's context). */
@@ -26,6 +27,27 @@ export async function sealToolHeaders(
 }
 
 /**
+ * Seals the headers of every tool stored before encryption at rest (operator migration,
+ * `npm run admin -- tools encrypt-headers`). Each tool is rewritten with a conditional update
+ * that holds only while its item still has exactly the plaintext read, so a rerun, a concurrent
+ * run or a tool deleted meanwhile changes nothing twice: idempotent. Until then reads accept the
+ * old shape (`plaintext_headers`).
+ */
+export async function encryptPlaintextToolHeaders(): Promise<{ found: number; encrypted: number; skipped: number }> {
+  const counts = { found: 0, encrypted: 0, skipped: 0 };
+  for await (const page of repository.toolsWithPlaintextHeaders()) {
+    for (const { orgId, tool } of page) {
+      const plaintext = tool.plaintext_headers!;
+      counts.found += 1;
+      const sealed = await sealToolHeaders(orgId, tool.id, plaintext);
+      const done = await repository.sealPlaintextToolHeaders(orgId, { ...tool, plaintext_headers: plaintext }, sealed);
+      counts[done ? 'encrypted' : 'skipped'] += 1;
+    }
+  }
+  return counts;
+}
+
+/**
  * Calls an agent's HTTP tool with the model's arguments (GET/DELETE as query parameters, the
  * others as a JSON body), through the SSRF guard: the tool's address is checked again at every
  * call. Fails with the guard's OutboundRequestError (refused, timeout, too large, unreachable).
@@ -39,7 +61,7 @@ export async function callTool(
 ): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = tool.headers_ciphertext
     ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id)))
-    : {};
+    : (tool.plaintext_headers ?? {});
   const url = new URL(tool.url);
   const inQuery = tool.method === 'GET' || tool.method === 'DELETE';
   if (inQuery) for (const [name, value] of Object.entries(args)) url.searchParams.set(name, String(value));

@@ -212,7 +212,7 @@ describe('VoiceAgentPlatformApi stack', () => {
       ResponseType: 'INVALID_API_KEY',
       StatusCode: '403',
     });
-    for (const output of ['RestApiId', 'StageName', 'UsagePlanId']) template.hasOutput(output, {});
+    for (const output of ['RestApiId', 'StageName', 'UsagePlanId', 'EncryptionKeyArn']) template.hasOutput(output, {});
   });
 
   it('reserves concurrency for call completion, so an API flood cannot starve it', () => {

@@ -171,6 +171,10 @@ describe('agent templates', () => {
 describe('script analysis', () => {
   let site: ReturnType<typeof createServer>;
   let siteUrl: string;
+  /** An OpenAI-compatible API of the organization's own that answers `content` (or fails with 500). */
+  let ownModel: ReturnType<typeof createServer>;
+  let ownModelUrl: string;
+  let ownAnswer: { status: number; content: string } = { status: 200, content: '' };
   beforeAll(async () => {
     site = createServer((_request, response) => {
       response
@@ -179,24 +183,66 @@ describe('script analysis', () => {
           '<html><title>Smile Clinic</title><body><p>Check-up 250 PLN</p><p>Mon-Fri 8-16</p><p>ul. Prosta 5, Warszawa</p><p>Do you treat children?</p></body></html>',
         );
     });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    ownModel = createServer((request, response) => {
+      request.resume();
+      response.writeHead(ownAnswer.status, { 'Content-Type': 'application/json' }).end(
+        ownAnswer.status === 200
+          ? JSON.stringify({
+              id: 'c1',
+              object: 'chat.completion',
+              created: 0,
+              model: 'own',
+              choices: [
+                { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: ownAnswer.content } },
+              ],
+            })
+          : '{"error":{"message":"overloaded","type":"server_error"}}',
+      );
+    });
+    for (const server of [site, ownModel]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    ownModelUrl = `http://127.0.0.1:${(ownModel.address() as AddressInfo).port}/v1`;
   });
-  afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
+  afterAll(async () => {
+    for (const server of [site, ownModel]) await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
-  it('reads the call flow from the script and facts from the website, script first, listing conflicts; then builds an agent', async () => {
-    const script =
-      'Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?\nIf they say they are busy: Offer to call back tomorrow.\nA check-up costs 200 PLN.';
+  const script =
+    'Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?\nIf they say they are busy: Offer to call back tomorrow.\nA check-up costs 200 PLN.';
+
+  it('the model reads the call flow from the script and facts from the website, script first, listing conflicts; then builds an agent', async () => {
     const analysis = await api.request('POST', '/agent-templates/analyze-script', {
       key: org.key,
       body: { script_text: script, url: siteUrl, company_name: 'Smile', language: 'en' },
     });
+    if (needsLocalStack) {
+      // A deployed stack whose platform model is not configured says what to configure, never a canned analysis.
+      expect(analysis.status).toBe(503);
+      expect(analysis.body.detail).toMatch(/VoiceProviders secret/);
+      return;
+    }
     expect(analysis.status).toBe(200);
-    expect(analysis.body.call_flow.greeting).toEqual({ value: 'Good morning, Smile Clinic here.', source: 'script' });
-    expect(analysis.body.call_flow.mandatory_phrases).toEqual([{ value: 'This call is recorded.', source: 'script' }]);
-    expect(analysis.body.facts.prices).toEqual([{ value: '200 PLN', source: 'script' }]);
-    expect(analysis.body.facts.address).toEqual({ value: 'ul. Prosta 5, Warszawa', source: 'website' });
-    expect(analysis.body.conflicts).toEqual([{ field: 'prices', script_value: '200 PLN', website_value: '250 PLN' }]);
+    // What the local fake model read (local/fakes/script-reader.ts), with the sources and the script winning.
+    expect(analysis.body).toEqual({
+      company_name: 'Smile',
+      language: 'en',
+      script_language: 'en',
+      call_flow: {
+        greeting: { value: 'Good morning, Smile Clinic here.', source: 'script' },
+        steps: [{ value: 'What is your name?', source: 'script' }],
+        objections: [{ objection: 'they say they are busy', answer: 'Offer to call back tomorrow.', source: 'script' }],
+        mandatory_phrases: [{ value: 'This call is recorded.', source: 'script' }],
+        data_to_collect: [{ value: 'name', source: 'script' }],
+      },
+      facts: {
+        offer: { value: 'Smile Clinic', source: 'website' },
+        prices: [{ value: '200 PLN', source: 'script' }],
+        hours: { value: 'Mon-Fri 8-16', source: 'website' },
+        address: { value: 'ul. Prosta 5, Warszawa', source: 'website' },
+        faq: [{ value: 'Do you treat children?', source: 'website' }],
+      },
+      conflicts: [{ field: 'prices', script_value: '200 PLN', website_value: '250 PLN' }],
+    });
     expect(
       (await api.request('GET', '/agents', { key: org.key })).body.map((agent: { name: string }) => agent.name),
     ).not.toContain('From script');
@@ -209,11 +255,95 @@ describe('script analysis', () => {
     expect(agent.body.workflow_definition).toMatchObject({
       greeting: 'Good morning, Smile Clinic here.',
       steps: ['What is your name?'],
+      mandatory_phrases: ['This call is recorded.'],
+      objections: [{ objection: 'they say they are busy', answer: 'Offer to call back tomorrow.' }],
     });
     expect(agent.body.template_context_variables).toMatchObject({
+      company_name: 'Smile',
       prices: '200 PLN',
       address: 'ul. Prosta 5, Warszawa',
     });
+  });
+
+  it.skipIf(needsLocalStack)(
+    "uses the organization's own model; its garbage or failure is a 502 naming it, never a 500",
+    async () => {
+      const own = await newOrganization('Own model');
+      expect(
+        (
+          await api.request('PUT', '/model-key', {
+            key: own.key,
+            body: { api_key: 'sk-own-123456789', api_url: ownModelUrl, model: 'own' },
+          })
+        ).status,
+      ).toBe(200);
+      const analyze = () =>
+        api.request('POST', '/agent-templates/analyze-script', {
+          key: own.key,
+          body: { script_text: script, language: 'en' },
+        });
+      ownAnswer = { status: 200, content: 'I think the greeting is "Good morning".' };
+      const prose = await analyze();
+      expect(prose.status).toBe(502);
+      expect(prose.body.detail).toMatch(/^The organization's language model returned text that is not JSON/);
+      ownAnswer = { status: 200, content: '{"call_flow": {"greeting": "Good morning"}}' };
+      const partial = await analyze();
+      expect(partial.status).toBe(502);
+      expect(partial.body.detail).toMatch(
+        /^The organization's language model returned a script_analysis that does not match/,
+      );
+      ownAnswer = { status: 500, content: '' };
+      const failing = await analyze();
+      expect(failing.status).toBe(502);
+      expect(failing.body.detail).toMatch(/^The organization's language model answered 500/);
+      // A valid structured answer from the organization's model is used as it is.
+      ownAnswer = {
+        status: 200,
+        content: JSON.stringify({
+          company_name: 'Own Clinic',
+          script_language: 'en-GB',
+          call_flow: {
+            greeting: 'Hi from the own model',
+            steps: ['Name?'],
+            objections: [],
+            mandatory_phrases: [],
+            data_to_collect: ['name'],
+          },
+          script_facts: { offer: null, prices: [], hours: null, address: null, faq: [] },
+          website_facts: null,
+        }),
+      };
+      const read = await analyze();
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({
+        company_name: 'Own Clinic',
+        script_language: 'en-GB',
+        call_flow: { greeting: { value: 'Hi from the own model', source: 'script' } },
+        facts: { offer: null, prices: [] },
+        conflicts: [],
+      });
+    },
+  );
+
+  it.skipIf(needsLocalStack)('answers 503 naming what to configure when no platform model is configured', async () => {
+    const stackEnv = inject('stackEnv');
+    Object.assign(process.env, stackEnv);
+    const { analyzeScript } = await import('../../shared/services/agent-authoring.ts');
+    const { errorToResult } = await import('../../shared/http/errors.ts');
+    delete process.env.LLM_API_URL;
+    try {
+      const error = await analyzeScript(org.organizationId, {
+        script_text: script,
+        company_name: '',
+        language: 'en',
+      }).catch((thrown: unknown) => thrown);
+      expect(errorToResult(error)).toEqual({
+        status: 503,
+        body: { detail: expect.stringMatching(/^The platform language model is not configured \(LLM_API_URL unset\)/) },
+      });
+    } finally {
+      process.env.LLM_API_URL = stackEnv.LLM_API_URL;
+    }
   });
 });
 

@@ -151,8 +151,13 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'Read a call script (and optionally the company website); creates nothing',
     description:
-      'Call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect); facts (offer, prices, hours, ' +
-      'address, FAQ) from both, the script winning; differences in `conflicts`. Pass the result to `POST /agents/from-script`.',
+      "The language model (the organization's own key when set, otherwise the platform model) reads the call flow from the script (greeting, " +
+      'questions in order, objection answers, mandatory phrases, data to collect) and the facts (offer, prices, hours, address, FAQ) from the script ' +
+      'and from the website, each apart, as a structured answer (JSON schema) that is validated. The website is fetched through the SSRF guard and ' +
+      'its visible text (first 20,000 characters) given to the model; a website that cannot be fetched is a 400. Every value then carries its ' +
+      '`source`; where both give a fact and differ, the script wins and `conflicts` lists it. An empty `company_name` is filled from what the model ' +
+      'read. A model answer that is not the schema, or a failing provider, is a 502 naming it; no platform model configured, a 503 naming what to ' +
+      'configure. Pass the result, edited or not, to `POST /agents/from-script`.',
     tags: ['Agent templates'],
     request: { body: AnalyzeScriptRequest },
     responses: {
@@ -160,6 +165,7 @@ export const agentTemplateRoutes = {
       ...BAD_REQUEST,
       ...UNAUTHORIZED,
       ...VALIDATION,
+      ...LANGUAGE_MODEL,
     },
   }),
   fromScript: defineRoute({
@@ -169,7 +175,9 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'Create an agent from a script analysis',
     description:
-      'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers and mandatory phrases become its workflow definition.',
+      'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases ' +
+      'and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already ' +
+      'read the script in analyze-script; this step calls no model, so the agent is exactly the analysis the client reviewed.',
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
     responses: {
