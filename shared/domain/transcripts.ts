@@ -1,6 +1,8 @@
-/** One utterance as the media service hears or speaks it. */
+/** One utterance as the media service hears or speaks it: when it started and ended. */
 export interface TranscriptFragment {
   timestamp: string;
+  /** Absent in files written before utterances kept their end. */
+  end?: string;
   role: 'user' | 'assistant';
   text: string;
 }
@@ -12,12 +14,15 @@ export interface TranscriptSegment {
   end: string;
 }
 
-const LINE = /^\[([^\]]+)\] (user|assistant): (.*)$/;
+const LINE = /^\[([^\]/]+)(?:\/([^\]]+))?\] (user|assistant): (.*)$/;
 
-/** The raw transcript file: one `[<timestamp>] <role>: <text>` line per fragment. */
+/** The raw transcript file: one `[<start>/<end>] <role>: <text>` line per fragment (an ISO 8601 interval). */
 export function formatTranscriptFile(fragments: readonly TranscriptFragment[]): string {
   return fragments
-    .map(({ timestamp, role, text }) => `[${timestamp}] ${role}: ${text.replace(/\s*\n\s*/g, ' ')}\n`)
+    .map(
+      ({ timestamp, end, role, text }) =>
+        `[${timestamp}${end ? `/${end}` : ''}] ${role}: ${text.replace(/\s*\n\s*/g, ' ')}\n`,
+    )
     .join('');
 }
 
@@ -26,23 +31,29 @@ export function parseTranscriptFile(content: string): TranscriptFragment[] {
     .split('\n')
     .map((line) => LINE.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
-    .map(([, timestamp, role, text]) => ({
+    .map(([, timestamp, end, role, text]) => ({
       timestamp: timestamp!,
+      ...(end ? { end } : {}),
       role: role as TranscriptFragment['role'],
       text: text!,
     }));
 }
 
-/** Consecutive fragments of one speaker become one segment spanning their first and last timestamps. */
+/** Consecutive fragments of one speaker become one segment, from the first one's start to the last one's end. */
 export function mergeFragments(fragments: readonly TranscriptFragment[]): TranscriptSegment[] {
   const segments: TranscriptSegment[] = [];
   for (const fragment of fragments) {
     const last = segments.at(-1);
     if (last && last.role === fragment.role) {
       last.text = `${last.text} ${fragment.text}`;
-      last.end = fragment.timestamp;
+      last.end = fragment.end ?? fragment.timestamp;
     } else {
-      segments.push({ role: fragment.role, text: fragment.text, start: fragment.timestamp, end: fragment.timestamp });
+      segments.push({
+        role: fragment.role,
+        text: fragment.text,
+        start: fragment.timestamp,
+        end: fragment.end ?? fragment.timestamp,
+      });
     }
   }
   return segments;

@@ -86,6 +86,15 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
         'user: Thank you, goodbye.',
         'assistant: Thank you for your time. Goodbye.',
       ]);
+      // Each line spans the time it was spoken, in order.
+      const spans = transcript.body.segments.map(({ start, end }: { start: string; end: string }) => [
+        Date.parse(start),
+        Date.parse(end),
+      ]);
+      for (const [index, [start, end]] of spans.entries()) {
+        expect(end).toBeGreaterThan(start);
+        if (index > 0) expect(start).toBeGreaterThanOrEqual(spans[index - 1][1]);
+      }
       const messages = run.logs.map((log: { message: string }) => log.message);
       expect(messages).toEqual(
         expect.arrayContaining([

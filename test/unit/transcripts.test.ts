@@ -6,8 +6,11 @@ import {
   type TranscriptFragment,
 } from '../../shared/domain/transcripts.ts';
 
-const f = (second: number, role: TranscriptFragment['role'], text: string): TranscriptFragment => ({
-  timestamp: `2026-11-22T10:00:${String(second).padStart(2, '0')}.000Z`,
+const at = (second: number) => `2026-11-22T10:00:${String(second).padStart(2, '0')}.000Z`;
+/** A fragment from `second` to `until` (no end: a file written before fragments kept theirs). */
+const f = (second: number, role: TranscriptFragment['role'], text: string, until?: number): TranscriptFragment => ({
+  timestamp: at(second),
+  ...(until === undefined ? {} : { end: at(until) }),
   role,
   text,
 });
@@ -31,6 +34,14 @@ describe('mergeFragments', () => {
       ],
     ],
     [
+      'a segment ends where its last fragment ended',
+      [f(1, 'assistant', 'Hello,', 2), f(3, 'assistant', 'this is Ann.', 5), f(6, 'user', 'Hi.', 7)],
+      [
+        { role: 'assistant', text: 'Hello, this is Ann.', start: 1, end: 5 },
+        { role: 'user', text: 'Hi.', start: 6, end: 7 },
+      ],
+    ],
+    [
       'alternating speakers stay apart',
       [f(1, 'user', 'a'), f(2, 'assistant', 'b'), f(3, 'user', 'c')],
       [
@@ -43,8 +54,8 @@ describe('mergeFragments', () => {
     expect(mergeFragments(fragments)).toEqual(
       expected.map((segment) => ({
         ...segment,
-        start: f(segment.start, 'user', '').timestamp,
-        end: f(segment.end, 'user', '').timestamp,
+        start: at(segment.start),
+        end: at(segment.end),
       })),
     );
   });
@@ -58,5 +69,13 @@ describe('raw transcript file', () => {
       '[2026-11-22T10:00:01.000Z] assistant: Hello: welcome\n[2026-11-22T10:00:02.000Z] user: Two lines\n',
     );
     expect(parseTranscriptFile(file)).toEqual([fragments[0], { ...fragments[1], text: 'Two lines' }]);
+  });
+
+  it("keeps each fragment's end as an ISO 8601 interval, and reads lines written without one", () => {
+    const fragments = [f(1, 'assistant', 'Hello', 3), f(4, 'user', 'Hi', 5)];
+    const file = formatTranscriptFile(fragments);
+    expect(file.split('\n')[0]).toBe('[2026-11-22T10:00:01.000Z/2026-11-22T10:00:03.000Z] assistant: Hello');
+    expect(parseTranscriptFile(file)).toEqual(fragments);
+    expect(parseTranscriptFile(`${file}[2026-11-22T10:00:06.000Z] user: Bye\n`).at(-1)).toEqual(f(6, 'user', 'Bye'));
   });
 });

@@ -16,15 +16,10 @@ import { type CallProviders, type ChatMessage, type SpeechToTextStream } from '.
 import { knowledgeSection, SILENCE_GOODBYE, TIME_LIMIT_GOODBYE, type CallPlan } from '../agent/call-plan.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
 import { CallRecorder } from '../audio/recorder.ts';
+import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
-
-export interface TranscriptFragment {
-  timestamp: string;
-  role: 'user' | 'assistant';
-  text: string;
-}
 
 export interface SessionResult {
   runRef: string | null;
@@ -136,6 +131,7 @@ export class MediaSession {
   private lastReply: Reply | null = null;
   private pendingUserText = '';
   private pendingUserStartMs = 0;
+  private pendingUserEndMs = 0;
   private callerSpeaking = false;
   private lastCallerActivityMs = 0;
   private silencePrompts = 0;
@@ -264,6 +260,7 @@ export class MediaSession {
           this.onCallerSpeech();
           if (!result.isFinal) return;
           if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
+          this.pendingUserEndMs = this.mediaTimeOf(result.end * 1000);
           this.pendingUserText = `${this.pendingUserText} ${result.text.trim()}`.trim();
           if (result.speechFinal) this.endOfCallerTurn();
         },
@@ -395,7 +392,12 @@ export class MediaSession {
     const text = this.pendingUserText;
     if (!text || this.closing) return;
     this.pendingUserText = '';
-    this.fragments.push({ timestamp: this.isoAt(this.pendingUserStartMs), role: 'user', text });
+    this.fragments.push({
+      timestamp: this.isoAt(this.pendingUserStartMs),
+      end: this.isoAt(this.pendingUserEndMs),
+      role: 'user',
+      text,
+    });
     this.history.push({ role: 'user', content: text });
     this.startReply({ userText: text });
   }
@@ -561,7 +563,14 @@ export class MediaSession {
     const cutAt = reply.bargedInAtMs;
     const said = spokenText(reply);
     if (said) {
-      reply.fragment = { timestamp: this.isoAt(reply.segments[0]!.startMs), role: 'assistant', text: said };
+      // It ended where the last segment that played ended, or where the caller cut it.
+      const endMs = Math.min(reply.segments.at(-1)!.endMs, cutAt ?? Number.POSITIVE_INFINITY);
+      reply.fragment = {
+        timestamp: this.isoAt(reply.segments[0]!.startMs),
+        end: this.isoAt(endMs),
+        role: 'assistant',
+        text: said,
+      };
       this.fragments.push(reply.fragment);
     }
     // The model learns what the caller really heard.
