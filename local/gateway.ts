@@ -7,6 +7,7 @@ import {
   API_KEY_HEADER,
   BINARY_MEDIA_TYPES,
   GATEWAY_ERRORS,
+  MAX_BODY_BYTES,
   MAX_LAMBDA_PAYLOAD_BYTES,
   MAX_REQUEST_BYTES,
   ORGANIZATION_RATE_LIMIT,
@@ -235,7 +236,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       isBase64Encoded: binary && body.length > 0,
     } as unknown as APIGatewayProxyEvent;
 
-    // Lambda refuses a synchronous invocation event over 6 MB (a base64 upload grows by a third).
+    // The stack's web ACL refuses a body that cannot fit a Lambda event by its size, and Lambda any
+    // event over 6 MB all the same (a text body whose escapes grow it past the limit).
+    if (body.length > (binary ? MAX_BODY_BYTES.binary : MAX_BODY_BYTES.text)) throw new PayloadTooLarge();
     if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) throw new PayloadTooLarge();
     const result = await invokeLocal(group, FUNCTION_GROUPS[group], event);
     if (!isProxyResult(result)) return sendError(response, GATEWAY_ERRORS.badGateway);

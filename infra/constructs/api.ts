@@ -30,6 +30,7 @@ import {
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { acknowledge, managedPolicyFinding } from '../nag.ts';
+import { ApiFirewall } from './api-firewall.ts';
 import type { Functions } from './functions.ts';
 
 export interface ApiProps {
@@ -125,6 +126,7 @@ export class Api extends Construct {
       // The authorizer names the organization's usage-plan key (usageIdentifierKey): clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
+    new ApiFirewall(this, 'Firewall', { api: this.api });
     this.usagePlan = this.api.addUsagePlan('OrganizationUsagePlan', {
       name: 'organizations',
       description:
@@ -202,11 +204,6 @@ export class Api extends Construct {
       this.api,
       'Requests are validated in the Lambdas against the route table (zod), giving FastAPI-compatible 422 bodies.',
       'AwsSolutions-APIG2',
-    );
-    acknowledge(
-      this.api,
-      'No WAF in this stack: API-key authorizer plus stage throttling; a WebACL can be associated per deployment.',
-      'AwsSolutions-APIG3',
     );
     acknowledge(
       this.api,

@@ -15,6 +15,13 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
  * request caps are chosen below it; responses are kept below it by the list caps.
  */
 export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/**
+ * The largest request bodies that fit Lambda's 6 MB event once wrapped in the proxy event: a
+ * binary body is base64-encoded there (a third larger), a text body escaped as a JSON string
+ * (room kept for its escapes and the headers). Larger ones get 413 before any Lambda runs: from
+ * the stack's web ACL (Content-Length) on AWS, from the local gateway locally.
+ */
+export const MAX_BODY_BYTES = { binary: 4_600_000, text: 6_000_000 } as const;
 
 export const AUTHORIZER_CACHE_TTL_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 60);
 

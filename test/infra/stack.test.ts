@@ -12,6 +12,7 @@ import {
   AUTHORIZER_CACHE_TTL_SECONDS,
   BINARY_MEDIA_TYPES,
   GATEWAY_ERRORS,
+  MAX_BODY_BYTES,
   ORGANIZATION_RATE_LIMIT,
   STAGE_RATE_LIMIT,
   THROTTLE_RETRY_AFTER_SECONDS,
@@ -22,6 +23,7 @@ import { STATE_MACHINES } from '../../shared/api/state-machines.ts';
 import { TABLE_SCHEMA } from '../../shared/repositories/table-schema.ts';
 import { EVENT_RULES } from '../../shared/events/event-rules.ts';
 import { EVENT_BUS_NAME } from '../../shared/events/names.ts';
+import { decimalAtLeastPattern } from '../../shared/domain/decimal-pattern.ts';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
@@ -285,6 +287,41 @@ describe('VoiceAgentPlatformApi stack', () => {
       });
     }
     template.hasOutput('ApiUrl', { Value: { 'Fn::Join': ['', Match.arrayWith([`/${API_PREFIX.slice(1)}`])] } });
+  });
+
+  it('refuses bodies that cannot fit a Lambda event with the API 413, through a web ACL on the stage', () => {
+    const acls = ofType('AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const [aclId, acl] = acls[0]!;
+    expect(acl.Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      CustomResponseBodies: {
+        requestTooLarge: {
+          ContentType: 'APPLICATION_JSON',
+          Content: JSON.stringify({ detail: 'Request Entity Too Large' }),
+        },
+      },
+    });
+    const block = { Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'requestTooLarge' } } };
+    const contentLength = (minimum: number) => ({
+      RegexMatchStatement: {
+        FieldToMatch: { SingleHeader: { Name: 'content-length' } },
+        RegexString: decimalAtLeastPattern(minimum),
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    });
+    const [binary, text] = acl.Properties.Rules;
+    expect(binary.Action).toEqual(block);
+    expect(binary.Statement.AndStatement.Statements[1]).toEqual(contentLength(MAX_BODY_BYTES.binary + 1));
+    const contentType = new RegExp(binary.Statement.AndStatement.Statements[0].RegexMatchStatement.RegexString);
+    for (const type of BINARY_MEDIA_TYPES) expect(contentType.test(`${type}; boundary=x`), type).toBe(true);
+    expect(contentType.test('application/json')).toBe(false);
+    expect(text).toMatchObject({ Action: block, Statement: contentLength(MAX_BODY_BYTES.text + 1) });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+      ResourceArn: Match.anyValue(),
+    });
   });
 
   it('keeps data in a retained, on-demand DynamoDB table with PITR, TTL and the GSIs', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES } from '../../shared/api/gateway.ts';
+import { MAX_BODY_BYTES, MAX_REQUEST_BYTES } from '../../shared/api/gateway.ts';
 import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../../shared/http/json-limits.ts';
 import { AGENT_OBJECT_CAPS } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
@@ -65,6 +65,24 @@ describe('bad input never gives a 5xx', () => {
     const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });
     expect(status).toBe(413);
     expect(answer).toEqual({ detail: 'Request Entity Too Large' });
+  });
+
+  it("refuses an upload that cannot fit a Lambda event once base64-encoded with 413, as the stack's web ACL does", async () => {
+    const boundary = 'xBOUNDARYx';
+    const { status, body } = await api.request('POST', '/agent-templates/extract-text', {
+      key: org.key,
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(MAX_BODY_BYTES.binary)}\r\n--${boundary}--\r\n`,
+    });
+    expect(status).toBe(413);
+    expect(body).toEqual({ detail: 'Request Entity Too Large' });
+  });
+
+  it('a text body under its limit reaches the function (its own caps answer)', async () => {
+    const body = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES.text - 100) });
+    const { status, body: answer } = await api.request('POST', '/agents', { key: org.key, body });
+    expect(status).toBe(422);
+    expect(answer.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['body', 'name'] });
   });
 
   it('a truncated multipart upload is a 422 and the stack keeps serving', async () => {

@@ -87,6 +87,8 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     });
     expect(session.fragments[0]).toEqual({
       timestamp: new Date(BASE).toISOString(),
+      // Spoken for as long as its audio plays: one 20 ms frame per character.
+      end: new Date(BASE + 'Hi Sam, this is Ann from Smile.'.length * 20).toISOString(),
       role: 'assistant',
       text: 'Hi Sam, this is Ann from Smile.',
     });
