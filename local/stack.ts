@@ -100,6 +100,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secrets: {
         'download-links': localSecret(options.dataDir, 'download-links'),
         'sheets-oauth': JSON.stringify({ clientId: 'local', clientSecret: 'local' }),
+        'media-streams': localSecret(undefined, 'media-streams'),
       },
     });
     stops.push(secretsManager.stop);
@@ -125,7 +126,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SHEETS_SECRET_ARN: secretsManager.arns['sheets-oauth']!,
       MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
-      MEDIA_STREAM_SECRET: localSecret(undefined, 'media-streams'),
+      MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams']!,
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
@@ -168,12 +169,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
-      TELEPHONY_ACCOUNT: JSON.stringify({
-        provider: 'twilio',
-        account_sid: twilioAccount.sid,
-        auth_token: twilioAccount.authToken,
-      }),
-      TELEPHONY_API_BASE_URL: telephony.apiUrl,
+      TELEPHONY_SECRET_ARN: secretsManager.put(
+        'telephony',
+        JSON.stringify({ provider: 'twilio', account_sid: twilioAccount.sid, auth_token: twilioAccount.authToken }),
+      ),
+      TWILIO_API_BASE_URL: telephony.apiUrl,
       TELEPHONY_CALLS_PER_SECOND: String(callsPerSecond),
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
       TELEPHONY_REGULATORY_EMAIL: 'numbers@localhost',

@@ -40,7 +40,7 @@ export const handler = createApiHandler([
     // The run in the signed URL names the organization, hence the account whose key must have signed it.
     const runRef = new URL(request.url).searchParams.get(RUN_QUERY_PARAMETER);
     const ref = runRef ? parseRunRef(runRef) : undefined;
-    const account = ref ? await accountOf(ref.organizationId) : platformAccount();
+    const account = ref ? await accountOf(ref.organizationId) : await platformAccount();
     await verified(account.adapter, params.provider, request);
     const status = account.adapter.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
@@ -51,7 +51,7 @@ export const handler = createApiHandler([
     // The called number names its organization, hence the account whose key must have signed it.
     const to = params.provider === 'twilio' ? formParams(request.rawBody).To : undefined;
     const number = to ? await findNumberByE164(to) : undefined;
-    const account = number ? await accountOf(number.organization_id) : platformAccount();
+    const account = number ? await accountOf(number.organization_id) : await platformAccount();
     await verified(account.adapter, params.provider, request);
     const call = account.adapter.parseInbound(request);
     const answer = call

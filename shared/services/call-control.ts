@@ -65,7 +65,7 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
     from,
     runRef: call.runRef,
     streamUrl: required('MEDIA_STREAM_URL'),
-    streamToken: mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
+    streamToken: await mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, call.runRef),
   });
   await runs.updateActiveRun(
@@ -127,11 +127,11 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
   }
   const orgId = number.organization_id;
   const streamUrl = required('MEDIA_STREAM_URL');
-  const connect = (runRef: string): InboundAnswer => ({
+  const connect = async (runRef: string): Promise<InboundAnswer> => ({
     action: 'connect',
     runRef,
     streamUrl,
-    streamToken: mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
+    streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(adapter.provider, runRef),
   });
   const agent = await getAgent(orgId, String(number.workflow_id)).catch(() => undefined);

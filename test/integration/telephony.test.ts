@@ -49,9 +49,11 @@ async function ring(
   return (await response.json()) as { call_sid: string; answer: 'connected' | 'rejected'; say: string[] };
 }
 
-/** The platform's Twilio account (the stack's TELEPHONY_ACCOUNT) through the official client, at the local Twilio. */
-function platformTwilio() {
-  const account = JSON.parse(inject('stackEnv').TELEPHONY_ACCOUNT!) as { account_sid: string; auth_token: string };
+/** The platform's Twilio account (the stack's telephony secret, read as the functions read it) through the official client, at the local Twilio. */
+async function platformTwilio() {
+  Object.assign(process.env, inject('stackEnv'));
+  const { getSecretFields } = await import('../../shared/config/secrets.ts');
+  const account = await getSecretFields('TELEPHONY_SECRET_ARN', ['account_sid', 'auth_token']);
   return { account, client: twilioAt(account.account_sid, account.auth_token) };
 }
 
@@ -68,7 +70,7 @@ function twilioAt(sid: string, token: string) {
 
 /** A Twilio account of the organization's own (a subaccount at the local Twilio) owning one number. */
 async function ownTwilioAccount(callsPerSecond?: number) {
-  const { client } = platformTwilio();
+  const { client } = await platformTwilio();
   const created = await client.api.v2010.accounts.create({ friendlyName: 'Customer account' });
   const own = twilioAt(created.sid, created.authToken);
   const [offer] = await own.availablePhoneNumbers('GB').local.list({ limit: 1 });

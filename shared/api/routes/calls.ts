@@ -10,7 +10,13 @@ import {
 } from '../../schemas/runs.ts';
 import { TelephonyProviderParam } from '../../schemas/telephony.ts';
 import { TriggerIdParam } from '../../schemas/triggers.ts';
-import { CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import {
+  CALL_PLACEMENT_ERRORS,
+  NOT_FOUND,
+  TELEPHONY_UNAVAILABLE,
+  UNAUTHORIZED,
+  VALIDATION,
+} from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 const PLACE_CALL_DESCRIPTION =
@@ -32,6 +38,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
@@ -49,6 +56,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
@@ -66,6 +74,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
