@@ -88,6 +88,11 @@ export const SETTINGS = {
     localOnly: true,
     description: "The Twilio API's origin (the local Twilio); unset on AWS: Twilio's public API",
   },
+  TELNYX_API_BASE_URL: {
+    readBy: 'telephony',
+    localOnly: true,
+    description: "The Telnyx API's base URL (the local Telnyx, …/v2); unset on AWS: Telnyx's public API",
+  },
   PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
   KMS_KEY_ID: {
     readBy: { anyOf: ['encryption', 'telephony'] },

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
-import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { formatRunRef, parseRunRef, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
 import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
@@ -107,23 +107,32 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
   return { workflow_run_id: runId, status: 'ending' as const };
 }
 
-const REJECT_UNKNOWN = 'Sorry, this number is not in service. Goodbye.';
-const REJECT_UNAVAILABLE = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
+/** The polite refusals of an incoming call: no such line, or a line that cannot take it now. */
+export const NOT_IN_SERVICE: InboundAnswer = {
+  action: 'reject',
+  reason: 'not_in_service',
+  message: 'Sorry, this number is not in service. Goodbye.',
+};
+const UNAVAILABLE: InboundAnswer = {
+  action: 'reject',
+  reason: 'unavailable',
+  message: 'Sorry, nobody can take your call right now. Please try again later. Goodbye.',
+};
 
 /**
  * An incoming call (the provider's verified voice webhook): a number assigned to an active agent
  * starts an inbound run (the caller's number in `initial_context`, one of the organization's
  * channels) and connects the media stream; anything else is turned away politely.
  */
-export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundAnswer> {
+async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundAnswer> {
   const number = await numbersRepository.findNumberByE164(call.to);
   if (!number) {
     logger.warn('Incoming call to a number the platform does not know', { to: call.to });
-    return { action: 'reject', message: REJECT_UNKNOWN };
+    return NOT_IN_SERVICE;
   }
   if (number.status !== 'active' || !number.workflow_id) {
     logger.info('Incoming call to a number that carries no traffic', { to: call.to, status: number.status });
-    return { action: 'reject', message: REJECT_UNKNOWN };
+    return NOT_IN_SERVICE;
   }
   const orgId = number.organization_id;
   const streamUrl = required('MEDIA_STREAM_URL');
@@ -135,7 +144,7 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     statusCallbackUrl: statusCallbackUrl(adapter.provider, runRef),
   });
   const agent = await getAgent(orgId, String(number.workflow_id)).catch(() => undefined);
-  if (!agent || agent.status !== 'active') return { action: 'reject', message: REJECT_UNAVAILABLE };
+  if (!agent || agent.status !== 'active') return UNAVAILABLE;
 
   const runId = await nextId('run');
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
@@ -160,10 +169,10 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     // The claim of the provider's call id is made with the run: one run per incoming call.
     if (!(await runs.insertRun(run, true, [runs.inboundCallClaimItem(adapter.provider, call.callId, runRef)]))) {
       logger.info('Incoming call refused: every channel of the organization is busy', { organizationId: orgId });
-      return { action: 'reject', message: REJECT_UNAVAILABLE };
+      return UNAVAILABLE;
     }
   } catch (error) {
-    if (error instanceof AgentUnavailableError) return { action: 'reject', message: REJECT_UNAVAILABLE };
+    if (error instanceof AgentUnavailableError) return UNAVAILABLE;
     if (!(error instanceof AlongsideRefusedError)) throw error;
     // The provider retried its webhook: the call already has its run.
     const claimed = await runs.inboundCallRunRef(adapter.provider, call.callId);
@@ -186,4 +195,29 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     throw error;
   }
   return connect(runRef);
+}
+
+/**
+ * Answers an incoming call at the provider as answerIncomingCall decided. A connect the provider
+ * refuses (the caller hung up meanwhile) ends the new run at once rather than leaving it to wait
+ * for a stream that never comes.
+ */
+export async function connectIncomingCall(
+  call: InboundCall,
+  adapter: TelephonyAdapter,
+): Promise<{ contentType: string; body: string }> {
+  const answer = await answerIncomingCall(call, adapter);
+  try {
+    return await adapter.answerInbound(answer, call);
+  } catch (error) {
+    const ref = answer.action === 'connect' ? parseRunRef(answer.runRef) : undefined;
+    if (ref)
+      await completeCall({
+        ref,
+        outcome: 'failed',
+        endedAt: new Date().toISOString(),
+        reason: `The provider could not connect the incoming call: ${(error as Error).message}`.slice(0, 500),
+      });
+    throw error;
+  }
 }

@@ -13,7 +13,7 @@ import { twilioAdapter } from './twilio.ts';
  * encrypted) or else the platform's. Settings:
  *   TELEPHONY_SECRET_ARN         the platform account's credentials (JSON secret, read at run time)
  *   TELEPHONY_CALLS_PER_SECOND   the platform account's outbound call rate at the provider (default 1)
- *   TWILIO_API_BASE_URL          local stack only: the local Twilio
+ *   TWILIO_API_BASE_URL, TELNYX_API_BASE_URL   local stack only: the local Twilio and Telnyx
  *   DEFAULT_CALLER_ID            the platform account's caller id, for agents without an outbound number
  */
 export interface TelephonyAccount {
@@ -44,7 +44,7 @@ export const telephonyCredentialsContext = (orgId: number) => ({
 export function adapterFor(credentials: TelephonyCredentials): TelephonyAdapter {
   return credentials.provider === 'twilio'
     ? twilioAdapter(credentials, { apiBaseUrl: optionalSetting('TWILIO_API_BASE_URL') })
-    : telnyxAdapter(credentials);
+    : telnyxAdapter(credentials, { apiBaseUrl: optionalSetting('TELNYX_API_BASE_URL') });
 }
 
 const account = (
