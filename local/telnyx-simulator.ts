@@ -103,7 +103,7 @@ const telnyxError = (response: ServerResponse, status: number, code: string, tit
  * `mark` and `clear` come back). The dialed number's last digit decides the outcome as at the
  * local Twilio. Incoming calls are rung through `POST /_simulator/incoming-calls` `{from, to}`
  * (a phone calling an account's number: the application's webhook gets `call.initiated`, the
- * platform answers or rejects by command). Accounts are created by `POST /_simulator/accounts`
+ * platform answers or rejects by command; `hang_up_first: true` makes the caller give up first). Accounts are created by `POST /_simulator/accounts`
  * `{phone_numbers}` (the portal) and read back at `GET /_simulator/accounts/{connection_id}`.
  */
 export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Promise<TelnyxSimulator> {
@@ -272,8 +272,12 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     return talk(call);
   }
 
-  /** A phone calling one of an account's numbers: `call.initiated` to the application, then the platform's command. */
-  async function ringIncoming(from: string, to: string) {
+  /**
+   * A phone calling one of an account's numbers: `call.initiated` to the application, then the
+   * platform's command. `hangUpFirst`: the caller gives up while the webhook is on its way, so the
+   * command finds the call over.
+   */
+  async function ringIncoming(from: string, to: string, hangUpFirst: boolean) {
     const account = [...accounts.values()].find((each) => each.numbers.has(to));
     if (!account) return { status: 404, body: { detail: `No Telnyx account owns ${to}` } };
     let answered!: (value: 'answered' | 'rejected') => void;
@@ -296,8 +300,13 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       answered,
     };
     calls.set(call.id, call);
+    if (hangUpFirst) call.state = 'hangup';
     const response = await sendEvent(call, 'call.initiated');
     if (!response?.ok) return { status: 502, body: { detail: `The voice webhook answered ${response?.status}` } };
+    if (hangUpFirst) {
+      await sendEvent(call, 'call.hangup', { hangup_cause: 'originator_cancel', hangup_source: 'caller' });
+      return { status: 200, body: { call_control_id: call.id, answer: 'caller_hung_up' } };
+    }
     // Telnyx waits for a command; the caller gives up after a while.
     const answer = await Promise.race([outcome, sleep(10_000).then(() => 'unanswered' as const)]);
     return { status: 200, body: { call_control_id: call.id, answer } };
@@ -336,7 +345,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         : reply(response, 404, { detail: 'Not Found' });
     }
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
-      const rung = await ringIncoming(String(body.from ?? ''), String(body.to ?? ''));
+      const rung = await ringIncoming(String(body.from ?? ''), String(body.to ?? ''), body.hang_up_first === true);
       return reply(response, rung.status, rung.body);
     }
 

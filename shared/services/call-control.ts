@@ -6,7 +6,7 @@ import { nextId } from '../repositories/counters.ts';
 import * as numbersRepository from '../repositories/numbers.ts';
 import * as runs from '../repositories/runs.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
-import type { InboundAnswer, InboundCall, TelephonyAdapter } from '../telephony/adapter.ts';
+import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } from '../telephony/adapter.ts';
 import { accountOf } from '../telephony/accounts.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
@@ -198,26 +198,21 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
 }
 
 /**
- * Answers an incoming call at the provider as answerIncomingCall decided. A connect the provider
- * refuses (the caller hung up meanwhile) ends the new run at once rather than leaving it to wait
- * for a stream that never comes.
+ * Answers an incoming call at the provider as answerIncomingCall decided. A caller who hung up
+ * before the answer ends the new run at once rather than leaving it to wait for a stream that
+ * never comes; other provider failures propagate, so the provider retries the webhook, which
+ * finds the same run.
  */
-export async function connectIncomingCall(
-  call: InboundCall,
-  adapter: TelephonyAdapter,
-): Promise<{ contentType: string; body: string }> {
+export async function connectIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundResponse> {
   const answer = await answerIncomingCall(call, adapter);
-  try {
-    return await adapter.answerInbound(answer, call);
-  } catch (error) {
-    const ref = answer.action === 'connect' ? parseRunRef(answer.runRef) : undefined;
-    if (ref)
-      await completeCall({
-        ref,
-        outcome: 'failed',
-        endedAt: new Date().toISOString(),
-        reason: `The provider could not connect the incoming call: ${(error as Error).message}`.slice(0, 500),
-      });
-    throw error;
-  }
+  const response = await adapter.answerInbound(answer, call);
+  const ref = answer.action === 'connect' && response.callEnded ? parseRunRef(answer.runRef) : undefined;
+  if (ref)
+    await completeCall({
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'The caller hung up before the call was answered',
+    });
+  return response;
 }

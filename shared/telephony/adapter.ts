@@ -55,6 +55,14 @@ export type InboundAnswer =
       message: string;
     };
 
+/** The voice webhook's response to the provider. */
+export interface InboundResponse {
+  contentType: string;
+  body: string;
+  /** The provider refused the command because the call is over (the caller hung up meanwhile). */
+  callEnded?: boolean;
+}
+
 /**
  * Translation between a provider's media stream frames and the canonical frames the media service
  * handles (Twilio Media Streams JSON: `connected`, `start` with `customParameters`, `media`,
@@ -82,10 +90,11 @@ export interface TelephonyAdapter {
   parseInbound(request: CallbackRequest): InboundCall | undefined;
   /**
    * Connects (or politely rejects) an incoming call, by the webhook's response (Twilio TwiML) or
-   * by a command (Telnyx Call Control); returns the webhook's response. Without `call` (the
-   * webhook announced something else) it only answers the webhook.
+   * by a command (Telnyx Call Control); returns the webhook's response, and `callEnded` when the
+   * provider says the caller has already hung up. Without `call` (the webhook announced something
+   * else) it only answers the webhook.
    */
-  answerInbound(answer: InboundAnswer, call?: InboundCall): Promise<{ contentType: string; body: string }>;
+  answerInbound(answer: InboundAnswer, call?: InboundCall): Promise<InboundResponse>;
   /** Numbers the account owns (a caller id must be one of them). */
   ownsNumber(e164: string): Promise<boolean>;
   /** The provider's stock of numbers for sale. */

@@ -188,8 +188,9 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
           });
         }
       } catch (error) {
-        // The caller hung up meanwhile: nothing to refuse.
-        if (answer.action === 'reject' && (error as { status?: number }).status === 422) return acknowledged;
+        // 422 "Call has already ended" (or 404): the caller hung up while the webhook was on its way.
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 422) return { ...acknowledged, callEnded: true };
         rethrow(error, answer.action === 'connect' ? 'answer' : 'reject');
       }
       return acknowledged;

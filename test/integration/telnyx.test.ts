@@ -30,14 +30,18 @@ async function telnyxAccount(phoneNumbers: string[]) {
 }
 
 /** A phone calling a Telnyx number: the local Telnyx sends `call.initiated` and waits for the platform's command. */
-async function ring(from: string, to: string): Promise<{ answer: 'answered' | 'rejected'; call_control_id: string }> {
+async function ring(
+  from: string,
+  to: string,
+  options: { hang_up_first?: boolean } = {},
+): Promise<{ answer: 'answered' | 'rejected' | 'caller_hung_up'; call_control_id: string }> {
   const response = await fetch(`${inject('telnyxOrigin')}/_simulator/incoming-calls`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from, to }),
+    body: JSON.stringify({ from, to, ...options }),
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as { answer: 'answered' | 'rejected'; call_control_id: string };
+  return (await response.json()) as { answer: 'answered' | 'rejected' | 'caller_hung_up'; call_control_id: string };
 }
 
 const newAgent = async (org: TestOrganization, name: string) =>
@@ -178,6 +182,26 @@ describe.skipIf(needsLocalStack)('incoming calls on a Telnyx account', () => {
     expect(ended).toMatchObject({ status: 'completed', recording_url: expect.stringMatching(/recording\.wav$/) });
     const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
     expect(list.body.items).toHaveLength(1);
+  }, 60_000);
+
+  it('ends the run at once, freeing its channel, when the caller hangs up before the answer reaches Telnyx', async () => {
+    const caller = '+48601234579';
+    expect((await ring(caller, numbers.active, { hang_up_first: true })).answer).toBe('caller_hung_up');
+    const run = await eventually(async () => {
+      const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
+      const found = list.body.items.find((each: { phone_number: string }) => each.phone_number === caller);
+      return found?.status === 'failed' ? found : undefined;
+    });
+    expect(run).toMatchObject({ mode: 'inbound', status: 'failed' });
+    // The one channel is free again: the next caller is answered.
+    const next = await ring('+48601234580', numbers.active);
+    expect(next.answer).toBe('answered');
+    const answered = await eventually(async () => {
+      const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
+      const found = list.body.items.find((each: { phone_number: string }) => each.phone_number === '+48601234580');
+      return found && found.status !== 'in_progress' ? found : undefined;
+    }, 40_000);
+    expect(answered.status).toBe('completed');
   }, 60_000);
 
   it('rejects calls to a pending or an unassigned number without creating a run', async () => {

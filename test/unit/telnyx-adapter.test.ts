@@ -109,7 +109,9 @@ describe('Telnyx adapter', () => {
     // Only an incoming call.initiated is a call to answer; without one the webhook is only acknowledged.
     expect(await adapter().answerInbound(connect)).toEqual({ contentType: 'application/json', body: '{}' });
     const before = telnyx.requests.length;
-    await expect(adapter().answerInbound(connect, parked())).rejects.toMatchObject({ status: 404 });
+    // Telnyx does not know the call (404), as for a caller who hung up: reported, not thrown.
+    const gone = { contentType: 'application/json', body: '{}', callEnded: true };
+    expect(await adapter().answerInbound(connect, parked())).toEqual(gone);
     expect(lastRequests(1)[0]).toMatchObject({
       path: '/v2/calls/v3:unknown/actions/answer',
       body: {
@@ -124,16 +126,16 @@ describe('Telnyx adapter', () => {
         command_id: 'connect-v3:unknown',
       },
     });
-    await expect(
-      adapter().answerInbound({ action: 'reject', reason: 'unavailable', message: 'Busy.' }, parked()),
-    ).rejects.toMatchObject({ status: 404 });
+    expect(
+      await adapter().answerInbound({ action: 'reject', reason: 'unavailable', message: 'Busy.' }, parked()),
+    ).toEqual(gone);
     expect(lastRequests(1)[0]).toMatchObject({
       path: '/v2/calls/v3:unknown/actions/reject',
       body: { cause: 'USER_BUSY', command_id: 'reject-v3:unknown' },
     });
-    await expect(
-      adapter().answerInbound({ action: 'reject', reason: 'not_in_service', message: 'No.' }, parked()),
-    ).rejects.toMatchObject({ status: 404 });
+    expect(
+      await adapter().answerInbound({ action: 'reject', reason: 'not_in_service', message: 'No.' }, parked()),
+    ).toEqual(gone);
     expect(lastRequests(1)[0]!.body).toMatchObject({ cause: 'CALL_REJECTED' });
     expect(telnyx.requests.length - before).toBe(3);
   });
