@@ -124,11 +124,14 @@ export const callRoutes = {
     public: true,
     internal: true,
     summary:
-      "Incoming calls: the provider's voice webhook (signed); answers TwiML that connects the agent or turns the caller away",
+      "Incoming calls: the provider's voice webhook (signed); connects the agent or turns the caller away (Twilio: TwiML; Telnyx: Call Control commands)",
     description:
-      "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely.",
+      "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely. Twilio gets the answer as TwiML; for Telnyx (the Call Control application's webhook URL) the platform sends `answer` or `reject` commands and acknowledges the event with `{}`.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
-    responses: { 200: { description: 'TwiML', contentType: 'text/xml' }, 403: { description: 'Bad signature' } },
+    responses: {
+      200: { description: 'TwiML (Twilio), or `{}` (Telnyx: answered by command)', contentType: 'text/xml' },
+      403: { description: 'Bad signature' },
+    },
   }),
 };
