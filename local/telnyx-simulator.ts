@@ -63,6 +63,8 @@ interface SimulatedCall {
   hangUp: AbortController;
   hangupSource: 'caller' | 'callee';
   answered: (value: 'answered' | 'rejected') => void;
+  /** `command_id`s already carried out: Telnyx ignores a command repeated with the same one. */
+  commandIds: Set<string>;
 }
 
 /** The platform's and the tests' addresses only: the simulator never sends anything off this machine. */
@@ -103,7 +105,8 @@ const telnyxError = (response: ServerResponse, status: number, code: string, tit
  * `mark` and `clear` come back). The dialed number's last digit decides the outcome as at the
  * local Twilio. Incoming calls are rung through `POST /_simulator/incoming-calls` `{from, to}`
  * (a phone calling an account's number: the application's webhook gets `call.initiated`, the
- * platform answers or rejects by command; `hang_up_first: true` makes the caller give up first). Accounts are created by `POST /_simulator/accounts`
+ * platform answers or rejects by command; `hang_up_first: true` makes the caller give up first,
+ * `deliver_twice: true` repeats the webhook as a Telnyx retry does). Accounts are created by `POST /_simulator/accounts`
  * `{phone_numbers}` (the portal) and read back at `GET /_simulator/accounts/{connection_id}`.
  */
 export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Promise<TelnyxSimulator> {
@@ -275,9 +278,10 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   /**
    * A phone calling one of an account's numbers: `call.initiated` to the application, then the
    * platform's command. `hangUpFirst`: the caller gives up while the webhook is on its way, so the
-   * command finds the call over.
+   * command finds the call over. `deliverTwice`: the webhook is delivered again (Telnyx retries
+   * when it got no 2xx in time), so the platform's command comes twice.
    */
-  async function ringIncoming(from: string, to: string, hangUpFirst: boolean) {
+  async function ringIncoming(from: string, to: string, hangUpFirst: boolean, deliverTwice: boolean) {
     const account = [...accounts.values()].find((each) => each.numbers.has(to));
     if (!account) return { status: 404, body: { detail: `No Telnyx account owns ${to}` } };
     let answered!: (value: 'answered' | 'rejected') => void;
@@ -298,6 +302,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       hangUp: new AbortController(),
       hangupSource: 'caller',
       answered,
+      commandIds: new Set(),
     };
     calls.set(call.id, call);
     if (hangUpFirst) call.state = 'hangup';
@@ -307,6 +312,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       await sendEvent(call, 'call.hangup', { hangup_cause: 'originator_cancel', hangup_source: 'caller' });
       return { status: 200, body: { call_control_id: call.id, answer: 'caller_hung_up' } };
     }
+    if (deliverTwice) await sendEvent(call, 'call.initiated');
     // Telnyx waits for a command; the caller gives up after a while.
     const answer = await Promise.race([outcome, sleep(10_000).then(() => 'unanswered' as const)]);
     return { status: 200, body: { call_control_id: call.id, answer } };
@@ -345,7 +351,12 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         : reply(response, 404, { detail: 'Not Found' });
     }
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
-      const rung = await ringIncoming(String(body.from ?? ''), String(body.to ?? ''), body.hang_up_first === true);
+      const rung = await ringIncoming(
+        String(body.from ?? ''),
+        String(body.to ?? ''),
+        body.hang_up_first === true,
+        body.deliver_twice === true,
+      );
       return reply(response, rung.status, rung.body);
     }
 
@@ -383,6 +394,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         hangUp: new AbortController(),
         hangupSource: 'callee',
         answered: () => {},
+        commandIds: new Set(),
       };
       calls.set(call.id, call);
       inProgress.track(call.hangUp, runOutbound(call));
@@ -400,6 +412,9 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     if (action && request.method === 'POST') {
       const call = calls.get(action[1]!);
       if (!call || call.account !== user) return telnyxError(response, 404, '10005', 'Resource not found');
+      const commandId = typeof body.command_id === 'string' ? body.command_id : undefined;
+      if (commandId && call.commandIds.has(commandId)) return reply(response, 200, { data: { result: 'ok' } });
+      if (commandId) call.commandIds.add(commandId);
       if (call.state === 'hangup') return telnyxError(response, 422, '90018', 'Call has already ended');
       const verb = action[2];
       if (verb === 'hangup') {

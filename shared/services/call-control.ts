@@ -207,7 +207,9 @@ export async function connectIncomingCall(call: InboundCall, adapter: TelephonyA
   const answer = await answerIncomingCall(call, adapter);
   const response = await adapter.answerInbound(answer, call);
   const ref = answer.action === 'connect' && response.callEnded ? parseRunRef(answer.runRef) : undefined;
-  if (ref)
+  // Only a run whose stream never started: a retried webhook may come after the conversation began.
+  const run = ref && (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  if (ref && run && run.status === 'in_progress' && !run.answered_at)
     await completeCall({
       ref,
       outcome: 'failed',

@@ -33,7 +33,7 @@ async function telnyxAccount(phoneNumbers: string[]) {
 async function ring(
   from: string,
   to: string,
-  options: { hang_up_first?: boolean } = {},
+  options: { hang_up_first?: boolean; deliver_twice?: boolean } = {},
 ): Promise<{ answer: 'answered' | 'rejected' | 'caller_hung_up'; call_control_id: string }> {
   const response = await fetch(`${inject('telnyxOrigin')}/_simulator/incoming-calls`, {
     method: 'POST',
@@ -108,14 +108,14 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     expect(JSON.stringify(transcript.body)).toContain(DEFAULT_CALLER_SCRIPT[0]);
   }, 60_000);
 
-  it('ends unanswered calls with the outcome Telnyx reports (call.hangup cause)', async () => {
+  it('ends unanswered calls with the outcome Telnyx reports (call.hangup cause, answering machine detection)', async () => {
     const org = await newOrganization('Telnyx outcomes', 3);
     const agent = await newAgent(org, 'Telnyx outcomes');
     const callerId = '+442079460557';
     const account = await telnyxAccount([callerId]);
     expect((await useTelnyx(org, account, callerId)).status).toBe(200);
     const outcomes = await Promise.all(
-      [7, 8].map(async (digit) => {
+      [7, 8, 9].map(async (digit) => {
         const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
           key: org.key,
           body: { phone_number: daytimeNumber(digit), initial_context: {} },
@@ -123,7 +123,8 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
         return (await finished(org, agent, placed.body.workflow_run_id)).status;
       }),
     );
-    expect(outcomes).toEqual(['busy', 'no_answer']);
+    // 9: an answering machine, reported by Telnyx's AMD (call.machine.detection.ended); the platform hangs up.
+    expect(outcomes).toEqual(['busy', 'no_answer', 'voicemail']);
   });
 });
 
@@ -180,8 +181,24 @@ describe.skipIf(needsLocalStack)('incoming calls on a Telnyx account', () => {
 
     const ended = await finished(org, agent, run.id, 40_000);
     expect(ended).toMatchObject({ status: 'completed', recording_url: expect.stringMatching(/recording\.wav$/) });
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
+      key: org.key,
+    });
+    expect(JSON.stringify(transcript.body)).toContain(DEFAULT_CALLER_SCRIPT[0]);
     const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
     expect(list.body.items).toHaveLength(1);
+  }, 60_000);
+
+  it('keeps one run when Telnyx delivers the incoming call twice (the repeated answer command runs once)', async () => {
+    const caller = '+48601234581';
+    expect((await ring(caller, numbers.active, { deliver_twice: true })).answer).toBe('answered');
+    const run = await eventually(async () => {
+      const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
+      const found = list.body.items.filter((each: { phone_number: string }) => each.phone_number === caller);
+      return found.length && found[0].status !== 'in_progress' ? found : undefined;
+    }, 40_000);
+    expect(run).toHaveLength(1);
+    expect(run[0]).toMatchObject({ mode: 'inbound', status: 'completed' });
   }, 60_000);
 
   it('ends the run at once, freeing its channel, when the caller hangs up before the answer reaches Telnyx', async () => {
