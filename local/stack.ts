@@ -19,6 +19,7 @@ import { startLocalStepFunctions } from './step-functions.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startTelephonySimulator } from './telephony-simulator.ts';
+import { startTelnyxSimulator } from './telnyx-simulator.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
@@ -63,6 +64,8 @@ export interface LocalStack {
   env: Record<string, string>;
   /** The local Twilio's API origin (tests ring platform numbers through it). */
   telephonyApiUrl: string;
+  /** The local Telnyx's origin (its `/_simulator/` control resources; its API is `…/v2`). */
+  telnyxOrigin: string;
   /** The local fake model's key (in the voice providers' secret; tests set it as an organization key). */
   platformModelKey: string;
   /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
@@ -100,6 +103,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secrets: {
         'download-links': localSecret(options.dataDir, 'download-links'),
         'sheets-oauth': JSON.stringify({ clientId: 'local', clientSecret: 'local' }),
+        'media-streams': localSecret(undefined, 'media-streams'),
       },
     });
     stops.push(secretsManager.stop);
@@ -125,7 +129,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SHEETS_SECRET_ARN: secretsManager.arns['sheets-oauth']!,
       MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
-      MEDIA_STREAM_SECRET: localSecret(undefined, 'media-streams'),
+      MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams']!,
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_TIME_SCALE: String(options.webhookRetryTimeScale ?? 60),
       CAMPAIGN_TIME_SCALE: String(options.campaignTimeScale ?? 60),
@@ -157,6 +161,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       callsPerSecond,
     });
     stops.push(telephony.stop);
+    // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
+    const telnyx = await startTelnyxSimulator({
+      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+    });
+    stops.push(telnyx.stop);
     const sheets = await startSheetsSimulator();
     stops.push(sheets.stop);
     Object.assign(env, {
@@ -168,12 +177,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...stepFunctions.stateMachineArns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventBus.endpoint,
       EVENT_BUS_NAME,
-      TELEPHONY_ACCOUNT: JSON.stringify({
-        provider: 'twilio',
-        account_sid: twilioAccount.sid,
-        auth_token: twilioAccount.authToken,
-      }),
-      TELEPHONY_API_BASE_URL: telephony.apiUrl,
+      TELEPHONY_SECRET_ARN: secretsManager.put(
+        'telephony',
+        JSON.stringify({ provider: 'twilio', account_sid: twilioAccount.sid, auth_token: twilioAccount.authToken }),
+      ),
+      TWILIO_API_BASE_URL: telephony.apiUrl,
+      TELNYX_API_BASE_URL: telnyx.apiUrl,
       TELEPHONY_CALLS_PER_SECOND: String(callsPerSecond),
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
       TELEPHONY_REGULATORY_EMAIL: 'numbers@localhost',
@@ -207,6 +216,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     configureLocalFunctions(env);
     // The platform's numbers ring the API's voice webhook, as their VoiceUrl does at Twilio.
     telephony.setVoiceUrl(`${baseUrl}/telephony/twilio/voice`);
+    // Telnyx sends the events of incoming calls to the Call Control application's webhook URL.
+    telnyx.setVoiceUrl(`${baseUrl}/telephony/telnyx/voice`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');
@@ -223,12 +234,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const idle = async () => {
       await telephony.idle();
+      await telnyx.idle();
       await eventBus.idle();
     };
     return {
       baseUrl,
       env,
       telephonyApiUrl: telephony.apiUrl,
+      telnyxOrigin: telnyx.origin,
       platformModelKey: media.platformModelEnv.LLM_API_KEY!,
       idle,
       stop,

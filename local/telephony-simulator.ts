@@ -3,15 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twilio from 'twilio';
-import WebSocket from 'ws';
-import { encodeMulaw } from '../media/src/audio/mulaw.ts';
-import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
-import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
 import { availableInventory, type SimulatedNumber } from './number-marketplace.ts';
+import { CallsInProgress, talkAsCallee } from './simulated-callee.ts';
 
-const FRAME_MS = 20;
-/** The callee answers this long after the agent stops talking. */
-const REPLY_PAUSE_MS = 300;
 const API_VERSION = '2010-04-01';
 
 export interface TelephonySimulatorOptions {
@@ -142,15 +136,13 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   const ringMs = options.ringMs ?? 300;
   const accounts = new Map<string, Account>();
   const calls = new Map<string, SimulatedCall>();
-  const activeCalls = new Set<Promise<void>>();
-  const sockets = new Set<WebSocket>();
+  const inProgress = new CallsInProgress();
   const inventory = availableInventory();
   const bundles = new Map<
     string,
     { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }
   >();
   let voiceUrl: string | null = null;
-  let stopping = false;
 
   const addAccount = (accountSid: string, authToken: string): Account => {
     const account: Account = {
@@ -206,7 +198,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
         body: new URLSearchParams(params).toString(),
       });
     } catch (error) {
-      if (!stopping) console.error('Telephony simulator: webhook failed', error);
+      if (!inProgress.stopping) console.error('Telephony simulator: webhook failed', error);
       return undefined;
     }
   }
@@ -239,113 +231,44 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   }
 
   /** The callee's side of an answered call, over Media Streams. */
-  async function converse(call: SimulatedCall): Promise<void> {
+  function converse(call: SimulatedCall): Promise<void> {
     const stream = call.stream!;
-    const socket = new WebSocket(stream.url);
-    sockets.add(socket);
     const streamSid = sid('MZ');
-    const send = (message: object) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        socket.once('open', () => resolve());
-        socket.once('error', reject);
-      });
-      const startedAt = Date.now();
-      let agentSpeechEndsAt = 0;
-      let agentSpokeSinceReply = false;
-      let scriptLine = 0;
-      let pending: Int16Array[] = [];
-      const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
-      socket.on('message', (data) => {
-        const message = JSON.parse(String(data)) as {
-          event?: string;
-          media?: { payload?: string };
-          mark?: { name?: string };
-        };
-        if (message.event === 'mark') {
-          // Like Twilio: a mark is echoed once the audio sent before it has played.
-          const entry = {
-            name: message.mark?.name,
-            timer: setTimeout(
-              () => send({ event: 'mark', streamSid, sequenceNumber: '0', mark: message.mark }),
-              Math.max(0, agentSpeechEndsAt - Date.now()),
-            ),
-          };
-          marks.push(entry);
-          return;
-        }
-        if (message.event === 'clear') {
-          // The buffered agent audio is dropped and pending marks are echoed at once.
-          agentSpeechEndsAt = Date.now();
-          for (const entry of marks.splice(0)) {
-            clearTimeout(entry.timer);
-            send({ event: 'mark', streamSid, sequenceNumber: '0', mark: { name: entry.name } });
-          }
-          return;
-        }
-        if (message.event !== 'media' || !message.media?.payload) return;
-        // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
-        const durationMs = (Buffer.from(message.media.payload, 'base64').length / FRAME_SAMPLES) * FRAME_MS;
-        agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
-        agentSpokeSinceReply = true;
-      });
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-
-      send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-      send({
-        event: 'start',
-        sequenceNumber: '1',
-        streamSid,
-        start: {
-          accountSid: call.account.sid,
+    return talkAsCallee({
+      url: stream.url,
+      callSeconds: options.callSeconds,
+      hangUp: call.hangUp.signal,
+      sockets: inProgress.sockets,
+      wire: {
+        connected: () => ({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
+        start: () => ({
+          event: 'start',
+          sequenceNumber: '1',
           streamSid,
-          callSid: call.sid,
-          tracks: ['inbound'],
-          customParameters: stream.parameters,
-          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-        },
-      });
-      let sequence = 2;
-      let chunk = 0;
-      const silence = new Int16Array(FRAME_SAMPLES);
-      while (
-        socket.readyState === WebSocket.OPEN &&
-        !call.hangUp.signal.aborted &&
-        Date.now() - startedAt < options.callSeconds * 1000
-      ) {
-        if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
-          const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
-          scriptLine += 1;
-          agentSpokeSinceReply = false;
-          pending = frames(synthesizeSpeech(line));
-        }
-        const frame = pending.shift() ?? silence;
-        chunk += 1;
-        send({
-          event: 'media',
-          sequenceNumber: String(sequence++),
-          streamSid,
-          media: {
-            track: 'inbound',
-            chunk: String(chunk),
-            timestamp: String(Date.now() - startedAt),
-            payload: encodeMulaw(frame).toString('base64'),
+          start: {
+            accountSid: call.account.sid,
+            streamSid,
+            callSid: call.sid,
+            tracks: ['inbound'],
+            customParameters: stream.parameters,
+            mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
           },
-        });
-        await sleep(FRAME_MS);
-      }
-      for (const entry of marks) clearTimeout(entry.timer);
-      send({
-        event: 'stop',
-        sequenceNumber: String(sequence),
-        streamSid,
-        stop: { accountSid: call.account.sid, callSid: call.sid },
-      });
-      socket.close();
-      await closed;
-    } finally {
-      sockets.delete(socket);
-    }
+        }),
+        media: ({ sequence, chunk, timestampMs, payload }) => ({
+          event: 'media',
+          sequenceNumber: String(sequence),
+          streamSid,
+          media: { track: 'inbound', chunk: String(chunk), timestamp: String(timestampMs), payload },
+        }),
+        mark: (name) => ({ event: 'mark', streamSid, sequenceNumber: '0', mark: { name } }),
+        stop: (sequence) => ({
+          event: 'stop',
+          sequenceNumber: String(sequence),
+          streamSid,
+          stop: { accountSid: call.account.sid, callSid: call.sid },
+        }),
+      },
+    });
   }
 
   async function runCall(call: SimulatedCall): Promise<void> {
@@ -377,7 +300,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
         try {
           await converse(call);
         } catch (error) {
-          if (!stopping) console.error('Telephony simulator: media stream failed', error);
+          if (!inProgress.stopping) console.error('Telephony simulator: media stream failed', error);
           call.status = 'failed';
           return report(call, 'completed');
         }
@@ -391,16 +314,14 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     call.answeredAt = Date.now();
     if (call.stream)
       await converse(call).catch(
-        (error: unknown) => !stopping && console.error('Telephony simulator: media stream failed', error),
+        (error: unknown) => !inProgress.stopping && console.error('Telephony simulator: media stream failed', error),
       );
     call.status = 'completed';
   }
 
   function track(call: SimulatedCall): void {
     calls.set(call.sid, call);
-    const running = runCall(call);
-    activeCalls.add(running);
-    void running.finally(() => activeCalls.delete(running));
+    inProgress.track(call.hangUp, runCall(call));
   }
 
   /** HTTP Basic auth with an Account SID and its auth token. */
@@ -678,18 +599,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     setVoiceUrl: (url) => {
       voiceUrl = url;
     },
-    idle: async () => {
-      while (activeCalls.size) await Promise.allSettled([...activeCalls]);
-    },
-    stop: async () => {
-      stopping = true;
-      for (const call of calls.values()) call.hangUp.abort();
-      for (const socket of sockets) socket.terminate();
-      await Promise.allSettled([...activeCalls]);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    idle: () => inProgress.idle(),
+    stop: () => inProgress.stop(server),
   };
 }

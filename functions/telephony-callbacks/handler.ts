@@ -7,10 +7,11 @@ import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent } from '../../shared/http/response.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
-import { answerIncomingCall } from '../../shared/services/call-control.ts';
+import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
+import { telnyxCalledNumber } from '../../shared/telephony/telnyx.ts';
 import { formParams, RUN_QUERY_PARAMETER } from '../../shared/telephony/twilio.ts';
 
 /** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
@@ -40,7 +41,7 @@ export const handler = createApiHandler([
     // The run in the signed URL names the organization, hence the account whose key must have signed it.
     const runRef = new URL(request.url).searchParams.get(RUN_QUERY_PARAMETER);
     const ref = runRef ? parseRunRef(runRef) : undefined;
-    const account = ref ? await accountOf(ref.organizationId) : platformAccount();
+    const account = ref ? await accountOf(ref.organizationId) : await platformAccount();
     await verified(account.adapter, params.provider, request);
     const status = account.adapter.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
@@ -49,15 +50,14 @@ export const handler = createApiHandler([
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {
     const request = callbackRequest(event, `/telephony/${params.provider}/voice`);
     // The called number names its organization, hence the account whose key must have signed it.
-    const to = params.provider === 'twilio' ? formParams(request.rawBody).To : undefined;
+    const to = params.provider === 'twilio' ? formParams(request.rawBody).To : telnyxCalledNumber(request.rawBody);
     const number = to ? await findNumberByE164(to) : undefined;
-    const account = number ? await accountOf(number.organization_id) : platformAccount();
+    const account = number ? await accountOf(number.organization_id) : await platformAccount();
     await verified(account.adapter, params.provider, request);
     const call = account.adapter.parseInbound(request);
-    const answer = call
-      ? await answerIncomingCall(call, account.adapter)
-      : { action: 'reject' as const, message: 'Goodbye.' };
-    const response = await account.adapter.answerInbound(answer);
+    const response = call
+      ? await connectIncomingCall(call, account.adapter)
+      : await account.adapter.answerInbound(NOT_IN_SERVICE);
     return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),
 ]);

@@ -102,10 +102,8 @@ export class Functions extends Construct {
       MEDIA_STREAM_URL: settings.mediaStreamUrl,
       TELEPHONY_CALLS_PER_SECOND: String(settings.telephonyCallsPerSecond),
       TELEPHONY_REGULATORY_EMAIL: settings.telephonyRegulatoryEmail,
-      // Transitional CloudFormation dynamic references (resolved at deploy, never in the template):
-      // the telephony code reads them synchronously; moving them to run-time reads is tracked.
-      TELEPHONY_ACCOUNT: secrets.telephonySecret.secretValue.unsafeUnwrap(),
-      MEDIA_STREAM_SECRET: secrets.mediaStreamSecret.secretValue.unsafeUnwrap(),
+      TELEPHONY_SECRET_ARN: secrets.telephonySecret.secretArn,
+      MEDIA_STREAM_SECRET_ARN: secrets.mediaStreamSecret.secretArn,
       KMS_KEY_ID: secrets.encryptionKey.keyArn,
       SHEETS_SECRET_ARN: secrets.sheetsSecret.secretArn,
       MAX_CALL_SECONDS: String(settings.maxCallSeconds),
@@ -199,9 +197,16 @@ export class Functions extends Construct {
     if (group.access.bucket === 'readWrite') bucket.grantReadWrite(fn);
     if (group.access.bucket) acknowledgeBucketGrant(role, bucket);
     if (group.access.eventBus) eventBus.grantPutEventsTo(fn);
-    if (group.access.downloadLinks) secrets.downloadLinkSecret.grantRead(fn);
-    if (group.access.encryption) secrets.sheetsSecret.grantRead(fn);
-    if (group.access.languageModel) this.props.voiceProvidersSecret.grantRead(fn);
+    // Each secret is readable by exactly the functions given its ARN (shared/config/settings.ts).
+    const secretsByArnSetting: Record<string, ISecret> = {
+      DOWNLOAD_LINK_SECRET_ARN: secrets.downloadLinkSecret,
+      SHEETS_SECRET_ARN: secrets.sheetsSecret,
+      VOICE_PROVIDERS_SECRET_ARN: this.props.voiceProvidersSecret,
+      TELEPHONY_SECRET_ARN: secrets.telephonySecret,
+      MEDIA_STREAM_SECRET_ARN: secrets.mediaStreamSecret,
+    };
+    for (const [setting, secret] of Object.entries(secretsByArnSetting))
+      if (Object.hasOwn(environment, setting)) secret.grantRead(fn);
     // Exactly the two operations the secret box uses (grantEncryptDecrypt adds data-key wildcards).
     if (group.access.encryption || group.access.telephony)
       secrets.encryptionKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt');

@@ -19,7 +19,6 @@ import {
   FargateTaskDefinition,
   LogDrivers,
   OperatingSystemFamily,
-  Secret as EcsSecret,
 } from 'aws-cdk-lib/aws-ecs';
 import {
   ApplicationLoadBalancer,
@@ -106,7 +105,7 @@ export interface MediaProps {
   /** The load balancer's access logs go here (prefix `media-alb/`). */
   accessLogsBucket: IBucket;
   settings: MediaSettings;
-  /** Verifies the per-call stream credentials (MEDIA_STREAM_SECRET). */
+  /** Verifies the per-call stream credentials (read at run time through MEDIA_STREAM_SECRET_ARN). */
   mediaStreamSecret: ISecret;
   logRetention?: RetentionDays;
 }
@@ -189,15 +188,13 @@ export class Media extends Construct {
         EVENT_BUS_NAME: props.eventBus.eventBusName,
         POWERTOOLS_SERVICE_NAME: 'media',
         KMS_KEY_ID: props.encryptionKey.keyArn,
+        MEDIA_STREAM_SECRET_ARN: props.mediaStreamSecret.secretArn,
         ...props.voiceProviders.settings,
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
       },
       // Injected by ECS from Secrets Manager at task start, never in the task definition.
-      secrets: {
-        ...props.voiceProviders.containerSecrets(),
-        MEDIA_STREAM_SECRET: EcsSecret.fromSecretsManager(props.mediaStreamSecret),
-      },
+      secrets: props.voiceProviders.containerSecrets(),
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
@@ -216,6 +213,8 @@ export class Media extends Construct {
     props.bucket.grantReadWrite(this.taskDefinition.taskRole);
     props.eventBus.grantPutEventsTo(this.taskDefinition.taskRole);
     props.encryptionKey.grantDecrypt(this.taskDefinition.taskRole);
+    // Read by the service itself at run time (cached), so a rotated key reaches running tasks.
+    props.mediaStreamSecret.grantRead(this.taskDefinition.taskRole);
     acknowledgeTableGrant(this.taskDefinition.taskRole, props.table);
     acknowledgeBucketGrant(this.taskDefinition.taskRole, props.bucket);
 

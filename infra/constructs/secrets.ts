@@ -6,8 +6,8 @@ import { acknowledge } from '../nag.ts';
 
 /**
  * The telephony secret's first value: a placeholder the operator replaces with the platform's
- * provider account after the first deploy (README "Deploying to AWS"); until then dialing fails
- * with an error naming TELEPHONY_ACCOUNT.
+ * provider account after the first deploy (README "Deploying to AWS"); until then whatever needs
+ * the platform account answers 503, naming the secret to fill in (shared/telephony/accounts.ts).
  */
 export const TELEPHONY_SECRET_PLACEHOLDER = {
   provider: 'twilio',
@@ -23,9 +23,9 @@ export const TELEPHONY_SECRET_PLACEHOLDER = {
 export class Secrets extends Construct {
   /** HMAC key of signed download links; read at runtime through DOWNLOAD_LINK_SECRET_ARN. */
   readonly downloadLinkSecret: Secret;
-  /** The platform's telephony provider account (JSON: shared/schemas/telephony.ts TelephonyCredentials). */
+  /** The platform's telephony provider account (JSON: shared/schemas/telephony.ts TelephonyCredentials); read at run time through TELEPHONY_SECRET_ARN. */
   readonly telephonySecret: Secret;
-  /** HMAC key of the per-call media stream credentials (functions that dial mint, the media service verifies). */
+  /** HMAC key of the per-call media stream credentials (generated; functions that connect calls mint, the media service verifies; MEDIA_STREAM_SECRET_ARN). */
   readonly mediaStreamSecret: Secret;
   /** OAuth client of the hosted-spreadsheet provider. */
   readonly sheetsSecret: Secret;

@@ -11,7 +11,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { providersFromEnvironment } from './agent/providers.ts';
 import { ACTIVE_CALLS_METRIC } from './deployment.ts';
-import { startMediaService } from './service.ts';
+import { startMediaService, type MediaService } from './service.ts';
 
 const logger = new Logger({ serviceName: 'media' });
 
@@ -34,11 +34,18 @@ try {
   process.exit(1);
 }
 
-const service = await startMediaService({
-  port: Number(process.env.PORT ?? 8080),
-  calls: { providers, settings: process.env },
-  log: (level, message, details) => logger[level](message, { ...details }),
-});
+let service: MediaService;
+try {
+  service = await startMediaService({
+    port: Number(process.env.PORT ?? 8080),
+    calls: { providers, settings: process.env },
+    log: (level, message, details) => logger[level](message, { ...details }),
+  });
+} catch (error) {
+  // No stream credential key (MEDIA_STREAM_SECRET_ARN unset, the secret unreadable): refuse to start, saying why.
+  logger.critical((error as Error).message);
+  process.exit(1);
+}
 logger.info('Media service listening', {
   port: service.port,
   stt: providers.stt.name,

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
-import { MEDIA_STREAM_SECRET_VARIABLE } from '../../shared/telephony/stream-token.ts';
+import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
 import { admitStream } from './stream-admission.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
@@ -35,9 +35,9 @@ export async function startMediaService(options: {
   calls: CallSessionConfig;
   log: LogFn;
 }): Promise<MediaService> {
-  // Streams are admitted only with credentials signed with this key: refuse to start without it.
-  if (!process.env[MEDIA_STREAM_SECRET_VARIABLE])
-    throw new Error(`Missing required environment variable ${MEDIA_STREAM_SECRET_VARIABLE}`);
+  // Streams are admitted only with credentials signed with this key (read at run time, cached):
+  // refuse to start without it, naming the secret.
+  await streamTokenKey();
   let draining = false;
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;

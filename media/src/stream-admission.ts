@@ -12,7 +12,7 @@ export async function admitStream(claim: StreamClaim, now = Date.now()): Promise
   const ref = claim.runRef ? parseRunRef(claim.runRef) : undefined;
   if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference' };
   if (!claim.streamToken) return { accepted: false, reason: 'no stream credential' };
-  const token = checkStreamToken(claim.runRef, claim.streamToken, now);
+  const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
   if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
   // The one conditional write: the run is in progress and has no stream yet.
   if (!(await claimMediaStream(ref, new Date(now).toISOString())))

@@ -40,6 +40,15 @@ export const LANGUAGE_MODEL: Record<number, ResponseSpec> = {
   },
 };
 
+/** Routes that need the platform's telephony account: not filled in yet after the first deploy (503). */
+export const TELEPHONY_UNAVAILABLE: Record<number, ResponseSpec> = {
+  503: {
+    description:
+      "The platform's telephony provider account is not configured yet; `detail` names the secret to fill in",
+    schema: ErrorResponse,
+  },
+};
+
 /** The refusals of call placement, in the order they are checked. */
 export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {
   403: {

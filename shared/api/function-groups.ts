@@ -15,7 +15,7 @@ export interface FunctionGroup {
     eventBus?: boolean;
     /** Signs or verifies download links (the link-signing secret). */
     downloadLinks?: boolean;
-    /** Talks to the telephony provider: the platform account (TELEPHONY_ACCOUNT), organizations' own accounts (KMS), stream credentials, media stream URL. */
+    /** Talks to the telephony provider: the platform account (TELEPHONY_SECRET_ARN), organizations' own accounts (KMS), media stream URL. */
     telephony?: boolean;
     /** Needs the API's public base URL (PUBLIC_BASE_URL), e.g. to give the provider a callback URL. */
     publicUrl?: boolean;

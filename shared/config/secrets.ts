@@ -1,3 +1,4 @@
+import { TransformParameterError } from '@aws-lambda-powertools/parameters/errors';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { requiredSetting, type SettingName } from './settings.ts';
 
@@ -26,7 +27,14 @@ export async function getSecretString(arnSetting: SettingName): Promise<string> 
 /** A JSON-object secret, e.g. a provider's credentials. */
 export async function getSecretJson(arnSetting: SettingName): Promise<Record<string, unknown>> {
   const arn = requiredSetting(arnSetting);
-  const value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS, transform: 'json' });
+  let value: unknown;
+  try {
+    value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS, transform: 'json' });
+  } catch (error) {
+    if (error instanceof TransformParameterError)
+      throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) is not JSON`);
+    throw error;
+  }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) must be a JSON object`);
   }

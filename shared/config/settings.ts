@@ -29,6 +29,8 @@ const PLACES_CALLS = [
 ] as const satisfies FunctionName[];
 /** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
 const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper', 'telephonyCallbacks'] as const satisfies FunctionName[];
+/** Groups that connect a call to the media service, so mint its stream credential (shared/services/call-control.ts). */
+const STREAMS_CALLS = ['callLifecycle', 'telephonyCallbacks'] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
 const RUNS_CAMPAIGNS = [
   'campaigns',
@@ -63,16 +65,14 @@ export const SETTINGS = {
     readBy: 'telephony',
     description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)',
   },
-  // Transitional: today's telephony adapter reads the secret's fields from the environment; the
-  // provider rewrite reads TELEPHONY_SECRET_ARN at run time (shared/config/secrets.ts) instead.
-  TELEPHONY_ACCOUNT: {
+  TELEPHONY_SECRET_ARN: {
     readBy: 'telephony',
     description:
-      "Transitional: the platform's provider account (JSON), as a CloudFormation dynamic reference of the telephony secret",
+      "Secrets Manager secret: the platform's telephony provider account (JSON TelephonyCredentials; a placeholder until the operator fills it)",
   },
-  MEDIA_STREAM_SECRET: {
-    readBy: 'telephony',
-    description: 'Transitional: HMAC key of per-call media stream credentials, as a CloudFormation dynamic reference',
+  MEDIA_STREAM_SECRET_ARN: {
+    readBy: STREAMS_CALLS,
+    description: 'Secrets Manager secret: HMAC key of per-call media stream credentials (generated)',
   },
   TELEPHONY_CALLS_PER_SECOND: {
     readBy: 'telephony',
@@ -83,10 +83,15 @@ export const SETTINGS = {
     readBy: 'telephony',
     description: 'Contact for regulatory reviews of numbers (context telephonyRegulatoryEmail)',
   },
-  TELEPHONY_API_BASE_URL: {
+  TWILIO_API_BASE_URL: {
     readBy: 'telephony',
     localOnly: true,
-    description: "The provider API's origin (the local Twilio); unset on AWS: the provider's public API",
+    description: "The Twilio API's origin (the local Twilio); unset on AWS: Twilio's public API",
+  },
+  TELNYX_API_BASE_URL: {
+    readBy: 'telephony',
+    localOnly: true,
+    description: "The Telnyx API's base URL (the local Telnyx, …/v2); unset on AWS: Telnyx's public API",
   },
   PUBLIC_BASE_URL: { readBy: 'publicUrl', description: 'Public base URL of the API (…/api/v1)' },
   KMS_KEY_ID: {

@@ -1,12 +1,12 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
-import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { formatRunRef, parseRunRef, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
 import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as numbersRepository from '../repositories/numbers.ts';
 import * as runs from '../repositories/runs.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
-import type { InboundAnswer, InboundCall, TelephonyAdapter } from '../telephony/adapter.ts';
+import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } from '../telephony/adapter.ts';
 import { accountOf } from '../telephony/accounts.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
@@ -65,7 +65,7 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
     from,
     runRef: call.runRef,
     streamUrl: required('MEDIA_STREAM_URL'),
-    streamToken: mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
+    streamToken: await mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, call.runRef),
   });
   await runs.updateActiveRun(
@@ -107,35 +107,44 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
   return { workflow_run_id: runId, status: 'ending' as const };
 }
 
-const REJECT_UNKNOWN = 'Sorry, this number is not in service. Goodbye.';
-const REJECT_UNAVAILABLE = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
+/** The polite refusals of an incoming call: no such line, or a line that cannot take it now. */
+export const NOT_IN_SERVICE: InboundAnswer = {
+  action: 'reject',
+  reason: 'not_in_service',
+  message: 'Sorry, this number is not in service. Goodbye.',
+};
+const UNAVAILABLE: InboundAnswer = {
+  action: 'reject',
+  reason: 'unavailable',
+  message: 'Sorry, nobody can take your call right now. Please try again later. Goodbye.',
+};
 
 /**
  * An incoming call (the provider's verified voice webhook): a number assigned to an active agent
  * starts an inbound run (the caller's number in `initial_context`, one of the organization's
  * channels) and connects the media stream; anything else is turned away politely.
  */
-export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundAnswer> {
+async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundAnswer> {
   const number = await numbersRepository.findNumberByE164(call.to);
   if (!number) {
     logger.warn('Incoming call to a number the platform does not know', { to: call.to });
-    return { action: 'reject', message: REJECT_UNKNOWN };
+    return NOT_IN_SERVICE;
   }
   if (number.status !== 'active' || !number.workflow_id) {
     logger.info('Incoming call to a number that carries no traffic', { to: call.to, status: number.status });
-    return { action: 'reject', message: REJECT_UNKNOWN };
+    return NOT_IN_SERVICE;
   }
   const orgId = number.organization_id;
   const streamUrl = required('MEDIA_STREAM_URL');
-  const connect = (runRef: string): InboundAnswer => ({
+  const connect = async (runRef: string): Promise<InboundAnswer> => ({
     action: 'connect',
     runRef,
     streamUrl,
-    streamToken: mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
+    streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(adapter.provider, runRef),
   });
   const agent = await getAgent(orgId, String(number.workflow_id)).catch(() => undefined);
-  if (!agent || agent.status !== 'active') return { action: 'reject', message: REJECT_UNAVAILABLE };
+  if (!agent || agent.status !== 'active') return UNAVAILABLE;
 
   const runId = await nextId('run');
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
@@ -160,10 +169,10 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     // The claim of the provider's call id is made with the run: one run per incoming call.
     if (!(await runs.insertRun(run, true, [runs.inboundCallClaimItem(adapter.provider, call.callId, runRef)]))) {
       logger.info('Incoming call refused: every channel of the organization is busy', { organizationId: orgId });
-      return { action: 'reject', message: REJECT_UNAVAILABLE };
+      return UNAVAILABLE;
     }
   } catch (error) {
-    if (error instanceof AgentUnavailableError) return { action: 'reject', message: REJECT_UNAVAILABLE };
+    if (error instanceof AgentUnavailableError) return UNAVAILABLE;
     if (!(error instanceof AlongsideRefusedError)) throw error;
     // The provider retried its webhook: the call already has its run.
     const claimed = await runs.inboundCallRunRef(adapter.provider, call.callId);
@@ -186,4 +195,26 @@ export async function answerIncomingCall(call: InboundCall, adapter: TelephonyAd
     throw error;
   }
   return connect(runRef);
+}
+
+/**
+ * Answers an incoming call at the provider as answerIncomingCall decided. A caller who hung up
+ * before the answer ends the new run at once rather than leaving it to wait for a stream that
+ * never comes; other provider failures propagate, so the provider retries the webhook, which
+ * finds the same run.
+ */
+export async function connectIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundResponse> {
+  const answer = await answerIncomingCall(call, adapter);
+  const response = await adapter.answerInbound(answer, call);
+  const ref = answer.action === 'connect' && response.callEnded ? parseRunRef(answer.runRef) : undefined;
+  // Only a run whose stream never started: a retried webhook may come after the conversation began.
+  const run = ref && (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  if (ref && run && run.status === 'in_progress' && !run.answered_at)
+    await completeCall({
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'The caller hung up before the call was answered',
+    });
+  return response;
 }

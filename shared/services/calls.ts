@@ -7,6 +7,7 @@ import { nextId } from '../repositories/counters.ts';
 import * as runs from '../repositories/runs.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
+import { accountOf } from '../telephony/accounts.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
@@ -37,9 +38,9 @@ export interface PlaceCallRequest {
 }
 
 /**
- * Places an outbound call. Checks, in the contract's order: Do-not-call (403), calling hours in
- * every zone of the number (409 with `retry_at`), channel capacity (429); the number itself was
- * validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
+ * Places an outbound call. The provider account must be usable (503 otherwise); then checks, in
+ * the contract's order: Do-not-call (403), calling hours in every zone of the number (409 with
+ * `retry_at`), channel capacity (429); the number itself was validated as E.164 before. The run exists, in progress, before this returns; the call-lifecycle
  * state machine dials and guarantees the run ends.
  */
 export async function placeCall(
@@ -51,6 +52,8 @@ export async function placeCall(
   idempotencyRecord: string | null = null,
 ) {
   const agent = await getAgent(orgId, agentRef);
+  // A deployment whose platform account is not filled in yet answers 503 naming the secret, before any run exists.
+  await accountOf(orgId);
   return placeCallForAgent(orgId, agent, request, origin, now, { idempotencyRecord });
 }
 

@@ -123,7 +123,7 @@ export async function purchaseNumber(
     id: await nextId('phoneNumber'),
     organization_id: orgId,
     phone_number: parsed.e164,
-    provider: platformAccount().adapter.provider,
+    provider: (await platformAccount()).adapter.provider,
     status: review ? 'pending' : 'active',
     country_code: request.country_code,
     number_type: request.number_type,

@@ -1,4 +1,7 @@
+import { getSecretJson, SECRET_PLACEHOLDER, SecretNotReadyError } from '../config/secrets.ts';
+import { optionalSetting } from '../config/settings.ts';
 import { decryptSecret } from '../crypto/secret-box.ts';
+import { DomainError } from '../domain/errors.ts';
 import { getTelephonyConfig } from '../repositories/telephony-configs.ts';
 import { TelephonyCredentials } from '../schemas/telephony.ts';
 import type { TelephonyAdapter } from './adapter.ts';
@@ -8,9 +11,9 @@ import { twilioAdapter } from './twilio.ts';
 /**
  * Which provider account carries an organization's calls: its own (`/telephony-configs`, stored
  * encrypted) or else the platform's. Settings:
- *   TELEPHONY_ACCOUNT            the platform account's credentials (JSON, the stack's telephony secret)
+ *   TELEPHONY_SECRET_ARN         the platform account's credentials (JSON secret, read at run time)
  *   TELEPHONY_CALLS_PER_SECOND   the platform account's outbound call rate at the provider (default 1)
- *   TELEPHONY_API_BASE_URL       optional: the provider API's origin (unset: the provider's public API)
+ *   TWILIO_API_BASE_URL, TELNYX_API_BASE_URL   local stack only: the local Twilio and Telnyx
  *   DEFAULT_CALLER_ID            the platform account's caller id, for agents without an outbound number
  */
 export interface TelephonyAccount {
@@ -22,7 +25,15 @@ export interface TelephonyAccount {
   owner: 'platform' | 'organization';
 }
 
-export const TELEPHONY_ACCOUNT_VARIABLE = 'TELEPHONY_ACCOUNT';
+export const TELEPHONY_SECRET_ARN = 'TELEPHONY_SECRET_ARN';
+
+/**
+ * The platform's provider account is not usable yet (the secret still holds the first deploy's
+ * placeholder, or not a valid account): a 503 naming the secret to fill in.
+ */
+export class TelephonyUnavailableError extends DomainError {
+  readonly kind = 'unavailable';
+}
 
 /** Encryption context of an organization's telephony credentials. */
 export const telephonyCredentialsContext = (orgId: number) => ({
@@ -31,10 +42,9 @@ export const telephonyCredentialsContext = (orgId: number) => ({
 });
 
 export function adapterFor(credentials: TelephonyCredentials): TelephonyAdapter {
-  const apiBaseUrl = process.env.TELEPHONY_API_BASE_URL || undefined;
   return credentials.provider === 'twilio'
-    ? twilioAdapter(credentials, { apiBaseUrl })
-    : telnyxAdapter(credentials, { apiBaseUrl });
+    ? twilioAdapter(credentials, { apiBaseUrl: optionalSetting('TWILIO_API_BASE_URL') })
+    : telnyxAdapter(credentials, { apiBaseUrl: optionalSetting('TELNYX_API_BASE_URL') });
 }
 
 const account = (
@@ -50,30 +60,48 @@ const account = (
   owner,
 });
 
+const SECRET_SHAPES =
+  '{"provider":"twilio","account_sid":"AC…","auth_token":"…"} or {"provider":"telnyx","api_key":"…","public_key":"…","connection_id":"…"}';
+
+function notConfigured(problem: string): TelephonyUnavailableError {
+  const arn = optionalSetting(TELEPHONY_SECRET_ARN) ?? TELEPHONY_SECRET_ARN;
+  return new TelephonyUnavailableError(
+    `The platform's telephony account is not configured (${problem}): put ${SECRET_SHAPES} into the secret ${arn} (README, Deploying to AWS), or set the organization's own account with PUT /telephony-configs`,
+  );
+}
+
+/** The last secret value read, and its account: the adapter is rebuilt only when the secret changes. */
 let platform: { raw: string; account: TelephonyAccount } | undefined;
 
-/** The platform's own account; a stack without it fails loudly, naming the setting. */
-export function platformAccount(): TelephonyAccount {
-  const raw = process.env[TELEPHONY_ACCOUNT_VARIABLE];
-  if (!raw)
-    throw new Error(
-      `Missing required environment variable ${TELEPHONY_ACCOUNT_VARIABLE} (the platform's telephony provider credentials)`,
-    );
+/**
+ * The platform's own account, from its secret (read at run time, cached). A secret still holding
+ * the first deploy's placeholder, or not a valid account, is a TelephonyUnavailableError (503).
+ */
+export async function platformAccount(): Promise<TelephonyAccount> {
+  let secret: Record<string, unknown>;
+  try {
+    secret = await getSecretJson(TELEPHONY_SECRET_ARN);
+  } catch (error) {
+    if (error instanceof SecretNotReadyError) throw notConfigured('the secret is empty or not a JSON object');
+    throw error;
+  }
+  const raw = JSON.stringify(secret);
   if (platform?.raw !== raw) {
-    let parsed: ReturnType<typeof TelephonyCredentials.safeParse>;
-    try {
-      parsed = TelephonyCredentials.safeParse(JSON.parse(raw));
-    } catch {
-      throw new Error(`${TELEPHONY_ACCOUNT_VARIABLE} is not JSON`);
-    }
+    if (Object.values(secret).includes(SECRET_PLACEHOLDER)) throw notConfigured('it still holds the placeholder');
+    const parsed = TelephonyCredentials.safeParse(secret);
     if (!parsed.success)
-      throw new Error(
-        `${TELEPHONY_ACCOUNT_VARIABLE} is not a valid provider account: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+      throw notConfigured(
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'provider'}: ${issue.message}`).join('; '),
       );
-    const rate = Number(process.env.TELEPHONY_CALLS_PER_SECOND ?? 1);
+    const rate = Number(optionalSetting('TELEPHONY_CALLS_PER_SECOND') ?? 1);
     platform = {
       raw,
-      account: account(adapterFor(parsed.data), rate > 0 ? rate : 1, process.env.DEFAULT_CALLER_ID || null, 'platform'),
+      account: account(
+        adapterFor(parsed.data),
+        rate > 0 ? rate : 1,
+        optionalSetting('DEFAULT_CALLER_ID') ?? null,
+        'platform',
+      ),
     };
   }
   return platform.account;
@@ -92,17 +120,18 @@ const MAX_CACHED_ACCOUNTS = 1000;
 export function accountOf(orgId: number, now = Date.now): Promise<TelephonyAccount> {
   const cached = cachedAccounts.get(orgId);
   if (cached && now() - cached.readAt < ACCOUNT_CACHE_SECONDS * 1000) return cached.account;
-  const account = readAccount(orgId);
+  const entry = { readAt: now(), account: readAccount(orgId) };
   cachedAccounts.delete(orgId);
-  cachedAccounts.set(orgId, { readAt: now(), account });
-  account.catch(() => cachedAccounts.delete(orgId));
+  cachedAccounts.set(orgId, entry);
+  // A failed read is not kept: the next call reads again.
+  entry.account.catch(() => cachedAccounts.get(orgId) === entry && cachedAccounts.delete(orgId));
   if (cachedAccounts.size > MAX_CACHED_ACCOUNTS) cachedAccounts.delete(cachedAccounts.keys().next().value!);
-  return account;
+  return entry.account;
 }
 
 async function readAccount(orgId: number): Promise<TelephonyAccount> {
   const config = await getTelephonyConfig(orgId);
-  if (!config) return platformAccount();
+  if (!config) return await platformAccount();
   const credentials = TelephonyCredentials.parse(
     JSON.parse(await decryptSecret(config.credentials_ciphertext, telephonyCredentialsContext(orgId))),
   );

@@ -47,7 +47,21 @@ export interface InboundCall {
 /** What the platform answers an incoming call with. */
 export type InboundAnswer =
   | { action: 'connect'; streamUrl: string; runRef: string; streamToken: string; statusCallbackUrl: string }
-  | { action: 'reject'; message: string };
+  | {
+      action: 'reject';
+      /** `not_in_service`: no such line; `unavailable`: the line exists but cannot take the call now. */
+      reason: 'not_in_service' | 'unavailable';
+      /** Said to the caller where the provider answers with speech (Twilio). */
+      message: string;
+    };
+
+/** The voice webhook's response to the provider. */
+export interface InboundResponse {
+  contentType: string;
+  body: string;
+  /** The provider refused the command because the call is over (the caller hung up meanwhile). */
+  callEnded?: boolean;
+}
 
 /**
  * Translation between a provider's media stream frames and the canonical frames the media service
@@ -72,10 +86,15 @@ export interface TelephonyAdapter {
   verifyCallback(request: CallbackRequest): Promise<boolean>;
   /** The call status a verified callback reports, or undefined for events the platform ignores. */
   parseStatus(request: CallbackRequest): ProviderStatusEvent | undefined;
-  /** The incoming call a verified voice webhook announces. */
+  /** The incoming call a verified voice webhook announces; undefined for any other event. */
   parseInbound(request: CallbackRequest): InboundCall | undefined;
-  /** The webhook response that connects (or politely rejects) an incoming call. */
-  answerInbound(answer: InboundAnswer): Promise<{ contentType: string; body: string }>;
+  /**
+   * Connects (or politely rejects) an incoming call, by the webhook's response (Twilio TwiML) or
+   * by a command (Telnyx Call Control); returns the webhook's response, and `callEnded` when the
+   * provider says the caller has already hung up. Without `call` (the webhook announced something
+   * else) it only answers the webhook.
+   */
+  answerInbound(answer: InboundAnswer, call?: InboundCall): Promise<InboundResponse>;
   /** Numbers the account owns (a caller id must be one of them). */
   ownsNumber(e164: string): Promise<boolean>;
   /** The provider's stock of numbers for sale. */

@@ -14,26 +14,29 @@ export const isUnavailable = (error: unknown): boolean =>
   error instanceof ProviderError && [400, 404, 409, 422].includes(error.status ?? 0);
 
 export async function searchNumbers(country: string, type?: NumberType): Promise<AvailableNumber[]> {
-  const { adapter } = platformAccount();
+  const { adapter } = await platformAccount();
   const lists = await Promise.all((type ? [type] : NUMBER_TYPES).map((each) => adapter.searchNumbers(country, each)));
   return lists.flat();
 }
 
-function voiceUrl(): string {
+function voiceUrl(provider: string): string {
   const base = process.env.PUBLIC_BASE_URL;
   if (!base) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
-  return `${base.replace(/\/$/, '')}/telephony/${platformAccount().adapter.provider}/voice`;
+  return `${base.replace(/\/$/, '')}/telephony/${provider}/voice`;
 }
 
 /** Buys a number whose incoming calls ring this API's voice webhook. */
-export const buyNumber = (e164: string, regulatoryBundleId?: string) =>
-  platformAccount().adapter.buyNumber(e164, { voiceUrl: voiceUrl(), regulatoryBundleId });
+export async function buyNumber(e164: string, regulatoryBundleId?: string) {
+  const { adapter } = await platformAccount();
+  return adapter.buyNumber(e164, { voiceUrl: voiceUrl(adapter.provider), regulatoryBundleId });
+}
 
-export const releaseNumber = (providerNumberId: string) => platformAccount().adapter.releaseNumber(providerNumberId);
+export const releaseNumber = async (providerNumberId: string) =>
+  (await platformAccount()).adapter.releaseNumber(providerNumberId);
 
-export const submitRegulatoryBundle = (request: {
+export const submitRegulatoryBundle = async (request: {
   country: string;
   type: NumberType;
   endUser: Record<string, unknown>;
   email: string;
-}) => platformAccount().adapter.submitRegulatoryBundle(request);
+}) => (await platformAccount()).adapter.submitRegulatoryBundle(request);

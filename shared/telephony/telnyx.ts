@@ -5,6 +5,7 @@ import {
   type CallbackRequest,
   type DialRequest,
   type InboundAnswer,
+  type InboundCall,
   type ProviderCallStatus,
   type ProviderStatusEvent,
   type TelephonyAdapter,
@@ -56,6 +57,38 @@ export function mapTelnyxEvent(
   return status ? { callId, runRef, status, timestamp } : undefined;
 }
 
+/**
+ * The media stream of a dial or an answer: bidirectional mu-law (the platform speaks back over
+ * RTP), the run and its credential in the stream URL's query (Telnyx has no custom stream
+ * parameters), the run also as `client_state` of the call's events, which go to `webhookUrl`.
+ */
+function streamCommand(request: { streamUrl: string; runRef: string; streamToken: string; webhookUrl: string }) {
+  const streamUrl = new URL(request.streamUrl);
+  streamUrl.searchParams.set(TELNYX_CODEC_QUERY.name, TELNYX_CODEC_QUERY.value);
+  streamUrl.searchParams.set(STREAM_PARAMETERS.runRef, request.runRef);
+  streamUrl.searchParams.set(STREAM_PARAMETERS.token, request.streamToken);
+  return {
+    stream_url: streamUrl.href,
+    stream_track: 'inbound_track',
+    stream_codec: 'PCMU',
+    stream_bidirectional_mode: 'rtp',
+    stream_bidirectional_codec: 'PCMU',
+    webhook_url: request.webhookUrl,
+    webhook_url_method: 'POST',
+    client_state: Buffer.from(request.runRef).toString('base64'),
+  } as const;
+}
+
+/** The called number of a Telnyx voice webhook (`call.initiated`), before its signature is checked: it names the account to check it with. */
+export function telnyxCalledNumber(rawBody: string): string | undefined {
+  try {
+    const to = (JSON.parse(rawBody) as TelnyxEvent).data?.payload?.to;
+    return typeof to === 'string' ? to : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function rethrow(error: unknown, what: string): never {
   const status = (error as { status?: number }).status;
   throw new ProviderError(
@@ -77,24 +110,13 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     accountId: credentials.connection_id,
 
     async dial(request: DialRequest) {
-      const streamUrl = new URL(request.streamUrl);
-      streamUrl.searchParams.set(TELNYX_CODEC_QUERY.name, TELNYX_CODEC_QUERY.value);
-      streamUrl.searchParams.set(STREAM_PARAMETERS.runRef, request.runRef);
-      streamUrl.searchParams.set(STREAM_PARAMETERS.token, request.streamToken);
       try {
         const response = await client.calls.dial({
           connection_id: credentials.connection_id,
           to: request.to,
           from: request.from,
-          stream_url: streamUrl.href,
-          stream_track: 'inbound_track',
-          stream_codec: 'PCMU',
-          stream_bidirectional_mode: 'rtp',
-          stream_bidirectional_codec: 'PCMU',
+          ...streamCommand({ ...request, webhookUrl: request.statusCallbackUrl }),
           answering_machine_detection: 'detect',
-          webhook_url: request.statusCallbackUrl,
-          webhook_url_method: 'POST',
-          client_state: Buffer.from(request.runRef).toString('base64'),
         });
         const callId = response.data?.call_control_id;
         if (!callId) throw new ProviderError('Telnyx answered the dial without a call_control_id');
@@ -138,15 +160,40 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     parseInbound({ rawBody }: CallbackRequest) {
       const event = JSON.parse(rawBody) as TelnyxEvent;
       const payload = event.data?.payload ?? {};
+      // A new incoming call is parked until a command answers or rejects it; every other event of
+      // the application (the hang-up of a rejected call, ...) needs no command.
       if (event.data?.event_type !== 'call.initiated' || payload.direction !== 'incoming') return undefined;
-      return { callId: String(payload.call_control_id), from: String(payload.from), to: String(payload.to) };
+      const { call_control_id: callId, from, to } = payload;
+      if (typeof callId !== 'string' || typeof from !== 'string' || typeof to !== 'string') return undefined;
+      return { callId, from, to };
     },
 
-    async answerInbound(answer: InboundAnswer) {
-      // Call Control answers by command, not by the webhook's response body.
-      throw new ProviderError(
-        `Telnyx inbound calls are answered through Call Control commands (${answer.action}); not supported yet`,
-      );
+    async answerInbound(answer: InboundAnswer, call?: InboundCall) {
+      // Call Control answers by command; the webhook itself only needs a 2xx.
+      const acknowledged = { contentType: 'application/json', body: '{}' };
+      if (!call) return acknowledged;
+      // A retried webhook repeats the same command: Telnyx runs a command_id once per call.
+      const command_id = `${answer.action}-${call.callId}`;
+      try {
+        if (answer.action === 'connect') {
+          await client.calls.actions.answer(call.callId, {
+            ...streamCommand({ ...answer, webhookUrl: answer.statusCallbackUrl }),
+            command_id,
+          });
+        } else {
+          // A signalling-level refusal: busy for a line that cannot take the call now, rejected otherwise.
+          await client.calls.actions.reject(call.callId, {
+            cause: answer.reason === 'unavailable' ? 'USER_BUSY' : 'CALL_REJECTED',
+            command_id,
+          });
+        }
+      } catch (error) {
+        // 422 "Call has already ended" (or 404): the caller hung up while the webhook was on its way.
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 422) return { ...acknowledged, callEnded: true };
+        rethrow(error, answer.action === 'connect' ? 'answer' : 'reject');
+      }
+      return acknowledged;
     },
 
     async ownsNumber(e164) {

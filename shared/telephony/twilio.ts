@@ -177,6 +177,7 @@ export function twilioAdapter(
       return { callId: params.CallSid, from: params.From, to: params.To };
     },
 
+    // Twilio answers by the webhook's TwiML, whatever the webhook announced.
     async answerInbound(answer: InboundAnswer) {
       if (answer.action === 'connect') {
         return { contentType: 'text/xml', body: streamTwiml(answer.streamUrl, answer.runRef, answer.streamToken) };

@@ -156,31 +156,41 @@ describe('VoiceAgentPlatformApi stack', () => {
   });
 
   it('reads secrets at run time: ARNs in the environment, each secret readable only by the functions that use it', () => {
-    const secrets = { downloadLinks: secretId('DownloadLinkSecret'), encryption: secretId('SheetsOAuthSecret') };
+    // No value of a secret anywhere in the templates (environments included), not even as a
+    // deploy-time dynamic reference: a secret changed after deploy must reach the code that reads it.
+    expect(JSON.stringify(template.toJSON())).not.toContain('resolve:secretsmanager');
+    expect(JSON.stringify(mediaTemplate().toJSON())).not.toContain('resolve:secretsmanager');
+    const secretsByArnSetting = {
+      DOWNLOAD_LINK_SECRET_ARN: secretId('DownloadLinkSecret'),
+      SHEETS_SECRET_ARN: secretId('SheetsOAuthSecret'),
+      TELEPHONY_SECRET_ARN: secretId('TelephonySecret'),
+      MEDIA_STREAM_SECRET_ARN: secretId('MediaStreamSecret'),
+      VOICE_PROVIDERS_SECRET_ARN: secretId('VoiceProviders'),
+    };
     const statements = statementsByGroup();
+    const readers = new Map<string, string[]>();
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
       const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
       const name = String(variables.POWERTOOLS_SERVICE_NAME).replace(/^voice-agent-api-/, '');
-      const group = GROUPS_BY_NAME.get(name)!;
-      for (const [key, value] of Object.entries(variables)) {
-        // Only the telephony code still takes two values by dynamic reference (transitional).
-        if (JSON.stringify(value).includes('resolve:secretsmanager'))
-          expect(['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET'], `${name} ${key}`).toContain(key);
-      }
       const readable = (statements.get(name) ?? [])
         .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
         .map((s) => JSON.stringify(s.Resource));
-      for (const [flag, id] of Object.entries(secrets) as [keyof FunctionGroup['access'], string][]) {
+      for (const [setting, id] of Object.entries(secretsByArnSetting)) {
+        const given = setting in variables;
+        if (given) expect(JSON.stringify(variables[setting]), `${name} ${setting}`).toContain(id);
         expect(
           readable.some((resource) => resource.includes(id)),
           `${name} reads ${id}`,
-        ).toBe(Boolean(group.access[flag]));
+        ).toBe(given);
+        if (given) readers.set(setting, [...(readers.get(setting) ?? []), name].sort());
       }
     }
+    expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
+    // Stream credentials are minted only where a call is connected to the media service.
+    expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual(['callLifecycle', 'telephonyCallbacks']);
     // The first deploy needs no hand-filled value: the signing keys are generated (the telephony account is a placeholder, tested below).
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
-    });
+    for (const id of [secretsByArnSetting.DOWNLOAD_LINK_SECRET_ARN, secretsByArnSetting.MEDIA_STREAM_SECRET_ARN])
+      expect(resources[id]!.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
   });
 
   it('throttles per organization: usage plan keyed by the authorizer, 429 rate_limited with Retry-After', () => {
@@ -437,7 +447,6 @@ describe('VoiceAgentPlatformApi stack', () => {
       'DEEPGRAM_API_KEY',
       'ELEVENLABS_API_KEY',
       'LLM_API_KEY',
-      'MEDIA_STREAM_SECRET',
     ]);
     const environment = Object.fromEntries(
       container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]),
@@ -467,7 +476,7 @@ describe('VoiceAgentPlatformApi stack', () => {
     }
   });
 
-  it('gives exactly the telephony functions the provider account, the stream secret, KMS and the call rate; the media task the stream secret', () => {
+  it('gives exactly the telephony functions the provider account, KMS and the call rate; the media task reads the stream secret at run time', () => {
     const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) =>
       'telephony' in group.access && group.access.telephony ? [name] : [],
     );
@@ -488,27 +497,38 @@ describe('VoiceAgentPlatformApi stack', () => {
       const group = groups.get(id);
       const variables = r.Properties.Environment.Variables as Record<string, unknown>;
       const telephony = telephonyGroups.includes(group ?? '');
-      for (const name of ['TELEPHONY_ACCOUNT', 'MEDIA_STREAM_SECRET', 'TELEPHONY_CALLS_PER_SECOND']) {
+      for (const name of ['TELEPHONY_SECRET_ARN', 'TELEPHONY_CALLS_PER_SECOND']) {
         expect([group, name, name in variables]).toEqual([group, name, telephony]);
       }
       if (telephony) {
-        expect(JSON.stringify(variables.TELEPHONY_ACCOUNT)).toContain(telephonySecret);
-        expect(JSON.stringify(variables.MEDIA_STREAM_SECRET)).toContain(streamSecret);
+        expect(variables.TELEPHONY_SECRET_ARN).toEqual({ Ref: telephonySecret });
         expect(variables.KMS_KEY_ID).toBeDefined();
         expect(variables.TELEPHONY_CALLS_PER_SECOND).toBe('1');
         // Those that give the provider callback or voice URLs know the API's public address.
         expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls']);
       }
     }
-    mediaTemplate().hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [
-        Match.objectLike({
-          Secrets: Match.arrayWith([
-            { Name: 'MEDIA_STREAM_SECRET', ValueFrom: { Ref: Match.stringLikeRegexp('MediaStreamSecret') } },
-          ]),
-        }),
-      ],
+    const [, task] = mediaOfType('AWS::ECS::TaskDefinition')[0]!;
+    const container = task.Properties.ContainerDefinitions[0];
+    expect(container.Environment).toContainEqual({
+      Name: 'MEDIA_STREAM_SECRET_ARN',
+      Value: { Ref: expect.stringMatching(/MediaStreamSecret/) },
     });
+    expect(container.Secrets.map((secret: { Name: string }) => secret.Name)).not.toContain('MEDIA_STREAM_SECRET');
+    // The task role (the service's own code), not only the execution role (ECS at task start), reads it.
+    const taskRole = task.Properties.TaskRoleArn['Fn::GetAtt'][0];
+    const taskPolicies = mediaOfType('AWS::IAM::Policy').filter(([, policy]) =>
+      policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === taskRole),
+    );
+    expect(
+      taskPolicies
+        .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
+        .some(
+          (statement: { Action: unknown; Resource: unknown }) =>
+            [statement.Action].flat().includes('secretsmanager:GetSecretValue') &&
+            /MediaStreamSecret/.test(JSON.stringify(statement.Resource)),
+        ),
+    ).toBe(true);
   });
 
   it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {

@@ -52,7 +52,12 @@ async function waitingRun() {
   expect(await runs.insertRun(run, true)).toBe(true);
   const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
   const runRef = `${org.organizationId}.${agent.id}.${id}`;
-  return { id, runRef, token: mintStreamToken(runRef, 900), read: () => runs.getRun(org.organizationId, agent.id, id) };
+  return {
+    id,
+    runRef,
+    token: await mintStreamToken(runRef, 900),
+    read: () => runs.getRun(org.organizationId, agent.id, id),
+  };
 }
 
 /** Opens a stream like the provider: connected + start with the custom parameters, then what `after` sends. */
@@ -93,7 +98,7 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
     const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
     const expired = await stream({
       runRef: target.runRef,
-      streamToken: mintStreamToken(target.runRef, 60, Date.now() - 120_000),
+      streamToken: await mintStreamToken(target.runRef, 60, Date.now() - 120_000),
     });
     expect(await expired.closed).toBe(1008);
     unchanged(await target.read());
@@ -135,7 +140,7 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
 
     const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
     const ghost = `${org.organizationId}.${agent.id}.999999999`;
-    expect(await (await stream({ runRef: ghost, streamToken: mintStreamToken(ghost, 900) })).closed).toBe(1008);
+    expect(await (await stream({ runRef: ghost, streamToken: await mintStreamToken(ghost, 900) })).closed).toBe(1008);
   });
 
   it('closes a connection that sends an oversized frame or media before its start frame, and changes nothing', async () => {

@@ -2,16 +2,11 @@ import twilio from 'twilio';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
-import { daytimeNumber } from '../support/phone-numbers.ts';
+import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
+import { inboundRun } from '../support/inbound-calls.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
-const END_USER = {
-  name: 'Jan Nowak',
-  address: 'ul. Długa 2, Gdańsk',
-  document_type: 'id_card',
-  document_number: 'XYZ987654',
-};
 
 async function fund(orgId: number, usd: number) {
   Object.assign(process.env, inject('stackEnv'));
@@ -49,9 +44,11 @@ async function ring(
   return (await response.json()) as { call_sid: string; answer: 'connected' | 'rejected'; say: string[] };
 }
 
-/** The platform's Twilio account (the stack's TELEPHONY_ACCOUNT) through the official client, at the local Twilio. */
-function platformTwilio() {
-  const account = JSON.parse(inject('stackEnv').TELEPHONY_ACCOUNT!) as { account_sid: string; auth_token: string };
+/** The platform's Twilio account (the stack's telephony secret, read as the functions read it) through the official client, at the local Twilio. */
+async function platformTwilio() {
+  Object.assign(process.env, inject('stackEnv'));
+  const { getSecretFields } = await import('../../shared/config/secrets.ts');
+  const account = await getSecretFields('TELEPHONY_SECRET_ARN', ['account_sid', 'auth_token']);
   return { account, client: twilioAt(account.account_sid, account.auth_token) };
 }
 
@@ -68,7 +65,7 @@ function twilioAt(sid: string, token: string) {
 
 /** A Twilio account of the organization's own (a subaccount at the local Twilio) owning one number. */
 async function ownTwilioAccount(callsPerSecond?: number) {
-  const { client } = platformTwilio();
+  const { client } = await platformTwilio();
   const created = await client.api.v2010.accounts.create({ friendlyName: 'Customer account' });
   const own = twilioAt(created.sid, created.authToken);
   const [offer] = await own.availablePhoneNumbers('GB').local.list({ limit: 1 });
@@ -159,16 +156,7 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
     const call = await ring(caller, number.phone_number);
     expect(call.answer).toBe('connected');
 
-    const runs = await eventually(async () => {
-      const list = await api.request('GET', `/agents/${agent.public_id}/conversations`, { key: org.key });
-      return list.body.items?.length ? list.body.items : undefined;
-    });
-    expect(runs[0]).toMatchObject({
-      mode: 'inbound',
-      status: 'in_progress',
-      phone_number: caller,
-      initial_context: { caller_number: caller, called_number: number.phone_number },
-    });
+    const inbound = await inboundRun(api, org, agent, caller, number.phone_number);
 
     // The organization's one channel is taken by this call: a second caller is turned away politely.
     const busy = await ring('+48601234566', number.phone_number);
@@ -176,11 +164,11 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
     expect(busy.say.join(' ')).toMatch(/try again later/);
 
     const ended = await eventually(async () => {
-      const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${runs[0].id}`, { key: org.key });
+      const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${inbound.id}`, { key: org.key });
       return run.body.status !== 'in_progress' ? run.body : undefined;
     }, 30_000);
     expect(ended).toMatchObject({ status: 'completed', recording_url: expect.stringMatching(/recording\.wav$/) });
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runs[0].id}/transcript`, {
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${inbound.id}/transcript`, {
       key: org.key,
     });
     expect(transcript.status).toBe(200);

@@ -9,6 +9,8 @@ declare module 'vitest' {
     stackEnv: Record<string, string>;
     /** The local Twilio's API origin (empty against a deployed stack). */
     telephonyApiUrl: string;
+    /** The local Telnyx's origin (empty against a deployed stack). */
+    telnyxOrigin: string;
   }
 }
 
@@ -22,6 +24,7 @@ export default async function setup(project: TestProject) {
     project.provide('baseUrl', process.env.API_BASE_URL.replace(/\/$/, ''));
     project.provide('stackEnv', {});
     project.provide('telephonyApiUrl', '');
+    project.provide('telnyxOrigin', '');
     return;
   }
   const stack = await startLocalStack({
@@ -40,5 +43,6 @@ export default async function setup(project: TestProject) {
   project.provide('baseUrl', stack.baseUrl);
   project.provide('stackEnv', { ...stack.env, LLM_API_KEY: stack.platformModelKey });
   project.provide('telephonyApiUrl', stack.telephonyApiUrl);
+  project.provide('telnyxOrigin', stack.telnyxOrigin);
   return () => stack.stop();
 }

@@ -52,3 +52,11 @@ export async function distinctDaytimeNumbers(count: number, lastDigit: number): 
   if (numbers.length < count) throw new Error(`Only ${numbers.length} distinct daytime numbers; extend CANDIDATES`);
   return numbers;
 }
+
+/** The subscriber data a regulated number (a Polish mobile) is bought with. */
+export const END_USER = {
+  name: 'Jan Nowak',
+  address: 'ul. Długa 2, Gdańsk',
+  document_type: 'id_card',
+  document_number: 'XYZ987654',
+};

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secrets-manager.ts';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
 import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
@@ -7,6 +8,22 @@ import { startMediaService, type MediaService } from '../../media/src/service.ts
 
 let service: MediaService | undefined;
 let fakes: FakeVoiceProviders | undefined;
+let secretsManager: LocalSecretsManager | undefined;
+/** The stream credentials' key, read at start from (the local stand-in of) Secrets Manager, as in the task. */
+beforeAll(async () => {
+  secretsManager = await startLocalSecretsManager({
+    region: 'us-east-1',
+    secrets: { 'media-streams': 'unit-test-stream-key' },
+  });
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+    MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams'],
+  });
+});
+afterAll(() => secretsManager?.stop());
 afterEach(async () => {
   await service?.close();
   await fakes?.stop();
@@ -83,6 +100,23 @@ describe('media service drain (SIGTERM)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     await closed(call);
     expect(media.activeCalls).toBe(0);
+    service = undefined;
+  });
+
+  it('refuses to start without its stream credential key, naming what is missing', async () => {
+    const arn = process.env.MEDIA_STREAM_SECRET_ARN;
+    delete process.env.MEDIA_STREAM_SECRET_ARN;
+    try {
+      await expect(start()).rejects.toThrow(/MEDIA_STREAM_SECRET_ARN/);
+    } finally {
+      process.env.MEDIA_STREAM_SECRET_ARN = arn;
+    }
+    process.env.MEDIA_STREAM_SECRET_ARN = `${arn}-deleted`;
+    try {
+      await expect(start()).rejects.toThrow(/find the specified secret/);
+    } finally {
+      process.env.MEDIA_STREAM_SECRET_ARN = arn;
+    }
     service = undefined;
   });
 });

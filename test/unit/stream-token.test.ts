@@ -1,45 +1,38 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
-import { checkStreamToken, mintStreamToken } from '../../shared/telephony/stream-token.ts';
+import { signStreamToken, verifyStreamToken } from '../../shared/telephony/stream-token.ts';
 
-beforeAll(() => {
-  process.env.MEDIA_STREAM_SECRET = 'unit-test-stream-secret';
-});
+const KEY = 'unit-test-stream-secret';
 
 describe('media stream credentials', () => {
   const now = Date.parse('2026-11-23T10:00:00Z');
 
   it('accepts a token minted for the run until it expires', () => {
-    const token = mintStreamToken('1.2.3', 900, now);
-    expect(checkStreamToken('1.2.3', token, now)).toBe('valid');
-    expect(checkStreamToken('1.2.3', token, now + 899_000)).toBe('valid');
-    expect(checkStreamToken('1.2.3', token, now + 901_000)).toBe('expired');
+    const token = signStreamToken(KEY, '1.2.3', 900, now);
+    expect(verifyStreamToken(KEY, '1.2.3', token, now)).toBe('valid');
+    expect(verifyStreamToken(KEY, '1.2.3', token, now + 899_000)).toBe('valid');
+    expect(verifyStreamToken(KEY, '1.2.3', token, now + 901_000)).toBe('expired');
   });
 
   it.each([
-    ['another run', '1.2.4', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
-    ['another organization', '2.2.3', () => mintStreamToken('1.2.3', 900, now), 'wrong_run'],
+    ['another run', '1.2.4', () => signStreamToken(KEY, '1.2.3', 900, now), 'wrong_run'],
+    ['another organization', '2.2.3', () => signStreamToken(KEY, '1.2.3', 900, now), 'wrong_run'],
     [
       'a later expiry written in',
       '1.2.3',
-      () => mintStreamToken('1.2.3', 900, now).replace(/^\d+/, (s) => String(Number(s) + 3600)),
+      () => signStreamToken(KEY, '1.2.3', 900, now).replace(/^\d+/, (s) => String(Number(s) + 3600)),
       'wrong_run',
     ],
     ['no token', '1.2.3', () => undefined, 'malformed'],
     ['garbage', '1.2.3', () => 'not-a-token', 'malformed'],
     ['a huge value', '1.2.3', () => 'x'.repeat(10_000), 'malformed'],
   ])('refuses %s', (_name, runRef, token, verdict) => {
-    expect(checkStreamToken(runRef, token(), now)).toBe(verdict);
+    expect(verifyStreamToken(KEY, runRef, token(), now)).toBe(verdict);
   });
 
   it('refuses a token signed with another secret', () => {
-    const token = mintStreamToken('1.2.3', 900, now);
-    process.env.MEDIA_STREAM_SECRET = 'another-secret';
-    try {
-      expect(checkStreamToken('1.2.3', token, now)).toBe('wrong_run');
-    } finally {
-      process.env.MEDIA_STREAM_SECRET = 'unit-test-stream-secret';
-    }
+    const token = signStreamToken(KEY, '1.2.3', 900, now);
+    expect(verifyStreamToken('another-secret', '1.2.3', token, now)).toBe('wrong_run');
   });
 });
 

@@ -1,111 +1,59 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTelnyxSimulator,
+  type SimulatedTelnyxAccount,
+  type TelnyxSimulator,
+} from '../../local/telnyx-simulator.ts';
 import { telnyxMediaCodec } from '../../shared/telephony/media-codecs.ts';
-import { mapTelnyxEvent, telnyxAdapter } from '../../shared/telephony/telnyx.ts';
+import { mapTelnyxEvent, telnyxAdapter, telnyxCalledNumber } from '../../shared/telephony/telnyx.ts';
 
-/** The account's Ed25519 key pair: Telnyx signs with the private key, the portal shows the public one. */
+/**
+ * The local Telnyx (the same simulator the local stack runs): it records the requests the SDK
+ * makes and answers Telnyx's JSON shapes; its webhooks and streams go to loopback addresses only,
+ * so the example.com URLs below are never contacted.
+ */
+let telnyx: TelnyxSimulator;
+let ACCOUNT: SimulatedTelnyxAccount & { provider: 'telnyx' };
+/** Another Ed25519 key pair: Telnyx signs with the account's private key, the portal shows the public one. */
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-const PUBLIC_KEY = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('base64');
-const ACCOUNT = {
-  provider: 'telnyx' as const,
-  api_key: 'KEY0123456789ABCDEF',
-  public_key: PUBLIC_KEY,
-  connection_id: '1494404757140276705',
-};
-
-/** Telnyx's signature: Ed25519 over `<timestamp>|<body>`, base64. */
-const telnyxSignature = (timestamp: string, body: string) =>
-  sign(null, Buffer.from(`${timestamp}|${body}`), privateKey).toString('base64');
-
-interface Captured {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown> | undefined;
-}
-
-/** A Telnyx API v2 fake: records the request, answers Telnyx's JSON shapes. */
-let captured: Captured[] = [];
-let origin = '';
-const server = createServer(async (request, response) => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const entry: Captured = {
-    method: request.method ?? '',
-    path: decodeURIComponent(`${url.pathname}${url.search}`),
-    authorization: request.headers.authorization,
-    body: text ? JSON.parse(text) : undefined,
-  };
-  captured.push(entry);
-  const reply = (status: number, body: unknown) =>
-    response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-  if (url.pathname === '/v2/calls')
-    return reply(200, {
-      data: {
-        call_control_id: 'v3:abc',
-        call_leg_id: 'leg',
-        call_session_id: 'session',
-        is_alive: false,
-        record_type: 'call',
-      },
-    });
-  if (url.pathname === '/v2/calls/v3:gone/actions/hangup')
-    return reply(422, { errors: [{ code: '90018', title: 'Call has already ended' }] });
-  if (url.pathname.endsWith('/actions/hangup')) return reply(200, { data: { result: 'ok' } });
-  if (url.pathname === '/v2/available_phone_numbers')
-    return reply(200, {
-      data: [{ phone_number: '+48221234500', record_type: 'available_phone_number' }],
-      metadata: { total_results: 1 },
-    });
-  if (url.pathname === '/v2/number_orders')
-    return reply(200, {
-      data: {
-        id: 'order-1',
-        status: 'pending',
-        phone_numbers: [{ id: 'pn-1', phone_number: '+48221234500', status: 'pending' }],
-      },
-    });
-  if (url.pathname === '/v2/phone_numbers')
-    return reply(200, {
-      data: [{ id: 'pn-1', phone_number: '+48221234500' }],
-      meta: { total_results: 1, page_number: 1, page_size: 20, total_pages: 1 },
-    });
-  reply(404, { errors: [{ code: '10005', title: 'Resource not found' }] });
-});
+const OWN_NUMBER = '+48221234599';
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+  telnyx = await startTelnyxSimulator({ callSeconds: 1, ringMs: 10 });
+  ACCOUNT = { provider: 'telnyx', ...telnyx.createAccount([OWN_NUMBER]) };
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => telnyx.stop());
 
-const adapter = () => telnyxAdapter(ACCOUNT, { apiBaseUrl: origin });
+/** Telnyx's signature: Ed25519 over `<timestamp>|<body>`, base64, with the account's key pair. */
+const telnyxSignature = (timestamp: string, body: string) =>
+  sign(null, Buffer.from(`${timestamp}|${body}`), privateKey).toString('base64');
+const PUBLIC_KEY = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('base64');
+
+const adapter = (credentials = ACCOUNT) => telnyxAdapter(credentials, { apiBaseUrl: telnyx.apiUrl });
+const lastRequests = (count: number) => telnyx.requests.slice(-count);
 
 describe('Telnyx adapter', () => {
   it('dials through Call Control: bidirectional mu-law stream with the run and its credential, AMD, signed webhooks, the run as client_state', async () => {
-    captured = [];
     const result = await adapter().dial({
       to: '+48601234560',
-      from: '+48221234500',
+      from: OWN_NUMBER,
       runRef: '1.2.3',
       streamUrl: 'wss://media.example.com/media',
       streamToken: '1700000000.tok',
       statusCallbackUrl: 'https://api.example.com/api/v1/telephony/telnyx/status?run=1.2.3',
     });
-    expect(result).toEqual({ callId: 'v3:abc' });
-    expect(captured[0]).toMatchObject({
+    expect(result).toEqual({ callId: expect.stringMatching(/^v3:/) });
+    const [request] = lastRequests(1);
+    expect(request).toMatchObject({
       method: 'POST',
       path: '/v2/calls',
       authorization: `Bearer ${ACCOUNT.api_key}`,
     });
-    expect(captured[0]!.body).toEqual({
+    expect(request!.body).toEqual({
       connection_id: ACCOUNT.connection_id,
       to: '+48601234560',
-      from: '+48221234500',
+      from: OWN_NUMBER,
       stream_url: 'wss://media.example.com/media?codec=telnyx&run_ref=1.2.3&stream_token=1700000000.tok',
       stream_track: 'inbound_track',
       stream_codec: 'PCMU',
@@ -119,10 +67,94 @@ describe('Telnyx adapter', () => {
   });
 
   it('hangs up through the hangup action; a call that already ended is not an error', async () => {
-    captured = [];
-    await adapter().hangUp('v3:abc');
-    expect(captured[0]).toMatchObject({ method: 'POST', path: '/v2/calls/v3:abc/actions/hangup' });
-    await expect(adapter().hangUp('v3:gone')).resolves.toBeUndefined();
+    const { callId } = await adapter().dial({
+      to: '+48601234561',
+      from: OWN_NUMBER,
+      runRef: '1.2.4',
+      streamUrl: 'wss://media.example.com/media',
+      streamToken: 't',
+      statusCallbackUrl: 'https://api.example.com/s',
+    });
+    await adapter().hangUp(callId);
+    expect(lastRequests(1)[0]).toMatchObject({ method: 'POST', path: `/v2/calls/${callId}/actions/hangup` });
+    await telnyx.idle();
+    // Telnyx answers 422 "Call has already ended".
+    await expect(adapter().hangUp(callId)).resolves.toBeUndefined();
+  });
+
+  it('refuses a dial with a wrong API key (401) or from a number the account does not own', async () => {
+    const call = {
+      to: '+48601234562',
+      from: OWN_NUMBER,
+      runRef: '1.2.5',
+      streamUrl: 'wss://media.example.com/media',
+      streamToken: 't',
+      statusCallbackUrl: 'https://api.example.com/s',
+    };
+    await expect(adapter({ ...ACCOUNT, api_key: 'KEY-not-issued' }).dial(call)).rejects.toMatchObject({ status: 401 });
+    await expect(adapter().dial({ ...call, from: '+48221234598' })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('answers an incoming call by command with the same stream as a dial, or rejects it (busy or rejected)', async () => {
+    // A call the simulator does not know: the command's request is what is checked here (the
+    // integration tests answer real incoming calls).
+    const parked = () => ({ callId: 'v3:unknown', from: '+48601234563', to: OWN_NUMBER });
+    const connect = {
+      action: 'connect' as const,
+      streamUrl: 'wss://media.example.com/media',
+      runRef: '1.2.6',
+      streamToken: 'tok',
+      statusCallbackUrl: 'https://api.example.com/s?run=1.2.6',
+    };
+    // Only an incoming call.initiated is a call to answer; without one the webhook is only acknowledged.
+    expect(await adapter().answerInbound(connect)).toEqual({ contentType: 'application/json', body: '{}' });
+    const before = telnyx.requests.length;
+    // Telnyx does not know the call (404), as for a caller who hung up: reported, not thrown.
+    const gone = { contentType: 'application/json', body: '{}', callEnded: true };
+    expect(await adapter().answerInbound(connect, parked())).toEqual(gone);
+    expect(lastRequests(1)[0]).toMatchObject({
+      path: '/v2/calls/v3:unknown/actions/answer',
+      body: {
+        stream_url: 'wss://media.example.com/media?codec=telnyx&run_ref=1.2.6&stream_token=tok',
+        stream_track: 'inbound_track',
+        stream_codec: 'PCMU',
+        stream_bidirectional_mode: 'rtp',
+        stream_bidirectional_codec: 'PCMU',
+        webhook_url: 'https://api.example.com/s?run=1.2.6',
+        webhook_url_method: 'POST',
+        client_state: Buffer.from('1.2.6').toString('base64'),
+        command_id: 'connect-v3:unknown',
+      },
+    });
+    expect(
+      await adapter().answerInbound({ action: 'reject', reason: 'unavailable', message: 'Busy.' }, parked()),
+    ).toEqual(gone);
+    expect(lastRequests(1)[0]).toMatchObject({
+      path: '/v2/calls/v3:unknown/actions/reject',
+      body: { cause: 'USER_BUSY', command_id: 'reject-v3:unknown' },
+    });
+    expect(
+      await adapter().answerInbound({ action: 'reject', reason: 'not_in_service', message: 'No.' }, parked()),
+    ).toEqual(gone);
+    expect(lastRequests(1)[0]!.body).toMatchObject({ cause: 'CALL_REJECTED' });
+    expect(telnyx.requests.length - before).toBe(3);
+  });
+
+  it('reads an incoming call from call.initiated (direction incoming) only', () => {
+    const event = (type: string, payload: Record<string, unknown>) =>
+      JSON.stringify({ data: { event_type: type, payload: { call_control_id: 'v3:in', ...payload } } });
+    const inbound = (rawBody: string) => adapter().parseInbound({ url: '', headers: {}, rawBody });
+    expect(inbound(event('call.initiated', { direction: 'incoming', from: '+48601234563', to: OWN_NUMBER }))).toEqual({
+      callId: 'v3:in',
+      from: '+48601234563',
+      to: OWN_NUMBER,
+    });
+    expect(inbound(event('call.initiated', { direction: 'outgoing', from: OWN_NUMBER, to: '+4860' }))).toBeUndefined();
+    expect(inbound(event('call.hangup', { direction: 'incoming', from: '+48601234563', to: OWN_NUMBER }))).toBe(
+      undefined,
+    );
+    expect(telnyxCalledNumber(event('call.initiated', { to: OWN_NUMBER }))).toBe(OWN_NUMBER);
+    expect(telnyxCalledNumber('not json')).toBeUndefined();
   });
 
   describe('webhook signatures (Ed25519 + timestamp)', () => {
@@ -164,7 +196,7 @@ describe('Telnyx adapter', () => {
       ],
       ['no signature', request({ 'telnyx-timestamp': now }), false],
     ])('%s', async (_name, callback, valid) => {
-      expect(await adapter().verifyCallback(callback)).toBe(valid);
+      expect(await adapter({ ...ACCOUNT, public_key: PUBLIC_KEY }).verifyCallback(callback)).toBe(valid);
     });
   });
 
@@ -224,19 +256,27 @@ describe('Telnyx adapter', () => {
   });
 
   it('searches available numbers, orders one on the connection, checks ownership', async () => {
-    captured = [];
-    expect(await adapter().searchNumbers('PL', 'local')).toEqual([
-      { phone_number: '+48221234500', country_code: 'PL', number_type: 'local', capabilities: ['voice'] },
-    ]);
-    expect(captured[0]!.path).toContain(
+    const found = await adapter().searchNumbers('PL', 'local');
+    expect(found).toContainEqual({
+      phone_number: '+48221234500',
+      country_code: 'PL',
+      number_type: 'local',
+      capabilities: ['voice'],
+    });
+    expect(lastRequests(1)[0]!.path).toContain(
       '/v2/available_phone_numbers?filter[country_code]=PL&filter[phone_number_type]=local',
     );
-    expect(await adapter().buyNumber('+48221234500', { voiceUrl: 'ignored' })).toEqual({ providerNumberId: 'pn-1' });
-    expect(captured[1]!.body).toEqual({
+    expect(await adapter().ownsNumber('+48221234500')).toBe(false);
+    const { providerNumberId } = await adapter().buyNumber('+48221234500', { voiceUrl: 'ignored' });
+    expect(providerNumberId).toEqual(expect.any(String));
+    expect(lastRequests(1)[0]!.body).toEqual({
       connection_id: ACCOUNT.connection_id,
       phone_numbers: [{ phone_number: '+48221234500' }],
     });
     expect(await adapter().ownsNumber('+48221234500')).toBe(true);
-    expect(await adapter().ownsNumber('+48221234599')).toBe(false);
+    await adapter().releaseNumber(providerNumberId);
+    expect(await adapter().ownsNumber('+48221234500')).toBe(false);
+    // Released twice: Telnyx answers 404, nothing left to release.
+    await expect(adapter().releaseNumber(providerNumberId)).resolves.toBeUndefined();
   });
 });

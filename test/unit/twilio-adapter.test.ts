@@ -220,7 +220,11 @@ describe('Twilio adapter', () => {
     expect(connect.body).toContain(
       '<Connect><Stream url="wss://m/media"><Parameter name="run_ref" value="1.2.3"/><Parameter name="stream_token" value="tok"/>',
     );
-    const reject = await twilio.answerInbound({ action: 'reject', message: 'Not in service.' });
+    const reject = await twilio.answerInbound({
+      action: 'reject',
+      reason: 'not_in_service',
+      message: 'Not in service.',
+    });
     expect(reject.body).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Not in service.</Say><Hangup/></Response>',
     );

@@ -10,7 +10,13 @@ import {
 } from '../../schemas/runs.ts';
 import { TelephonyProviderParam } from '../../schemas/telephony.ts';
 import { TriggerIdParam } from '../../schemas/triggers.ts';
-import { CALL_PLACEMENT_ERRORS, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import {
+  CALL_PLACEMENT_ERRORS,
+  NOT_FOUND,
+  TELEPHONY_UNAVAILABLE,
+  UNAUTHORIZED,
+  VALIDATION,
+} from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 const PLACE_CALL_DESCRIPTION =
@@ -32,6 +38,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
@@ -49,6 +56,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
@@ -66,6 +74,7 @@ export const callRoutes = {
       200: { description: 'Call initiated', schema: CallInitiationResponse },
       ...UNAUTHORIZED,
       ...CALL_PLACEMENT_ERRORS,
+      ...TELEPHONY_UNAVAILABLE,
       ...NOT_FOUND,
       ...VALIDATION,
     },
@@ -115,11 +124,14 @@ export const callRoutes = {
     public: true,
     internal: true,
     summary:
-      "Incoming calls: the provider's voice webhook (signed); answers TwiML that connects the agent or turns the caller away",
+      "Incoming calls: the provider's voice webhook (signed); connects the agent or turns the caller away (Twilio: TwiML; Telnyx: Call Control commands)",
     description:
-      "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely.",
+      "Machine-to-machine: an active number assigned to an agent starts an `inbound` run and connects the caller's audio to the media service; a pending or unknown number, or an organization with no free channel, is turned away politely. Twilio gets the answer as TwiML; for Telnyx (the Call Control application's webhook URL) the platform sends `answer` or `reject` commands and acknowledges the event with `{}`.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
-    responses: { 200: { description: 'TwiML', contentType: 'text/xml' }, 403: { description: 'Bad signature' } },
+    responses: {
+      200: { description: 'TwiML (Twilio), or `{}` (Telnyx: answered by command)', contentType: 'text/xml' },
+      403: { description: 'Bad signature' },
+    },
   }),
 };

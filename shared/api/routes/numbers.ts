@@ -14,7 +14,7 @@ import {
   PurchaseNumberRequest,
 } from '../../schemas/numbers.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
-import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { BAD_REQUEST, NOT_FOUND, TELEPHONY_UNAVAILABLE, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 export const numberRoutes = {
@@ -32,6 +32,7 @@ export const numberRoutes = {
       200: { description: 'One page of available numbers', schema: MarketplaceNumbers },
       ...UNAUTHORIZED,
       ...VALIDATION,
+      ...TELEPHONY_UNAVAILABLE,
     },
   }),
   purchase: defineRoute({
@@ -51,6 +52,7 @@ export const numberRoutes = {
       ...BAD_REQUEST,
       ...UNAUTHORIZED,
       ...VALIDATION,
+      ...TELEPHONY_UNAVAILABLE,
     },
   }),
   list: defineRoute({

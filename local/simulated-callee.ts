@@ -1,0 +1,158 @@
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { encodeMulaw } from '../media/src/audio/mulaw.ts';
+import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
+import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
+
+const FRAME_MS = 20;
+/** The callee answers this long after the agent stops talking. */
+const REPLY_PAUSE_MS = 300;
+
+/**
+ * The frames a provider sends on its media stream WebSocket (Twilio Media Streams, Telnyx media
+ * streaming). What the platform sends back is alike for both: `media` with `{payload}`, `mark`
+ * with `{name}`, `clear`.
+ */
+export interface MediaStreamWire {
+  connected(): object;
+  start(): object;
+  media(frame: { sequence: number; chunk: number; timestampMs: number; payload: string }): object;
+  /** A mark the provider echoes once the audio sent before it has played. */
+  mark(name: unknown): object;
+  stop(sequence: number): object;
+}
+
+/**
+ * The callee's side of an answered call over a provider's media stream: real-time 20 ms mu-law
+ * frames of synthetic speech (media/src/audio/tones.ts), one line of a fixed script after each
+ * agent turn, mark echoes once the agent's audio has "played", `clear` dropping it; the callee
+ * hangs up after `callSeconds` or when `hangUp` aborts (the platform hung up).
+ */
+export async function talkAsCallee(options: {
+  url: string;
+  wire: MediaStreamWire;
+  callSeconds: number;
+  hangUp: AbortSignal;
+  /** Open sockets, so that a stopping simulator can terminate them. */
+  sockets: Set<WebSocket>;
+}): Promise<void> {
+  const { wire } = options;
+  const socket = new WebSocket(options.url);
+  options.sockets.add(socket);
+  const send = (message: object) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const startedAt = Date.now();
+    let agentSpeechEndsAt = 0;
+    let agentSpokeSinceReply = false;
+    let scriptLine = 0;
+    let pending: Int16Array[] = [];
+    const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as {
+        event?: string;
+        media?: { payload?: string };
+        mark?: { name?: string };
+      };
+      if (message.event === 'mark') {
+        const entry = {
+          name: message.mark?.name,
+          timer: setTimeout(() => send(wire.mark(message.mark?.name)), Math.max(0, agentSpeechEndsAt - Date.now())),
+        };
+        marks.push(entry);
+        return;
+      }
+      if (message.event === 'clear') {
+        // The buffered agent audio is dropped and pending marks are echoed at once.
+        agentSpeechEndsAt = Date.now();
+        for (const entry of marks.splice(0)) {
+          clearTimeout(entry.timer);
+          send(wire.mark(entry.name));
+        }
+        return;
+      }
+      if (message.event !== 'media' || !message.media?.payload) return;
+      // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
+      const durationMs = (Buffer.from(message.media.payload, 'base64').length / FRAME_SAMPLES) * FRAME_MS;
+      agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
+      agentSpokeSinceReply = true;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+
+    send(wire.connected());
+    send(wire.start());
+    let sequence = 2;
+    let chunk = 0;
+    const silence = new Int16Array(FRAME_SAMPLES);
+    while (
+      socket.readyState === WebSocket.OPEN &&
+      !options.hangUp.aborted &&
+      Date.now() - startedAt < options.callSeconds * 1000
+    ) {
+      if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
+        const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
+        scriptLine += 1;
+        agentSpokeSinceReply = false;
+        pending = frames(synthesizeSpeech(line));
+      }
+      const frame = pending.shift() ?? silence;
+      chunk += 1;
+      send(
+        wire.media({
+          sequence: sequence++,
+          chunk,
+          timestampMs: Date.now() - startedAt,
+          payload: encodeMulaw(frame).toString('base64'),
+        }),
+      );
+      await sleep(FRAME_MS);
+    }
+    for (const entry of marks) clearTimeout(entry.timer);
+    send(wire.stop(sequence));
+    socket.close();
+    await closed;
+  } finally {
+    options.sockets.delete(socket);
+  }
+}
+
+/** A simulator's calls in progress: what `idle` waits for and `stop` hangs up. */
+export class CallsInProgress {
+  /** Open media stream sockets (talkAsCallee adds and removes them). */
+  readonly sockets = new Set<WebSocket>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly hangUps = new Set<AbortController>();
+  /** Set once stopping: failures of calls cut short are expected then, not logged. */
+  stopping = false;
+
+  /** Follows a call until `work` ends; `hangUp` ends it early when the simulator stops. */
+  track(hangUp: AbortController, work: Promise<void>): void {
+    this.hangUps.add(hangUp);
+    this.running.add(work);
+    void work.finally(() => {
+      this.running.delete(work);
+      this.hangUps.delete(hangUp);
+    });
+  }
+
+  /** Resolves when every call so far has ended and reported it. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running]);
+  }
+
+  /** Hangs up every call, closes their streams, then the simulator's server. */
+  async stop(server: Server): Promise<void> {
+    this.stopping = true;
+    for (const hangUp of this.hangUps) hangUp.abort();
+    for (const socket of this.sockets) socket.terminate();
+    await Promise.allSettled([...this.running]);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
