@@ -2,6 +2,7 @@ import type { Route } from './route.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { callRoutes } from './routes/calls.ts';
 import { conversationRoutes } from './routes/conversations.ts';
+import { downloadRoutes } from './routes/downloads.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { integrationRoutes } from './routes/integrations.ts';
@@ -19,6 +20,7 @@ export {
   agentRoutes,
   callRoutes,
   conversationRoutes,
+  downloadRoutes,
   webhookRoutes,
   campaignRoutes,
   integrationRoutes,
@@ -39,6 +41,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentRoutes),
   ...Object.values(callRoutes),
   ...Object.values(conversationRoutes),
+  ...Object.values(downloadRoutes),
   ...Object.values(campaignRoutes),
   ...Object.values(integrationRoutes),
   ...Object.values(triggerRoutes),
