@@ -51,15 +51,18 @@ describe('Lambda bundles', () => {
   // The whole table belongs to the OpenAPI document and to the fallback's 404/405 matcher only.
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
-  it('hold the routes of their own group only, and load document parsers and phone time-zone data on demand', () => {
-    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson)\//;
+  it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
+    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson|openai)\//;
+    // The provider callbacks verify every request with the provider's SDK; everyone else loads it on first use.
+    const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
       const { eager, all } = bundledInputs(group.entry);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
-        [...eager].filter((input) => heavy.test(input)),
+        [...eager].filter((input) => heavy.test(input) || (name !== 'telephonyCallbacks' && providerSdks.test(input))),
         name,
       ).toEqual([]);
+      if (name === 'docs') expect(eager.has('shared/api/routes.ts'), name).toBe(false);
       if (name === 'agentAuthoring') expect([...all].some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
       // All of zod (every locale) is bundled when a module uses the `z` namespace as a value, e.g.
       // `import { z } from 'zod'`: schemas import it as `import * as z from 'zod'`.
