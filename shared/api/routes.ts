@@ -14,6 +14,7 @@ import { telephonyConfigRoutes } from './routes/telephony-configs.ts';
 import { agentTemplateRoutes } from './routes/agent-templates.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { campaignReportRoutes } from './routes/campaign-reports.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
 export {
@@ -32,6 +33,7 @@ export {
   agentTemplateRoutes,
   memoryRoutes,
   usageRoutes,
+  campaignReportRoutes,
   knowledgeRoutes,
   toolRoutes,
 };
@@ -52,6 +54,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentTemplateRoutes),
   ...Object.values(memoryRoutes),
   ...Object.values(usageRoutes),
+  ...Object.values(campaignReportRoutes),
   ...Object.values(knowledgeRoutes),
   ...Object.values(toolRoutes),
   ...Object.values(docsRoutes),
