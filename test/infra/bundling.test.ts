@@ -53,6 +53,8 @@ describe('Lambda bundles', () => {
 
   it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
     const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson|openai)\//;
+    // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
+    const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
     // The provider callbacks verify every request with the provider's SDK; everyone else loads it on first use.
     const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
@@ -60,6 +62,10 @@ describe('Lambda bundles', () => {
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
         [...eager].filter((input) => heavy.test(input) || (name !== 'telephonyCallbacks' && providerSdks.test(input))),
+        name,
+      ).toEqual([]);
+      expect(
+        [...all].filter((input) => replaced.test(input)),
         name,
       ).toEqual([]);
       if (name === 'docs') expect(eager.has('shared/api/routes.ts'), name).toBe(false);
