@@ -1,5 +1,5 @@
 import { campaignRoutes } from '../../shared/api/routes/campaigns.ts';
-import { usageRoutes } from '../../shared/api/routes/usage.ts';
+import { campaignReportRoutes } from '../../shared/api/routes/campaign-reports.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { ok, type HttpResult } from '../../shared/http/response.ts';
@@ -23,7 +23,7 @@ export const handler = createApiHandler([
   operation(campaignRoutes.campaignReport, async ({ params, query }, context) =>
     ok(await campaigns.reportPage(callerOf(context).organizationId, params.campaign_id, query)),
   ),
-  operation(usageRoutes.campaignReport, async ({ params, query }, context) =>
+  operation(campaignReportRoutes.campaignReport, async ({ params, query }, context) =>
     ok(await campaigns.reportPage(callerOf(context).organizationId, params.campaign_id, query)),
   ),
   operation(campaignRoutes.campaignReportCsv, async ({ params }, context): Promise<HttpResult> => {

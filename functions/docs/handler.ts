@@ -1,8 +1,7 @@
-import { docsRoutes, ROUTES } from '../../shared/api/routes.ts';
+import { docsRoutes } from '../../shared/api/routes/docs.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { errorResult, type HttpResult } from '../../shared/http/response.ts';
-import { buildOpenApiDocument } from '../../shared/openapi/document.ts';
 import { swaggerUiAsset } from './swagger-ui.ts';
 
 /** Scripts and styles only from this API: the page works offline and runs no injected code. */
@@ -52,6 +51,12 @@ export const handler = createApiHandler([
     const baseUrl = requestBaseUrl(event);
     let document = documents.get(baseUrl);
     if (!document) {
+      // The whole route table and its schemas load with the first document request, not with the
+      // page and its assets.
+      const [{ ROUTES }, { buildOpenApiDocument }] = await Promise.all([
+        import('../../shared/api/routes.ts'),
+        import('../../shared/openapi/document.ts'),
+      ]);
       document = JSON.stringify(buildOpenApiDocument(ROUTES, baseUrl));
       documents.set(baseUrl, document);
     }

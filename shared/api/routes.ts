@@ -2,6 +2,7 @@ import type { Route } from './route.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { callRoutes } from './routes/calls.ts';
 import { conversationRoutes } from './routes/conversations.ts';
+import { downloadRoutes } from './routes/downloads.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { integrationRoutes } from './routes/integrations.ts';
@@ -13,12 +14,14 @@ import { telephonyConfigRoutes } from './routes/telephony-configs.ts';
 import { agentTemplateRoutes } from './routes/agent-templates.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { campaignReportRoutes } from './routes/campaign-reports.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 
 export {
   agentRoutes,
   callRoutes,
   conversationRoutes,
+  downloadRoutes,
   webhookRoutes,
   campaignRoutes,
   integrationRoutes,
@@ -30,6 +33,7 @@ export {
   agentTemplateRoutes,
   memoryRoutes,
   usageRoutes,
+  campaignReportRoutes,
   knowledgeRoutes,
   toolRoutes,
 };
@@ -39,6 +43,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentRoutes),
   ...Object.values(callRoutes),
   ...Object.values(conversationRoutes),
+  ...Object.values(downloadRoutes),
   ...Object.values(campaignRoutes),
   ...Object.values(integrationRoutes),
   ...Object.values(triggerRoutes),
@@ -49,6 +54,7 @@ export const ROUTES: Route[] = [
   ...Object.values(agentTemplateRoutes),
   ...Object.values(memoryRoutes),
   ...Object.values(usageRoutes),
+  ...Object.values(campaignReportRoutes),
   ...Object.values(knowledgeRoutes),
   ...Object.values(toolRoutes),
   ...Object.values(docsRoutes),

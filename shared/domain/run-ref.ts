@@ -5,6 +5,9 @@ export interface RunRef {
   runId: number;
 }
 
+/** The run reference rides in the status callback URL, which the provider signs with the rest of the request. */
+export const RUN_QUERY_PARAMETER = 'run';
+
 export const formatRunRef = (ref: RunRef): string => `${ref.organizationId}.${ref.agentId}.${ref.runId}`;
 
 export function parseRunRef(text: string): RunRef | undefined {

@@ -2,9 +2,6 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { keys } from './keys.ts';
 import { tableName } from './table.ts';
 
-/** Idempotency-Key records of call placement (they hold the first response, which names the number). */
-export const CALLS_IDEMPOTENCY_SCOPE = 'calls';
-
 /** Powertools' DynamoDB store that can also name the record it keeps for a payload. */
 export class IdempotencyStore extends DynamoDBPersistenceLayer {
   /** The record's sort key for this payload (valid once Powertools has configured the store). */

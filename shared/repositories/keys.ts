@@ -207,6 +207,12 @@ export const keys = {
 };
 
 /** Key attributes are storage details; they are stripped before an item leaves a repository. */
+/**
+ * Idempotency-Key records of call placement (they hold the first response, which names the number).
+ * Here, not beside the Powertools store, so that reading the partition does not load the store.
+ */
+export const CALLS_IDEMPOTENCY_SCOPE = 'calls';
+
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'expiresAt'] as const;
 
 export function stripKeys<T extends Record<string, unknown>>(item: T): Omit<T, (typeof KEY_ATTRIBUTES)[number]> {

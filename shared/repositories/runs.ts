@@ -1,7 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CALLS_IDEMPOTENCY_SCOPE } from './idempotency.ts';
-import { keys, stripKeys } from './keys.ts';
+import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';

@@ -1,9 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, stripKeys } from './keys.ts';
 import { db, queryItems, tableName } from './table.ts';
-
-export const SPEECH_PROVIDERS = ['deepgram', 'elevenlabs', 'openai'] as const;
-export type SpeechProvider = (typeof SPEECH_PROVIDERS)[number];
+import type { SpeechProvider } from '../domain/speech-providers.ts';
 
 export interface SpeechKeyRecord {
   provider: SpeechProvider;

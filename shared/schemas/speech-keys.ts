@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { pageOf } from './pagination.ts';
-import { SPEECH_PROVIDERS } from '../repositories/speech-keys.ts';
+import { SPEECH_PROVIDERS } from '../domain/speech-providers.ts';
 import { Timestamp } from './common.ts';
 
 export const SpeechProviderParam = z.object({

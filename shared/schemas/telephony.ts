@@ -6,10 +6,6 @@ export const TelephonyProviderParam = z.object({
   provider: z.enum(['twilio', 'telnyx']).openapi({ description: 'The provider that sent the callback.' }),
 });
 
-export const DownloadTokenParam = z.object({
-  token: z.string().max(2048).openapi({ description: 'The signed token of the link.' }),
-});
-
 export const TwilioCredentials = z.object({
   provider: z.literal('twilio'),
   account_sid: z

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
-import { formatRunRef, parseRunRef, type RunRef } from '../domain/run-ref.ts';
+import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
 import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
@@ -7,9 +7,7 @@ import * as numbersRepository from '../repositories/numbers.ts';
 import * as runs from '../repositories/runs.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
 import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } from '../telephony/adapter.ts';
-import { accountOf } from '../telephony/accounts.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
-import { RUN_QUERY_PARAMETER } from '../telephony/twilio.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
 import {
@@ -35,6 +33,13 @@ function required(name: string): string {
 /** The provider's callback endpoints of this API (PUBLIC_BASE_URL ends with /api/v1). */
 export const statusCallbackUrl = (provider: string, runRef: string): string =>
   `${required('PUBLIC_BASE_URL')}/telephony/${provider}/status?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
+
+/**
+ * The organization's provider account, loaded with the first request that reaches the provider:
+ * the provider SDKs (Twilio's is over 3 MB bundled) are a chunk of their own, not part of every
+ * cold start of the functions importing this module.
+ */
+const accountOf = async (orgId: number) => (await import('../telephony/accounts.ts')).accountOf(orgId);
 
 export type DialResult = { callId: string } | { retryInSeconds: number } | { skipped: string };
 

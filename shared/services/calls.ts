@@ -7,7 +7,6 @@ import { nextId } from '../repositories/counters.ts';
 import * as runs from '../repositories/runs.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
-import { accountOf } from '../telephony/accounts.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
@@ -53,7 +52,8 @@ export async function placeCall(
 ) {
   const agent = await getAgent(orgId, agentRef);
   // A deployment whose platform account is not filled in yet answers 503 naming the secret, before any run exists.
-  await accountOf(orgId);
+  // (The accounts module and the provider SDKs behind it load only now, not with the cold start.)
+  await (await import('../telephony/accounts.ts')).accountOf(orgId);
   return placeCallForAgent(orgId, agent, request, origin, now, { idempotencyRecord });
 }
 

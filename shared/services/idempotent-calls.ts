@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { CALLS_IDEMPOTENCY_SCOPE } from '../repositories/idempotency.ts';
+import { CALLS_IDEMPOTENCY_SCOPE } from '../repositories/keys.ts';
 import type { CampaignOrigin } from '../repositories/runs.ts';
 import { placeCall, type PlaceCallRequest } from './calls.ts';
 import { keyedIdempotent } from './idempotency-key.ts';

@@ -7,9 +7,15 @@ import * as agentsRepository from '../repositories/agents.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as repository from '../repositories/numbers.ts';
 import { getOrganization } from '../repositories/organizations.ts';
-import { platformAccount } from '../telephony/accounts.ts';
-import * as marketplace from '../telephony/number-marketplace.ts';
 import { getAgent } from './agents.ts';
+
+/**
+ * The platform account and its number marketplace load with the first request that reaches the
+ * provider: the provider SDKs behind them (Twilio's is over 3 MB bundled) are a chunk of their own
+ * instead of part of every cold start of the functions using this service (calls, campaigns).
+ */
+const telephonyAccounts = () => import('../telephony/accounts.ts');
+const numberMarketplace = () => import('../telephony/number-marketplace.ts');
 
 /** The price the setup screen compares with the balance. */
 const MOBILE_PRICE_COUNTRY = 'PL';
@@ -49,6 +55,7 @@ async function present(numbers: repository.NumberRecord[], orgId: number) {
 const one = async (orgId: number, number: repository.NumberRecord) => (await present([number], orgId))[0]!;
 
 export async function searchMarketplace(query: { country_code: string; number_type?: NumberType }) {
+  const marketplace = await numberMarketplace();
   const offered = await marketplace.searchNumbers(query.country_code, query.number_type);
   // A regulated number is bought at the provider only once approved: the provider still offers
   // numbers held pending here, which no one else may buy.
@@ -123,7 +130,7 @@ export async function purchaseNumber(
     id: await nextId('phoneNumber'),
     organization_id: orgId,
     phone_number: parsed.e164,
-    provider: (await platformAccount()).adapter.provider,
+    provider: (await (await telephonyAccounts()).platformAccount()).adapter.provider,
     status: review ? 'pending' : 'active',
     country_code: request.country_code,
     number_type: request.number_type,
@@ -145,6 +152,7 @@ export async function purchaseNumber(
     consent: request.consent,
     end_user: request.end_user ?? null,
   };
+  const marketplace = await numberMarketplace();
   const created = await repository.insertPurchasedNumber(number);
   if (created === 'insufficient_balance') {
     const balance = (await getOrganization(orgId))?.balance_usd ?? 0;
@@ -270,7 +278,7 @@ export async function reviewNumber(orgId: number, numberId: number, decision: 'a
           // The provider approved the bundle: the number can now be bought with it.
           provider_number_id:
             number.provider_number_id ??
-            (await marketplace.buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined))
+            (await (await numberMarketplace()).buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined))
               .providerNumberId,
         })
       : await repository.rejectPendingNumber(

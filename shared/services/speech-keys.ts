@@ -1,6 +1,7 @@
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
 import * as speechKeys from '../repositories/speech-keys.ts';
+import type { SpeechProvider } from '../domain/speech-providers.ts';
 
 /** Speech keys are encrypted like the model key, bound to their organization and provider. */
 const context = (orgId: number, provider: string) => ({ organizationId: String(orgId), provider });
@@ -9,7 +10,7 @@ const status = ({ api_key_ciphertext: _sealed, ...record }: speechKeys.SpeechKey
 
 export async function setSpeechKey(
   orgId: number,
-  provider: speechKeys.SpeechProvider,
+  provider: SpeechProvider,
   request: { api_key: string; api_url?: string },
 ) {
   if (request.api_url && provider !== 'openai')
@@ -29,13 +30,11 @@ export async function listSpeechKeys(orgId: number) {
   return { items: (await speechKeys.listSpeechKeys(orgId)).map(status) };
 }
 
-export async function clearSpeechKey(orgId: number, provider: speechKeys.SpeechProvider): Promise<void> {
+export async function clearSpeechKey(orgId: number, provider: SpeechProvider): Promise<void> {
   if (!(await speechKeys.deleteSpeechKey(orgId, provider))) throw new NotFoundError(`No ${provider} key is set`);
 }
 
-export type OrganizationSpeechKeys = Partial<
-  Record<speechKeys.SpeechProvider, { apiKey: string; apiUrl: string | null }>
->;
+export type OrganizationSpeechKeys = Partial<Record<SpeechProvider, { apiKey: string; apiUrl: string | null }>>;
 
 /** The organization's speech keys, decrypted, for a call (the media service). */
 export async function organizationSpeechKeys(orgId: number): Promise<OrganizationSpeechKeys> {

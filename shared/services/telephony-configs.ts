@@ -4,7 +4,6 @@ import { RequestValidationError } from '../http/validation-error.ts';
 import * as repository from '../repositories/telephony-configs.ts';
 import type { TelephonyCredentials } from '../schemas/telephony.ts';
 import { ProviderError } from '../telephony/adapter.ts';
-import { adapterFor, telephonyCredentialsContext } from '../telephony/accounts.ts';
 
 const invalid = (loc: ['body', ...string[]], message: string, input: unknown) =>
   new RequestValidationError([
@@ -27,6 +26,8 @@ export async function putTelephonyConfig(
   orgId: number,
   request: { credentials: TelephonyCredentials; caller_id: string; calls_per_second: number },
 ) {
+  // Loaded here, not with the module: the provider SDKs are a chunk only this request needs.
+  const { adapterFor, telephonyCredentialsContext } = await import('../telephony/accounts.ts');
   const adapter = adapterFor(request.credentials);
   let owned: boolean;
   try {

@@ -7,7 +7,7 @@ import type { RunRef } from '../domain/run-ref.ts';
 import { decideAfterAttempt, type AttemptResult } from '../domain/webhook-retry.ts';
 import * as repository from '../repositories/webhooks.ts';
 import { createGuardedFetch, OutboundRequestError } from '../net/guarded-fetch.ts';
-import { sampleEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../schemas/webhook-events.ts';
+import type { WebhookEventType } from '../schemas/webhook-events.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../domain/webhook-limits.ts';
@@ -119,6 +119,8 @@ export async function rotateSecret(orgId: number, webhookId: string, overlapSeco
  */
 export async function sendTestEvent(orgId: number, webhookId: string, eventType?: WebhookEventType) {
   const webhook = await existingWebhook(orgId, webhookId);
+  // The event schemas (zod) load here: fan-out and delivery, which share this module, never need them.
+  const { sampleEvent, WEBHOOK_EVENT_TYPES } = await import('../schemas/webhook-events.ts');
   const type =
     eventType ??
     ((webhook.events.find((event) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) ??

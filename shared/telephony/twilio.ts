@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
+import { RUN_QUERY_PARAMETER } from '../domain/run-ref.ts';
 import {
   ProviderError,
   STREAM_PARAMETERS,
@@ -23,9 +24,6 @@ const TWILIO_API_ORIGIN = 'https://api.twilio.com';
 
 /** Status callbacks older than this (their signed `Timestamp`) are replays and refused. */
 export const TWILIO_CALLBACK_TOLERANCE_SECONDS = 15 * 60;
-
-/** The run reference rides in the status callback URL, which Twilio signs with the rest of the request. */
-export const RUN_QUERY_PARAMETER = 'run';
 
 /**
  * The SDK's own HTTP client with the request's origin replaced: the package's documented extension

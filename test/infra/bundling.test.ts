@@ -6,7 +6,7 @@ import { buildSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleLambda, LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.ts';
 import { REPO_ROOT } from '../../infra/paths.ts';
-import { FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
+import { FUNCTION_GROUPS, PHONE_NUMBER_DATA, type FunctionGroup } from '../../shared/api/function-groups.ts';
 import { pdfSource } from '../support/documents.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'bundling-test-'));
@@ -51,15 +51,27 @@ describe('Lambda bundles', () => {
   // The whole table belongs to the OpenAPI document and to the fallback's 404/405 matcher only.
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
-  it('hold the routes of their own group only, and load document parsers and phone time-zone data on demand', () => {
-    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson)\//;
+  it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
+    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson|openai)\//;
+    // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
+    const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
+    // The provider callbacks verify every request with the provider's SDK; everyone else loads it on first use.
+    const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
       const { eager, all } = bundledInputs(group.entry);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
-        [...eager].filter((input) => heavy.test(input)),
+        [...eager].filter((input) => heavy.test(input) || (name !== 'telephonyCallbacks' && providerSdks.test(input))),
         name,
       ).toEqual([]);
+      expect(
+        [...all].filter((input) => replaced.test(input)),
+        name,
+      ).toEqual([]);
+      if (name === 'docs') expect(eager.has('shared/api/routes.ts'), name).toBe(false);
+      // Phone-number metadata and time zones are files read at run time: every bundle that can read them has them.
+      if (all.has('shared/domain/phone-numbers.ts'))
+        expect(group.copyFiles, name).toEqual(expect.arrayContaining(PHONE_NUMBER_DATA));
       if (name === 'agentAuthoring') expect([...all].some((input) => input.includes('node_modules/unpdf/'))).toBe(true);
       // All of zod (every locale) is bundled when a module uses the `z` namespace as a value, e.g.
       // `import { z } from 'zod'`: schemas import it as `import * as z from 'zod'`.
@@ -99,7 +111,7 @@ describe('Lambda bundles', () => {
     expect(JSON.parse(result.body)).toMatchObject({ text: 'Opening hours 9 to 17', purpose: 'knowledge' });
   });
 
-  it('find the phone time-zone data copied beside a bundle from its lazily loaded chunk', async () => {
+  it('find the phone-number metadata and time-zone data copied beside a bundle (not in node_modules)', async () => {
     const probe = join(REPO_ROOT, 'node_modules', '.cache', 'bundling-test-time-zones.ts');
     mkdirSync(join(REPO_ROOT, 'node_modules', '.cache'), { recursive: true });
     writeFileSync(

@@ -17,11 +17,10 @@ beforeAll(async () => {
 async function stored() {
   const env = inject('stackEnv');
   Object.assign(process.env, env);
-  const [{ db, tableName }, { keys }, runs, { CALLS_IDEMPOTENCY_SCOPE }, { GetCommand }] = await Promise.all([
+  const [{ db, tableName }, { keys, CALLS_IDEMPOTENCY_SCOPE }, runs, { GetCommand }] = await Promise.all([
     import('../../shared/repositories/table.ts'),
     import('../../shared/repositories/keys.ts'),
     import('../../shared/repositories/runs.ts'),
-    import('../../shared/repositories/idempotency.ts'),
     import('@aws-sdk/lib-dynamodb'),
   ]);
   const idempotencyRecord = async (sk: string) =>

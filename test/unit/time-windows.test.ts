@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { decideCallingHours } from '../../shared/domain/calling-hours.ts';
-import { isInsideAll, legalWindows, nextInstantInsideAll, type DailyWindow } from '../../shared/domain/time-windows.ts';
 import { DateTime } from 'luxon';
+import {
+  isInsideAll,
+  isValidTimeZone,
+  legalWindows,
+  localTime,
+  nextInstantInsideAll,
+  type DailyWindow,
+} from '../../shared/domain/time-windows.ts';
 
 const at = (iso: string) => new Date(iso);
 const weekdays = (zone: string, start = '09:00', end = '17:00'): DailyWindow => ({
@@ -92,8 +99,50 @@ describe('campaign windows across DST changes', () => {
     // Campaign dials 09:00-17:00 Warsaw; recipient in New York may only be called from 08:00 local (14:00 Warsaw).
     const windows = [weekdays('Europe/Warsaw'), ...legalWindows(['America/New_York'])];
     expect(nextInstantInsideAll(at('2026-11-23T08:00:00Z'), windows)?.toISOString()).toBe('2026-11-23T13:00:00.000Z');
-    expect(isInsideAll(DateTime.fromISO('2026-11-23T15:59:00Z'), windows)).toBe(true);
-    expect(isInsideAll(DateTime.fromISO('2026-11-23T16:00:00Z'), windows)).toBe(false);
+    expect(isInsideAll(Date.parse('2026-11-23T15:59:00Z'), windows)).toBe(true);
+    expect(isInsideAll(Date.parse('2026-11-23T16:00:00Z'), windows)).toBe(false);
+  });
+});
+
+describe('wall-clock time in a zone (Intl), checked against luxon', () => {
+  // DST at midnight (Santiago, Havana), half-hour DST (Lord Howe), odd offsets (Kathmandu, Chatham).
+  const zones = [
+    'Europe/Warsaw',
+    'America/New_York',
+    'America/Santiago',
+    'America/Havana',
+    'Australia/Lord_Howe',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+  ];
+  it.each(zones)('%s, every 97 minutes through 2026', (zone) => {
+    for (let instant = Date.UTC(2026, 0, 1); instant < Date.UTC(2027, 0, 1); instant += 97 * 60_000) {
+      const expected = DateTime.fromMillis(instant, { zone });
+      const { year, month, day, weekday, hour, minute, second } = expected;
+      expect(localTime(instant, zone), new Date(instant).toISOString()).toEqual({
+        year,
+        month,
+        day,
+        weekday,
+        hour,
+        minute,
+        second,
+      });
+    }
+  });
+
+  it.each<[string, boolean]>([
+    ['Europe/Warsaw', true],
+    ['America/Argentina/Buenos_Aires', true],
+    ['UTC', true],
+    ['Etc/GMT+3', true],
+    ['Europe/Nowhere', false],
+    ['', false],
+    // Not zone names: the server's own zone, luxon's fixed-offset syntax.
+    ['local', false],
+    ['utc+3', false],
+  ])('%j is a time zone: %s', (zone, valid) => {
+    expect(isValidTimeZone(zone)).toBe(valid);
   });
 });
 

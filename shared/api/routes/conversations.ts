@@ -11,7 +11,6 @@ import {
   RunPage,
   TranscriptResponse,
 } from '../../schemas/runs.ts';
-import { DownloadTokenParam } from '../../schemas/telephony.ts';
 import { NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -110,23 +109,6 @@ export const conversationRoutes = {
       ...UNAUTHORIZED,
       ...NOT_FOUND,
       ...VALIDATION,
-    },
-  }),
-  download: defineRoute({
-    operationId: 'downloadFile',
-    method: 'GET',
-    path: '/downloads/{token}',
-    group: 'downloads',
-    public: true,
-    summary: 'Follow a signed download link',
-    description:
-      'The link itself is the credential: no API key. Redirects (302) to the file for a minute; 403 when the link is expired or altered, 404 when the file was deleted.',
-    tags: ['Conversations'],
-    request: { params: DownloadTokenParam },
-    responses: {
-      302: { description: 'Redirect to the file' },
-      403: { description: 'Expired or invalid link', schema: ErrorResponse },
-      404: { description: 'File deleted', schema: ErrorResponse },
     },
   }),
 };

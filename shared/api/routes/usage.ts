@@ -1,5 +1,3 @@
-import { CampaignIdParam, ReportPage } from '../../schemas/campaigns.ts';
-import { PaginationQuery } from '../../schemas/pagination.ts';
 import {
   BilledRunPage,
   BilledRunsQuery,
@@ -9,7 +7,7 @@ import {
   UsageQuery,
   UsageReport,
 } from '../../schemas/usage.ts';
-import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { BAD_REQUEST, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 const USAGE_DESCRIPTION =
@@ -106,22 +104,5 @@ export const usageRoutes = {
     tags: ['Usage and reports'],
     request: { query: UsageCsvQuery },
     responses: { 200: { description: 'CSV', contentType: 'text/csv' }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
-  }),
-  campaignReport: defineRoute({
-    operationId: 'getReportCampaign',
-    method: 'GET',
-    path: '/reports/campaigns/{campaign_id}',
-    group: 'campaigns',
-    summary: 'Campaign report as JSON (same as /campaigns/{id}/report)',
-    description:
-      'The campaign report as JSON, paginated; the same as `GET /campaigns/{campaign_id}/report`, under the `/reports` address.',
-    tags: ['Usage and reports'],
-    request: { params: CampaignIdParam, query: PaginationQuery },
-    responses: {
-      200: { description: 'One page of rows', schema: ReportPage },
-      ...UNAUTHORIZED,
-      ...NOT_FOUND,
-      ...VALIDATION,
-    },
   }),
 };
