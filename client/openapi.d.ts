@@ -709,7 +709,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent from a script analysis
-         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already read the script in analyze-script; this step calls no model, so the agent is exactly the analysis the client reviewed.
+         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with `generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data to collect (503 when no model is configured, 502 when it fails), as in from-template.
          *
          *     **Example**
          *
@@ -3162,6 +3162,11 @@ export interface components {
         FromScriptRequest: {
             agent_name: string;
             analysis: components["schemas"]["ScriptAnalysis"] & unknown;
+            /**
+             * @description The language model writes the agent's questions from the script's steps and the data it must collect; otherwise the steps are the script's own.
+             * @default false
+             */
+            generate_with_ai: boolean;
         };
         FromTemplateRequest: {
             agent_name: string;
@@ -5931,6 +5936,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The language model provider failed, timed out or answered nonsense; `detail` names it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform language model is not configured; `detail` names the settings to configure */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

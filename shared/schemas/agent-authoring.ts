@@ -123,7 +123,14 @@ export const ScriptAnalysis = z
   });
 
 export const FromScriptRequest = z
-  .object({ agent_name: z.string().min(1).max(255), analysis: storedAtMost(ScriptAnalysis, 200_000) })
+  .object({
+    agent_name: z.string().min(1).max(255),
+    analysis: storedAtMost(ScriptAnalysis, 200_000),
+    generate_with_ai: z.boolean().default(false).openapi({
+      description:
+        "The language model writes the agent's questions from the script's steps and the data it must collect; otherwise the steps are the script's own.",
+    }),
+  })
   .openapi('FromScriptRequest');
 
 export const ExtractTextQuery = z.object({ purpose: z.enum(['knowledge', 'script']).default('knowledge') });

@@ -113,18 +113,9 @@ export async function createFromTemplate(
       },
     ]);
   }
-  let steps = template.workflow_definition.steps;
-  if (request.generate_with_ai) {
-    const { model } = await modelFor(orgId);
-    const written = await model.complete({
-      system: `Write one question per topic for a phone agent, language ${request.language}.`,
-      prompt: fillTemplate(template.brief, request.variables),
-    });
-    steps = written
-      .split('\n')
-      .map((line) => line.trim())
-      .filter(Boolean);
-  }
+  const steps = request.generate_with_ai
+    ? await writeQuestions(orgId, request.language, fillTemplate(template.brief, request.variables))
+    : template.workflow_definition.steps;
   return createAgent(orgId, {
     name: request.agent_name,
     workflow_definition: {
@@ -138,6 +129,19 @@ export async function createFromTemplate(
     call_disposition_codes: template.call_disposition_codes,
     workflow_configurations: { language: request.language },
   });
+}
+
+/** The model writes a phone agent's questions, one per topic line of `brief` (from-template, from-script). */
+async function writeQuestions(orgId: number, language: string, brief: string): Promise<string[]> {
+  const { model } = await modelFor(orgId);
+  const written = await model.complete({
+    system: `Write one question per topic for a phone agent, language ${language}.`,
+    prompt: brief,
+  });
+  return written
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 async function fetchPage(url: string): Promise<{ title?: string; text: string }> {
@@ -202,14 +206,22 @@ const languageTag = (value: string | null) =>
   value && /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/.test(value.trim()) ? value.trim() : null;
 
 /** An agent from an analysis: its call flow becomes the definition, its facts the agent's variables. */
-export async function createFromScript(orgId: number, request: { agent_name: string; analysis: ScriptAnalysis }) {
+export async function createFromScript(
+  orgId: number,
+  request: { agent_name: string; analysis: ScriptAnalysis; generate_with_ai: boolean },
+) {
   const { call_flow: flow, facts } = request.analysis;
+  // With the model, the script's steps and the data it must collect become the agent's own questions.
+  const topics = [...flow.steps, ...flow.data_to_collect].map((item) => item.value);
+  const steps = request.generate_with_ai
+    ? await writeQuestions(orgId, request.analysis.language, topics.join('\n'))
+    : flow.steps.map((step) => step.value);
   return createAgent(orgId, {
     name: request.agent_name,
     workflow_definition: {
       language: request.analysis.language,
       greeting: flow.greeting?.value ?? `Hello, this is ${request.analysis.company_name}.`,
-      steps: flow.steps.map((step) => step.value),
+      steps,
       mandatory_phrases: flow.mandatory_phrases.map((phrase) => phrase.value),
       objections: flow.objections.map(({ objection, answer }) => ({ objection, answer })),
       data_to_collect: flow.data_to_collect.map((item) => item.value),

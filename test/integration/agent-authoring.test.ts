@@ -263,6 +263,28 @@ describe('script analysis', () => {
       prices: '200 PLN',
       address: 'ul. Prosta 5, Warszawa',
     });
+
+    // With generate_with_ai the model writes the questions from the steps and the data to collect.
+    const written = await api.request('POST', '/agents/from-script', {
+      key: org.key,
+      body: { agent_name: 'Written from script', analysis: analysis.body, generate_with_ai: true },
+    });
+    if (needsLocalStack) {
+      expect(written.status).toBe(503);
+    } else {
+      expect(written.status).toBe(200);
+      const topics = [...analysis.body.call_flow.steps, ...analysis.body.call_flow.data_to_collect].map(
+        (item: { value: string }) => item.value,
+      );
+      expect(topics.length).toBeGreaterThan(1);
+      // The fake model's rule: a line that is a question stays, any other becomes "Could you tell me about …?".
+      expect(written.body.workflow_definition.steps).toEqual(
+        topics.map((topic: string) =>
+          topic.endsWith('?') ? topic : `Could you tell me about ${topic.replace(/[.:]+$/, '').toLowerCase()}?`,
+        ),
+      );
+      expect(written.body.workflow_definition.greeting).toBe('Good morning, Smile Clinic here.');
+    }
   });
 
   it.skipIf(needsLocalStack)(
@@ -341,6 +363,19 @@ describe('script analysis', () => {
         status: 503,
         body: { detail: expect.stringMatching(/^The platform language model is not configured \(LLM_API_URL unset\)/) },
       });
+      const { createFromScript } = await import('../../shared/services/agent-authoring.ts');
+      const unconfigured = await createFromScript(org.organizationId, {
+        agent_name: 'Never created',
+        analysis: {
+          company_name: 'Smile',
+          language: 'en',
+          call_flow: { greeting: null, steps: [], objections: [], mandatory_phrases: [], data_to_collect: [] },
+          facts: { offer: null, prices: [], hours: null, address: null, faq: [] },
+          conflicts: [],
+        } as never,
+        generate_with_ai: true,
+      }).catch((thrown: unknown) => thrown);
+      expect(errorToResult(unconfigured).status).toBe(503);
     } finally {
       process.env.LLM_API_URL = stackEnv.LLM_API_URL;
     }

@@ -177,7 +177,9 @@ export const agentTemplateRoutes = {
     description:
       'Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases ' +
       'and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already ' +
-      'read the script in analyze-script; this step calls no model, so the agent is exactly the analysis the client reviewed.',
+      'read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with ' +
+      "`generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data " +
+      'to collect (503 when no model is configured, 502 when it fails), as in from-template.',
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
     responses: {
@@ -187,6 +189,7 @@ export const agentTemplateRoutes = {
       },
       ...UNAUTHORIZED,
       ...VALIDATION,
+      ...LANGUAGE_MODEL,
     },
   }),
   extractText: defineRoute({
