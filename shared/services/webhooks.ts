@@ -167,10 +167,12 @@ export async function retryDelivery(orgId: number, webhookId: string, messageId:
   const key = await repository.findDeliveryKey(orgId, webhookId, messageId);
   const delivery = key && (await repository.getDelivery(orgId, key));
   if (!key || !delivery) throw new NotFoundError('Delivery not found');
-  if (!(await repository.reopenDelivery(orgId, key, new Date().toISOString())))
+  const now = new Date().toISOString();
+  if (!(await repository.reopenDelivery(orgId, key, now)))
     throw new ConflictError('The delivery is still pending; it is retried on its schedule');
   await startDelivery(orgId, key, delivery.attempts.length + 1);
-  return deliveryView((await repository.getDelivery(orgId, key))!);
+  // The delivery as the retry left it: reading it back could already show the new attempt's result.
+  return deliveryView({ ...delivery, status: 'pending', next_attempt_at: now });
 }
 
 /** One delivery execution per (delivery, attempt number): a repeated start runs nothing twice. */
