@@ -183,8 +183,9 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
 /** Run ids reserved by this process, allocated PREFETCH at a time (ids of a process that stops are skipped: ids need not be dense). */
 const runIdPool: number[] = [];
 
-async function takeRunIds(count: number): Promise<number[]> {
-  if (runIdPool.length < count) {
+export async function takeRunIds(count: number): Promise<number[]> {
+  // Another dispatcher may take from the pool while this one waits for more ids: top up until enough.
+  while (runIdPool.length < count) {
     const size = Math.max(count - runIdPool.length, PREFETCH);
     const first = await nextIds('run', size);
     runIdPool.push(...Array.from({ length: size }, (_, i) => first + i));

@@ -139,3 +139,20 @@ describe.skipIf(needsLocalStack)('a background import that cannot finish', () =>
     60_000,
   );
 });
+
+describe.skipIf(needsLocalStack)('run ids of concurrent dispatchers', () => {
+  it('gives every dispatcher as many distinct ids as it asked for, while another one drains the pool', async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const { takeRunIds } = await import('../../shared/services/campaign-dispatch.ts');
+    // Leave part of a prefetched block in the pool, then ask for more than it holds while
+    // another dispatcher takes the rest during the allocation.
+    await takeRunIds(1);
+    const [large, drain, small] = await Promise.all([takeRunIds(40), takeRunIds(24), takeRunIds(5)]);
+    expect(large).toHaveLength(40);
+    expect(drain).toHaveLength(24);
+    expect(small).toHaveLength(5);
+    const all = [...large, ...drain, ...small];
+    expect(all.every((id) => Number.isInteger(id))).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
