@@ -293,7 +293,8 @@ export async function dispatchDue(
         );
         return 'skipped';
       }
-      // The run exists and was ended as failed (placeCallForAgent): its outcome moves the contact on.
+      // Either the run exists and was ended as failed (placeCallForAgent), and its outcome moves the
+      // contact on, or the claim wrote nothing and the contact is fetched again once its hand-out lapses.
       logger.error('Campaign call could not be started', { row: contact.row, error: String(error) });
       return 'placed';
     }
