@@ -188,8 +188,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     url: string,
     params: Record<string, string>,
   ): Promise<Response | undefined> {
-    try {
-      return await fetch(url, {
+    const send = () =>
+      fetch(url, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/x-www-form-urlencoded',
@@ -197,6 +197,12 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
         },
         body: new URLSearchParams(params).toString(),
       });
+    try {
+      // A request that got no answer at all (a reset connection: a kept-alive socket the local
+      // gateway was closing, which happens under load) is sent once more, as Twilio retries a
+      // failed connection when a webhook URL asks for it (connection overrides, `rc`): a lost
+      // final status would leave the run waiting for its watchdog.
+      return await send().catch(send);
     } catch (error) {
       if (!inProgress.stopping) console.error('Telephony simulator: webhook failed', error);
       return undefined;
