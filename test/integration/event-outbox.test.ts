@@ -18,30 +18,19 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     const { publishPendingEvents } = await import('../../shared/services/call-completion.ts');
     const id = await nextId('run');
     const startedAt = new Date(Date.now() - 120_000).toISOString();
-    const run = {
+    const { newRun } = await import('../../shared/services/new-run.ts');
+    const run = newRun(org.organizationId, agent, {
       id,
-      organization_id: org.organizationId,
-      workflow_id: agent.id,
       name: 'Crashed',
       mode: 'phone',
-      status: 'in_progress' as const,
+      status: 'in_progress',
       phone_number: '+48601234567',
       from_number: null,
       created_at: startedAt,
-      ended_at: null,
-      definition_id: agent.current_definition_id,
-      duration_seconds: null,
-      initial_context: {},
-      gathered_context: {},
-      recording_key: null,
-      transcript_key: null,
       logs: [],
-      sms: [],
-      cost: null,
-      provider_call_id: null,
-      answered_at: null,
       campaign: null,
-    };
+      initialContext: {},
+    });
     expect(await runs.insertRun(run, true)).toBe(true);
     const endedAt = new Date(Date.now() - 90_000).toISOString();
     expect(

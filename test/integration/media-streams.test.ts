@@ -1,3 +1,4 @@
+import type { Agent } from '../../shared/schemas/agents.ts';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
@@ -6,7 +7,7 @@ import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 let org: TestOrganization;
-let agent: { id: number; public_id: string; current_definition_id: number };
+let agent: Agent;
 
 beforeAll(async () => {
   org = await newOrganization('Media streams', 10);
@@ -25,29 +26,22 @@ async function waitingRun() {
   const { nextId } = await import('../../shared/repositories/counters.ts');
   const id = await nextId('run');
   const createdAt = new Date().toISOString();
+  const { newRun } = await import('../../shared/services/new-run.ts');
+  // Dialed: the provider has the call, its stream is still to come.
   const run = {
-    id,
-    organization_id: org.organizationId,
-    workflow_id: agent.id,
-    name: 'Waiting',
-    mode: 'phone',
-    status: 'in_progress' as const,
-    phone_number: '+48601234561',
-    from_number: null,
-    created_at: createdAt,
-    ended_at: null,
-    definition_id: agent.current_definition_id,
-    duration_seconds: null,
-    initial_context: {},
-    gathered_context: {},
-    recording_key: null,
-    transcript_key: null,
-    logs: [],
-    sms: [],
-    cost: null,
+    ...newRun(org.organizationId, agent, {
+      id,
+      name: 'Waiting',
+      mode: 'phone',
+      status: 'in_progress',
+      phone_number: '+48601234561',
+      from_number: null,
+      created_at: createdAt,
+      logs: [],
+      campaign: null,
+      initialContext: {},
+    }),
     provider_call_id: 'CA-test',
-    answered_at: null,
-    campaign: null,
   };
   expect(await runs.insertRun(run, true)).toBe(true);
   const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
