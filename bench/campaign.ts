@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
 import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
+import { executionsStarted, stateTransitions } from '../local/step-functions.ts';
 import { distinctDaytimeNumbers } from '../test/support/phone-numbers.ts';
 import { slotIntervalMs } from '../shared/domain/call-rate.ts';
 
@@ -24,7 +25,7 @@ export interface CampaignFigures {
   createSeconds: number;
   runSeconds: number;
   engineSteps: number;
-  /** Transitions of the campaign-engine executions (3 per step) per contact. */
+  /** State transitions of the campaign-engine executions per contact. */
   engineTransitionsPerContact: number;
   /** Transitions of the calls' own call-lifecycle executions per contact. */
   callTransitionsPerContact: number;
@@ -39,11 +40,6 @@ export interface CampaignFigures {
   pacingFloorSeconds: number;
   ratio: number;
 }
-
-/** Each engine step is 3 state transitions: Step, Route, Sleep. */
-const TRANSITIONS_PER_STEP = 3;
-/** A call-lifecycle execution: Dial, AwaitCallEnd, then EnsureEnded when the watchdog fires (3). */
-const TRANSITIONS_PER_CALL = 3;
 
 const KIND: Record<string, OperationKind> = {
   GetItemCommand: 'reads',
@@ -200,7 +196,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     throw new Error(`The campaign holds ${created.campaign.total_rows} contacts, not the ${contacts} sent`);
 
   const stepsBefore = invocationCounts.get('campaignEngine') ?? 0;
-  const callsBefore = invocationCounts.get('callLifecycle') ?? 0;
+  const transitionsBefore = new Map(stateTransitions);
+  const executionsBefore = new Map(executionsStarted);
   counter.start();
   const runStarted = performance.now();
   let attempts = 0;
@@ -221,8 +218,14 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   counter.stop();
   const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
   if (attempts !== contacts) throw new Error(`${attempts} contacts were dialed, not the ${contacts} of the campaign`);
-  // Dial tasks (one per call, plus one per wait for a send slot); the watchdog's EnsureEnded runs long after.
-  const calls = (invocationCounts.get('callLifecycle') ?? 0) - callsBefore;
+  const since = (counts: Map<string, number>, before: Map<string, number>, machine: string) =>
+    (counts.get(machine) ?? 0) - (before.get(machine) ?? 0);
+  // The states the executions entered (or retried), as Step Functions bills them; each call's
+  // execution still waits for its watchdog, whose EnsureEnded state comes long after: one more each.
+  const engineTransitions = since(stateTransitions, transitionsBefore, 'campaign-engine');
+  const callTransitions =
+    since(stateTransitions, transitionsBefore, 'call-lifecycle') +
+    since(executionsStarted, executionsBefore, 'call-lifecycle');
   const { counts } = counter;
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
   // No engine can dial faster than the account's call rate either.
@@ -238,8 +241,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     createSeconds: created.seconds,
     runSeconds,
     engineSteps,
-    engineTransitionsPerContact: per(engineSteps * TRANSITIONS_PER_STEP, contacts),
-    callTransitionsPerContact: per(calls * TRANSITIONS_PER_CALL, contacts),
+    engineTransitionsPerContact: per(engineTransitions, contacts),
+    callTransitionsPerContact: per(callTransitions, contacts),
     requestsPerAttempt: per(counts.total, attempts),
     byOperation: Object.fromEntries(
       Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)]),

@@ -35,6 +35,10 @@ class ServiceError extends Error {
   }
 }
 
+/** State transitions, and executions started, of every local execution so far by state machine name (benchmarks read them). */
+export const stateTransitions = new Map<string, number>();
+export const executionsStarted = new Map<string, number>();
+
 export interface LocalStepFunctionsOptions {
   region: string;
   /** Wait state name → milliseconds, to run long waits quickly in tests. */
@@ -183,6 +187,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   }
   const executions = new Map<string, Execution>();
 
+  /** Counts the states an execution enters or retries: what Step Functions bills as state transitions. */
+  async function countTransitions(machine: string, events: AsyncGenerator<{ type: string }>) {
+    for await (const event of events)
+      if (event.type === 'StateEntered' || event.type === 'StateRetried')
+        stateTransitions.set(machine, (stateTransitions.get(machine) ?? 0) + 1);
+  }
+
   function taskHandlers(spec: StateMachineSpec, waitStates: string[], signal: AbortSignal) {
     return Object.fromEntries([
       ...Object.entries(spec.tasks).map(([stateName, group]) => [
@@ -244,6 +255,8 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       abort,
     };
     executions.set(executionArn, execution);
+    executionsStarted.set(registered.spec.name, (executionsStarted.get(registered.spec.name) ?? 0) + 1);
+    void countTransitions(registered.spec.name, run.eventLogs);
     run.result.then(
       (output) => {
         if (execution.status !== 'RUNNING') return;

@@ -18,8 +18,16 @@ async function onCallCompleted(event: EventBridgeEvent<string, CallCompletedDeta
   // Events carry the campaign origin; one published before they did is completed from the run.
   const run =
     endedCallOf(event.detail) ?? (await runs.getRun(data.organization_id, data.workflow_id, data.workflow_run_id));
-  if (run) await applyCallOutcome(run);
-  return { applied: Boolean(run) };
+  const applied = run ? await applyCallOutcome(run) : false;
+  // Applied, the outcome's transaction confirmed the event; otherwise (the campaign is gone, or a
+  // repeated report) the outbox entry, if any is left, goes here.
+  if (!applied)
+    await runs.markEventPublished({
+      organizationId: data.organization_id,
+      agentId: data.workflow_id,
+      runId: data.workflow_run_id,
+    });
+  return { applied };
 }
 
 export const handler = middy(onCallCompleted).use(injectLambdaContext(logger, { resetKeys: true }));

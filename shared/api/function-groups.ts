@@ -107,16 +107,24 @@ export const FUNCTION_GROUPS = {
   },
   campaignEngine: {
     entry: 'functions/campaign-engine/handler.ts',
-    description: 'Campaign engine state machine tasks: store a large import, dial what is due, continue as new',
-    access: { table: 'readWrite', bucket: 'readWrite', stateMachines: true, eventBus: true },
+    description:
+      'Campaign engine state machine tasks: store a large import, place and dial what is due, continue as new',
+    access: {
+      table: 'readWrite',
+      bucket: 'readWrite',
+      stateMachines: true,
+      eventBus: true,
+      telephony: true,
+      publicUrl: true,
+    },
     timeoutSeconds: 60,
     copyFiles: PHONE_NUMBER_DATA,
   },
   campaignOutcomes: {
     entry: 'functions/campaign-outcomes/handler.ts',
     description:
-      'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel dials the next due contact',
-    access: { table: 'readWrite', stateMachines: true, eventBus: true },
+      'EventBridge target: a campaign call outcome moves its contact on (retry or final) and its channel places and dials the next due contact',
+    access: { table: 'readWrite', stateMachines: true, eventBus: true, telephony: true, publicUrl: true },
     copyFiles: PHONE_NUMBER_DATA,
   },
   campaignSourceSync: {

@@ -29,8 +29,13 @@ const PLACES_CALLS = [
 ] as const satisfies FunctionName[];
 /** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
 const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper', 'telephonyCallbacks'] as const satisfies FunctionName[];
-/** Groups that connect a call to the media service, so mint its stream credential (shared/services/call-control.ts). */
-const STREAMS_CALLS = ['callLifecycle', 'telephonyCallbacks'] as const satisfies FunctionName[];
+/** Groups that connect a call to the media service, so mint its stream credential (shared/services/call-control.ts): the dial step, inbound calls, and the campaign dispatchers, which dial what they place. */
+const STREAMS_CALLS = [
+  'callLifecycle',
+  'telephonyCallbacks',
+  'campaignEngine',
+  'campaignOutcomes',
+] as const satisfies FunctionName[];
 /** Groups that run the campaign engine or its schedule (shared/services/campaign-engine.ts, campaign-refresh.ts). */
 const RUNS_CAMPAIGNS = [
   'campaigns',

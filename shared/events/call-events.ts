@@ -47,6 +47,7 @@ export function endedCallOf(detail: CallCompletedDetail): EndedCall | undefined 
   return {
     id: data.workflow_run_id,
     organization_id: data.organization_id,
+    workflow_id: data.workflow_id,
     status: data.status,
     phone_number: data.phone_number,
     created_at: data.created_at,

@@ -12,6 +12,7 @@ import {
 import type { CampaignState } from '../domain/campaign-states.ts';
 import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
 import { keys, stripKeys } from './keys.ts';
+import { AlongsideRefusedError } from './runs.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 export interface CampaignRecord {
@@ -530,39 +531,90 @@ export async function updateContact(
   }
 }
 
+/** What happens to a contact: a final status (counted in the campaign) or its next attempt's time. */
+export interface ContactOutcome {
+  row: number;
+  /** The state the contact must still be in (`dialing` with the call's attempt count, for a call's outcome). */
+  expect: { statuses: readonly ContactStatus[]; attempts: number };
+  change: ContactChange;
+  /** Set when the outcome is final: counted as processed, and as failed when `failed`. */
+  final?: { failed: boolean };
+}
+
+/** The campaign's counters for a final outcome; with `whileRunning`, only while the campaign runs. */
+function campaignCountersItem(orgId: number, campaignId: number, failed: boolean, whileRunning: boolean): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.campaign(orgId, campaignId),
+      UpdateExpression: 'ADD processed_rows :one, failed_rows :failed',
+      ...(whileRunning
+        ? {
+            ConditionExpression: '#state = :running',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':one': 1, ':failed': failed ? 1 : 0, ':running': 'running' },
+          }
+        : { ExpressionAttributeValues: { ':one': 1, ':failed': failed ? 1 : 0 } }),
+    },
+  };
+}
+
 /**
- * Gives a contact its final status and counts it in the campaign (processed, and failed when
- * `failed`), atomically: the counters are exact because a contact is finished only once.
+ * The transaction items of a call's outcome, with the items that must hold with it. Written in the
+ * refill's claim transaction, the campaign item both counts a final outcome and checks the campaign
+ * still runs (one transaction may name an item once); written alone, it only counts.
  */
-export async function finishContact(
+export function contactOutcomeItems(
+  orgId: number,
+  campaignId: number,
+  outcome: ContactOutcome,
+  options: { withClaim: boolean },
+): { contact: TransactItem; campaign: TransactItem | undefined } {
+  const contact: TransactItem = {
+    Update: contactUpdate(orgId, campaignId, outcome.row, outcome.expect, outcome.change),
+  };
+  const campaign = outcome.final
+    ? campaignCountersItem(orgId, campaignId, outcome.final.failed, options.withClaim)
+    : options.withClaim
+      ? campaignRunningCheck(orgId, campaignId)
+      : undefined;
+  return { contact, campaign };
+}
+
+/**
+ * Applies a contact outcome on its own (no contact claimed with it), with `alongside` items (a run's
+ * event confirmation; AlongsideRefusedError when one is refused); false when the contact had already moved on (someone else acted, or a
+ * repeated report). A final outcome's counters are exact because a contact is finished only once.
+ */
+export async function applyContactOutcome(
+  orgId: number,
+  campaignId: number,
+  outcome: ContactOutcome,
+  alongside: TransactItem[] = [],
+): Promise<boolean> {
+  const { contact, campaign } = contactOutcomeItems(orgId, campaignId, outcome, { withClaim: false });
+  const own = campaign ? [contact, campaign] : [contact];
+  try {
+    await sendTransaction([...own, ...alongside]);
+    return true;
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const refused = (index: number) => error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+    if (refused(0)) return false;
+    const alongsideRefused = alongside.findIndex((_, i) => refused(own.length + i));
+    if (alongsideRefused >= 0) throw new AlongsideRefusedError(alongsideRefused);
+    throw error;
+  }
+}
+
+/** Gives a contact its final status and counts it in the campaign (processed, and failed when `failed`). */
+export const finishContact = (
   orgId: number,
   campaignId: number,
   row: number,
   expect: { statuses: readonly ContactStatus[]; attempts: number },
   change: ContactChange,
   failed: boolean,
-): Promise<boolean> {
-  try {
-    await sendTransaction([
-      { Update: contactUpdate(orgId, campaignId, row, expect, change) },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.campaign(orgId, campaignId),
-          UpdateExpression: 'ADD processed_rows :one, failed_rows :failed',
-          ExpressionAttributeValues: { ':one': 1, ':failed': failed ? 1 : 0 },
-        },
-      },
-    ]);
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return false;
-    throw error;
-  }
-}
+): Promise<boolean> => applyContactOutcome(orgId, campaignId, { row, expect, change, final: { failed } });
 
 export const contactCount = (orgId: number, campaignId: number) => countQuery(contactsQuery(orgId, campaignId));

@@ -46,7 +46,15 @@ export interface CampaignOrigin {
 /** What deciding a campaign call's outcome needs of its run. */
 export type EndedCall = Pick<
   RunRecord,
-  'id' | 'organization_id' | 'status' | 'phone_number' | 'created_at' | 'ended_at' | 'gathered_context' | 'campaign'
+  | 'id'
+  | 'organization_id'
+  | 'workflow_id'
+  | 'status'
+  | 'phone_number'
+  | 'created_at'
+  | 'ended_at'
+  | 'gathered_context'
+  | 'campaign'
 >;
 
 /** What survives a run's deletion: the billing record. */
@@ -262,6 +270,22 @@ export async function markEventPublished(ref: {
     // Already confirmed (by the outbox or a concurrent report) or deleted meanwhile.
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
+}
+
+/**
+ * The confirmation of an ended run's `call.completed`, as an item of a transaction its consumer
+ * writes anyway (a campaign call's outcome): the event reached the bus, since it was consumed.
+ * Refused only when the run was deleted meanwhile.
+ */
+export function eventConfirmationItem(ref: { organizationId: number; agentId: number; runId: number }): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+      UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
 }
 
 /** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */

@@ -59,7 +59,8 @@ export async function completeCall(report: CompletionReport): Promise<boolean> {
   if (!(await runs.finishRun(finished, usage))) return false;
   countCallOutcome(report.outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
-  await runs.markEventPublished(report.ref);
+  // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.
+  if (!finished.campaign) await runs.markEventPublished(report.ref);
   return true;
 }
 

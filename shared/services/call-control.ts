@@ -55,7 +55,16 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
     return { skipped: 'The run ended before it was dialed' };
   // An incoming call, or a dial whose earlier attempt reached the provider: never ring twice.
   if (run.provider_call_id) return { skipped: 'The call is already connected' };
-  const account = await accountOf(call.ref.organizationId);
+  return dialPlacedRun(run, call.runRef, now);
+}
+
+/**
+ * Dials a run in progress that has no provider call yet, as `dialRun` does once it has read it: a
+ * dispatcher that has just placed the run dials it this way, without reading it back.
+ */
+export async function dialPlacedRun(run: runs.RunRecord, runRef: string, now = Date.now): Promise<DialResult> {
+  const ref: RunRef = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
+  const account = await accountOf(ref.organizationId);
   const from = run.from_number || account.callerId;
   if (!from)
     throw new Error(
@@ -66,18 +75,21 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
   const delay = slot.slotAt - now();
   if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   const { callId } = await account.adapter.dial({
-    to: run.phone_number,
+    to: run.phone_number!,
     from,
-    runRef: call.runRef,
+    runRef,
     streamUrl: required('MEDIA_STREAM_URL'),
-    streamToken: await mintStreamToken(call.runRef, STREAM_TOKEN_SECONDS),
-    statusCallbackUrl: statusCallbackUrl(account.adapter.provider, call.runRef),
+    streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
+    statusCallbackUrl: statusCallbackUrl(account.adapter.provider, runRef),
   });
-  await runs.updateActiveRun(
-    call.ref,
-    { provider_call_id: callId },
-    { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
-  );
+  // The provider has the call now: failing to note its id must not make anyone dial it again.
+  await runs
+    .updateActiveRun(
+      ref,
+      { provider_call_id: callId },
+      { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
+    )
+    .catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) }));
   return { callId };
 }
 

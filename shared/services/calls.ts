@@ -14,6 +14,7 @@ import { isBlocked } from './do-not-call.ts';
 import { newRun } from './new-run.ts';
 import { callNumbersRefusal } from './numbers.ts';
 import { countMetric, METRICS } from '../observability/metrics.ts';
+import { logger } from '../observability/logger.ts';
 
 /** Seconds a caller should wait after a 429: about the length of a short call. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 30;
@@ -28,7 +29,7 @@ export const WATCHDOG_MARGIN_SECONDS = 300;
 /** Input of the call-lifecycle state machine. */
 export interface CallLifecycleInput {
   /** References only: execution inputs outlive a deleted run, so no number or personal data here. */
-  call: { ref: RunRef; runRef: string; watchdogSeconds: number };
+  call: { ref: RunRef; runRef: string; watchdogSeconds: number; dialed?: boolean };
 }
 
 export interface PlaceCallRequest {
@@ -62,10 +63,15 @@ export async function placeCall(
  * the run, so starting it again (recovering a placement interrupted after its transaction) is
  * harmless: Step Functions returns the running execution or refuses a second one.
  */
-export async function startCallLifecycle(run: runs.RunRecord): Promise<void> {
+export async function startCallLifecycle(run: runs.RunRecord, dialed = false): Promise<void> {
   const ref: RunRef = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
   const input: CallLifecycleInput = {
-    call: { ref, runRef: formatRunRef(ref), watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+    call: {
+      ref,
+      runRef: formatRunRef(ref),
+      watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS,
+      ...(dialed ? { dialed } : {}),
+    },
   };
   await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${run.organization_id}-${run.id}`, input);
 }
@@ -78,6 +84,12 @@ export interface PreparedPlacement {
   runId: number;
   /** Conditional writes made in the run's transaction (the campaign contact's claim); they require an active agent. */
   alongside: TransactItem[];
+  /**
+   * Dials the run as soon as it is placed, in this function (shared/services/call-control.ts
+   * `dialPlacedRun`, passed in by the dispatcher): the run is in hand, so the dial reads nothing.
+   * Not dialed (a send slot too far ahead, a provider error), the call-lifecycle execution dials it.
+   */
+  dial?: (run: runs.RunRecord, runRef: string) => Promise<{ callId: string } | object>;
 }
 
 /** How a placement was prepared: by a batch dispatcher, and under which Idempotency-Key record. */
@@ -124,8 +136,9 @@ export async function placeCallForAgent(
   }
 
   const ref: RunRef = { organizationId: orgId, agentId: agent.id, runId };
+  const dialed = prepared?.dial ? await dialPlaced(prepared.dial, run, formatRunRef(ref)) : false;
   try {
-    await startCallLifecycle(run);
+    await startCallLifecycle(run, dialed);
   } catch (error) {
     // The run must not hold a channel for a call that never starts.
     await completeCall({
@@ -138,6 +151,21 @@ export async function placeCallForAgent(
   }
   countMetric(METRICS.callsPlaced);
   return { status: 'initiated' as const, workflow_run_id: runId, workflow_run_name: run.name };
+}
+
+/** True when the dispatcher's own dial reached the provider (a failure is left to the call-lifecycle execution). */
+async function dialPlaced(
+  dial: NonNullable<PreparedPlacement['dial']>,
+  run: runs.RunRecord,
+  runRef: string,
+): Promise<boolean> {
+  try {
+    return 'callId' in (await dial(run, runRef));
+  } catch (error) {
+    // Raised before the provider took the call (a call it took is never an error): dialing again is safe.
+    logger.warn('Dial in the dispatcher failed; the call-lifecycle execution dials', { error: String(error) });
+    return false;
+  }
 }
 
 /** The per-call checks of a single placement: Do-not-call (403), calling hours (409), the numbers' state (409). Returns the caller id. */

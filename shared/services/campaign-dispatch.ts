@@ -8,7 +8,9 @@ import { nextIds } from '../repositories/counters.ts';
 import { getNumber, getOutboundNumberId } from '../repositories/numbers.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
 import type { Agent } from '../schemas/agents.ts';
+import type { TransactItem } from '../repositories/table.ts';
 import { getAgent } from './agents.ts';
+import { dialPlacedRun } from './call-control.ts';
 import { placeCallForAgent } from './calls.ts';
 
 /**
@@ -67,39 +69,49 @@ export function dropQueue(campaign: repository.CampaignRecord): void {
 }
 
 /**
- * Up to `count` contacts that may be dialed now, not handed out recently, from the queue or a fresh
- * fetch (one in flight per campaign). Contacts the fetch cannot dial now are moved on by it and
- * reported in `settled`.
+ * Up to `count` contacts that may be dialed now, not handed out recently, from the queue or fresh
+ * fetches (one in flight per campaign; a dispatcher that waited for another's fetch and still lacks
+ * contacts fetches again, so a burst of refills never leaves a freed channel idle while contacts
+ * are due). Contacts a fetch cannot dial now are moved on by it and reported in `settled`.
  */
 async function takeDue(campaign: repository.CampaignRecord, now: Date, count: number): Promise<Fetched> {
   const queue = queueOf(campaign);
   const clock = Date.now();
   for (const [attempt, at] of queue.handedOut) if (clock - at > HANDED_OUT_MS) queue.handedOut.delete(attempt);
   if (clock - queue.fetchedAt > QUEUE_TTL_MS) queue.contacts = [];
-  let settled: ContactOutcome[] = [];
-  if (queue.contacts.length < count) {
-    let fetched = queue.fetching;
-    if (!fetched) {
-      fetched = fetchDialable(campaign, now, Math.max(count, PREFETCH) + Math.max(0, queue.claiming)).finally(() => {
-        queue.fetching = undefined;
-      });
-      queue.fetching = fetched;
-      const { contacts, settled: moved } = await fetched;
-      queue.contacts = contacts.filter((contact) => !queue.handedOut.has(attemptKey(contact)));
-      queue.fetchedAt = Date.now();
-      settled = moved;
-    } else {
-      await fetched;
-    }
-  }
+  const settled: ContactOutcome[] = [];
   const taken: repository.ContactRecord[] = [];
-  while (taken.length < count && queue.contacts.length > 0) {
-    const contact = queue.contacts.shift()!;
-    // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).
-    if (!(await dialableAt(campaign, contact, now))) continue;
-    queue.handedOut.set(attemptKey(contact), Date.now());
-    queue.claiming += 1;
-    taken.push(contact);
+  for (;;) {
+    while (taken.length < count && queue.contacts.length > 0) {
+      // A random one of the page: dispatchers of other processes, holding the same page, seldom pick the same.
+      const [contact] = queue.contacts.splice(Math.floor(Math.random() * queue.contacts.length), 1) as [
+        repository.ContactRecord,
+      ];
+      // Handed out before the wait below: a fetch ending meanwhile must not queue it again.
+      queue.handedOut.set(attemptKey(contact), Date.now());
+      // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).
+      if (!(await dialableAt(campaign, contact, now))) {
+        queue.handedOut.delete(attemptKey(contact));
+        continue;
+      }
+      queue.claiming += 1;
+      taken.push(contact);
+    }
+    if (taken.length === count) break;
+    if (queue.fetching) {
+      await queue.fetching;
+      continue;
+    }
+    const fetching = fetchDialable(campaign, now, Math.max(count - taken.length, PREFETCH) + queue.claiming);
+    queue.fetching = fetching;
+    const fetched = await fetching.finally(() => {
+      queue.fetching = undefined;
+    });
+    settled.push(...fetched.settled);
+    queue.contacts = fetched.contacts.filter((contact) => !queue.handedOut.has(attemptKey(contact)));
+    queue.fetchedAt = Date.now();
+    // Nothing this dispatcher may take: every due contact is handed out already, or none is due.
+    if (queue.contacts.length === 0) break;
   }
   return { contacts: taken, settled };
 }
@@ -230,6 +242,66 @@ const dueOf = (contact: repository.ContactRecord) => ({
   attempts: contact.attempts,
 });
 
+/** How one contact's placement went; `refused` names the `alongside` item whose condition failed. */
+type Placement = { kind: 'placed' } | { kind: 'capacity' } | { kind: 'refused'; index: number } | { kind: 'agent' };
+
+/**
+ * Places one claimed contact's call: its claim, its run and `alongside` items in one transaction.
+ * `alongside[0]` must be the campaign's item (a running check, or counters that require it).
+ */
+async function placeContact(
+  campaign: repository.CampaignRecord,
+  contact: repository.ContactRecord,
+  runId: number,
+  now: Date,
+  alongside: TransactItem[],
+): Promise<Placement> {
+  const orgId = campaign.organization_id;
+  const context = await placementContext(campaign);
+  try {
+    await placeCallForAgent(
+      orgId,
+      context.agent,
+      {
+        phone_number: contact.e164!,
+        initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 },
+      },
+      { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
+      now,
+      {
+        prepared: {
+          from: context.from,
+          runId,
+          alongside: [repository.contactClaimItem(orgId, campaign.id, contact, runId, now.toISOString()), ...alongside],
+          dial: dialPlacedRun,
+        },
+      },
+    );
+    return { kind: 'placed' };
+  } catch (error) {
+    if (error instanceof CapacityError) {
+      queueOf(campaign).handedOut.delete(attemptKey(contact));
+      return { kind: 'capacity' };
+    }
+    // 0: another dispatcher claimed the contact; 1: the campaign is no longer running; then the caller's.
+    if (error instanceof AlongsideRefusedError) return { kind: 'refused', index: error.index };
+    if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
+      // The agent was archived or deleted: the contact cannot be called by this campaign.
+      agents.delete(`${orgId}#${campaign.workflow_id}`);
+      await repository.finishContact(
+        orgId,
+        campaign.id,
+        contact.row,
+        dueOf(contact),
+        { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null },
+        true,
+      );
+      return { kind: 'agent' };
+    }
+    throw error;
+  }
+}
+
 /**
  * Dials up to `count` due contacts of a running campaign, concurrently; the outcomes include the
  * contacts a fetch moved on instead (rescheduled or finished).
@@ -243,56 +315,23 @@ export async function dispatchDue(
   const { contacts: placeable, settled: outcomes } = await takeDue(campaign, now, count);
   if (placeable.length === 0) return outcomes;
 
-  const [context, runIds] = await Promise.all([placementContext(campaign), takeRunIds(placeable.length)]);
-  const claimedAt = now.toISOString();
+  const runIds = await takeRunIds(placeable.length);
   let stopped = false;
   const place = async (contact: repository.ContactRecord, runId: number): Promise<ContactOutcome> => {
     if (stopped) return 'stopped';
     try {
-      await placeCallForAgent(
-        orgId,
-        context.agent,
-        {
-          phone_number: contact.e164!,
-          initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 },
-        },
-        { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
-        now,
-        {
-          prepared: {
-            from: context.from,
-            runId,
-            alongside: [
-              repository.contactClaimItem(orgId, campaign.id, contact, runId, claimedAt),
-              repository.campaignRunningCheck(orgId, campaign.id),
-            ],
-          },
-        },
-      );
-      return 'placed';
+      const placement = await placeContact(campaign, contact, runId, now, [
+        repository.campaignRunningCheck(orgId, campaign.id),
+      ]);
+      if (placement.kind === 'refused' && placement.index === 1) stopped = true;
+      return placement.kind === 'placed'
+        ? 'placed'
+        : placement.kind === 'capacity'
+          ? 'capacity'
+          : stopped
+            ? 'stopped'
+            : 'skipped';
     } catch (error) {
-      if (error instanceof CapacityError) {
-        queueOf(campaign).handedOut.delete(attemptKey(contact));
-        return 'capacity';
-      }
-      if (error instanceof AlongsideRefusedError) {
-        // 0: another dispatcher claimed the contact; 1: the campaign is no longer running.
-        if (error.index === 1) stopped = true;
-        return error.index === 1 ? 'stopped' : 'skipped';
-      }
-      if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
-        // The agent was archived or deleted: the contact cannot be called by this campaign.
-        agents.delete(`${orgId}#${campaign.workflow_id}`);
-        await repository.finishContact(
-          orgId,
-          campaign.id,
-          contact.row,
-          dueOf(contact),
-          { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null },
-          true,
-        );
-        return 'skipped';
-      }
       // Either the run exists and was ended as failed (placeCallForAgent), and its outcome moves the
       // contact on, or the claim wrote nothing and the contact is fetched again once its hand-out lapses.
       logger.error('Campaign call could not be started', { row: contact.row, error: String(error) });
@@ -312,4 +351,56 @@ export async function dispatchDue(
   await Promise.all(Array.from({ length: Math.min(CLAIM_CONCURRENCY, placeable.length) }, worker));
   if (stopped) dropQueue(campaign);
   return [...outcomes, ...placed];
+}
+
+/** What became of a call's outcome handed to `dispatchWithOutcome`. */
+export type RefillResult =
+  /** Written with the claim of the next due contact, whose call is placed. */
+  | 'placed'
+  /** Not written: nothing could be dialed (none due, no channel, the campaign stopped); apply it alone. */
+  | 'not_placed'
+  /** Not written: the contact had moved on already (a repeated report), so nothing is to be done. */
+  | 'outcome_refused'
+  /** Not written: an item of `alongside` was refused by its condition. */
+  | 'alongside_refused';
+
+/**
+ * The channel a campaign call freed dials the campaign's next due contact, and the call's outcome
+ * is written in the same transaction as that contact's claim (with `alongside` items): one write
+ * for both, and the outcome is applied exactly once either way.
+ */
+export async function dispatchWithOutcome(
+  campaign: repository.CampaignRecord,
+  now: Date,
+  outcome: repository.ContactOutcome,
+  alongside: TransactItem[],
+): Promise<RefillResult> {
+  const orgId = campaign.organization_id;
+  const items = repository.contactOutcomeItems(orgId, campaign.id, outcome, { withClaim: true });
+  for (;;) {
+    const { contacts } = await takeDue(campaign, now, 1);
+    const contact = contacts[0];
+    if (!contact) return 'not_placed';
+    try {
+      // A stale queue entry of the very contact whose outcome this is: one transaction names an item once.
+      if (contact.row === outcome.row) continue;
+      const [runId] = await takeRunIds(1);
+      const placement = await placeContact(campaign, contact, runId!, now, [
+        items.campaign!,
+        items.contact,
+        ...alongside,
+      ]);
+      if (placement.kind === 'placed') return 'placed';
+      if (placement.kind === 'capacity' || placement.kind === 'agent') return 'not_placed';
+      if (placement.kind === 'refused' && placement.index === 1) {
+        dropQueue(campaign);
+        return 'not_placed';
+      }
+      if (placement.kind === 'refused' && placement.index === 2) return 'outcome_refused';
+      if (placement.kind === 'refused' && placement.index > 2) return 'alongside_refused';
+      // Another dispatcher claimed the contact: the next one.
+    } finally {
+      queueOf(campaign).claiming -= 1;
+    }
+  }
 }

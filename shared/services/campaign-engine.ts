@@ -6,7 +6,9 @@ import * as repository from '../repositories/campaigns.ts';
 import { getOrganization } from '../repositories/organizations.ts';
 import * as runs from '../repositories/runs.ts';
 import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
-import { contactZones, dispatchDue, dropQueue } from './campaign-dispatch.ts';
+import { contactZones, dispatchDue, dispatchWithOutcome, dropQueue, type RefillResult } from './campaign-dispatch.ts';
+import type { TransactItem } from '../repositories/table.ts';
+import { AlongsideRefusedError } from '../repositories/runs.ts';
 import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
 import { failImport, ImportFailedError, importContacts } from './campaign-import.ts';
@@ -83,17 +85,19 @@ export async function continueEngine(input: EngineInput): Promise<void> {
 
 /**
  * Applies the outcome of a campaign call to its contact: final (counted) or a retry scheduled by
- * the retry policy and the windows; then the channel the call freed dials the campaign's next due
- * contact. A repeated or late report finds the attempt already applied and changes nothing. The
- * run carries what the decision needs (attempt, contact time zone); the campaign's retry policy and
- * window never change after creation, so they are read once per process.
+ * the retry policy and the windows. The channel the call freed dials the campaign's next due
+ * contact, and the outcome is written in that contact's claim transaction, with the confirmation
+ * that the call's event was consumed (the outbox entry goes); with nothing to dial, they are
+ * written alone. A repeated or late report finds the attempt already applied and changes nothing
+ * (false). The run carries what the decision needs (attempt, contact time zone); the campaign's
+ * retry policy and window never change after creation, so they are read once per process.
  */
-export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): Promise<void> {
+export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): Promise<boolean> {
   const origin = run.campaign;
-  if (!origin || run.status === 'in_progress' || run.status === 'created') return;
+  if (!origin || run.status === 'in_progress' || run.status === 'created') return false;
   const orgId = run.organization_id;
   const settings = await campaignSettings(orgId, origin.campaign_id);
-  if (!settings) return;
+  if (!settings) return false;
   const outcome = run.status as CallOutcome;
   const zones = await contactZones({ timezone: origin.timezone ?? null, e164: run.phone_number });
   const decision = decideAfterCall({
@@ -106,29 +110,42 @@ export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): P
     zone: settings.calling_window?.timezone ?? zones[0] ?? 'UTC',
     timeScale: timeScale(),
   });
-  const claim = { statuses: ['dialing'] as const, attempts: origin.attempt };
   const result = {
     last_outcome: outcome,
     call_disposition: (run.gathered_context.call_disposition as string | undefined) ?? null,
     run_id: run.id,
   };
-  const applied =
-    decision.kind === 'final'
-      ? await repository.finishContact(
-          orgId,
-          origin.campaign_id,
-          origin.row,
-          claim,
-          { ...result, status: decision.status, next_attempt_at: null },
-          decision.status === 'failed',
-        )
-      : await repository.updateContact(orgId, origin.campaign_id, origin.row, claim, {
-          ...result,
-          status: 'retry_scheduled',
-          next_attempt_at: decision.at.toISOString(),
-        });
-  if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
-  if (applied) await refill(settings, now);
+  const contactOutcome: repository.ContactOutcome = {
+    row: origin.row,
+    expect: { statuses: ['dialing'], attempts: origin.attempt },
+    ...(decision.kind === 'final'
+      ? {
+          change: { ...result, status: decision.status, next_attempt_at: null },
+          final: { failed: decision.status === 'failed' },
+        }
+      : { change: { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() } }),
+  };
+  let confirmation = [runs.eventConfirmationItem({ organizationId: orgId, agentId: run.workflow_id, runId: run.id })];
+  for (;;) {
+    const refill = await refillWith(settings, now, contactOutcome, confirmation);
+    if (refill === 'outcome_refused') return false;
+    const applied =
+      refill === 'placed' ||
+      (await repository
+        .applyContactOutcome(orgId, origin.campaign_id, contactOutcome, confirmation)
+        .catch((error: unknown) => {
+          if (error instanceof AlongsideRefusedError) return 'alongside_refused' as const;
+          throw error;
+        }));
+    // The run was deleted since it ended: nothing is left to confirm.
+    if (refill === 'alongside_refused' || applied === 'alongside_refused') {
+      confirmation = [];
+      continue;
+    }
+    if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
+    if (applied && refill !== 'placed') await completeIfDone(settings, now);
+    return applied;
+  }
 }
 
 const settingsCache = new Map<string, Promise<repository.CampaignRecord | undefined>>();
@@ -146,14 +163,19 @@ function campaignSettings(orgId: number, campaignId: number): Promise<repository
   return cached;
 }
 
-/**
- * The channel a campaign call freed dials the next due contact (the claim transaction checks the
- * campaign is still running). When nothing is due any more, the campaign may have just finished.
- */
-async function refill(settings: repository.CampaignRecord, now: Date): Promise<void> {
-  if (settings.calling_window && !insideCampaignWindow(settings, now)) return;
-  const outcomes = await dispatchDue(settings, now, 1);
-  if (outcomes.includes('placed')) return;
+/** The channel a campaign call freed dials the next due contact, with the call's outcome (see dispatchWithOutcome). */
+async function refillWith(
+  settings: repository.CampaignRecord,
+  now: Date,
+  outcome: repository.ContactOutcome,
+  alongside: TransactItem[],
+): Promise<RefillResult> {
+  if (settings.calling_window && !insideCampaignWindow(settings, now)) return 'not_placed';
+  return dispatchWithOutcome(settings, now, outcome, alongside);
+}
+
+/** When a freed channel found nothing to dial, the campaign may have just finished. */
+async function completeIfDone(settings: repository.CampaignRecord, now: Date): Promise<void> {
   const campaign = await repository.getCampaign(settings.organization_id, settings.id);
   if (campaign?.state === 'running' && campaign.processed_rows >= campaign.total_rows)
     await completeCampaign(campaign, now);

@@ -213,6 +213,24 @@ export interface DeliveryRef {
 }
 
 /**
+ * How long fan-out reuses an organization's endpoints instead of reading them per event: a
+ * webhook created, changed or deleted takes effect on events within this time (a delivery still
+ * re-reads its endpoint, so a deleted or disabled one is never sent to).
+ */
+export const SUBSCRIPTIONS_CACHE_MS = 5_000;
+const subscriptions = new Map<number, { at: number; webhooks: Promise<repository.WebhookRecord[]> }>();
+
+function subscriptionsOf(orgId: number): Promise<repository.WebhookRecord[]> {
+  const cached = subscriptions.get(orgId);
+  if (cached && Date.now() - cached.at < SUBSCRIPTIONS_CACHE_MS) return cached.webhooks;
+  const webhooks = repository.listWebhooks(orgId);
+  subscriptions.set(orgId, { at: Date.now(), webhooks });
+  webhooks.catch(() => subscriptions.delete(orgId));
+  if (subscriptions.size > 10_000) subscriptions.delete(subscriptions.keys().next().value!);
+  return webhooks;
+}
+
+/**
  * One event to every active webhook of the organization subscribed to it: a delivery record and a
  * delivery execution each. `eventKey` (stable per event: per run for call.completed) names them,
  * so an event that reaches the bus twice (EventBridge retries, outbox re-sends) creates one
@@ -225,7 +243,7 @@ export async function fanOutEvent(
   payload: unknown,
   run: RunRef | null,
 ): Promise<number> {
-  const webhooks = (await repository.listWebhooks(orgId)).filter(
+  const webhooks = (await subscriptionsOf(orgId)).filter(
     (webhook) => webhook.status === 'active' && webhook.events.includes(eventType),
   );
   const now = new Date().toISOString();

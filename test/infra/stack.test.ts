@@ -185,9 +185,21 @@ describe('VoiceAgentPlatformApi stack', () => {
         if (given) readers.set(setting, [...(readers.get(setting) ?? []), name].sort());
       }
     }
-    expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
-    // Stream credentials are minted only where a call is connected to the media service.
-    expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual(['callLifecycle', 'telephonyCallbacks']);
+    expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual([
+      'callLifecycle',
+      'calls',
+      'campaignEngine',
+      'campaignOutcomes',
+      'numbers',
+      'telephonyCallbacks',
+    ]);
+    // Stream credentials are minted only where a call is connected to the media service: dialed or answered.
+    expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual([
+      'callLifecycle',
+      'campaignEngine',
+      'campaignOutcomes',
+      'telephonyCallbacks',
+    ]);
     // The first deploy needs no hand-filled value: the signing keys are generated (the telephony account is a placeholder, tested below).
     for (const id of [secretsByArnSetting.DOWNLOAD_LINK_SECRET_ARN, secretsByArnSetting.MEDIA_STREAM_SECRET_ARN])
       expect(resources[id]!.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
@@ -480,7 +492,15 @@ describe('VoiceAgentPlatformApi stack', () => {
     const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) =>
       'telephony' in group.access && group.access.telephony ? [name] : [],
     );
-    expect(telephonyGroups.sort()).toEqual(['callLifecycle', 'calls', 'numbers', 'telephonyCallbacks']);
+    // The campaign dispatchers dial the calls they place.
+    expect(telephonyGroups.sort()).toEqual([
+      'callLifecycle',
+      'calls',
+      'campaignEngine',
+      'campaignOutcomes',
+      'numbers',
+      'telephonyCallbacks',
+    ]);
     const groups = functionGroups();
     const secretIds = (type: string, description: RegExp) =>
       ofType(type).flatMap(([id, r]) => (description.test(String(r.Properties.Description)) ? [id] : []));

@@ -1,6 +1,6 @@
 import twilio from 'twilio';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
+import { burstToleranceMs, RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
@@ -325,5 +325,19 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     expect(await reserveCallSlot(account, 2, 5_000, () => 1_010)).toEqual({ slotAt: 1_000 + slotIntervalMs(2) });
     expect(await reserveCallSlot(account, 2, 5_000, () => 60_000)).toEqual({ slotAt: 60_000 });
     expect(await reserveCallSlot(account, 2, 5_000, () => 60_000)).toEqual({ slotAt: 60_000 + slotIntervalMs(2) });
+  }, 60_000);
+
+  it('takes a slot up to the burst tolerance behind now (the call goes at once), never one further behind', async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const { reserveCallSlot } = await import('../../shared/repositories/call-rate.ts');
+    const account = `twilio:AC-burst-${Date.now()}`;
+    const interval = slotIntervalMs(20);
+    expect(burstToleranceMs(20)).toBe(475);
+    expect(await reserveCallSlot(account, 20, 5_000, () => 1_000)).toEqual({ slotAt: 1_000 });
+    // 400 ms later the next free slot (1,000 + interval) is within the tolerance behind: it is taken.
+    expect(await reserveCallSlot(account, 20, 5_000, () => 1_400)).toEqual({ slotAt: 1_000 + interval });
+    expect(await reserveCallSlot(account, 20, 5_000, () => 1_400)).toEqual({ slotAt: 1_000 + 2 * interval });
+    // Further behind than the tolerance: the quiet period is not saved up, the slot is now.
+    expect(await reserveCallSlot(account, 20, 5_000, () => 3_000)).toEqual({ slotAt: 3_000 });
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
+import { burstToleranceMs, RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
 import { signStreamToken, verifyStreamToken } from '../../shared/telephony/stream-token.ts';
 
 const KEY = 'unit-test-stream-secret';
@@ -43,5 +43,19 @@ describe('call-rate pacing', () => {
     [10, Math.ceil(100 * RATE_HEADROOM)],
   ])('%s call(s) per second spaces calls by %s ms', (rate, interval) => {
     expect(slotIntervalMs(rate)).toBe(interval);
+  });
+
+  // At most 1 + tolerance / interval calls back to back: within half of a one-second provider bucket.
+  it.each([
+    [0.5, 0, 0],
+    [1, 0, 0],
+    [1.5, 166, 0],
+    [2, 250, 0],
+    [20, 475, 8],
+    [1000, 499, 249],
+  ])('%s call(s) per second: a burst tolerance of %s ms, %s extra calls at most', (rate, tolerance, extra) => {
+    expect(burstToleranceMs(rate)).toBe(tolerance);
+    expect(Math.floor(tolerance / slotIntervalMs(rate))).toBe(extra);
+    expect(1 + extra).toBeLessThanOrEqual(Math.max(1, rate / 2) + 1);
   });
 });
