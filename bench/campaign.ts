@@ -97,6 +97,21 @@ function requestCounter() {
   };
 }
 
+/**
+ * A progress read, again after a connection error: over an hour of polling a loaded local gateway,
+ * a kept-alive socket is sometimes reset (it ended the first 100,000-contact run).
+ */
+async function poll(url: string, headers: Record<string, string>): Promise<Response> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fetch(url, { headers });
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
 const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
 
 /**
@@ -203,7 +218,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   let attempts = 0;
   await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
   for (;;) {
-    const campaign = (await (await fetch(`${baseUrl}/campaigns/${created.campaign.id}`, { headers })).json()) as {
+    const campaign = (await (await poll(`${baseUrl}/campaigns/${created.campaign.id}`, headers)).json()) as {
       state: string;
       processed_rows: number;
     };
@@ -275,7 +290,7 @@ async function createCampaign(baseUrl: string, headers: Record<string, string>, 
   const answeredSeconds = (performance.now() - started) / 1000;
   while (campaign.state === 'importing') {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    campaign = (await (await fetch(`${baseUrl}/campaigns/${campaign.id}`, { headers })).json()) as typeof campaign;
+    campaign = (await (await poll(`${baseUrl}/campaigns/${campaign.id}`, headers)).json()) as typeof campaign;
   }
   return { campaign, answeredSeconds, seconds: (performance.now() - started) / 1000 };
 }
