@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { apiClient, newOrganization, needsLocalStack } from '../support/api.ts';
+import { distinctDaytimeNumbers } from '../support/phone-numbers.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
@@ -68,4 +69,44 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     ).not.toContain(id);
     await receiver.close();
   });
+
+  it("confirms a campaign call's event in the transaction applying its outcome; the dispatcher dials what it places", async () => {
+    const org = await newOrganization('Outbox campaign', 2);
+    const { body: agent } = await api.request('POST', '/agents', { key: org.key, body: { name: 'Dispatched' } });
+    const created = await api.request('POST', '/campaigns', {
+      key: org.key,
+      body: {
+        name: 'Confirmed events',
+        workflow_id: agent.id,
+        source_type: 'manual',
+        calling_window: { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' },
+        retry_config: { enabled: false },
+        // Busy lines: each call ends at once, and the freed channel takes the next contact.
+        manual_contacts: (await distinctDaytimeNumbers(5, 7)).map((phone_number) => ({ phone_number })),
+      },
+    });
+    await api.request('POST', `/campaigns/${created.body.id}/start`, { key: org.key });
+    await eventually(async () => {
+      const campaign = await api.request('GET', `/campaigns/${created.body.id}`, { key: org.key });
+      return campaign.body.state === 'completed' ? true : undefined;
+    }, 60_000);
+
+    Object.assign(process.env, inject('stackEnv'));
+    const runs = await import('../../shared/repositories/runs.ts');
+    const listed = await api.request('GET', `/agents/${agent.id}/conversations?limit=100`, { key: org.key });
+    const ids: number[] = listed.body.items.map((run: { id: number }) => run.id);
+    expect(ids).toHaveLength(5);
+    // No outbox entry is left to publish again, however late the sweep looks.
+    const pending = await runs.listRunsWithPendingEvents(new Date(Date.now() + 3_600_000).toISOString(), 1_000);
+    expect(pending.filter((run) => ids.includes(run.id))).toEqual([]);
+    for (const id of ids) {
+      const run = (await runs.getRun(org.organizationId, agent.id, id))!;
+      expect(run.status).toBe('busy');
+      // Dialed by the function that placed it, without a call-lifecycle dial step: one dial, its id noted.
+      expect(run.provider_call_id).toMatch(/^CA/);
+      expect(run.logs.filter((log) => log.message.startsWith('Dialing through')).map((log) => log.message)).toEqual([
+        'Dialing through twilio',
+      ]);
+    }
+  }, 90_000);
 });

@@ -238,6 +238,27 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect(sink.received).toHaveLength(1);
   });
 
+  it('fans out to an endpoint subscribed since the last read once SUBSCRIPTIONS_CACHE_MS has passed', async () => {
+    const { org } = await freshOrganization('Subscription cache');
+    const sink = await receiver();
+    const { webhooks } = await stackModules();
+    const event = (runId: number) => ({
+      type: 'call.completed',
+      timestamp: new Date().toISOString(),
+      data: { organization_id: org.organizationId, workflow_run_id: runId },
+    });
+    const fanOut = (runId: number) =>
+      webhooks.fanOutEvent(org.organizationId, 'call.completed', `${org.organizationId}-${runId}`, event(runId), null);
+    expect(await fanOut(1)).toBe(0);
+    await subscribe(org.key, sink.url, ['call.completed']);
+    // The endpoints read for the first event serve the next ones for a few seconds: one read, not one per event.
+    expect(await fanOut(2)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, webhooks.SUBSCRIPTIONS_CACHE_MS));
+    expect(await fanOut(3)).toBe(1);
+    const hook = await eventually(() => sink.received[0]);
+    expect(bodyOf(hook).data.workflow_run_id).toBe(3);
+  });
+
   it('resumes pending deliveries after a restart (their executions are gone)', async () => {
     const sink = await receiver();
     const webhook = await subscribe(org.key, sink.url, ['call.completed']);
