@@ -83,10 +83,7 @@ async function takeDue(campaign: repository.CampaignRecord, now: Date, count: nu
   const taken: repository.ContactRecord[] = [];
   for (;;) {
     while (taken.length < count && queue.contacts.length > 0) {
-      // A random one of the page: dispatchers of other processes, holding the same page, seldom pick the same.
-      const [contact] = queue.contacts.splice(Math.floor(Math.random() * queue.contacts.length), 1) as [
-        repository.ContactRecord,
-      ];
+      const contact = queue.contacts.shift()!;
       // Handed out before the wait below: a fetch ending meanwhile must not queue it again.
       queue.handedOut.set(attemptKey(contact), Date.now());
       // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).

@@ -62,6 +62,7 @@ describe('deliveriesOf', () => {
     expect(endedCallOf(detail)).toEqual({
       id: 1001,
       organization_id: 3,
+      workflow_id: detail.data.workflow_id,
       status: 'failed',
       phone_number: detail.data.phone_number,
       created_at: detail.data.created_at,
