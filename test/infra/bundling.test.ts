@@ -15,10 +15,15 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /**
  * A function's bundle built with the stack's options, one build per function as the stack does (a
  * build of several entries would share tree-shaking between them): the source files with code in
- * what a cold start loads (its entry and the chunks it imports statically) and in everything it
- * can load (dynamic imports included).
+ * what a cold start loads (its entry and the chunks it imports statically), in everything it
+ * can load (dynamic imports included), and in what loads with a given source file (the output
+ * holding it and that output's static imports).
  */
-function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } {
+function bundledInputs(entry: string): {
+  eager: Set<string>;
+  all: Set<string>;
+  loadedWith: (input: string) => Set<string>;
+} {
   const { outputs } = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
     absWorkingDir: REPO_ROOT,
@@ -27,7 +32,10 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
     write: false,
     metafile: true,
   }).metafile;
-  const reachable = (kinds: string[]) => {
+  const reachable = (
+    kinds: string[],
+    from = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!,
+  ) => {
     const seen = new Set<string>();
     const visit = (path: string) => {
       if (seen.has(path)) return;
@@ -35,7 +43,7 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
       for (const imported of outputs[path]!.imports)
         if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
     };
-    visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!);
+    visit(from);
     return new Set(
       [...seen].flatMap((path) =>
         Object.entries(outputs[path]!.inputs)
@@ -44,7 +52,13 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
       ),
     );
   };
-  return { eager: reachable(['import-statement']), all: reachable(['import-statement', 'dynamic-import']) };
+  const outputOf = (input: string) =>
+    Object.keys(outputs).find((path) => (outputs[path]!.inputs[input]?.bytesInOutput ?? 0) > 0)!;
+  return {
+    eager: reachable(['import-statement']),
+    all: reachable(['import-statement', 'dynamic-import']),
+    loadedWith: (input) => reachable(['import-statement'], outputOf(input)),
+  };
 }
 
 describe('Lambda bundles', () => {
@@ -81,6 +95,21 @@ describe('Lambda bundles', () => {
       ).toEqual([]);
     }
   }, 600_000);
+
+  it('load the provider callbacks with neither provider SDK, and each SDK only with its own adapter', () => {
+    const { eager, all, loadedWith } = bundledInputs(FUNCTION_GROUPS.telephonyCallbacks.entry);
+    const sdk = (name: string) => (input: string) => input.startsWith(`node_modules/${name}/`);
+    expect([...eager].filter((input) => sdk('twilio')(input) || sdk('telnyx')(input))).toEqual([]);
+    for (const [adapter, own, other] of [
+      ['shared/telephony/twilio.ts', 'twilio', 'telnyx'],
+      ['shared/telephony/telnyx.ts', 'telnyx', 'twilio'],
+    ] as const) {
+      expect(all.has(adapter), adapter).toBe(true);
+      const loaded = [...loadedWith(adapter)];
+      expect(loaded.some(sdk(own)), adapter).toBe(true);
+      expect(loaded.filter(sdk(other)), adapter).toEqual([]);
+    }
+  }, 120_000);
 
   it('read a PDF through the deployed agentAuthoring bundle (the parser chunk loads on demand)', async () => {
     const outdir = join(work, 'agent-authoring');
