@@ -4,7 +4,8 @@
  * (infra/bundling.ts). Size is the code a cold start loads (`index.mjs` and the chunks it imports
  * statically; chunks behind a dynamic import are listed apart); import time is the median of fresh
  * `node` processes importing the bundle with the function's environment from the template
- * (NODE_OPTIONS included). Goal: both ≤ 1.25× the floor. `npx tsx bench/bundle-sizes.ts` runs it alone.
+ * (NODE_OPTIONS included) and the Lambda runtime's own variables. Goal: both ≤ 1.25× the floor.
+ * `npx tsx bench/bundle-sizes.ts` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,18 @@ const FLOOR_CLIENTS: Record<string, string> = {
   '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; clients.push(new KMSClient({}));",
   '@aws-sdk/client-secrets-manager':
     "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+};
+
+/**
+ * What the Lambda runtime itself sets that changes what an import does: with AWS_EXECUTION_ENV
+ * Powertools Tracer is on (it patches http and https and subscribes to fetch), with
+ * LAMBDA_TASK_ROOT the X-Ray SDK starts in its Lambda mode (shared/observability/xray-context.ts).
+ */
+const LAMBDA_RUNTIME_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  LAMBDA_TASK_ROOT: '/var/task',
+  AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
 };
 
 export interface BundleFigures {
@@ -171,7 +184,7 @@ export function measureBundles(options: { importRuns?: number } = {}): BundleFig
 
       const env = {
         ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, envValue(value)])),
-        AWS_REGION: 'us-east-1',
+        ...LAMBDA_RUNTIME_ENV,
         AWS_LAMBDA_FUNCTION_NAME: name,
       };
       const { importMs, floorImportMs } = medianImportTimes(deployed, floorDir, env, importRuns);

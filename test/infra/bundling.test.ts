@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,12 @@ import { buildSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleLambda, LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.ts';
 import { REPO_ROOT } from '../../infra/paths.ts';
-import { FUNCTION_GROUPS, PHONE_NUMBER_DATA, type FunctionGroup } from '../../shared/api/function-groups.ts';
+import {
+  AUTHORIZER,
+  FUNCTION_GROUPS,
+  PHONE_NUMBER_DATA,
+  type FunctionGroup,
+} from '../../shared/api/function-groups.ts';
 import { pdfSource } from '../support/documents.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'bundling-test-'));
@@ -23,6 +29,8 @@ function bundledInputs(entry: string): {
   eager: Set<string>;
   all: Set<string>;
   loadedWith: (input: string) => Set<string>;
+  /** Modules outside the bundle (Node's built-ins) that a cold start's code imports as ES modules. */
+  eagerEsImports: Set<string>;
 } {
   const { outputs } = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
@@ -32,10 +40,8 @@ function bundledInputs(entry: string): {
     write: false,
     metafile: true,
   }).metafile;
-  const reachable = (
-    kinds: string[],
-    from = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!,
-  ) => {
+  const entryOutput = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!;
+  const outputsReached = (kinds: string[], from = entryOutput) => {
     const seen = new Set<string>();
     const visit = (path: string) => {
       if (seen.has(path)) return;
@@ -44,6 +50,10 @@ function bundledInputs(entry: string): {
         if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
     };
     visit(from);
+    return seen;
+  };
+  const reachable = (kinds: string[], from = entryOutput) => {
+    const seen = outputsReached(kinds, from);
     return new Set(
       [...seen].flatMap((path) =>
         Object.entries(outputs[path]!.inputs)
@@ -58,6 +68,13 @@ function bundledInputs(entry: string): {
     eager: reachable(['import-statement']),
     all: reachable(['import-statement', 'dynamic-import']),
     loadedWith: (input) => reachable(['import-statement'], outputOf(input)),
+    eagerEsImports: new Set(
+      [...outputsReached(['import-statement'])].flatMap((path) =>
+        outputs[path]!.imports.filter((imported) => imported.external && imported.kind === 'import-statement').map(
+          (imported) => imported.path,
+        ),
+      ),
+    ),
   };
 }
 
@@ -72,7 +89,9 @@ describe('Lambda bundles', () => {
     // Every function loads a provider's SDK when it first needs that provider's account.
     const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
-      const { eager, all } = bundledInputs(group.entry);
+      const { eager, all, eagerEsImports } = bundledInputs(group.entry);
+      // An ES import of node:http builds its ES facade, which loads Node's internal undici (infra/bundling.ts).
+      expect(eagerEsImports.has('node:http'), name).toBe(false);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
         [...eager].filter((input) => heavy.test(input) || providerSdks.test(input)),
@@ -110,6 +129,26 @@ describe('Lambda bundles', () => {
       expect(loaded.filter(sdk(other)), adapter).toEqual([]);
     }
   }, 120_000);
+
+  it('start the X-Ray SDK without its async hook off Lambda, and in its automatic mode on Lambda', () => {
+    const outdir = join(work, 'authorizer');
+    bundleLambda(AUTHORIZER.entry, outdir);
+    // cls-hooked registers its namespace (and enables its async hook) when the SDK starts in automatic mode.
+    const namespacesAfterImport = (env: Record<string, string>) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)}); process.stdout.write(JSON.stringify(Object.keys(process.namespaces ?? {})));`,
+        ],
+        { env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...env }, encoding: 'utf8' },
+      );
+    expect(namespacesAfterImport({})).toBe('[]');
+    expect(namespacesAfterImport({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', LAMBDA_TASK_ROOT: '/var/task' })).toBe(
+      '["AWSXRay"]',
+    );
+  });
 
   it('read a PDF through the deployed agentAuthoring bundle (the parser chunk loads on demand)', async () => {
     const outdir = join(work, 'agent-authoring');
