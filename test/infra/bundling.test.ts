@@ -83,7 +83,8 @@ describe('Lambda bundles', () => {
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
   it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
-    const heavy = /node_modules\/(unpdf|mammoth|csv-parse|ical\.js|libphonenumber-geo-carrier|bson|openai)\//;
+    const heavy =
+      /node_modules\/(unpdf|mammoth|csv-parse|csv-stringify|busboy|ical\.js|libphonenumber-geo-carrier|bson|openai)\//;
     // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
     const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
     // Every function loads a provider's SDK when it first needs that provider's account.
