@@ -11,8 +11,7 @@ import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
-import { telnyxCalledNumber } from '../../shared/telephony/telnyx.ts';
-import { formParams } from '../../shared/telephony/twilio.ts';
+import { formParams, telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
 
 /** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
 function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackRequest {

@@ -1,5 +1,3 @@
-import { parse } from 'csv-parse/sync';
-import ICAL from 'ical.js';
 import { parsePhoneNumber } from './phone-numbers.ts';
 
 /** One row of a campaign's contact list, as read from its source. */
@@ -57,8 +55,12 @@ export function rowsFromRecords(records: Record<string, string>[], phoneColumn?:
   }));
 }
 
-/** Reads an RFC 4180 CSV with a header row into contact rows (csv-parse; BOM, quotes, CRLF handled). */
-export function parseContactsCsv(text: string, phoneColumn?: string): SourceRow[] {
+/**
+ * Reads an RFC 4180 CSV with a header row into contact rows (csv-parse; BOM, quotes, CRLF handled).
+ * csv-parse, like ical.js below, loads with the first source of its kind, not with the function.
+ */
+export async function parseContactsCsv(text: string, phoneColumn?: string): Promise<SourceRow[]> {
+  const { parse } = await import('csv-parse/sync');
   let records: Record<string, string>[];
   try {
     records = parse(text, {
@@ -93,7 +95,8 @@ const PHONE_IN_TEXT = /\+[\d\s().-]{7,20}\d/;
  * not started yet and carries a phone number (in LOCATION, DESCRIPTION or SUMMARY, first match, with
  * a leading `+`) becomes a contact named by its SUMMARY: reminder and confirmation calls.
  */
-export function parseCalendar(icsText: string, now: Date): SourceRow[] {
+export async function parseCalendar(icsText: string, now: Date): Promise<SourceRow[]> {
+  const { default: ICAL } = await import('ical.js');
   let events: { summary: string; description: string; location: string; start: Date }[];
   try {
     const calendar = new ICAL.Component(ICAL.parse(icsText));

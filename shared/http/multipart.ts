@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PayloadTooLargeError } from '../domain/errors.ts';
 import { headerValue } from './request.ts';
@@ -25,28 +25,28 @@ function malformed(error: unknown): RequestValidationError {
 }
 
 /**
- * Parses a multipart/form-data body (busboy) into fields and files. A file over `maxFileBytes`
- * is a 413 as soon as it crosses the limit; a body that is not multipart is a 422 on `body`.
+ * Parses a multipart/form-data body (busboy, loaded with the first upload) into fields and files.
+ * A file over `maxFileBytes` is a 413 as soon as it crosses the limit; a body that is not
+ * multipart is a 422 on `body`.
  */
-export function parseMultipart(
+export async function parseMultipart(
   event: APIGatewayProxyEvent,
   maxFileBytes: number,
 ): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   const contentType = headerValue(event, 'content-type') ?? '';
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
-    return Promise.reject(
-      new RequestValidationError([
-        {
-          type: 'value_error',
-          loc: ['body'],
-          msg: 'Value error, the body must be multipart/form-data with a `file` part',
-          input: contentType,
-          ctx: { error: 'not multipart' },
-        },
-      ]),
-    );
+    throw new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['body'],
+        msg: 'Value error, the body must be multipart/form-data with a `file` part',
+        input: contentType,
+        ctx: { error: 'not multipart' },
+      },
+    ]);
   }
   const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  const { default: busboy } = await import('busboy');
   return new Promise((resolve, reject) => {
     // No prototype: a field named `__proto__` or `constructor` is just a field.
     const fields: Record<string, string> = Object.create(null);

@@ -1,3 +1,5 @@
+// First: it decides how the X-Ray SDK starts, which it does as the Tracer is imported.
+import './xray-context.ts';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 
 /**

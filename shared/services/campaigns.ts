@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import { nextCampaignState, type CampaignAction } from '../domain/campaign-states.ts';
 import { DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
 import { SourceError, type SourceRow } from '../domain/contact-sources.ts';
@@ -224,6 +223,8 @@ export type CsvReport = { kind: 'inline'; csv: string } | { kind: 'link'; url: s
  */
 export async function reportCsv(orgId: number, campaignId: number, baseUrl: string): Promise<CsvReport> {
   await findCampaign(orgId, campaignId);
+  // csv-stringify loads with the first report, not with the function.
+  const { stringify } = await import('csv-stringify/sync');
   const parts = [stringify([], { header: true, columns: [...REPORT_COLUMNS] })];
   for await (const contacts of repository.allContacts(orgId, campaignId)) {
     parts.push(

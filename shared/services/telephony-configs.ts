@@ -28,7 +28,7 @@ export async function putTelephonyConfig(
 ) {
   // Loaded here, not with the module: the provider SDKs are a chunk only this request needs.
   const { adapterFor, telephonyCredentialsContext } = await import('../telephony/accounts.ts');
-  const adapter = adapterFor(request.credentials);
+  const adapter = await adapterFor(request.credentials);
   let owned: boolean;
   try {
     owned = await adapter.ownsNumber(request.caller_id);

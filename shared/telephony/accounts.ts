@@ -5,8 +5,6 @@ import { DomainError } from '../domain/errors.ts';
 import { getTelephonyConfig } from '../repositories/telephony-configs.ts';
 import { TelephonyCredentials } from '../schemas/telephony.ts';
 import type { TelephonyAdapter } from './adapter.ts';
-import { telnyxAdapter } from './telnyx.ts';
-import { twilioAdapter } from './twilio.ts';
 
 /**
  * Which provider account carries an organization's calls: its own (`/telephony-configs`, stored
@@ -41,10 +39,14 @@ export const telephonyCredentialsContext = (orgId: number) => ({
   purpose: 'telephony-credentials',
 });
 
-export function adapterFor(credentials: TelephonyCredentials): TelephonyAdapter {
+/**
+ * The adapter of the credentials' provider. Its module (and SDK, megabytes) loads on first use:
+ * a function whose accounts are all on one provider never loads the other's.
+ */
+export async function adapterFor(credentials: TelephonyCredentials): Promise<TelephonyAdapter> {
   return credentials.provider === 'twilio'
-    ? twilioAdapter(credentials, { apiBaseUrl: optionalSetting('TWILIO_API_BASE_URL') })
-    : telnyxAdapter(credentials, { apiBaseUrl: optionalSetting('TELNYX_API_BASE_URL') });
+    ? (await import('./twilio.ts')).twilioAdapter(credentials, { apiBaseUrl: optionalSetting('TWILIO_API_BASE_URL') })
+    : (await import('./telnyx.ts')).telnyxAdapter(credentials, { apiBaseUrl: optionalSetting('TELNYX_API_BASE_URL') });
 }
 
 const account = (
@@ -97,7 +99,7 @@ export async function platformAccount(): Promise<TelephonyAccount> {
     platform = {
       raw,
       account: account(
-        adapterFor(parsed.data),
+        await adapterFor(parsed.data),
         rate > 0 ? rate : 1,
         optionalSetting('DEFAULT_CALLER_ID') ?? null,
         'platform',
@@ -135,5 +137,5 @@ async function readAccount(orgId: number): Promise<TelephonyAccount> {
   const credentials = TelephonyCredentials.parse(
     JSON.parse(await decryptSecret(config.credentials_ciphertext, telephonyCredentialsContext(orgId))),
   );
-  return account(adapterFor(credentials), config.calls_per_second, config.caller_id, 'organization');
+  return account(await adapterFor(credentials), config.calls_per_second, config.caller_id, 'organization');
 }

