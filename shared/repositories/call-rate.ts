@@ -33,7 +33,7 @@ export async function reserveCallSlot(
   const tolerance = burstToleranceMs(callsPerSecond);
   for (;;) {
     const at = now();
-    const pacing = { at, interval, tolerance, maxWaitMs };
+    const pacing = { at, now, interval, tolerance, maxWaitMs };
     const seen = lastSeenNextFree.get(accountKey);
     const attempts =
       seen === undefined || seen >= at - tolerance ? [takeQueuedSlot, takeIdleSlot] : [takeIdleSlot, takeQueuedSlot];
@@ -57,14 +57,16 @@ const nextFreeOf = (item: Record<string, AttributeValue> | undefined): number | 
   item ? (unmarshall(item).next_free_at as number | undefined) : undefined;
 
 interface Pacing {
+  /** When the reservation was asked for; `now` is read again for a wait, as a busy client may send late. */
   at: number;
+  now: () => number;
   interval: number;
   tolerance: number;
   maxWaitMs: number;
 }
 
 /** The account is busy (its next free slot is at most the tolerance behind now, or ahead within the wait): take it, move the next one on. */
-async function takeQueuedSlot(key: Bucket, { at, interval, tolerance, maxWaitMs }: Pacing): Promise<Attempt> {
+async function takeQueuedSlot(key: Bucket, { at, now, interval, tolerance, maxWaitMs }: Pacing): Promise<Attempt> {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -83,7 +85,7 @@ async function takeQueuedSlot(key: Bucket, { at, interval, tolerance, maxWaitMs 
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     const seen = nextFreeOf(error.Item);
     return {
-      reservation: seen !== undefined && seen > at + maxWaitMs ? { waitMs: seen - at } : undefined,
+      reservation: seen !== undefined && seen > now() + maxWaitMs ? { waitMs: seen - now() } : undefined,
       nextFree: seen,
     };
   }
