@@ -125,27 +125,24 @@ export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): P
         }
       : { change: { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() } }),
   };
-  let confirmation = [runs.eventConfirmationItem({ organizationId: orgId, agentId: run.workflow_id, runId: run.id })];
-  for (;;) {
-    const refill = await refillWith(settings, now, contactOutcome, confirmation);
+  const confirmation = runs.eventConfirmationItem({ organizationId: orgId, agentId: run.workflow_id, runId: run.id });
+  // Refused only when the run was deleted since it ended: then nothing is left to confirm.
+  for (const alongside of [[confirmation], []]) {
+    const refill = await refillWith(settings, now, contactOutcome, alongside);
     if (refill === 'outcome_refused') return false;
+    if (refill === 'alongside_refused') continue;
     const applied =
       refill === 'placed' ||
-      (await repository
-        .applyContactOutcome(orgId, origin.campaign_id, contactOutcome, confirmation)
-        .catch((error: unknown) => {
-          if (error instanceof AlongsideRefusedError) return 'alongside_refused' as const;
-          throw error;
-        }));
-    // The run was deleted since it ended: nothing is left to confirm.
-    if (refill === 'alongside_refused' || applied === 'alongside_refused') {
-      confirmation = [];
-      continue;
-    }
+      (await repository.applyContactOutcome(orgId, origin.campaign_id, contactOutcome, alongside).catch((error) => {
+        if (error instanceof AlongsideRefusedError) return undefined;
+        throw error;
+      }));
+    if (applied === undefined) continue;
     if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
     if (applied && refill !== 'placed') await completeIfDone(settings, now);
     return applied;
   }
+  throw new Error('unreachable: without alongside items nothing can be refused');
 }
 
 const settingsCache = new Map<string, Promise<repository.CampaignRecord | undefined>>();
