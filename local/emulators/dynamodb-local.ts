@@ -83,7 +83,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
       '-sharedDb',
       ...SERVER_OPTIONS,
     ],
-    { stdio: 'pipe' },
+    // Its own folder as working directory: DynamoDB Local writes a metadata file there.
+    { cwd: release, stdio: 'pipe' },
   );
   let output = '';
   const collect = (chunk: Buffer) => {
