@@ -6,6 +6,7 @@
  * same concurrency (the channels), with nothing else around them.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
 import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
@@ -33,6 +34,11 @@ export interface CampaignFigures {
   byOperation: Record<OperationKind, number>;
   /** Requests per attempt by the function (or local service) that sent them. */
   byFunction: Record<string, number>;
+  /**
+   * CPU milliseconds per contact during the run, of this process (the whole local stack) and of its
+   * child processes (DynamoDB Local): steadier than wall time on a shared machine (Linux only).
+   */
+  cpuMsPerContact: { stack: number; dynamoDbLocal: number } | null;
   /** DynamoDB Local's time for the same requests at the same concurrency, plus the calls' own length when they last. */
   floorSeconds: number;
   /** The floor's parts: DynamoDB Local's time, and the account's call rate's (contacts × slot interval). */
@@ -110,6 +116,24 @@ async function poll(url: string, headers: Record<string, string>): Promise<Respo
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
+}
+
+/** CPU seconds of this process and of its running children (DynamoDB Local), from /proc; null elsewhere. */
+function cpuSeconds(): { stack: number; children: number } | null {
+  if (!existsSync('/proc/self/stat')) return null;
+  // Fields after the command's closing parenthesis: state (3), ppid (4) … utime (14), stime (15), in clock ticks.
+  const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  let children = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = fields(pid);
+      if (Number(stat[1]) === process.pid) children += (Number(stat[11]) + Number(stat[12])) / 100;
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  const { user, system } = process.cpuUsage();
+  return { stack: (user + system) / 1e6, children };
 }
 
 const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
@@ -214,6 +238,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const transitionsBefore = new Map(stateTransitions);
   const executionsBefore = new Map(executionsStarted);
   counter.start();
+  const cpuBefore = cpuSeconds();
   const runStarted = performance.now();
   let attempts = 0;
   await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
@@ -230,6 +255,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const runSeconds = (performance.now() - runStarted) / 1000;
+  const cpuAfter = cpuSeconds();
   counter.stop();
   const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
   if (attempts !== contacts) throw new Error(`${attempts} contacts were dialed, not the ${contacts} of the campaign`);
@@ -263,6 +289,13 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
       Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)]),
     ) as Record<OperationKind, number>,
     byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
+    cpuMsPerContact:
+      cpuBefore && cpuAfter
+        ? {
+            stack: per((cpuAfter.stack - cpuBefore.stack) * 1000, contacts),
+            dynamoDbLocal: per((cpuAfter.children - cpuBefore.children) * 1000, contacts),
+          }
+        : null,
     floorSeconds: floor,
     databaseFloorSeconds: databaseFloor,
     pacingFloorSeconds: pacingFloor,

@@ -99,6 +99,10 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
     `  Wall time ${n(c.runSeconds, 1)} s; floor ${n(c.floorSeconds, 1)} s (the longer of DynamoDB Local's time for the same requests, ${c.channels} at a time, ` +
       `${n(c.databaseFloorSeconds, 1)} s, and the call rate's ${n(c.pacingFloorSeconds, 1)} s${callSeconds === '0' ? '' : `; plus ${callSeconds} s per round of calls`}); ratio ${n(c.ratio)}`,
   );
+  if (c.cpuMsPerContact)
+    console.log(
+      `  CPU per contact during the run: the local stack ${n(c.cpuMsPerContact.stack, 1)} ms, DynamoDB Local ${n(c.cpuMsPerContact.dynamoDbLocal, 1)} ms`,
+    );
 }
 
 const voice = runJson<VoiceLatencyFigures>('bench/voice-latency.ts', process.env.BENCH_TURNS ?? '200');
