@@ -120,6 +120,16 @@ function methods(): MethodRow[] {
   });
 }
 
+/** The functions given the provider account: they dial, answer or buy (the campaign dispatchers dial the calls they place). */
+const TELEPHONY_FUNCTIONS = [
+  'callLifecycle',
+  'calls',
+  'campaignEngine',
+  'campaignOutcomes',
+  'numbers',
+  'telephonyCallbacks',
+];
+
 describe('VoiceAgentPlatformApi stack', () => {
   it('has one arm64 Node.js 22 function per function group, plus the authorizer', () => {
     const groups = [...functionGroups().values()].sort();
@@ -185,14 +195,7 @@ describe('VoiceAgentPlatformApi stack', () => {
         if (given) readers.set(setting, [...(readers.get(setting) ?? []), name].sort());
       }
     }
-    expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual([
-      'callLifecycle',
-      'calls',
-      'campaignEngine',
-      'campaignOutcomes',
-      'numbers',
-      'telephonyCallbacks',
-    ]);
+    expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual(TELEPHONY_FUNCTIONS);
     // Stream credentials are minted only where a call is connected to the media service: dialed or answered.
     expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual([
       'callLifecycle',
@@ -492,15 +495,7 @@ describe('VoiceAgentPlatformApi stack', () => {
     const telephonyGroups = Object.entries(FUNCTION_GROUPS).flatMap(([name, group]) =>
       'telephony' in group.access && group.access.telephony ? [name] : [],
     );
-    // The campaign dispatchers dial the calls they place.
-    expect(telephonyGroups.sort()).toEqual([
-      'callLifecycle',
-      'calls',
-      'campaignEngine',
-      'campaignOutcomes',
-      'numbers',
-      'telephonyCallbacks',
-    ]);
+    expect(telephonyGroups.sort()).toEqual(TELEPHONY_FUNCTIONS);
     const groups = functionGroups();
     const secretIds = (type: string, description: RegExp) =>
       ofType(type).flatMap(([id, r]) => (description.test(String(r.Properties.Description)) ? [id] : []));
