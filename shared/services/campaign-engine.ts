@@ -126,23 +126,25 @@ export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): P
       : { change: { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() } }),
   };
   const confirmation = runs.eventConfirmationItem({ organizationId: orgId, agentId: run.workflow_id, runId: run.id });
-  // Refused only when the run was deleted since it ended: then nothing is left to confirm.
-  for (const alongside of [[confirmation], []]) {
+  /** Writes the outcome with `alongside`: with the next claim, else alone; undefined when an `alongside` item was refused. */
+  const write = async (alongside: TransactItem[]) => {
     const refill = await refillWith(settings, now, contactOutcome, alongside);
-    if (refill === 'outcome_refused') return false;
-    if (refill === 'alongside_refused') continue;
-    const applied =
-      refill === 'placed' ||
-      (await repository.applyContactOutcome(orgId, origin.campaign_id, contactOutcome, alongside).catch((error) => {
+    if (refill === 'outcome_refused') return { applied: false, placed: false };
+    if (refill === 'alongside_refused') return undefined;
+    if (refill === 'placed') return { applied: true, placed: true };
+    return repository.applyContactOutcome(orgId, origin.campaign_id, contactOutcome, alongside).then(
+      (applied) => ({ applied, placed: false }),
+      (error: unknown) => {
         if (error instanceof AlongsideRefusedError) return undefined;
         throw error;
-      }));
-    if (applied === undefined) continue;
-    if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
-    if (applied && refill !== 'placed') await completeIfDone(settings, now);
-    return applied;
-  }
-  throw new Error('unreachable: without alongside items nothing can be refused');
+      },
+    );
+  };
+  // The confirmation is refused only when the run was deleted since it ended: nothing is left to confirm.
+  const { applied, placed } = (await write([confirmation])) ?? (await write([]))!;
+  if (applied && decision.kind === 'final') countMetric(METRICS.campaignContactsFinished);
+  if (applied && !placed) await completeIfDone(settings, now);
+  return applied;
 }
 
 const settingsCache = new Map<string, Promise<repository.CampaignRecord | undefined>>();
