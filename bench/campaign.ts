@@ -2,12 +2,26 @@
  * A campaign on the local stack, measured end to end: every contact a different number (asserted
  * through `total_rows` before anything is timed), DynamoDB requests counted by operation and by
  * the function that sent them, the campaign engine's Step Functions transitions, the wall time,
- * and a floor for it: a plain script sending DynamoDB Local the same requests per contact, at the
- * same concurrency (the channels), with nothing else around them.
+ * and a floor for it: a plain script replaying the run's own DynamoDB requests against a copy of
+ * the table as the run found it, at the same concurrency (the channels), with nothing else around.
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { serialize, deserialize } from 'node:v8';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../local/bootstrap.ts';
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
 import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
 import { executionsStarted, stateTransitions } from '../local/step-functions.ts';
@@ -39,8 +53,12 @@ export interface CampaignFigures {
    * child processes (DynamoDB Local): steadier than wall time on a shared machine (Linux only).
    */
   cpuMsPerContact: { stack: number; dynamoDbLocal: number } | null;
-  /** DynamoDB Local's time for the same requests at the same concurrency, plus the calls' own length when they last. */
+  /** DynamoDB Local's time for the run's own requests at the same concurrency, plus the calls' own length when they last. */
   floorSeconds: number;
+  /** Items of the table copy the floor replays against (the table as the run found it). */
+  floorTableItems: number;
+  /** Requests DynamoDB refused (a condition, a cancelled transaction) in the run and in the floor's replay. */
+  refused: { run: number; floor: number };
   /** The floor's parts: DynamoDB Local's time, and the account's call rate's (contacts × slot interval). */
   databaseFloorSeconds: number;
   pacingFloorSeconds: number;
@@ -71,29 +89,85 @@ const KIND: Record<string, OperationKind> = {
 /** Functions only the bench's own HTTP requests run. */
 const BENCH_OWN = new Set(['campaigns', 'authorizer']);
 
-/** Counts every request of the application's DynamoDB client while `counting` is on. */
+/**
+ * Which of a sequence of requests have completed: the length of the completed prefix (every
+ * request before it done), and a wait for that prefix to reach a length.
+ */
+class CompletedPrefix {
+  length = 0;
+  private readonly done: boolean[] = [];
+  private waiters: { length: number; resolve: () => void }[] = [];
+
+  complete(index: number): void {
+    this.done[index] = true;
+    while (this.done[this.length]) this.length += 1;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.length > this.length) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  reached(length: number): Promise<void> {
+    if (length <= this.length) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ length, resolve }));
+  }
+}
+
+/** A request as the stack sent it, and how many of the requests before it had all completed then. */
+interface RecordedRequest {
+  request: Buffer;
+  after: number;
+}
+
+/**
+ * Counts every request of the application's DynamoDB client while `counting` is on, and keeps each
+ * one as sent (command and document input, serialized at once so later changes cannot touch it) for
+ * the floor to replay, with how many DynamoDB refused (a condition or a transaction cancelled).
+ */
 function requestCounter() {
   const counts = {
     byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>,
     byFunction: {} as Record<string, number>,
     total: 0,
+    refused: 0,
   };
+  const recorded: RecordedRequest[] = [];
+  const completed = new CompletedPrefix();
   let counting = false;
   dynamoDocumentClient().middlewareStack.add(
     (next, context) => async (args) => {
+      if (!counting) return next(args);
       const fn = currentFunctionName() ?? 'local services (media, callbacks)';
-      // The bench's own API requests (start, progress polling) are not the campaign's.
-      if (counting && !BENCH_OWN.has(fn)) {
-        counts.byOperation[KIND[context.commandName ?? ''] ?? 'writes'] += 1;
+      const kind = KIND[context.commandName ?? ''] ?? 'writes';
+      const benchOwn = BENCH_OWN.has(fn);
+      // The bench's own API requests (start, progress polling) are not the campaign's; the floor
+      // still replays the start's writes, without which the copy's campaign would never run.
+      if (benchOwn && kind !== 'writes' && kind !== 'transactions') return next(args);
+      if (!benchOwn) {
+        counts.byOperation[kind] += 1;
         counts.byFunction[fn] = (counts.byFunction[fn] ?? 0) + 1;
         counts.total += 1;
       }
-      return next(args);
+      const index = recorded.length;
+      recorded.push({
+        request: serialize({ command: context.commandName, input: args.input }),
+        after: completed.length,
+      });
+      try {
+        return await next(args);
+      } catch (error) {
+        if (isRefusal(error) && !benchOwn) counts.refused += 1;
+        throw error;
+      } finally {
+        completed.complete(index);
+      }
     },
     { step: 'initialize', name: 'benchRequestCounter' },
   );
   return {
     counts,
+    recorded,
     start: () => {
       counting = true;
     },
@@ -102,6 +176,9 @@ function requestCounter() {
     },
   };
 }
+
+const isRefusal = (error: unknown) =>
+  error instanceof Error && ['ConditionalCheckFailedException', 'TransactionCanceledException'].includes(error.name);
 
 /**
  * A progress read, again after a connection error: over an hour of polling a loaded local gateway,
@@ -136,76 +213,129 @@ function cpuSeconds(): { stack: number; children: number } | null {
   return { stack: (user + system) / 1e6, children };
 }
 
+/**
+ * With `BENCH_CPU_PROFILE=<file>`, a V8 CPU profile of the stack's process during the run only
+ * (open it in Chrome DevTools or speedscope); otherwise nothing.
+ */
+async function cpuProfiler() {
+  const file = process.env.BENCH_CPU_PROFILE;
+  if (!file) return { stop: async () => {} };
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
 
 /**
- * The floor: `contacts` units of work at `concurrency`, unit i sending its share of the measured
- * requests (reads as GetItem, writes as UpdateItem, transactions as a 2-item TransactWriteItems,
- * queries as a Query of up to 25 items) to DynamoDB Local, one after another.
+ * The document client's commands, by the name the client's middleware sees (its underlying
+ * command's), to replay the document input recorded before marshalling.
  */
-async function floorSeconds(
-  contacts: number,
-  concurrency: number,
-  totals: Record<OperationKind, number>,
-): Promise<number> {
+const COMMANDS = {
+  GetItemCommand: GetCommand,
+  BatchGetItemCommand: BatchGetCommand,
+  PutItemCommand: PutCommand,
+  UpdateItemCommand: UpdateCommand,
+  DeleteItemCommand: DeleteCommand,
+  BatchWriteItemCommand: BatchWriteCommand,
+  TransactWriteItemsCommand: TransactWriteCommand,
+  TransactGetItemsCommand: TransactGetCommand,
+  QueryCommand,
+} as const;
+
+type RecordedInput = {
+  TableName?: string;
+  TransactItems?: Record<string, { TableName?: string }>[];
+  RequestItems?: Record<string, unknown>;
+};
+
+/** The same request addressed to `table` instead of the application's table. */
+function onTable(input: RecordedInput, table: string): RecordedInput {
+  if (input.TableName !== undefined) input.TableName = table;
+  for (const item of input.TransactItems ?? []) for (const action of Object.values(item)) action.TableName = table;
+  if (input.RequestItems)
+    input.RequestItems = Object.fromEntries(Object.values(input.RequestItems).map((items) => [table, items]));
+  return input;
+}
+
+/** Copies every item of `from` into `to` (a new table of the same schema): the state the run started from. */
+async function copyTable(from: string, to: string): Promise<number> {
   const db = dynamoDocumentClient();
-  const table = process.env.TABLE_NAME!;
-  const run = randomUUID();
-  const key = (i: number) => ({ pk: `BENCHFLOOR#${run}#${i % 1000}`, sk: `ITEM#${i}` });
-  const send: Record<OperationKind, (i: number) => Promise<unknown>> = {
-    reads: (i) => db.send(new GetCommand({ TableName: table, Key: key(i), ConsistentRead: true })),
-    writes: (i) =>
-      db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: key(i),
-          UpdateExpression: 'ADD n :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      ),
-    transactions: (i) =>
-      db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: table,
-                Key: key(i),
-                UpdateExpression: 'ADD n :one',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-            { Put: { TableName: table, Item: { ...key(i + contacts), n: 1 } } },
-          ],
-        }),
-      ),
-    queries: (i) =>
-      db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': key(i).pk },
-          Limit: 25,
-        }),
-      ),
-  };
-  for (let i = 0; i < Math.min(contacts, 1000); i += 1)
-    await db.send(new PutCommand({ TableName: table, Item: { ...key(i), n: 0 } }));
-  // Unit i sends the requests whose running share crosses an integer: the totals exactly.
-  const unit = async (i: number) => {
-    for (const kind of ['queries', 'reads', 'transactions', 'writes'] as const) {
-      const count = Math.floor(((i + 1) * totals[kind]) / contacts) - Math.floor((i * totals[kind]) / contacts);
-      for (let n = 0; n < count; n += 1) await send[kind](i);
-    }
-  };
+  await ensureTable(new DynamoDBClient({}), to);
+  const SEGMENTS = 4;
+  const copied = await Promise.all(
+    Array.from({ length: SEGMENTS }, async (_, segment) => {
+      let count = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new ScanCommand({ TableName: from, Segment: segment, TotalSegments: SEGMENTS, ExclusiveStartKey }),
+        );
+        const items = page.Items ?? [];
+        for (let i = 0; i < items.length; i += 25) {
+          let requests: { PutRequest: { Item: Record<string, unknown> } }[] | undefined = items
+            .slice(i, i + 25)
+            .map((Item) => ({ PutRequest: { Item } }));
+          while (requests?.length) {
+            const written = await db.send(new BatchWriteCommand({ RequestItems: { [to]: requests } }));
+            requests = written.UnprocessedItems?.[to] as typeof requests;
+          }
+        }
+        count += items.length;
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return count;
+    }),
+  );
+  return copied.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * The floor: the run's own DynamoDB requests, exactly as the stack sent them (same operations,
+ * items, conditions and indexes), replayed in the order sent by `concurrency` workers (the
+ * channels) against a copy of the table as the run found it, by this script alone. A request
+ * starts only once every request that had completed before it was sent in the run has completed
+ * here (the completed prefix then): what a request's sender had seen is in place, as in the run.
+ */
+async function replayFloor(recorded: RecordedRequest[], table: string, concurrency: number) {
+  const db = dynamoDocumentClient();
+  const completed = new CompletedPrefix();
   let next = 0;
+  let refused = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < contacts) await unit(next++);
+      while (next < recorded.length) {
+        const index = next++;
+        const { request, after } = recorded[index]!;
+        const { command, input } = deserialize(request) as { command: string; input: RecordedInput };
+        // Typed as one command: the input is the recorded one, whichever command it belongs to.
+        const Command = COMMANDS[command as keyof typeof COMMANDS] as unknown as
+          (new (input: RecordedInput) => GetCommand) | undefined;
+        if (!Command) throw new Error(`The floor cannot replay ${command} (add it to COMMANDS)`);
+        await completed.reached(after);
+        try {
+          await db.send(new Command(onTable(input, table)));
+        } catch (error) {
+          if (!isRefusal(error)) throw error;
+          refused += 1;
+        } finally {
+          completed.complete(index);
+        }
+      }
     }),
   );
-  return (performance.now() - started) / 1000;
+  const seconds = (performance.now() - started) / 1000;
+  await db.send(new DeleteTableCommand({ TableName: table }));
+  return { seconds, refused };
 }
 
 export interface CampaignScenario {
@@ -234,10 +364,14 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   if (created.campaign.total_rows !== contacts)
     throw new Error(`The campaign holds ${created.campaign.total_rows} contacts, not the ${contacts} sent`);
 
+  const table = process.env.TABLE_NAME!;
+  const floorTable = `${table}-floor`;
+  const floorTableItems = await copyTable(table, floorTable);
   const stepsBefore = invocationCounts.get('campaignEngine') ?? 0;
   const transitionsBefore = new Map(stateTransitions);
   const executionsBefore = new Map(executionsStarted);
   counter.start();
+  const profiler = await cpuProfiler();
   const cpuBefore = cpuSeconds();
   const runStarted = performance.now();
   let attempts = 0;
@@ -256,6 +390,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   }
   const runSeconds = (performance.now() - runStarted) / 1000;
   const cpuAfter = cpuSeconds();
+  await profiler.stop();
   counter.stop();
   const engineSteps = (invocationCounts.get('campaignEngine') ?? 0) - stepsBefore;
   if (attempts !== contacts) throw new Error(`${attempts} contacts were dialed, not the ${contacts} of the campaign`);
@@ -270,7 +405,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const { counts } = counter;
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
   // No engine can dial faster than the account's call rate either.
-  const databaseFloor = await floorSeconds(contacts, channels, counts.byOperation);
+  const replay = await replayFloor(counter.recorded, floorTable, channels);
+  const databaseFloor = replay.seconds;
   const pacingFloor = (contacts * slotIntervalMs(scenario.callsPerSecond)) / 1000;
   const floor = Math.max(databaseFloor, pacingFloor) + Math.ceil(contacts / channels) * scenario.callSeconds;
   return {
@@ -298,6 +434,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
         : null,
     floorSeconds: floor,
     databaseFloorSeconds: databaseFloor,
+    floorTableItems,
+    refused: { run: counts.refused, floor: replay.refused },
     pacingFloorSeconds: pacingFloor,
     ratio: runSeconds / floor,
   };

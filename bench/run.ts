@@ -96,8 +96,11 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
       `plus the calls' own executions ${n(c.callTransitionsPerContact)}`,
   );
   console.log(
-    `  Wall time ${n(c.runSeconds, 1)} s; floor ${n(c.floorSeconds, 1)} s (the longer of DynamoDB Local's time for the same requests, ${c.channels} at a time, ` +
-      `${n(c.databaseFloorSeconds, 1)} s, and the call rate's ${n(c.pacingFloorSeconds, 1)} s${callSeconds === '0' ? '' : `; plus ${callSeconds} s per round of calls`}); ratio ${n(c.ratio)}`,
+    `  Wall time ${n(c.runSeconds, 1)} s; floor ${n(c.floorSeconds, 1)} s (the longer of DynamoDB Local's time for the run's own requests replayed ${c.channels} at a time ` +
+      `on a copy of the ${c.floorTableItems} items the run started from, ${n(c.databaseFloorSeconds, 1)} s, and the call rate's ${n(c.pacingFloorSeconds, 1)} s${callSeconds === '0' ? '' : `; plus ${callSeconds} s per round of calls`}); ratio ${n(c.ratio)}`,
+  );
+  console.log(
+    `  Requests DynamoDB refused (condition, cancelled transaction): run ${c.refused.run}, floor's replay ${c.refused.floor}`,
   );
   if (c.cpuMsPerContact)
     console.log(
