@@ -50,9 +50,11 @@ export interface CampaignFigures {
   byFunction: Record<string, number>;
   /**
    * CPU milliseconds per contact during the run, of this process (the whole local stack) and of its
-   * child processes (DynamoDB Local): steadier than wall time on a shared machine (Linux only).
+   * child processes (DynamoDB Local): steadier than wall time on a shared machine (Linux only);
+   * and the same during the floor's replay (this process is then the replaying script).
    */
   cpuMsPerContact: { stack: number; dynamoDbLocal: number } | null;
+  floorCpuMsPerContact: { script: number; dynamoDbLocal: number } | null;
   /** DynamoDB Local's time for the run's own requests at the same concurrency, plus the calls' own length when they last. */
   floorSeconds: number;
   /** Items of the table copy the floor replays against (the table as the run found it). */
@@ -405,7 +407,9 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const { counts } = counter;
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
   // No engine can dial faster than the account's call rate either.
+  const cpuBeforeFloor = cpuSeconds();
   const replay = await replayFloor(counter.recorded, floorTable, channels);
+  const cpuAfterFloor = cpuSeconds();
   const databaseFloor = replay.seconds;
   const pacingFloor = (contacts * slotIntervalMs(scenario.callsPerSecond)) / 1000;
   const floor = Math.max(databaseFloor, pacingFloor) + Math.ceil(contacts / channels) * scenario.callSeconds;
@@ -430,6 +434,13 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
         ? {
             stack: per((cpuAfter.stack - cpuBefore.stack) * 1000, contacts),
             dynamoDbLocal: per((cpuAfter.children - cpuBefore.children) * 1000, contacts),
+          }
+        : null,
+    floorCpuMsPerContact:
+      cpuBeforeFloor && cpuAfterFloor
+        ? {
+            script: per((cpuAfterFloor.stack - cpuBeforeFloor.stack) * 1000, contacts),
+            dynamoDbLocal: per((cpuAfterFloor.children - cpuBeforeFloor.children) * 1000, contacts),
           }
         : null,
     floorSeconds: floor,

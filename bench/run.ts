@@ -102,9 +102,10 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
   console.log(
     `  Requests DynamoDB refused (condition, cancelled transaction): run ${c.refused.run}, floor's replay ${c.refused.floor}`,
   );
-  if (c.cpuMsPerContact)
+  if (c.cpuMsPerContact && c.floorCpuMsPerContact)
     console.log(
-      `  CPU per contact during the run: the local stack ${n(c.cpuMsPerContact.stack, 1)} ms, DynamoDB Local ${n(c.cpuMsPerContact.dynamoDbLocal, 1)} ms`,
+      `  CPU per contact: during the run, the local stack ${n(c.cpuMsPerContact.stack, 1)} ms and DynamoDB Local ${n(c.cpuMsPerContact.dynamoDbLocal, 1)} ms; ` +
+        `during the floor, the replaying script ${n(c.floorCpuMsPerContact.script, 1)} ms and DynamoDB Local ${n(c.floorCpuMsPerContact.dynamoDbLocal, 1)} ms`,
     );
 }
 
