@@ -9,6 +9,7 @@ import { buildCallPlan } from './agent/call-plan.ts';
 import { OpenAiChatModel, organizationSpeechProviders } from './agent/providers.ts';
 import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
+import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
 import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
@@ -49,28 +50,48 @@ function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']>
   };
 }
 
+/**
+ * How long the service reuses an agent's setup (the agent, its knowledge passages and tools, the
+ * organization's model and speech keys) for the next calls of that agent instead of reading it per
+ * call: a change reaches the calls that start up to this much later. A campaign's calls to one
+ * agent then read it once per interval rather than with 5 requests each. The run and the agent's
+ * notes are read per call (a call's notes are there for the next one).
+ */
+export const AGENT_SETUP_REUSE_MS = 5_000;
+
+const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
+  const [orgId, agentId] = agentKey.split('/').map(Number) as [number, number];
+  const [agent, passages, tools, modelKey, speechKeys] = await Promise.all([
+    agents.getAgent(orgId, agentId),
+    agentResources.allPassages(orgId, agentId),
+    agentResources.listTools(orgId, agentId),
+    modelKeys.getModelKey(orgId),
+    organizationSpeechKeys(orgId),
+  ]);
+  const model = modelKey && {
+    apiUrl: modelKey.api_url,
+    apiKey: await decryptSecret(modelKey.api_key_ciphertext, { organizationId: String(orgId) }),
+    model: modelKey.model,
+  };
+  return { agent, passages, tools, model, speechKeys };
+});
+
 /** The agent, run and resources behind a stream; the call counts as answered from here. */
 async function prepareCall(config: CallSessionConfig, runRefText: string | null, log: LogFn): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
   const { organizationId: orgId, agentId } = ref;
-  const [run, agent, passages, tools, notes, modelKey, speechKeys] = await Promise.all([
+  const [run, { agent, passages, tools, model, speechKeys }, notes] = await Promise.all([
     runs.getRun(orgId, agentId, ref.runId),
-    agents.getAgent(orgId, agentId),
-    agentResources.allPassages(orgId, agentId),
-    agentResources.listTools(orgId, agentId),
-    memories.listMemories(orgId, agentId, 0, MEMORIES_PER_CALL),
-    modelKeys.getModelKey(orgId),
-    organizationSpeechKeys(orgId),
+    agentSetup(`${orgId}/${agentId}`),
+    memories.firstMemories(orgId, agentId, MEMORIES_PER_CALL),
   ]);
   if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
   // The stream's admission (stream-admission.ts) already marked the run answered.
   await emitCallStarted(run);
-  const llm = modelKey
+  const llm = model
     ? new OpenAiChatModel({
-        apiUrl: modelKey.api_url,
-        apiKey: await decryptSecret(modelKey.api_key_ciphertext, { organizationId: String(orgId) }),
-        model: modelKey.model,
+        ...model,
         fetch: config.modelFetch ?? organizationModelFetch,
         name: "the organization's language model",
       })
@@ -85,7 +106,7 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
       dispositionCodes: agent.call_disposition_codes,
       passages,
       tools,
-      memories: notes.items,
+      memories: notes,
     }),
     providers: { ...config.providers, ...organizationSpeechProviders(config.settings, speechKeys), llm },
     organizationId: orgId,

@@ -36,6 +36,11 @@ const listQuery = (orgId: number, agentId: number) => ({
   ExpressionAttributeValues: { ':pk': keys.runPartition(orgId, agentId), ':prefix': keys.memorySkPrefix },
 });
 
+/** The agent's first `limit` notes, without counting them all (what a call reads). */
+export async function firstMemories(orgId: number, agentId: number, limit: number): Promise<Memory[]> {
+  return (await queryItems(listQuery(orgId, agentId), 0, limit)).map(fromItem);
+}
+
 export async function listMemories(orgId: number, agentId: number, offset: number, limit: number) {
   const [totalCount, items] = await Promise.all([
     countQuery(listQuery(orgId, agentId)),

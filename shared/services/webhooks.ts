@@ -1,4 +1,5 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { reuseFor } from '../caching/reuse-for.ts';
 import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { randomAlphanumeric } from '../domain/ids.ts';
@@ -218,17 +219,7 @@ export interface DeliveryRef {
  * re-reads its endpoint, so a deleted or disabled one is never sent to).
  */
 export const SUBSCRIPTIONS_CACHE_MS = 5_000;
-const subscriptions = new Map<number, { at: number; webhooks: Promise<repository.WebhookRecord[]> }>();
-
-function subscriptionsOf(orgId: number): Promise<repository.WebhookRecord[]> {
-  const cached = subscriptions.get(orgId);
-  if (cached && Date.now() - cached.at < SUBSCRIPTIONS_CACHE_MS) return cached.webhooks;
-  const webhooks = repository.listWebhooks(orgId);
-  subscriptions.set(orgId, { at: Date.now(), webhooks });
-  webhooks.catch(() => subscriptions.delete(orgId));
-  if (subscriptions.size > 10_000) subscriptions.delete(subscriptions.keys().next().value!);
-  return webhooks;
-}
+const subscriptionsOf = reuseFor(SUBSCRIPTIONS_CACHE_MS, (orgId: number) => repository.listWebhooks(orgId));
 
 /**
  * One event to every active webhook of the organization subscribed to it: a delivery record and a

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { AGENT_SETUP_REUSE_MS } from '../../media/src/call-sessions.ts';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -106,6 +107,37 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
           'Disposition chosen by the agent: booked',
         ]),
       );
+    },
+  );
+
+  it(
+    "reuses an agent's setup for at most AGENT_SETUP_REUSE_MS: a document added after a call reaches the calls started that long later",
+    { timeout: 90_000 },
+    async () => {
+      const agent = await createAgent(`Reused setup ${randomUUID()}`);
+      const knowledgeLogs = async (phoneNumber: string) => {
+        const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+          key: org.key,
+          body: { phone_number: phoneNumber, initial_context: { name: 'Anna' } },
+        });
+        expect(placed.status).toBe(200);
+        const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+        expect(run.status).toBe('completed');
+        return run.logs
+          .map((log: { message: string }) => log.message)
+          .filter((message: string) => message.startsWith('Knowledge used'));
+      };
+      expect(await knowledgeLogs(daytimeNumber(5, 4))).toEqual([]);
+
+      const document = await api.request('POST', `/agents/${agent.public_id}/knowledge-base/documents`, {
+        key: org.key,
+        body: { title: 'Hours', content: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+      });
+      expect(document.status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, AGENT_SETUP_REUSE_MS));
+      expect(await knowledgeLogs(daytimeNumber(5, 5))).toEqual([
+        expect.stringMatching(/^Knowledge used for "What are your opening hours\?": \[Hours\] Opening hours/),
+      ]);
     },
   );
 
