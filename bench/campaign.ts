@@ -30,6 +30,12 @@ import { slotIntervalMs } from '../shared/domain/call-rate.ts';
 
 export type OperationKind = 'reads' | 'writes' | 'transactions' | 'queries';
 
+/** CPU milliseconds per contact of this process and of its child processes (DynamoDB Local). */
+export interface CpuMsPerContact {
+  process: number;
+  dynamoDbLocal: number;
+}
+
 export interface CampaignFigures {
   label: string;
   contacts: number;
@@ -49,12 +55,12 @@ export interface CampaignFigures {
   /** Requests per attempt by the function (or local service) that sent them. */
   byFunction: Record<string, number>;
   /**
-   * CPU milliseconds per contact during the run, of this process (the whole local stack) and of its
-   * child processes (DynamoDB Local): steadier than wall time on a shared machine (Linux only);
-   * and the same during the floor's replay (this process is then the replaying script).
+   * CPU milliseconds per contact during the run (this process is the whole local stack) and during
+   * the floor's replay (this process is the replaying script): steadier than wall time on a shared
+   * machine (Linux only).
    */
-  cpuMsPerContact: { stack: number; dynamoDbLocal: number } | null;
-  floorCpuMsPerContact: { script: number; dynamoDbLocal: number } | null;
+  cpuMsPerContact: CpuMsPerContact | null;
+  floorCpuMsPerContact: CpuMsPerContact | null;
   /** DynamoDB Local's time for the run's own requests at the same concurrency, plus the calls' own length when they last. */
   floorSeconds: number;
   /** Items of the table copy the floor replays against (the table as the run found it). */
@@ -236,6 +242,19 @@ async function cpuProfiler() {
 }
 
 const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
+
+/** CPU milliseconds per contact between two readings, of this process and of DynamoDB Local. */
+function cpuMsPerContactBetween(
+  before: ReturnType<typeof cpuSeconds>,
+  after: ReturnType<typeof cpuSeconds>,
+  contacts: number,
+): CpuMsPerContact | null {
+  if (!before || !after) return null;
+  return {
+    process: per((after.stack - before.stack) * 1000, contacts),
+    dynamoDbLocal: per((after.children - before.children) * 1000, contacts),
+  };
+}
 
 /**
  * The document client's commands, by the name the client's middleware sees (its underlying
@@ -429,20 +448,8 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
       Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)]),
     ) as Record<OperationKind, number>,
     byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
-    cpuMsPerContact:
-      cpuBefore && cpuAfter
-        ? {
-            stack: per((cpuAfter.stack - cpuBefore.stack) * 1000, contacts),
-            dynamoDbLocal: per((cpuAfter.children - cpuBefore.children) * 1000, contacts),
-          }
-        : null,
-    floorCpuMsPerContact:
-      cpuBeforeFloor && cpuAfterFloor
-        ? {
-            script: per((cpuAfterFloor.stack - cpuBeforeFloor.stack) * 1000, contacts),
-            dynamoDbLocal: per((cpuAfterFloor.children - cpuBeforeFloor.children) * 1000, contacts),
-          }
-        : null,
+    cpuMsPerContact: cpuMsPerContactBetween(cpuBefore, cpuAfter, contacts),
+    floorCpuMsPerContact: cpuMsPerContactBetween(cpuBeforeFloor, cpuAfterFloor, contacts),
     floorSeconds: floor,
     databaseFloorSeconds: databaseFloor,
     floorTableItems,

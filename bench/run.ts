@@ -104,8 +104,8 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
   );
   if (c.cpuMsPerContact && c.floorCpuMsPerContact)
     console.log(
-      `  CPU per contact: during the run, the local stack ${n(c.cpuMsPerContact.stack, 1)} ms and DynamoDB Local ${n(c.cpuMsPerContact.dynamoDbLocal, 1)} ms; ` +
-        `during the floor, the replaying script ${n(c.floorCpuMsPerContact.script, 1)} ms and DynamoDB Local ${n(c.floorCpuMsPerContact.dynamoDbLocal, 1)} ms`,
+      `  CPU per contact: during the run, the local stack ${n(c.cpuMsPerContact.process, 1)} ms and DynamoDB Local ${n(c.cpuMsPerContact.dynamoDbLocal, 1)} ms; ` +
+        `during the floor, the replaying script ${n(c.floorCpuMsPerContact.process, 1)} ms and DynamoDB Local ${n(c.floorCpuMsPerContact.dynamoDbLocal, 1)} ms`,
     );
 }
 
