@@ -76,18 +76,24 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
   return { agent, passages, tools, model, speechKeys };
 });
 
-/** The agent, run and resources behind a stream; the call counts as answered from here. */
-async function prepareCall(config: CallSessionConfig, runRefText: string | null, log: LogFn): Promise<PreparedCall> {
+/**
+ * The agent and resources behind a stream; `run` is the run as its admission (stream-admission.ts)
+ * marked it answered: the call counts as answered from there.
+ */
+async function prepareCall(
+  config: CallSessionConfig,
+  runRefText: string | null,
+  run: runs.RunRecord,
+  log: LogFn,
+): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
   const { organizationId: orgId, agentId } = ref;
-  const [run, { agent, passages, tools, model, speechKeys }, notes] = await Promise.all([
-    runs.getRun(orgId, agentId, ref.runId),
+  const [{ agent, passages, tools, model, speechKeys }, notes] = await Promise.all([
     agentSetup(`${orgId}/${agentId}`),
     memories.firstMemories(orgId, agentId, MEMORIES_PER_CALL),
   ]);
-  if (!run || !agent) throw new Error(`No run or agent for ${runRefText}`);
-  // The stream's admission (stream-admission.ts) already marked the run answered.
+  if (!agent) throw new Error(`No agent for ${runRefText}`);
   await emitCallStarted(run);
   const llm = model
     ? new OpenAiChatModel({
@@ -115,12 +121,14 @@ async function prepareCall(config: CallSessionConfig, runRefText: string | null,
   };
 }
 
+/** The session of an admitted stream; `run` is what its admission wrote. */
 export function createCallSession(
   config: CallSessionConfig,
   send: (message: object) => void,
   log: LogFn,
+  run: runs.RunRecord,
 ): MediaSession {
-  return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, log), send, log });
+  return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
 }
 
 /** Saves what the call produced and ends its run (exactly once, whatever else reports it). */

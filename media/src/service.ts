@@ -10,6 +10,7 @@ import { createCallSession, saveCall, type CallSessionConfig } from './call-sess
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
+import type { RunRecord } from '../../shared/repositories/runs.ts';
 import { admitStream } from './stream-admission.ts';
 import { attachMediaStreams } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
@@ -60,11 +61,11 @@ export async function startMediaService(options: {
     );
     return work;
   };
-  const streams = attachMediaStreams(
+  const streams = attachMediaStreams<RunRecord>(
     server,
     MEDIA_STREAM_PATH,
-    (send) => {
-      const session = createCallSession(options.calls, send, options.log);
+    (send, run) => {
+      const session = createCallSession(options.calls, send, options.log, run);
       track(session.finished);
       return session;
     },

@@ -4,18 +4,19 @@
  * only once per run, while the run waits for its media.
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
-import { claimMediaStream } from '../../shared/repositories/runs.ts';
+import { claimMediaStream, type RunRecord } from '../../shared/repositories/runs.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
 import type { AdmissionResult, StreamClaim } from './streams/websocket-server.ts';
 
-export async function admitStream(claim: StreamClaim, now = Date.now()): Promise<AdmissionResult> {
+export async function admitStream(claim: StreamClaim, now = Date.now()): Promise<AdmissionResult<RunRecord>> {
   const ref = claim.runRef ? parseRunRef(claim.runRef) : undefined;
   if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference' };
   if (!claim.streamToken) return { accepted: false, reason: 'no stream credential' };
   const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
   if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
   // The one conditional write: the run is in progress and has no stream yet.
-  if (!(await claimMediaStream(ref, new Date(now).toISOString())))
+  const run = await claimMediaStream(ref, new Date(now).toISOString());
+  if (!run)
     return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
-  return { accepted: true, runRef: claim.runRef };
+  return { accepted: true, runRef: claim.runRef, admitted: run };
 }

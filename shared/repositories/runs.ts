@@ -347,14 +347,15 @@ export async function inboundCallRunRef(provider: string, callId: string): Promi
 
 /**
  * Admits a run's media stream: the first stream of a run still waiting for its media marks it
- * answered. False when the run has ended, is gone, or already has its stream (one per run).
+ * answered, and gets the run as written (the call needs it, so it is not read again). Undefined
+ * when the run has ended, is gone, or already has its stream (one per run).
  */
 export async function claimMediaStream(
   ref: { organizationId: number; agentId: number; runId: number },
   answeredAt: string,
-): Promise<boolean> {
+): Promise<RunRecord | undefined> {
   try {
-    await db().send(
+    const claimed = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
@@ -369,11 +370,12 @@ export async function claimMediaStream(
           ':empty': [],
           ':log': [{ timestamp: answeredAt, level: 'INFO', message: 'Call answered' }],
         },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    return fromItem(claimed.Attributes!);
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }

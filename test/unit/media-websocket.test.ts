@@ -33,7 +33,7 @@ async function startServer() {
       }),
     onFinished,
     // Admission has its own tests (media-stream-admission.test.ts): here every stream is let in.
-    { admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '' }), maxCallSeconds: 3600 },
+    { admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '', admitted: null }), maxCallSeconds: 3600 },
   );
   cleanups.push(() => handle.close());
   return { port: (server.address() as AddressInfo).port, onFinished, finished, handle };

@@ -23,7 +23,9 @@ const BYTES_PER_SECOND = 8000;
 /** Frames that may arrive while the credential is being checked. */
 const MAX_FRAMES_BEFORE_ADMISSION = 250;
 
-export type AdmissionResult = { accepted: true; runRef: string } | { accepted: false; reason: string };
+/** An admitted stream carries what its admission found (the run), handed to its session. */
+export type AdmissionResult<Admitted = unknown> =
+  { accepted: true; runRef: string; admitted: Admitted } | { accepted: false; reason: string };
 
 /** What the provider's `start` frame claims: the run, its stream credential, the provider's call id. */
 export interface StreamClaim {
@@ -32,9 +34,9 @@ export interface StreamClaim {
   callSid: string | null;
 }
 
-export interface MediaStreamsOptions {
+export interface MediaStreamsOptions<Admitted = unknown> {
   /** Checks the claim and takes the run's one stream; only an accepted stream gets a session. */
-  admit: (claim: StreamClaim) => Promise<AdmissionResult>;
+  admit: (claim: StreamClaim) => Promise<AdmissionResult<Admitted>>;
   /** The longest call: inbound audio beyond it ends the stream, timestamps beyond it are dropped. */
   maxCallSeconds: number;
   log?: LogFn;
@@ -56,12 +58,12 @@ export interface MediaStreamsHandle {
 
 const POLICY_VIOLATION = 1008;
 
-export function attachMediaStreams(
+export function attachMediaStreams<Admitted>(
   server: Server,
   path: string,
-  createSession: (send: (message: object) => void) => MediaSession,
+  createSession: (send: (message: object) => void, admitted: Admitted) => MediaSession,
   onFinished: (result: SessionResult) => Promise<void>,
-  options: MediaStreamsOptions,
+  options: MediaStreamsOptions<Admitted>,
 ): MediaStreamsHandle {
   const log: LogFn = options.log ?? (() => {});
   const hangUpGraceMs = options.hangUpGraceMs ?? 2_000;
@@ -138,8 +140,8 @@ export function attachMediaStreams(
       return true;
     };
 
-    const startSession = (): MediaSession => {
-      const created = createSession(send);
+    const startSession = (admitted: Admitted): MediaSession => {
+      const created = createSession(send, admitted);
       // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
       void created.finished.then((result) =>
         onFinished(result).catch((error: unknown) =>
@@ -179,7 +181,7 @@ export function attachMediaStreams(
       phase = 'admitting';
       clearTimeout(startTimer);
       const claim = streamClaim(start);
-      let result: AdmissionResult;
+      let result: AdmissionResult<Admitted>;
       try {
         result = await options.admit(claim);
       } catch (error) {
@@ -190,7 +192,7 @@ export function attachMediaStreams(
       if (ws.readyState !== WebSocket.OPEN) return;
       phase = 'accepted';
       log('info', 'media stream admitted', { runRef: result.runRef, callSid: claim.callSid });
-      session = startSession();
+      session = startSession(result.admitted);
       deliver!(start);
       for (const frame of early.splice(0)) deliver!(frame);
     };
