@@ -98,34 +98,48 @@ const KIND: Record<string, OperationKind> = {
 const BENCH_OWN = new Set(['campaigns', 'authorizer']);
 
 /**
- * Which of a sequence of requests have completed: the length of the completed prefix (every
- * request before it done), and a wait for that prefix to reach a length.
+ * The run's requests in the order they completed, and in the replay a wait for the first `count`
+ * of them to have completed there too: a request sent in the run after `count` completions starts
+ * in the replay only once those same requests have completed, so whatever its sender had seen
+ * (another request's result, the state it left) is in place, as in the run.
  */
-class CompletedPrefix {
-  length = 0;
-  private readonly done: boolean[] = [];
-  private waiters: { length: number; resolve: () => void }[] = [];
+class CompletionOrder {
+  /** Indexes of the run's requests, in the order they completed in the run. */
+  readonly order: number[] = [];
+  private readonly doneInReplay: boolean[] = [];
+  private replayedInOrder = 0;
+  private waiters: { count: number; resolve: () => void }[] = [];
 
-  complete(index: number): void {
-    this.done[index] = true;
-    while (this.done[this.length]) this.length += 1;
+  completedInRun(index: number): void {
+    this.order.push(index);
+  }
+
+  completedInReplay(index: number): void {
+    this.doneInReplay[index] = true;
+    while (this.replayedInOrder < this.order.length && this.doneInReplay[this.order[this.replayedInOrder]!])
+      this.replayedInOrder += 1;
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.length > this.length) return true;
+      if (waiter.count > this.replayedInOrder) return true;
       waiter.resolve();
       return false;
     });
   }
 
-  reached(length: number): Promise<void> {
-    if (length <= this.length) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ length, resolve }));
+  /** Resolves once the run's first `count` completions have completed in the replay. */
+  replayed(count: number): Promise<void> {
+    if (count <= this.replayedInOrder) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ count, resolve }));
   }
 }
 
-/** A request as the stack sent it, and how many of the requests before it had all completed then. */
+/**
+ * A request as the stack sent it, how many of the run's requests had completed then, and whether
+ * DynamoDB refused it in the run.
+ */
 interface RecordedRequest {
   request: Buffer;
   after: number;
+  refused: boolean;
 }
 
 /**
@@ -141,7 +155,7 @@ function requestCounter() {
     refused: 0,
   };
   const recorded: RecordedRequest[] = [];
-  const completed = new CompletedPrefix();
+  const completions = new CompletionOrder();
   let counting = false;
   dynamoDocumentClient().middlewareStack.add(
     (next, context) => async (args) => {
@@ -158,17 +172,22 @@ function requestCounter() {
         counts.total += 1;
       }
       const index = recorded.length;
-      recorded.push({
+      const sent: RecordedRequest = {
         request: serialize({ command: context.commandName, input: args.input }),
-        after: completed.length,
-      });
+        after: completions.order.length,
+        refused: false,
+      };
+      recorded.push(sent);
       try {
         return await next(args);
       } catch (error) {
-        if (isRefusal(error) && !benchOwn) counts.refused += 1;
+        if (isRefusal(error)) {
+          sent.refused = true;
+          if (!benchOwn) counts.refused += 1;
+        }
         throw error;
       } finally {
-        completed.complete(index);
+        completions.completedInRun(index);
       }
     },
     { step: 'initialize', name: 'benchRequestCounter' },
@@ -176,6 +195,7 @@ function requestCounter() {
   return {
     counts,
     recorded,
+    completions,
     start: () => {
       counting = true;
     },
@@ -324,11 +344,19 @@ async function copyTable(from: string, to: string): Promise<number> {
  * items, conditions and indexes), replayed in the order sent by `concurrency` workers (the
  * channels) against a copy of the table as the run found it, by this script alone. A request
  * starts only once every request that had completed before it was sent in the run has completed
- * here (the completed prefix then): what a request's sender had seen is in place, as in the run.
+ * here (`CompletionOrder`). A request DynamoDB refused in the run (a lost race for the call-rate
+ * slot, a full organization) is not replayed: replayed, it could win this time and send the rest
+ * of the replay down another path (a run id written twice, a contact claimed by someone else).
+ * Leaving out their work makes the floor err low, the ratio high; the `refused` figure counts the
+ * requests the replay still saw refused (races that ended the other way round).
  */
-async function replayFloor(recorded: RecordedRequest[], table: string, concurrency: number) {
+async function replayFloor(
+  recorded: RecordedRequest[],
+  completions: CompletionOrder,
+  table: string,
+  concurrency: number,
+) {
   const db = dynamoDocumentClient();
-  const completed = new CompletedPrefix();
   let next = 0;
   let refused = 0;
   const started = performance.now();
@@ -336,20 +364,24 @@ async function replayFloor(recorded: RecordedRequest[], table: string, concurren
     Array.from({ length: concurrency }, async () => {
       while (next < recorded.length) {
         const index = next++;
-        const { request, after } = recorded[index]!;
+        const { request, after, refused: refusedInRun } = recorded[index]!;
+        if (refusedInRun) {
+          completions.completedInReplay(index);
+          continue;
+        }
         const { command, input } = deserialize(request) as { command: string; input: RecordedInput };
         // Typed as one command: the input is the recorded one, whichever command it belongs to.
         const Command = COMMANDS[command as keyof typeof COMMANDS] as unknown as
           (new (input: RecordedInput) => GetCommand) | undefined;
         if (!Command) throw new Error(`The floor cannot replay ${command} (add it to COMMANDS)`);
-        await completed.reached(after);
+        await completions.replayed(after);
         try {
           await db.send(new Command(onTable(input, table)));
         } catch (error) {
           if (!isRefusal(error)) throw error;
           refused += 1;
         } finally {
-          completed.complete(index);
+          completions.completedInReplay(index);
         }
       }
     }),
@@ -427,7 +459,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   // Calls that last take their own time on top: rounds of `channels` calls of `callSeconds` each.
   // No engine can dial faster than the account's call rate either.
   const cpuBeforeFloor = cpuSeconds();
-  const replay = await replayFloor(counter.recorded, floorTable, channels);
+  const replay = await replayFloor(counter.recorded, counter.completions, floorTable, channels);
   const cpuAfterFloor = cpuSeconds();
   const databaseFloor = replay.seconds;
   const pacingFloor = (contacts * slotIntervalMs(scenario.callsPerSecond)) / 1000;
