@@ -130,14 +130,10 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
   for (const contact of contacts) {
     const next = nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)));
     if (!next) {
-      await repository.finishContact(
-        orgId,
-        campaign.id,
-        contact.row,
-        dueOf(contact),
-        { status: 'failed', error: 'the calling window and the legal hours never overlap', next_attempt_at: null },
-        true,
-      );
+      await endUndialable(campaign, contact, {
+        status: 'failed',
+        error: 'the calling window and the legal hours never overlap',
+      });
       settled.push('skipped');
     } else if (next.getTime() > now.getTime()) {
       await repository.updateContact(orgId, campaign.id, contact.row, dueOf(contact), {
@@ -173,14 +169,7 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
             }
           : undefined;
     if (refusal) {
-      await repository.finishContact(
-        orgId,
-        campaign.id,
-        contact.row,
-        dueOf(contact),
-        { ...refusal, next_attempt_at: null },
-        true,
-      );
+      await endUndialable(campaign, contact, refusal);
       settled.push('skipped');
     } else {
       placeable.push(contact);
@@ -239,6 +228,21 @@ const dueOf = (contact: repository.ContactRecord) => ({
   attempts: contact.attempts,
 });
 
+/** Ends a due contact that cannot be dialed (no attempt made), with the reason in its report row. */
+const endUndialable = (
+  campaign: repository.CampaignRecord,
+  contact: repository.ContactRecord,
+  ending: { status: 'failed' | 'do_not_call'; error: string },
+) =>
+  repository.finishContact(
+    campaign.organization_id,
+    campaign.id,
+    contact.row,
+    dueOf(contact),
+    { ...ending, next_attempt_at: null },
+    true,
+  );
+
 /** How one contact's placement went; `refused` names the `alongside` item whose condition failed. */
 type Placement = { kind: 'placed' } | { kind: 'capacity' } | { kind: 'refused'; index: number } | { kind: 'agent' };
 
@@ -285,14 +289,7 @@ async function placeContact(
     if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
       // The agent was archived or deleted: the contact cannot be called by this campaign.
       agents.delete(`${orgId}#${campaign.workflow_id}`);
-      await repository.finishContact(
-        orgId,
-        campaign.id,
-        contact.row,
-        dueOf(contact),
-        { status: 'failed', error: 'The agent is archived or deleted', next_attempt_at: null },
-        true,
-      );
+      await endUndialable(campaign, contact, { status: 'failed', error: 'The agent is archived or deleted' });
       return { kind: 'agent' };
     }
     throw error;
