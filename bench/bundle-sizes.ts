@@ -1,10 +1,15 @@
 /**
  * Lean Lambdas: every function's bundle as the CDK stack deploys it, against a floor bundle that
- * holds only that function's AWS SDK clients, both built with the stack's esbuild options
+ * holds only that function's AWS SDK clients, all built with the stack's esbuild options
  * (infra/bundling.ts). Size is the code a cold start loads (`index.mjs` and the chunks it imports
  * statically; chunks behind a dynamic import are listed apart); import time is the median of fresh
  * `node` processes importing the bundle with the function's environment from the template
  * (NODE_OPTIONS included) and the Lambda runtime's own variables. Goal: both ≤ 1.25× the floor.
+ *
+ * A second floor adds to those clients the libraries the project requires that the function
+ * bundles (Powertools Tracer capturing the clients, Logger, Metrics, middy, zod), each used once:
+ * what the function's own code costs is its distance from that floor, and how far the required
+ * libraries alone are from the first floor shows what the goal leaves room for.
  * `npx tsx bench/bundle-sizes.ts` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,15 +29,42 @@ export const GOAL_RATIO = 1.25;
 /** The client each AWS SDK package contributes to a floor bundle. */
 const FLOOR_CLIENTS: Record<string, string> = {
   '@aws-sdk/client-dynamodb':
-    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; clients.push(DynamoDBDocumentClient.from(new DynamoDBClient({})));",
-  '@aws-sdk/client-s3': "import { S3Client } from '@aws-sdk/client-s3'; clients.push(new S3Client({}));",
-  '@aws-sdk/client-sfn': "import { SFNClient } from '@aws-sdk/client-sfn'; clients.push(new SFNClient({}));",
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; clients.push(DynamoDBDocumentClient.from(capture(new DynamoDBClient({}))));",
+  '@aws-sdk/client-s3': "import { S3Client } from '@aws-sdk/client-s3'; clients.push(capture(new S3Client({})));",
+  '@aws-sdk/client-sfn': "import { SFNClient } from '@aws-sdk/client-sfn'; clients.push(capture(new SFNClient({})));",
   '@aws-sdk/client-eventbridge':
-    "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; clients.push(new EventBridgeClient({}));",
-  '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; clients.push(new KMSClient({}));",
+    "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; clients.push(capture(new EventBridgeClient({})));",
+  '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; clients.push(capture(new KMSClient({})));",
   '@aws-sdk/client-secrets-manager':
-    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(capture(new SecretsManagerClient({})));",
 };
+
+/**
+ * The libraries the project requires (issue 10's Tracer and Metrics, the structured Logger, middy
+ * for handlers, zod for every schema), as a floor uses each: once, minimally. The Tracer's line
+ * runs before the clients', which it captures as shared/observability/tracer.ts does.
+ */
+const FLOOR_LIBRARIES: Record<string, string> = {
+  '@aws-lambda-powertools/tracer':
+    "import { Tracer } from '@aws-lambda-powertools/tracer'; const tracer = new Tracer(); capture = (client) => tracer.captureAWSv3Client(client);",
+  '@aws-lambda-powertools/logger':
+    "import { Logger } from '@aws-lambda-powertools/logger'; libraries.push(new Logger());",
+  '@aws-lambda-powertools/metrics':
+    "import { Metrics } from '@aws-lambda-powertools/metrics'; libraries.push(new Metrics());",
+  '@middy/core': "import middy from '@middy/core'; libraries.push(middy(async () => libraries.length));",
+  zod: "import * as z from 'zod'; libraries.push(z.object({ name: z.string() }).safeParse({}));",
+};
+
+/** A floor's source: the libraries' lines, then the clients' (captured when the Tracer is in). */
+const floorSource = (clients: string[], libraries: string[]) =>
+  [
+    'const clients: unknown[] = [];',
+    'const libraries: unknown[] = [];',
+    'let capture = <T>(client: T): T => client;',
+    ...libraries.map((library) => FLOOR_LIBRARIES[library]),
+    ...clients.map((client) => FLOOR_CLIENTS[client]),
+    'export const handler = async () => clients.length + libraries.length;',
+  ].join('\n');
 
 /**
  * What the Lambda runtime itself sets that changes what an import does: with AWS_EXECUTION_ENV
@@ -53,11 +85,16 @@ export interface BundleFigures {
   /** Chunks behind dynamic imports: loaded only by the request that needs them. */
   lazyBytes: number;
   floorBytes: number;
+  /** The required libraries the function bundles, in its second floor. */
+  libraries: string[];
+  librariesFloorBytes: number;
   importMs: number;
   floorImportMs: number;
+  librariesFloorImportMs: number;
   /** CPU time of the same imports (medians): steadier than wall time on a busy machine. */
   importCpuMs: number;
   floorImportCpuMs: number;
+  librariesFloorImportCpuMs: number;
 }
 
 interface FunctionResource {
@@ -88,13 +125,13 @@ function loadedBytes(metafile: Metafile) {
   };
 }
 
-/** The SDK client packages the bundle's cold-start code includes. */
-function clientPackages(metafile: Metafile, eagerOutputs: string[]): string[] {
+/** The packages the bundle's cold-start code includes, of those `wanted` names. */
+function includedPackages(metafile: Metafile, eagerOutputs: string[], wanted: (name: string) => boolean): string[] {
   const packages = new Set<string>();
   for (const output of eagerOutputs) {
     for (const input of Object.keys(metafile.outputs[output]!.inputs)) {
-      const match = /node_modules\/(@aws-sdk\/client-[^/]+)\//.exec(input);
-      if (match) packages.add(match[1]!);
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (match && wanted(match[1]!)) packages.add(match[1]!);
     }
   }
   return [...packages].sort();
@@ -128,20 +165,23 @@ function coldImport(bundleDir: string, env: Record<string, string>): { wallMs: n
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
 
-/** Medians of `runs` cold imports of the bundle and of its floor, interleaved so machine load hits both alike. */
-function medianImportTimes(bundleDir: string, floorDir: string, env: Record<string, string>, runs: number) {
-  const bundle: { wallMs: number; cpuMs: number }[] = [];
-  const floor: { wallMs: number; cpuMs: number }[] = [];
-  for (let run = 0; run < runs; run++) {
-    bundle.push(coldImport(bundleDir, env));
-    floor.push(coldImport(floorDir, env));
-  }
-  return {
-    importMs: median(bundle.map((sample) => sample.wallMs)),
-    floorImportMs: median(floor.map((sample) => sample.wallMs)),
-    importCpuMs: median(bundle.map((sample) => sample.cpuMs)),
-    floorImportCpuMs: median(floor.map((sample) => sample.cpuMs)),
-  };
+/** Medians of `runs` cold imports of each bundle, interleaved so machine load hits them alike. */
+function medianImportTimes(bundleDirs: string[], env: Record<string, string>, runs: number) {
+  const samples = bundleDirs.map(() => [] as { wallMs: number; cpuMs: number }[]);
+  for (let run = 0; run < runs; run++)
+    for (const [index, dir] of bundleDirs.entries()) samples[index]!.push(coldImport(dir, env));
+  return samples.map((taken) => ({
+    wallMs: median(taken.map((sample) => sample.wallMs)),
+    cpuMs: median(taken.map((sample) => sample.cpuMs)),
+  }));
+}
+
+/** Builds a floor from its source and gives its directory and the bytes a cold start loads. */
+function buildFloor(sources: string, work: string, name: string, source: string) {
+  const file = join(sources, `${name}.ts`);
+  writeFileSync(file, source);
+  const dir = join(work, name);
+  return { dir, bytes: loadedBytes(buildWithMetafile(file, dir)).bytes };
 }
 
 /** A template value as the bench can pass it: literals as is, CloudFormation references as a placeholder. */
@@ -176,36 +216,34 @@ export function measureBundles(options: { importRuns?: number } = {}): BundleFig
         throw new Error(`${name}: the bench's build differs from the deployed bundle`);
       }
       const { eager, bytes, lazyBytes } = loadedBytes(metafile);
-      const clients = clientPackages(metafile, eager);
-
-      const floorFile = join(floorSources, `${name}.ts`);
+      const clients = includedPackages(metafile, eager, (pkg) => pkg.startsWith('@aws-sdk/client-'));
+      const libraries = includedPackages(metafile, eager, (pkg) => pkg in FLOOR_LIBRARIES);
       const unknown = clients.filter((client) => !FLOOR_CLIENTS[client]);
       if (unknown.length)
         throw new Error(`${name}: no floor client for ${unknown.join(', ')} (add it to FLOOR_CLIENTS)`);
-      writeFileSync(
-        floorFile,
-        [
-          'const clients: unknown[] = [];',
-          ...clients.map((client) => FLOOR_CLIENTS[client]),
-          'export const handler = async () => clients.length;',
-        ].join('\n'),
-      );
-      const floorDir = join(work, `${name}-floor`);
-      const floorMetafile = buildWithMetafile(floorFile, floorDir);
-      const floorBytes = loadedBytes(floorMetafile).bytes;
+      const floor = buildFloor(floorSources, work, `${name}-floor`, floorSource(clients, []));
+      const librariesFloor = buildFloor(floorSources, work, `${name}-libraries`, floorSource(clients, libraries));
 
       const env = {
         ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, envValue(value)])),
         ...LAMBDA_RUNTIME_ENV,
         AWS_LAMBDA_FUNCTION_NAME: name,
       };
+      const [own, sdk, required] = medianImportTimes([deployed, floor.dir, librariesFloor.dir], env, importRuns);
       figures.push({
         name,
         clients,
         bytes,
         lazyBytes,
-        floorBytes,
-        ...medianImportTimes(deployed, floorDir, env, importRuns),
+        floorBytes: floor.bytes,
+        libraries,
+        librariesFloorBytes: librariesFloor.bytes,
+        importMs: own!.wallMs,
+        floorImportMs: sdk!.wallMs,
+        librariesFloorImportMs: required!.wallMs,
+        importCpuMs: own!.cpuMs,
+        floorImportCpuMs: sdk!.cpuMs,
+        librariesFloorImportCpuMs: required!.cpuMs,
       });
     }
     return figures.sort((a, b) => a.name.localeCompare(b.name));
@@ -217,6 +255,21 @@ export function measureBundles(options: { importRuns?: number } = {}): BundleFig
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 const ratio = (value: number, floor: number) => (floor > 0 ? value / floor : Number.POSITIVE_INFINITY);
+
+/** Columns padded to their widest cell: text columns to the left, figures to the right. */
+function formatTable(header: string[], rows: string[][], isText: (column: number) => boolean): string {
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) => (isText(column) ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+        .join('  '),
+    )
+    .join('\n');
+}
+
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+const shortName = (pkg: string) => pkg.replace('@aws-sdk/client-', '').replace('@aws-lambda-powertools/', '');
 
 /** The table per function: size and import time against the floor, and whether both meet the goal. */
 export function formatBundleTable(figures: BundleFigures[]): string {
@@ -243,31 +296,65 @@ export function formatBundleTable(figures: BundleFigures[]): string {
       kib(f.bytes),
       kib(f.floorBytes),
       sizeRatio.toFixed(2),
-      `${f.importMs.toFixed(0)} ms`,
-      `${f.floorImportMs.toFixed(0)} ms`,
+      ms(f.importMs),
+      ms(f.floorImportMs),
       timeRatio.toFixed(2),
       sizeRatio <= GOAL_RATIO && timeRatio <= GOAL_RATIO ? 'met' : 'MISSED',
-      `${f.importCpuMs.toFixed(0)} ms`,
-      `${f.floorImportCpuMs.toFixed(0)} ms`,
+      ms(f.importCpuMs),
+      ms(f.floorImportCpuMs),
       ratio(f.importCpuMs, f.floorImportCpuMs).toFixed(2),
       f.lazyBytes ? kib(f.lazyBytes) : '-',
-      f.clients.map((client) => client.replace('@aws-sdk/client-', '')).join(', ') || '(none)',
+      f.clients.map(shortName).join(', ') || '(none)',
     ];
   });
-  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
-  return [header, ...rows]
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          column === 0 || column >= 11 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
-        )
-        .join('  '),
-    )
-    .join('\n');
+  return formatTable(header, rows, (column) => column === 0 || column >= 11);
+}
+
+/**
+ * The same bundles against the second floor (SDK clients and the required libraries): "libraries
+ * x" is that floor over the SDK-only one (what the libraries alone leave of the goal), "own x" the
+ * bundle over it (what the function's own code adds).
+ */
+export function formatLibrariesTable(figures: BundleFigures[]): string {
+  const header = [
+    'function',
+    'floor + libraries',
+    'libraries x',
+    'own x',
+    'import',
+    'libraries x',
+    'own x',
+    'import CPU',
+    'libraries x',
+    'own x',
+    'libraries',
+  ];
+  const rows = figures.map((f) => [
+    f.name,
+    kib(f.librariesFloorBytes),
+    ratio(f.librariesFloorBytes, f.floorBytes).toFixed(2),
+    ratio(f.bytes, f.librariesFloorBytes).toFixed(2),
+    ms(f.librariesFloorImportMs),
+    ratio(f.librariesFloorImportMs, f.floorImportMs).toFixed(2),
+    ratio(f.importMs, f.librariesFloorImportMs).toFixed(2),
+    ms(f.librariesFloorImportCpuMs),
+    ratio(f.librariesFloorImportCpuMs, f.floorImportCpuMs).toFixed(2),
+    ratio(f.importCpuMs, f.librariesFloorImportCpuMs).toFixed(2),
+    f.libraries.map(shortName).join(', ') || '(none)',
+  ]);
+  return formatTable(header, rows, (column) => column === 0 || column === 10);
+}
+
+/** Prints both tables, with what each compares. */
+export function printBundleTables(figures: BundleFigures[]): void {
+  console.log(`Lambda bundles as deployed vs a floor of their AWS SDK clients (goal: both ratios <= ${GOAL_RATIO}):`);
+  console.log(formatBundleTable(figures));
+  console.log(
+    '\nThe same vs a floor of their AWS SDK clients and the required libraries they bundle (libraries x: that floor over the SDK-only one; own x: the bundle over it):',
+  );
+  console.log(formatLibrariesTable(figures));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const figures = measureBundles({ importRuns: Number(process.env.BENCH_IMPORT_RUNS ?? 7) });
-  console.log(`Lambda bundles as deployed vs a floor of their AWS SDK clients (goal: both ratios <= ${GOAL_RATIO}):`);
-  console.log(formatBundleTable(figures));
+  printBundleTables(measureBundles({ importRuns: Number(process.env.BENCH_IMPORT_RUNS ?? 7) }));
 }

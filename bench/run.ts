@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { REPO_ROOT } from '../local/paths.ts';
-import { formatBundleTable, GOAL_RATIO, measureBundles } from './bundle-sizes.ts';
+import { measureBundles, printBundleTables } from './bundle-sizes.ts';
 import type { CampaignFigures } from './campaign.ts';
 import type { LatencyFigures } from './latency.ts';
 import type { VoiceLatencyFigures } from './voice-latency.ts';
@@ -28,8 +28,7 @@ function runJson<T>(script: string, ...args: string[]): T {
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
 
-console.log(`Lambda bundles as deployed vs a floor of their AWS SDK clients (goal: both ratios <= ${GOAL_RATIO}):`);
-console.log(formatBundleTable(measureBundles()));
+printBundleTables(measureBundles());
 
 for (const [label, ttl] of [
   ['authorizer cache on (60 s)', '60'],

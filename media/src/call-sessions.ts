@@ -51,20 +51,21 @@ function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']>
 }
 
 /**
- * How long the service reuses an agent's setup (the agent, its knowledge passages and tools, the
- * organization's model and speech keys) for the next calls of that agent instead of reading it per
- * call: a change reaches the calls that start up to this much later. A campaign's calls to one
- * agent then read it once per interval rather than with 5 requests each. The run and the agent's
- * notes are read per call (a call's notes are there for the next one).
+ * How long the service reuses an agent's setup (the agent, its knowledge passages, tools and notes,
+ * the organization's model and speech keys) for the next calls of that agent instead of reading it
+ * per call: a change made through the API reaches the calls that start up to this much later (a
+ * call itself writes none of them). A campaign's calls to one agent then read it once per interval
+ * rather than with 6 requests each.
  */
 export const AGENT_SETUP_REUSE_MS = 5_000;
 
 const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
   const [orgId, agentId] = agentKey.split('/').map(Number) as [number, number];
-  const [agent, passages, tools, modelKey, speechKeys] = await Promise.all([
+  const [agent, passages, tools, notes, modelKey, speechKeys] = await Promise.all([
     agents.getAgent(orgId, agentId),
     agentResources.allPassages(orgId, agentId),
     agentResources.listTools(orgId, agentId),
+    memories.firstMemories(orgId, agentId, MEMORIES_PER_CALL),
     modelKeys.getModelKey(orgId),
     organizationSpeechKeys(orgId),
   ]);
@@ -73,7 +74,7 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
     apiKey: await decryptSecret(modelKey.api_key_ciphertext, { organizationId: String(orgId) }),
     model: modelKey.model,
   };
-  return { agent, passages, tools, model, speechKeys };
+  return { agent, passages, tools, notes, model, speechKeys };
 });
 
 /**
@@ -89,10 +90,7 @@ async function prepareCall(
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
   const { organizationId: orgId, agentId } = ref;
-  const [{ agent, passages, tools, model, speechKeys }, notes] = await Promise.all([
-    agentSetup(`${orgId}/${agentId}`),
-    memories.firstMemories(orgId, agentId, MEMORIES_PER_CALL),
-  ]);
+  const { agent, passages, tools, notes, model, speechKeys } = await agentSetup(`${orgId}/${agentId}`);
   if (!agent) throw new Error(`No agent for ${runRefText}`);
   await emitCallStarted(run);
   const llm = model
@@ -131,8 +129,11 @@ export function createCallSession(
   return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
 }
 
-/** Saves what the call produced and ends its run (exactly once, whatever else reports it). */
-export async function saveCall(result: SessionResult): Promise<void> {
+/**
+ * Saves what the call produced and ends its run (exactly once, whatever else reports it); `run` is
+ * what the stream's admission wrote.
+ */
+export async function saveCall(result: SessionResult, run: runs.RunRecord): Promise<void> {
   const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
   if (!ref) return;
   const keys = runFileKeys(ref);
@@ -140,13 +141,16 @@ export async function saveCall(result: SessionResult): Promise<void> {
     putRunFile(keys.recording, result.wav, 'audio/wav'),
     putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
   ]);
-  await completeCall({
-    ref,
-    outcome: result.failure ? 'failed' : 'completed',
-    endedAt: result.endedAt,
-    gatheredContext: result.gathered,
-    recordingKey: keys.recording,
-    transcriptKey: keys.transcript,
-    ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
-  });
+  await completeCall(
+    {
+      ref,
+      outcome: result.failure ? 'failed' : 'completed',
+      endedAt: result.endedAt,
+      gatheredContext: result.gathered,
+      recordingKey: keys.recording,
+      transcriptKey: keys.transcript,
+      ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
+    },
+    run,
+  );
 }

@@ -69,7 +69,7 @@ export async function startMediaService(options: {
       track(session.finished);
       return session;
     },
-    (result) => track(saveCall(result)),
+    (result, run) => track(saveCall(result, run)),
     { admit: (claim) => admitStream(claim), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
   );
   const close = async () => {

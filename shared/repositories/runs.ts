@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
+import type { RunRef } from '../domain/run-ref.ts';
 
 export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';
 
@@ -200,32 +201,39 @@ export async function listRuns(
   return { items: items.map(fromItem), totalCount };
 }
 
+/** What ending a call sets on its run; the log line is appended to its logs. */
+export type RunEnding = Pick<
+  RunRecord,
+  'status' | 'ended_at' | 'duration_seconds' | 'gathered_context' | 'recording_key' | 'transcript_key' | 'cost'
+> & { log: RunRecord['logs'][number] };
+
 /**
- * Ends an in-progress run exactly once: sets its outcome, releases its channel and writes the
- * billing record, all or nothing. False when the run had already ended (a late or repeated
- * report), in which case nothing changes.
+ * Ends a run in progress, releases its channel and writes its billing record, in one transaction.
+ * Only the ending's fields change (what a call noted meanwhile, such as its provider id or a log
+ * line, stays); false when the run is no longer in progress.
  */
-export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boolean> {
+export async function finishRun(ref: RunRef, ending: RunEnding, usage: UsageRecord): Promise<boolean> {
   const table = tableName();
-  const orgId = run.organization_id;
-  const { id: _id, organization_id: _org, workflow_id: _agent, created_at: _created, ...changes } = run;
+  const { log, ...changes } = ending;
   const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
   const values = Object.fromEntries(Object.values(changes).map((value, i) => [`:v${i}`, value]));
-  const pendingEvent = keys.pendingEventIndex(usage.ended_at, orgId, run.workflow_id, run.id);
+  const pendingEvent = keys.pendingEventIndex(usage.ended_at, ref.organizationId, ref.agentId, ref.runId);
   try {
     await sendTransaction([
       {
         Update: {
           TableName: table,
-          Key: keys.run(orgId, run.workflow_id, run.id),
+          Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
           // The index entry moves from "active" to "event pending" until call.completed is published.
           UpdateExpression: `SET ${Object.keys(names)
             .map((name, i) => `${name} = :v${i}`)
-            .join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
+            .join(', ')}, logs = list_append(if_not_exists(logs, :empty), :log), gsi1pk = :eventPk, gsi1sk = :eventSk`,
           ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { ...names, '#status': 'status' },
           ExpressionAttributeValues: {
             ...values,
+            ':log': [log],
+            ':empty': [],
             ':inProgress': 'in_progress',
             ':eventPk': pendingEvent.gsi1pk,
             ':eventSk': pendingEvent.gsi1sk,
@@ -235,13 +243,18 @@ export async function finishRun(run: RunRecord, usage: UsageRecord): Promise<boo
       {
         Update: {
           TableName: table,
-          Key: keys.organization(orgId),
+          Key: keys.organization(ref.organizationId),
           UpdateExpression: 'SET active_calls = active_calls - :one',
           ConditionExpression: 'active_calls > :zero',
           ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
         },
       },
-      { Put: { TableName: table, Item: { ...keys.usage(orgId, usage.ended_at, run.id), type: 'usage', ...usage } } },
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.usage(ref.organizationId, usage.ended_at, ref.runId), type: 'usage', ...usage },
+        },
+      },
     ]);
     return true;
   } catch (error) {

@@ -19,15 +19,18 @@ export interface CompletionReport {
  * Ends a call, whoever reports it (media service, provider callback, watchdog): run outcome and
  * duration, channel released, billing record, then `call.completed` on the event bus. Only the
  * first report of a call takes effect; later ones return false and change nothing.
+ *
+ * `known` is the run as its reporter last had it, when the reporter holds it (the media service has
+ * it from the stream's admission): nothing the ending needs of it changes while the call is in
+ * progress (the answer time, the gathered context, what the event carries), so it is not read again.
  */
-export async function completeCall(report: CompletionReport): Promise<boolean> {
-  const run = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
+export async function completeCall(report: CompletionReport, known?: runs.RunRecord): Promise<boolean> {
+  const run = known ?? (await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
   if (!run || run.status !== 'in_progress') return false;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
   const cost = callCost(durationSeconds);
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
-  const finished: runs.RunRecord = {
-    ...run,
+  const ending: runs.RunEnding = {
     status: report.outcome,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
@@ -37,15 +40,12 @@ export async function completeCall(report: CompletionReport): Promise<boolean> {
     },
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
-    logs: [
-      ...(run.logs ?? []),
-      {
-        timestamp: report.endedAt,
-        level: report.outcome === 'failed' ? 'ERROR' : 'INFO',
-        message: report.reason ?? `Call ended: ${report.outcome}`,
-      },
-    ],
     cost,
+    log: {
+      timestamp: report.endedAt,
+      level: report.outcome === 'failed' ? 'ERROR' : 'INFO',
+      message: report.reason ?? `Call ended: ${report.outcome}`,
+    },
   };
   const usage: runs.UsageRecord = {
     run_id: run.id,
@@ -56,7 +56,9 @@ export async function completeCall(report: CompletionReport): Promise<boolean> {
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
   };
-  if (!(await runs.finishRun(finished, usage))) return false;
+  if (!(await runs.finishRun(report.ref, ending, usage))) return false;
+  const { log: _log, ...changes } = ending;
+  const finished: runs.RunRecord = { ...run, ...changes };
   countCallOutcome(report.outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.

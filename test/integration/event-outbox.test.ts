@@ -36,12 +36,16 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     const endedAt = new Date(Date.now() - 90_000).toISOString();
     expect(
       await runs.finishRun(
+        { organizationId: run.organization_id, agentId: agent.id, runId: id },
         {
-          ...run,
           status: 'busy',
           ended_at: endedAt,
           duration_seconds: 0,
           gathered_context: { call_disposition: 'busy' },
+          recording_key: null,
+          transcript_key: null,
+          cost: null,
+          log: { timestamp: endedAt, level: 'INFO', message: 'Call ended: busy' },
         },
         {
           run_id: id,

@@ -19,8 +19,11 @@ beforeAll(async () => {
   ).body;
 });
 
-/** A run as call placement leaves it before the provider connects the stream: in progress, waiting for media. */
-async function waitingRun() {
+/**
+ * A run as call placement leaves it before the provider connects the stream: in progress, waiting
+ * for media; with `providerCallId: null`, one whose dial has not noted the provider's id yet.
+ */
+async function waitingRun({ providerCallId = 'CA-test' as string | null } = {}) {
   Object.assign(process.env, inject('stackEnv'));
   const runs = await import('../../shared/repositories/runs.ts');
   const { nextId } = await import('../../shared/repositories/counters.ts');
@@ -41,7 +44,7 @@ async function waitingRun() {
       campaign: null,
       initialContext: {},
     }),
-    provider_call_id: 'CA-test',
+    provider_call_id: providerCallId,
   };
   expect(await runs.insertRun(run, true)).toBe(true);
   const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
@@ -50,6 +53,7 @@ async function waitingRun() {
     id,
     runRef,
     token: await mintStreamToken(runRef, 900),
+    ref: { organizationId: org.organizationId, agentId: agent.id, runId: id },
     read: () => runs.getRun(org.organizationId, agent.id, id),
   };
 }
@@ -118,6 +122,36 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
       return current?.status !== 'in_progress' ? current : undefined;
     });
     expect(ended).toMatchObject({ status: 'completed', recording_key: expect.any(String) });
+  });
+
+  it('ends the run it admitted without losing what was noted on it during the call', async () => {
+    // The stream can start before the dial has noted the provider's call id; the call ends from the
+    // run its admission returned, and must not write that stale copy back.
+    const run = await waitingRun({ providerCallId: null });
+    const call = await stream({ runRef: run.runRef, streamToken: run.token });
+    await eventually(async () => call.received.some((message) => message.event === 'media') || undefined);
+    const runs = await import('../../shared/repositories/runs.ts');
+    const noted = { timestamp: new Date().toISOString(), level: 'INFO', message: 'Dialing through twilio' };
+    expect(await runs.updateActiveRun(run.ref, { provider_call_id: 'CA-late' }, noted)).toBe(true);
+
+    call.ws.send(JSON.stringify(call.caller.stop()));
+    call.ws.close();
+    const ended = await eventually(async () => {
+      const current = await run.read();
+      return current?.status !== 'in_progress' ? current : undefined;
+    });
+    expect(ended).toMatchObject({
+      status: 'completed',
+      provider_call_id: 'CA-late',
+      duration_seconds: expect.any(Number),
+      recording_key: expect.any(String),
+      gathered_context: { call_disposition: expect.any(String) },
+    });
+    expect(ended!.logs.map((entry) => entry.message)).toEqual([
+      'Call answered',
+      'Dialing through twilio',
+      'Call ended: completed',
+    ]);
   });
 
   it('refuses a stream for a run that has ended, or that does not exist', async () => {

@@ -141,6 +141,33 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     },
   );
 
+  it("puts the agent's open notes in its calls' instructions", { timeout: 60_000 }, async () => {
+    const agent = await createAgent(`Noted ${randomUUID()}`);
+    const content = `Call back Anna about invoice ${randomUUID()}`;
+    const note = await api.request('POST', `/agents/${agent.public_id}/memories`, {
+      key: org.key,
+      body: { content, topic: 'billing' },
+    });
+    expect(note.status).toBe(201);
+    // The local fake model fails every request whose system prompt holds the note: seen by the call
+    // as the model's 500, which only a prompt with the note can cause.
+    const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
+    const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ system_contains: `[billing] ${content}` }),
+    });
+    expect(armed.status).toBe(204);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(6, 3), initial_context: { name: 'Anna' } },
+    });
+    expect(placed.status).toBe(200);
+    const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+    expect(run.status).toBe('failed');
+    expect(run.logs.at(-1).message).toMatch(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/);
+  });
+
   it(
     'ends the run as failed when the model fails mid-call: channel released, recording and transcript saved',
     { timeout: 60_000 },

@@ -62,7 +62,7 @@ export function attachMediaStreams<Admitted>(
   server: Server,
   path: string,
   createSession: (send: (message: object) => void, admitted: Admitted) => MediaSession,
-  onFinished: (result: SessionResult) => Promise<void>,
+  onFinished: (result: SessionResult, admitted: Admitted) => Promise<void>,
   options: MediaStreamsOptions<Admitted>,
 ): MediaStreamsHandle {
   const log: LogFn = options.log ?? (() => {});
@@ -144,7 +144,7 @@ export function attachMediaStreams<Admitted>(
       const created = createSession(send, admitted);
       // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
       void created.finished.then((result) =>
-        onFinished(result).catch((error: unknown) =>
+        onFinished(result, admitted).catch((error: unknown) =>
           log('error', 'onFinished failed', { error: String(error), runRef: result.runRef }),
         ),
       );
