@@ -37,6 +37,27 @@ const finishedRun = (agentId: string, runId: number) =>
     return run.body.status !== 'in_progress' ? run.body : undefined;
   }, 40_000);
 
+/** Calls Anna at `phoneNumber` from the agent and gives the run once it has ended. */
+async function endedCall(agentId: string, phoneNumber: string) {
+  const placed = await api.request('POST', `/agents/${agentId}/calls`, {
+    key: org.key,
+    body: { phone_number: phoneNumber, initial_context: { name: 'Anna' } },
+  });
+  expect(placed.status).toBe(200);
+  return finishedRun(agentId, placed.body.workflow_run_id);
+}
+
+/** Makes the local fake model answer 500 to every request whose system prompt holds `text`. */
+async function failModelWhenPromptHolds(text: string) {
+  const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
+  const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ system_contains: text }),
+  });
+  expect(armed.status).toBe(204);
+}
+
 describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider fakes)', () => {
   it(
     'hears the caller, answers from the knowledge base, calls a tool, and chooses a disposition',
@@ -63,12 +84,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
       });
       expect(tool.status).toBe(201);
 
-      const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
-        key: org.key,
-        body: { phone_number: daytimeNumber(2, 1), initial_context: { name: 'Anna' } },
-      });
-      expect(placed.status).toBe(200);
-      const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+      const run = await endedCall(agent.public_id, daytimeNumber(2, 1));
       expect(run).toMatchObject({ status: 'completed', gathered_context: { call_disposition: 'booked' } });
 
       const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
@@ -116,12 +132,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     async () => {
       const agent = await createAgent(`Reused setup ${randomUUID()}`);
       const knowledgeLogs = async (phoneNumber: string) => {
-        const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
-          key: org.key,
-          body: { phone_number: phoneNumber, initial_context: { name: 'Anna' } },
-        });
-        expect(placed.status).toBe(200);
-        const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+        const run = await endedCall(agent.public_id, phoneNumber);
         expect(run.status).toBe('completed');
         return run.logs
           .map((log: { message: string }) => log.message)
@@ -149,21 +160,9 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
       body: { content, topic: 'billing' },
     });
     expect(note.status).toBe(201);
-    // The local fake model fails every request whose system prompt holds the note: seen by the call
-    // as the model's 500, which only a prompt with the note can cause.
-    const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
-    const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ system_contains: `[billing] ${content}` }),
-    });
-    expect(armed.status).toBe(204);
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
-      key: org.key,
-      body: { phone_number: daytimeNumber(6, 3), initial_context: { name: 'Anna' } },
-    });
-    expect(placed.status).toBe(200);
-    const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+    // Seen by the call as the model's 500, which only a prompt holding the note can cause.
+    await failModelWhenPromptHolds(`[billing] ${content}`);
+    const run = await endedCall(agent.public_id, daytimeNumber(6, 3));
     expect(run.status).toBe('failed');
     expect(run.logs.at(-1).message).toMatch(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/);
   });
@@ -174,20 +173,9 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     async () => {
       const name = `Failing voice ${randomUUID()}`;
       const agent = await createAgent(name);
-      // The local fake model answers 500 to every request of this agent (its name is in the system prompt).
-      const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
-      const armed = await fetch(new URL('../fake/faults', `${modelUrl}/`), {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${modelKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ system_contains: name }),
-      });
-      expect(armed.status).toBe(204);
-
-      const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
-        key: org.key,
-        body: { phone_number: daytimeNumber(3, 2), initial_context: { name: 'Anna' } },
-      });
-      const run = await finishedRun(agent.public_id, placed.body.workflow_run_id);
+      // Every request of this agent fails (its name is in the system prompt).
+      await failModelWhenPromptHolds(name);
+      const run = await endedCall(agent.public_id, daytimeNumber(3, 2));
       expect(run.status).toBe('failed');
       expect(run.logs.at(-1)).toMatchObject({
         level: 'ERROR',
