@@ -1,12 +1,6 @@
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
+import type { Context } from 'aws-lambda';
 import { ConflictError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
-import { idempotencyStore } from '../repositories/idempotency.ts';
 
 /** How long a key is remembered (Stripe keeps keys 24 h). */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -29,31 +23,41 @@ export function keyedIdempotent<R, T>(
   scope: string,
   operation: (organizationId: number, request: R, record: string | null) => Promise<T>,
 ) {
-  const config = new IdempotencyConfig({
-    eventKeyJmesPath: '[organizationId, idempotencyKey]',
-    payloadValidationJmesPath: 'request',
-    expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
-    throwOnNoIdempotencyKey: true,
-  });
-  let idempotent: ((keyed: Keyed<R>) => Promise<T>) | undefined;
+  // Powertools idempotency (about 40 KiB with its store) loads with the first keyed request, not
+  // at the cold start of every request that carries no key.
+  const setUp = async () => {
+    const [powertools, { idempotencyStore }] = await Promise.all([
+      import('@aws-lambda-powertools/idempotency'),
+      import('../repositories/idempotency.ts'),
+    ]);
+    const config = new powertools.IdempotencyConfig({
+      eventKeyJmesPath: '[organizationId, idempotencyKey]',
+      payloadValidationJmesPath: 'request',
+      expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+      throwOnNoIdempotencyKey: true,
+    });
+    const store = idempotencyStore(scope);
+    // One key prefix per scope, whichever function runs the operation.
+    const idempotent = powertools.makeIdempotent(
+      (keyed: Keyed<R>) => operation(keyed.organizationId, keyed.request, store.recordKeyOf(keyed as never)),
+      { persistenceStore: store, config, keyPrefix: scope },
+    );
+    return { powertools, config, idempotent };
+  };
+  let keyed: ReturnType<typeof setUp> | undefined;
+  let lambdaContext: Context | undefined;
   const run = async (organizationId: number, idempotencyKey: string | undefined, request: R): Promise<T> => {
     if (!idempotencyKey) return operation(organizationId, request, null);
-    if (!idempotent) {
-      const store = idempotencyStore(scope);
-      // One key prefix per scope, whichever function runs the operation.
-      idempotent = makeIdempotent(
-        (keyed: Keyed<R>) => operation(keyed.organizationId, keyed.request, store.recordKeyOf(keyed as never)),
-        {
-          persistenceStore: store,
-          config,
-          keyPrefix: scope,
-        },
-      );
-    }
+    keyed ??= setUp().catch((error: unknown) => {
+      keyed = undefined;
+      throw error;
+    });
+    const { powertools, config, idempotent } = await keyed;
+    if (lambdaContext) config.registerLambdaContext(lambdaContext);
     try {
       return await idempotent({ organizationId, idempotencyKey, request });
     } catch (error) {
-      if (error instanceof IdempotencyValidationError) {
+      if (error instanceof powertools.IdempotencyValidationError) {
         throw new RequestValidationError([
           {
             type: 'value_error',
@@ -64,14 +68,16 @@ export function keyedIdempotent<R, T>(
           },
         ]);
       }
-      if (error instanceof IdempotencyAlreadyInProgressError) {
+      if (error instanceof powertools.IdempotencyAlreadyInProgressError) {
         throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 1);
       }
       throw error;
     }
   };
   return Object.assign(run, {
-    registerLambdaContext: (context: Parameters<IdempotencyConfig['registerLambdaContext']>[0]) =>
-      config.registerLambdaContext(context),
+    /** The invocation's context: Powertools keeps an in-progress record no longer than the function can run. */
+    registerLambdaContext: (context: Context) => {
+      lambdaContext = context;
+    },
   });
 }

@@ -82,9 +82,9 @@ describe('Lambda bundles', () => {
   // The whole table belongs to the OpenAPI document and to the fallback's 404/405 matcher only.
   const WHOLE_TABLE_GROUPS = new Set(['docs', 'fallback']);
 
-  it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs and the language model client on demand', () => {
+  it('hold the routes of their own group only, and load document parsers, phone time-zone data, provider SDKs, the language model client and Idempotency-Key records on demand', () => {
     const heavy =
-      /node_modules\/(unpdf|mammoth|csv-parse|csv-stringify|busboy|ical\.js|libphonenumber-geo-carrier|bson|openai)\//;
+      /node_modules\/(unpdf|mammoth|csv-parse|csv-stringify|busboy|ical\.js|libphonenumber-geo-carrier|bson|openai|@aws-lambda-powertools\/idempotency)\//;
     // Replaced by Intl and by a data file read on first use: neither may come back, even lazily.
     const replaced = /node_modules\/(luxon\/|libphonenumber-js\/metadata)/;
     // Every function loads a provider's SDK when it first needs that provider's account.
