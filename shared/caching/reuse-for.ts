@@ -9,9 +9,9 @@ export function reuseFor<K, V>(
   ttlMs: number,
   load: (key: K) => Promise<V>,
   maxEntries = 10_000,
-): (key: K) => Promise<V> {
+): ((key: K) => Promise<V>) & { forget: (key: K) => void } {
   const entries = new Map<K, { at: number; value: Promise<V> }>();
-  return (key) => {
+  const reused = (key: K): Promise<V> => {
     const now = Date.now();
     const cached = entries.get(key);
     if (cached && now - cached.at < ttlMs) return cached.value;
@@ -30,4 +30,9 @@ export function reuseFor<K, V>(
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     return value;
   };
+  /** Drops a key's answer (known to be stale), so the next ask loads again. */
+  const forget = (key: K) => {
+    entries.delete(key);
+  };
+  return Object.assign(reused, { forget });
 }

@@ -154,9 +154,7 @@ export async function insertRun(
 }
 
 /** Several runs by key, 100 per BatchGetItem (eventually consistent: for reconciliation, not for decisions that need the latest write). */
-export async function getRuns(
-  refs: readonly { organizationId: number; agentId: number; runId: number }[],
-): Promise<RunRecord[]> {
+export async function getRuns(refs: readonly RunRef[]): Promise<RunRecord[]> {
   const table = tableName();
   const found: RunRecord[] = [];
   for (let i = 0; i < refs.length; i += 100) {
@@ -264,11 +262,7 @@ export async function finishRun(ref: RunRef, ending: RunEnding, usage: UsageReco
 }
 
 /** The run's `call.completed` is on the bus: its outbox index entry goes. */
-export async function markEventPublished(ref: {
-  organizationId: number;
-  agentId: number;
-  runId: number;
-}): Promise<void> {
+export async function markEventPublished(ref: RunRef): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
@@ -290,7 +284,7 @@ export async function markEventPublished(ref: {
  * writes anyway (a campaign call's outcome): the event reached the bus, since it was consumed.
  * Refused only when the run was deleted meanwhile.
  */
-export function eventConfirmationItem(ref: { organizationId: number; agentId: number; runId: number }): TransactItem {
+export function eventConfirmationItem(ref: RunRef): TransactItem {
   return {
     Update: {
       TableName: tableName(),
@@ -307,7 +301,7 @@ export const listRunsWithPendingEvents = (before: string, limit: number): Promis
 
 /** Records a fact about a call still in progress; false when the run has ended (or is gone). */
 export async function updateActiveRun(
-  ref: { organizationId: number; agentId: number; runId: number },
+  ref: RunRef,
   changes: Partial<Pick<RunRecord, 'provider_call_id' | 'answered_at'>>,
   log?: RunRecord['logs'][number],
 ): Promise<boolean> {
@@ -363,10 +357,7 @@ export async function inboundCallRunRef(provider: string, callId: string): Promi
  * answered, and gets the run as written (the call needs it, so it is not read again). Undefined
  * when the run has ended, is gone, or already has its stream (one per run).
  */
-export async function claimMediaStream(
-  ref: { organizationId: number; agentId: number; runId: number },
-  answeredAt: string,
-): Promise<RunRecord | undefined> {
+export async function claimMediaStream(ref: RunRef, answeredAt: string): Promise<RunRecord | undefined> {
   try {
     const claimed = await db().send(
       new UpdateCommand({

@@ -2,6 +2,7 @@ import { contactWindows } from '../domain/campaign-scheduling.ts';
 import { CapacityError, ConflictError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { nextInstantInsideAll } from '../domain/time-windows.ts';
+import { reuseFor } from '../caching/reuse-for.ts';
 import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { nextIds } from '../repositories/counters.ts';
@@ -191,20 +192,14 @@ export async function takeRunIds(count: number): Promise<number[]> {
   return runIdPool.splice(0, count);
 }
 
-const agents = new Map<
-  string,
-  { at: number; value: Promise<{ agent: Agent; from: string | null; refusal?: string }> }
->();
-
-/** The campaign's agent and the number it dials from, reused for AGENT_CACHE_MS. */
-function placementContext(campaign: repository.CampaignRecord) {
-  const key = `${campaign.organization_id}#${campaign.workflow_id}`;
-  const cached = agents.get(key);
-  if (cached && Date.now() - cached.at < AGENT_CACHE_MS) return cached.value;
-  const value = (async () => {
-    const agent = await getAgent(campaign.organization_id, String(campaign.workflow_id));
-    const outboundId = await getOutboundNumberId(campaign.organization_id, agent.id);
-    const outbound = outboundId === undefined ? undefined : await getNumber(campaign.organization_id, outboundId);
+/** The campaign's agent and the number it dials from (key `<organization>#<agent>`), reused for AGENT_CACHE_MS. */
+const placementContexts = reuseFor(
+  AGENT_CACHE_MS,
+  async (key: string): Promise<{ agent: Agent; from: string | null; refusal?: string }> => {
+    const [orgId, agentId] = key.split('#').map(Number) as [number, number];
+    const agent = await getAgent(orgId, String(agentId));
+    const outboundId = await getOutboundNumberId(orgId, agent.id);
+    const outbound = outboundId === undefined ? undefined : await getNumber(orgId, outboundId);
     if (outbound && outbound.status !== 'active')
       return {
         agent,
@@ -212,11 +207,10 @@ function placementContext(campaign: repository.CampaignRecord) {
         refusal: `The agent's outbound number ${outbound.phone_number} is ${outbound.status} and carries no traffic`,
       };
     return { agent, from: outbound?.phone_number ?? null };
-  })();
-  agents.set(key, { at: Date.now(), value });
-  value.catch(() => agents.delete(key));
-  return value;
-}
+  },
+);
+const placementKey = (campaign: repository.CampaignRecord) => `${campaign.organization_id}#${campaign.workflow_id}`;
+const placementContext = (campaign: repository.CampaignRecord) => placementContexts(placementKey(campaign));
 
 export const contactZones = async (contact: Pick<repository.ContactRecord, 'timezone' | 'e164'>): Promise<string[]> => {
   if (contact.timezone) return [contact.timezone];
@@ -288,7 +282,7 @@ async function placeContact(
     if (error instanceof AlongsideRefusedError) return { kind: 'refused', index: error.index };
     if (error instanceof AgentUnavailableError || error instanceof ConflictError) {
       // The agent was archived or deleted: the contact cannot be called by this campaign.
-      agents.delete(`${orgId}#${campaign.workflow_id}`);
+      placementContexts.forget(placementKey(campaign));
       await endUndialable(campaign, contact, { status: 'failed', error: 'The agent is archived or deleted' });
       return { kind: 'agent' };
     }

@@ -1,3 +1,4 @@
+import { reuseFor } from '../caching/reuse-for.ts';
 import { getSecretJson, SECRET_PLACEHOLDER, SecretNotReadyError } from '../config/secrets.ts';
 import { optionalSetting } from '../config/settings.ts';
 import { decryptSecret } from '../crypto/secret-box.ts';
@@ -115,21 +116,10 @@ export async function platformAccount(): Promise<TelephonyAccount> {
  * within this time.
  */
 export const ACCOUNT_CACHE_SECONDS = 30;
-const cachedAccounts = new Map<number, { readAt: number; account: Promise<TelephonyAccount> }>();
 const MAX_CACHED_ACCOUNTS = 1000;
 
-/** The account an organization's calls go through. */
-export function accountOf(orgId: number, now = Date.now): Promise<TelephonyAccount> {
-  const cached = cachedAccounts.get(orgId);
-  if (cached && now() - cached.readAt < ACCOUNT_CACHE_SECONDS * 1000) return cached.account;
-  const entry = { readAt: now(), account: readAccount(orgId) };
-  cachedAccounts.delete(orgId);
-  cachedAccounts.set(orgId, entry);
-  // A failed read is not kept: the next call reads again.
-  entry.account.catch(() => cachedAccounts.get(orgId) === entry && cachedAccounts.delete(orgId));
-  if (cachedAccounts.size > MAX_CACHED_ACCOUNTS) cachedAccounts.delete(cachedAccounts.keys().next().value!);
-  return entry.account;
-}
+/** The account an organization's calls go through (a failed read is not kept: the next call reads again). */
+export const accountOf = reuseFor(ACCOUNT_CACHE_SECONDS * 1000, readAccount, MAX_CACHED_ACCOUNTS);
 
 async function readAccount(orgId: number): Promise<TelephonyAccount> {
   const config = await getTelephonyConfig(orgId);

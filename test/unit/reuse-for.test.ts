@@ -50,6 +50,15 @@ describe('reuseFor', () => {
     expect(calls).toBe(2);
   });
 
+  it('loads a forgotten key again at the next ask, and only that key', async () => {
+    const loader = countingLoader();
+    const cached = reuseFor(5_000, loader.load);
+    await cached('a');
+    await cached('b');
+    cached.forget('a');
+    expect([await cached('a'), await cached('b')]).toEqual(['a:3', 'b:2']);
+  });
+
   it('drops the oldest key beyond maxEntries', async () => {
     const loader = countingLoader();
     const cached = reuseFor(5_000, loader.load, 2);
