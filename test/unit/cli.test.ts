@@ -13,8 +13,8 @@ const admin = (...args: string[]) =>
   });
 
 describe('operator CLI', () => {
-  it('lists exactly the commands of the README', () => {
-    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
+  it('lists exactly the commands of docs/local-stack.md', () => {
+    const readme = readFileSync(`${ROOT}docs/local-stack.md`, 'utf8');
     const section = readme.slice(
       readme.indexOf('## Operator CLI'),
       readme.indexOf('\n## ', readme.indexOf('## Operator CLI') + 1),
