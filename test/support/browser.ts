@@ -1,0 +1,49 @@
+/**
+ * A real headless Chromium for the browser tests: Debian's `chromium` package driven by
+ * playwright-core, which cannot download a browser of its own here (`.ci/run` installs the package
+ * when it is missing; on a developer machine: `sudo apt-get install -y chromium`). CHROMIUM_PATH
+ * points at another binary.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export function chromiumPath(): string {
+  const path = process.env.CHROMIUM_PATH ?? CANDIDATES.find((candidate) => existsSync(candidate));
+  if (!path || !existsSync(path))
+    throw new Error(
+      'No Chromium for the browser tests: install it (`sudo apt-get install -y chromium`) or set CHROMIUM_PATH',
+    );
+  return path;
+}
+
+/**
+ * Launches Chromium headless. `fakeMicrophoneWav` plays that WAV file as the microphone (Chromium's
+ * fake capture device) and grants it without a prompt.
+ */
+export async function launchChromium(options: { fakeMicrophoneWav?: string } & LaunchOptions = {}): Promise<Browser> {
+  const { fakeMicrophoneWav, args = [], ...rest } = options;
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    ...rest,
+    args: [
+      // The sandbox needs user namespaces, which CI's root container may not allow.
+      '--no-sandbox',
+      // Loopback only: no background traffic to Google's services.
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-default-browser-check',
+      ...(fakeMicrophoneWav
+        ? [
+            '--use-fake-ui-for-media-stream',
+            '--use-fake-device-for-media-stream',
+            `--use-file-for-fake-audio-capture=${fakeMicrophoneWav}`,
+            '--autoplay-policy=no-user-gesture-required',
+          ]
+        : []),
+      ...args,
+    ],
+  });
+}
