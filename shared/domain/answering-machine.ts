@@ -29,16 +29,18 @@ export type MachineAction = 'none' | 'hang_up' | 'wait_for_greeting_end' | 'leav
 /**
  * The agent's choice on a machine: without a voicemail message the call is hung up as soon as a
  * machine is recognised; with one, the message is left once the greeting is over (after the beep,
- * or the greeting's end when the machine has no beep), then the call is hung up.
+ * or the greeting's end when the machine has no beep), then the call is hung up. A machine whose
+ * greeting's end will never be reported (a fax) is hung up.
  */
 export function machineAction(
   verdict: MachineVerdict,
-  greetingEnded: boolean,
+  greeting: 'ended' | 'pending' | 'unknown',
   voicemailMessage: string | null | undefined,
 ): MachineAction {
   if (verdict !== 'machine') return 'none';
   if (!voicemailMessage) return 'hang_up';
-  return greetingEnded ? 'leave_message' : 'wait_for_greeting_end';
+  if (greeting === 'ended') return 'leave_message';
+  return greeting === 'pending' ? 'wait_for_greeting_end' : 'hang_up';
 }
 
 /** One event bearing on a call's outcome, in the order it was applied to the run. */

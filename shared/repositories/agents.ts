@@ -9,7 +9,8 @@ import { countQuery, db, queryItems, queryPages, tableName } from './table.ts';
 /** Agents are stored in their API shape, under their organization's partition. */
 const fromItem = (item: Record<string, unknown>): Agent => {
   const { type: _type, organization_id: _org, ...agent } = stripKeys(item);
-  return agent as unknown as Agent;
+  // Agents stored before voicemail messages existed have none.
+  return { voicemail_message: null, ...agent } as unknown as Agent;
 };
 
 const agentItem = (orgId: number, agent: Agent) => ({

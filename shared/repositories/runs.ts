@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
+import type { MachineVerdict } from '../domain/answering-machine.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 
 export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';
@@ -30,6 +31,10 @@ export interface RunRecord {
   provider_call_id: string | null;
   /** When the callee picked up and the media stream started; the duration counts from here. */
   answered_at: string | null;
+  /** The provider's answering-machine verdict on an outbound call, once it came (the first one stays). */
+  answered_by?: MachineVerdict | null;
+  /** The agent's voicemail message when the call was placed (left on an answering machine); none: hang up on one. */
+  voicemail_message?: string | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
   /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */
@@ -210,7 +215,12 @@ export type RunEnding = Pick<
  * Only the ending's fields change (what a call noted meanwhile, such as its provider id or a log
  * line, stays); false when the run is no longer in progress.
  */
-export async function finishRun(ref: RunRef, ending: RunEnding, usage: UsageRecord): Promise<boolean> {
+export async function finishRun(
+  ref: RunRef,
+  ending: RunEnding,
+  usage: UsageRecord,
+  verdictRead?: MachineVerdict | null,
+): Promise<boolean> {
   const table = tableName();
   const { log, ...changes } = ending;
   const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
@@ -226,10 +236,14 @@ export async function finishRun(ref: RunRef, ending: RunEnding, usage: UsageReco
           UpdateExpression: `SET ${Object.keys(names)
             .map((name, i) => `${name} = :v${i}`)
             .join(', ')}, logs = list_append(if_not_exists(logs, :empty), :log), gsi1pk = :eventPk, gsi1sk = :eventSk`,
-          ConditionExpression: '#status = :inProgress',
+          // The outcome was decided from the answering-machine verdict read: it must still be the run's.
+          ConditionExpression: `#status = :inProgress AND ${
+            verdictRead ? 'answered_by = :verdict' : '(attribute_not_exists(answered_by) OR answered_by = :null)'
+          }`,
           ExpressionAttributeNames: { ...names, '#status': 'status' },
           ExpressionAttributeValues: {
             ...values,
+            ...(verdictRead ? { ':verdict': verdictRead } : { ':null': null }),
             ':log': [log],
             ':empty': [],
             ':inProgress': 'in_progress',
@@ -329,6 +343,42 @@ export async function updateActiveRun(
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Records the provider's answering-machine verdict on a call in progress, once: the run as it is
+ * now, or undefined when a verdict was already recorded or the run has ended (a late verdict never
+ * rewrites an ending; see domain/answering-machine.ts).
+ */
+export async function recordMachineVerdict(
+  ref: RunRef,
+  verdict: MachineVerdict,
+  log: RunRecord['logs'][number],
+): Promise<RunRecord | undefined> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'SET answered_by = :verdict, logs = list_append(if_not_exists(logs, :empty), :log)',
+        ConditionExpression:
+          '#status = :inProgress AND (attribute_not_exists(answered_by) OR answered_by = :null)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':inProgress': 'in_progress',
+          ':verdict': verdict,
+          ':null': null,
+          ':log': [log],
+          ':empty': [],
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(result.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }

@@ -20,6 +20,18 @@ const TemplateContextVariables = freeFormObject(AGENT_OBJECT_CAPS.template_conte
 const CallDispositionCodes = freeFormObject(AGENT_OBJECT_CAPS.call_disposition_codes);
 const WorkflowConfigurations = storedAtMost(VoiceSettings, AGENT_OBJECT_CAPS.workflow_configurations);
 
+const VoicemailMessage = z
+  .string()
+  .min(1)
+  .max(1000)
+  .openapi({
+    description:
+      'What an outbound call says to an answering machine, after its beep (or the end of its greeting), before hanging up; ' +
+      'the call then ends `voicemail`. `null`: a call answered by a machine is hung up at once (also `voicemail`). ' +
+      'Spoken by the telephony provider\'s text-to-speech. Calls take the message the agent had when they were placed.',
+    example: 'Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.',
+  });
+
 export const Agent = z
   .object({
     id: z.int().openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
@@ -34,11 +46,13 @@ export const Agent = z
     call_disposition_codes: JsonObject,
     total_runs: z.int(),
     workflow_configurations: WorkflowConfigurations,
+    voicemail_message: VoicemailMessage.nullable(),
   })
   .openapi('Agent');
 export type Agent = z.infer<typeof Agent>;
 
 const AgentName = z.string().min(1).max(255);
+
 
 export const CreateAgentRequest = z
   .object({
@@ -50,6 +64,7 @@ export const CreateAgentRequest = z
     }),
     call_disposition_codes: CallDispositionCodes.default({}),
     workflow_configurations: WorkflowConfigurations.default({}),
+    voicemail_message: VoicemailMessage.nullable().optional(),
   })
   .openapi('CreateAgentRequest');
 export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
@@ -64,6 +79,7 @@ export const UpdateAgentRequest = z
     template_context_variables: TemplateContextVariables.optional(),
     call_disposition_codes: CallDispositionCodes.optional(),
     workflow_configurations: WorkflowConfigurations.optional(),
+    voicemail_message: VoicemailMessage.nullable().optional(),
   })
   .openapi('UpdateAgentRequest');
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;

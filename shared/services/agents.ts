@@ -28,6 +28,7 @@ export async function createAgent(orgId: number, request: CreateAgentRequest): P
     call_disposition_codes: request.call_disposition_codes,
     total_runs: 0,
     workflow_configurations: request.workflow_configurations,
+    voicemail_message: request.voicemail_message ?? null,
   };
   await repository.insertAgent(orgId, agent);
   return agent;

@@ -1,3 +1,4 @@
+import { endingOutcome } from '../domain/answering-machine.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
@@ -18,48 +19,70 @@ export interface CompletionReport {
 /**
  * Ends a call, whoever reports it (media service, provider callback, watchdog): run outcome and
  * duration, channel released, billing record, then `call.completed` on the event bus. Only the
- * first report of a call takes effect; later ones return false and change nothing.
+ * first report of a call takes effect; later ones return false and change nothing. The outcome is
+ * the reported one as the answering-machine verdict recorded before it settles it
+ * (domain/answering-machine.ts): an answered call that reached a machine ends `voicemail`.
  *
  * `known` is the run as its reporter last had it, when the reporter holds it (the media service has
  * it from the stream's admission): nothing the ending needs of it changes while the call is in
  * progress (the answer time, the gathered context, what the event carries), so it is not read again.
  */
 export async function completeCall(report: CompletionReport, known?: runs.RunRecord): Promise<boolean> {
-  const run = known ?? (await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
-  if (!run || run.status !== 'in_progress') return false;
+  let run = known ?? (await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
+  // The answering-machine verdict is recorded at most once: a second attempt always settles it.
+  for (let attempt = 0; attempt < 2 && run?.status === 'in_progress'; attempt += 1) {
+    const finished = await finishCall(report, run);
+    if (typeof finished === 'boolean') return finished;
+    run = finished;
+  }
+  return false;
+}
+
+/**
+ * Ends the run as it was read, its outcome decided by the answering-machine verdict read with it;
+ * the run read again when a verdict came in since (the ending is then decided again).
+ */
+async function finishCall(report: CompletionReport, run: runs.RunRecord): Promise<boolean | runs.RunRecord> {
+  const outcome = endingOutcome(report.outcome, run.answered_by);
+  const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
   const cost = callCost(durationSeconds);
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
   const ending: runs.RunEnding = {
-    status: report.outcome,
+    status: outcome,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
     gathered_context: {
       ...gathered,
-      call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[report.outcome],
+      call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[outcome],
     },
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
     cost,
     log: {
       timestamp: report.endedAt,
-      level: report.outcome === 'failed' ? 'ERROR' : 'INFO',
-      message: report.reason ?? `Call ended: ${report.outcome}`,
+      level: outcome === 'failed' ? 'ERROR' : 'INFO',
+      message: byMachine
+        ? `Call ended: voicemail (an answering machine answered; ${report.reason ?? report.outcome})`
+        : (report.reason ?? `Call ended: ${outcome}`),
     },
   };
   const usage: runs.UsageRecord = {
     run_id: run.id,
     workflow_id: run.workflow_id,
-    status: report.outcome,
+    status: outcome,
     started_at: run.created_at,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
   };
-  if (!(await runs.finishRun(report.ref, ending, usage))) return false;
+  if (!(await runs.finishRun(report.ref, ending, usage, run.answered_by))) {
+    const now = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
+    return now?.status === 'in_progress' && (now.answered_by ?? null) !== (run.answered_by ?? null) ? now : false;
+  }
   const { log: _log, ...changes } = ending;
   const finished: runs.RunRecord = { ...run, ...changes };
-  countCallOutcome(report.outcome, Boolean(run.answered_at));
+  countCallOutcome(outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.
   if (!finished.campaign) await runs.markEventPublished(report.ref);

@@ -81,6 +81,7 @@ export async function dialPlacedRun(run: runs.RunRecord, runRef: string, now = D
     streamUrl: required('MEDIA_STREAM_URL'),
     streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, runRef),
+    onMachine: run.voicemail_message ? 'leave_message' : 'hang_up',
   });
   // The provider has the call now: failing to note its id must not make anyone dial it again.
   await runs

@@ -31,5 +31,7 @@ export function newRun(
     cost: null,
     provider_call_id: null,
     answered_at: null,
+    // What the call does on an answering machine is the agent's choice when it was placed.
+    voicemail_message: agent.voicemail_message ?? null,
   };
 }

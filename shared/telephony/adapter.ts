@@ -1,3 +1,4 @@
+import type { MachineVerdict } from '../domain/answering-machine.ts';
 import type { NumberType } from '../domain/number-pricing.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { NumberType } from '../domain/number-pricing.ts';
  */
 
 /** A provider's view of a call, mapped onto the platform's vocabulary. */
-export type ProviderCallStatus = 'ringing' | 'answered' | 'completed' | 'busy' | 'no-answer' | 'voicemail' | 'failed';
+export type ProviderCallStatus = 'ringing' | 'answered' | 'completed' | 'busy' | 'no-answer' | 'failed';
 
 export interface DialRequest {
   to: string;
@@ -20,6 +21,12 @@ export interface DialRequest {
   streamToken: string;
   /** Where the provider reports the call's progress (the platform's signed callback endpoint). */
   statusCallbackUrl: string;
+  /**
+   * What the agent does on an answering machine, which decides how detection runs (always
+   * asynchronously: the stream opens at once): `hang_up` needs only the verdict, `leave_message`
+   * also the end of the greeting (the beep).
+   */
+  onMachine: 'hang_up' | 'leave_message';
 }
 
 /** A webhook request as received: the URL the provider signed, its headers, the raw body. */
@@ -36,6 +43,37 @@ export interface ProviderStatusEvent {
   /** ISO time of the event at the provider. */
   timestamp: string;
 }
+
+export type GreetingState = 'ended' | 'pending' | 'unknown';
+
+/** The provider's answering-machine detection result on an outbound call. */
+export interface MachineDetectionEvent {
+  callId: string;
+  runRef: string;
+  verdict: MachineVerdict;
+  /**
+   * The machine's greeting: `ended` (its beep, or its end when it has none: a message left now is
+   * recorded), `pending` (the provider reports its end later), `unknown` (no report of it follows:
+   * a fax, or a person).
+   */
+  greeting: GreetingState;
+  /** The provider heard the beep. */
+  beep: boolean;
+  /** The provider's own words for it (Twilio `AnsweredBy`, Telnyx `result`), for the run's logs. */
+  detail: string;
+  timestamp: string;
+}
+
+/** The provider finished speaking the voicemail message (Telnyx `call.speak.ended`): the call is hung up. */
+export interface MessageSpokenEvent {
+  callId: string;
+  runRef: string;
+  messageSpoken: true;
+  timestamp: string;
+}
+
+/** Anything a verified status callback reports that the platform acts on. */
+export type ProviderCallEvent = ProviderStatusEvent | MachineDetectionEvent | MessageSpokenEvent;
 
 /** An incoming call as the provider's voice webhook describes it. */
 export interface InboundCall {
@@ -84,8 +122,14 @@ export interface TelephonyAdapter {
   hangUp(callId: string): Promise<void>;
   /** True when the request carries the provider's valid, fresh signature. */
   verifyCallback(request: CallbackRequest): Promise<boolean>;
-  /** The call status a verified callback reports, or undefined for events the platform ignores. */
-  parseStatus(request: CallbackRequest): ProviderStatusEvent | undefined;
+  /** What a verified status callback reports, or undefined for events the platform ignores. */
+  parseStatus(request: CallbackRequest): ProviderCallEvent | undefined;
+  /**
+   * Leaves `message` on the answering machine of a call whose greeting is over, then hangs up:
+   * the media stream is stopped (the provider closes it) and the provider speaks the message with
+   * its own text-to-speech.
+   */
+  leaveVoicemail(callId: string, message: string): Promise<void>;
   /** The incoming call a verified voice webhook announces; undefined for any other event. */
   parseInbound(request: CallbackRequest): InboundCall | undefined;
   /**

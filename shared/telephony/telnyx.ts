@@ -6,10 +6,14 @@ import {
   type DialRequest,
   type InboundAnswer,
   type InboundCall,
+  type MachineDetectionEvent,
+  type MessageSpokenEvent,
+  type ProviderCallEvent,
   type ProviderCallStatus,
   type ProviderStatusEvent,
   type TelephonyAdapter,
 } from './adapter.ts';
+import type { MachineVerdict } from '../domain/answering-machine.ts';
 import { TELNYX_CODEC_QUERY } from './media-codecs.ts';
 
 export interface TelnyxCredentials {
@@ -36,10 +40,22 @@ const HANGUP_CAUSES: Record<string, ProviderCallStatus> = {
   unspecified: 'failed',
 };
 
-/** A Telnyx Call Control event → platform status (client_state carries the run reference). */
-export function mapTelnyxEvent(
-  event: TelnyxEvent,
-): (Omit<ProviderStatusEvent, 'runRef'> & { runRef?: string }) | undefined {
+/** `call.machine.detection.ended` result → verdict (`not_sure`: detection could not tell). */
+const DETECTION_RESULTS: Record<string, MachineVerdict> = { human: 'human', machine: 'machine', not_sure: 'unknown' };
+
+/** What a Telnyx event reports, without the run (read from client_state by the caller). */
+type TelnyxCallEvent =
+  | Omit<ProviderStatusEvent, 'runRef'>
+  | Omit<MachineDetectionEvent, 'runRef'>
+  | Omit<MessageSpokenEvent, 'runRef'>;
+
+/**
+ * A Telnyx Call Control event → platform event (client_state carries the run reference). With
+ * `detect_beep`, `call.machine.detection.ended` gives the verdict (a machine's greeting end
+ * follows), `call.machine.greeting.ended` the greeting's end (`beep_detected`, or `ended` /
+ * `not_sure` for a machine without a beep).
+ */
+export function mapTelnyxEvent(event: TelnyxEvent): (TelnyxCallEvent & { runRef?: string }) | undefined {
   const type = event.data?.event_type;
   const payload = event.data?.payload ?? {};
   const callId = typeof payload.call_control_id === 'string' ? payload.call_control_id : undefined;
@@ -47,9 +63,17 @@ export function mapTelnyxEvent(
   const runRef =
     typeof payload.client_state === 'string' ? Buffer.from(payload.client_state, 'base64').toString('utf8') : undefined;
   const timestamp = event.data?.occurred_at ?? new Date().toISOString();
+  const result = String(payload.result ?? '');
+  if (type === 'call.machine.detection.ended') {
+    const verdict = DETECTION_RESULTS[result] ?? 'unknown';
+    const greeting = verdict === 'machine' ? 'pending' : 'unknown';
+    return { callId, runRef, verdict, greeting, beep: false, detail: result, timestamp };
+  }
+  if (type === 'call.machine.greeting.ended')
+    return { callId, runRef, verdict: 'machine', greeting: 'ended', beep: result === 'beep_detected', detail: result, timestamp };
+  if (type === 'call.speak.ended') return { callId, runRef, messageSpoken: true, timestamp };
   let status: ProviderCallStatus | undefined;
   if (type === 'call.answered') status = 'answered';
-  else if (type === 'call.machine.detection.ended') status = payload.result === 'machine' ? 'voicemail' : undefined;
   else if (type === 'call.hangup') {
     const cause = String(payload.hangup_cause ?? 'unspecified');
     status = cause === 'normal_clearing' || cause === 'time_limit' ? 'completed' : (HANGUP_CAUSES[cause] ?? 'failed');
@@ -106,7 +130,9 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
           to: request.to,
           from: request.from,
           ...streamCommand({ ...request, webhookUrl: request.statusCallbackUrl }),
-          answering_machine_detection: 'detect',
+          // Runs alongside the stream (the agent greets at once); its events come to webhook_url.
+          // detect_beep adds the greeting's end (the beep) to the verdict.
+          answering_machine_detection: 'detect_beep',
         });
         const callId = response.data?.call_control_id;
         if (!callId) throw new ProviderError('Telnyx answered the dial without a call_control_id');
@@ -128,6 +154,24 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
       }
     },
 
+    async leaveVoicemail(callId, message) {
+      // The stream stops first (the agent's audio would play over the message), then Telnyx speaks
+      // it; the platform hangs up on `call.speak.ended`. command_ids make a retried webhook's repeat harmless.
+      try {
+        await client.calls.actions.stopStreaming(callId, { command_id: `voicemail-stream-${callId}` });
+        await client.calls.actions.speak(callId, {
+          payload: message,
+          voice: 'female',
+          command_id: `voicemail-speak-${callId}`,
+        });
+      } catch (error) {
+        // 422 "call has already ended" / 404: the machine hung up meanwhile.
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 422) return;
+        rethrow(error, 'voicemail');
+      }
+    },
+
     async verifyCallback({ headers, rawBody }: CallbackRequest) {
       try {
         // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).
@@ -144,7 +188,7 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
 
     parseStatus({ rawBody }: CallbackRequest) {
       const event = mapTelnyxEvent(JSON.parse(rawBody) as TelnyxEvent);
-      return event?.runRef ? { ...event, runRef: event.runRef } : undefined;
+      return event?.runRef ? ({ ...event, runRef: event.runRef } as ProviderCallEvent) : undefined;
     },
 
     parseInbound({ rawBody }: CallbackRequest) {

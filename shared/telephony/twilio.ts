@@ -8,8 +8,9 @@ import {
   type DialRequest,
   type InboundAnswer,
   type InboundCall,
+  type MachineDetectionEvent,
+  type ProviderCallEvent,
   type ProviderCallStatus,
-  type ProviderStatusEvent,
   type TelephonyAdapter,
 } from './adapter.ts';
 import { formParams } from './webhook-fields.ts';
@@ -68,19 +69,30 @@ export function streamTwiml(
   return response.toString();
 }
 
-/** Answering-machine detection verdicts that mean nobody is listening (AnsweredBy). */
-const MACHINE = /^(machine_|fax$)/;
+/**
+ * The `AnsweredBy` of an asynchronous AMD callback → verdict and greeting: `machine_end_*`
+ * (DetectMessageEnd) come once the greeting is over, `machine_start` (Enable) as soon as a machine
+ * is recognised; a fax has no greeting to wait for.
+ */
+export function mapTwilioAnsweredBy(answeredBy: string): Pick<MachineDetectionEvent, 'verdict' | 'greeting' | 'beep'> {
+  if (answeredBy === 'human') return { verdict: 'human', greeting: 'unknown', beep: false };
+  if (answeredBy.startsWith('machine_end_'))
+    return { verdict: 'machine', greeting: 'ended', beep: answeredBy === 'machine_end_beep' };
+  if (answeredBy === 'machine_start' || answeredBy === 'fax')
+    return { verdict: 'machine', greeting: 'unknown', beep: false };
+  return { verdict: 'unknown', greeting: 'unknown', beep: false };
+}
 
-/** Twilio `CallStatus` (+ `AnsweredBy` when AMD ran) → platform status. */
-export function mapTwilioStatus(callStatus: string, answeredBy?: string): ProviderCallStatus | undefined {
+/** Twilio `CallStatus` → platform status. */
+export function mapTwilioStatus(callStatus: string): ProviderCallStatus | undefined {
   switch (callStatus) {
     case 'ringing':
       return 'ringing';
     case 'in-progress':
     case 'answered':
-      return answeredBy && MACHINE.test(answeredBy) ? 'voicemail' : 'answered';
+      return 'answered';
     case 'completed':
-      return answeredBy && MACHINE.test(answeredBy) ? 'voicemail' : 'completed';
+      return 'completed';
     case 'busy':
       return 'busy';
     case 'no-answer':
@@ -118,8 +130,13 @@ export function twilioAdapter(
           statusCallback: request.statusCallbackUrl,
           statusCallbackMethod: 'POST',
           statusCallbackEvent: ['ringing', 'answered', 'completed'],
-          // Synchronous AMD: `AnsweredBy` arrives with the answered callback, machines end as voicemail.
-          machineDetection: 'Enable',
+          // Asynchronous AMD: the stream starts at once (the agent greets a person without a
+          // silence), the verdict comes to its own signed callback. DetectMessageEnd waits for the
+          // greeting's end (the beep) to report a machine, so a message left then is recorded.
+          machineDetection: request.onMachine === 'leave_message' ? 'DetectMessageEnd' : 'Enable',
+          asyncAmd: 'true',
+          asyncAmdStatusCallback: request.statusCallbackUrl,
+          asyncAmdStatusCallbackMethod: 'POST',
         });
         return { callId: call.sid };
       } catch (error) {
@@ -138,6 +155,22 @@ export function twilioAdapter(
       }
     },
 
+    async leaveVoicemail(callId, message) {
+      // New TwiML for the live call: the `<Connect><Stream>` ends (the media stream stops), Twilio
+      // speaks the message and hangs up.
+      const response = new twilio.twiml.VoiceResponse();
+      response.say(message);
+      response.hangup();
+      try {
+        await client.calls(callId).update({ twiml: response.toString() });
+      } catch (error) {
+        // 404 / 21220 (not in progress): the machine hung up meanwhile; nothing to leave.
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 400) return;
+        rethrow(error, 'voicemail');
+      }
+    },
+
     async verifyCallback({ url, headers, rawBody }: CallbackRequest) {
       const signature = headers['x-twilio-signature'];
       if (!signature) return false;
@@ -151,11 +184,21 @@ export function twilioAdapter(
       return true;
     },
 
-    parseStatus({ url, rawBody }: CallbackRequest): ProviderStatusEvent | undefined {
+    parseStatus({ url, rawBody }: CallbackRequest): ProviderCallEvent | undefined {
       const params = formParams(rawBody);
       const runRef = new URL(url).searchParams.get(RUN_QUERY_PARAMETER);
-      const status = mapTwilioStatus(params.CallStatus ?? '', params.AnsweredBy);
-      if (!runRef || !status || !params.CallSid) return undefined;
+      if (!runRef || !params.CallSid) return undefined;
+      // The asyncAmdStatusCallback: CallSid, AccountSid, AnsweredBy, MachineDetectionDuration.
+      if (params.AnsweredBy && !params.CallStatus)
+        return {
+          callId: params.CallSid,
+          runRef,
+          ...mapTwilioAnsweredBy(params.AnsweredBy),
+          detail: params.AnsweredBy,
+          timestamp: new Date(now()).toISOString(),
+        };
+      const status = mapTwilioStatus(params.CallStatus ?? '');
+      if (!status) return undefined;
       const at = params.Timestamp ? Date.parse(params.Timestamp) : NaN;
       return {
         callId: params.CallSid,

@@ -93,13 +93,14 @@ describe('answering-machine verdict against the call ending', () => {
   });
 
   it.each([
-    ['human', false, 'Hi', 'none'],
-    ['unknown', true, 'Hi', 'none'],
-    ['machine', false, null, 'hang_up'],
-    ['machine', true, '', 'hang_up'],
-    ['machine', false, 'Hi', 'wait_for_greeting_end'],
-    ['machine', true, 'Hi', 'leave_message'],
-  ] as const)('a %s verdict (greeting over: %s, message %j) → %s', (verdict, greetingEnded, message, action) => {
-    expect(machineAction(verdict, greetingEnded, message)).toBe(action);
+    ['human', 'unknown', 'Hi', 'none'],
+    ['unknown', 'ended', 'Hi', 'none'],
+    ['machine', 'pending', null, 'hang_up'],
+    ['machine', 'ended', '', 'hang_up'],
+    ['machine', 'pending', 'Hi', 'wait_for_greeting_end'],
+    ['machine', 'ended', 'Hi', 'leave_message'],
+    ['machine', 'unknown', 'Hi', 'hang_up'],
+  ] as const)('a %s verdict (greeting %s, message %j) → %s', (verdict, greeting, message, action) => {
+    expect(machineAction(verdict, greeting, message)).toBe(action);
   });
 });

@@ -43,6 +43,7 @@ describe('Telnyx adapter', () => {
       streamUrl: 'wss://media.example.com/media',
       streamToken: '1700000000.tok',
       statusCallbackUrl: 'https://api.example.com/api/v1/telephony/telnyx/status?run=1.2.3',
+      onMachine: 'leave_message',
     });
     expect(result).toEqual({ callId: expect.stringMatching(/^v3:/) });
     const [request] = lastRequests(1);
@@ -60,7 +61,7 @@ describe('Telnyx adapter', () => {
       stream_codec: 'PCMU',
       stream_bidirectional_mode: 'rtp',
       stream_bidirectional_codec: 'PCMU',
-      answering_machine_detection: 'detect',
+      answering_machine_detection: 'detect_beep',
       webhook_url: 'https://api.example.com/api/v1/telephony/telnyx/status?run=1.2.3',
       webhook_url_method: 'POST',
       client_state: Buffer.from('1.2.3').toString('base64'),
@@ -75,6 +76,7 @@ describe('Telnyx adapter', () => {
       streamUrl: 'wss://media.example.com/media',
       streamToken: 't',
       statusCallbackUrl: 'https://api.example.com/s',
+      onMachine: 'hang_up',
     });
     await adapter().hangUp(callId);
     expect(lastRequests(1)[0]).toMatchObject({ method: 'POST', path: `/v2/calls/${callId}/actions/hangup` });
@@ -91,6 +93,7 @@ describe('Telnyx adapter', () => {
       streamUrl: 'wss://media.example.com/media',
       streamToken: 't',
       statusCallbackUrl: 'https://api.example.com/s',
+      onMachine: 'hang_up' as const,
     };
     await expect(adapter({ ...ACCOUNT, api_key: 'KEY-not-issued' }).dial(call)).rejects.toMatchObject({ status: 401 });
     await expect(adapter().dial({ ...call, from: '+48221234598' })).rejects.toMatchObject({ status: 422 });
@@ -106,6 +109,7 @@ describe('Telnyx adapter', () => {
       runRef: '1.2.6',
       streamToken: 'tok',
       statusCallbackUrl: 'https://api.example.com/s?run=1.2.6',
+      onMachine: 'hang_up',
     };
     // Only an incoming call.initiated is a call to answer; without one the webhook is only acknowledged.
     expect(await adapter().answerInbound(connect)).toEqual({ contentType: 'application/json', body: '{}' });
@@ -204,8 +208,6 @@ describe('Telnyx adapter', () => {
   it.each([
     ['call.initiated', {}, undefined],
     ['call.answered', {}, 'answered'],
-    ['call.machine.detection.ended', { result: 'machine' }, 'voicemail'],
-    ['call.machine.detection.ended', { result: 'human' }, undefined],
     ['call.hangup', { hangup_cause: 'normal_clearing' }, 'completed'],
     ['call.hangup', { hangup_cause: 'user_busy' }, 'busy'],
     ['call.hangup', { hangup_cause: 'timeout' }, 'no-answer'],
@@ -220,9 +222,51 @@ describe('Telnyx adapter', () => {
         payload: { call_control_id: 'v3:abc', client_state: Buffer.from('1.2.3').toString('base64'), ...payload },
       },
     });
-    expect(event && { status: event.status, runRef: event.runRef }).toEqual(
+    expect(event && 'status' in event ? { status: event.status, runRef: event.runRef } : undefined).toEqual(
       status ? { status, runRef: '1.2.3' } : undefined,
     );
+  });
+
+  it.each([
+    ['call.machine.detection.ended', { result: 'machine' }, { verdict: 'machine', greeting: 'pending', beep: false }],
+    ['call.machine.detection.ended', { result: 'human' }, { verdict: 'human', greeting: 'unknown', beep: false }],
+    ['call.machine.detection.ended', { result: 'not_sure' }, { verdict: 'unknown', greeting: 'unknown', beep: false }],
+    ['call.machine.greeting.ended', { result: 'beep_detected' }, { verdict: 'machine', greeting: 'ended', beep: true }],
+    ['call.machine.greeting.ended', { result: 'ended' }, { verdict: 'machine', greeting: 'ended', beep: false }],
+    ['call.machine.greeting.ended', { result: 'not_sure' }, { verdict: 'machine', greeting: 'ended', beep: false }],
+    ['call.speak.ended', { status: 'completed' }, { messageSpoken: true }],
+  ])('maps %s %j to %j', (eventType, payload, expected) => {
+    const event = mapTelnyxEvent({
+      data: {
+        event_type: eventType,
+        occurred_at: '2026-11-23T10:00:00Z',
+        payload: { call_control_id: 'v3:abc', client_state: Buffer.from('1.2.3').toString('base64'), ...payload },
+      },
+    });
+    expect(event).toMatchObject({ ...expected, callId: 'v3:abc', runRef: '1.2.3' });
+  });
+
+  it('leaves a voicemail: stops the stream, then speaks the message (the hang-up follows call.speak.ended)', async () => {
+    const { callId } = await adapter().dial({
+      to: '+48601234561',
+      from: OWN_NUMBER,
+      runRef: '1.2.9',
+      streamUrl: 'wss://media.example.com/media',
+      streamToken: 't',
+      statusCallbackUrl: 'https://api.example.com/s',
+      onMachine: 'leave_message',
+    });
+    await adapter().leaveVoicemail(callId, 'Please call us back.');
+    const [stop, speak] = lastRequests(2);
+    expect(stop).toMatchObject({
+      path: `/v2/calls/${callId}/actions/streaming_stop`,
+      body: { command_id: `voicemail-stream-${callId}` },
+    });
+    expect(speak).toMatchObject({
+      path: `/v2/calls/${callId}/actions/speak`,
+      body: { payload: 'Please call us back.', voice: 'female', command_id: `voicemail-speak-${callId}` },
+    });
+    await adapter().hangUp(callId);
   });
 
   it('translates Telnyx media frames to the canonical ones and back', () => {

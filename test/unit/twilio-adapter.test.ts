@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../shared/telephony/adapter.ts';
-import { mapTwilioStatus, twilioAdapter, TWILIO_CALLBACK_TOLERANCE_SECONDS } from '../../shared/telephony/twilio.ts';
+import { mapTwilioAnsweredBy, mapTwilioStatus, twilioAdapter, TWILIO_CALLBACK_TOLERANCE_SECONDS } from '../../shared/telephony/twilio.ts';
 
 const ACCOUNT = {
   provider: 'twilio' as const,
@@ -66,6 +66,7 @@ describe('Twilio adapter', () => {
       streamUrl: 'wss://media.example.com/media',
       streamToken: '1700000000.token',
       statusCallbackUrl: 'https://api.example.com/api/v1/telephony/twilio/status?run=1.2.3',
+      onMachine: 'leave_message',
     });
     expect(result).toEqual({ callId: `CA${'2'.repeat(32)}` });
     const [request] = captured;
@@ -79,7 +80,11 @@ describe('Twilio adapter', () => {
     expect(form.get('StatusCallback')).toBe('https://api.example.com/api/v1/telephony/twilio/status?run=1.2.3');
     expect(form.get('StatusCallbackMethod')).toBe('POST');
     expect(form.getAll('StatusCallbackEvent')).toEqual(['ringing', 'answered', 'completed']);
-    expect(form.get('MachineDetection')).toBe('Enable');
+    // Asynchronous AMD to the same signed callback; DetectMessageEnd as the agent leaves a message.
+    expect(form.get('MachineDetection')).toBe('DetectMessageEnd');
+    expect(form.get('AsyncAmd')).toBe('true');
+    expect(form.get('AsyncAmdStatusCallback')).toBe('https://api.example.com/api/v1/telephony/twilio/status?run=1.2.3');
+    expect(form.get('AsyncAmdStatusCallbackMethod')).toBe('POST');
     expect(form.get('Twiml')).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://media.example.com/media">' +
         '<Parameter name="run_ref" value="1.2.3"/><Parameter name="stream_token" value="1700000000.token"/></Stream></Connect></Response>',
@@ -103,6 +108,7 @@ describe('Twilio adapter', () => {
       streamUrl: 'wss://m/media',
       streamToken: 't',
       statusCallbackUrl: 'https://a/s',
+      onMachine: 'hang_up',
     });
     await expect(failure).rejects.toBeInstanceOf(ProviderError);
     await expect(failure).rejects.toMatchObject({ status: 429 });
@@ -170,41 +176,79 @@ describe('Twilio adapter', () => {
   });
 
   it.each([
-    ['queued', undefined, undefined],
-    ['initiated', undefined, undefined],
-    ['ringing', undefined, 'ringing'],
-    ['in-progress', 'human', 'answered'],
-    ['in-progress', 'unknown', 'answered'],
-    ['in-progress', 'machine_start', 'voicemail'],
-    ['in-progress', 'machine_end_beep', 'voicemail'],
-    ['in-progress', 'fax', 'voicemail'],
-    ['completed', undefined, 'completed'],
-    ['completed', 'machine_end_silence', 'voicemail'],
-    ['busy', undefined, 'busy'],
-    ['no-answer', undefined, 'no-answer'],
-    ['failed', undefined, 'failed'],
-    ['canceled', undefined, 'failed'],
-  ])('maps CallStatus %s (AnsweredBy %s) to %s', (callStatus, answeredBy, expected) => {
-    expect(mapTwilioStatus(callStatus, answeredBy)).toBe(expected);
+    ['queued', undefined],
+    ['initiated', undefined],
+    ['ringing', 'ringing'],
+    ['in-progress', 'answered'],
+    ['completed', 'completed'],
+    ['busy', 'busy'],
+    ['no-answer', 'no-answer'],
+    ['failed', 'failed'],
+    ['canceled', 'failed'],
+  ])('maps CallStatus %s to %s', (callStatus, expected) => {
+    expect(mapTwilioStatus(callStatus)).toBe(expected);
   });
 
-  it('reads a status callback: the run from the signed URL, AMD verdict to voicemail, the event time', () => {
+  it.each([
+    ['human', 'human', 'unknown', false],
+    ['unknown', 'unknown', 'unknown', false],
+    ['machine_start', 'machine', 'unknown', false],
+    ['fax', 'machine', 'unknown', false],
+    ['machine_end_beep', 'machine', 'ended', true],
+    ['machine_end_silence', 'machine', 'ended', false],
+    ['machine_end_other', 'machine', 'ended', false],
+  ])('maps AnsweredBy %s to the verdict %s, greeting %s, beep %s', (answeredBy, verdict, greeting, beep) => {
+    expect(mapTwilioAnsweredBy(answeredBy)).toEqual({ verdict, greeting, beep });
+  });
+
+  it('reads a status callback: the run from the signed URL, the event time', () => {
     const event = adapter().parseStatus({
       url: 'https://api.example.com/api/v1/telephony/twilio/status?run=4.5.6',
       headers: {},
       rawBody: new URLSearchParams({
         CallSid: 'CA9',
         CallStatus: 'in-progress',
-        AnsweredBy: 'machine_end_beep',
         Timestamp: 'Mon, 23 Nov 2026 10:00:00 +0000',
       }).toString(),
     });
     expect(event).toEqual({
       callId: 'CA9',
       runRef: '4.5.6',
-      status: 'voicemail',
+      status: 'answered',
       timestamp: '2026-11-23T10:00:00.000Z',
     });
+  });
+
+  it('reads an asyncAmdStatusCallback (AnsweredBy, no CallStatus) as a detection result', () => {
+    const event = adapter().parseStatus({
+      url: 'https://api.example.com/api/v1/telephony/twilio/status?run=4.5.6',
+      headers: {},
+      rawBody: new URLSearchParams({
+        AccountSid: ACCOUNT.account_sid,
+        CallSid: 'CA9',
+        AnsweredBy: 'machine_end_beep',
+        MachineDetectionDuration: '4100',
+      }).toString(),
+    });
+    expect(event).toMatchObject({
+      callId: 'CA9',
+      runRef: '4.5.6',
+      verdict: 'machine',
+      greeting: 'ended',
+      beep: true,
+      detail: 'machine_end_beep',
+    });
+  });
+
+  it('leaves a voicemail by updating the live call with <Say> and <Hangup>', async () => {
+    captured = [];
+    answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
+    await adapter().leaveVoicemail('CA9', 'Please call us back.');
+    const [request] = captured;
+    expect(request).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA9.json` });
+    expect(request!.form.get('Twiml')).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please call us back.</Say><Hangup/></Response>',
+    );
   });
 
   it('answers an incoming call with a stream, or turns it away with <Say> and <Hangup>', async () => {
