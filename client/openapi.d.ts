@@ -114,7 +114,7 @@ export interface paths {
          *     curl -s -X POST "$BASE/agents" \
          *          -H "X-API-Key: $KEY" \
          *          -H 'Content-Type: application/json' \
-         *          -d '{"name":"Appointment reminders","workflow_definition":{"greeting":"Hi {{initial_context.name}}, this is North Clinic.","steps":["Can you come to your appointment tomorrow at 10:00?"],"closing":"Thank you, goodbye."},"template_context_variables":{"clinic":"North"},"call_disposition_codes":{"confirmed":"Visit confirmed","reschedule":"Wants another date"}}'
+         *          -d '{"name":"Appointment reminders","workflow_definition":{"greeting":"Hi {{initial_context.name}}, this is North Clinic.","steps":["Can you come to your appointment tomorrow at 10:00?"],"closing":"Thank you, goodbye."},"template_context_variables":{"clinic":"North"},"call_disposition_codes":{"confirmed":"Visit confirmed","reschedule":"Wants another date"},"voicemail_message":"Hello, this is North Clinic about your visit tomorrow at 10. Please call us back on 22 123 45 67."}'
          *     ```
          */
         post: operations["createAgent"];
@@ -2358,6 +2358,11 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             updated_at: string;
+            /**
+             * @description What an outbound call says to an answering machine, after its beep (or the end of its greeting), before hanging up; the call then ends `voicemail`. `null`: a call answered by a machine is hung up at once (also `voicemail`). Spoken by the telephony provider's text-to-speech. Calls take the message the agent had when they were placed.
+             * @example Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.
+             */
+            voicemail_message: string | null;
             workflow_configurations: components["schemas"]["WorkflowConfigurations"];
             /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. */
             workflow_definition: {
@@ -2939,6 +2944,11 @@ export interface components {
             template_context_variables?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description What an outbound call says to an answering machine, after its beep (or the end of its greeting), before hanging up; the call then ends `voicemail`. `null`: a call answered by a machine is hung up at once (also `voicemail`). Spoken by the telephony provider's text-to-speech. Calls take the message the agent had when they were placed.
+             * @example Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.
+             */
+            voicemail_message?: string | null;
             workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
             /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
@@ -3769,6 +3779,11 @@ export interface components {
             template_context_variables?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description What an outbound call says to an answering machine, after its beep (or the end of its greeting), before hanging up; the call then ends `voicemail`. `null`: a call answered by a machine is hung up at once (also `voicemail`). Spoken by the telephony provider's text-to-speech. Calls take the message the agent had when they were placed.
+             * @example Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.
+             */
+            voicemail_message?: string | null;
             workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
             /** @description A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
@@ -4249,7 +4264,8 @@ export interface operations {
                  *       "call_disposition_codes": {
                  *         "confirmed": "Visit confirmed",
                  *         "reschedule": "Wants another date"
-                 *       }
+                 *       },
+                 *       "voicemail_message": "Hello, this is North Clinic about your visit tomorrow at 10. Please call us back on 22 123 45 67."
                  *     }
                  */
                 "application/json": components["schemas"]["CreateAgentRequest"];

@@ -36,6 +36,8 @@ export async function talkAsCallee(options: {
   hangUp: AbortSignal;
   /** Open sockets, so that a stopping simulator can terminate them. */
   sockets: Set<WebSocket>;
+  /** An answering machine: its greeting (and beep) is sent first, and it never answers the agent. */
+  machine?: AnsweringMachine;
 }): Promise<void> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -50,7 +52,7 @@ export async function talkAsCallee(options: {
     let agentSpeechEndsAt = 0;
     let agentSpokeSinceReply = false;
     let scriptLine = 0;
-    let pending: Int16Array[] = [];
+    let pending: Int16Array[] = options.machine ? [...options.machine.frames] : [];
     const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as {
@@ -93,7 +95,12 @@ export async function talkAsCallee(options: {
       !options.hangUp.aborted &&
       Date.now() - startedAt < options.callSeconds * 1000
     ) {
-      if (!pending.length && agentSpokeSinceReply && Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS) {
+      if (
+        !options.machine &&
+        !pending.length &&
+        agentSpokeSinceReply &&
+        Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS
+      ) {
         const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
         scriptLine += 1;
         agentSpokeSinceReply = false;
@@ -118,6 +125,52 @@ export async function talkAsCallee(options: {
   } finally {
     options.sockets.delete(socket);
   }
+}
+
+/**
+ * Who picks up an answered call, by the local callee directory (the dialed number, as the last
+ * digit decides busy or no answer): a number ending in 9 reaches an answering machine, `…59` one
+ * without a beep; `…56` a person whom answering-machine detection cannot classify (`unknown`);
+ * anything else a person.
+ */
+export type SimulatedAnswerer = 'human' | 'unknown' | 'machine_with_beep' | 'machine_without_beep';
+
+export function simulatedAnswerer(number: string): SimulatedAnswerer {
+  if (number.endsWith('59')) return 'machine_without_beep';
+  if (number.endsWith('9')) return 'machine_with_beep';
+  if (number.endsWith('56')) return 'unknown';
+  return 'human';
+}
+
+/** An answering machine's greeting on the line: its audio frames and when it is over (beep included). */
+export interface AnsweringMachine {
+  frames: Int16Array[];
+  greetingMs: number;
+  beep: boolean;
+}
+
+/**
+ * Timing of the providers' detection, as they report it: a verdict (person, machine) a few seconds
+ * after the answer, `unknown` when detection times out (Twilio's default is 30 s; shortened
+ * here), the greeting's end once the greeting, its beep or the silence after it are over.
+ */
+export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeting: 1_500 } as const;
+
+const GREETING = "Hi, you've reached Anna. I can't take your call right now, please leave a message";
+const BEEP_MS = 500;
+
+/** A machine's greeting: words (for about 4 s, silence padding them), then a 1 kHz beep when it has one. */
+export function answeringMachine(beep: boolean): AnsweringMachine {
+  const words = frames(synthesizeSpeech(GREETING));
+  const padding = Math.max(0, Math.round(4_000 / FRAME_MS) - words.length);
+  const greeting = [...words, ...Array.from({ length: padding }, () => new Int16Array(FRAME_SAMPLES))];
+  const tone = frames(
+    Int16Array.from({ length: (BEEP_MS / 1000) * 8000 }, (_, i) =>
+      Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)),
+    ),
+  );
+  const all = beep ? [...greeting, ...tone] : greeting;
+  return { frames: all, greetingMs: all.length * FRAME_MS, beep };
 }
 
 /** A simulator's calls in progress: what `idle` waits for and `stop` hangs up. */

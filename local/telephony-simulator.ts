@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import twilio from 'twilio';
 import { availableInventory, type SimulatedNumber } from './number-marketplace.ts';
-import { CallsInProgress, talkAsCallee } from './simulated-callee.ts';
+import {
+  answeringMachine,
+  CallsInProgress,
+  DETECTION_MS,
+  simulatedAnswerer,
+  talkAsCallee,
+  type AnsweringMachine,
+  type SimulatedAnswerer,
+} from './simulated-callee.ts';
 
 const API_VERSION = '2010-04-01';
 
@@ -52,8 +60,13 @@ interface SimulatedCall {
   status: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
   statusCallback: string | null;
   events: Set<string>;
-  machineDetection: boolean;
+  /** Asynchronous answering-machine detection: its mode and where its result goes (`AsyncAmdStatusCallback`). */
+  asyncAmd: { mode: 'Enable' | 'DetectMessageEnd'; callback: string } | null;
   stream: { url: string; parameters: Record<string, string> } | null;
+  /** Set when new TwiML replaces the call's (a Calls update): the stream ends, the new TwiML plays. */
+  redirect: AbortController;
+  /** The TwiML that replaced the call's, once it did: what it says before the call ends. */
+  replacedBy: ReturnType<typeof readTwiml> | null;
   answeredAt: number | null;
   sequence: number;
   /** Set when the call must end now (hang-up through the REST API). */
@@ -62,7 +75,7 @@ interface SimulatedCall {
 
 /**
  * Outcome of a dialed number, decided by its last digit: 0-6 answered, 7 busy, 8 no answer,
- * 9 voicemail (an answering machine: AMD reports `machine_end_beep`).
+ * 9 answered by an answering machine (which kind: simulatedAnswerer).
  */
 export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answer' | 'voicemail' {
   const digit = Number(number.at(-1));
@@ -70,6 +83,17 @@ export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answ
   if (digit === 8) return 'no-answer';
   if (digit === 9) return 'voicemail';
   return 'answered';
+}
+
+/** Twilio's text-to-speech pace for `<Say>`: about 15 characters a second. */
+const SAY_MS_PER_CHARACTER = 65;
+
+/** `MachineDetection` with `AsyncAmd=true` (the only detection the local Twilio runs: the platform's). */
+function asyncAmdOf(form: URLSearchParams): SimulatedCall['asyncAmd'] {
+  const mode = form.get('MachineDetection');
+  const callback = form.get('AsyncAmdStatusCallback');
+  if ((mode !== 'Enable' && mode !== 'DetectMessageEnd') || form.get('AsyncAmd') !== 'true' || !callback) return null;
+  return { mode, callback };
 }
 
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
@@ -89,7 +113,11 @@ function attributes(tag: string): Record<string, string> {
 }
 
 /** What a TwiML document asks for: a `<Connect><Stream>`, or words and a hang-up / rejection. */
-export function readTwiml(twiml: string): { stream: SimulatedCall['stream']; say: string[]; reject: boolean } {
+export function readTwiml(twiml: string): {
+  stream: { url: string; parameters: Record<string, string> } | null;
+  say: string[];
+  reject: boolean;
+} {
   const streamTag = /<Stream\b[^>]*>/.exec(twiml)?.[0];
   const parameters: Record<string, string> = {};
   for (const match of twiml.matchAll(/<Parameter\b[^>]*\/?>/g)) {
@@ -143,6 +171,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }
   >();
   let voiceUrl: string | null = null;
+  /** What calls said through replaced TwiML (a voicemail message), for `GET /_simulator/spoken`. */
+  const spoken: { callSid: string; to: string; text: string; completed: boolean }[] = [];
 
   const addAccount = (accountSid: string, authToken: string): Account => {
     const account: Account = {
@@ -237,14 +267,16 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   }
 
   /** The callee's side of an answered call, over Media Streams. */
-  function converse(call: SimulatedCall): Promise<void> {
+  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
     const stream = call.stream!;
     const streamSid = sid('MZ');
     return talkAsCallee({
       url: stream.url,
       callSeconds: options.callSeconds,
-      hangUp: call.hangUp.signal,
+      // The stream ends with the call, or when new TwiML replaces the `<Connect><Stream>`.
+      hangUp: AbortSignal.any([call.hangUp.signal, call.redirect.signal]),
       sockets: inProgress.sockets,
+      machine,
       wire: {
         connected: () => ({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
         start: () => ({
@@ -277,6 +309,55 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     });
   }
 
+  /**
+   * Asynchronous AMD as Twilio reports it to `AsyncAmdStatusCallback` (AccountSid, CallSid,
+   * AnsweredBy, MachineDetectionDuration): `human` or `machine_start` a few seconds after the
+   * answer (`Enable`, and DetectMessageEnd's person), `machine_end_beep` / `machine_end_silence`
+   * once the greeting is over (DetectMessageEnd), `unknown` when detection times out. Nothing is
+   * sent for a call that ended first.
+   */
+  async function detectAnsweringMachine(
+    call: SimulatedCall,
+    answerer: SimulatedAnswerer,
+    machine: AnsweringMachine | undefined,
+  ): Promise<void> {
+    const amd = call.asyncAmd;
+    if (!amd) return;
+    let answeredBy = answerer === 'human' ? 'human' : 'unknown';
+    let afterMs: number = answerer === 'unknown' ? DETECTION_MS.unknown : DETECTION_MS.verdict;
+    if (machine && amd.mode === 'Enable') answeredBy = 'machine_start';
+    else if (machine) {
+      answeredBy = machine.beep ? 'machine_end_beep' : 'machine_end_silence';
+      afterMs = machine.greetingMs + (machine.beep ? 0 : DETECTION_MS.silenceAfterGreeting);
+    }
+    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
+    await Promise.race([sleep(afterMs), ended]);
+    if (call.hangUp.signal.aborted || call.status !== 'in-progress') return;
+    const response = await signedPost(call.account, amd.callback, {
+      AccountSid: call.account.sid,
+      CallSid: call.sid,
+      AnsweredBy: answeredBy,
+      MachineDetectionDuration: String(afterMs),
+    });
+    if (response && !response.ok)
+      console.error(`Telephony simulator: AMD callback answered ${response.status}: ${await response.text()}`);
+  }
+
+  /** New TwiML for a live call (Calls update): the stream ends, and what it says plays. */
+  function replaceTwiml(call: SimulatedCall, twiml: string): void {
+    call.replacedBy = readTwiml(twiml);
+    call.redirect.abort();
+  }
+
+  /** What replaced TwiML says, at Twilio's text-to-speech pace (about 15 characters a second); then the call ends. */
+  async function playReplacedTwiml(call: SimulatedCall): Promise<void> {
+    const said = call.replacedBy?.say.join(' ') ?? '';
+    if (!said || call.hangUp.signal.aborted) return;
+    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
+    await Promise.race([sleep(said.length * SAY_MS_PER_CHARACTER), ended]);
+    spoken.push({ callSid: call.sid, to: call.to, text: said, completed: !call.hangUp.signal.aborted });
+  }
+
   async function runCall(call: SimulatedCall): Promise<void> {
     const hungUp = () => call.hangUp.signal.aborted;
     if (call.direction === 'outbound-api') {
@@ -294,26 +375,25 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       }
       call.status = 'in-progress';
       call.answeredAt = Date.now();
-      const answeredBy = call.machineDetection ? (outcome === 'voicemail' ? 'machine_end_beep' : 'human') : undefined;
-      await report(call, 'answered', answeredBy ? { AnsweredBy: answeredBy } : {});
-      if (outcome === 'voicemail') {
-        // The machine's greeting plays until someone hangs up (the platform, on AMD's verdict).
-        await Promise.race([
-          sleep(options.callSeconds * 1000),
-          new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve)),
-        ]);
-      } else if (call.stream && !hungUp()) {
+      await report(call, 'answered');
+      // The stream starts at once for a person and a machine alike; detection runs alongside.
+      const answerer = simulatedAnswerer(call.to);
+      const machine = answerer.startsWith('machine_') ? answeringMachine(answerer === 'machine_with_beep') : undefined;
+      const detection = detectAnsweringMachine(call, answerer, machine);
+      if (call.stream && !hungUp()) {
         try {
-          await converse(call);
+          await converse(call, machine);
         } catch (error) {
           if (!inProgress.stopping) console.error('Telephony simulator: media stream failed', error);
           call.status = 'failed';
           return report(call, 'completed');
         }
       }
+      await playReplacedTwiml(call);
       call.status = 'completed';
+      await detection;
       const duration = String(Math.round((Date.now() - call.answeredAt) / 1000));
-      return report(call, 'completed', { CallDuration: duration, ...(answeredBy ? { AnsweredBy: answeredBy } : {}) });
+      return report(call, 'completed', { CallDuration: duration });
     }
     // Incoming: connected at once to what the platform's TwiML said.
     call.status = 'in-progress';
@@ -372,9 +452,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       status: 'queued',
       statusCallback: form.get('StatusCallback'),
       events: new Set(form.getAll('StatusCallbackEvent').flatMap((event) => event.split(' '))),
-      machineDetection:
-        form.get('MachineDetection') === 'Enable' || form.get('MachineDetection') === 'DetectMessageEnd',
+      asyncAmd: asyncAmdOf(form),
       stream: twiml ? readTwiml(twiml).stream : null,
+      redirect: new AbortController(),
+      replacedBy: null,
       answeredAt: null,
       sequence: 0,
       hangUp: new AbortController(),
@@ -401,8 +482,10 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       status: 'ringing',
       statusCallback: null,
       events: new Set(),
-      machineDetection: false,
+      asyncAmd: null,
       stream: null,
+      redirect: new AbortController(),
+      replacedBy: null,
       answeredAt: null,
       sequence: 0,
       hangUp: new AbortController(),
@@ -431,6 +514,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     const path = url.pathname;
 
     // Test control: the outside world, not Twilio's API.
+    if (path === '/_simulator/spoken' && request.method === 'GET') return json(response, 200, spoken);
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
       return json(response, 200, await ringIncoming(form.get('From') ?? '', form.get('To') ?? ''));
     }
@@ -513,6 +597,11 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
         );
       if (request.method === 'POST' && ['completed', 'canceled'].includes(form.get('Status') ?? ''))
         call.hangUp.abort();
+      else if (request.method === 'POST' && form.get('Twiml')) {
+        if (call.status !== 'in-progress')
+          return twilioError(response, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+        replaceTwiml(call, form.get('Twiml')!);
+      }
       return json(response, 200, callResource(call));
     }
     const available = /^AvailablePhoneNumbers\/([A-Z]{2})\/(Local|Mobile|TollFree)\.json$/.exec(resource);

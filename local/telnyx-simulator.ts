@@ -3,7 +3,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { availableInventory, type SimulatedNumber } from './number-marketplace.ts';
-import { CallsInProgress, talkAsCallee } from './simulated-callee.ts';
+import {
+  answeringMachine,
+  CallsInProgress,
+  DETECTION_MS,
+  simulatedAnswerer,
+  talkAsCallee,
+  type AnsweringMachine,
+  type SimulatedAnswerer,
+} from './simulated-callee.ts';
 import { simulatedOutcome } from './telephony-simulator.ts';
 
 export interface TelnyxSimulatorOptions {
@@ -60,12 +68,19 @@ interface SimulatedCall {
   clientState: string | null;
   stream: { url: string } | null;
   detectMachine: boolean;
+  /** `detect_beep` / `premium`: the end of a machine's greeting is reported too. */
+  detectBeep: boolean;
+  /** Set by `streaming_stop`: the stream ends, the call stays up. */
+  streamStop: AbortController;
   hangUp: AbortController;
   hangupSource: 'caller' | 'callee';
   answered: (value: 'answered' | 'rejected') => void;
   /** `command_id`s already carried out: Telnyx ignores a command repeated with the same one. */
   commandIds: Set<string>;
 }
+
+/** Telnyx's text-to-speech pace for `speak`: about 15 characters a second. */
+const SPEAK_MS_PER_CHARACTER = 65;
 
 /** The platform's and the tests' addresses only: the simulator never sends anything off this machine. */
 function isLoopback(url: string): boolean {
@@ -119,6 +134,8 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   const requests: TelnyxSimulator['requests'] = [];
   const signingKeys = new Map<Account, KeyObject>();
   let voiceUrl: string | null = null;
+  /** What `speak` commands said, for `GET /_simulator/spoken`. */
+  const spoken: { call_control_id: string; to: string; text: string; completed: boolean }[] = [];
 
   const createAccount = (phoneNumbers: string[]): SimulatedTelnyxAccount => {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -192,13 +209,14 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   }
 
   /** The callee's side of an answered call over Telnyx media streaming. */
-  function converse(call: SimulatedCall): Promise<void> {
+  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
     const streamId = randomUUID();
     return talkAsCallee({
       url: call.stream!.url,
       callSeconds: options.callSeconds,
-      hangUp: call.hangUp.signal,
+      hangUp: AbortSignal.any([call.hangUp.signal, call.streamStop.signal]),
       sockets: inProgress.sockets,
+      machine,
       wire: {
         connected: () => ({ event: 'connected', version: '1.0.0' }),
         start: () => ({
@@ -238,14 +256,15 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   }
 
   /** An answered call: streams until the callee or the platform hangs up. */
-  async function talk(call: SimulatedCall): Promise<void> {
+  async function talk(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
     if (call.stream && isLoopback(call.stream.url) && !call.hangUp.signal.aborted) {
       try {
-        await converse(call);
+        await converse(call, machine);
       } catch (error) {
         if (!inProgress.stopping) console.error('Telnyx simulator: media stream failed', error);
         return hangUpWith(call, 'unspecified');
       }
+      await afterStreamStopped(call);
     } else {
       await Promise.race([
         sleep(options.callSeconds * 1000),
@@ -264,15 +283,61 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     if (outcome === 'no-answer') return hangUpWith(call, 'timeout');
     call.state = 'active';
     await sendEvent(call, 'call.answered');
-    if (call.detectMachine)
-      await sendEvent(call, 'call.machine.detection.ended', {
-        result: outcome === 'voicemail' ? 'machine' : 'human',
-      });
-    if (outcome === 'voicemail') {
-      // The machine's greeting plays until someone hangs up (the platform, on AMD's verdict).
-      call.stream = null;
-    }
-    return talk(call);
+    // The stream starts at once for a person and a machine alike; detection runs alongside.
+    const answerer = simulatedAnswerer(call.to);
+    const machine = answerer.startsWith('machine_') ? answeringMachine(answerer === 'machine_with_beep') : undefined;
+    const detection = detectAnsweringMachine(call, answerer, machine);
+    await talk(call, machine);
+    await detection;
+  }
+
+  /**
+   * Answering-machine detection as Telnyx reports it to the call's webhook:
+   * `call.machine.detection.ended` (`human`, `machine`, or `not_sure` when it times out) a few
+   * seconds after the answer, then for a machine with `detect_beep` `call.machine.greeting.ended`
+   * once its greeting is over (`beep_detected`, or `ended` for a machine without a beep). Nothing is
+   * sent for a call that ended first.
+   */
+  async function detectAnsweringMachine(
+    call: SimulatedCall,
+    answerer: SimulatedAnswerer,
+    machine: AnsweringMachine | undefined,
+  ): Promise<void> {
+    if (!call.detectMachine) return;
+    const answeredAt = Date.now();
+    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
+    const at = async (ms: number) => {
+      await Promise.race([sleep(Math.max(0, answeredAt + ms - Date.now())), ended]);
+      return call.state === 'active' && !call.hangUp.signal.aborted;
+    };
+    const result = machine ? 'machine' : answerer === 'unknown' ? 'not_sure' : 'human';
+    if (!(await at(result === 'not_sure' ? DETECTION_MS.unknown : DETECTION_MS.verdict))) return;
+    await sendEvent(call, 'call.machine.detection.ended', { result });
+    if (!machine || !call.detectBeep) return;
+    if (!(await at(machine.greetingMs + (machine.beep ? 0 : DETECTION_MS.silenceAfterGreeting)))) return;
+    await sendEvent(call, 'call.machine.greeting.ended', { result: machine.beep ? 'beep_detected' : 'ended' });
+  }
+
+  /**
+   * After `streaming_stop` the call stays up (billed) until someone hangs up: the platform (after
+   * its `speak`), or the callee once its time is up.
+   */
+  async function afterStreamStopped(call: SimulatedCall): Promise<void> {
+    if (!call.streamStop.signal.aborted || call.hangUp.signal.aborted) return;
+    await Promise.race([
+      sleep(options.callSeconds * 1000),
+      new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve)),
+    ]);
+  }
+
+  /** `speak`: Telnyx's text-to-speech (about 15 characters a second), then `call.speak.ended`. */
+  async function speak(call: SimulatedCall, text: string): Promise<void> {
+    await sendEvent(call, 'call.speak.started');
+    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
+    await Promise.race([sleep(text.length * SPEAK_MS_PER_CHARACTER), ended]);
+    const completed = !call.hangUp.signal.aborted;
+    spoken.push({ call_control_id: call.id, to: call.to, text, completed });
+    if (completed) await sendEvent(call, 'call.speak.ended', { status: 'completed' });
   }
 
   /**
@@ -299,6 +364,8 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       clientState: null,
       stream: null,
       detectMachine: false,
+      detectBeep: false,
+      streamStop: new AbortController(),
       hangUp: new AbortController(),
       hangupSource: 'caller',
       answered,
@@ -350,6 +417,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         ? reply(response, 200, { calls_created_at: found.created })
         : reply(response, 404, { detail: 'Not Found' });
     }
+    if (path === '/_simulator/spoken' && request.method === 'GET') return reply(response, 200, spoken);
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
       const rung = await ringIncoming(
         String(body.from ?? ''),
@@ -390,7 +458,11 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : null,
         clientState: typeof body.client_state === 'string' ? body.client_state : null,
         stream: streamOf(body),
-        detectMachine: body.answering_machine_detection === 'detect',
+        detectMachine: ['detect', 'detect_beep', 'detect_words', 'greeting_end', 'premium'].includes(
+          String(body.answering_machine_detection),
+        ),
+        detectBeep: ['detect_beep', 'premium'].includes(String(body.answering_machine_detection)),
+        streamStop: new AbortController(),
         hangUp: new AbortController(),
         hangupSource: 'callee',
         answered: () => {},
@@ -408,7 +480,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         },
       });
     }
-    const action = /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup)$/.exec(path);
+    const action = /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup|speak|streaming_stop)$/.exec(path);
     if (action && request.method === 'POST') {
       const call = calls.get(action[1]!);
       if (!call || call.account !== user) return telnyxError(response, 404, '10005', 'Resource not found');
@@ -417,6 +489,14 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       if (commandId) call.commandIds.add(commandId);
       if (call.state === 'hangup') return telnyxError(response, 422, '90018', 'Call has already ended');
       const verb = action[2];
+      if (verb === 'speak' || verb === 'streaming_stop') {
+        if (call.state !== 'active') return telnyxError(response, 422, '90018', 'Call is not active');
+        if (verb === 'streaming_stop') call.streamStop.abort();
+        else if (typeof body.payload !== 'string' || typeof body.voice !== 'string')
+          return telnyxError(response, 422, '10015', 'Invalid speak command', 'payload and voice are required');
+        else inProgress.track(new AbortController(), speak(call, body.payload));
+        return reply(response, 200, { data: { result: 'ok' } });
+      }
       if (verb === 'hangup') {
         call.hangupSource = 'caller';
         call.hangUp.abort();

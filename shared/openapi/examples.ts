@@ -47,6 +47,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     workflow_definition: WORKFLOW_DEFINITION,
     template_context_variables: { clinic: 'North' },
     call_disposition_codes: { confirmed: 'Visit confirmed', reschedule: 'Wants another date' },
+    voicemail_message:
+      'Hello, this is North Clinic about your visit tomorrow at 10. Please call us back on 22 123 45 67.',
   },
   updateAgent: {
     name: 'Appointment reminders (North)',

@@ -363,8 +363,7 @@ export async function recordMachineVerdict(
         TableName: tableName(),
         Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
         UpdateExpression: 'SET answered_by = :verdict, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression:
-          '#status = :inProgress AND (attribute_not_exists(answered_by) OR answered_by = :null)',
+        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_by) OR answered_by = :null)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':inProgress': 'in_progress',

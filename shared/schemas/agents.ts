@@ -28,8 +28,9 @@ const VoicemailMessage = z
     description:
       'What an outbound call says to an answering machine, after its beep (or the end of its greeting), before hanging up; ' +
       'the call then ends `voicemail`. `null`: a call answered by a machine is hung up at once (also `voicemail`). ' +
-      'Spoken by the telephony provider\'s text-to-speech. Calls take the message the agent had when they were placed.',
-    example: 'Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.',
+      "Spoken by the telephony provider's text-to-speech. Calls take the message the agent had when they were placed.",
+    example:
+      'Hello, this is North Clinic calling about your appointment tomorrow at 10. Please call us back at +48 22 123 45 67.',
   });
 
 export const Agent = z
@@ -52,7 +53,6 @@ export const Agent = z
 export type Agent = z.infer<typeof Agent>;
 
 const AgentName = z.string().min(1).max(255);
-
 
 export const CreateAgentRequest = z
   .object({

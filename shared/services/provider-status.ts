@@ -73,7 +73,11 @@ async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapte
   const verdict = run.answered_by ?? event.verdict;
   const action = machineAction(verdict, event.greeting, run.voicemail_message);
   if (action === 'hang_up') {
-    await runs.updateActiveRun(ref, {}, { timestamp: event.timestamp, level: 'INFO', message: 'Answering machine: hanging up' });
+    await runs.updateActiveRun(
+      ref,
+      {},
+      { timestamp: event.timestamp, level: 'INFO', message: 'Answering machine: hanging up' },
+    );
     await adapter.hangUp(event.callId);
   } else if (action === 'leave_message') {
     // Logged before the provider is asked: the stream's end (which ends the run) follows the request.

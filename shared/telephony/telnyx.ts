@@ -45,9 +45,7 @@ const DETECTION_RESULTS: Record<string, MachineVerdict> = { human: 'human', mach
 
 /** What a Telnyx event reports, without the run (read from client_state by the caller). */
 type TelnyxCallEvent =
-  | Omit<ProviderStatusEvent, 'runRef'>
-  | Omit<MachineDetectionEvent, 'runRef'>
-  | Omit<MessageSpokenEvent, 'runRef'>;
+  Omit<ProviderStatusEvent, 'runRef'> | Omit<MachineDetectionEvent, 'runRef'> | Omit<MessageSpokenEvent, 'runRef'>;
 
 /**
  * A Telnyx Call Control event → platform event (client_state carries the run reference). With
@@ -70,7 +68,15 @@ export function mapTelnyxEvent(event: TelnyxEvent): (TelnyxCallEvent & { runRef?
     return { callId, runRef, verdict, greeting, beep: false, detail: result, timestamp };
   }
   if (type === 'call.machine.greeting.ended')
-    return { callId, runRef, verdict: 'machine', greeting: 'ended', beep: result === 'beep_detected', detail: result, timestamp };
+    return {
+      callId,
+      runRef,
+      verdict: 'machine',
+      greeting: 'ended',
+      beep: result === 'beep_detected',
+      detail: result,
+      timestamp,
+    };
   if (type === 'call.speak.ended') return { callId, runRef, messageSpoken: true, timestamp };
   let status: ProviderCallStatus | undefined;
   if (type === 'call.answered') status = 'answered';

@@ -256,6 +256,8 @@ describe('Telnyx adapter', () => {
       statusCallbackUrl: 'https://api.example.com/s',
       onMachine: 'leave_message',
     });
+    // Answered after the simulator's 10 ms of ringing (the stream URL is not the machine's: no stream).
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await adapter().leaveVoicemail(callId, 'Please call us back.');
     const [stop, speak] = lastRequests(2);
     expect(stop).toMatchObject({

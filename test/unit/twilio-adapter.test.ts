@@ -3,7 +3,12 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../shared/telephony/adapter.ts';
-import { mapTwilioAnsweredBy, mapTwilioStatus, twilioAdapter, TWILIO_CALLBACK_TOLERANCE_SECONDS } from '../../shared/telephony/twilio.ts';
+import {
+  mapTwilioAnsweredBy,
+  mapTwilioStatus,
+  twilioAdapter,
+  TWILIO_CALLBACK_TOLERANCE_SECONDS,
+} from '../../shared/telephony/twilio.ts';
 
 const ACCOUNT = {
   provider: 'twilio' as const,
@@ -245,7 +250,10 @@ describe('Twilio adapter', () => {
     answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
     await adapter().leaveVoicemail('CA9', 'Please call us back.');
     const [request] = captured;
-    expect(request).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA9.json` });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA9.json`,
+    });
     expect(request!.form.get('Twiml')).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please call us back.</Say><Hangup/></Response>',
     );
