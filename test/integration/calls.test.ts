@@ -142,7 +142,6 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
   it.each([
     [7, 'busy'],
     [8, 'no_answer'],
-    [9, 'voicemail'],
   ])('ends a call to a number ending in %i as %s, with no recording', async (digit, status) => {
     const placed = await placeCall(daytimeNumber(digit, 1));
     const run = await finishedRun(placed.body.workflow_run_id);
@@ -156,6 +155,14 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
       (await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/recording`, { key: org.key }))
         .status,
     ).toBe(404);
+  });
+
+  it('ends a call answered by a machine (number ending in 9) as voicemail: hung up once detection recognises it', async () => {
+    const placed = await placeCall(daytimeNumber(9, 1));
+    const run = await finishedRun(placed.body.workflow_run_id);
+    // Asynchronous detection: the stream opened at once (the machine's greeting is recorded).
+    expect(run).toMatchObject({ status: 'voicemail', gathered_context: { call_disposition: 'voicemail' } });
+    expect(run.recording_download_url).not.toBeNull();
   });
 
   it('refuses an invalid number with 422, a Do-not-call number with 403, and outside calling hours with 409', async () => {

@@ -123,7 +123,8 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
         return (await finished(org, agent, placed.body.workflow_run_id)).status;
       }),
     );
-    // 9: an answering machine, reported by Telnyx's AMD (call.machine.detection.ended); the platform hangs up.
+    // 9: an answering machine, reported by Telnyx's AMD (call.machine.detection.ended); the agent has
+    // no voicemail message, so the platform hangs up.
     expect(outcomes).toEqual(['busy', 'no_answer', 'voicemail']);
   });
 });
