@@ -34,8 +34,11 @@ describe('agents', () => {
       'call_disposition_codes',
       'total_runs',
       'workflow_configurations',
+      // Beyond the spec's table (issue 23): what a call leaves on an answering machine.
+      'voicemail_message',
     ]);
     expect(response.body).toMatchObject({
+      voicemail_message: null,
       name: 'Support',
       status: 'active',
       workflow_definition: { nodes: [{ id: 'start' }] },
@@ -64,6 +67,22 @@ describe('agents', () => {
 
   it('updates only the fields sent and versions a new definition', async () => {
     const { body: agent } = await createAgent({ name: 'Before', workflow_definition: { v: 1 } });
+    const message = await api.request('PATCH', `/agents/${agent.public_id}`, {
+      key: org.key,
+      body: { voicemail_message: 'Please call us back.' },
+    });
+    expect(message.body.voicemail_message).toBe('Please call us back.');
+    const noMessage = await api.request('PATCH', `/agents/${agent.public_id}`, {
+      key: org.key,
+      body: { voicemail_message: null },
+    });
+    expect(noMessage.body.voicemail_message).toBeNull();
+    const empty = await api.request('PATCH', `/agents/${agent.public_id}`, {
+      key: org.key,
+      body: { voicemail_message: '' },
+    });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0]).toMatchObject({ type: 'string_too_short', loc: ['body', 'voicemail_message'] });
     const renamed = await api.request('PATCH', `/agents/${agent.public_id}`, { key: org.key, body: { name: 'After' } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({
