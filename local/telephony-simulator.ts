@@ -10,6 +10,8 @@ import {
   DETECTION_MS,
   simulatedAnswerer,
   talkAsCallee,
+  TTS_MS_PER_CHARACTER,
+  untilAborted,
   type AnsweringMachine,
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
@@ -84,9 +86,6 @@ export function simulatedOutcome(number: string): 'answered' | 'busy' | 'no-answ
   if (digit === 9) return 'voicemail';
   return 'answered';
 }
-
-/** Twilio's text-to-speech pace for `<Say>`: about 15 characters a second. */
-const SAY_MS_PER_CHARACTER = 65;
 
 /** `MachineDetection` with `AsyncAmd=true` (the only detection the local Twilio runs: the platform's). */
 function asyncAmdOf(form: URLSearchParams): SimulatedCall['asyncAmd'] {
@@ -330,8 +329,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       answeredBy = machine.beep ? 'machine_end_beep' : 'machine_end_silence';
       afterMs = machine.greetingMs + (machine.beep ? 0 : DETECTION_MS.silenceAfterGreeting);
     }
-    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
-    await Promise.race([sleep(afterMs), ended]);
+    await Promise.race([sleep(afterMs), untilAborted(call.hangUp.signal)]);
     if (call.hangUp.signal.aborted || call.status !== 'in-progress') return;
     const response = await signedPost(call.account, amd.callback, {
       AccountSid: call.account.sid,
@@ -353,8 +351,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   async function playReplacedTwiml(call: SimulatedCall): Promise<void> {
     const said = call.replacedBy?.say.join(' ') ?? '';
     if (!said || call.hangUp.signal.aborted) return;
-    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
-    await Promise.race([sleep(said.length * SAY_MS_PER_CHARACTER), ended]);
+    await Promise.race([sleep(said.length * TTS_MS_PER_CHARACTER), untilAborted(call.hangUp.signal)]);
     spoken.push({ callSid: call.sid, to: call.to, text: said, completed: !call.hangUp.signal.aborted });
   }
 

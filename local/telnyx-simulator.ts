@@ -9,6 +9,8 @@ import {
   DETECTION_MS,
   simulatedAnswerer,
   talkAsCallee,
+  TTS_MS_PER_CHARACTER,
+  untilAborted,
   type AnsweringMachine,
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
@@ -79,9 +81,6 @@ interface SimulatedCall {
   commandIds: Set<string>;
 }
 
-/** Telnyx's text-to-speech pace for `speak`: about 15 characters a second. */
-const SPEAK_MS_PER_CHARACTER = 65;
-
 /** The platform's and the tests' addresses only: the simulator never sends anything off this machine. */
 function isLoopback(url: string): boolean {
   try {
@@ -110,10 +109,11 @@ const telnyxError = (response: ServerResponse, status: number, code: string, tit
 
 /**
  * A local Telnyx: the API v2 the `telnyx` SDK speaks for Call Control and numbers (`POST /calls`,
- * `POST /calls/{id}/actions/{answer,reject,hangup}`, `GET /phone_numbers`,
+ * `POST /calls/{id}/actions/{answer,reject,hangup,speak,streaming_stop}`, `GET /phone_numbers`,
  * `GET /available_phone_numbers`, `POST /number_orders`, `DELETE /phone_numbers/{id}`; Bearer API
  * keys, JSON, Telnyx's `{errors}` shape), Call Control webhooks (`call.initiated`, `call.answered`,
- * `call.machine.detection.ended`, `call.hangup` with its cause) signed with the account's Ed25519
+ * `call.machine.detection.ended`, `call.machine.greeting.ended`, `call.speak.started` / `ended`,
+ * `call.hangup` with its cause) signed with the account's Ed25519
  * key over `<telnyx-timestamp>|<body>` exactly as Telnyx signs them, and media streaming: for an
  * answered call a callee that streams to `stream_url` (`connected`, `start` with `media_format`
  * PCMU 8000, `media`, `stop`; with `stream_bidirectional_mode: rtp` the platform's `media`,
@@ -305,9 +305,8 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   ): Promise<void> {
     if (!call.detectMachine) return;
     const answeredAt = Date.now();
-    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
     const at = async (ms: number) => {
-      await Promise.race([sleep(Math.max(0, answeredAt + ms - Date.now())), ended]);
+      await Promise.race([sleep(Math.max(0, answeredAt + ms - Date.now())), untilAborted(call.hangUp.signal)]);
       return call.state === 'active' && !call.hangUp.signal.aborted;
     };
     const result = machine ? 'machine' : answerer === 'unknown' ? 'not_sure' : 'human';
@@ -324,17 +323,13 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
    */
   async function afterStreamStopped(call: SimulatedCall): Promise<void> {
     if (!call.streamStop.signal.aborted || call.hangUp.signal.aborted) return;
-    await Promise.race([
-      sleep(options.callSeconds * 1000),
-      new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve)),
-    ]);
+    await Promise.race([sleep(options.callSeconds * 1000), untilAborted(call.hangUp.signal)]);
   }
 
   /** `speak`: Telnyx's text-to-speech (about 15 characters a second), then `call.speak.ended`. */
   async function speak(call: SimulatedCall, text: string): Promise<void> {
     await sendEvent(call, 'call.speak.started');
-    const ended = new Promise((resolve) => call.hangUp.signal.addEventListener('abort', resolve));
-    await Promise.race([sleep(text.length * SPEAK_MS_PER_CHARACTER), ended]);
+    await Promise.race([sleep(text.length * TTS_MS_PER_CHARACTER), untilAborted(call.hangUp.signal)]);
     const completed = !call.hangUp.signal.aborted;
     spoken.push({ call_control_id: call.id, to: call.to, text, completed });
     if (completed) await sendEvent(call, 'call.speak.ended', { status: 'completed' });
