@@ -159,11 +159,9 @@ export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeti
 /** The providers' text-to-speech pace (Twilio `<Say>`, Telnyx `speak`): about 15 characters a second. */
 export const TTS_MS_PER_CHARACTER = 65;
 
-/** Resolves once `signal` aborts (a call hung up). */
-export const untilAborted = (signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) =>
-    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
+/** Waits `ms`, or less when `signal` aborts (a call hung up); no timer is left behind either way. */
+export const waitUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> =>
+  sleep(ms, undefined, { signal }).catch(() => undefined);
 
 const GREETING = "Hi, you've reached Anna. I can't take your call right now, please leave a message";
 const BEEP_MS = 500;

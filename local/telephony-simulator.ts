@@ -11,7 +11,7 @@ import {
   simulatedAnswerer,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
-  untilAborted,
+  waitUnlessAborted,
   type AnsweringMachine,
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
@@ -319,6 +319,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     call: SimulatedCall,
     answerer: SimulatedAnswerer,
     machine: AnsweringMachine | undefined,
+    callOver: AbortSignal,
   ): Promise<void> {
     const amd = call.asyncAmd;
     if (!amd) return;
@@ -329,8 +330,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       answeredBy = machine.beep ? 'machine_end_beep' : 'machine_end_silence';
       afterMs = machine.greetingMs + (machine.beep ? 0 : DETECTION_MS.silenceAfterGreeting);
     }
-    await Promise.race([sleep(afterMs), untilAborted(call.hangUp.signal)]);
-    if (call.hangUp.signal.aborted || call.status !== 'in-progress') return;
+    await waitUnlessAborted(afterMs, callOver);
+    if (callOver.aborted || call.hangUp.signal.aborted || call.status !== 'in-progress') return;
     const response = await signedPost(call.account, amd.callback, {
       AccountSid: call.account.sid,
       CallSid: call.sid,
@@ -351,7 +352,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   async function playReplacedTwiml(call: SimulatedCall): Promise<void> {
     const said = call.replacedBy?.say.join(' ') ?? '';
     if (!said || call.hangUp.signal.aborted) return;
-    await Promise.race([sleep(said.length * TTS_MS_PER_CHARACTER), untilAborted(call.hangUp.signal)]);
+    await waitUnlessAborted(said.length * TTS_MS_PER_CHARACTER, call.hangUp.signal);
     spoken.push({ callSid: call.sid, to: call.to, text: said, completed: !call.hangUp.signal.aborted });
   }
 
@@ -376,7 +377,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       // The stream starts at once for a person and a machine alike; detection runs alongside.
       const answerer = simulatedAnswerer(call.to);
       const machine = answerer.startsWith('machine_') ? answeringMachine(answerer === 'machine_with_beep') : undefined;
-      const detection = detectAnsweringMachine(call, answerer, machine);
+      const callOver = new AbortController();
+      const detection = detectAnsweringMachine(call, answerer, machine, callOver.signal);
       if (call.stream && !hungUp()) {
         try {
           await converse(call, machine);
@@ -388,6 +390,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       }
       await playReplacedTwiml(call);
       call.status = 'completed';
+      callOver.abort();
       await detection;
       const duration = String(Math.round((Date.now() - call.answeredAt) / 1000));
       return report(call, 'completed', { CallDuration: duration });

@@ -10,7 +10,7 @@ import {
   simulatedAnswerer,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
-  untilAborted,
+  waitUnlessAborted,
   type AnsweringMachine,
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
@@ -286,8 +286,10 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     // The stream starts at once for a person and a machine alike; detection runs alongside.
     const answerer = simulatedAnswerer(call.to);
     const machine = answerer.startsWith('machine_') ? answeringMachine(answerer === 'machine_with_beep') : undefined;
-    const detection = detectAnsweringMachine(call, answerer, machine);
+    const callOver = new AbortController();
+    const detection = detectAnsweringMachine(call, answerer, machine, callOver.signal);
     await talk(call, machine);
+    callOver.abort();
     await detection;
   }
 
@@ -302,12 +304,13 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     call: SimulatedCall,
     answerer: SimulatedAnswerer,
     machine: AnsweringMachine | undefined,
+    callOver: AbortSignal,
   ): Promise<void> {
     if (!call.detectMachine) return;
     const answeredAt = Date.now();
     const at = async (ms: number) => {
-      await Promise.race([sleep(Math.max(0, answeredAt + ms - Date.now())), untilAborted(call.hangUp.signal)]);
-      return call.state === 'active' && !call.hangUp.signal.aborted;
+      await waitUnlessAborted(Math.max(0, answeredAt + ms - Date.now()), callOver);
+      return call.state === 'active' && !callOver.aborted && !call.hangUp.signal.aborted;
     };
     const result = machine ? 'machine' : answerer === 'unknown' ? 'not_sure' : 'human';
     if (!(await at(result === 'not_sure' ? DETECTION_MS.unknown : DETECTION_MS.verdict))) return;
@@ -323,13 +326,13 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
    */
   async function afterStreamStopped(call: SimulatedCall): Promise<void> {
     if (!call.streamStop.signal.aborted || call.hangUp.signal.aborted) return;
-    await Promise.race([sleep(options.callSeconds * 1000), untilAborted(call.hangUp.signal)]);
+    await waitUnlessAborted(options.callSeconds * 1000, call.hangUp.signal);
   }
 
   /** `speak`: Telnyx's text-to-speech (about 15 characters a second), then `call.speak.ended`. */
   async function speak(call: SimulatedCall, text: string): Promise<void> {
     await sendEvent(call, 'call.speak.started');
-    await Promise.race([sleep(text.length * TTS_MS_PER_CHARACTER), untilAborted(call.hangUp.signal)]);
+    await waitUnlessAborted(text.length * TTS_MS_PER_CHARACTER, call.hangUp.signal);
     const completed = !call.hangUp.signal.aborted;
     spoken.push({ call_control_id: call.id, to: call.to, text, completed });
     if (completed) await sendEvent(call, 'call.speak.ended', { status: 'completed' });
