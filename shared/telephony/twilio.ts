@@ -164,9 +164,9 @@ export function twilioAdapter(
       try {
         await client.calls(callId).update({ twiml: response.toString() });
       } catch (error) {
-        // 404 / 21220 (not in progress): the machine hung up meanwhile; nothing to leave.
-        const status = (error as { status?: number }).status;
-        if (status === 404 || status === 400) return;
+        // 404, or 21220 "Call is not in-progress": the machine hung up meanwhile; nothing to leave.
+        const { status, code } = error as { status?: number; code?: number };
+        if (status === 404 || code === 21220) return;
         rethrow(error, 'voicemail');
       }
     },

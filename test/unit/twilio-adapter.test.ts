@@ -245,6 +245,16 @@ describe('Twilio adapter', () => {
     });
   });
 
+  it('leaving a voicemail on a call that ended meanwhile (21220) is not an error; other refusals are', async () => {
+    answer = () => ({
+      status: 400,
+      body: { code: 21220, message: 'Call is not in-progress. Cannot redirect.', status: 400 },
+    });
+    await expect(adapter().leaveVoicemail('CA9', 'Hi')).resolves.toBeUndefined();
+    answer = () => ({ status: 400, body: { code: 12100, message: 'Document parse failure', status: 400 } });
+    await expect(adapter().leaveVoicemail('CA9', 'Hi')).rejects.toBeInstanceOf(ProviderError);
+  });
+
   it('leaves a voicemail by updating the live call with <Say> and <Hangup>', async () => {
     captured = [];
     answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
