@@ -116,8 +116,15 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('answering 
     const runId = await call(leaver, to);
     const run = await finished(leaver, runId);
     expect(run.status).toBe('voicemail');
-    // The stream opened for the machine (the call was answered and billed from then).
+    // The stream opened for the machine (the call was answered and billed from then): the
+    // machine's greeting was heard (talking over the agent's own greeting), and the agent spoke.
     expect(run.duration_seconds).toBeGreaterThanOrEqual(4);
+    const transcript = JSON.stringify(
+      (await api.request('GET', `/agents/${leaver.public_id}/conversations/${runId}/transcript`, { key: org.key }))
+        .body,
+    );
+    expect(transcript).toContain("you've reached Anna");
+    expect(transcript).toContain('"role":"assistant"');
     const logs = messages(run);
     expect(logs).toContain(
       provider === 'twilio'
