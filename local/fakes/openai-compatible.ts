@@ -240,12 +240,10 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
   async function speech(body: { input?: string; response_format?: string }, response: ServerResponse): Promise<void> {
     if (body.response_format !== 'pcm')
       return error(response, 400, 'This fake serves response_format "pcm" only.', 'invalid_request_error');
-    const samples = synthesizeSpeech(String(body.input ?? ''));
-    // 8 kHz synthetic speech held for three samples: 24 kHz PCM that averages back exactly.
-    const pcm = Buffer.alloc(samples.length * 6);
-    samples.forEach((sample, i) => {
-      for (let j = 0; j < 3; j++) pcm.writeInt16LE(sample, i * 6 + j * 2);
-    });
+    // OpenAI's pcm format: 24 kHz, 16-bit little-endian mono.
+    const samples = synthesizeSpeech(String(body.input ?? ''), 24_000);
+    const pcm = Buffer.alloc(samples.length * 2);
+    samples.forEach((sample, i) => pcm.writeInt16LE(sample, i * 2));
     response.writeHead(200, { 'Content-Type': 'audio/pcm', 'Transfer-Encoding': 'chunked' });
     if (options.firstTokenDelayMs) await sleep(options.firstTokenDelayMs);
     for (let offset = 0; offset < pcm.length; offset += 4800) response.write(pcm.subarray(offset, offset + 4800));

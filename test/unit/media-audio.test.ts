@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMulaw, encodeMulaw, linearToMulaw, mulawToLinear } from '../../media/src/audio/mulaw.ts';
 import { CallRecorder } from '../../media/src/audio/recorder.ts';
-import { decodeSpeechFrame, frames, rms, SILENCE_RMS, synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import { OpenAiTextToSpeech } from '../../media/src/agent/providers.ts';
+import { CUTOFF_HZ, Downsampler, INPUT_RATE, LOW_PASS, OUTPUT_RATE } from '../../media/src/audio/resampler.ts';
+import {
+  decodeSpeechFrame,
+  frames,
+  isVoiceActivity,
+  noise,
+  rms,
+  SILENCE_RMS,
+  synthesizeSpeech,
+} from '../../media/src/audio/tones.ts';
+import { startFakeOpenAi } from '../../local/fakes/openai-compatible.ts';
 import { encodeWav, parseWavHeader } from '../../media/src/audio/wav.ts';
 
 describe('mu-law (G.711)', () => {
@@ -152,11 +163,89 @@ describe('synthetic speech', () => {
     expect(decodeSpeechFrame(new Int16Array(160))).toBeNull();
   });
 
+  it('tells noise from speech: loud enough for voice activity, but no words', () => {
+    const sound = noise(50 * 160, 7);
+    expect(rms(sound)).toBeGreaterThan(SILENCE_RMS);
+    const heard = frames(sound).map((frame) => decodeMulaw(encodeMulaw(frame)));
+    expect(heard.every(isVoiceActivity)).toBe(true);
+    expect(heard.map(decodeSpeechFrame).filter((char) => char !== null)).toEqual([]);
+    expect(noise(160, 7)).toEqual(noise(160, 7));
+    expect(noise(160, 7)).not.toEqual(noise(160, 8));
+  });
+
   it('splits into 20 ms frames, zero-padding the last', () => {
     const parts = frames(Int16Array.from({ length: 330 }, (_, i) => i + 1));
     expect(parts.map((f) => f.length)).toEqual([160, 160, 160]);
     expect(parts[2]![9]).toBe(330);
     expect(parts[2]![10]).toBe(0);
     expect(frames(new Int16Array(0))).toEqual([]);
+  });
+});
+
+describe('24 kHz to 8 kHz (OpenAI speech)', () => {
+  const gainDb = (hz: number) => {
+    let re = 0;
+    let im = 0;
+    LOW_PASS.forEach((tap, n) => {
+      re += tap * Math.cos((2 * Math.PI * hz * n) / INPUT_RATE);
+      im -= tap * Math.sin((2 * Math.PI * hz * n) / INPUT_RATE);
+    });
+    return 20 * Math.log10(Math.hypot(re, im));
+  };
+  const range = (from: number, to: number) => Array.from({ length: (to - from) / 10 + 1 }, (_, i) => from + i * 10);
+
+  it('filters flat through the telephone band and at least 70 dB down where it would fold back', () => {
+    expect(Math.max(...range(0, 3000).map((hz) => Math.abs(gainDb(hz))))).toBeLessThan(0.1);
+    expect(gainDb(CUTOFF_HZ)).toBeCloseTo(-6, 0);
+    expect(Math.max(...range(4400, INPUT_RATE / 2).map(gainDb))).toBeLessThan(-70);
+  });
+
+  const tone = (hz: number, samples: number) =>
+    Int16Array.from({ length: samples }, (_, i) => Math.round(10_000 * Math.sin((2 * Math.PI * hz * i) / INPUT_RATE)));
+
+  it('keeps a 1 kHz tone, removes a 5 kHz one (which would alias to 3 kHz), and lines the output up with the input', () => {
+    const kept = new Downsampler();
+    const low = [...kept.push(tone(1000, 2400)), ...kept.flush()];
+    expect(low.length).toBe(800);
+    const steady = Int16Array.from(low.slice(100, 700));
+    expect(rms(steady)).toBeCloseTo(10_000 / Math.SQRT2, -2);
+    // No delay: output k is the tone at input 3k.
+    const expected = Int16Array.from({ length: 600 }, (_, i) =>
+      Math.round(10_000 * Math.sin((2 * Math.PI * 1000 * (i + 100)) / OUTPUT_RATE)),
+    );
+    expect(Math.max(...steady.map((sample, i) => Math.abs(sample - expected[i]!)))).toBeLessThan(20);
+    const removed = new Downsampler();
+    const high = Int16Array.from([...removed.push(tone(5000, 2400)), ...removed.flush()].slice(100, 700));
+    expect(rms(high)).toBeLessThan(10); // 10,000 in: more than 60 dB down
+  });
+
+  it('gives the same samples whatever the chunks the stream arrives in', () => {
+    const input = Int16Array.from({ length: 9001 }, (_, i) =>
+      Math.round(8000 * Math.sin(i * 0.1) + 3000 * Math.sin(i * 1.3)),
+    );
+    const whole = new Downsampler();
+    const expected = [...whole.push(input), ...whole.flush()];
+    const chunked = new Downsampler();
+    const got: number[] = [];
+    for (let offset = 0; offset < input.length; offset += 777)
+      got.push(...chunked.push(input.subarray(offset, offset + 777)));
+    got.push(...chunked.flush());
+    expect(got).toEqual(expected);
+    expect(got.length).toBe(3001);
+  });
+
+  it('brings OpenAI speech (24 kHz pcm, through the SDK) to 8 kHz mu-law that says the same words', async () => {
+    const fake = await startFakeOpenAi({ apiKey: 'key' });
+    try {
+      const tts = new OpenAiTextToSpeech({ apiUrl: fake.url, apiKey: 'key' });
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of tts.stream('Hello, see you at 9!', { language: 'en' }, new AbortController().signal))
+        chunks.push(chunk);
+      const mulaw = Buffer.concat(chunks);
+      expect(mulaw.length).toBe('Hello, see you at 9!'.length * 160);
+      expect(frames(decodeMulaw(mulaw)).map(decodeSpeechFrame).join('')).toBe('Hello, see you at 9!');
+    } finally {
+      await fake.stop();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { DeepgramClient } from '@deepgram/sdk';
 import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { encodeMulaw } from '../audio/mulaw.ts';
+import { Downsampler } from '../audio/resampler.ts';
 import type { OrganizationSpeechKeys } from '../../../shared/services/speech-keys.ts';
 import {
   ProviderError,
@@ -186,7 +187,7 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
   }
 }
 
-/** OpenAI speech: 24 kHz 16-bit PCM, brought to 8 kHz mu-law here (averaging three samples into one). */
+/** OpenAI speech: 24 kHz 16-bit PCM, brought to 8 kHz mu-law here through a low-pass filter (audio/resampler.ts). */
 export class OpenAiTextToSpeech implements TextToSpeech {
   readonly name = 'OpenAI speech';
   private readonly client: OpenAI;
@@ -210,18 +211,19 @@ export class OpenAiTextToSpeech implements TextToSpeech {
         { signal },
       );
       if (!response.body) return;
+      const downsampler = new Downsampler();
       let carry = Buffer.alloc(0);
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         const bytes = Buffer.concat([carry, chunk]);
-        const usable = bytes.length - (bytes.length % 6); // 3 samples of 2 bytes -> 1 sample
+        const usable = bytes.length - (bytes.length % 2);
         carry = bytes.subarray(usable);
-        const out = new Int16Array(usable / 6);
-        for (let i = 0; i < out.length; i++)
-          out[i] = Math.round(
-            (bytes.readInt16LE(i * 6) + bytes.readInt16LE(i * 6 + 2) + bytes.readInt16LE(i * 6 + 4)) / 3,
-          );
+        const samples = new Int16Array(usable / 2);
+        for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
+        const out = downsampler.push(samples);
         if (out.length) yield encodeMulaw(out);
       }
+      const tail = downsampler.flush();
+      if (tail.length) yield encodeMulaw(tail);
     } catch (error) {
       if (signal.aborted) return;
       throw new ProviderError(this.name, (error as Error).message, { cause: error });

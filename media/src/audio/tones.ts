@@ -8,12 +8,16 @@
  * of (24 + s % 10) x 50 Hz (1200..1650 Hz), each 4,000 in amplitude. Every tone is a whole number
  * of cycles in its frame, so the frequencies are orthogonal over one frame and a Goertzel filter
  * per frequency decodes each frame exactly, even after mu-law. A frame under SILENCE_RMS is
- * silence. The space character is a symbol too, so gaps between words are not silence.
+ * silence; a loud frame whose energy is not in its two tones (SPEECH_PURITY) is noise: voice
+ * activity without words, as a cough or a door is to a real speech-to-text service. The space
+ * character is a symbol too, so gaps between words are not silence.
  */
 
 export const SAMPLE_RATE = 8000;
 export const FRAME_SAMPLES = 160; // 20 ms at 8 kHz: the Media Streams frame size
 export const SILENCE_RMS = 500;
+/** Share of a frame's energy its two strongest tones must hold to be speech (two pure tones hold 1). */
+export const SPEECH_PURITY = 0.5;
 const FIRST_CHAR = 32;
 const SYMBOLS = 95;
 const TONE_AMPLITUDE = 4000;
@@ -25,17 +29,22 @@ function symbolOf(char: string): number {
   return code >= FIRST_CHAR && code < FIRST_CHAR + SYMBOLS ? code - FIRST_CHAR : '?'.charCodeAt(0) - FIRST_CHAR;
 }
 
-/** One 20 ms two-tone frame per character (8 kHz mono PCM); the same text always gives the same samples. */
-export function synthesizeSpeech(text: string): Int16Array {
+/**
+ * One 20 ms two-tone frame per character (mono PCM at `sampleRate`, 8 kHz unless given); the same
+ * text always gives the same samples. At another rate the tones are the same, so a proper
+ * resampler to 8 kHz gives back speech that decodes to the same text.
+ */
+export function synthesizeSpeech(text: string, sampleRate = SAMPLE_RATE): Int16Array {
+  const frameSamples = sampleRate / 50;
   const chars = Array.from(text);
-  const out = new Int16Array(chars.length * FRAME_SAMPLES);
+  const out = new Int16Array(chars.length * frameSamples);
   chars.forEach((char, index) => {
     const symbol = symbolOf(char);
     const low = LOW_BINS[Math.floor(symbol / 10)]!;
     const high = HIGH_BINS[symbol % 10]!;
-    for (let i = 0; i < FRAME_SAMPLES; i++) {
-      const t = i / FRAME_SAMPLES;
-      out[index * FRAME_SAMPLES + i] = Math.round(
+    for (let i = 0; i < frameSamples; i++) {
+      const t = i / frameSamples;
+      out[index * frameSamples + i] = Math.round(
         TONE_AMPLITUDE * (Math.sin(2 * Math.PI * low * t) + Math.sin(2 * Math.PI * high * t)),
       );
     }
@@ -56,22 +65,41 @@ function binPower(frame: Int16Array, k: number): number {
   return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious;
 }
 
-const strongest = (frame: Int16Array, bins: number[]): number => {
-  let best = 0;
-  let bestPower = -1;
+const strongest = (frame: Int16Array, bins: number[]): { index: number; power: number } => {
+  let best = { index: 0, power: -1 };
   bins.forEach((bin, index) => {
     const power = binPower(frame, bin);
-    if (power > bestPower) [best, bestPower] = [index, power];
+    if (power > best.power) best = { index, power };
   });
   return best;
 };
 
-/** The character a 160-sample frame carries, or null for silence. */
+/** The character a 160-sample frame carries, or null for silence and noise. */
 export function decodeSpeechFrame(frame: Int16Array): string | null {
   if (frame.length !== FRAME_SAMPLES || rms(frame) < SILENCE_RMS) return null;
-  const symbol = strongest(frame, LOW_BINS) * 10 + strongest(frame, HIGH_BINS);
+  const low = strongest(frame, LOW_BINS);
+  const high = strongest(frame, HIGH_BINS);
+  // A tone of amplitude A has Goertzel power (A * N / 2)^2 and energy A^2 * N / 2 over N samples.
+  let energy = 0;
+  for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
+  if ((low.power + high.power) / ((frame.length / 2) * energy) < SPEECH_PURITY) return null;
+  const symbol = low.index * 10 + high.index;
   return symbol < SYMBOLS ? String.fromCharCode(FIRST_CHAR + symbol) : null;
 }
+
+/** Sound that is not speech (a frame's worth of louder-than-silence noise), deterministic per `seed`. */
+export function noise(samples: number, seed = 1): Int16Array {
+  const out = new Int16Array(samples);
+  let state = seed >>> 0 || 1;
+  for (let i = 0; i < samples; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0; // Numerical Recipes' LCG
+    out[i] = ((state >>> 16) % 6000) - 3000;
+  }
+  return out;
+}
+
+/** True when a frame is louder than silence: what a voice activity detector reacts to. */
+export const isVoiceActivity = (frame: Int16Array): boolean => rms(frame) >= SILENCE_RMS;
 
 /** Milliseconds of synthetic speech for `text`. */
 export const speechMs = (text: string): number => (Array.from(text).length * FRAME_SAMPLES * 1000) / SAMPLE_RATE;
