@@ -3951,6 +3951,8 @@ export interface components {
         };
         /** @description The agent's voice settings; other keys are kept unchanged. */
         WorkflowConfigurations: {
+            /** @description Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default 1. */
+            barge_in_min_words?: number;
             /** @description Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call. */
             first_message?: string;
             /** @description BCP 47 language of the call (speech-to-text, text-to-speech, model). Default `en`. */
@@ -3959,6 +3961,19 @@ export interface components {
             max_call_seconds?: number;
             /** @description Chat model name at the OpenAI-compatible API. Default: the platform's `LLM_MODEL` (or the organization key's model). */
             model?: string;
+            /**
+             * @description What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.
+             * @example {
+             *       "one_moment": "Let me check that for you."
+             *     }
+             */
+            phrases?: {
+                apology?: string;
+                one_moment?: string;
+                silence_goodbye?: string;
+                silence_prompt?: string;
+                time_limit_goodbye?: string;
+            };
             /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
             silence_timeout_seconds?: number;
             /** @description Sampling temperature of the model. Default 0.4. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer } from 'ws';
 import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { decodeSpeechFrame, FRAME_SAMPLES } from '../../media/src/audio/tones.ts';
+import { decodeSpeechFrame, FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
 
 export interface FakeDeepgramOptions {
   apiKey: string;
@@ -12,6 +12,21 @@ export interface FakeDeepgramOptions {
   finalDelayMs?: number;
   /** Closes a stream abruptly (1011) once it has received this much audio (fault tests). */
   dropAfterAudioMs?: number;
+  /** How many streams drop at dropAfterAudioMs (the first ones); default every stream. */
+  drops?: number;
+  /** Closes a stream that got neither audio nor a message for this long (Deepgram: 10 s, NET-0001). */
+  idleTimeoutMs?: number;
+  /** A long utterance: a final result (`is_final` without `speech_final`) after every n words. */
+  finalEveryWords?: number;
+  /** At the end of an utterance, the words come `is_final` and then an empty `speech_final` result. */
+  emptySpeechFinal?: boolean;
+  /** Endpointing misses every pause: no `speech_final`; `UtteranceEnd` alone ends a turn. */
+  noSpeechFinal?: boolean;
+  /**
+   * Words it is not sure of: an utterance shorter than this many characters shows in interim
+   * results, then its final result comes empty (a cough heard as "uh", then taken back).
+   */
+  retractShorterThan?: number;
 }
 
 export interface FakeDeepgram {
@@ -19,6 +34,8 @@ export interface FakeDeepgram {
   url: string;
   /** Query strings of the streams opened so far (tests check the parameters sent). */
   readonly connections: URLSearchParams[];
+  /** KeepAlive messages received, all streams together. */
+  readonly keepAlives: () => number;
   stop: () => Promise<void>;
 }
 
@@ -28,13 +45,18 @@ const FRAME_SECONDS = FRAME_SAMPLES / 8000;
  * A local Deepgram live transcription endpoint (`wss://api.deepgram.com/v1/listen`): the same
  * handshake (`Authorization: Token <key>`, query parameters), binary mu-law audio in, and the
  * same JSON messages out: `Results` (interim at each word, final with `speech_final` after
- * `endpointing` ms of silence), `SpeechStarted` (with `vad_events`), `UtteranceEnd` (after
- * `utterance_end_ms`), `Metadata` on `CloseStream`. It "hears" the synthetic speech of
+ * `endpointing` ms of silence), `SpeechStarted` (with `vad_events`, on any sound after a
+ * pause, noise too), `UtteranceEnd` (after `utterance_end_ms`), `Metadata` on `CloseStream`,
+ * `KeepAlive` accepted, and the 10 s idle close. It "hears" the synthetic speech of
  * media/src/audio/tones.ts, so a caller's text comes back exactly. Time is the audio's own time,
- * so results are deterministic however fast the audio arrives.
+ * so results are deterministic however fast the audio arrives. Options make it behave as
+ * Deepgram does on harder audio: finals split inside an utterance, an empty `speech_final`, missed
+ * endpoints, dropped streams.
  */
 export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<FakeDeepgram> {
   const connections: URLSearchParams[] = [];
+  let keepAlives = 0;
+  let streamsOpened = 0;
   const server = createServer((_request, response) => response.writeHead(404).end());
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (request: IncomingMessage, socket, head) => {
@@ -50,6 +72,22 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
 
   function transcribe(ws: WebSocket, query: URLSearchParams): void {
     const requestId = randomUUID();
+    const drops = (options.drops ?? Number.POSITIVE_INFINITY) > streamsOpened++;
+    const idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
+    let idle: NodeJS.Timeout | undefined;
+    const resetIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        ws.close(
+          1011,
+          'Deepgram did not receive audio data or a text message within the timeout window. See https://dpgr.am/net0001',
+        );
+      }, idleTimeoutMs);
+      idle.unref();
+    };
+    resetIdle();
+    ws.on('close', () => clearTimeout(idle));
     const endpointingMs = Number(query.get('endpointing') ?? 10);
     const utteranceEndMs = query.has('utterance_end_ms') ? Number(query.get('utterance_end_ms')) : null;
     const interim = query.get('interim_results') === 'true';
@@ -57,6 +95,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     let pending = Buffer.alloc(0);
     let frameIndex = 0;
     let text = '';
+    /** Words of the utterance already sent in a final result (`finalEveryWords`). */
+    let finalWords = 0;
+    let voiceActive = false;
     let speechStart = 0;
     let lastVoiceEnd = 0;
     let silentFrames = 0;
@@ -68,7 +109,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
       });
     };
-    const results = (isFinal: boolean, speechFinal: boolean) => ({
+    const results = (isFinal: boolean, speechFinal: boolean) =>
+      resultsOf(isFinal && text.trim().length < (options.retractShorterThan ?? 0) ? '' : text, isFinal, speechFinal);
+    const resultsOf = (heard: string, isFinal: boolean, speechFinal: boolean) => ({
       type: 'Results',
       channel_index: [0, 1],
       duration: round(lastVoiceEnd - speechStart),
@@ -76,7 +119,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       is_final: isFinal,
       speech_final: speechFinal,
       from_finalize: false,
-      channel: { alternatives: [{ transcript: text.trim(), confidence: 0.99, words: words(text, speechStart) }] },
+      channel: { alternatives: [{ transcript: heard.trim(), confidence: 0.99, words: words(heard, speechStart) }] },
       metadata: {
         request_id: requestId,
         model_info: { name: 'general-nova-3', version: 'fake', arch: 'nova-3' },
@@ -86,24 +129,45 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
 
     const onFrame = (frame: Int16Array): void => {
       const at = frameIndex++ * FRAME_SECONDS;
+      if (isVoiceActivity(frame)) {
+        // Deepgram's voice activity detection: any sound after a pause, speech or not.
+        if (!voiceActive && vadEvents) send({ type: 'SpeechStarted', channel: [0, 1], timestamp: round(at) });
+        voiceActive = true;
+        silentFrames = 0;
+      }
       const char = decodeSpeechFrame(frame);
       if (char !== null) {
-        if (!text) {
-          speechStart = at;
-          if (vadEvents) send({ type: 'SpeechStarted', channel: [0, 1], timestamp: round(at) });
-        }
+        if (!text) speechStart = at;
         text += char;
         lastVoiceEnd = at + FRAME_SECONDS;
-        silentFrames = 0;
         awaitingUtteranceEnd = false;
-        if (interim && char === ' ' && text.trim()) send(results(false, false));
+        if (char === ' ' && text.trim()) {
+          const words = text.trim().split(/\s+/).length;
+          if (options.finalEveryWords && words - finalWords >= options.finalEveryWords) {
+            send(results(true, false));
+            finalWords = words;
+            text = '';
+          } else if (interim) send(results(false, false));
+        }
         return;
       }
+      if (isVoiceActivity(frame)) return; // noise: no words, and no pause either
       silentFrames += 1;
       const silentMs = silentFrames * FRAME_SECONDS * 1000;
-      if (text && silentMs >= endpointingMs) {
+      if (silentMs >= endpointingMs) voiceActive = false;
+      if ((text.trim() || finalWords) && silentMs >= endpointingMs && !options.noSpeechFinal) {
+        if (options.emptySpeechFinal && text.trim()) {
+          send(results(true, false), options.finalDelayMs ?? 0);
+          text = '';
+        }
         send(results(true, true), options.finalDelayMs ?? 0);
         text = '';
+        finalWords = 0;
+        awaitingUtteranceEnd = utteranceEndMs !== null;
+      } else if (text.trim() && silentMs >= endpointingMs && options.noSpeechFinal) {
+        send(results(true, false), options.finalDelayMs ?? 0);
+        text = '';
+        finalWords = 0;
         awaitingUtteranceEnd = utteranceEndMs !== null;
       }
       if (awaitingUtteranceEnd && utteranceEndMs !== null && silentMs >= utteranceEndMs) {
@@ -113,8 +177,10 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     };
 
     ws.on('message', (data, isBinary) => {
+      resetIdle();
       if (!isBinary) {
         const message = JSON.parse(String(data)) as { type?: string };
+        if (message.type === 'KeepAlive') keepAlives += 1;
         if (message.type === 'CloseStream') {
           send({
             type: 'Metadata',
@@ -133,7 +199,11 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       while (pending.length >= FRAME_SAMPLES) {
         onFrame(decodeMulaw(pending.subarray(0, FRAME_SAMPLES)));
         pending = pending.subarray(FRAME_SAMPLES);
-        if (options.dropAfterAudioMs !== undefined && frameIndex * FRAME_SECONDS * 1000 >= options.dropAfterAudioMs) {
+        if (
+          drops &&
+          options.dropAfterAudioMs !== undefined &&
+          frameIndex * FRAME_SECONDS * 1000 >= options.dropAfterAudioMs
+        ) {
           ws.close(1011, 'internal error');
           return;
         }
@@ -145,6 +215,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections,
+    keepAlives: () => keepAlives,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

@@ -11,7 +11,10 @@ export const VOICE_DEFAULTS = {
   temperature: 0.4,
   max_call_seconds: 600,
   silence_timeout_seconds: 8,
+  barge_in_min_words: 1,
 } as const;
+
+const Phrase = z.string().min(1).max(500);
 
 export const WorkflowConfigurations = z
   .looseObject({
@@ -56,6 +59,28 @@ export const WorkflowConfigurations = z
       .optional()
       .openapi({
         description: `Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default ${VOICE_DEFAULTS.silence_timeout_seconds}.`,
+      }),
+    barge_in_min_words: z
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .openapi({
+        description: `Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default ${VOICE_DEFAULTS.barge_in_min_words}.`,
+      }),
+    phrases: z
+      .strictObject({
+        silence_prompt: Phrase.optional(),
+        silence_goodbye: Phrase.optional(),
+        time_limit_goodbye: Phrase.optional(),
+        one_moment: Phrase.optional(),
+        apology: Phrase.optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.",
+        example: { one_moment: 'Let me check that for you.' },
       }),
   })
   .openapi('WorkflowConfigurations', { description: "The agent's voice settings; other keys are kept unchanged." });

@@ -1,8 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildCallPlan, SILENCE_GOODBYE, TIME_LIMIT_GOODBYE } from '../../media/src/agent/call-plan.ts';
-import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
+import { PHRASES } from '../../media/src/agent/phrases.ts';
+import { DeepgramSpeechToText, providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
-import { cutWords, MediaSession, sentenceEnd } from '../../media/src/streams/media-session.ts';
+import { noise } from '../../media/src/audio/tones.ts';
+import {
+  cutWords,
+  MediaSession,
+  sentenceEnd,
+  type MediaSessionOptions,
+} from '../../media/src/streams/media-session.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
@@ -21,7 +30,11 @@ type Sent = { event: string; streamSid?: string; media?: { payload: string }; ma
  * Deepgram, OpenAI and ElevenLabs clients against the local fakes. The session's clock follows the
  * media timestamps, as in a real call.
  */
-async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {}) {
+async function call(
+  input: Partial<CallInput>,
+  fakeOptions: FakeVoiceOptions = {},
+  timing?: MediaSessionOptions['timing'],
+) {
   const fakes = await voiceFakes(fakeOptions);
   cleanups.push(fakes.stop);
   let now = BASE;
@@ -30,6 +43,7 @@ async function call(input: Partial<CallInput>, fakeOptions: FakeVoiceOptions = {
     prepare: fakes.prepare(callInput(input)),
     send: (message) => sent.push(message as Sent),
     clock: () => now,
+    timing,
   });
   cleanups.push(async () => void (await session.finish('closed')));
   const caller = new SimulatedCaller({ streamSid: 'MZtest', runRef: '1.2.3' });
@@ -162,12 +176,14 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     });
     expect(session.playbackEndMs).toBe(long.length * 20);
     await feed(caller.silence(500));
-    await feed(caller.say('Wait'));
+    await feed(caller.say('Wait')); // a word is not a word until it ends
+    expect(sent.some((message) => message.event === 'clear')).toBe(false);
+    await feed(caller.say(', '));
     await vi.waitFor(() => expect(sent.some((message) => message.event === 'clear')).toBe(true));
     const clearedAt = caller.elapsedMs;
     expect(sent.find((message) => message.event === 'clear')).toEqual({ event: 'clear', streamSid: 'MZtest' });
     expect(session.playbackEndMs).toBeLessThanOrEqual(clearedAt);
-    await feed([...caller.say(', who is this?'), ...caller.silence(400)]);
+    await feed([...caller.say('who is this?'), ...caller.silence(400)]);
     await vi.waitFor(() => expect(session.fragments.length).toBe(3));
     await session.idle();
     const [greeting, heard, answer] = session.fragments;
@@ -192,7 +208,9 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?']));
     await session.idle();
     await listen(2100);
-    await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?', SILENCE_GOODBYE]));
+    await vi.waitFor(() =>
+      expect(agentLines()).toEqual(['Hello.', 'Are you still there?', PHRASES.en!.silenceGoodbye]),
+    );
     await session.hangUpRequested;
     expect(session.gathered).toEqual({});
   });
@@ -204,33 +222,166 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     });
     await feed(caller.silence(10_100));
     await session.hangUpRequested;
-    expect(agentLines()).toEqual(['Hello.', TIME_LIMIT_GOODBYE]);
+    expect(agentLines()).toEqual(['Hello.', PHRASES.en!.timeLimitGoodbye]);
   });
 
-  it('ends the call as failed when the model fails mid-call, keeping the recording', async () => {
+  it('ends the call as failed when the model fails mid-call, apologising first and keeping the recording', async () => {
     const { session, feed, caller, listen, agentLines } = await call({}, { openai: { failFromRequest: 2 } });
     expect(agentLines()).toEqual(['Hello, this is Ann. How can I help you?']); // the model opened the call
     await listen();
     await feed([...caller.say('Hello?'), ...caller.silence(400)]);
     const hangUp = await session.hangUpRequested;
-    expect(hangUp.playbackRemainingMs).toBeGreaterThanOrEqual(0);
+    expect(hangUp.playbackRemainingMs).toBe(PHRASES.en!.apology.length * 20); // the apology still plays
     const result = await session.finish('closed');
     expect(result.failure).toMatch(/^language model at 127\.0\.0\.1:\d+: 500/);
     expect(result.fragments.map((fragment) => fragment.text)).toEqual([
       'Hello, this is Ann. How can I help you?',
       'Hello?',
+      PHRASES.en!.apology,
     ]);
     expect(parseWavHeader(result.wav).dataBytes).toBeGreaterThan(8000);
   });
 
-  it('fails the call when the speech-to-text stream drops', async () => {
-    const { session, feed, caller } = await call(
+  it('fails the call when the speech-to-text stream drops again as soon as it is reopened', async () => {
+    const { session, feed, caller, fakes } = await call(
       { workflowDefinition: { greeting: 'Hello.' } },
       { deepgram: { dropAfterAudioMs: 200 } },
     );
-    await feed(caller.silence(400));
+    await feed(caller.silence(300));
+    await vi.waitFor(() => expect(fakes.deepgram.connections).toHaveLength(2));
+    await feed(caller.silence(300));
     await session.hangUpRequested;
     expect((await session.finish('closed')).failure).toMatch(/^Deepgram: live stream closed \(1011/);
+    expect(fakes.runLogs).toContainEqual(
+      expect.stringMatching(/^Speech-to-text stream dropped \(live stream closed \(1011/),
+    );
+  });
+
+  it('reopens a dropped speech-to-text stream once and goes on, the caller words on the call timeline', async () => {
+    const { session, feed, caller, say, fakes, listen } = await call(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { deepgram: { dropAfterAudioMs: 1000, drops: 1 } },
+    );
+    await listen(1200);
+    await vi.waitFor(() => expect(fakes.deepgram.connections).toHaveLength(2));
+    const saidAt = caller.elapsedMs;
+    await say('I would like a visit.');
+    const heard = session.fragments.find((fragment) => fragment.role === 'user')!;
+    expect(heard.text).toBe('I would like a visit.');
+    // Where the caller spoke on the media clock, though the second stream's own time began at 0.
+    expect(Date.parse(heard.timestamp) - BASE).toBe(saidAt);
+    await feed(caller.silence(100));
+    expect(session.isFinished).toBe(false);
+    expect((await session.finish('closed')).failure).toBeNull();
+  });
+
+  it('does not stop talking for a sound without words (noise, a cough, an echo)', async () => {
+    const long = 'Good morning, I am calling about your visit tomorrow at nine.';
+    const { session, caller, sent, feed, listen, agentLines } = await call({
+      workflowConfigurations: { first_message: long },
+    });
+    await feed(caller.silence(200));
+    await feed(caller.audio(noise(8000 * 0.6)));
+    await listen();
+    expect(sent.some((message) => message.event === 'clear')).toBe(false);
+    expect(agentLines()).toEqual([long]);
+    expect(session.playbackEndMs).toBe(long.length * 20);
+  });
+
+  it('resumes the cut sentence when the words that stopped the agent are taken back (a false start)', async () => {
+    const first = 'Good morning, I am calling about your visit.';
+    const second = 'It is tomorrow at nine, with doctor Smith.';
+    const { caller, sent, feed, listen, agentLines } = await call(
+      { workflowConfigurations: { first_message: `${first} ${second}` } },
+      { deepgram: { retractShorterThan: 4 } },
+    );
+    await feed(caller.silence(200));
+    await feed(caller.say('uh ')); // heard as "uh" in an interim result: the agent stops
+    await vi.waitFor(() => expect(sent.some((message) => message.event === 'clear')).toBe(true));
+    await feed(caller.silence(400)); // the final result comes empty
+    await vi.waitFor(() => expect(agentLines()).toHaveLength(2));
+    await listen();
+    const lines = agentLines();
+    expect(lines).toHaveLength(2);
+    expect(first.startsWith(lines[0]!)).toBe(true); // what played before the cut
+    expect(lines[1]).toBe(`${first} ${second}`); // said again from the cut sentence
+  });
+
+  it.each([
+    ['finals inside the utterance (is_final without speech_final)', { finalEveryWords: 2 }],
+    ['an empty speech_final after the last final', { emptySpeechFinal: true }],
+    ['no speech_final at all (UtteranceEnd ends the turn)', { noSpeechFinal: true }],
+  ])('takes one whole caller turn from %s', async (_case, deepgram) => {
+    const { session, feed, caller, agentLines } = await call(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { deepgram },
+    );
+    // Past utterance_end_ms (1 s), so UtteranceEnd comes where speech_final does not.
+    await feed([...caller.say('I would like to book a visit for Monday morning.'), ...caller.silence(1200)]);
+    await vi.waitFor(() => expect(agentLines()).toHaveLength(2));
+    await session.idle();
+    expect(session.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
+      'I would like to book a visit for Monday morning.',
+    ]);
+  });
+
+  it('says the filler while a slow model thinks, then its answer', async () => {
+    const { say, agentLines } = await call(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { openai: { firstTokenDelayMs: 500 } },
+      { fillerAfterMs: 100 },
+    );
+    await say('What are your opening hours?');
+    expect(agentLines()[1]).toMatch(/^One moment, please\. \S/);
+  });
+
+  it('ends with the apology when the model does not answer in time', async () => {
+    const { session, feed, caller, agentLines } = await call(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { openai: { firstTokenDelayMs: 1000 } },
+      { fillerAfterMs: 100, modelAnswerLimitMs: 300 },
+    );
+    await feed([...caller.say('Hello?'), ...caller.silence(400)]);
+    await session.hangUpRequested;
+    const result = await session.finish('closed');
+    expect(result.failure).toMatch(/: no answer within 0\.3 s$/);
+    expect(agentLines()).toEqual(['Hello.', PHRASES.en!.oneMoment, PHRASES.en!.apology]);
+  });
+});
+
+describe('Deepgram live stream (the SDK client against the local Deepgram)', () => {
+  async function openStream(fake: { idleTimeoutMs: number }, keepAliveAfterMs: number) {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key', ...fake });
+    cleanups.push(deepgram.stop);
+    const events: string[] = [];
+    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url, keepAliveAfterMs }).open(
+      { language: 'en' },
+      {
+        speechStarted: () => {},
+        transcript: () => {},
+        utteranceEnd: () => {},
+        reconnecting: (reason) => void events.push(`reconnecting: ${reason}`),
+        failed: (error) => void events.push(`failed: ${error.message}`),
+      },
+    );
+    cleanups.push(() => stream.close());
+    return { deepgram, events };
+  }
+
+  it('keeps a stream without audio open with KeepAlive messages', async () => {
+    const { deepgram, events } = await openStream({ idleTimeoutMs: 400 }, 100);
+    await sleep(1000);
+    expect(events).toEqual([]);
+    expect(deepgram.keepAlives()).toBeGreaterThanOrEqual(3);
+    expect(deepgram.connections).toHaveLength(1);
+  });
+
+  it('without them, Deepgram closes the idle stream (NET-0001) and the client opens it again', async () => {
+    const { deepgram, events } = await openStream({ idleTimeoutMs: 300 }, 60_000);
+    await vi.waitFor(() => expect(deepgram.connections).toHaveLength(2));
+    expect(events[0]).toMatch(
+      /^reconnecting: live stream closed \(1011 Deepgram did not receive audio data .*net0001\)$/,
+    );
   });
 });
 
@@ -286,11 +437,39 @@ describe('call plan', () => {
       firstMessage: undefined,
       maxCallMs: 600_000,
       silenceTimeoutMs: 8000,
+      bargeInMinWords: 1,
     });
+    expect(plan.phrases).toEqual({ ...PHRASES.en, closing: 'Bye now.' });
     expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({
       properties: { code: { enum: ['confirmed', 'declined'] } },
     });
   });
+
+  it.each([
+    ['en', {}, {}, PHRASES.en!],
+    ['pl-PL', {}, {}, PHRASES.pl!],
+    ['de', {}, {}, PHRASES.de!],
+    ['xx', {}, {}, PHRASES.en!],
+    [
+      'fr',
+      { one_moment: 'Je regarde, {{initial_context.name}}.' },
+      { silence_prompt: 'Allô ?', closing: 'À bientôt.' },
+      { ...PHRASES.fr!, oneMoment: 'Je regarde, Sam.', silencePrompt: 'Allô ?', closing: 'À bientôt.' },
+    ],
+  ])(
+    'speaks the fixed phrases in the language %s, with the agent overrides %j %j',
+    (language, phrases, definition, expected) => {
+      const plan = buildCallPlan(
+        callInput({
+          workflowConfigurations: { language, phrases },
+          workflowDefinition: definition,
+          initialContext: { name: 'Sam' },
+        }),
+      );
+      expect(plan.phrases).toEqual(expected);
+      expect(plan.systemPrompt).toContain(`say "${expected.closing}" and call end_call`);
+    },
+  );
 
   it('cuts spoken text at whole words and finds sentence ends', () => {
     expect(cutWords('one two three four', 0.5)).toBe('one two');

@@ -10,12 +10,9 @@ import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts
 import type { Memory } from '../../../shared/schemas/memories.ts';
 import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
 import type { ToolDefinition } from './interfaces.ts';
+import { phrasesFor, type Phrases } from './phrases.ts';
 
 export const KNOWLEDGE_PASSAGES_PER_TURN = 3;
-export const DEFAULT_CLOSING = 'Thank you for your time. Goodbye.';
-export const DEFAULT_SILENCE_PROMPT = 'Are you still there?';
-export const SILENCE_GOODBYE = "I can't hear you, so I will end the call now. Goodbye.";
-export const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
 
 export interface CallInput {
   agentName: string;
@@ -37,6 +34,8 @@ export interface VoiceSettings {
   firstMessage?: string;
   maxCallMs: number;
   silenceTimeoutMs: number;
+  /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
+  bargeInMinWords: number;
 }
 
 export interface CallPlan {
@@ -45,7 +44,8 @@ export interface CallPlan {
   tools: ToolDefinition[];
   httpTools: Map<string, ToolRecord>;
   dispositionCodes: string[];
-  silencePrompt: string;
+  /** What the agent says without the model, in the call's language (with the agent's overrides). */
+  phrases: Phrases;
   /** The knowledge passages that best match what the caller just said. */
   knowledge: (query: string) => { title: string; text: string; score: number }[];
 }
@@ -85,6 +85,7 @@ export function voiceSettings(
     firstMessage: settings.first_message ?? text(workflowDefinition.greeting),
     maxCallMs: (settings.max_call_seconds ?? VOICE_DEFAULTS.max_call_seconds) * 1000,
     silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
+    bargeInMinWords: settings.barge_in_min_words ?? VOICE_DEFAULTS.barge_in_min_words,
   };
 }
 
@@ -125,6 +126,12 @@ export function buildCallPlan(input: CallInput): CallPlan {
   const variables = { ...input.templateContextVariables, ...input.initialContext };
   const render = (value: string) => renderTemplate(value, variables);
   const settings = voiceSettings(input.workflowConfigurations, definition);
+  const configured = WorkflowConfigurations.safeParse(input.workflowConfigurations);
+  const phrases = phrasesFor(settings.language, configured.success ? configured.data.phrases : undefined);
+  const silencePrompt = text(definition.silence_prompt);
+  if (silencePrompt) phrases.silencePrompt = silencePrompt;
+  phrases.closing = text(definition.closing) ?? phrases.closing;
+  for (const key of Object.keys(phrases) as (keyof Phrases)[]) phrases[key] = render(phrases[key]);
   if (settings.firstMessage) settings.firstMessage = render(settings.firstMessage);
   // Sorted: stored maps keep no order, and the model should see the same list on every call.
   const dispositionCodes = Object.keys(input.dispositionCodes).sort();
@@ -157,7 +164,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
       `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
     dispositionCodes.length &&
       `When the outcome is clear, record it with set_call_disposition, one of:\n${dispositionCodes.map((code) => `- ${code}: ${typeof input.dispositionCodes[code] === 'string' ? input.dispositionCodes[code] : JSON.stringify(input.dispositionCodes[code])}`).join('\n')}`,
-    `When the conversation is over, say "${render(text(definition.closing) ?? DEFAULT_CLOSING)}" and call end_call.`,
+    `When the conversation is over, say "${phrases.closing}" and call end_call.`,
   ].filter((section): section is string => typeof section === 'string' && section.length > 0);
 
   const httpTools = new Map(input.tools.map((tool) => [tool.name, tool]));
@@ -170,7 +177,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
     ],
     httpTools,
     dispositionCodes,
-    silencePrompt: render(text(definition.silence_prompt) ?? DEFAULT_SILENCE_PROMPT),
+    phrases,
     knowledge: (query) =>
       rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({
         title,

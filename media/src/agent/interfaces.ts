@@ -22,7 +22,9 @@ export interface SpeechToTextEvents {
   transcript: (result: TranscriptResult) => void;
   /** No words for a while after the last final result (Deepgram `UtteranceEnd`). */
   utteranceEnd: () => void;
-  /** The stream is lost: the call cannot go on. */
+  /** The stream dropped and is being opened again (the call goes on; audio of the gap follows). */
+  reconnecting?: (reason: string) => void;
+  /** The stream is lost for good: the call cannot go on. */
   failed: (error: Error) => void;
 }
 

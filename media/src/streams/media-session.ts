@@ -7,13 +7,23 @@
  * the caller's turn, ended by the provider's endpointing (`speech_final`) or `UtteranceEnd`. A
  * turn streams the model's answer; each complete sentence goes to text-to-speech while the model
  * is still writing, and its audio goes out frame by frame as it comes. The model's tool calls run
- * between rounds (HTTP tools, disposition, information, end of call). Caller speech while the agent
- * is talking stops the agent at once (`clear`), and the transcript keeps only the words that
- * played. Silence prompts, the silence timeout and the maximum call length run on the media
- * clock (the provider's timestamps), so they are deterministic in tests.
+ * between rounds (HTTP tools, disposition, information, end of call). Caller words while the agent
+ * is talking stop the agent at once (`clear`), and the transcript keeps only the words that
+ * played; a sound without words (noise, echo: a bare `SpeechStarted`) does not, and a barge-in
+ * that turns out to hold no words (a false start) resumes the cut answer. A model that is slow to
+ * answer gets a short filler; one that fails, or any provider failing, gets a spoken apology
+ * before the hang-up. Silence prompts, the silence timeout and the maximum call length run on the
+ * media clock (the provider's timestamps), so they are deterministic in tests.
  */
-import { type CallProviders, type ChatMessage, type SpeechToTextStream } from '../agent/interfaces.ts';
-import { knowledgeSection, SILENCE_GOODBYE, TIME_LIMIT_GOODBYE, type CallPlan } from '../agent/call-plan.ts';
+import {
+  ProviderError,
+  type CallProviders,
+  type ChatMessage,
+  type ModelEvent,
+  type SpeechToTextStream,
+} from '../agent/interfaces.ts';
+import { knowledgeSection, type CallPlan } from '../agent/call-plan.ts';
+import { UTTERANCE_END_MS } from '../agent/providers.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
 import { CallRecorder } from '../audio/recorder.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
@@ -61,6 +71,8 @@ export interface MediaSessionOptions {
   clock?: () => number;
   log?: LogFn;
   onHangUp?: (info: HangUpInfo) => void;
+  /** Wall-time bounds on the model (tests shorten them). */
+  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
 }
 
 const MS_PER_FRAME = 20;
@@ -69,8 +81,21 @@ const MULAW_SILENCE = 0xff;
 const MAX_TOOL_ROUNDS = 4;
 /** Audio kept for the speech-to-text stream while it opens. */
 const MAX_EARLY_FRAMES = 250;
+/** A model silent this long after a caller's turn gets the "one moment" filler (wall time). */
+export const FILLER_AFTER_MS = 2000;
+/** A model that has not started answering this long after being asked has failed (wall time). */
+export const MODEL_ANSWER_LIMIT_MS = 10_000;
+/** The apology on a failure is cut off after this long, and the call hung up (wall time). */
+const APOLOGY_LIMIT_MS = 15_000;
+/**
+ * Caller words that neither end in a final result nor get an `UtteranceEnd` for this long (media
+ * time): the turn ends with what was heard, or, with nothing heard, it was a false start.
+ */
+const STALLED_TURN_MS = UTTERANCE_END_MS + 1000;
 
 interface SpokenSegment {
+  /** Its place in Reply.texts. */
+  index: number;
   text: string;
   startMs: number;
   endMs: number;
@@ -79,6 +104,8 @@ interface SpokenSegment {
 /** One agent answer: its speech, what of it played, and how to stop it. */
 interface Reply {
   controller: AbortController;
+  /** Every text queued for speech, in order (some may not have played, or not been spoken yet). */
+  texts: string[];
   segments: SpokenSegment[];
   speech: Promise<void>;
   /** Cut off by the caller at this offset. */
@@ -129,6 +156,8 @@ export class MediaSession {
   private reply: Reply | null = null;
   /** The last complete answer, whose audio may still be playing. */
   private lastReply: Reply | null = null;
+  /** The answer the caller's words cut, until the caller's turn shows whether they said anything. */
+  private cutByCaller: { reply: Reply; atMs: number } | null = null;
   private pendingUserText = '';
   private pendingUserStartMs = 0;
   private pendingUserEndMs = 0;
@@ -254,17 +283,28 @@ export class MediaSession {
     this.stt = await call.providers.stt.open(
       { language: call.plan.settings.language },
       {
-        speechStarted: () => this.onCallerSpeech(),
+        // Voice activity alone (noise, a cough, the agent's own echo) never interrupts: words do.
+        speechStarted: () => {},
         transcript: (result) => {
-          if (!result.text.trim()) return;
-          this.onCallerSpeech();
-          if (!result.isFinal) return;
-          if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
-          this.pendingUserEndMs = this.mediaTimeOf(result.end * 1000);
-          this.pendingUserText = `${this.pendingUserText} ${result.text.trim()}`.trim();
+          const text = result.text.trim();
+          if (text) {
+            // Deepgram's results cover the audio since the last final one: count those words too.
+            const words = wordCount(this.pendingUserText) + wordCount(text);
+            this.onCallerWords(result.isFinal || words >= call.plan.settings.bargeInMinWords);
+          }
+          if (text && result.isFinal) {
+            if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
+            this.pendingUserEndMs = this.mediaTimeOf(result.end * 1000);
+            this.pendingUserText = `${this.pendingUserText} ${text}`.trim();
+          }
+          // An empty speech_final still ends the turn the earlier finals began.
           if (result.speechFinal) this.endOfCallerTurn();
         },
         utteranceEnd: () => this.endOfCallerTurn(),
+        reconnecting: (reason) => {
+          this.log('warn', 'speech-to-text stream dropped: reconnecting', { runRef: this.runRef, reason });
+          call.runLog?.('WARN', `Speech-to-text stream dropped (${reason}); reconnected, the call goes on`);
+        },
         failed: (error) => this.fail(error),
       },
     );
@@ -326,7 +366,13 @@ export class MediaSession {
     const now = this.elapsedMs();
     if (now >= call.plan.settings.maxCallMs) {
       this.log('info', 'maximum call length reached', { runRef: this.runRef });
-      this.goodbye(TIME_LIMIT_GOODBYE);
+      this.goodbye(call.plan.phrases.timeLimitGoodbye);
+      return;
+    }
+    if (this.callerSpeaking && now - this.lastCallerActivityMs >= STALLED_TURN_MS) {
+      // Neither a final result nor UtteranceEnd came: end the turn with what was heard, if anything.
+      this.log('info', 'caller turn ended without an end of utterance', { runRef: this.runRef });
+      this.endOfCallerTurn();
       return;
     }
     if (this.reply || this.callerSpeaking || this.pendingUserText) return;
@@ -334,10 +380,10 @@ export class MediaSession {
     if (now - quietSince < call.plan.settings.silenceTimeoutMs) return;
     if (this.silencePrompts === 0) {
       this.silencePrompts = 1;
-      this.startReply({ say: call.plan.silencePrompt });
+      this.startReply({ say: call.plan.phrases.silencePrompt });
     } else {
       this.log('info', 'caller silent: ending the call', { runRef: this.runRef });
-      this.goodbye(SILENCE_GOODBYE);
+      this.goodbye(call.plan.phrases.silenceGoodbye);
     }
   }
 
@@ -347,12 +393,12 @@ export class MediaSession {
     this.startReply({ say: text, hangUp: true });
   }
 
-  /** Caller speech: a barge-in when the agent is talking or about to. */
-  private onCallerSpeech(): void {
+  /** Caller words: a barge-in when the agent is talking or about to, once there are enough of them. */
+  private onCallerWords(enough: boolean): void {
     this.callerSpeaking = true;
     this.lastCallerActivityMs = this.elapsedMs();
     this.silencePrompts = 0;
-    if (!this.closing) this.interrupt('caller');
+    if (enough && !this.closing) this.interrupt('caller');
   }
 
   private interrupt(by: 'caller' | 'time'): void {
@@ -363,9 +409,11 @@ export class MediaSession {
     if (reply && reply.bargedInAtMs === null) {
       reply.bargedInAtMs = now;
       reply.controller.abort();
+      if (by === 'caller') this.cutByCaller = { reply, atMs: now };
     }
     const played = this.lastReply;
     if (playing && played && played !== reply && played.bargedInAtMs === null) {
+      if (by === 'caller') this.cutByCaller = { reply: played, atMs: now };
       // Complete but still playing: its transcript line and history keep only what played.
       played.bargedInAtMs = now;
       const said = spokenText(played);
@@ -390,7 +438,13 @@ export class MediaSession {
     this.callerSpeaking = false;
     this.lastCallerActivityMs = this.elapsedMs();
     const text = this.pendingUserText;
-    if (!text || this.closing) return;
+    const cut = this.cutByCaller;
+    this.cutByCaller = null;
+    if (this.closing) return;
+    if (!text) {
+      if (cut) this.resume(cut.reply, cut.atMs);
+      return;
+    }
     this.pendingUserText = '';
     this.fragments.push({
       timestamp: this.isoAt(this.pendingUserStartMs),
@@ -402,12 +456,26 @@ export class MediaSession {
     this.startReply({ userText: text });
   }
 
+  /**
+   * A false start: the caller's words stopped the agent, but the turn ended with nothing said (the
+   * speech-to-text service took them back). The agent says again what the caller did not hear,
+   * from the start of the sentence it was cut in.
+   */
+  private resume(reply: Reply, cutAtMs: number): void {
+    const cutSegment = reply.segments.find((segment) => segment.endMs > cutAtMs);
+    const from = cutSegment?.index ?? (reply.segments.at(-1)?.index ?? -1) + 1;
+    const rest = reply.texts.slice(from).join(' ');
+    this.log('info', 'false start: resuming the cut answer', { runRef: this.runRef, resumed: rest.length > 0 });
+    if (rest) this.startReply({ say: rest, hangUp: reply.hangUp });
+  }
+
   /** Starts an answer after the previous one has stopped (answers never overlap). */
   private startReply(input: { say: string; hangUp?: boolean } | { userText: string | null }): void {
     const previous = this.reply;
     previous?.controller.abort();
     const reply: Reply = {
       controller: new AbortController(),
+      texts: [],
       segments: [],
       speech: Promise.resolve(),
       bargedInAtMs: null,
@@ -459,7 +527,7 @@ export class MediaSession {
         tools: plan.tools,
         messages: [{ role: 'system' as const, content: system }, ...this.history],
       };
-      for await (const event of providers.llm.stream(request, reply.controller.signal)) {
+      for await (const event of this.modelAnswer(reply, request)) {
         if (event.type === 'tool_call') {
           toolCalls.push(event);
           continue;
@@ -493,6 +561,46 @@ export class MediaSession {
     }
   }
 
+  /**
+   * The model's answer, bounded in time: with nothing spoken yet after FILLER_AFTER_MS the caller
+   * hears the filler, and a model that has not started answering after MODEL_ANSWER_LIMIT_MS has
+   * failed (the call ends with the apology rather than a long silence).
+   */
+  private async *modelAnswer(
+    reply: Reply,
+    request: Parameters<CallProviders['llm']['stream']>[0],
+  ): AsyncIterable<ModelEvent> {
+    const { providers } = this.call!;
+    const deadline = new AbortController();
+    const filler = this.fillerAfterWait(reply);
+    const limitMs = this.options.timing?.modelAnswerLimitMs ?? MODEL_ANSWER_LIMIT_MS;
+    const limit = setTimeout(() => deadline.abort(), limitMs);
+    try {
+      for await (const event of providers.llm.stream(
+        request,
+        AbortSignal.any([reply.controller.signal, deadline.signal]),
+      )) {
+        filler.cancel();
+        clearTimeout(limit);
+        yield event;
+      }
+      if (deadline.signal.aborted && !reply.controller.signal.aborted)
+        throw new ProviderError(providers.llm.name, `no answer within ${limitMs / 1000} s`);
+    } finally {
+      filler.cancel();
+      clearTimeout(limit);
+    }
+  }
+
+  /** The filler, said once if the answer has still said nothing after FILLER_AFTER_MS. */
+  private fillerAfterWait(reply: Reply): { cancel: () => void } {
+    const timer = setTimeout(() => {
+      if (!reply.texts.length && !reply.controller.signal.aborted && !this.ended)
+        this.queueSpeech(reply, this.call!.plan.phrases.oneMoment);
+    }, this.options.timing?.fillerAfterMs ?? FILLER_AFTER_MS);
+    return { cancel: () => clearTimeout(timer) };
+  }
+
   private async runTool(reply: Reply, toolCall: { name: string; arguments: string }): Promise<string> {
     const call = this.call!;
     const args = parseObject(toolCall.arguments);
@@ -519,7 +627,10 @@ export class MediaSession {
     }
     const tool = call.plan.httpTools.get(toolCall.name);
     if (!tool) return JSON.stringify({ error: `No tool named ${toolCall.name}` });
-    const result = await executeHttpTool(call.organizationId, tool, toolCall.arguments, { fetch: call.toolFetch });
+    const filler = this.fillerAfterWait(reply); // a slow tool is a wait too
+    const result = await executeHttpTool(call.organizationId, tool, toolCall.arguments, {
+      fetch: call.toolFetch,
+    }).finally(() => filler.cancel());
     call.runLog?.('INFO', `Tool ${tool.name} called with ${toolCall.arguments.slice(0, 300)}: ${result.slice(0, 300)}`);
     this.log('info', 'tool called', { runRef: this.runRef, tool: tool.name });
     return result;
@@ -530,6 +641,7 @@ export class MediaSession {
     const spoken = text.trim();
     if (!spoken) return;
     const { providers, plan } = this.call!;
+    const index = reply.texts.push(spoken) - 1;
     reply.speech = reply.speech.then(async () => {
       if (reply.controller.signal.aborted || this.ended) return;
       let startMs: number | null = null;
@@ -554,7 +666,7 @@ export class MediaSession {
       }
       if (reply.controller.signal.aborted || this.ended) return;
       if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
-      if (startMs !== null) reply.segments.push({ text: spoken, startMs, endMs: this.outboundCursorMs });
+      if (startMs !== null) reply.segments.push({ index, text: spoken, startMs, endMs: this.outboundCursorMs });
     });
   }
 
@@ -593,7 +705,10 @@ export class MediaSession {
     this.options.onHangUp?.(info);
   }
 
-  /** A provider failed: the call cannot go on; it ends as failed, keeping what was recorded. */
+  /**
+   * A provider failed: the call cannot go on; it ends as failed, keeping what was recorded. The
+   * caller hears the apology first, unless text-to-speech is what failed.
+   */
   private fail(error: unknown): void {
     if (this.failure || this.ended) return;
     this.failure = error instanceof Error ? error.message : String(error);
@@ -602,7 +717,14 @@ export class MediaSession {
     this.call?.runLog?.('ERROR', `Call failed: ${this.failure}`);
     this.reply?.controller.abort();
     void this.stt?.close().catch(() => {});
-    if (!this.wantsHangUp) this.hangUp();
+    if (this.wantsHangUp) return;
+    const call = this.call;
+    const speechFailed = error instanceof ProviderError && error.provider === call?.providers.tts.name;
+    if (!call || speechFailed) return this.hangUp();
+    this.startReply({ say: call.plan.phrases.apology, hangUp: true });
+    setTimeout(() => {
+      if (!this.wantsHangUp && !this.ended) this.hangUp();
+    }, APOLOGY_LIMIT_MS).unref();
   }
 
   private recordPlayed(untilMs: number): void {
@@ -661,6 +783,8 @@ export function cutWords(text: string, fraction: number): string {
   const cut = text.slice(0, chars);
   return (text[chars] === ' ' || chars === text.length ? cut : cut.slice(0, Math.max(0, cut.lastIndexOf(' ')))).trim();
 }
+
+const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 function parseObject(json: string): Record<string, unknown> {
   try {
