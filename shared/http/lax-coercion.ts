@@ -4,7 +4,8 @@ import type { z } from 'zod';
  * Pydantic's "lax mode", which FastAPI clients rely on: a query or path value is always a string
  * and becomes an int or bool when the field is one; JSON bodies get the same coercions. A value
  * that cannot be read as its field's type is replaced by an `InvalidInput` marker carrying the
- * Pydantic error, which the issue mapper reports at the field's place in the order.
+ * Pydantic error, which the issue mapper reports at the field's place in the order. A union of
+ * an integer and string forms is the integer field, with those strings accepted as well.
  */
 export class InvalidInput {
   constructor(
@@ -84,8 +85,9 @@ function coerceBool(value: unknown): unknown {
 }
 
 export function coerceLax(schema: z.ZodType, value: unknown): unknown {
-  // null and absence are the wrappers' business (nullable, optional, default, required).
-  if (value === null || value === undefined) return value;
+  // null and absence are the wrappers' business (nullable, optional, default, required); a bare
+  // union has no wrapper to answer null, so its integer does.
+  if (value === undefined || (value === null && def(schema).type !== 'union')) return value;
   const target = unwrap(schema);
   const d = def(target);
   switch (d.type) {
@@ -103,6 +105,19 @@ export function coerceLax(schema: z.ZodType, value: unknown): unknown {
     }
     case 'array':
       return Array.isArray(value) ? value.map((element) => coerceLax(d.element as z.ZodType, element)) : value;
+    case 'union': {
+      // An integer field that also takes a string form (an agent's public id): a string of that
+      // form stays as it is; any other value is read as the integer, with the integer's errors.
+      const options = d.options as z.ZodType[];
+      const integer = options.find((option) => {
+        const optionDef = def(unwrap(option));
+        return optionDef.type === 'number' && INT_FORMATS.has(optionDef.format ?? '');
+      });
+      if (!integer) return value;
+      if (typeof value === 'string' && options.some((option) => option !== integer && option.safeParse(value).success))
+        return value;
+      return coerceInt(value);
+    }
     default:
       return value;
   }

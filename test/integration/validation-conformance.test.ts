@@ -41,6 +41,28 @@ describe('spec conformance of validation and statuses', () => {
     });
   });
 
+  it("POST /campaigns `workflow_id` is the spec integer (a public id is accepted too): its errors are the integer field's", async () => {
+    const contacts = { source_type: 'manual', manual_contacts: [{ phone_number: '+48601234567' }] };
+    const cases: [unknown, string, string][] = [
+      ['abc', 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer'],
+      [1.5, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part'],
+      [true, 'int_type', 'Input should be a valid integer'],
+    ];
+    for (const [workflowId, type, msg] of cases) {
+      const { status, body } = await api.request('POST', '/campaigns', {
+        key: org.key,
+        body: { name: 'Spring', workflow_id: workflowId, ...contacts },
+      });
+      expect(status).toBe(422);
+      expect(body.detail).toEqual([{ type, loc: ['body', 'workflow_id'], msg, input: workflowId }]);
+    }
+    const byPublicId = await api.request('POST', '/campaigns', {
+      key: org.key,
+      body: { name: 'Spring', workflow_id: agentId, ...contacts },
+    });
+    expect(byPublicId.status).toBe(200); // the spec gives POST /campaigns a body and no status
+  });
+
   it('query and path values in a 422 are the strings received', async () => {
     const { body } = await api.request('GET', `/agents/${agentId}/conversations/0/recording?expires_in=10`, {
       key: org.key,

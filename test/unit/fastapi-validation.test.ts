@@ -4,6 +4,7 @@ import { readJsonBody } from '../../shared/http/json-body.ts';
 import { parseRequest } from '../../shared/http/request.ts';
 import { RequestValidationError, type ValidationErrorItem } from '../../shared/http/validation-error.ts';
 import { defineRoute } from '../../shared/api/route.ts';
+import { CreateCampaignRequest } from '../../shared/schemas/campaigns.ts';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 const RetryConfig = z.object({
@@ -333,5 +334,58 @@ describe('malformed JSON → json_invalid', () => {
       value: { a: 1 },
     });
     expect(readJsonBody('{"a":1}', undefined)).toEqual({ kind: 'json', value: { a: 1 } });
+  });
+});
+
+describe('an integer that also takes a public id (POST /campaigns `workflow_id`)', () => {
+  const agentRoute = defineRoute({
+    operationId: 'agentRef',
+    method: 'POST',
+    path: '/campaigns',
+    group: 'test',
+    summary: 'test',
+    description: 'A route of this test.',
+    tags: [],
+    request: { body: z.object({ workflow_id: CreateCampaignRequest.shape.workflow_id }) },
+    responses: {},
+  });
+  const parse = (workflowId: unknown) =>
+    parseRequest(agentRoute, event(JSON.stringify({ workflow_id: workflowId }), { path: '/api/v1/campaigns' }));
+
+  it.each<[unknown, unknown]>([
+    [42, 42],
+    ['42', 42],
+    [' 7 ', 7],
+    ['agent_AbCdEfGhIjKlMnOpQrSt', 'agent_AbCdEfGhIjKlMnOpQrSt'],
+  ])('accepts %j as %j', (workflowId, expected) => {
+    expect(parse(workflowId).body.workflow_id).toBe(expected);
+  });
+
+  it.each<[unknown, string, string]>([
+    ['abc', 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer'],
+    ['agent_short', 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer'],
+    ['', 'int_parsing', 'Input should be a valid integer, unable to parse string as an integer'],
+    [1.5, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part'],
+    [true, 'int_type', 'Input should be a valid integer'],
+    [{}, 'int_type', 'Input should be a valid integer'],
+    [[1], 'int_type', 'Input should be a valid integer'],
+  ])('answers %j as FastAPI does for an int field: %s', (workflowId, type, msg) => {
+    let items: ValidationErrorItem[] = [];
+    try {
+      parse(workflowId);
+    } catch (error) {
+      if (error instanceof RequestValidationError) items = error.items;
+    }
+    expect(items).toEqual([{ type, loc: ['body', 'workflow_id'], msg, input: workflowId }]);
+  });
+
+  it('reports null as FastAPI does for a required int field', () => {
+    expect(() => parse(null)).toThrow(
+      expect.objectContaining({
+        items: [
+          { type: 'int_type', loc: ['body', 'workflow_id'], msg: 'Input should be a valid integer', input: null },
+        ],
+      }),
+    );
   });
 });
