@@ -1,3 +1,4 @@
+import { writeCsv } from './csv.ts';
 import { nextCampaignState, type CampaignAction } from '../domain/campaign-states.ts';
 import { DEFAULT_RETRY_POLICY } from '../domain/campaign-scheduling.ts';
 import { SourceError, type SourceRow } from '../domain/contact-sources.ts';
@@ -218,22 +219,14 @@ export async function reportPage(orgId: number, campaignId: number, page: PageRe
 export type CsvReport = { kind: 'inline'; csv: string } | { kind: 'link'; url: string };
 
 /**
- * The report as RFC 4180 CSV (csv-stringify), one row per contact, built a table page at a time.
+ * The report as CSV (services/csv.ts: spreadsheet-safe), one row per contact, built a table page at a time.
  * Beyond 5 MB it is stored in S3 and answered with a signed link instead.
  */
 export async function reportCsv(orgId: number, campaignId: number, baseUrl: string): Promise<CsvReport> {
   await findCampaign(orgId, campaignId);
-  // csv-stringify loads with the first report, not with the function.
-  const { stringify } = await import('csv-stringify/sync');
-  const parts = [stringify([], { header: true, columns: [...REPORT_COLUMNS] })];
-  for await (const contacts of repository.allContacts(orgId, campaignId)) {
-    parts.push(
-      stringify(contacts.map(reportRow), {
-        columns: [...REPORT_COLUMNS],
-        cast: { date: (value) => value.toISOString() },
-      }),
-    );
-  }
+  const parts = [await writeCsv([], REPORT_COLUMNS, { header: true })];
+  for await (const contacts of repository.allContacts(orgId, campaignId))
+    parts.push(await writeCsv(contacts.map(reportRow), REPORT_COLUMNS, { header: false }));
   const csv = parts.join('');
   if (Buffer.byteLength(csv) <= INLINE_REPORT_BYTES) return { kind: 'inline', csv };
   const key = `reports/org-${orgId}/campaign-${campaignId}/report-${Date.now()}.csv`;

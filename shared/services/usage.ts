@@ -1,3 +1,4 @@
+import { writeCsv } from './csv.ts';
 import { BadRequestError } from '../domain/errors.ts';
 import { aggregateUsage, billedRun, dailyBreakdown, type UsageGrouping } from '../domain/usage.ts';
 import { pageOfItems, type PageRequest } from '../domain/pagination.ts';
@@ -40,11 +41,10 @@ const COLUMNS = [
   'cost_usd',
 ] as const;
 
-/** One row per call in the range (RFC 4180, csv-stringify, loaded with the first CSV request). */
+/** One row per call in the range (services/csv.ts: spreadsheet-safe). */
 export async function usageCsv(orgId: number, query: { from?: string; to?: string }): Promise<string> {
   const { from, to } = range(query);
-  const [entries, { stringify }] = await Promise.all([listUsage(orgId, from, to), import('csv-stringify/sync')]);
-  return stringify(entries.map(billedRun), { header: true, columns: [...COLUMNS] });
+  return writeCsv((await listUsage(orgId, from, to)).map(billedRun), COLUMNS, { header: true });
 }
 
 /** The current billing period: the calendar month (UTC) so far. `GET /organizations/usage/current-period`. */

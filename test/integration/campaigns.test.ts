@@ -54,7 +54,7 @@ describe('campaign validation', () => {
     [{ name: '' }, ['body', 'name'], 'string_too_short'],
     [{ name: 'x'.repeat(256) }, ['body', 'name'], 'string_too_long'],
     [{ goal: 'g'.repeat(65) }, ['body', 'goal'], 'string_too_long'],
-    [{ workflow_id: 'abc' }, ['body', 'workflow_id'], 'string_pattern_mismatch'],
+    [{ workflow_id: 'abc' }, ['body', 'workflow_id'], 'int_parsing'],
     [{ source_type: 'excel' }, ['body', 'source_type'], 'string_pattern_mismatch'],
     [{ source_refresh_minutes: 4 }, ['body', 'source_refresh_minutes'], 'greater_than_equal'],
     [{ source_refresh_minutes: 10081 }, ['body', 'source_refresh_minutes'], 'less_than_equal'],
@@ -205,6 +205,8 @@ describe('campaign creation limits, retries and large sources', () => {
   }, 120_000);
 });
 
+const FORMULA = '=HYPERLINK("http://example.invalid","click")';
+
 describe.skipIf(needsLocalStack)('running a campaign', () => {
   it('dials each contact inside the windows, retries per policy, skips Do-not-call, reports every row', async () => {
     const blocked = daytimeNumber(3, 1);
@@ -215,7 +217,7 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
       manual_contacts: [
         { phone_number: daytimeNumber(1, 1), first_name: 'Ann', last_name: 'Answer' },
         { phone_number: daytimeNumber(7, 1), first_name: 'Bob', last_name: 'Busy' },
-        { phone_number: blocked, first_name: 'Dan', last_name: 'Blocked' },
+        { phone_number: blocked, first_name: 'Dan', last_name: FORMULA },
         { phone_number: '12345', first_name: 'Ivy', last_name: 'Invalid' },
         { phone_number: daytimeNumber(9, 1), first_name: 'Val', last_name: 'Voicemail' },
       ],
@@ -252,10 +254,15 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
     ]);
     expect(rows[0]!.run_id).toMatch(/^\d+$/);
     expect(rows[3]!.error).toContain('invalid phone number');
+    // Opened in a spreadsheet, a cell that begins like a formula is text (OWASP's leading quote).
+    expect(rows[2]!.last_name).toBe(`'${FORMULA}`);
+    expect(rows[0]!.phone_number).toBe(`'${daytimeNumber(1, 1)}`);
 
     const json = await api.request('GET', `/campaigns/${created.body.id}/report?limit=2&page=2`, { key: org.key });
     expect(json.body).toMatchObject({ page: 2, limit: 2, total_count: 5, total_pages: 3 });
     expect(json.body.items.map((row: { row: number }) => row.row)).toEqual([3, 4]);
+    // The JSON report keeps the value as entered.
+    expect(json.body.items[0]).toMatchObject({ last_name: FORMULA, phone_number: blocked });
 
     expect((await api.request('POST', `/campaigns/${created.body.id}/resume`, { key: org.key })).status).toBe(409);
     expect((await api.request('POST', `/campaigns/${created.body.id}/cancel`, { key: org.key })).status).toBe(409);
