@@ -3,8 +3,12 @@ import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import * as repository from '../repositories/agent-resources.ts';
 import type { ToolRecord } from '../repositories/agent-resources.ts';
 
-/** A tool call's time and answer caps (the answer goes back into the model's context). */
-export const TOOL_CALL_TIMEOUT_MS = 10_000;
+/**
+ * A tool call's time and answer caps (the answer goes back into the model's context). A caller is
+ * waiting on the line: after 2 s they hear the agent's "one moment", after 5 s the tool has failed
+ * and the model is told so, rather than leaving them in silence.
+ */
+export const TOOL_CALL_TIMEOUT_MS = 5000;
 export const MAX_TOOL_RESPONSE_BYTES = 256 * 1024;
 const toolFetch = createGuardedFetch({ timeoutMs: TOOL_CALL_TIMEOUT_MS, maxResponseBytes: MAX_TOOL_RESPONSE_BYTES });
 

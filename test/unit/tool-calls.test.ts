@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keepLocalDataPrivate } from '../../local/private-files.ts';
 import { OutboundRequestError } from '../../shared/net/guarded-fetch.ts';
 import type { ToolRecord } from '../../shared/repositories/agent-resources.ts';
-import { callTool, sealToolHeaders } from '../../shared/services/tool-calls.ts';
+import { callTool, sealToolHeaders, TOOL_CALL_TIMEOUT_MS } from '../../shared/services/tool-calls.ts';
 
 describe('agent tools: headers sealed at rest, calls through the SSRF guard', () => {
   let server: Server;
@@ -21,7 +21,9 @@ describe('agent tools: headers sealed at rest, calls through the SSRF guard', ()
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         seen.push({ method: request.method, url: request.url, authorization: request.headers.authorization, body });
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"booked":true}');
+        const answer = () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"booked":true}');
+        if (request.url?.startsWith('/slow')) setTimeout(answer, TOOL_CALL_TIMEOUT_MS + 1000).unref();
+        else answer();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,6 +73,16 @@ describe('agent tools: headers sealed at rest, calls through the SSRF guard', ()
       { method: 'POST', url: '/visits', authorization: 'Bearer tool-secret-42', body: '{"date":"2026-12-01"}' },
     ]);
   });
+
+  it('gives up on a tool that has not answered in 5 s: a caller is waiting on the line', async () => {
+    const started = Date.now();
+    await expect(callTool(1, await tool(`http://127.0.0.1:${port}/slow`, 'GET'), {})).rejects.toMatchObject({
+      reason: 'timeout',
+      message: expect.stringContaining('did not answer within 5 s'),
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4900);
+    expect(Date.now() - started).toBeLessThan(TOOL_CALL_TIMEOUT_MS + 1000);
+  }, 10_000);
 
   it("refuses another organization's ciphertext", async () => {
     const foreign = await tool(`http://127.0.0.1:${port}/visits`, 'POST', 2);
