@@ -12,7 +12,7 @@
  *   tsx bench/voice-latency.ts [turns]      prints one JSON line (also run by `npm run bench`)
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
-import { ENDPOINTING_MS, providersFromEnvironment } from '../media/src/agent/providers.ts';
+import { ENDPOINTING_MS, platformProviders } from '../media/src/agent/providers.ts';
 import { MediaSession } from '../media/src/streams/media-session.ts';
 import { SimulatedCaller } from '../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
@@ -36,7 +36,8 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
     openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
     elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts },
   });
-  const providers = providersFromEnvironment(fakes.env);
+  const platform = platformProviders(fakes.settings, fakes.readKeys);
+  const providers = { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() };
   const plan = buildCallPlan({
     agentName: 'Bench',
     workflowDefinition: { greeting: 'Hello.' },

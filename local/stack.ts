@@ -192,10 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // The platform model is the local fake: its URL and name as settings, its key in the secret.
       LLM_API_URL: media.platformModelEnv.LLM_API_URL,
       LLM_MODEL: media.platformModelEnv.LLM_MODEL,
-      VOICE_PROVIDERS_SECRET_ARN: secretsManager.put(
-        'voice-providers',
-        JSON.stringify({ llmApiKey: media.platformModelEnv.LLM_API_KEY }),
-      ),
+      VOICE_PROVIDERS_SECRET_ARN: secretsManager.put('voice-providers', JSON.stringify(media.voiceKeys)),
     });
     Object.assign(process.env, env);
 
@@ -244,7 +241,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env,
       telephonyApiUrl: telephony.apiUrl,
       telnyxOrigin: telnyx.origin,
-      platformModelKey: media.platformModelEnv.LLM_API_KEY!,
+      platformModelKey: media.voiceKeys.llmApiKey,
       idle,
       stop,
     };

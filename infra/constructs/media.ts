@@ -58,7 +58,14 @@ export interface MediaSettings {
   maxTasks: number;
   /** Calls per task that scaling aims at. */
   callsPerTask: number;
+  /** The tasks' CPU architecture; the image is built for it (cross-building needs Docker buildx with QEMU). */
+  architecture: 'arm64' | 'x86_64';
 }
+
+const ARCHITECTURES = {
+  arm64: { cpu: CpuArchitecture.ARM64, image: Platform.LINUX_ARM64 },
+  x86_64: { cpu: CpuArchitecture.X86_64, image: Platform.LINUX_AMD64 },
+} as const;
 
 function positiveInteger(node: Node, key: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = node.tryGetContext(key) ?? fallback;
@@ -81,7 +88,10 @@ export function mediaSettingsFromContext(node: Node): MediaSettings {
     minTasks: positiveInteger(node, 'mediaMinTasks', 1),
     maxTasks: positiveInteger(node, 'mediaMaxTasks', 10),
     callsPerTask: positiveInteger(node, 'mediaCallsPerTask', 20),
+    architecture: (text('mediaArchitecture') ?? 'arm64') as MediaSettings['architecture'],
   };
+  if (!Object.hasOwn(ARCHITECTURES, settings.architecture))
+    throw new Error(`Context mediaArchitecture must be arm64 or x86_64, got ${settings.architecture}`);
   if (settings.maxTasks < settings.minTasks)
     throw new Error(`Context mediaMaxTasks (${settings.maxTasks}) is below mediaMinTasks (${settings.minTasks})`);
   if (
@@ -172,13 +182,19 @@ export class Media extends Construct {
     this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
       cpu: 512,
       memoryLimitMiB: 1024,
-      runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
+      runtimePlatform: {
+        cpuArchitecture: ARCHITECTURES[settings.architecture].cpu,
+        operatingSystemFamily: OperatingSystemFamily.LINUX,
+      },
     });
     const containerLogs = new LogGroup(this, 'ContainerLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
     this.taskDefinition.addContainer('media', {
       // Built by `cdk deploy` (needs Docker then) from the repository root, since the service
       // shares shared/ with the Lambdas; the root .dockerignore keeps the context small.
-      image: ContainerImage.fromAsset(REPO_ROOT, { file: 'media/Dockerfile', platform: Platform.LINUX_ARM64 }),
+      image: ContainerImage.fromAsset(REPO_ROOT, {
+        file: 'media/Dockerfile',
+        platform: ARCHITECTURES[settings.architecture].image,
+      }),
       portMappings: [{ containerPort: MEDIA_PORT }],
       logging: LogDrivers.awsLogs({ streamPrefix: 'media', logGroup: containerLogs }),
       environment: {
@@ -189,12 +205,13 @@ export class Media extends Construct {
         POWERTOOLS_SERVICE_NAME: 'media',
         KMS_KEY_ID: props.encryptionKey.keyArn,
         MEDIA_STREAM_SECRET_ARN: props.mediaStreamSecret.secretArn,
+        // The keys are read when a call needs them, not injected at task start: a task starts
+        // without them (the first deploy), and a key filled or rotated later needs no new task.
+        VOICE_PROVIDERS_SECRET_ARN: props.voiceProviders.secret.secretArn,
         ...props.voiceProviders.settings,
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
       },
-      // Injected by ECS from Secrets Manager at task start, never in the task definition.
-      secrets: props.voiceProviders.containerSecrets(),
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
         // node:22-slim has no curl; Node's fetch does the probe.
@@ -215,6 +232,7 @@ export class Media extends Construct {
     props.encryptionKey.grantDecrypt(this.taskDefinition.taskRole);
     // Read by the service itself at run time (cached), so a rotated key reaches running tasks.
     props.mediaStreamSecret.grantRead(this.taskDefinition.taskRole);
+    props.voiceProviders.secret.grantRead(this.taskDefinition.taskRole);
     acknowledgeTableGrant(this.taskDefinition.taskRole, props.table);
     acknowledgeBucketGrant(this.taskDefinition.taskRole, props.bucket);
 

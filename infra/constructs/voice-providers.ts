@@ -1,8 +1,8 @@
 import { RemovalPolicy, SecretValue } from 'aws-cdk-lib';
-import { Secret as ContainerSecret } from 'aws-cdk-lib/aws-ecs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.ts';
+import { TTS_PROVIDERS, VOICE_SETTINGS, type VoiceSettingName } from '../../shared/config/voice-settings.ts';
 
 /** JSON keys of the voice providers' secret; set them after the first deploy (README "Voice agent"). */
 export const VOICE_SECRET_KEYS = {
@@ -12,16 +12,18 @@ export const VOICE_SECRET_KEYS = {
 } as const;
 
 /**
- * The platform's speech and model providers: their keys in one secret (empty until the operator
- * sets them: the media task then refuses to start and the AI authoring endpoints answer 503,
- * each naming what is missing), the model's URL and name from the deployment settings (context
- * `llmApiUrl`, `llmModel`), the text-to-speech provider from context (`ttsProvider`: `elevenlabs` or `openai`).
- * Lambda functions read the key at run time (VOICE_PROVIDERS_SECRET_ARN); the media task gets the keys
- * as container secrets.
+ * The platform's speech and model providers: their keys in one secret, empty until the operator
+ * sets them (a deploy needs none: the media task starts and is healthy without them, a call that
+ * needs a missing key fails naming it, and the AI authoring endpoints answer 503 naming it), and
+ * the voice settings from context (shared/config/voice-settings.ts, plus the model's `llmApiUrl`
+ * and `llmModel`). Every reader, the Lambda functions and the media task, reads the keys at run
+ * time through VOICE_PROVIDERS_SECRET_ARN (cached 5 minutes): filling or rotating a key needs no
+ * deploy and no new task.
  */
 export class VoiceProviders extends Construct {
   readonly secret: Secret;
-  readonly settings: { LLM_API_URL: string; LLM_MODEL: string; TTS_PROVIDER: string };
+  /** The media task's voice settings. */
+  readonly settings: Record<'LLM_API_URL' | 'LLM_MODEL' | VoiceSettingName, string>;
 
   constructor(scope: Construct, id: string, model: { llmApiUrl: string; llmModel: string }) {
     super(scope, id);
@@ -37,20 +39,14 @@ export class VoiceProviders extends Construct {
       "No automatic rotation: the keys are issued by the providers and change on the providers' side.",
       'AwsSolutions-SMG4',
     );
-    const context = (key: string, fallback: string) => String(this.node.tryGetContext(key) ?? fallback);
-    this.settings = {
-      LLM_API_URL: model.llmApiUrl,
-      LLM_MODEL: model.llmModel,
-      TTS_PROVIDER: context('ttsProvider', 'elevenlabs'),
-    };
-  }
-
-  /** The media container's provider keys, injected by ECS at task start. */
-  containerSecrets(): Record<string, ContainerSecret> {
-    return {
-      DEEPGRAM_API_KEY: ContainerSecret.fromSecretsManager(this.secret, VOICE_SECRET_KEYS.deepgramApiKey),
-      LLM_API_KEY: ContainerSecret.fromSecretsManager(this.secret, VOICE_SECRET_KEYS.llmApiKey),
-      ELEVENLABS_API_KEY: ContainerSecret.fromSecretsManager(this.secret, VOICE_SECRET_KEYS.elevenLabsApiKey),
-    };
+    const voice = Object.fromEntries(
+      Object.entries(VOICE_SETTINGS).map(([name, setting]) => [
+        name,
+        String(this.node.tryGetContext(setting.context) ?? setting.default),
+      ]),
+    ) as Record<VoiceSettingName, string>;
+    if (!TTS_PROVIDERS.includes(voice.TTS_PROVIDER as (typeof TTS_PROVIDERS)[number]))
+      throw new Error(`Context ttsProvider must be one of ${TTS_PROVIDERS.join(', ')}, got ${voice.TTS_PROVIDER}`);
+    this.settings = { LLM_API_URL: model.llmApiUrl, LLM_MODEL: model.llmModel, ...voice };
   }
 }

@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import type { VoiceKeyReader, VoiceProviderKey } from '../../media/src/agent/providers.ts';
 import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from './deepgram-live.ts';
 import { startFakeElevenLabs, type FakeElevenLabs, type FakeElevenLabsOptions } from './elevenlabs.ts';
 import { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './openai-compatible.ts';
 import { startFakeToolEndpoint, type FakeToolEndpoint } from './tool-endpoint.ts';
 
 export interface FakeVoiceProviders {
-  /** The media task's provider settings, pointing at the fakes (what the stack's secrets hold on AWS). */
-  env: Record<string, string>;
+  /** The media task's provider settings, pointing at the fakes (what the stack sets on AWS). */
+  settings: Record<string, string>;
+  /** The VoiceProviders secret's content for the fakes (what the operator puts in it on AWS). */
+  keys: Record<VoiceProviderKey, string>;
+  /** Reads `keys` as the secret would be read (tests that run the media code without Secrets Manager). */
+  readKeys: VoiceKeyReader;
   deepgram: FakeDeepgram;
   openai: FakeOpenAi;
   elevenlabs: FakeElevenLabs;
@@ -30,17 +35,21 @@ export async function startFakeVoiceProviders(options: FakeVoiceOptions = {}): P
     startFakeElevenLabs({ ...options.elevenlabs, apiKey: keys.elevenlabs }),
     startFakeToolEndpoint(),
   ]);
+  const secret: Record<VoiceProviderKey, string> = {
+    deepgramApiKey: keys.deepgram,
+    llmApiKey: keys.openai,
+    elevenLabsApiKey: keys.elevenlabs,
+  };
   return {
-    env: {
-      DEEPGRAM_API_KEY: keys.deepgram,
+    settings: {
       DEEPGRAM_API_URL: deepgram.url,
-      LLM_API_KEY: keys.openai,
       LLM_API_URL: openai.url,
       LLM_MODEL: 'fake-chat',
       TTS_PROVIDER: 'elevenlabs',
-      ELEVENLABS_API_KEY: keys.elevenlabs,
       ELEVENLABS_API_URL: elevenlabs.url,
     },
+    keys: secret,
+    readKeys: async (names) => Object.fromEntries(names.map((name) => [name, secret[name]])) as never,
     deepgram,
     openai,
     elevenlabs,

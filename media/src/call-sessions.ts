@@ -4,9 +4,8 @@
  * providers (the organization's own model key, else the platform's); when it ends it saves the WAV
  * recording and the transcript to S3 and completes the run (`failed` when a provider failed).
  */
-import type { CallProviders } from './agent/interfaces.ts';
 import { buildCallPlan } from './agent/call-plan.ts';
-import { OpenAiChatModel, organizationSpeechProviders } from './agent/providers.ts';
+import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
@@ -27,8 +26,8 @@ import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 const MEMORIES_PER_CALL = 50;
 
 export interface CallSessionConfig {
-  /** The platform's providers. */
-  providers: CallProviders;
+  /** The platform's providers (their keys read when a call needs them). */
+  providers: PlatformProviders;
   /** The settings they were made from (URLs, models, voice), for an organization's own speech keys. */
   settings: NodeJS.ProcessEnv;
   /** Replaces the SSRF-guarded fetch of the agents' HTTP tools (the local stack's fake tool endpoint). */
@@ -93,13 +92,20 @@ async function prepareCall(
   const { agent, passages, tools, notes, model, speechKeys } = await agentSetup(`${orgId}/${agentId}`);
   if (!agent) throw new Error(`No agent for ${runRefText}`);
   await emitCallStarted(run);
-  const llm = model
-    ? new OpenAiChatModel({
-        ...model,
-        fetch: config.modelFetch ?? organizationModelFetch,
-        name: "the organization's language model",
-      })
-    : config.providers.llm;
+  // The organization's own keys first; the platform's only for what they do not cover. A platform
+  // key missing (not filled in since the first deploy) fails the call here, naming the key.
+  const own = organizationSpeechProviders(config.settings, speechKeys);
+  const [stt, tts, llm] = await Promise.all([
+    own.stt ?? config.providers.stt(),
+    own.tts ?? config.providers.tts(),
+    model
+      ? new OpenAiChatModel({
+          ...model,
+          fetch: config.modelFetch ?? organizationModelFetch,
+          name: "the organization's language model",
+        })
+      : config.providers.llm(),
+  ]);
   return {
     plan: buildCallPlan({
       agentName: agent.name,
@@ -112,7 +118,7 @@ async function prepareCall(
       tools,
       memories: notes,
     }),
-    providers: { ...config.providers, ...organizationSpeechProviders(config.settings, speechKeys), llm },
+    providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
     runLog: runLogger(ref, log),

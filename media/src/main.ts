@@ -4,12 +4,14 @@
  * scaling; drains on SIGTERM (ECS sends it before stopping a task): new streams are refused, calls
  * in progress get up to DRAIN_SECONDS to end, then what is left is closed and saved.
  *
- * The providers come from the task's secrets and settings (agent/providers.ts); without them the
- * task refuses to start, naming what is missing: there is no fallback to a fake on AWS.
+ * The providers come from the task's settings and, when a call needs them, the keys of the
+ * VoiceProviders secret (agent/providers.ts): the task starts and is healthy before the operator
+ * fills the keys in (the first deploy), and a call that needs a missing key fails naming it. A
+ * setting fixed at deploy that is missing stops the task, named: there is no fallback to a fake.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { providersFromEnvironment } from './agent/providers.ts';
+import { platformProviders } from './agent/providers.ts';
 import { ACTIVE_CALLS_METRIC } from './deployment.ts';
 import { startMediaService, type MediaService } from './service.ts';
 
@@ -27,7 +29,7 @@ function drainSeconds(): number {
 let providers;
 let drainMs: number;
 try {
-  providers = providersFromEnvironment();
+  providers = platformProviders(process.env);
   drainMs = drainSeconds() * 1000;
 } catch (error) {
   logger.critical((error as Error).message);
@@ -48,9 +50,7 @@ try {
 }
 logger.info('Media service listening', {
   port: service.port,
-  stt: providers.stt.name,
-  llm: providers.llm.name,
-  tts: providers.tts.name,
+  ttsProvider: providers.ttsProvider,
 });
 
 const metrics = new Metrics({ namespace: ACTIVE_CALLS_METRIC.namespace, serviceName: ACTIVE_CALLS_METRIC.serviceName });

@@ -21,7 +21,7 @@ export interface FunctionGroup {
     publicUrl?: boolean;
     /** Encrypts or decrypts stored secrets (the KMS key: KMS_KEY_ID) and reaches the spreadsheet provider. */
     encryption?: boolean;
-    /** Calls the platform language model (LLM_API_URL, LLM_MODEL, LLM_API_KEY). */
+    /** Calls the platform language model (LLM_API_URL, LLM_MODEL, and llmApiKey of VOICE_PROVIDERS_SECRET_ARN). */
     languageModel?: boolean;
   };
   memorySize?: number;

@@ -25,11 +25,14 @@ export async function getSecretString(arnSetting: SettingName): Promise<string> 
 }
 
 /** A JSON-object secret, e.g. a provider's credentials. */
-export async function getSecretJson(arnSetting: SettingName): Promise<Record<string, unknown>> {
+export async function getSecretJson(
+  arnSetting: SettingName,
+  options: { forceFetch?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const arn = requiredSetting(arnSetting);
   let value: unknown;
   try {
-    value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS, transform: 'json' });
+    value = await getSecret(arn, { maxAge: SECRET_CACHE_SECONDS, transform: 'json', forceFetch: options.forceFetch });
   } catch (error) {
     if (error instanceof TransformParameterError)
       throw new SecretNotReadyError(`The secret in ${arnSetting} (${arn}) is not JSON`);
@@ -43,16 +46,21 @@ export async function getSecretJson(arnSetting: SettingName): Promise<Record<str
 
 /**
  * Named string fields of a JSON secret. A field missing, empty or still holding the `set-me`
- * placeholder of the first deploy fails loudly, naming the secret and the field to fill in.
+ * placeholder of the first deploy fails loudly, naming the secret and the field to fill in. A
+ * cached copy missing a field is read again first, so a field the operator just filled in counts at
+ * once rather than after the cache lifetime.
  */
 export async function getSecretFields<const K extends string>(
   arnSetting: SettingName,
   fields: readonly K[],
 ): Promise<Record<K, string>> {
-  const secret = await getSecretJson(arnSetting);
-  const missing = fields.filter(
-    (field) => typeof secret[field] !== 'string' || !secret[field] || secret[field] === SECRET_PLACEHOLDER,
-  );
+  const missingFrom = (secret: Record<string, unknown>) =>
+    fields.filter(
+      (field) => typeof secret[field] !== 'string' || !secret[field] || secret[field] === SECRET_PLACEHOLDER,
+    );
+  let secret = await getSecretJson(arnSetting);
+  if (missingFrom(secret).length > 0) secret = await getSecretJson(arnSetting, { forceFetch: true });
+  const missing = missingFrom(secret);
   if (missing.length > 0) {
     throw new SecretNotReadyError(
       `The secret in ${arnSetting} (${requiredSetting(arnSetting)}) has no value for ${missing.join(', ')}: put it in Secrets Manager (see README, Deploying to AWS)`,

@@ -455,14 +455,11 @@ describe('VoiceAgentPlatformApi stack', () => {
     expect(sealing).toContain('agentResources');
   });
 
-  it('gives the media task its provider keys as container secrets and the model settings, and the authoring function the platform model', () => {
+  it('gives the media task the voice settings and the provider keys secret to read at run time, and the authoring function the platform model', () => {
     const [, task] = mediaOfType('AWS::ECS::TaskDefinition')[0]!;
     const container = task.Properties.ContainerDefinitions[0];
-    expect(container.Secrets.map((secret: { Name: string }) => secret.Name).sort()).toEqual([
-      'DEEPGRAM_API_KEY',
-      'ELEVENLABS_API_KEY',
-      'LLM_API_KEY',
-    ]);
+    // Nothing injected at task start: the keys are read when a call needs them (the first deploy has none).
+    expect(container.Secrets).toBeUndefined();
     const environment = Object.fromEntries(
       container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]),
     );
@@ -470,6 +467,11 @@ describe('VoiceAgentPlatformApi stack', () => {
       LLM_API_URL: 'https://api.openai.com/v1',
       LLM_MODEL: 'gpt-4o-mini',
       TTS_PROVIDER: 'elevenlabs',
+      DEEPGRAM_MODEL: 'nova-3',
+      TTS_VOICE: '',
+      ELEVENLABS_MODEL: 'eleven_flash_v2_5',
+      OPENAI_TTS_MODEL: 'gpt-4o-mini-tts',
+      VOICE_PROVIDERS_SECRET_ARN: { Ref: expect.stringMatching(/VoiceProvidersSecret/) },
       KMS_KEY_ID: expect.anything(),
     });
     expect(environment).not.toHaveProperty('MEDIA_PROVIDERS');
@@ -529,7 +531,7 @@ describe('VoiceAgentPlatformApi stack', () => {
       Name: 'MEDIA_STREAM_SECRET_ARN',
       Value: { Ref: expect.stringMatching(/MediaStreamSecret/) },
     });
-    expect(container.Secrets.map((secret: { Name: string }) => secret.Name)).not.toContain('MEDIA_STREAM_SECRET');
+    expect(container.Secrets).toBeUndefined();
     // The task role (the service's own code), not only the execution role (ECS at task start), reads it.
     const taskRole = task.Properties.TaskRoleArn['Fn::GetAtt'][0];
     const taskPolicies = mediaOfType('AWS::IAM::Policy').filter(([, policy]) =>

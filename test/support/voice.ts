@@ -1,5 +1,5 @@
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
-import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
 import type { PreparedCall } from '../../media/src/streams/media-session.ts';
 import {
   startFakeVoiceProviders,
@@ -25,7 +25,8 @@ export async function voiceFakes(
   options: FakeVoiceOptions = {},
 ): Promise<FakeVoiceProviders & { prepare: (input: CallInput) => () => Promise<PreparedCall>; runLogs: string[] }> {
   const fakes = await startFakeVoiceProviders(options);
-  const providers = providersFromEnvironment(fakes.env);
+  const platform = platformProviders(fakes.settings, fakes.readKeys);
+  const providers = { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() };
   const runLogs: string[] = [];
   return {
     ...fakes,

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secrets-manager.ts';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
-import { providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
 import { startMediaService, type MediaService } from '../../media/src/service.ts';
 
@@ -36,7 +36,7 @@ async function start(): Promise<MediaService> {
   service = await startMediaService({
     port: 0,
     host: '127.0.0.1',
-    calls: { providers: providersFromEnvironment(fakes.env), settings: fakes.env },
+    calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
     log: () => {},
   });
   return service;

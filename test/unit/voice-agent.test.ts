@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { PHRASES } from '../../media/src/agent/phrases.ts';
-import { DeepgramSpeechToText, providersFromEnvironment } from '../../media/src/agent/providers.ts';
+import { DeepgramSpeechToText, platformProviders } from '../../media/src/agent/providers.ts';
 import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
@@ -480,19 +480,32 @@ describe('call plan', () => {
   });
 });
 
-describe('providersFromEnvironment', () => {
-  it('refuses to start without the provider secrets, naming each one', () => {
-    expect(() => providersFromEnvironment({})).toThrow(
-      /missing provider settings DEEPGRAM_API_KEY, LLM_API_KEY, LLM_API_URL, ELEVENLABS_API_KEY/,
+describe('the platform providers (keys read from the VoiceProviders secret when a call needs them)', () => {
+  const settings = { LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini' };
+  const noKeys = async () => {
+    throw new Error('no key read at start');
+  };
+
+  it('start with no key at all (the first deploy), refusing only settings fixed at deploy, named', () => {
+    expect(() => platformProviders(settings, noKeys)).not.toThrow();
+    expect(() => platformProviders({}, noKeys)).toThrow(/LLM_API_URL and LLM_MODEL must be set/);
+    expect(() => platformProviders({ ...settings, TTS_PROVIDER: 'scripted' }, noKeys)).toThrow(
+      /TTS_PROVIDER must be one of elevenlabs, openai, not 'scripted'/,
     );
-    expect(() =>
-      providersFromEnvironment({
-        DEEPGRAM_API_KEY: 'k',
-        LLM_API_KEY: 'k',
-        LLM_API_URL: 'https://api.openai.com/v1',
-        TTS_PROVIDER: 'openai',
-      }),
-    ).not.toThrow();
-    expect(() => providersFromEnvironment({ TTS_PROVIDER: 'scripted' })).toThrow(/TTS_PROVIDER must be/);
+  });
+
+  it('read each provider key when it is needed: OpenAI speech uses the model key, and a rotated key makes a new client', async () => {
+    const asked: string[][] = [];
+    let key = 'dg-1';
+    const platform = platformProviders({ ...settings, TTS_PROVIDER: 'openai' }, async (names) => {
+      asked.push([...names]);
+      return Object.fromEntries(names.map((name) => [name, name === 'deepgramApiKey' ? key : 'k'])) as never;
+    });
+    const first = await platform.stt();
+    expect(await platform.stt()).toBe(first);
+    key = 'dg-2';
+    expect(await platform.stt()).not.toBe(first);
+    expect((await platform.tts()).name).toBe('OpenAI speech');
+    expect(asked).toEqual([['deepgramApiKey'], ['deepgramApiKey'], ['deepgramApiKey'], ['llmApiKey']]);
   });
 });

@@ -9,6 +9,8 @@ import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import { Downsampler } from '../audio/resampler.ts';
+import { getSecretFields } from '../../../shared/config/secrets.ts';
+import { DEFAULT_VOICES, TTS_PROVIDERS, VOICE_SETTINGS, voiceSetting } from '../../../shared/config/voice-settings.ts';
 import type { OrganizationSpeechKeys } from '../../../shared/services/speech-keys.ts';
 import {
   ProviderError,
@@ -45,7 +47,7 @@ export class DeepgramSpeechToText implements SpeechToText {
       apiKey: settings.apiKey,
       ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     });
-    this.model = settings.model ?? 'nova-3';
+    this.model = settings.model ?? VOICE_SETTINGS.DEEPGRAM_MODEL.default;
     this.keepAliveAfterMs = settings.keepAliveAfterMs ?? KEEP_ALIVE_AFTER_MS;
   }
 
@@ -132,7 +134,9 @@ export class DeepgramSpeechToText implements SpeechToText {
         socket = await connect();
       } catch (error) {
         gap = null;
-        return events.failed(new ProviderError(this.name, `${reason}; reconnecting failed: ${(error as Error).message}`));
+        return events.failed(
+          new ProviderError(this.name, `${reason}; reconnecting failed: ${(error as Error).message}`),
+        );
       }
       const held = gap;
       gap = null;
@@ -247,8 +251,8 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
       timeoutInSeconds: 15,
       ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     });
-    this.defaultVoice = settings.voice ?? 'JBFqnCBsd6RMkjVDRZzb';
-    this.model = settings.model ?? 'eleven_flash_v2_5';
+    this.defaultVoice = settings.voice ?? DEFAULT_VOICES.elevenlabs;
+    this.model = settings.model ?? VOICE_SETTINGS.ELEVENLABS_MODEL.default;
   }
 
   async *stream(
@@ -280,8 +284,8 @@ export class OpenAiTextToSpeech implements TextToSpeech {
 
   constructor(settings: { apiUrl: string; apiKey: string; voice?: string; model?: string }) {
     this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.apiUrl, maxRetries: 0, timeout: 15_000 });
-    this.defaultVoice = settings.voice ?? 'alloy';
-    this.model = settings.model ?? 'gpt-4o-mini-tts';
+    this.defaultVoice = settings.voice ?? DEFAULT_VOICES.openai;
+    this.model = settings.model ?? VOICE_SETTINGS.OPENAI_TTS_MODEL.default;
   }
 
   async *stream(
@@ -315,54 +319,85 @@ export class OpenAiTextToSpeech implements TextToSpeech {
   }
 }
 
-/** Settings the Fargate task must have; a missing one stops it at start, named. */
-export const PROVIDER_SECRETS = ['DEEPGRAM_API_KEY', 'LLM_API_KEY'] as const;
+/** The platform's providers, each made when a call needs it, from the keys in the VoiceProviders secret. */
+export interface PlatformProviders {
+  stt(): Promise<SpeechToText>;
+  llm(): Promise<LanguageModel>;
+  tts(): Promise<TextToSpeech>;
+  /** The text-to-speech provider setting (`elevenlabs` or `openai`). */
+  readonly ttsProvider: (typeof TTS_PROVIDERS)[number];
+}
+
+/** The JSON keys of the VoiceProviders secret (infra/constructs/voice-providers.ts creates it with each empty). */
+export type VoiceProviderKey = 'deepgramApiKey' | 'llmApiKey' | 'elevenLabsApiKey';
 
 /**
- * The platform's providers from the environment (the task's secrets and settings):
- * `DEEPGRAM_API_KEY` (+ `DEEPGRAM_API_URL`, `DEEPGRAM_MODEL`), `LLM_API_KEY` + `LLM_API_URL` +
- * `LLM_MODEL`, `TTS_PROVIDER` = `elevenlabs` (default: `ELEVENLABS_API_KEY`, `ELEVENLABS_API_URL`,
- * `ELEVENLABS_MODEL`) or `openai` (the LLM_API_* account, `OPENAI_TTS_MODEL`), `TTS_VOICE`.
- * Throws one error naming every missing setting.
+ * Reads keys of the VoiceProviders secret; a key missing or empty fails, naming it. Read at run
+ * time through Powertools Parameters (cached 5 minutes, read again at once while a key is missing):
+ * the task starts without them, and keys filled or rotated later reach running tasks.
  */
-export function providersFromEnvironment(env: NodeJS.ProcessEnv = process.env): CallProviders {
-  const ttsProvider = env.TTS_PROVIDER ?? 'elevenlabs';
-  if (ttsProvider !== 'elevenlabs' && ttsProvider !== 'openai')
-    throw new Error(`TTS_PROVIDER must be 'elevenlabs' or 'openai', not '${ttsProvider}'`);
-  const needed = [...PROVIDER_SECRETS, 'LLM_API_URL', ...(ttsProvider === 'elevenlabs' ? ['ELEVENLABS_API_KEY'] : [])];
-  const missing = needed.filter((name) => !env[name]?.trim());
-  if (missing.length) {
+export type VoiceKeyReader = <K extends VoiceProviderKey>(keys: readonly K[]) => Promise<Record<K, string>>;
+
+const secretKeyReader: VoiceKeyReader = (keys) => getSecretFields('VOICE_PROVIDERS_SECRET_ARN', keys);
+
+/**
+ * The platform's providers, with the task's settings (`env`: URLs, models, voice; see
+ * shared/config/voice-settings.ts) and keys from the VoiceProviders secret read when a call needs
+ * them: a task starts and is healthy with no key set (the first deploy), and a call that needs a
+ * missing key fails naming it. Only what is fixed at deploy is checked at start: the TTS provider
+ * and the model's URL and name. Clients are made again only when a key changes.
+ */
+export function platformProviders(
+  env: NodeJS.ProcessEnv,
+  readKeys: VoiceKeyReader = secretKeyReader,
+): PlatformProviders {
+  const ttsProvider = voiceSetting(env, 'TTS_PROVIDER');
+  if (!TTS_PROVIDERS.includes(ttsProvider as PlatformProviders['ttsProvider']))
+    throw new Error(`TTS_PROVIDER must be one of ${TTS_PROVIDERS.join(', ')}, not '${ttsProvider}'`);
+  const { LLM_API_URL: llmApiUrl, LLM_MODEL: llmModel } = env;
+  if (!llmApiUrl || !llmModel)
     throw new Error(
-      `The media service cannot start: missing provider settings ${missing.join(', ')}. ` +
-        'On AWS put the keys into the VoiceProvidersSecret secret (JSON keys deepgramApiKey, llmApiKey, elevenLabsApiKey) and set the llmApiUrl context value; see README "Voice agent".',
+      'The media service cannot start: the settings LLM_API_URL and LLM_MODEL must be set (context llmApiUrl, llmModel)',
     );
-  }
-  const llm = new OpenAiChatModel({
-    apiUrl: env.LLM_API_URL!,
-    apiKey: env.LLM_API_KEY!,
-    model: env.LLM_MODEL ?? 'gpt-4o-mini',
-  });
+  const voice = voiceSetting(env, 'TTS_VOICE') || undefined;
+  /** One client per key: a rotated key makes a new one. */
+  const madeWith = <T>(make: (key: string) => T) => {
+    let last: { key: string; client: T } | undefined;
+    return (key: string): T => {
+      if (last?.key !== key) last = { key, client: make(key) };
+      return last.client;
+    };
+  };
+  const deepgram = madeWith(
+    (apiKey) =>
+      new DeepgramSpeechToText({
+        apiKey,
+        baseUrl: env.DEEPGRAM_API_URL || undefined,
+        model: voiceSetting(env, 'DEEPGRAM_MODEL'),
+      }),
+  );
+  const model = madeWith((apiKey) => new OpenAiChatModel({ apiUrl: llmApiUrl, apiKey, model: llmModel }));
+  const elevenLabs = madeWith(
+    (apiKey) =>
+      new ElevenLabsTextToSpeech({
+        apiKey,
+        baseUrl: env.ELEVENLABS_API_URL || undefined,
+        voice,
+        model: voiceSetting(env, 'ELEVENLABS_MODEL'),
+      }),
+  );
+  const openAiSpeech = madeWith(
+    (apiKey) =>
+      new OpenAiTextToSpeech({ apiUrl: llmApiUrl, apiKey, voice, model: voiceSetting(env, 'OPENAI_TTS_MODEL') }),
+  );
   return {
-    stt: new DeepgramSpeechToText({
-      apiKey: env.DEEPGRAM_API_KEY!,
-      baseUrl: env.DEEPGRAM_API_URL || undefined,
-      model: env.DEEPGRAM_MODEL || undefined,
-    }),
-    llm,
-    tts:
+    ttsProvider: ttsProvider as PlatformProviders['ttsProvider'],
+    stt: async () => deepgram((await readKeys(['deepgramApiKey'])).deepgramApiKey),
+    llm: async () => model((await readKeys(['llmApiKey'])).llmApiKey),
+    tts: async () =>
       ttsProvider === 'elevenlabs'
-        ? new ElevenLabsTextToSpeech({
-            apiKey: env.ELEVENLABS_API_KEY!,
-            baseUrl: env.ELEVENLABS_API_URL || undefined,
-            voice: env.TTS_VOICE || undefined,
-            model: env.ELEVENLABS_MODEL || undefined,
-          })
-        : new OpenAiTextToSpeech({
-            apiUrl: env.LLM_API_URL!,
-            apiKey: env.LLM_API_KEY!,
-            voice: env.TTS_VOICE || undefined,
-            model: env.OPENAI_TTS_MODEL || undefined,
-          }),
+        ? elevenLabs((await readKeys(['elevenLabsApiKey'])).elevenLabsApiKey)
+        : openAiSpeech((await readKeys(['llmApiKey'])).llmApiKey),
   };
 }
 
@@ -375,14 +410,14 @@ export function organizationSpeechProviders(
   keys: OrganizationSpeechKeys,
 ): Partial<Pick<CallProviders, 'stt' | 'tts'>> {
   const { deepgram, elevenlabs, openai } = keys;
-  const voice = env.TTS_VOICE || undefined;
+  const voice = voiceSetting(env, 'TTS_VOICE') || undefined;
   return {
     ...(deepgram
       ? {
           stt: new DeepgramSpeechToText({
             apiKey: deepgram.apiKey,
             baseUrl: env.DEEPGRAM_API_URL || undefined,
-            model: env.DEEPGRAM_MODEL || undefined,
+            model: voiceSetting(env, 'DEEPGRAM_MODEL'),
           }),
         }
       : {}),
@@ -392,7 +427,7 @@ export function organizationSpeechProviders(
             apiKey: elevenlabs.apiKey,
             baseUrl: env.ELEVENLABS_API_URL || undefined,
             voice,
-            model: env.ELEVENLABS_MODEL || undefined,
+            model: voiceSetting(env, 'ELEVENLABS_MODEL'),
           }),
         }
       : openai
@@ -401,7 +436,7 @@ export function organizationSpeechProviders(
               apiUrl: openai.apiUrl ?? 'https://api.openai.com/v1',
               apiKey: openai.apiKey,
               voice,
-              model: env.OPENAI_TTS_MODEL || undefined,
+              model: voiceSetting(env, 'OPENAI_TTS_MODEL'),
             }),
           }
         : {}),

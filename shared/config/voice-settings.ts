@@ -1,0 +1,36 @@
+/**
+ * The media task's voice settings: which speech and voice models the platform's providers use.
+ * Each is a CDK context key with a default; the stack sets every one on the task (infra/constructs/
+ * media.ts, tested in test/infra/media.test.ts), the media service reads them here and nowhere
+ * else (media/src/agent/providers.ts). The providers' keys are not settings: they are read at run
+ * time from the VoiceProviders secret (VOICE_PROVIDERS_SECRET_ARN), so a deploy needs none of them.
+ */
+export const VOICE_SETTINGS = {
+  DEEPGRAM_MODEL: { context: 'deepgramModel', default: 'nova-3', description: 'Deepgram live model' },
+  TTS_PROVIDER: {
+    context: 'ttsProvider',
+    default: 'elevenlabs',
+    description: 'Text to speech: `elevenlabs` (ulaw_8000, no transcoding) or `openai` (the llmApiUrl account)',
+  },
+  TTS_VOICE: {
+    context: 'ttsVoice',
+    default: '',
+    description:
+      "Default voice id (an agent's `workflow_configurations.voice` overrides it); empty: the provider's default",
+  },
+  ELEVENLABS_MODEL: { context: 'elevenLabsModel', default: 'eleven_flash_v2_5', description: 'ElevenLabs model' },
+  OPENAI_TTS_MODEL: { context: 'openAiTtsModel', default: 'gpt-4o-mini-tts', description: 'OpenAI speech model' },
+} as const;
+
+export type VoiceSettingName = keyof typeof VOICE_SETTINGS;
+
+/** The text-to-speech providers the media service speaks. */
+export const TTS_PROVIDERS = ['elevenlabs', 'openai'] as const;
+
+/** Voices when TTS_VOICE is empty: ElevenLabs' "George", OpenAI's `alloy`. */
+export const DEFAULT_VOICES = { elevenlabs: 'JBFqnCBsd6RMkjVDRZzb', openai: 'alloy' } as const;
+
+/** A voice setting from `env`, its default when unset or empty. */
+export function voiceSetting(env: NodeJS.ProcessEnv, name: VoiceSettingName): string {
+  return env[name] || VOICE_SETTINGS[name].default;
+}

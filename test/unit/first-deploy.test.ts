@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
+import { HEALTH_PATH } from '../../media/src/deployment.ts';
+import { startMediaService } from '../../media/src/service.ts';
+import { MediaSession } from '../../media/src/streams/media-session.ts';
+import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
+import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
+import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secrets-manager.ts';
+import { SecretNotReadyError } from '../../shared/config/secrets.ts';
+import { callInput } from '../support/voice.ts';
+
+/**
+ * A fresh deploy: the VoiceProviders secret holds its first value (every key empty, as
+ * infra/constructs/voice-providers.ts creates it) and the media task reads it, through Powertools
+ * Parameters, from (the local stand-in of) Secrets Manager.
+ */
+const EMPTY_KEYS = { deepgramApiKey: '', llmApiKey: '', elevenLabsApiKey: '' };
+let secretsManager: LocalSecretsManager;
+let fakes: FakeVoiceProviders;
+
+beforeAll(async () => {
+  fakes = await startFakeVoiceProviders();
+  secretsManager = await startLocalSecretsManager({
+    region: 'us-east-1',
+    secrets: { 'voice-providers-first-deploy': JSON.stringify(EMPTY_KEYS), 'media-streams': 'unit-test-stream-key' },
+  });
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+    MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams'],
+    VOICE_PROVIDERS_SECRET_ARN: secretsManager.arns['voice-providers-first-deploy'],
+  });
+});
+afterAll(async () => {
+  await secretsManager.stop();
+  await fakes.stop();
+});
+
+describe('the first deploy: the media task before the operator fills in the provider keys', () => {
+  it('starts and is healthy with every key empty', async () => {
+    const service = await startMediaService({
+      port: 0,
+      host: '127.0.0.1',
+      calls: { providers: platformProviders(fakes.settings), settings: fakes.settings },
+      log: () => {},
+    });
+    try {
+      expect((await fetch(`http://127.0.0.1:${service.port}${HEALTH_PATH}`)).status).toBe(200);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('fails a call that needs a missing key, naming the key and the secret; a key filled in counts at the next call', async () => {
+    const platform = platformProviders(fakes.settings);
+    const secretArn = secretsManager.arns['voice-providers-first-deploy']!;
+    const missing = `The secret in VOICE_PROVIDERS_SECRET_ARN (${secretArn}) has no value for deepgramApiKey`;
+    await expect(platform.stt()).rejects.toThrow(SecretNotReadyError);
+    await expect(platform.stt()).rejects.toThrow(missing);
+
+    // The call loop with the platform's providers, as call-sessions.ts prepares it.
+    const session = new MediaSession({
+      prepare: async () => ({
+        plan: buildCallPlan(callInput({ workflowDefinition: { greeting: 'Hello.' } })),
+        providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },
+        organizationId: 1,
+      }),
+      send: () => {},
+    });
+    const caller = new SimulatedCaller();
+    for (const message of caller.start()) await session.handle(message);
+    await session.hangUpRequested; // nothing to serve the call with: hung up at once, no apology possible
+    const result = await session.finish('closed');
+    expect(result.failure).toContain(missing);
+    expect(result.fragments).toEqual([]);
+
+    // The operator fills the keys in: no new task, no wait for the 5-minute cache.
+    secretsManager.put('voice-providers-first-deploy', JSON.stringify(fakes.keys));
+    expect((await platform.stt()).name).toBe('Deepgram');
+    expect((await platform.tts()).name).toBe('ElevenLabs');
+  });
+});
