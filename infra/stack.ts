@@ -67,6 +67,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
       voiceProviders: this.voiceProviders,
       encryptionKey: this.secrets.encryptionKey,
       mediaStreamSecret: this.secrets.mediaStreamSecret,
+      telephonySecret: this.secrets.telephonySecret,
     });
     this.deadLetters = new DeadLetters(this, 'DeadLetters');
     this.functions = new Functions(this, 'Functions', {

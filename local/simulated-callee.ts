@@ -27,7 +27,8 @@ export interface MediaStreamWire {
  * The callee's side of an answered call over a provider's media stream: real-time 20 ms mu-law
  * frames of synthetic speech (media/src/audio/tones.ts), one line of a fixed script after each
  * agent turn, mark echoes once the agent's audio has "played", `clear` dropping it; the callee
- * hangs up after `callSeconds` or when `hangUp` aborts (the platform hung up).
+ * hangs up after `callSeconds` or when `hangUp` aborts (the platform hung up). Resolves to
+ * `stream-closed` when the platform closed the stream first, else `ended`.
  */
 export async function talkAsCallee(options: {
   url: string;
@@ -38,7 +39,7 @@ export async function talkAsCallee(options: {
   sockets: Set<WebSocket>;
   /** An answering machine: its greeting (and beep) is sent first, and it never answers the agent. */
   machine?: AnsweringMachine;
-}): Promise<void> {
+}): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
   options.sockets.add(socket);
@@ -119,9 +120,11 @@ export async function talkAsCallee(options: {
       await sleep(FRAME_MS);
     }
     for (const entry of marks) clearTimeout(entry.timer);
+    const closedByPlatform = socket.readyState !== WebSocket.OPEN;
     send(wire.stop(sequence));
     socket.close();
     await closed;
+    return closedByPlatform ? 'stream-closed' : 'ended';
   } finally {
     options.sockets.delete(socket);
   }
@@ -155,6 +158,12 @@ export interface AnsweringMachine {
  * here), the greeting's end once the greeting, its beep or the silence after it are over.
  */
 export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeting: 1_500 } as const;
+
+/**
+ * How long a callee stays on a call that has gone silent (its media stream closed, the call still
+ * up, as Telnyx keeps it) before hanging up: a person says "hello?" a few times, then gives up.
+ */
+export const DEAD_AIR_PATIENCE_MS = 10_000;
 
 /** The providers' text-to-speech pace (Twilio `<Say>`, Telnyx `speak`): about 15 characters a second. */
 export const TTS_MS_PER_CHARACTER = 65;

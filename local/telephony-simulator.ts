@@ -265,8 +265,12 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       console.error(`Telephony simulator: status callback answered ${response.status}: ${await response.text()}`);
   }
 
-  /** The callee's side of an answered call, over Media Streams. */
-  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
+  /**
+   * The callee's side of an answered call, over Media Streams. As on Twilio, the call's TwiML is
+   * `<Connect><Stream>` alone, so when the platform closes the stream the call goes on to the next
+   * verb: there is none (or what replaced it, playReplacedTwiml), and the call ends.
+   */
+  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<'stream-closed' | 'ended'> {
     const stream = call.stream!;
     const streamSid = sid('MZ');
     return talkAsCallee({

@@ -11,6 +11,7 @@ import {
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
+  DEAD_AIR_PATIENCE_MS,
   type AnsweringMachine,
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
@@ -53,6 +54,8 @@ interface Account extends SimulatedTelnyxAccount {
   numbers: Map<string, SimulatedNumber & { id: string }>;
   /** Times calls were created (tests). */
   created: number[];
+  /** How calls ended (tests): who hung up, and when the media stream and the call ended. */
+  ended: { call_control_id: string; hangup_source: string; stream_ended_at: number | null; hung_up_at: number }[];
 }
 
 interface SimulatedCall {
@@ -74,6 +77,8 @@ interface SimulatedCall {
   detectBeep: boolean;
   /** Set by `streaming_stop`: the stream ends, the call stays up. */
   streamStop: AbortController;
+  /** When the media stream ended; the call itself ends only with a hang-up. */
+  streamEndedAt: number | null;
   hangUp: AbortController;
   hangupSource: 'caller' | 'callee';
   answered: (value: 'answered' | 'rejected') => void;
@@ -151,6 +156,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         ]),
       ),
       created: [],
+      ended: [],
     };
     signingKeys.set(account, privateKey);
     accounts.set(account.connection_id, account);
@@ -209,7 +215,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   }
 
   /** The callee's side of an answered call over Telnyx media streaming. */
-  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
+  function converse(call: SimulatedCall, machine?: AnsweringMachine): Promise<'stream-closed' | 'ended'> {
     const streamId = randomUUID();
     return talkAsCallee({
       url: call.stream!.url,
@@ -252,19 +258,32 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
 
   async function hangUpWith(call: SimulatedCall, cause: string): Promise<void> {
     call.state = 'hangup';
+    call.account.ended.push({
+      call_control_id: call.id,
+      hangup_source: call.hangupSource,
+      stream_ended_at: call.streamEndedAt,
+      hung_up_at: Date.now(),
+    });
     await sendEvent(call, 'call.hangup', { hangup_cause: cause, hangup_source: call.hangupSource });
   }
 
-  /** An answered call: streams until the callee or the platform hangs up. */
+  /**
+   * An answered call: streams until the callee or the platform hangs up. As on Telnyx, the media
+   * stream is a side channel of the call: when the platform closes it, the call stays up (billed)
+   * until a `hangup` command, or the callee gives up on the dead air.
+   */
   async function talk(call: SimulatedCall, machine?: AnsweringMachine): Promise<void> {
     if (call.stream && isLoopback(call.stream.url) && !call.hangUp.signal.aborted) {
+      let end: 'stream-closed' | 'ended';
       try {
-        await converse(call, machine);
+        end = await converse(call, machine);
       } catch (error) {
         if (!inProgress.stopping) console.error('Telnyx simulator: media stream failed', error);
         return hangUpWith(call, 'unspecified');
       }
-      await afterStreamStopped(call);
+      call.streamEndedAt = Date.now();
+      if (call.streamStop.signal.aborted) await afterStreamStopped(call);
+      else if (end === 'stream-closed') await waitUnlessAborted(DEAD_AIR_PATIENCE_MS, call.hangUp.signal);
     } else {
       await Promise.race([
         sleep(options.callSeconds * 1000),
@@ -325,7 +344,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
    * its `speak`), or the callee once its time is up.
    */
   async function afterStreamStopped(call: SimulatedCall): Promise<void> {
-    if (!call.streamStop.signal.aborted || call.hangUp.signal.aborted) return;
+    if (call.hangUp.signal.aborted) return;
     await waitUnlessAborted(options.callSeconds * 1000, call.hangUp.signal);
   }
 
@@ -364,6 +383,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       detectMachine: false,
       detectBeep: false,
       streamStop: new AbortController(),
+      streamEndedAt: null,
       hangUp: new AbortController(),
       hangupSource: 'caller',
       answered,
@@ -412,7 +432,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     if (stats) {
       const found = accounts.get(stats[1]!);
       return found
-        ? reply(response, 200, { calls_created_at: found.created })
+        ? reply(response, 200, { calls_created_at: found.created, calls_ended: found.ended })
         : reply(response, 404, { detail: 'Not Found' });
     }
     if (path === '/_simulator/spoken' && request.method === 'GET') return reply(response, 200, spoken);
@@ -461,6 +481,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         ),
         detectBeep: ['detect_beep', 'premium'].includes(String(body.answering_machine_detection)),
         streamStop: new AbortController(),
+        streamEndedAt: null,
         hangUp: new AbortController(),
         hangupSource: 'callee',
         answered: () => {},

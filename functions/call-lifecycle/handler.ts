@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from '../../shared/observability/logger.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import type { CallLifecycleInput } from '../../shared/services/calls.ts';
-import { dialRun } from '../../shared/services/call-control.ts';
+import { dialRun, endForgottenCall } from '../../shared/services/call-control.ts';
 
 type TaskInput = CallLifecycleInput &
   (
@@ -21,16 +21,8 @@ async function runTask(input: TaskInput) {
       else logger.info('Not dialed yet', { ...result });
       return result;
     }
-    case 'ensureEnded': {
-      const ended = await completeCall({
-        ref: call.ref,
-        outcome: 'failed',
-        endedAt: new Date().toISOString(),
-        reason: 'No completion report arrived in time: the call was ended by the watchdog',
-      });
-      if (ended) logger.warn('Run ended by the watchdog');
-      return { endedByWatchdog: ended };
-    }
+    case 'ensureEnded':
+      return { endedByWatchdog: await endForgottenCall(call.ref) };
     case 'dialFailed': {
       logger.error('Dialing failed', { error: input.error });
       await completeCall({

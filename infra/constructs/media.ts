@@ -117,6 +117,12 @@ export interface MediaProps {
   settings: MediaSettings;
   /** Verifies the per-call stream credentials (read at run time through MEDIA_STREAM_SECRET_ARN). */
   mediaStreamSecret: ISecret;
+  /**
+   * The platform's telephony account: the task hangs up, through it (or an organization's own
+   * account, decrypted with the KMS key), a Telnyx call the agent ended, since closing its media
+   * stream leaves a Telnyx call up.
+   */
+  telephonySecret: ISecret;
   logRetention?: RetentionDays;
 }
 
@@ -208,6 +214,7 @@ export class Media extends Construct {
         // The keys are read when a call needs them, not injected at task start: a task starts
         // without them (the first deploy), and a key filled or rotated later needs no new task.
         VOICE_PROVIDERS_SECRET_ARN: props.voiceProviders.secret.secretArn,
+        TELEPHONY_SECRET_ARN: props.telephonySecret.secretArn,
         ...props.voiceProviders.settings,
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
@@ -233,6 +240,7 @@ export class Media extends Construct {
     // Read by the service itself at run time (cached), so a rotated key reaches running tasks.
     props.mediaStreamSecret.grantRead(this.taskDefinition.taskRole);
     props.voiceProviders.secret.grantRead(this.taskDefinition.taskRole);
+    props.telephonySecret.grantRead(this.taskDefinition.taskRole);
     acknowledgeTableGrant(this.taskDefinition.taskRole, props.table);
     acknowledgeBucketGrant(this.taskDefinition.taskRole, props.bucket);
 

@@ -2,7 +2,8 @@
  * Connects the media stream of a call to the platform: when the stream starts it loads the run and
  * the agent with its knowledge base, tools and memories (marking the call answered) and picks the
  * providers (the organization's own model key, else the platform's); when it ends it saves the WAV
- * recording and the transcript to S3 and completes the run (`failed` when a provider failed).
+ * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
+ * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
 import { buildCallPlan } from './agent/call-plan.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
@@ -20,6 +21,7 @@ import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
 /** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
@@ -143,7 +145,13 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
   const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
   if (!ref) return;
   const keys = runFileKeys(ref);
+  const callId = run.provider_call_id ?? result.callSid;
   await Promise.all([
+    result.agentEnded && callId
+      ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
+          onlyWhereTheStreamKeepsTheCall: true,
+        })
+      : undefined,
     putRunFile(keys.recording, result.wav, 'audio/wav'),
     putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
   ]);

@@ -10,6 +10,7 @@ import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } fr
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
+import { hangUpAtProvider } from './provider-hangup.ts';
 import {
   CALL_LIFECYCLE_ARN_VARIABLE,
   MAX_CALL_SECONDS,
@@ -123,6 +124,29 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
     );
   }
   return { workflow_run_id: runId, status: 'ending' as const };
+}
+
+/**
+ * The watchdog's end of a call no completion report ended in time (a provider or media failure):
+ * the run ends `failed`, then the provider's call, if it is still up, is hung up so it is not left
+ * billing. Returns whether the watchdog ended the run (false: it had ended meanwhile).
+ */
+export async function endForgottenCall(ref: RunRef): Promise<boolean> {
+  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  if (run?.status !== 'in_progress') return false;
+  const ended = await completeCall(
+    {
+      ref,
+      outcome: 'failed',
+      endedAt: new Date().toISOString(),
+      reason: 'No completion report arrived in time: the call was ended by the watchdog',
+    },
+    run,
+  );
+  if (!ended) return false;
+  logger.warn('Run ended by the watchdog');
+  if (run.provider_call_id) await hangUpAtProvider(ref, run.provider_call_id, 'the run was ended by the watchdog');
+  return true;
 }
 
 /** The polite refusals of an incoming call: no such line, or a line that cannot take it now. */

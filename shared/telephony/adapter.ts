@@ -117,6 +117,11 @@ export interface TelephonyAdapter {
   readonly provider: 'twilio' | 'telnyx';
   /** The provider account (rate limits are per account). */
   readonly accountId: string;
+  /**
+   * Whether the media stream's end ends the call. Twilio: yes, `<Connect><Stream>` is the call's
+   * last verb. Telnyx: no, the call stays up (and billed) until it is hung up through Call Control.
+   */
+  readonly streamEndsCall: boolean;
   dial(request: DialRequest): Promise<{ callId: string }>;
   /** Ends a call in any state (ringing calls are cancelled). */
   hangUp(callId: string): Promise<void>;

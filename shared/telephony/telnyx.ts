@@ -128,6 +128,8 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
   return {
     provider: 'telnyx',
     accountId: credentials.connection_id,
+    // streaming_start's stream is a side channel of the call: closing it leaves the call up.
+    streamEndsCall: false,
 
     async dial(request: DialRequest) {
       try {

@@ -120,6 +120,8 @@ export function twilioAdapter(
   return {
     provider: 'twilio',
     accountId: credentials.account_sid,
+    // The call's TwiML is `<Connect><Stream>` alone (streamTwiml): when the stream ends, so does the call.
+    streamEndsCall: true,
 
     async dial(request: DialRequest) {
       try {

@@ -472,6 +472,8 @@ describe('VoiceAgentPlatformApi stack', () => {
       ELEVENLABS_MODEL: 'eleven_flash_v2_5',
       OPENAI_TTS_MODEL: 'gpt-4o-mini-tts',
       VOICE_PROVIDERS_SECRET_ARN: { Ref: expect.stringMatching(/VoiceProvidersSecret/) },
+      // To hang up a Telnyx call the agent ended (closing its stream leaves it up).
+      TELEPHONY_SECRET_ARN: { Ref: expect.stringMatching(/TelephonySecret/) },
       KMS_KEY_ID: expect.anything(),
     });
     expect(environment).not.toHaveProperty('MEDIA_PROVIDERS');
@@ -546,6 +548,12 @@ describe('VoiceAgentPlatformApi stack', () => {
             /MediaStreamSecret/.test(JSON.stringify(statement.Resource)),
         ),
     ).toBe(true);
+    const taskReads = taskPolicies
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement: { Action: unknown }) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))
+      .map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource));
+    for (const secret of [/TelephonySecret/, /VoiceProvidersSecret/])
+      expect(taskReads.some((resource) => secret.test(resource))).toBe(true);
   });
 
   it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {

@@ -81,6 +81,9 @@ describe.skipIf(needsLocalStack)('placing a call', () => {
     const run = await finishedRun(runId);
     expect(run.status).toBe('completed');
     expect(Number.isInteger(run.duration_seconds)).toBe(true);
+    // The agent ended the call: on Twilio the stream's end ends `<Connect><Stream>`, the call's
+    // last verb, so the call with it (the local Twilio does the same); no hang-up command is needed.
+    expect(run.logs.map((log: { message: string }) => log.message).join('\n')).not.toContain('Hung up at');
     expect(run.gathered_context.call_disposition).toBe('confirmed');
     expect(run.recording_url).toMatch(/recording\.wav$/);
     expect(run.cost).toMatchObject({ currency: 'USD' });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SimulatedTelnyxAccount } from '../../local/telnyx-simulator.ts';
 import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import { DEAD_AIR_PATIENCE_MS } from '../../local/simulated-callee.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
@@ -25,6 +26,7 @@ async function telnyxAccount(phoneNumbers: string[]) {
   const stats = async () =>
     (await (await fetch(`${inject('telnyxOrigin')}/_simulator/accounts/${account.connection_id}`)).json()) as {
       calls_created_at: number[];
+      calls_ended: { hangup_source: string; stream_ended_at: number | null; hung_up_at: number }[];
     };
   return { ...account, stats };
 }
@@ -106,6 +108,45 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     expect(transcript.status).toBe(200);
     // The agent's audio reached the callee, whose answer came back through Telnyx media frames.
     expect(JSON.stringify(transcript.body)).toContain(DEFAULT_CALLER_SCRIPT[0]);
+    // The agent ended the call. Closing a Telnyx media stream leaves the call up (the local Telnyx
+    // keeps it, billed, until the callee gives up on the dead air): the media service hung it up
+    // through Call Control as soon as the stream closed.
+    const ending = await eventually(async () => (await account.stats()).calls_ended[0]);
+    expect(ending.hangup_source).toBe('caller');
+    expect(ending.hung_up_at - ending.stream_ended_at!).toBeLessThan(DEAD_AIR_PATIENCE_MS / 2);
+    expect(run.logs.map((log: { message: string }) => log.message)).toContainEqual(
+      expect.stringMatching(/^Hung up at telnyx: the agent ended the call/),
+    );
+  }, 60_000);
+
+  it('the watchdog that ends a forgotten run hangs up its call at Telnyx too', async () => {
+    const org = await newOrganization('Telnyx watchdog', 2);
+    const agent = await newAgent(org, 'Forgotten line');
+    const callerId = '+442079460557';
+    const account = await telnyxAccount([callerId]);
+    expect((await useTelnyx(org, account, callerId)).status).toBe(200);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(4), initial_context: {} },
+    });
+    const runId = placed.body.workflow_run_id as number;
+    // The watchdog's task, as its state machine runs it when no completion report came in time.
+    Object.assign(process.env, inject('stackEnv'));
+    const [{ endForgottenCall }, runs] = await Promise.all([
+      import('../../shared/services/call-control.ts'),
+      import('../../shared/repositories/runs.ts'),
+    ]);
+    const ref = { organizationId: org.organizationId, agentId: agent.id, runId };
+    await eventually(async () => (await runs.getRun(ref.organizationId, ref.agentId, runId))?.provider_call_id);
+    const calledAt = Date.now();
+    expect(await endForgottenCall(ref)).toBe(true);
+    const run = await finished(org, agent, runId);
+    expect(run.status).toBe('failed');
+    expect(run.logs.at(-1).message).toContain('ended by the watchdog');
+    const ending = await eventually(async () => (await account.stats()).calls_ended[0]);
+    expect(ending.hangup_source).toBe('caller');
+    expect(ending.hung_up_at - calledAt).toBeLessThan(5000);
+    expect(await endForgottenCall(ref)).toBe(false); // a second look finds it ended
   }, 60_000);
 
   it('ends unanswered calls with the outcome Telnyx reports (call.hangup cause, answering machine detection)', async () => {

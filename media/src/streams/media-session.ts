@@ -41,6 +41,11 @@ export interface SessionResult {
   reason: 'stop' | 'closed';
   /** Set when a provider failed and the call was ended because of it. */
   failure: string | null;
+  /**
+   * The agent ended the call (end_call, a goodbye, a failure) and the stream closed after its last
+   * words; not when the provider stopped the stream (the callee hung up, a voicemail is left).
+   */
+  agentEnded: boolean;
   fragments: TranscriptFragment[];
   gathered: Record<string, unknown>;
   wav: Buffer;
@@ -248,6 +253,7 @@ export class MediaSession {
         endedAt: new Date(now).toISOString(),
         reason,
         failure: this.failure,
+        agentEnded: this.wantsHangUp && reason === 'closed',
         fragments: [...this.fragments].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
         gathered: { ...this.gathered },
         wav: this.recorder.toWav(),
