@@ -812,6 +812,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's API keys
+         * @description Active and revoked keys, oldest first, without their secrets.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/api-keys" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new key for the caller's organization, working at once. The whole key is in this response only: it is stored as a hash and cannot be shown again.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/api-keys" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"name":"CRM integration"}'
+         *     ```
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key is refused from the next request on (the gateway's authorizer cache is flushed). Revoking a revoked key again is not an error. A key cannot revoke itself (409): use another key of the organization, so that one always remains.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/api-keys/key_id" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -2411,6 +2478,35 @@ export interface components {
              */
             url?: string;
         };
+        /** @description An API key of the organization. The key itself is shown once, when created. */
+        ApiKey: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            /** @example key_Q2x8T1mZ0aB4cD6e */
+            id: string;
+            /**
+             * @description The key as far as it is not secret (`vap_` and its id part), to tell keys apart.
+             * @example vap_Q2x8T1mZ0aB4cD6e_…
+             */
+            key_prefix: string;
+            /** @example CRM integration */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            revoked_at: string | null;
+        };
+        ApiKeyPage: {
+            items: components["schemas"]["ApiKey"][];
+            limit: number;
+            page: number;
+            total_count: number;
+            total_pages: number;
+        };
         AssignNumberRequest: {
             phone_number_id: number;
             workflow_id: number;
@@ -2955,6 +3051,13 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        CreateApiKeyRequest: {
+            /**
+             * @description What the key is for.
+             * @default API key
+             */
+            name: string;
+        };
         CreateConnectionRequest: {
             /** @description The code the provider's OAuth consent screen returned to `redirect_uri`. */
             authorization_code: string;
@@ -2975,6 +3078,14 @@ export interface components {
             mode: "webrtc" | "smallwebrtc" | "chat" | "twilio" | "vonage" | "vobiz" | "cloudonix" | "telnyx" | "stasis";
             /** @description Label; defaults to `<mode> <timestamp>`. */
             name?: string;
+        };
+        /** @description An API key of the organization. The key itself is shown once, when created. */
+        CreatedApiKey: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The whole key, for the `X-API-Key` header. Shown only in this response: it is stored hashed.
+             * @example vap_Q2x8T1mZ0aB4cD6e_8bT3kW9sLq2VxZc7N4mR1pD6fH0jG5aE3yU8oI2w
+             */
+            key: string;
         };
         CreatedWebhook: components["schemas"]["Webhook"] & {
             /**
@@ -6161,6 +6272,152 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CRM integration"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key making the request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -87,6 +87,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
+    this.functions.allowAuthorizerCacheFlush(this.api.api.restApiId, this.api.stageName);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api.api,
       accessLogs: this.api.accessLogs,

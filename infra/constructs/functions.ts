@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -51,7 +51,7 @@ export interface DeploymentSettings {
 }
 
 /** Settings whose value exists only once other resources do (set with `setDeferred`). */
-const DEFERRED_SETTINGS = new Set(['PUBLIC_BASE_URL']);
+const DEFERRED_SETTINGS = new Set(['PUBLIC_BASE_URL', 'REST_API_ID', 'API_STAGE_NAME']);
 
 export interface FunctionsProps {
   table: ITable;
@@ -137,6 +137,26 @@ export class Functions extends Construct {
     for (const [name, group] of allFunctions(AUTHORIZER)) {
       if (!settingsFor(name, group, { local: false }).includes(setting)) continue;
       (name === 'authorizer' ? this.authorizer : this.get(name)).addEnvironment(setting, value);
+    }
+  }
+
+  /**
+   * The API exists: the functions that flush its authorizer cache (a revoked key refused at once)
+   * get its id and stage, and the right to flush that stage's cache only.
+   */
+  allowAuthorizerCacheFlush(restApiId: string, stageName: string): void {
+    this.setDeferred('REST_API_ID', restApiId);
+    this.setDeferred('API_STAGE_NAME', stageName);
+    for (const [name, group] of Object.entries(FUNCTION_GROUPS) as [string, FunctionGroup][]) {
+      if (!group.access.authorizerCache) continue;
+      this.get(name).addToRolePolicy(
+        new PolicyStatement({
+          actions: ['apigateway:DELETE'],
+          resources: [
+            `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/${restApiId}/stages/${stageName}/cache/authorizers`,
+          ],
+        }),
+      );
     }
   }
 

@@ -23,6 +23,8 @@ export interface FunctionGroup {
     encryption?: boolean;
     /** Calls the platform language model (LLM_API_URL, LLM_MODEL, and llmApiKey of VOICE_PROVIDERS_SECRET_ARN). */
     languageModel?: boolean;
+    /** Flushes the API stage's authorizer cache (REST_API_ID, API_STAGE_NAME), so a revoked key is refused at once. */
+    authorizerCache?: boolean;
   };
   memorySize?: number;
   timeoutSeconds?: number;
@@ -210,6 +212,11 @@ export const FUNCTION_GROUPS = {
     description: 'Webhook delivery state machine task: one signed attempt',
     access: { table: 'readWrite', encryption: true },
     timeoutSeconds: 30,
+  },
+  apiKeys: {
+    entry: 'functions/api-keys/handler.ts',
+    description: "API keys of the caller's organization: create, list, revoke",
+    access: { table: 'readWrite', authorizerCache: true },
   },
   doNotCall: {
     entry: 'functions/do-not-call/handler.ts',

@@ -16,6 +16,7 @@ import { memoryRoutes } from './routes/memories.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { campaignReportRoutes } from './routes/campaign-reports.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
 
 export {
   agentRoutes,
@@ -36,6 +37,7 @@ export {
   campaignReportRoutes,
   knowledgeRoutes,
   toolRoutes,
+  apiKeyRoutes,
 };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
@@ -57,5 +59,6 @@ export const ROUTES: Route[] = [
   ...Object.values(campaignReportRoutes),
   ...Object.values(knowledgeRoutes),
   ...Object.values(toolRoutes),
+  ...Object.values(apiKeyRoutes),
   ...Object.values(docsRoutes),
 ] as Route[];

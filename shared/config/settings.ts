@@ -162,8 +162,12 @@ export const SETTINGS = {
     description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)',
   },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
-  REST_API_ID: { readBy: [], description: 'Operator CLI: the REST API id (stack output RestApiId)' },
-  API_STAGE_NAME: { readBy: [], description: 'Operator CLI: the API stage (stack output StageName)' },
+  // Also read by the operator CLI (stack outputs RestApiId, StageName).
+  REST_API_ID: {
+    readBy: 'authorizerCache',
+    description: 'The REST API id: its authorizer cache is flushed on revocation',
+  },
+  API_STAGE_NAME: { readBy: 'authorizerCache', description: 'The API stage whose authorizer cache is flushed' },
   USAGE_PLAN_ID: { readBy: [], description: "Operator CLI: the organizations' usage plan (stack output UsagePlanId)" },
 } as const satisfies Record<string, SettingSpec>;
 

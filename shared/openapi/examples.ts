@@ -27,6 +27,7 @@ export const PARAMETER_EXAMPLES: Record<string, string | number> = {
   country_code: 'PL',
   q: 'opening hours',
   provider: 'deepgram',
+  key_id: 'key_Q2x8T1mZ0aB4cD6e',
 };
 
 const WORKFLOW_DEFINITION = {
@@ -84,6 +85,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   testWebhook: { event_type: 'call.completed' },
   rotateWebhookSecret: { overlap_seconds: 3600 },
   addDoNotCallNumber: { phone_number: '+48601234567' },
+  createApiKey: { name: 'CRM integration' },
   purchaseNumber: {
     phone_number: '+48601234567',
     country_code: 'PL',

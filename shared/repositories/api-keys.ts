@@ -10,6 +10,8 @@ export interface ApiKeyRecord {
   secretHash: string;
   createdAt: string;
   revokedAt?: string;
+  /** What the key is for (keys created by the operator CLI before names have none). */
+  name?: string;
 }
 
 const fromItem = (item: Record<string, unknown>): ApiKeyRecord => {
@@ -37,16 +39,23 @@ export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
-/** Marks a key revoked; false when no such key exists. Revoking twice keeps the first time. */
-export async function revokeApiKey(keyId: string, revokedAt: string): Promise<boolean> {
+/**
+ * Marks a key revoked; false when no such key exists, or, with `organizationId`, none of that
+ * organization (another organization's key is the same as none). Revoking twice keeps the first time.
+ */
+export async function revokeApiKey(keyId: string, revokedAt: string, organizationId?: number): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.apiKey(keyId),
         UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': revokedAt },
+        ConditionExpression:
+          organizationId === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND organizationId = :org',
+        ExpressionAttributeValues: {
+          ':now': revokedAt,
+          ...(organizationId === undefined ? {} : { ':org': organizationId }),
+        },
       }),
     );
     return true;

@@ -1,5 +1,5 @@
 import { generateApiKey } from '../domain/api-key-format.ts';
-import { NotFoundError } from '../domain/errors.ts';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import * as apiKeys from '../repositories/api-keys.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as organizations from '../repositories/organizations.ts';
@@ -18,17 +18,26 @@ export interface CreatedApiKey {
 export interface ApiKeySummary {
   id: string;
   organizationId: number;
+  name: string;
   createdAt: string;
   revokedAt: string | null;
 }
 
-export async function createApiKey(organizationId: number): Promise<CreatedApiKey> {
+const DEFAULT_KEY_NAME = 'API key';
+
+export async function createApiKey(organizationId: number, name = DEFAULT_KEY_NAME): Promise<CreatedApiKey> {
   if (!(await organizations.getOrganization(organizationId))) {
     throw new NotFoundError(`Organization ${organizationId} not found`);
   }
   const generated = generateApiKey();
   const createdAt = new Date().toISOString();
-  await apiKeys.putApiKey({ keyId: generated.keyId, organizationId, secretHash: generated.secretHash, createdAt });
+  await apiKeys.putApiKey({
+    keyId: generated.keyId,
+    organizationId,
+    secretHash: generated.secretHash,
+    createdAt,
+    name,
+  });
   return { id: generated.keyId, key: generated.key, createdAt };
 }
 
@@ -51,9 +60,18 @@ export async function createOrganization(input: { name: string; maxConcurrentCal
   return { organization, apiKey };
 }
 
-/** Revokes a key; it stops working at once (the authorizer cache is flushed). */
-export async function revokeApiKey(keyId: string): Promise<void> {
-  if (!(await apiKeys.revokeApiKey(keyId, new Date().toISOString()))) {
+/**
+ * Revokes a key; it stops working at once (the authorizer cache is flushed). With `organizationId`
+ * (the public API), only a key of that organization, and never `exceptKeyId` (the key making the
+ * request: another key revokes it, so an organization keeps one).
+ */
+export async function revokeApiKey(
+  keyId: string,
+  scope?: { organizationId: number; exceptKeyId: string },
+): Promise<void> {
+  if (scope && keyId === scope.exceptKeyId)
+    throw new ConflictError('A key cannot revoke itself: revoke it with another key of the organization');
+  if (!(await apiKeys.revokeApiKey(keyId, new Date().toISOString(), scope?.organizationId))) {
     throw new NotFoundError(`API key ${keyId} not found`);
   }
   await flushAuthorizerCache();
@@ -82,7 +100,19 @@ export async function listApiKeys(organizationId: number): Promise<ApiKeySummary
   return records.map((record) => ({
     id: record.keyId,
     organizationId: record.organizationId,
+    name: record.name ?? DEFAULT_KEY_NAME,
     createdAt: record.createdAt,
     revokedAt: record.revokedAt ?? null,
   }));
+}
+
+/** A key as the public API shows it: its name and the part of it that is not secret. */
+export function publicApiKey(key: Pick<ApiKeySummary, 'id' | 'name' | 'createdAt' | 'revokedAt'>) {
+  return {
+    id: key.id,
+    name: key.name,
+    key_prefix: `vap_${key.id.slice('key_'.length)}_…`,
+    created_at: key.createdAt,
+    revoked_at: key.revokedAt,
+  };
 }

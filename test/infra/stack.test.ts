@@ -556,6 +556,24 @@ describe('VoiceAgentPlatformApi stack', () => {
       expect(taskReads.some((resource) => secret.test(resource))).toBe(true);
   });
 
+  it('lets only the API-keys function flush the stage authorizer cache, so a revoked key is refused at once', () => {
+    const groups = functionGroups();
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const variables = r.Properties.Environment.Variables as Record<string, unknown>;
+      const flushes = groups.get(id) === 'apiKeys';
+      expect([groups.get(id), 'REST_API_ID' in variables, 'API_STAGE_NAME' in variables]).toEqual([
+        groups.get(id),
+        flushes,
+        flushes,
+      ]);
+    }
+    const flushStatements = ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement: { Action: unknown }) => [statement.Action].flat().includes('apigateway:DELETE'));
+    expect(flushStatements).toHaveLength(1);
+    expect(JSON.stringify(flushStatements[0].Resource)).toContain('/cache/authorizers');
+  });
+
   it('passes cdk-nag AwsSolutions and Serverless with every remaining finding acknowledged', () => {
     // cdk-nag 3 reports through CDK policy validation (which also fails synthesis), not annotations.
     for (const pack of [new AwsSolutionsChecks(app), new ServerlessChecks(app)]) {
