@@ -23,7 +23,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../local/bootstrap.ts';
 import { dynamoDocumentClient } from '../shared/aws/clients.ts';
-import { currentFunctionName, invocationCounts } from '../local/lambda-runtime.ts';
+import { currentFunctionName, currentInvocation, invocationCounts } from '../local/lambda-runtime.ts';
 import { executionsStarted, stateTransitions } from '../local/step-functions.ts';
 import { distinctDaytimeNumbers } from '../test/support/phone-numbers.ts';
 import { slotIntervalMs } from '../shared/domain/call-rate.ts';
@@ -46,6 +46,11 @@ export interface CampaignFigures {
   createSeconds: number;
   runSeconds: number;
   engineSteps: number;
+  /**
+   * The engine's steps that dialed nothing (every channel busy, or nothing due yet) and their
+   * DynamoDB requests each: what a poll costs, whatever the campaign's size.
+   */
+  idlePolls: { steps: number; requestsMean: number; requestsMax: number };
   /** State transitions of the campaign-engine executions per contact. */
   engineTransitionsPerContact: number;
   /** Transitions of the calls' own call-lifecycle executions per contact. */
@@ -151,6 +156,8 @@ function requestCounter() {
   const counts = {
     byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>,
     byFunction: {} as Record<string, number>,
+    /** Per campaign-engine invocation: its requests, and whether it wrote (dialed or moved contacts on). */
+    engineSteps: new Map<number, { requests: number; wrote: boolean }>(),
     total: 0,
     refused: 0,
   };
@@ -170,6 +177,13 @@ function requestCounter() {
         counts.byOperation[kind] += 1;
         counts.byFunction[fn] = (counts.byFunction[fn] ?? 0) + 1;
         counts.total += 1;
+        const invocation = currentInvocation();
+        if (fn === 'campaignEngine' && invocation !== undefined) {
+          const step = counts.engineSteps.get(invocation) ?? { requests: 0, wrote: false };
+          step.requests += 1;
+          step.wrote ||= kind === 'writes' || kind === 'transactions';
+          counts.engineSteps.set(invocation, step);
+        }
       }
       const index = recorded.length;
       const sent: RecordedRequest = {
@@ -473,6 +487,7 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     createSeconds: created.seconds,
     runSeconds,
     engineSteps,
+    idlePolls: idlePolls(counts.engineSteps),
     engineTransitionsPerContact: per(engineTransitions, contacts),
     callTransitionsPerContact: per(callTransitions, contacts),
     requestsPerAttempt: per(counts.total, attempts),
@@ -488,6 +503,15 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
     refused: { run: counts.refused, floor: replay.refused },
     pacingFloorSeconds: pacingFloor,
     ratio: runSeconds / floor,
+  };
+}
+
+function idlePolls(steps: Map<number, { requests: number; wrote: boolean }>): CampaignFigures['idlePolls'] {
+  const idle = [...steps.values()].filter((step) => !step.wrote).map((step) => step.requests);
+  return {
+    steps: idle.length,
+    requestsMean: idle.length ? idle.reduce((sum, requests) => sum + requests, 0) / idle.length : 0,
+    requestsMax: Math.max(0, ...idle),
   };
 }
 

@@ -20,10 +20,15 @@ function scenario<T>(...args: string[]): T {
 }
 
 function runJson<T>(script: string, ...args: string[]): T {
+  return runJsonWith<T>({}, script, ...args);
+}
+
+function runJsonWith<T>(env: Record<string, string>, script: string, ...args: string[]): T {
   const output = execFileSync('npx', ['tsx', script, ...args], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
@@ -100,6 +105,25 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
   );
   console.log(
     `  Requests DynamoDB refused (condition, cancelled transaction): run ${c.refused.run}, floor's replay ${c.refused.floor}`,
+  );
+  // The same campaign with the engine looking in every second, as `npm start` does: a poll while
+  // the channels are busy costs a few requests whatever the campaign's size, so the period must not matter.
+  const everySecond = runJsonWith<CampaignFigures>(
+    { BENCH_POLL_SECONDS: '1' },
+    'bench/scenario.ts',
+    'campaign',
+    label!,
+    contacts!,
+    channels!,
+    lastDigit!,
+    callSeconds!,
+    callsPerSecond!,
+  );
+  console.log(
+    `  Engine polls, every 60 s / every 1 s: wall time ${n(c.runSeconds, 1)} s / ${n(everySecond.runSeconds, 1)} s; ` +
+      `steps ${c.engineSteps} / ${everySecond.engineSteps}, of which dialed nothing ${c.idlePolls.steps} / ${everySecond.idlePolls.steps} ` +
+      `at ${n(c.idlePolls.requestsMean, 1)} / ${n(everySecond.idlePolls.requestsMean, 1)} requests each (max ${c.idlePolls.requestsMax} / ${everySecond.idlePolls.requestsMax}); ` +
+      `engine requests per attempt ${n(c.byFunction.campaignEngine ?? 0)} / ${n(everySecond.byFunction.campaignEngine ?? 0)}; refused ${c.refused.run} / ${everySecond.refused.run}`,
   );
   if (c.cpuMsPerContact && c.floorCpuMsPerContact)
     console.log(

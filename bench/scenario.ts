@@ -20,8 +20,9 @@ const stack = await startLocalStack({
   port: 0,
   logLevel: 'SILENT',
   authorizerCacheTtlSeconds: scenario === 'agents-list' ? Number(argument) : 60,
-  // The engine looks in as rarely as on AWS: completions refill their channels themselves.
-  campaignPollSeconds: 60,
+  // The engine looks in as rarely as on AWS (completions refill their channels themselves), or as
+  // often as `npm start` does (BENCH_POLL_SECONDS=1): a poll must cost the same whatever the size.
+  campaignPollSeconds: Number(process.env.BENCH_POLL_SECONDS ?? 60),
   usagePlan: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
   // The platform's provider account's call rate (campaign scenarios choose theirs).
   ...(scenario === 'campaign' ? { callsPerSecond: Number(rest[4]) } : {}),

@@ -60,6 +60,8 @@ export const invocationCounts = new Map<string, number>();
 interface FunctionScope {
   name: string;
   env: Record<string, string>;
+  /** The invocation's number among all of this process (benchmarks group requests by it). */
+  invocation?: number;
 }
 const functionScope = new AsyncLocalStorage<FunctionScope>();
 let stackValues: Record<string, string> | undefined;
@@ -141,17 +143,25 @@ const scopedEnvironments = new WeakSet<object>();
 
 /** The function an invocation in progress belongs to (benchmarks attribute DynamoDB requests with it). */
 export const currentFunctionName = (): string | undefined => functionScope.getStore()?.name;
+/** The invocation in progress (benchmarks count a step's requests with it). */
+export const currentInvocation = (): number | undefined => functionScope.getStore()?.invocation;
+let invocations = 0;
 
 /** Runs `work` as function `name` would see the environment (tests). */
-export function runAsFunction<T>(name: FunctionName, fn: FunctionGroup, work: () => T): T {
-  return functionScope.run({ name, env: localFunctionEnvironment(name, fn) }, work);
+export function runAsFunction<T>(name: FunctionName, fn: FunctionGroup, work: () => T, invocation?: number): T {
+  return functionScope.run({ name, env: localFunctionEnvironment(name, fn), invocation }, work);
 }
 
 /** Runs a function's handler in this process with a fresh context and the function's own settings. */
 export async function invokeLocal(name: string, fn: FunctionGroup, event: unknown): Promise<unknown> {
   invocationCounts.set(name, (invocationCounts.get(name) ?? 0) + 1);
-  return runAsFunction(name as FunctionName, fn, async () => {
-    const handler = await loadHandler(fn);
-    return handler(event, lambdaContext(name, fn));
-  });
+  return runAsFunction(
+    name as FunctionName,
+    fn,
+    async () => {
+      const handler = await loadHandler(fn);
+      return handler(event, lambdaContext(name, fn));
+    },
+    ++invocations,
+  );
 }

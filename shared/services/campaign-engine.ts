@@ -32,6 +32,18 @@ const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
 const IMPORT_BUDGET_MS = 30_000;
 /** A claim older than this whose run never dialed, or ended unapplied, is recovered by the engine. */
 const STALE_CLAIM_MS = 60_000;
+/**
+ * The channels a step may fill. A contact being dialed holds a channel, or, its call just ended,
+ * hands that channel to the next contact itself (its outcome's refill): a channel free at this
+ * instant is mostly one such a refill is about to take. So whatever the organization's count shows,
+ * the campaign never has more contacts dialing than the organization has channels, and a poll while
+ * its own calls fill them dials nobody (no race with the refills, whatever the poll period); what
+ * it fills are channels other traffic freed, or left by refills that found nothing due.
+ */
+const freeChannels = (organization: Awaited<ReturnType<typeof getOrganization>>, dialing: number) => {
+  const capacity = organization?.maxConcurrentCalls ?? 0;
+  return Math.max(0, Math.min(capacity - (organization?.active_calls ?? 0), capacity - dialing));
+};
 
 export interface CampaignRef {
   organizationId: number;
@@ -288,8 +300,7 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
     if (opens) return { action: 'wait', waitUntil: opens.toISOString() };
   }
 
-  const organization = await getOrganization(orgId);
-  let free = Math.max(0, (organization?.maxConcurrentCalls ?? 0) - (organization?.active_calls ?? 0));
+  let free = freeChannels(await getOrganization(orgId), dialing.length);
   let placed = 0;
   let blocked = free === 0;
   while (free > 0 && !blocked) {
