@@ -869,7 +869,7 @@ export interface paths {
          *     **Example**
          *
          *     ```sh
-         *     curl -s -X DELETE "$BASE/api-keys/key_id" \
+         *     curl -s -X DELETE "$BASE/api-keys/key_Q2x8T1mZ0aB4cD6e" \
          *          -H "X-API-Key: $KEY"
          *     ```
          */
@@ -4066,6 +4066,24 @@ export interface components {
             barge_in_min_words?: number;
             /** @description Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call. */
             first_message?: string;
+            /**
+             * @description How keys the caller presses (DTMF) reach the agent: an entry (`1234`) becomes the caller's turn, `[pressed 1234]` in the transcript. A key press also stops the agent talking.
+             * @example {
+             *       "collect_digits": 8,
+             *       "end_key": "#"
+             *     }
+             */
+            keypad?: {
+                /** @description The entry ends once this many keys are pressed (an account number of fixed length). */
+                collect_digits?: number;
+                /**
+                 * @description The key that ends an entry (not part of it). Default `#`; `null`: none.
+                 * @enum {string|null}
+                 */
+                end_key?: "#" | "*" | null;
+                /** @description An entry also ends this long after the last key pressed. Default 2. */
+                timeout_seconds?: number;
+            };
             /** @description BCP 47 language of the call (speech-to-text, text-to-speech, model). Default `en`. */
             language?: string;
             /** @description Longest call; the agent then says goodbye and hangs up. Default 600. */
@@ -6371,6 +6389,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example key_Q2x8T1mZ0aB4cD6e */
                 key_id: string;
             };
             cookie?: never;

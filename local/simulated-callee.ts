@@ -20,6 +20,8 @@ export interface MediaStreamWire {
   media(frame: { sequence: number; chunk: number; timestampMs: number; payload: string }): object;
   /** A mark the provider echoes once the audio sent before it has played. */
   mark(name: unknown): object;
+  /** A key the callee pressed (the provider's `dtmf` event). */
+  dtmf(digit: string, sequence: number): object;
   stop(sequence: number): object;
 }
 
@@ -39,6 +41,8 @@ export async function talkAsCallee(options: {
   sockets: Set<WebSocket>;
   /** An answering machine: its greeting (and beep) is sent first, and it never answers the agent. */
   machine?: AnsweringMachine;
+  /** Keys the callee presses as its first answer (simulatedKeys), one every 100 ms. */
+  keys?: string;
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -91,6 +95,8 @@ export async function talkAsCallee(options: {
     let sequence = 2;
     let chunk = 0;
     const silence = new Int16Array(FRAME_SAMPLES);
+    let keysToPress = options.keys ?? '';
+    let pressing: string[] = [];
     while (
       socket.readyState === WebSocket.OPEN &&
       !options.hangUp.aborted &&
@@ -102,11 +108,17 @@ export async function talkAsCallee(options: {
         agentSpokeSinceReply &&
         Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS
       ) {
-        const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
-        scriptLine += 1;
         agentSpokeSinceReply = false;
-        pending = frames(synthesizeSpeech(line));
+        if (keysToPress) {
+          pressing = [...keysToPress];
+          keysToPress = '';
+        } else {
+          const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
+          scriptLine += 1;
+          pending = frames(synthesizeSpeech(line));
+        }
       }
+      if (pressing.length && chunk % KEY_INTERVAL_FRAMES === 0) send(wire.dtmf(pressing.shift()!, sequence++));
       const frame = pending.shift() ?? silence;
       chunk += 1;
       send(
@@ -158,6 +170,15 @@ export interface AnsweringMachine {
  * here), the greeting's end once the greeting, its beep or the silence after it are over.
  */
 export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeting: 1_500 } as const;
+
+/** A callee presses a key every 100 ms (5 frames). */
+const KEY_INTERVAL_FRAMES = 5;
+
+/**
+ * The keys a callee presses as its first answer, by the local callee directory: a number ending in
+ * 346 enters `1234#` (an account number, as an agent with a `keypad` setting asks for); others speak.
+ */
+export const simulatedKeys = (number: string): string | undefined => (number.endsWith('346') ? '1234#' : undefined);
 
 /**
  * How long a callee stays on a call that has gone silent (its media stream closed, the call still

@@ -9,6 +9,7 @@ import {
   CallsInProgress,
   DETECTION_MS,
   simulatedAnswerer,
+  simulatedKeys,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
@@ -280,6 +281,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       hangUp: AbortSignal.any([call.hangUp.signal, call.redirect.signal]),
       sockets: inProgress.sockets,
       machine,
+      keys: simulatedKeys(call.to),
       wire: {
         connected: () => ({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
         start: () => ({
@@ -302,6 +304,12 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
           media: { track: 'inbound', chunk: String(chunk), timestamp: String(timestampMs), payload },
         }),
         mark: (name) => ({ event: 'mark', streamSid, sequenceNumber: '0', mark: { name } }),
+        dtmf: (digit, sequence) => ({
+          event: 'dtmf',
+          streamSid,
+          sequenceNumber: String(sequence),
+          dtmf: { track: 'inbound_track', digit },
+        }),
         stop: (sequence) => ({
           event: 'stop',
           sequenceNumber: String(sequence),

@@ -8,6 +8,7 @@ import {
   CallsInProgress,
   DETECTION_MS,
   simulatedAnswerer,
+  simulatedKeys,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
@@ -223,6 +224,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       hangUp: AbortSignal.any([call.hangUp.signal, call.streamStop.signal]),
       sockets: inProgress.sockets,
       machine,
+      keys: simulatedKeys(call.to),
       wire: {
         connected: () => ({ event: 'connected', version: '1.0.0' }),
         start: () => ({
@@ -246,6 +248,12 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
           stream_id: streamId,
         }),
         mark: (name) => ({ event: 'mark', sequence_number: '0', mark: { name }, stream_id: streamId }),
+        dtmf: (digit, sequence) => ({
+          event: 'dtmf',
+          sequence_number: String(sequence),
+          dtmf: { digit },
+          stream_id: streamId,
+        }),
         stop: (sequence) => ({
           event: 'stop',
           sequence_number: String(sequence),

@@ -68,6 +68,24 @@ export const WorkflowConfigurations = z
       .openapi({
         description: `Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default ${VOICE_DEFAULTS.barge_in_min_words}.`,
       }),
+    keypad: z
+      .strictObject({
+        collect_digits: z.int().min(1).max(32).optional().openapi({
+          description: 'The entry ends once this many keys are pressed (an account number of fixed length).',
+        }),
+        end_key: z.enum(['#', '*']).nullable().optional().openapi({
+          description: 'The key that ends an entry (not part of it). Default `#`; `null`: none.',
+        }),
+        timeout_seconds: z.number().min(1).max(10).optional().openapi({
+          description: 'An entry also ends this long after the last key pressed. Default 2.',
+        }),
+      })
+      .optional()
+      .openapi({
+        description:
+          "How keys the caller presses (DTMF) reach the agent: an entry (`1234`) becomes the caller's turn, `[pressed 1234]` in the transcript. A key press also stops the agent talking.",
+        example: { collect_digits: 8, end_key: '#' },
+      }),
     phrases: z
       .strictObject({
         silence_prompt: Phrase.optional(),

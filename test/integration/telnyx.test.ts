@@ -119,6 +119,36 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     );
   }, 60_000);
 
+  it('carries the keys a callee presses (Telnyx dtmf stream events) to the agent', async () => {
+    const org = await newOrganization('Telnyx keys', 2);
+    const agent = (
+      await api.request('POST', '/agents', {
+        key: org.key,
+        body: {
+          name: 'Telnyx account line',
+          workflow_definition: { greeting: 'Your account number, please.', steps: ['Thank you.'] },
+          workflow_configurations: { keypad: { end_key: '#' } },
+        },
+      })
+    ).body as { id: number; public_id: string };
+    const callerId = '+442079460558';
+    const account = await telnyxAccount([callerId]);
+    expect((await useTelnyx(org, account, callerId)).status).toBe(200);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: `${daytimeNumber(6, 3).slice(0, -3)}346`, initial_context: {} },
+    });
+    const run = await finished(org, agent, placed.body.workflow_run_id as number, 40_000);
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
+      key: org.key,
+    });
+    expect(transcript.body.segments.slice(0, 3).map(({ text }: { text: string }) => text)).toEqual([
+      'Your account number, please.',
+      '[pressed 1234]',
+      'Thank you.',
+    ]);
+  }, 60_000);
+
   it('the watchdog that ends a forgotten run hangs up its call at Telnyx too', async () => {
     const org = await newOrganization('Telnyx watchdog', 2);
     const agent = await newAgent(org, 'Forgotten line');

@@ -127,6 +127,41 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
   );
 
   it(
+    'hears the keys a callee presses on its phone (the local callee at a number ending in 346 enters 1234#)',
+    { timeout: 60_000 },
+    async () => {
+      const agent = await api.request('POST', '/agents', {
+        key: org.key,
+        body: {
+          name: 'Account line',
+          workflow_definition: {
+            greeting: 'Please enter your account number, then the hash key.',
+            steps: ['Thank you, I found your account.'],
+          },
+          workflow_configurations: { keypad: { collect_digits: 8, end_key: '#' } },
+        },
+      });
+      expect(agent.status).toBe(201);
+      const run = await endedCall(agent.body.public_id, `${daytimeNumber(6, 2).slice(0, -3)}346`);
+      const transcript = await api.request(
+        'GET',
+        `/agents/${agent.body.public_id}/conversations/${run.id}/transcript`,
+        {
+          key: org.key,
+        },
+      );
+      const lines = transcript.body.segments.map(
+        ({ role, text }: { role: string; text: string }) => `${role}: ${text}`,
+      );
+      expect(lines.slice(0, 3)).toEqual([
+        'assistant: Please enter your account number, then the hash key.',
+        'user: [pressed 1234]',
+        'assistant: Thank you, I found your account.',
+      ]);
+    },
+  );
+
+  it(
     "reuses an agent's setup for at most AGENT_SETUP_REUSE_MS: a document added after a call reaches the calls started that long later",
     { timeout: 90_000 },
     async () => {

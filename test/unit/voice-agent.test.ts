@@ -325,6 +325,37 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     ]);
   });
 
+  it.each([
+    ['the end key', {}, ['1', '2', '3', '4', '#'], '1234'],
+    ['a fixed length', { collect_digits: 3 }, ['5', '6', '7'], '567'],
+    ['a pause', { end_key: null, timeout_seconds: 1 }, ['9', '#'], '9#'],
+  ])('hears keys the caller presses as a turn, ended by %s', async (_case, keypad, keys, entry) => {
+    const { session, caller, feed, fakes, agentLines } = await call({
+      workflowDefinition: { greeting: 'Hello.', steps: ['Thank you, I have your number.'] },
+      workflowConfigurations: { keypad },
+    });
+    await feed(caller.silence(300)); // the greeting has played
+    for (const key of keys) await feed([caller.dtmf(key), ...caller.silence(100)]);
+    await feed(caller.silence(1100)); // past a pause of 1 s
+    await vi.waitFor(() => expect(agentLines()).toHaveLength(2));
+    await session.idle();
+    expect(session.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
+      `[pressed ${entry}]`,
+    ]);
+    const asked = fakes.openai.chatRequests.at(-1)!.messages!.at(-1);
+    expect(asked).toEqual({ role: 'user', content: `(The caller pressed these keys on the phone's keypad: ${entry})` });
+    expect(agentLines()[1]).toBe('Thank you, I have your number.');
+  });
+
+  it('stops talking when the caller presses a key', async () => {
+    const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm it.';
+    const { caller, sent, feed } = await call({ workflowConfigurations: { first_message: long } });
+    await feed(caller.silence(300));
+    expect(sent.some((message) => message.event === 'clear')).toBe(false);
+    await feed([caller.dtmf('0')]);
+    expect(sent.some((message) => message.event === 'clear')).toBe(true);
+  });
+
   it('says the filler while a slow model thinks, then its answer', async () => {
     const { say, agentLines } = await call(
       { workflowDefinition: { greeting: 'Hello.' } },
@@ -438,6 +469,7 @@ describe('call plan', () => {
       maxCallMs: 600_000,
       silenceTimeoutMs: 8000,
       bargeInMinWords: 1,
+      keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000 },
     });
     expect(plan.phrases).toEqual({ ...PHRASES.en, closing: 'Bye now.' });
     expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({

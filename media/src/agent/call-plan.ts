@@ -36,6 +36,8 @@ export interface VoiceSettings {
   silenceTimeoutMs: number;
   /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
   bargeInMinWords: number;
+  /** Keys the caller presses: when an entry ends. */
+  keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number };
 }
 
 export interface CallPlan {
@@ -86,6 +88,11 @@ export function voiceSettings(
     maxCallMs: (settings.max_call_seconds ?? VOICE_DEFAULTS.max_call_seconds) * 1000,
     silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
     bargeInMinWords: settings.barge_in_min_words ?? VOICE_DEFAULTS.barge_in_min_words,
+    keypad: {
+      collectDigits: settings.keypad?.collect_digits ?? null,
+      endKey: settings.keypad?.end_key === undefined ? '#' : settings.keypad.end_key,
+      timeoutMs: (settings.keypad?.timeout_seconds ?? 2) * 1000,
+    },
   };
 }
 

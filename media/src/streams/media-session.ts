@@ -163,6 +163,10 @@ export class MediaSession {
   private lastReply: Reply | null = null;
   /** The answer the caller's words cut, until the caller's turn shows whether they said anything. */
   private cutByCaller: { reply: Reply; atMs: number } | null = null;
+  /** Keys pressed in the entry under way, and when the last one was (media time). */
+  private pendingKeys = '';
+  private firstKeyMs = 0;
+  private lastKeyMs = 0;
   private pendingUserText = '';
   private pendingUserStartMs = 0;
   private pendingUserEndMs = 0;
@@ -213,9 +217,10 @@ export class MediaSession {
       if (this.ended) return;
       switch (message.event) {
         case 'connected':
-        case 'dtmf':
         case 'mark': // playback acknowledgements; the transport uses the hang-up mark
           return;
+        case 'dtmf':
+          return this.onKey(message);
         case 'start':
           return this.onStart(message);
         case 'media':
@@ -375,13 +380,17 @@ export class MediaSession {
       this.goodbye(call.plan.phrases.timeLimitGoodbye);
       return;
     }
+    if (this.pendingKeys && now - this.lastKeyMs >= call.plan.settings.keypad.timeoutMs) {
+      this.endOfKeypadEntry();
+      return;
+    }
     if (this.callerSpeaking && now - this.lastCallerActivityMs >= STALLED_TURN_MS) {
       // Neither a final result nor UtteranceEnd came: end the turn with what was heard, if anything.
       this.log('info', 'caller turn ended without an end of utterance', { runRef: this.runRef });
       this.endOfCallerTurn();
       return;
     }
-    if (this.reply || this.callerSpeaking || this.pendingUserText) return;
+    if (this.reply || this.callerSpeaking || this.pendingUserText || this.pendingKeys) return;
     const quietSince = Math.max(this.lastCallerActivityMs, this.outboundCursorMs);
     if (now - quietSince < call.plan.settings.silenceTimeoutMs) return;
     if (this.silencePrompts === 0) {
@@ -438,6 +447,47 @@ export class MediaSession {
       runRef: this.runRef,
       atMs: now,
     });
+  }
+
+  /**
+   * A key the caller pressed (the provider's `dtmf` stream event): it stops the agent like words do,
+   * and adds to the entry under way, which ends with the end key, at `collect_digits` keys, or
+   * after a pause (the agent's `keypad` setting). The entry is the caller's turn.
+   */
+  private onKey(message: Record<string, unknown>): void {
+    const dtmf = isRecord(message.dtmf) ? message.dtmf : {};
+    const key = typeof dtmf.digit === 'string' ? dtmf.digit : '';
+    const call = this.call;
+    if (!/^[0-9*#A-D]$/.test(key) || !call || this.closing) {
+      this.log('warn', 'ignoring a key press', { runRef: this.runRef, key });
+      return;
+    }
+    const { keypad } = call.plan.settings;
+    this.lastKeyMs = this.elapsedMs();
+    if (!this.pendingKeys) this.firstKeyMs = this.lastKeyMs;
+    this.lastCallerActivityMs = this.lastKeyMs;
+    this.silencePrompts = 0;
+    this.interrupt('caller');
+    if (key === keypad.endKey) return this.endOfKeypadEntry();
+    this.pendingKeys += key;
+    if (keypad.collectDigits !== null && this.pendingKeys.length >= keypad.collectDigits) this.endOfKeypadEntry();
+  }
+
+  private endOfKeypadEntry(): void {
+    const keys = this.pendingKeys;
+    this.pendingKeys = '';
+    this.cutByCaller = null;
+    if (!keys || this.closing) return;
+    // From the first key to the last, a key press lasting a frame at least.
+    this.fragments.push({
+      timestamp: this.isoAt(this.firstKeyMs),
+      end: this.isoAt(Math.max(this.lastKeyMs, this.firstKeyMs + MS_PER_FRAME)),
+      role: 'user',
+      text: `[pressed ${keys}]`,
+    });
+    const text = `(The caller pressed these keys on the phone's keypad: ${keys})`;
+    this.history.push({ role: 'user', content: text });
+    this.startReply({ userText: text });
   }
 
   private endOfCallerTurn(): void {

@@ -84,6 +84,16 @@ export class SimulatedCaller {
     });
   }
 
+  /** The caller pressing a key: the provider's `dtmf` event (Twilio's shape; Telnyx's is alike). */
+  dtmf(digit: string): MediaStreamMessage {
+    return {
+      event: 'dtmf',
+      streamSid: this.streamSid,
+      sequenceNumber: this.nextSequence(),
+      dtmf: { track: 'inbound_track', digit },
+    };
+  }
+
   mark(name: string): MediaStreamMessage {
     return { event: 'mark', sequenceNumber: this.nextSequence(), streamSid: this.streamSid, mark: { name } };
   }
