@@ -4081,6 +4081,8 @@ export interface components {
                  * @enum {string|null}
                  */
                 end_key?: "#" | "*" | null;
+                /** @description Offers the model the `send_digits` tool, to press keys itself (a phone menu): in-band DTMF tones in its audio. Default false. */
+                send_digits?: boolean;
                 /** @description An entry also ends this long after the last key pressed. Default 2. */
                 timeout_seconds?: number;
             };

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { encodeMulaw } from '../media/src/audio/mulaw.ts';
+import { KeyDetector } from '../media/src/audio/dtmf.ts';
+import { decodeMulaw, encodeMulaw } from '../media/src/audio/mulaw.ts';
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
 import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
 
@@ -43,6 +44,11 @@ export async function talkAsCallee(options: {
   machine?: AnsweringMachine;
   /** Keys the callee presses as its first answer (simulatedKeys), one every 100 ms. */
   keys?: string;
+  /**
+   * A phone menu instead of a person (simulatedMenu): it offers its choices, then says which keys
+   * it heard in the agent's audio (DTMF tones, media/src/audio/dtmf.ts) and says goodbye.
+   */
+  menu?: boolean;
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -58,6 +64,8 @@ export async function talkAsCallee(options: {
     let agentSpokeSinceReply = false;
     let scriptLine = 0;
     let pending: Int16Array[] = options.machine ? [...options.machine.frames] : [];
+    const keyDetector = new KeyDetector();
+    let heardKeys = '';
     const marks: { name: unknown; timer: NodeJS.Timeout }[] = [];
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as {
@@ -83,8 +91,10 @@ export async function talkAsCallee(options: {
         return;
       }
       if (message.event !== 'media' || !message.media?.payload) return;
+      const audio = Buffer.from(message.media.payload, 'base64');
+      if (options.menu) for (const frame of frames(decodeMulaw(audio))) heardKeys += keyDetector.push(frame) ?? '';
       // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
-      const durationMs = (Buffer.from(message.media.payload, 'base64').length / FRAME_SAMPLES) * FRAME_MS;
+      const durationMs = (audio.length / FRAME_SAMPLES) * FRAME_MS;
       agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
       agentSpokeSinceReply = true;
     });
@@ -113,7 +123,8 @@ export async function talkAsCallee(options: {
           pressing = [...keysToPress];
           keysToPress = '';
         } else {
-          const line = DEFAULT_CALLER_SCRIPT[Math.min(scriptLine, DEFAULT_CALLER_SCRIPT.length - 1)]!;
+          const script = options.menu ? menuScript(heardKeys) : DEFAULT_CALLER_SCRIPT;
+          const line = script[Math.min(scriptLine, script.length - 1)]!;
           scriptLine += 1;
           pending = frames(synthesizeSpeech(line));
         }
@@ -170,6 +181,15 @@ export interface AnsweringMachine {
  * here), the greeting's end once the greeting, its beep or the silence after it are over.
  */
 export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeting: 1_500 } as const;
+
+/** What a phone menu says: its choices, then which keys it heard. */
+const menuScript = (heard: string) => [
+  'For appointments press 2, for prices press 3.',
+  heard ? `You chose ${heard}. Goodbye.` : 'No key was pressed. Goodbye.',
+];
+
+/** A number ending in 345 reaches a phone menu (the local callee directory). */
+export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
 /** A callee presses a key every 100 ms (5 frames). */
 const KEY_INTERVAL_FRAMES = 5;

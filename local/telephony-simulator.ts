@@ -10,6 +10,7 @@ import {
   DETECTION_MS,
   simulatedAnswerer,
   simulatedKeys,
+  simulatedMenu,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
@@ -282,6 +283,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       sockets: inProgress.sockets,
       machine,
       keys: simulatedKeys(call.to),
+      menu: simulatedMenu(call.to),
       wire: {
         connected: () => ({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
         start: () => ({

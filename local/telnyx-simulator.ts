@@ -9,6 +9,7 @@ import {
   DETECTION_MS,
   simulatedAnswerer,
   simulatedKeys,
+  simulatedMenu,
   talkAsCallee,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
@@ -225,6 +226,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       sockets: inProgress.sockets,
       machine,
       keys: simulatedKeys(call.to),
+      menu: simulatedMenu(call.to),
       wire: {
         connected: () => ({ event: 'connected', version: '1.0.0' }),
         start: () => ({

@@ -49,13 +49,14 @@ interface ChatRequest {
 type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
 
 /** Tools the call loop always offers (media/src/agent/call-plan.ts). */
-const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end_call']);
+const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end_call', 'send_digits']);
 
 /**
  * The deterministic "model" behind the fake. Rules, first match wins (README "Local fakes"):
  * 1. the last message is a tool result: `Done: <the result, 80 chars at most>`;
  * 2. the caller says goodbye/bye: the closing the prompt asks for (`say "<closing>" and call
  *    end_call`) with the tool calls `set_call_disposition` (the first code it may choose) and `end_call`;
+ * 2b. `send_digits` is offered and the caller (a phone menu) says "press <keys>": a call of it with those keys;
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
  *    that tool, each argument filled from the caller's words (strings), 1 (numbers), true;
  * 4. the system prompt carries knowledge passages: `According to our information, <passage>`;
@@ -107,6 +108,9 @@ export function fakeReply(request: ChatRequest): Reply {
     };
   };
   if (/\b(good)?bye\b/i.test(userText)) return endCall();
+  const menuKeys = /\bpress ([0-9*#]+)/i.exec(userText)?.[1];
+  if (menuKeys && tools.some((tool) => tool.function.name === 'send_digits'))
+    return { content: '', toolCalls: [{ name: 'send_digits', arguments: { digits: menuKeys } }] };
   const words = new Set(userText.toLowerCase().match(/[a-z]{4,}/g) ?? []);
   const tool = tools.find(
     (candidate) =>

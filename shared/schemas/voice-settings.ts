@@ -79,6 +79,10 @@ export const WorkflowConfigurations = z
         timeout_seconds: z.number().min(1).max(10).optional().openapi({
           description: 'An entry also ends this long after the last key pressed. Default 2.',
         }),
+        send_digits: z.boolean().optional().openapi({
+          description:
+            'Offers the model the `send_digits` tool, to press keys itself (a phone menu): in-band DTMF tones in its audio. Default false.',
+        }),
       })
       .optional()
       .openapi({

@@ -162,6 +162,40 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
   );
 
   it(
+    'presses keys in a phone menu (the local callee at a number ending in 345 is one, hearing DTMF tones)',
+    { timeout: 60_000 },
+    async () => {
+      const agent = await api.request('POST', '/agents', {
+        key: org.key,
+        body: {
+          name: 'Menu navigator',
+          workflow_definition: { greeting: 'Hello.', prompt: 'Reach the appointments desk.' },
+          workflow_configurations: { keypad: { send_digits: true } },
+        },
+      });
+      expect(agent.status).toBe(201);
+      const run = await endedCall(agent.body.public_id, `${daytimeNumber(5, 3).slice(0, -3)}345`);
+      const transcript = await api.request(
+        'GET',
+        `/agents/${agent.body.public_id}/conversations/${run.id}/transcript`,
+        {
+          key: org.key,
+        },
+      );
+      const lines = transcript.body.segments.map(
+        ({ role, text }: { role: string; text: string }) => `${role}: ${text}`,
+      );
+      expect(lines.slice(0, 4)).toEqual([
+        'assistant: Hello.',
+        'user: For appointments press 2, for prices press 3.',
+        expect.stringMatching(/^assistant: \[keys 2\]/),
+        'user: You chose 2. Goodbye.',
+      ]);
+      expect(run.logs.map((log: { message: string }) => log.message)).toContain('Keys sent by the agent: 2');
+    },
+  );
+
+  it(
     "reuses an agent's setup for at most AGENT_SETUP_REUSE_MS: a document added after a call reaches the calls started that long later",
     { timeout: 90_000 },
     async () => {

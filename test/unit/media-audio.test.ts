@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeMulaw, encodeMulaw, linearToMulaw, mulawToLinear } from '../../media/src/audio/mulaw.ts';
 import { CallRecorder } from '../../media/src/audio/recorder.ts';
 import { OpenAiTextToSpeech } from '../../media/src/agent/providers.ts';
+import { KEY_SEQUENCE, KeyDetector, keyTones } from '../../media/src/audio/dtmf.ts';
 import { CUTOFF_HZ, Downsampler, INPUT_RATE, LOW_PASS, OUTPUT_RATE } from '../../media/src/audio/resampler.ts';
 import {
   decodeSpeechFrame,
@@ -247,5 +248,30 @@ describe('24 kHz to 8 kHz (OpenAI speech)', () => {
     } finally {
       await fake.stop();
     }
+  });
+});
+
+describe('DTMF (keys in the audio)', () => {
+  const heard = (samples: Int16Array) => {
+    const detector = new KeyDetector();
+    return frames(decodeMulaw(encodeMulaw(samples)))
+      .map((frame) => detector.push(frame))
+      .filter(Boolean)
+      .join('');
+  };
+
+  it('sends every key as its two tones, 100 ms each with 100 ms between, and hears them back through mu-law', () => {
+    expect(heard(keyTones('1234567890*#ABCD'))).toBe('1234567890*#ABCD');
+    expect(keyTones('5').length).toBe(1600);
+    expect(keyTones('5,5').length).toBe(1600 + 4000 + 1600);
+    expect(heard(keyTones('55'))).toBe('55'); // the gap separates two presses of one key
+    expect(KEY_SEQUENCE.test('12#,3')).toBe(true);
+    expect(KEY_SEQUENCE.test('12x')).toBe(false);
+  });
+
+  it('hears no key in silence, noise, or speech that changes tone every frame', () => {
+    expect(heard(new Int16Array(8000))).toBe('');
+    expect(heard(noise(16_000, 5))).toBe('');
+    expect(heard(synthesizeSpeech('For appointments press 2, for prices press 3.'))).toBe('');
   });
 });

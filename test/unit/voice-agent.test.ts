@@ -5,7 +5,9 @@ import { DeepgramSpeechToText, platformProviders } from '../../media/src/agent/p
 import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
-import { noise } from '../../media/src/audio/tones.ts';
+import { frames, noise } from '../../media/src/audio/tones.ts';
+import { KeyDetector } from '../../media/src/audio/dtmf.ts';
+import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
 import {
   cutWords,
   MediaSession,
@@ -347,6 +349,27 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(agentLines()[1]).toBe('Thank you, I have your number.');
   });
 
+  it('presses keys in a phone menu (send_digits): DTMF tones in its audio, in its turn', async () => {
+    const { session, say, sent, fakes, agentLines } = await call({
+      workflowDefinition: { greeting: 'Hello.' },
+      workflowConfigurations: { keypad: { send_digits: true } },
+    });
+    const before = sent.length;
+    await say('For appointments press 2, for prices press 3.');
+    const detector = new KeyDetector();
+    const heard = sent
+      .slice(before)
+      .filter((message) => message.event === 'media')
+      .flatMap((message) => frames(decodeMulaw(Buffer.from(message.media!.payload, 'base64'))))
+      .map((frame) => detector.push(frame))
+      .filter(Boolean);
+    expect(heard).toEqual(['2']);
+    expect(agentLines()[1]).toMatch(/^\[keys 2\]/);
+    expect(fakes.runLogs).toContain('Keys sent by the agent: 2');
+    expect(fakes.openai.chatRequests[1]!.tools!.map((tool) => tool.function.name)).toContain('send_digits');
+    expect(session.isFinished).toBe(false);
+  });
+
   it('stops talking when the caller presses a key', async () => {
     const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm it.';
     const { caller, sent, feed } = await call({ workflowConfigurations: { first_message: long } });
@@ -469,7 +492,7 @@ describe('call plan', () => {
       maxCallMs: 600_000,
       silenceTimeoutMs: 8000,
       bargeInMinWords: 1,
-      keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000 },
+      keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000, sendDigits: false },
     });
     expect(plan.phrases).toEqual({ ...PHRASES.en, closing: 'Bye now.' });
     expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({

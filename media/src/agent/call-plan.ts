@@ -37,7 +37,7 @@ export interface VoiceSettings {
   /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
   bargeInMinWords: number;
   /** Keys the caller presses: when an entry ends. */
-  keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number };
+  keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number; sendDigits: boolean };
 }
 
 export interface CallPlan {
@@ -92,12 +92,27 @@ export function voiceSettings(
       collectDigits: settings.keypad?.collect_digits ?? null,
       endKey: settings.keypad?.end_key === undefined ? '#' : settings.keypad.end_key,
       timeoutMs: (settings.keypad?.timeout_seconds ?? 2) * 1000,
+      sendDigits: settings.keypad?.send_digits ?? false,
     },
   };
 }
 
-function builtInTools(dispositionCodes: string[], dataToCollect: string[]): ToolDefinition[] {
+function builtInTools(dispositionCodes: string[], dataToCollect: string[], sendDigits: boolean): ToolDefinition[] {
   return [
+    ...(sendDigits
+      ? [
+          {
+            name: 'send_digits',
+            description:
+              'Press keys on the phone, e.g. to choose in a phone menu or enter a number the call details give you. A comma waits half a second.',
+            parameters: {
+              type: 'object',
+              properties: { digits: { type: 'string', pattern: '^[0-9*#A-D,]{1,32}$' } },
+              required: ['digits'],
+            },
+          },
+        ]
+      : []),
     ...(dispositionCodes.length
       ? [
           {
@@ -180,7 +195,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
     systemPrompt: sections.join('\n\n'),
     tools: [
       ...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
-      ...builtInTools(dispositionCodes, dataToCollect),
+      ...builtInTools(dispositionCodes, dataToCollect, settings.keypad.sendDigits),
     ],
     httpTools,
     dispositionCodes,

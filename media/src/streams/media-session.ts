@@ -25,6 +25,8 @@ import {
 import { knowledgeSection, type CallPlan } from '../agent/call-plan.ts';
 import { UTTERANCE_END_MS } from '../agent/providers.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
+import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
+import { encodeMulaw } from '../audio/mulaw.ts';
 import { CallRecorder } from '../audio/recorder.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 
@@ -680,6 +682,17 @@ export class MediaSession {
         reply.hangUp = true;
         this.closing = true;
         return JSON.stringify({ ok: true });
+      case 'send_digits': {
+        const keys = String(args.digits ?? '');
+        if (!KEY_SEQUENCE.test(keys))
+          return JSON.stringify({ error: 'digits must be 1 to 32 of 0-9, *, #, A-D, and , for a pause' });
+        // In-band tones in the agent's audio, in its turn: heard by the menu like a keypad's.
+        this.queueSpeech(reply, `[keys ${keys}]`, async function* () {
+          yield encodeMulaw(keyTones(keys));
+        });
+        call.runLog?.('INFO', `Keys sent by the agent: ${keys}`);
+        return JSON.stringify({ ok: true, sent: keys });
+      }
     }
     const tool = call.plan.httpTools.get(toolCall.name);
     if (!tool) return JSON.stringify({ error: `No tool named ${toolCall.name}` });
@@ -693,10 +706,18 @@ export class MediaSession {
   }
 
   /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */
-  private queueSpeech(reply: Reply, text: string): void {
+  private queueSpeech(reply: Reply, text: string, audio?: () => AsyncIterable<Uint8Array>): void {
     const spoken = text.trim();
     if (!spoken) return;
     const { providers, plan } = this.call!;
+    const source =
+      audio ??
+      (() =>
+        providers.tts.stream(
+          spoken,
+          { voice: plan.settings.voice, language: plan.settings.language },
+          reply.controller.signal,
+        ));
     const index = reply.texts.push(spoken) - 1;
     reply.speech = reply.speech.then(async () => {
       if (reply.controller.signal.aborted || this.ended) return;
@@ -709,11 +730,7 @@ export class MediaSession {
         this.outboundCursorMs = atMs + MS_PER_FRAME;
         this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
       };
-      for await (const chunk of providers.tts.stream(
-        spoken,
-        { voice: plan.settings.voice, language: plan.settings.language },
-        reply.controller.signal,
-      )) {
+      for await (const chunk of source()) {
         if (reply.controller.signal.aborted || this.ended) return;
         let bytes = Buffer.concat([carry, chunk]);
         for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES))
