@@ -58,6 +58,8 @@ export interface MediaSettings {
   maxTasks: number;
   /** Calls per task that scaling aims at. */
   callsPerTask: number;
+  /** The most calls a task takes; a stream beyond is refused cleanly (its run ends `failed`). */
+  maxCallsPerTask: number;
   /** The tasks' CPU architecture; the image is built for it (cross-building needs Docker buildx with QEMU). */
   architecture: 'arm64' | 'x86_64';
 }
@@ -88,10 +90,15 @@ export function mediaSettingsFromContext(node: Node): MediaSettings {
     minTasks: positiveInteger(node, 'mediaMinTasks', 1),
     maxTasks: positiveInteger(node, 'mediaMaxTasks', 10),
     callsPerTask: positiveInteger(node, 'mediaCallsPerTask', 20),
+    maxCallsPerTask: positiveInteger(node, 'mediaMaxCallsPerTask', 2 * positiveInteger(node, 'mediaCallsPerTask', 20)),
     architecture: (text('mediaArchitecture') ?? 'arm64') as MediaSettings['architecture'],
   };
   if (!Object.hasOwn(ARCHITECTURES, settings.architecture))
     throw new Error(`Context mediaArchitecture must be arm64 or x86_64, got ${settings.architecture}`);
+  if (settings.maxCallsPerTask < settings.callsPerTask)
+    throw new Error(
+      `Context mediaMaxCallsPerTask (${settings.maxCallsPerTask}) is below mediaCallsPerTask (${settings.callsPerTask})`,
+    );
   if (settings.maxTasks < settings.minTasks)
     throw new Error(`Context mediaMaxTasks (${settings.maxTasks}) is below mediaMinTasks (${settings.minTasks})`);
   if (
@@ -218,6 +225,7 @@ export class Media extends Construct {
         ...props.voiceProviders.settings,
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
+        MEDIA_MAX_CALLS: String(settings.maxCallsPerTask),
       },
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {

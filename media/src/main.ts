@@ -26,11 +26,22 @@ function drainSeconds(): number {
   return seconds;
 }
 
+/** The most calls a task holds (the stack sets it from context mediaMaxCallsPerTask). */
+function maxCalls(): number {
+  const raw = process.env.MEDIA_MAX_CALLS ?? '';
+  const calls = Number(raw);
+  if (!Number.isInteger(calls) || calls < 1)
+    throw new Error(`MEDIA_MAX_CALLS must be a whole number >= 1, got '${raw}'`);
+  return calls;
+}
+
 let providers;
 let drainMs: number;
+let callLimit: number;
 try {
   providers = platformProviders(process.env);
   drainMs = drainSeconds() * 1000;
+  callLimit = maxCalls();
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
@@ -41,6 +52,7 @@ try {
   service = await startMediaService({
     port: Number(process.env.PORT ?? 8080),
     calls: { providers, settings: process.env },
+    maxCalls: callLimit,
     log: (level, message, details) => logger[level](message, { ...details }),
   });
 } catch (error) {

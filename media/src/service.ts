@@ -12,7 +12,7 @@ import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
 import type { RunRecord } from '../../shared/repositories/runs.ts';
 import { admitStream } from './stream-admission.ts';
-import { attachMediaStreams } from './streams/websocket-server.ts';
+import { attachMediaStreams, type StreamClaim } from './streams/websocket-server.ts';
 import type { LogFn } from './streams/media-session.ts';
 
 export { MEDIA_STREAM_PATH };
@@ -35,6 +35,11 @@ export async function startMediaService(options: {
   host?: string;
   calls: CallSessionConfig;
   log: LogFn;
+  /**
+   * The most calls the task holds (MEDIA_MAX_CALLS); a stream beyond it is refused cleanly, its
+   * run ended `failed` with the reason. Unset: no limit (the local stack).
+   */
+  maxCalls?: number;
 }): Promise<MediaService> {
   // Streams are admitted only with credentials signed with this key (read at run time, cached):
   // refuse to start without it, naming the secret.
@@ -61,16 +66,35 @@ export async function startMediaService(options: {
     );
     return work;
   };
+  /** Calls in progress, and streams being admitted (each takes a slot until it is one or is refused). */
+  let calls = 0;
+  let admitting = 0;
+  const admit = async (claim: StreamClaim) => {
+    const full = options.maxCalls !== undefined && calls + admitting >= options.maxCalls;
+    if (full) options.log('warn', 'media stream refused: the task is at capacity', { maxCalls: options.maxCalls });
+    admitting += 1;
+    try {
+      return await admitStream(
+        claim,
+        Date.now(),
+        full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
+      );
+    } finally {
+      admitting -= 1;
+    }
+  };
   const streams = attachMediaStreams<RunRecord>(
     server,
     MEDIA_STREAM_PATH,
     (send, run) => {
       const session = createCallSession(options.calls, send, options.log, run);
+      calls += 1;
       track(session.finished);
+      void session.finished.then(() => (calls -= 1));
       return session;
     },
     (result, run) => track(saveCall(result, run)),
-    { admit: (claim) => admitStream(claim), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
+    { admit, maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
   );
   const close = async () => {
     await streams.close();

@@ -5,15 +5,33 @@
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { claimMediaStream, type RunRecord } from '../../shared/repositories/runs.ts';
+import { completeCall } from '../../shared/services/call-completion.ts';
+import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
 import type { AdmissionResult, StreamClaim } from './streams/websocket-server.ts';
 
-export async function admitStream(claim: StreamClaim, now = Date.now()): Promise<AdmissionResult<RunRecord>> {
+/**
+ * Admits a stream. `atCapacity` (the task holds its most calls) refuses a genuine one cleanly: its
+ * run ends `failed` with the reason in its logs, and a call its provider would keep up without
+ * the stream (Telnyx) is hung up, rather than every call on the task degrading. Only a valid
+ * credential can end a run so: a forged stream is refused without touching anything.
+ */
+export async function admitStream(
+  claim: StreamClaim,
+  now = Date.now(),
+  atCapacity?: string,
+): Promise<AdmissionResult<RunRecord>> {
   const ref = claim.runRef ? parseRunRef(claim.runRef) : undefined;
   if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference' };
   if (!claim.streamToken) return { accepted: false, reason: 'no stream credential' };
   const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
   if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
+  if (atCapacity) {
+    const reason = `Call refused: ${atCapacity}`;
+    await completeCall({ ref, outcome: 'failed', endedAt: new Date(now).toISOString(), reason });
+    if (claim.callSid) await hangUpAtProvider(ref, claim.callSid, atCapacity, { onlyWhereTheStreamKeepsTheCall: true });
+    return { accepted: false, reason: atCapacity };
+  }
   // The one conditional write: the run is in progress and has no stream yet.
   const run = await claimMediaStream(ref, new Date(now).toISOString());
   if (!run)

@@ -178,6 +178,23 @@ describe('media service on AWS', () => {
     expect(() => synth({ ...CONTEXT, mediaCertificateArn: 'not-an-arn' })).toThrow(/mediaCertificateArn/);
     expect(() => synth({ ...CONTEXT, mediaMinTasks: '9' })).toThrow(/mediaMaxTasks/);
     expect(() => synth({ ...CONTEXT, mediaArchitecture: 'mips' })).toThrow(/mediaArchitecture/);
+    expect(() => synth({ ...CONTEXT, mediaMaxCallsPerTask: '10' })).toThrow(/mediaMaxCallsPerTask/);
+  });
+
+  it('caps the calls a task takes (MEDIA_MAX_CALLS): twice the scaling target unless set', () => {
+    const environment = (template: Template) => {
+      const [, task] = Object.entries(template.toJSON().Resources as Resources).find(
+        ([, r]) => r.Type === 'AWS::ECS::TaskDefinition',
+      )!;
+      return Object.fromEntries(
+        task.Properties.ContainerDefinitions[0].Environment.map((v: { Name: string; Value: unknown }) => [
+          v.Name,
+          v.Value,
+        ]),
+      );
+    };
+    expect(environment(template).MEDIA_MAX_CALLS).toBe('50');
+    expect(environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30' }).template).MEDIA_MAX_CALLS).toBe('30');
     expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
   });
 

@@ -59,8 +59,12 @@ async function waitingRun({ providerCallId = 'CA-test' as string | null } = {}) 
 }
 
 /** Opens a stream like the provider: connected + start with the custom parameters, then what `after` sends. */
-async function stream(start: { runRef: string; streamToken?: string }, after: (ws: WebSocket) => void = () => {}) {
-  const ws = new WebSocket(inject('stackEnv').MEDIA_STREAM_URL!);
+async function stream(
+  start: { runRef: string; streamToken?: string },
+  after: (ws: WebSocket) => void = () => {},
+  url = inject('stackEnv').MEDIA_STREAM_URL!,
+) {
+  const ws = new WebSocket(url);
   const received: { event: string }[] = [];
   ws.on('message', (data) => received.push(JSON.parse(String(data))));
   const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
@@ -223,4 +227,49 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
     // The greeting only (well under a second of audio): neither the 12 KB frame nor the year-long gap made it in.
     expect(wav.length).toBeLessThan(10_000);
   });
+});
+
+describe.skipIf(needsLocalStack)('a media task at its most calls', () => {
+  it('refuses one more stream cleanly: the provider gets a closed stream, the run ends failed saying why', async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const [{ startMediaService }, { platformProviders }, { startFakeVoiceProviders }] = await Promise.all([
+      import('../../media/src/service.ts'),
+      import('../../media/src/agent/providers.ts'),
+      import('../../local/fakes/voice-providers.ts'),
+    ]);
+    const fakes = await startFakeVoiceProviders();
+    // A task of its own, in this process, holding one call at most.
+    const media = await startMediaService({
+      port: 0,
+      host: '127.0.0.1',
+      calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
+      log: () => {},
+      maxCalls: 1,
+    });
+    const url = `ws://127.0.0.1:${media.port}/media`;
+    try {
+      const [first, second] = [await waitingRun(), await waitingRun()];
+      const held = await stream({ runRef: first.runRef, streamToken: first.token }, () => {}, url);
+      await eventually(async () => (await first.read())?.answered_at ?? undefined);
+      const refused = await stream({ runRef: second.runRef, streamToken: second.token }, () => {}, url);
+      expect(await refused.closed).toBe(1008);
+      const ended = await eventually(async () => {
+        const run = await second.read();
+        return run?.status !== 'in_progress' ? run : undefined;
+      });
+      expect(ended).toMatchObject({ status: 'failed', answered_at: null });
+      expect(ended!.logs.at(-1)!.message).toBe('Call refused: the media task is at capacity (1 calls)');
+      // The call it holds goes on; once it ends, the next one is taken.
+      expect((await first.read())?.status).toBe('in_progress');
+      held.ws.close();
+      await held.closed;
+      const third = await waitingRun();
+      const next = await stream({ runRef: third.runRef, streamToken: third.token }, () => {}, url);
+      await eventually(async () => (await third.read())?.answered_at ?? undefined);
+      next.ws.close();
+    } finally {
+      await media.close();
+      await fakes.stop();
+    }
+  }, 30_000);
 });
