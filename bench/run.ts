@@ -73,15 +73,19 @@ const CAMPAIGNS = [
 ];
 const n = (value: number, digits = 2) => value.toFixed(digits);
 for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] of CAMPAIGNS) {
-  const c = scenario<CampaignFigures>(
-    'campaign',
-    label!,
-    contacts!,
-    channels!,
-    lastDigit!,
-    callSeconds!,
-    callsPerSecond!,
-  );
+  const runCampaign = (env: Record<string, string>) =>
+    runJsonWith<CampaignFigures>(
+      env,
+      'bench/scenario.ts',
+      'campaign',
+      label!,
+      contacts!,
+      channels!,
+      lastDigit!,
+      callSeconds!,
+      callsPerSecond!,
+    );
+  const c = runCampaign({});
   console.log(
     `Campaign: ${label} (${c.attempts} dial attempts; create request answered in ${n(c.createAnsweredSeconds, 1)} s, contacts stored in ${n(c.createSeconds, 1)} s)`,
   );
@@ -108,17 +112,7 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
   );
   // The same campaign with the engine looking in every second, as `npm start` does: a poll while
   // the channels are busy costs a few requests whatever the campaign's size, so the period must not matter.
-  const everySecond = runJsonWith<CampaignFigures>(
-    { BENCH_POLL_SECONDS: '1' },
-    'bench/scenario.ts',
-    'campaign',
-    label!,
-    contacts!,
-    channels!,
-    lastDigit!,
-    callSeconds!,
-    callsPerSecond!,
-  );
+  const everySecond = runCampaign({ BENCH_POLL_SECONDS: '1' });
   console.log(
     `  Engine polls, every 60 s / every 1 s: wall time ${n(c.runSeconds, 1)} s / ${n(everySecond.runSeconds, 1)} s; ` +
       `steps ${c.engineSteps} / ${everySecond.engineSteps}, of which dialed nothing ${c.idlePolls.steps} / ${everySecond.idlePolls.steps} ` +

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { SimulatedTelnyxAccount } from '../../local/telnyx-simulator.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
+import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 /**
@@ -26,16 +26,6 @@ interface Run {
 
 type Provider = 'twilio' | 'telnyx';
 
-async function telnyxAccount(phoneNumbers: string[]): Promise<SimulatedTelnyxAccount> {
-  const response = await fetch(`${inject('telnyxOrigin')}/_simulator/accounts`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ phone_numbers: phoneNumbers }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as SimulatedTelnyxAccount;
-}
-
 /** What the provider's text-to-speech said on calls (Twilio `<Say>`, Telnyx `speak`). */
 async function spoken(provider: Provider): Promise<{ to: string; text: string; completed: boolean }[]> {
   const origin = provider === 'twilio' ? inject('telephonyApiUrl') : inject('telnyxOrigin');
@@ -56,19 +46,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('answering 
     org = await newOrganization(`AMD ${provider}`, 8);
     if (provider === 'telnyx') {
       const callerId = '+442079460571';
-      const account = await telnyxAccount([callerId]);
-      const configured = await api.request('PUT', '/telephony-configs', {
-        key: org.key,
-        body: {
-          credentials: {
-            provider: 'telnyx',
-            api_key: account.api_key,
-            public_key: account.public_key,
-            connection_id: account.connection_id,
-          },
-          caller_id: callerId,
-        },
-      });
+      const configured = await useTelnyx(org, await telnyxAccount([callerId]), callerId);
       expect(configured.status).toBe(200);
     }
     // A conversation long enough for detection's `unknown`, which comes when it gives up.

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { SimulatedTelnyxAccount } from '../../local/telnyx-simulator.ts';
 import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
 import { DEAD_AIR_PATIENCE_MS } from '../../local/simulated-callee.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
+import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 /**
@@ -13,23 +13,6 @@ import { eventually } from '../support/webhook-receiver.ts';
  * Ed25519-signed webhooks) and media streaming like Telnyx.
  */
 const api = apiClient();
-
-/** An account at the local Telnyx owning `phoneNumbers` (what the Telnyx portal gives a customer). */
-async function telnyxAccount(phoneNumbers: string[]) {
-  const response = await fetch(`${inject('telnyxOrigin')}/_simulator/accounts`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ phone_numbers: phoneNumbers }),
-  });
-  expect(response.status).toBe(201);
-  const account = (await response.json()) as SimulatedTelnyxAccount;
-  const stats = async () =>
-    (await (await fetch(`${inject('telnyxOrigin')}/_simulator/accounts/${account.connection_id}`)).json()) as {
-      calls_created_at: number[];
-      calls_ended: { hangup_source: string; stream_ended_at: number | null; hung_up_at: number }[];
-    };
-  return { ...account, stats };
-}
 
 /** A phone calling a Telnyx number: the local Telnyx sends `call.initiated` and waits for the platform's command. */
 async function ring(
@@ -53,20 +36,6 @@ const newAgent = async (org: TestOrganization, name: string) =>
       body: { name, workflow_definition: { greeting: 'Hello.', steps: ['Ok?'], closing: 'Bye.' } },
     })
   ).body as { id: number; public_id: string };
-
-const useTelnyx = async (org: TestOrganization, account: SimulatedTelnyxAccount, callerId: string) =>
-  api.request('PUT', '/telephony-configs', {
-    key: org.key,
-    body: {
-      credentials: {
-        provider: 'telnyx',
-        api_key: account.api_key,
-        public_key: account.public_key,
-        connection_id: account.connection_id,
-      },
-      caller_id: callerId,
-    },
-  });
 
 const finished = (org: TestOrganization, agent: { public_id: string }, runId: number, timeoutMs?: number) =>
   eventually(async () => {

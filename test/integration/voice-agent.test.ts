@@ -47,6 +47,12 @@ async function endedCall(agentId: string, phoneNumber: string) {
   return finishedRun(agentId, placed.body.workflow_run_id);
 }
 
+/** The run's transcript as `role: text` lines. */
+async function transcriptLines(agentId: string, runId: number): Promise<string[]> {
+  const transcript = await api.request('GET', `/agents/${agentId}/conversations/${runId}/transcript`, { key: org.key });
+  return transcript.body.segments.map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`);
+}
+
 /** Makes the local fake model answer 500 to every request whose system prompt holds `text`. */
 async function failModelWhenPromptHolds(text: string) {
   const { LLM_API_URL: modelUrl, LLM_API_KEY: modelKey } = inject('stackEnv');
@@ -143,16 +149,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
       });
       expect(agent.status).toBe(201);
       const run = await endedCall(agent.body.public_id, `${daytimeNumber(6, 2).slice(0, -3)}346`);
-      const transcript = await api.request(
-        'GET',
-        `/agents/${agent.body.public_id}/conversations/${run.id}/transcript`,
-        {
-          key: org.key,
-        },
-      );
-      const lines = transcript.body.segments.map(
-        ({ role, text }: { role: string; text: string }) => `${role}: ${text}`,
-      );
+      const lines = await transcriptLines(agent.body.public_id, run.id);
       expect(lines.slice(0, 3)).toEqual([
         'assistant: Please enter your account number, then the hash key.',
         'user: [pressed 1234]',
@@ -175,16 +172,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
       });
       expect(agent.status).toBe(201);
       const run = await endedCall(agent.body.public_id, `${daytimeNumber(5, 3).slice(0, -3)}345`);
-      const transcript = await api.request(
-        'GET',
-        `/agents/${agent.body.public_id}/conversations/${run.id}/transcript`,
-        {
-          key: org.key,
-        },
-      );
-      const lines = transcript.body.segments.map(
-        ({ role, text }: { role: string; text: string }) => `${role}: ${text}`,
-      );
+      const lines = await transcriptLines(agent.body.public_id, run.id);
       expect(lines.slice(0, 4)).toEqual([
         'assistant: Hello.',
         'user: For appointments press 2, for prices press 3.',

@@ -6,7 +6,8 @@ import { startMediaService } from '../../media/src/service.ts';
 import { MediaSession } from '../../media/src/streams/media-session.ts';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
-import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secrets-manager.ts';
+import type { LocalSecretsManager } from '../../local/secrets-manager.ts';
+import { useLocalSecretsManager } from '../support/secrets.ts';
 import { SecretNotReadyError } from '../../shared/config/secrets.ts';
 import { callInput } from '../support/voice.ts';
 
@@ -21,15 +22,11 @@ let fakes: FakeVoiceProviders;
 
 beforeAll(async () => {
   fakes = await startFakeVoiceProviders();
-  secretsManager = await startLocalSecretsManager({
-    region: 'us-east-1',
-    secrets: { 'voice-providers-first-deploy': JSON.stringify(EMPTY_KEYS), 'media-streams': 'unit-test-stream-key' },
+  secretsManager = await useLocalSecretsManager({
+    'voice-providers-first-deploy': JSON.stringify(EMPTY_KEYS),
+    'media-streams': 'unit-test-stream-key',
   });
   Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
     MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams'],
     VOICE_PROVIDERS_SECRET_ARN: secretsManager.arns['voice-providers-first-deploy'],
   });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startLocalSecretsManager, type LocalSecretsManager } from '../../local/secrets-manager.ts';
+import type { LocalSecretsManager } from '../../local/secrets-manager.ts';
+import { useLocalSecretsManager } from '../support/secrets.ts';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
@@ -11,17 +12,8 @@ let fakes: FakeVoiceProviders | undefined;
 let secretsManager: LocalSecretsManager | undefined;
 /** The stream credentials' key, read at start from (the local stand-in of) Secrets Manager, as in the task. */
 beforeAll(async () => {
-  secretsManager = await startLocalSecretsManager({
-    region: 'us-east-1',
-    secrets: { 'media-streams': 'unit-test-stream-key' },
-  });
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
-    MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams'],
-  });
+  secretsManager = await useLocalSecretsManager({ 'media-streams': 'unit-test-stream-key' });
+  process.env.MEDIA_STREAM_SECRET_ARN = secretsManager.arns['media-streams'];
 });
 afterAll(() => secretsManager?.stop());
 afterEach(async () => {

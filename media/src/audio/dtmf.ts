@@ -4,6 +4,7 @@
  * local callee that plays a phone menu. In-band tones go through any G.711 call unchanged, the
  * same way on every provider. Only erasable TypeScript syntax (the container strips types).
  */
+import { goertzelPower } from './tones.ts';
 
 const SAMPLE_RATE = 8000;
 const ROWS = [697, 770, 852, 941] as const;
@@ -49,18 +50,8 @@ export function keyTones(keys: string): Int16Array {
   return Int16Array.from(samples);
 }
 
-/** Power of `frequency` in `frame` (Goertzel; the frequency need not fall on a bin). */
-function power(frame: Int16Array, frequency: number): number {
-  const coefficient = 2 * Math.cos((2 * Math.PI * frequency) / SAMPLE_RATE);
-  let previous = 0;
-  let beforePrevious = 0;
-  for (let i = 0; i < frame.length; i++) {
-    const current = frame[i]! + coefficient * previous - beforePrevious;
-    beforePrevious = previous;
-    previous = current;
-  }
-  return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious;
-}
+/** Power of `frequency` (Hz) in `frame`; it need not fall on a bin. */
+const power = (frame: Int16Array, frequency: number): number => goertzelPower(frame, frequency / SAMPLE_RATE);
 
 /**
  * The key a frame (20 ms or more of 8 kHz PCM) carries, or null: one row and one column tone

@@ -52,18 +52,25 @@ export function synthesizeSpeech(text: string, sampleRate = SAMPLE_RATE): Int16A
   return out;
 }
 
-/** Energy of `frame` at bin k (k cycles per frame): Goertzel. */
-function binPower(frame: Int16Array, k: number): number {
-  const coefficient = 2 * Math.cos((2 * Math.PI * k) / frame.length);
+/**
+ * Power of one frequency in `samples` (Goertzel), the frequency given as cycles per sample: a
+ * filter per frequency is cheaper than an FFT for the few each detector looks at. Also used by
+ * the DTMF detector (dtmf.ts).
+ */
+export function goertzelPower(samples: Int16Array, cyclesPerSample: number): number {
+  const coefficient = 2 * Math.cos(2 * Math.PI * cyclesPerSample);
   let previous = 0;
   let beforePrevious = 0;
-  for (let i = 0; i < frame.length; i++) {
-    const current = frame[i]! + coefficient * previous - beforePrevious;
+  for (let i = 0; i < samples.length; i++) {
+    const current = samples[i]! + coefficient * previous - beforePrevious;
     beforePrevious = previous;
     previous = current;
   }
   return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious;
 }
+
+/** Energy of `frame` at bin k (k cycles per frame). */
+const binPower = (frame: Int16Array, k: number): number => goertzelPower(frame, k / frame.length);
 
 const strongest = (frame: Int16Array, bins: number[]): { index: number; power: number } => {
   let best = { index: 0, power: -1 };
