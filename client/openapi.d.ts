@@ -3028,6 +3028,7 @@ export interface components {
             };
             mode: string;
             name: string;
+            session: components["schemas"]["SessionAccess"];
             workflow_id: number;
         };
         CreateAgentRequest: {
@@ -3721,6 +3722,111 @@ export interface components {
              */
             script_language: string | null;
         };
+        /** @description For `webrtc` and `chat`: where and how to connect the session (once). Null for other modes (`smallwebrtc`, peer-to-peer WebRTC, is not served yet; telephony modes only create a record). */
+        SessionAccess: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            expires_at: string;
+            /**
+             * @description The run, as the session names it.
+             * @example 12.34.5678
+             */
+            run_ref: string;
+            /**
+             * @description Credential bound to this run; good for one connection, until `expires_at`.
+             * @example 1795600000.3q2-7wxKpwY2ZJ3m3Jb3gq9LNGmIbb0r8o_Fq0oU2zE
+             */
+            token: string;
+            /**
+             * @description The media service's session WebSocket (`wss://<media host>/sessions`).
+             * @example wss://media.example.com/sessions
+             */
+            url: string;
+        } | null;
+        /** @description A frame the client sends on the session WebSocket. */
+        SessionClientFrame: {
+            /** @enum {string} */
+            event: "start";
+            start: {
+                customParameters: {
+                    run_ref: string;
+                    stream_token: string;
+                };
+            };
+        } | {
+            /** @enum {string} */
+            event: "media";
+            media: {
+                /** @description 20 ms of 8 kHz mu-law audio (160 bytes), base64. */
+                payload: string;
+                /** @description Milliseconds since the session started. */
+                timestamp?: string;
+            };
+        } | {
+            /** @enum {string} */
+            event: "mark";
+            mark: {
+                name: string;
+            };
+        } | {
+            /** @enum {string} */
+            event: "message";
+            text: string;
+        } | {
+            /** @enum {string} */
+            event: "stop";
+        };
+        /** @description A frame the service sends on the session WebSocket. */
+        SessionEvent: {
+            /** @enum {string} */
+            event: "media";
+            media: {
+                /** @description 20 ms of 8 kHz mu-law audio (160 bytes), base64. */
+                payload: string;
+                /** @description Milliseconds since the session started. */
+                timestamp?: string;
+            };
+        } | {
+            /** @enum {string} */
+            event: "mark";
+            mark: {
+                name: string;
+            };
+        } | {
+            /** @enum {string} */
+            event: "clear";
+        } | {
+            /** @enum {string} */
+            event: "text";
+            text: string;
+        } | {
+            end: string;
+            /** @enum {string} */
+            event: "transcript";
+            /** @enum {string} */
+            role: "user" | "assistant";
+            text: string;
+            timestamp: string;
+        } | {
+            arguments: string;
+            /** @enum {string} */
+            event: "tool_call";
+            name: string;
+            result: string;
+        } | {
+            /** @enum {string} */
+            event: "knowledge";
+            passages: {
+                text: string;
+                title: string;
+            }[];
+        } | {
+            detail: string;
+            /** @enum {string} */
+            event: "error";
+        };
         /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
         SpeechKeyList: {
             items: components["schemas"]["SpeechKeyStatus"][];
@@ -4064,6 +4170,8 @@ export interface components {
         WorkflowConfigurations: {
             /** @description Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default 1. */
             barge_in_min_words?: number;
+            /** @description Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default 300. */
+            chat_idle_timeout_seconds?: number;
             /** @description Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call. */
             first_message?: string;
             /**
@@ -4093,13 +4201,14 @@ export interface components {
             /** @description Chat model name at the OpenAI-compatible API. Default: the platform's `LLM_MODEL` (or the organization key's model). */
             model?: string;
             /**
-             * @description What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.
+             * @description What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.
              * @example {
              *       "one_moment": "Let me check that for you."
              *     }
              */
             phrases?: {
                 apology?: string;
+                idle_goodbye?: string;
                 one_moment?: string;
                 silence_goodbye?: string;
                 silence_prompt?: string;

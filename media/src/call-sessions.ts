@@ -20,6 +20,7 @@ import * as memories from '../../shared/repositories/memories.ts';
 import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
+import { CHAT_MODE } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
@@ -95,11 +96,13 @@ async function prepareCall(
   if (!agent) throw new Error(`No agent for ${runRefText}`);
   await emitCallStarted(run);
   // The organization's own keys first; the platform's only for what they do not cover. A platform
-  // key missing (not filled in since the first deploy) fails the call here, naming the key.
+  // key missing (not filled in since the first deploy) fails the call here, naming the key. A
+  // chat speaks no words: it needs the model only.
+  const speech = run.mode !== CHAT_MODE;
   const own = organizationSpeechProviders(config.settings, speechKeys);
   const [stt, tts, llm] = await Promise.all([
-    own.stt ?? config.providers.stt(),
-    own.tts ?? config.providers.tts(),
+    speech ? (own.stt ?? config.providers.stt()) : undefined,
+    speech ? (own.tts ?? config.providers.tts()) : undefined,
     model
       ? new OpenAiChatModel({
           ...model,
@@ -127,7 +130,7 @@ async function prepareCall(
   };
 }
 
-/** The session of an admitted stream; `run` is what its admission wrote. */
+/** The session of an admitted phone stream; `run` is what its admission wrote. */
 export function createCallSession(
   config: CallSessionConfig,
   send: (message: object) => void,
@@ -135,6 +138,26 @@ export function createCallSession(
   run: runs.RunRecord,
 ): MediaSession {
   return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
+}
+
+/**
+ * The session of an admitted browser connection (shared/domain/browser-sessions.ts): the same loop
+ * as a call, speaking with a browser (`webrtc`) or writing (`chat`), and telling the client what
+ * happens as it happens.
+ */
+export function createBrowserSession(
+  config: CallSessionConfig,
+  send: (message: object) => void,
+  log: LogFn,
+  run: runs.RunRecord,
+): MediaSession {
+  return new MediaSession({
+    prepare: (runRef) => prepareCall(config, runRef, run, log),
+    send,
+    log,
+    transport: run.mode === CHAT_MODE ? 'text' : 'audio',
+    sessionEvents: true,
+  });
 }
 
 /**
@@ -146,13 +169,15 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
   if (!ref) return;
   const keys = runFileKeys(ref);
   const callId = run.provider_call_id ?? result.callSid;
+  // A chat has a transcript and no recording.
+  const recorded = run.mode !== CHAT_MODE;
   await Promise.all([
     result.agentEnded && callId
       ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
           onlyWhereTheStreamKeepsTheCall: true,
         })
       : undefined,
-    putRunFile(keys.recording, result.wav, 'audio/wav'),
+    recorded ? putRunFile(keys.recording, result.wav, 'audio/wav') : undefined,
     putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
   ]);
   await completeCall(
@@ -161,7 +186,7 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
       outcome: result.failure ? 'failed' : 'completed',
       endedAt: result.endedAt,
       gatheredContext: result.gathered,
-      recordingKey: keys.recording,
+      ...(recorded ? { recordingKey: keys.recording } : {}),
       transcriptKey: keys.transcript,
       ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
     },

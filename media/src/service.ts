@@ -1,19 +1,23 @@
 /**
- * The media service: `/healthz` for the load balancer and `/media`, the Media Streams WebSocket the
- * telephony provider connects each answered call to. The same code runs in the Fargate task and,
- * in process, in the local stack.
+ * The media service: `/healthz` for the load balancer, `/media`, the Media Streams WebSocket the
+ * telephony provider connects each answered call to, and `/sessions`, where a browser connects a
+ * voice or chat session of a conversation. The same code runs in the Fargate task and, in
+ * process, in the local stack.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
+import { createBrowserSession, createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
 import type { RunRecord } from '../../shared/repositories/runs.ts';
-import { admitStream } from './stream-admission.ts';
-import { attachMediaStreams, type StreamClaim } from './streams/websocket-server.ts';
-import type { LogFn } from './streams/media-session.ts';
+import { BROWSER_SESSION_PATH } from '../../shared/domain/browser-sessions.ts';
+import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';
+import { admitBrowserSession, admitStream } from './stream-admission.ts';
+import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
+import type { LogFn, MediaSession } from './streams/media-session.ts';
 
 export { MEDIA_STREAM_PATH };
 
@@ -69,35 +73,60 @@ export async function startMediaService(options: {
   /** Calls in progress, and streams being admitted (each takes a slot until it is one or is refused). */
   let calls = 0;
   let admitting = 0;
-  const admit = async (claim: StreamClaim) => {
-    const full = options.maxCalls !== undefined && calls + admitting >= options.maxCalls;
-    if (full) options.log('warn', 'media stream refused: the task is at capacity', { maxCalls: options.maxCalls });
-    admitting += 1;
-    try {
-      return await admitStream(
-        claim,
-        Date.now(),
-        full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
-      );
-    } finally {
-      admitting -= 1;
-    }
+  /** Calls and browser sessions share the task's capacity. */
+  const admittedBy =
+    (admission: (claim: StreamClaim, now: number, atCapacity?: string) => Promise<AdmissionResult<RunRecord>>) =>
+    async (claim: StreamClaim) => {
+      const full = options.maxCalls !== undefined && calls + admitting >= options.maxCalls;
+      if (full) options.log('warn', 'media stream refused: the task is at capacity', { maxCalls: options.maxCalls });
+      admitting += 1;
+      try {
+        return await admission(
+          claim,
+          Date.now(),
+          full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
+        );
+      } finally {
+        admitting -= 1;
+      }
+    };
+  const counted = (session: MediaSession) => {
+    calls += 1;
+    track(session.finished);
+    void session.finished.then(() => (calls -= 1));
+    return session;
   };
-  const streams = attachMediaStreams<RunRecord>(
-    server,
-    MEDIA_STREAM_PATH,
-    (send, run) => {
-      const session = createCallSession(options.calls, send, options.log, run);
-      calls += 1;
-      track(session.finished);
-      void session.finished.then(() => (calls -= 1));
-      return session;
-    },
-    (result, run) => track(saveCall(result, run)),
-    { admit, maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
-  );
+  const endpoints = [
+    attachMediaStreams<RunRecord>(
+      server,
+      MEDIA_STREAM_PATH,
+      (send, run) => counted(createCallSession(options.calls, send, options.log, run)),
+      (result, run) => track(saveCall(result, run)),
+      { admit: admittedBy(admitStream), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
+    ),
+    attachMediaStreams<RunRecord>(
+      server,
+      BROWSER_SESSION_PATH,
+      (send, run) => counted(createBrowserSession(options.calls, send, options.log, run)),
+      (result, run) => track(saveCall(result, run)),
+      {
+        admit: admittedBy(admitBrowserSession),
+        maxCallSeconds: MAX_CALL_SECONDS,
+        log: options.log,
+        codec: twilioMediaCodec,
+        statusCloseCodes: true,
+      },
+    ),
+  ];
+  // Upgrades to any other path are refused rather than left hanging.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path !== MEDIA_STREAM_PATH && path !== BROWSER_SESSION_PATH)
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  const activeConnections = () => endpoints.reduce((sum, endpoint) => sum + endpoint.activeConnections, 0);
   const close = async () => {
-    await streams.close();
+    await Promise.all(endpoints.map((endpoint) => endpoint.close()));
     while (unfinished.size > 0) await Promise.allSettled([...unfinished]);
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -111,20 +140,20 @@ export async function startMediaService(options: {
   return {
     port: (server.address() as AddressInfo).port,
     get activeCalls() {
-      return streams.activeConnections;
+      return activeConnections();
     },
     drain: async (maxWaitMs) => {
       draining = true;
-      streams.stopAccepting();
+      for (const endpoint of endpoints) endpoint.stopAccepting();
       const deadline = Date.now() + maxWaitMs;
       options.log('info', 'draining: waiting for calls in progress', {
-        activeCalls: streams.activeConnections,
+        activeCalls: activeConnections(),
         maxWaitMs,
       });
-      while (streams.activeConnections > 0 && Date.now() < deadline) await sleep(Math.min(500, deadline - Date.now()));
-      if (streams.activeConnections > 0)
+      while (activeConnections() > 0 && Date.now() < deadline) await sleep(Math.min(500, deadline - Date.now()));
+      if (activeConnections() > 0)
         options.log('warn', 'drain time is up: closing the remaining calls', {
-          activeCalls: streams.activeConnections,
+          activeCalls: activeConnections(),
         });
       await close();
     },

@@ -4,7 +4,8 @@
  * only once per run, while the run waits for its media.
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
-import { claimMediaStream, type RunRecord } from '../../shared/repositories/runs.ts';
+import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
+import { claimMediaStream, startSession, type RunRecord } from '../../shared/repositories/runs.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
@@ -36,5 +37,34 @@ export async function admitStream(
   const run = await claimMediaStream(ref, new Date(now).toISOString());
   if (!run)
     return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
+  return { accepted: true, runRef: claim.runRef, admitted: run };
+}
+
+/**
+ * Admits a browser or chat session: the credential the conversation was created with, for a run
+ * of a session mode that has not started. Its one conditional write starts the run and takes a
+ * channel, so a credential works once: a second connection, or a replay, is refused. A full task
+ * refuses before anything is written (the client may connect again to another task).
+ */
+export async function admitBrowserSession(
+  claim: StreamClaim,
+  now = Date.now(),
+  atCapacity?: string,
+): Promise<AdmissionResult<RunRecord>> {
+  const ref = claim.runRef ? parseRunRef(claim.runRef) : undefined;
+  if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference', status: 400 };
+  if (!claim.streamToken) return { accepted: false, reason: 'no session credential', status: 401 };
+  const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
+  if (token !== 'valid') return { accepted: false, reason: `session credential ${token}`, status: 401 };
+  if (atCapacity) return { accepted: false, reason: atCapacity, status: 503 };
+  const run = await startSession(ref, SESSION_MODES, new Date(now).toISOString());
+  if (run === 'at_limit')
+    return { accepted: false, reason: 'the organization is at its concurrent call limit', status: 429 };
+  if (!run)
+    return {
+      accepted: false,
+      reason: 'not a browser or chat session that is waiting to connect (connected before, or ended)',
+      status: 409,
+    };
   return { accepted: true, runRef: claim.runRef, admitted: run };
 }

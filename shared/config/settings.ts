@@ -67,8 +67,9 @@ export const SETTINGS = {
     description: 'Secrets Manager secret: HMAC key of signed download links (generated)',
   },
   MEDIA_STREAM_URL: {
-    readBy: 'telephony',
-    description: 'wss:// URL of the media service given to the provider (context mediaStreamUrl)',
+    readBy: { anyOf: ['telephony', 'browserSessions'] },
+    description:
+      'wss:// URL of the media service given to the provider (context mediaStreamUrl); browser sessions connect to the same host',
   },
   TELEPHONY_SECRET_ARN: {
     readBy: 'telephony',
@@ -76,8 +77,9 @@ export const SETTINGS = {
       "Secrets Manager secret: the platform's telephony provider account (JSON TelephonyCredentials; a placeholder until the operator fills it)",
   },
   MEDIA_STREAM_SECRET_ARN: {
-    readBy: STREAMS_CALLS,
-    description: 'Secrets Manager secret: HMAC key of per-call media stream credentials (generated)',
+    readBy: [...STREAMS_CALLS, 'conversations'],
+    description:
+      'Secrets Manager secret: HMAC key of per-call media stream and browser session credentials (generated)',
   },
   TELEPHONY_CALLS_PER_SECOND: {
     readBy: 'telephony',

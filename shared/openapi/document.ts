@@ -5,6 +5,7 @@ import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../http/json-limits.ts';
 import type { Route } from '../api/route.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
 import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
+import { SessionClientFrame, SessionEvent } from '../schemas/sessions.ts';
 import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
 
 const SECURITY_SCHEME = 'APIKeyHeader';
@@ -107,6 +108,9 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
     name: API_KEY_HEADER,
   });
   registry.register('HTTPValidationError', HTTPValidationError);
+  // Not in any operation: the frames of a conversation's session WebSocket (SessionAccess).
+  registry.register('SessionClientFrame', SessionClientFrame);
+  registry.register('SessionEvent', SessionEvent);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
   registerWebhookEvents(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({

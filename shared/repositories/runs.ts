@@ -434,6 +434,61 @@ export async function claimMediaStream(ref: RunRef, answeredAt: string): Promise
 }
 
 /**
+ * A browser or chat session connects: its run (created, of a session mode, never started) starts
+ * now, taking one of the organization's channels like a call, and joins the active runs the
+ * stuck-run sweeper watches. `at_limit` when the organization has no channel free; undefined when
+ * the run cannot start (unknown, not a session, started before: a credential used twice).
+ */
+export async function startSession(
+  ref: RunRef,
+  modes: readonly string[],
+  startedAt: string,
+): Promise<RunRecord | 'at_limit' | undefined> {
+  const table = tableName();
+  const active = keys.activeRunIndex(startedAt, ref.organizationId, ref.agentId, ref.runId);
+  const modeValues = Object.fromEntries(modes.map((mode, i) => [`:mode${i}`, mode]));
+  try {
+    await sendTransaction([
+      {
+        Update: {
+          TableName: table,
+          Key: keys.organization(ref.organizationId),
+          UpdateExpression: 'SET active_calls = if_not_exists(active_calls, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(active_calls) OR active_calls < maxConcurrentCalls',
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+          UpdateExpression:
+            'SET #status = :inProgress, answered_at = :at, gsi1pk = :activePk, gsi1sk = :activeSk, logs = list_append(if_not_exists(logs, :empty), :log)',
+          ConditionExpression: `#status = :created AND #mode IN (${Object.keys(modeValues).join(', ')}) AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))`,
+          ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
+          ExpressionAttributeValues: {
+            ...modeValues,
+            ':created': 'created',
+            ':inProgress': 'in_progress',
+            ':at': startedAt,
+            ':activePk': active.gsi1pk,
+            ':activeSk': active.gsi1sk,
+            ':null': 'NULL',
+            ':empty': [],
+            ':log': [{ timestamp: startedAt, level: 'INFO', message: 'Session connected' }],
+          },
+        },
+      },
+    ]);
+  } catch (error) {
+    if (cancelledBy(error, 1)) return undefined;
+    if (cancelledBy(error, 0)) return 'at_limit';
+    throw error;
+  }
+  return getRun(ref.organizationId, ref.agentId, ref.runId);
+}
+
+/**
  * Deletes a run that is not in progress, and with it the Idempotency-Key record that kept its
  * first response (which names the number); false when it is in progress (or gone).
  */

@@ -50,6 +50,30 @@ export const CreateConversationRequest = z
   })
   .openapi('CreateConversationRequest');
 
+export const SessionAccess = z
+  .object({
+    url: z.string().openapi({
+      description: "The media service's session WebSocket (`wss://<media host>/sessions`).",
+      example: 'wss://media.example.com/sessions',
+    }),
+    run_ref: z.string().openapi({ description: 'The run, as the session names it.', example: '12.34.5678' }),
+    token: z.string().openapi({
+      description: 'Credential bound to this run; good for one connection, until `expires_at`.',
+      example: '1795600000.3q2-7wxKpwY2ZJ3m3Jb3gq9LNGmIbb0r8o_Fq0oU2zE',
+    }),
+    expires_at: Timestamp,
+  })
+  .openapi('SessionAccess', {
+    description:
+      'How a browser connects the session of a `webrtc` (voice) or `chat` conversation: open a WebSocket to `url` and send ' +
+      '`{"event":"start","start":{"customParameters":{"run_ref":…,"stream_token":…}}}` first. Voice then goes both ways as ' +
+      'Twilio Media Streams frames (`media` with base64 8 kHz mu-law, 20 ms each; `mark`, `clear`); a chat sends ' +
+      '`{"event":"message","text":…}` and receives each sentence of the answer as `{"event":"text","text":…}`, a `mark` at the ' +
+      'end of each answer. Both receive `transcript`, `tool_call` and `knowledge` frames (see SessionEvent); echo every `mark` ' +
+      'back (as played, for voice); the agent ending the conversation closes the socket (1000), a `stop` frame ends it from the ' +
+      'client. A refused connection is closed with 1008 and the reason. `client/session.ts` does all this in a few lines.',
+  });
+
 export const ConversationRecord = z
   .object({
     id: z.int(),
@@ -59,6 +83,10 @@ export const ConversationRecord = z
     created_at: Timestamp,
     definition_id: z.int(),
     initial_context: JsonObject,
+    session: SessionAccess.nullable().openapi({
+      description:
+        'For `webrtc` and `chat`: where and how to connect the session (once). Null for other modes (`smallwebrtc`, peer-to-peer WebRTC, is not served yet; telephony modes only create a record).',
+    }),
   })
   .openapi('ConversationRecord');
 

@@ -12,6 +12,7 @@ export const VOICE_DEFAULTS = {
   max_call_seconds: 600,
   silence_timeout_seconds: 8,
   barge_in_min_words: 1,
+  chat_idle_timeout_seconds: 300,
 } as const;
 
 const Phrase = z.string().min(1).max(500);
@@ -60,6 +61,14 @@ export const WorkflowConfigurations = z
       .openapi({
         description: `Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default ${VOICE_DEFAULTS.silence_timeout_seconds}.`,
       }),
+    chat_idle_timeout_seconds: z
+      .int()
+      .min(10)
+      .max(3600)
+      .optional()
+      .openapi({
+        description: `Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default ${VOICE_DEFAULTS.chat_idle_timeout_seconds}.`,
+      }),
     barge_in_min_words: z
       .int()
       .min(1)
@@ -94,6 +103,7 @@ export const WorkflowConfigurations = z
       .strictObject({
         silence_prompt: Phrase.optional(),
         silence_goodbye: Phrase.optional(),
+        idle_goodbye: Phrase.optional(),
         time_limit_goodbye: Phrase.optional(),
         one_moment: Phrase.optional(),
         apology: Phrase.optional(),
@@ -101,7 +111,7 @@ export const WorkflowConfigurations = z
       .optional()
       .openapi({
         description:
-          "What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.",
+          "What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.",
         example: { one_moment: 'Let me check that for you.' },
       }),
   })

@@ -1,6 +1,9 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
-import type { RunRef } from '../domain/run-ref.ts';
+import { hasSession, SESSION_TOKEN_SECONDS, sessionUrl } from '../domain/browser-sessions.ts';
+import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { requiredSetting } from '../config/settings.ts';
+import { mintStreamToken } from '../telephony/stream-token.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { nextId } from '../repositories/counters.ts';
 import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
@@ -56,7 +59,7 @@ export async function createConversation(
     campaign: null,
     initialContext: request.initial_context,
   });
-  // Not a phone call: it takes no outbound channel.
+  // Not dialed: it takes a channel only once its session connects (runs.startSession).
   await runs.insertRun(run, false);
   return {
     id: run.id,
@@ -66,6 +69,20 @@ export async function createConversation(
     created_at: run.created_at,
     definition_id: run.definition_id,
     initial_context: run.initial_context,
+    session: hasSession(run.mode)
+      ? await sessionAccess({ organizationId: orgId, agentId: agent.id, runId: run.id })
+      : null,
+  };
+}
+
+/** Where and how the browser connects the run's session: the URL and a one-use credential bound to the run. */
+async function sessionAccess(ref: RunRef, now = Date.now()) {
+  const runRef = formatRunRef(ref);
+  return {
+    url: sessionUrl(requiredSetting('MEDIA_STREAM_URL')),
+    run_ref: runRef,
+    token: await mintStreamToken(runRef, SESSION_TOKEN_SECONDS, now),
+    expires_at: new Date(Math.floor(now / 1000) * 1000 + SESSION_TOKEN_SECONDS * 1000).toISOString(),
   };
 }
 

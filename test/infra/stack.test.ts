@@ -196,11 +196,13 @@ describe('VoiceAgentPlatformApi stack', () => {
       }
     }
     expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual(TELEPHONY_FUNCTIONS);
-    // Stream credentials are minted only where a call is connected to the media service: dialed or answered.
+    // Stream credentials are minted only where a call is connected to the media service (dialed or
+    // answered), or a browser or chat session is (a conversation created).
     expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual([
       'callLifecycle',
       'campaignEngine',
       'campaignOutcomes',
+      'conversations',
       'telephonyCallbacks',
     ]);
     // The first deploy needs no hand-filled value: the signing keys are generated (the telephony account is a placeholder, tested below).

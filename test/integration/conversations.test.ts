@@ -32,6 +32,13 @@ describe('conversations', () => {
       created_at: expect.any(String),
       definition_id: expect.any(Number),
       initial_context: { lang: 'en', tone: 'formal', user: 'u-1' },
+      // How the browser connects the chat (browser-sessions.test.ts).
+      session: {
+        url: expect.stringMatching(/\/sessions$/),
+        run_ref: `${org.organizationId}.${agent.id}.${response.body.id}`,
+        token: expect.any(String),
+        expires_at: expect.any(String),
+      },
     });
     const run = await api.request('GET', `/agents/${agent.id}/conversations/${response.body.id}`, { key: org.key });
     expect(run.body).toMatchObject({

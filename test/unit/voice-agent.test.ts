@@ -491,6 +491,7 @@ describe('call plan', () => {
       firstMessage: undefined,
       maxCallMs: 600_000,
       silenceTimeoutMs: 8000,
+      chatIdleTimeoutMs: 300_000,
       bargeInMinWords: 1,
       keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000, sendDigits: false },
     });

@@ -34,6 +34,8 @@ export interface VoiceSettings {
   firstMessage?: string;
   maxCallMs: number;
   silenceTimeoutMs: number;
+  /** A chat with no user message this long ends. */
+  chatIdleTimeoutMs: number;
   /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
   bargeInMinWords: number;
   /** Keys the caller presses: when an entry ends. */
@@ -87,6 +89,7 @@ export function voiceSettings(
     firstMessage: settings.first_message ?? text(workflowDefinition.greeting),
     maxCallMs: (settings.max_call_seconds ?? VOICE_DEFAULTS.max_call_seconds) * 1000,
     silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
+    chatIdleTimeoutMs: (settings.chat_idle_timeout_seconds ?? VOICE_DEFAULTS.chat_idle_timeout_seconds) * 1000,
     bargeInMinWords: settings.barge_in_min_words ?? VOICE_DEFAULTS.barge_in_min_words,
     keypad: {
       collectDigits: settings.keypad?.collect_digits ?? null,

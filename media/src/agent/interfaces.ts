@@ -69,10 +69,11 @@ export interface TextToSpeech {
   stream(text: string, options: { voice?: string; language: string }, signal: AbortSignal): AsyncIterable<Uint8Array>;
 }
 
+/** A chat needs the model only; speech is there for calls and browser voice. */
 export interface CallProviders {
-  stt: SpeechToText;
+  stt?: SpeechToText;
   llm: LanguageModel;
-  tts: TextToSpeech;
+  tts?: TextToSpeech;
 }
 
 /** A provider failed: the call ends `failed`, naming it. */

@@ -8,6 +8,8 @@
 export interface Phrases {
   silencePrompt: string;
   silenceGoodbye: string;
+  /** A chat left idle (`chat_idle_timeout_seconds`). */
+  idleGoodbye: string;
   timeLimitGoodbye: string;
   oneMoment: string;
   apology: string;
@@ -18,6 +20,7 @@ export const PHRASES: Record<string, Phrases> = {
   en: {
     silencePrompt: 'Are you still there?',
     silenceGoodbye: "I can't hear you, so I will end the call now. Goodbye.",
+    idleGoodbye: "As there have been no new messages for a while, I'm closing this chat now. Goodbye.",
     timeLimitGoodbye: 'We have reached the time limit for this call. Thank you, goodbye.',
     oneMoment: 'One moment, please.',
     apology: "I'm sorry, I'm having a technical problem and have to end the call. Please try again later. Goodbye.",
@@ -26,6 +29,7 @@ export const PHRASES: Record<string, Phrases> = {
   pl: {
     silencePrompt: 'Czy nadal mnie słychać?',
     silenceGoodbye: 'Nie słyszę odpowiedzi, więc kończę rozmowę. Do widzenia.',
+    idleGoodbye: 'Ponieważ od dłuższego czasu nie ma nowych wiadomości, kończę teraz ten czat. Do widzenia.',
     timeLimitGoodbye: 'Osiągnęliśmy limit czasu tej rozmowy. Dziękuję, do widzenia.',
     oneMoment: 'Chwileczkę.',
     apology: 'Przepraszam, mam problem techniczny i muszę zakończyć rozmowę. Proszę spróbować później. Do widzenia.',
@@ -34,6 +38,7 @@ export const PHRASES: Record<string, Phrases> = {
   de: {
     silencePrompt: 'Sind Sie noch da?',
     silenceGoodbye: 'Ich kann Sie nicht hören und beende das Gespräch jetzt. Auf Wiederhören.',
+    idleGoodbye: 'Da schon länger keine neue Nachricht gekommen ist, beende ich diesen Chat jetzt. Auf Wiedersehen.',
     timeLimitGoodbye: 'Wir haben die Zeitgrenze für dieses Gespräch erreicht. Vielen Dank, auf Wiederhören.',
     oneMoment: 'Einen Moment, bitte.',
     apology:
@@ -43,6 +48,7 @@ export const PHRASES: Record<string, Phrases> = {
   fr: {
     silencePrompt: 'Êtes-vous toujours là ?',
     silenceGoodbye: "Je ne vous entends pas, je vais donc mettre fin à l'appel. Au revoir.",
+    idleGoodbye: "Comme il n'y a pas eu de nouveau message depuis un moment, je ferme cette discussion. Au revoir.",
     timeLimitGoodbye: 'Nous avons atteint la durée maximale de cet appel. Merci, au revoir.',
     oneMoment: 'Un instant, s’il vous plaît.',
     apology:
@@ -52,6 +58,7 @@ export const PHRASES: Record<string, Phrases> = {
   it: {
     silencePrompt: 'È ancora in linea?',
     silenceGoodbye: 'Non la sento, quindi chiudo la chiamata. Arrivederci.',
+    idleGoodbye: 'Poiché da un po’ non arrivano nuovi messaggi, chiudo ora questa chat. Arrivederci.',
     timeLimitGoodbye: 'Abbiamo raggiunto il limite di tempo di questa chiamata. Grazie, arrivederci.',
     oneMoment: 'Un momento, per favore.',
     apology:
@@ -61,6 +68,7 @@ export const PHRASES: Record<string, Phrases> = {
   es: {
     silencePrompt: '¿Sigue ahí?',
     silenceGoodbye: 'No le oigo, así que voy a terminar la llamada. Adiós.',
+    idleGoodbye: 'Como hace un rato que no hay mensajes nuevos, cierro este chat ahora. Adiós.',
     timeLimitGoodbye: 'Hemos llegado al límite de tiempo de esta llamada. Gracias, adiós.',
     oneMoment: 'Un momento, por favor.',
     apology:
@@ -73,6 +81,7 @@ export const PHRASES: Record<string, Phrases> = {
 export const PHRASE_KEYS = {
   silence_prompt: 'silencePrompt',
   silence_goodbye: 'silenceGoodbye',
+  idle_goodbye: 'idleGoodbye',
   time_limit_goodbye: 'timeLimitGoodbye',
   one_moment: 'oneMoment',
   apology: 'apology',

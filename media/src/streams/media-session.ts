@@ -14,6 +14,11 @@
  * answer gets a short filler; one that fails, or any provider failing, gets a spoken apology
  * before the hang-up. Silence prompts, the silence timeout and the maximum call length run on the
  * media clock (the provider's timestamps), so they are deterministic in tests.
+ *
+ * The same loop holds a chat (`transport: 'text'`): the user's `message` frames are its turns and
+ * each sentence of the answer goes out as a `text` frame instead of speech; a chat left idle ends
+ * like a silent call. Browser and chat sessions also get `transcript`, `tool_call` and `knowledge`
+ * frames (`sessionEvents`): what the agent heard, said and did, as it happens.
  */
 import {
   ProviderError,
@@ -28,6 +33,7 @@ import { executeHttpTool } from '../agent/tool-executor.ts';
 import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import { CallRecorder } from '../audio/recorder.ts';
+import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -80,7 +86,14 @@ export interface MediaSessionOptions {
   onHangUp?: (info: HangUpInfo) => void;
   /** Wall-time bounds on the model (tests shorten them). */
   timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
+  /** Speech in and out (a phone call, browser voice), or text (a chat). Default `audio`. */
+  transport?: 'audio' | 'text';
+  /** Also send `transcript`, `tool_call` and `knowledge` frames (browser and chat sessions; not to a phone provider). */
+  sessionEvents?: boolean;
 }
+
+/** How often a chat, which has no media clock, checks its idle and length limits (wall time). */
+const CHAT_CLOCK_MS = 1000;
 
 const MS_PER_FRAME = 20;
 const FRAME_BYTES = 160;
@@ -179,12 +192,15 @@ export class MediaSession {
   private failure: string | null = null;
   private markCount = 0;
   private ended = false;
+  private readonly text: boolean;
+  private chatClock: NodeJS.Timeout | undefined;
   private resolveFinished!: (result: SessionResult) => void;
   private resolveHangUp!: (info: HangUpInfo) => void;
 
   constructor(options: MediaSessionOptions) {
     this.options = options;
     this.clock = options.clock ?? Date.now;
+    this.text = options.transport === 'text';
     this.log = options.log ?? (() => {});
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
@@ -223,6 +239,8 @@ export class MediaSession {
           return;
         case 'dtmf':
           return this.onKey(message);
+        case 'message':
+          return this.onMessage(message);
         case 'start':
           return this.onStart(message);
         case 'media':
@@ -242,6 +260,7 @@ export class MediaSession {
   async finish(reason: 'stop' | 'closed' = 'closed'): Promise<SessionResult> {
     if (!this.ended) {
       this.ended = true;
+      clearInterval(this.chatClock);
       await this.ready;
       // The caller hung up: an answer still playing was cut there.
       if (this.reply && this.reply.bargedInAtMs === null && !this.wantsHangUp)
@@ -282,7 +301,7 @@ export class MediaSession {
     this.runRef = stringOrNull(params.run_ref);
     this.startEpochMs = this.clock();
     const format = isRecord(start.mediaFormat) ? start.mediaFormat : null;
-    if (format && (format.encoding !== 'audio/x-mulaw' || Number(format.sampleRate) !== 8000)) {
+    if (format && !this.text && (format.encoding !== 'audio/x-mulaw' || Number(format.sampleRate) !== 8000)) {
       this.log('warn', 'unexpected media format; treating audio as 8 kHz mu-law', { mediaFormat: format });
     }
     this.log('info', 'media stream started', { streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef });
@@ -293,7 +312,17 @@ export class MediaSession {
     const call = await this.options.prepare(this.runRef);
     this.call = call;
     if (this.ended) return;
-    this.stt = await call.providers.stt.open(
+    if (this.text) {
+      this.lastCallerActivityMs = this.elapsedMs();
+      this.chatClock = setInterval(() => this.checkClock(), CHAT_CLOCK_MS);
+      this.chatClock.unref();
+      const { firstMessage } = call.plan.settings;
+      this.startReply(firstMessage ? { say: firstMessage } : { userText: null });
+      return;
+    }
+    const { stt } = call.providers;
+    if (!stt) throw new Error('no speech-to-text provider for a voice session');
+    this.stt = await stt.open(
       { language: call.plan.settings.language },
       {
         // Voice activity alone (noise, a cough, the agent's own echo) never interrupts: words do.
@@ -393,6 +422,12 @@ export class MediaSession {
       return;
     }
     if (this.reply || this.callerSpeaking || this.pendingUserText || this.pendingKeys) return;
+    if (this.text) {
+      if (now - this.lastCallerActivityMs < call.plan.settings.chatIdleTimeoutMs) return;
+      this.log('info', 'chat idle: ending it', { runRef: this.runRef });
+      this.goodbye(call.plan.phrases.idleGoodbye);
+      return;
+    }
     const quietSince = Math.max(this.lastCallerActivityMs, this.outboundCursorMs);
     if (now - quietSince < call.plan.settings.silenceTimeoutMs) return;
     if (this.silencePrompts === 0) {
@@ -475,13 +510,35 @@ export class MediaSession {
     if (keypad.collectDigits !== null && this.pendingKeys.length >= keypad.collectDigits) this.endOfKeypadEntry();
   }
 
+  /** A chat message: the user's turn, which stops an answer still being written. */
+  private async onMessage(message: Record<string, unknown>): Promise<void> {
+    const text = typeof message.text === 'string' ? message.text.trim() : '';
+    if (this.text && !this.call) await this.ready; // sent as soon as connected: kept for when the chat is set up
+    if (!this.text || !this.call || this.closing) {
+      this.log('warn', 'ignoring a chat message', { runRef: this.runRef, chat: this.text, closing: this.closing });
+      return;
+    }
+    if (!text || text.length > MAX_CHAT_MESSAGE_CHARS) {
+      this.send({ event: 'error', detail: `A message is 1 to ${MAX_CHAT_MESSAGE_CHARS} characters` });
+      return;
+    }
+    const now = this.elapsedMs();
+    this.lastCallerActivityMs = now;
+    this.interrupt('caller');
+    this.cutByCaller = null;
+    this.pendingUserText = text;
+    this.pendingUserStartMs = now;
+    this.pendingUserEndMs = now;
+    this.endOfCallerTurn();
+  }
+
   private endOfKeypadEntry(): void {
     const keys = this.pendingKeys;
     this.pendingKeys = '';
     this.cutByCaller = null;
     if (!keys || this.closing) return;
     // From the first key to the last, a key press lasting a frame at least.
-    this.fragments.push({
+    this.addFragment({
       timestamp: this.isoAt(this.firstKeyMs),
       end: this.isoAt(Math.max(this.lastKeyMs, this.firstKeyMs + MS_PER_FRAME)),
       role: 'user',
@@ -504,7 +561,7 @@ export class MediaSession {
       return;
     }
     this.pendingUserText = '';
-    this.fragments.push({
+    this.addFragment({
       timestamp: this.isoAt(this.pendingUserStartMs),
       end: this.isoAt(this.pendingUserEndMs),
       role: 'user',
@@ -569,11 +626,13 @@ export class MediaSession {
     const call = this.call!;
     const { plan, providers } = call;
     const passages = userText ? plan.knowledge(userText) : [];
-    if (passages.length)
+    if (passages.length) {
       call.runLog?.(
         'INFO',
         `Knowledge used for "${userText}": ${passages.map((passage) => `[${passage.title}] ${passage.text.slice(0, 120)}`).join(' | ')}`,
       );
+      this.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
+    }
     const system = plan.systemPrompt + knowledgeSection(passages);
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       let text = '';
@@ -613,8 +672,11 @@ export class MediaSession {
           function: { name: toolCall.name, arguments: toolCall.arguments },
         })),
       });
-      for (const toolCall of toolCalls)
-        this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: await this.runTool(reply, toolCall) });
+      for (const toolCall of toolCalls) {
+        const result = await this.runTool(reply, toolCall);
+        this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: result });
+        this.sessionEvent({ event: 'tool_call', name: toolCall.name, arguments: toolCall.arguments, result });
+      }
       if (reply.hangUp || reply.controller.signal.aborted) return;
     }
   }
@@ -652,6 +714,7 @@ export class MediaSession {
 
   /** The filler, said once if the answer has still said nothing after FILLER_AFTER_MS. */
   private fillerAfterWait(reply: Reply): { cancel: () => void } {
+    if (this.text) return { cancel: () => {} }; // a chat shows its own "typing"
     const timer = setTimeout(() => {
       if (!reply.texts.length && !reply.controller.signal.aborted && !this.ended)
         this.queueSpeech(reply, this.call!.plan.phrases.oneMoment);
@@ -709,15 +772,14 @@ export class MediaSession {
   private queueSpeech(reply: Reply, text: string, audio?: () => AsyncIterable<Uint8Array>): void {
     const spoken = text.trim();
     if (!spoken) return;
+    if (this.text) return this.queueText(reply, spoken);
     const { providers, plan } = this.call!;
+    const { tts } = providers;
+    if (!tts) throw new Error('no text-to-speech provider for a voice session');
     const source =
       audio ??
       (() =>
-        providers.tts.stream(
-          spoken,
-          { voice: plan.settings.voice, language: plan.settings.language },
-          reply.controller.signal,
-        ));
+        tts.stream(spoken, { voice: plan.settings.voice, language: plan.settings.language }, reply.controller.signal));
     const index = reply.texts.push(spoken) - 1;
     reply.speech = reply.speech.then(async () => {
       if (reply.controller.signal.aborted || this.ended) return;
@@ -743,6 +805,17 @@ export class MediaSession {
     });
   }
 
+  /** A chat's sentence: sent as it is complete, after what the answer sent before it. */
+  private queueText(reply: Reply, text: string): void {
+    const index = reply.texts.push(text) - 1;
+    reply.speech = reply.speech.then(() => {
+      if (reply.controller.signal.aborted || this.ended) return;
+      const atMs = this.elapsedMs();
+      this.send({ event: 'text', text });
+      reply.segments.push({ index, text, startMs: atMs, endMs: atMs });
+    });
+  }
+
   /** The answer's transcript line (only what played), and the hang-up it asked for. */
   private closeReply(reply: Reply): void {
     const cutAt = reply.bargedInAtMs;
@@ -756,7 +829,7 @@ export class MediaSession {
         role: 'assistant',
         text: said,
       };
-      this.fragments.push(reply.fragment);
+      this.addFragment(reply.fragment);
     }
     // The model learns what the caller really heard.
     const heard = cutAt !== null ? (said ? `${said}… (interrupted by the caller)` : '') : reply.finalText.trim();
@@ -792,12 +865,22 @@ export class MediaSession {
     void this.stt?.close().catch(() => {});
     if (this.wantsHangUp) return;
     const call = this.call;
-    const speechFailed = error instanceof ProviderError && error.provider === call?.providers.tts.name;
+    const speechFailed = error instanceof ProviderError && error.provider === call?.providers.tts?.name;
     if (!call || speechFailed) return this.hangUp();
     this.startReply({ say: call.plan.phrases.apology, hangUp: true });
     setTimeout(() => {
       if (!this.wantsHangUp && !this.ended) this.hangUp();
     }, APOLOGY_LIMIT_MS).unref();
+  }
+
+  private addFragment(fragment: TranscriptFragment): void {
+    this.fragments.push(fragment);
+    this.sessionEvent({ event: 'transcript', ...fragment });
+  }
+
+  /** What happened, for a browser or chat session's client (never to a phone provider). */
+  private sessionEvent(event: Record<string, unknown>): void {
+    if (this.options.sessionEvents) this.send(event);
   }
 
   private recordPlayed(untilMs: number): void {
@@ -832,15 +915,21 @@ export class MediaSession {
 /** What of an answer played: whole segments before the cut, the cut one up to the last whole word. */
 function spokenText(reply: Reply): string {
   const cutAt = reply.bargedInAtMs;
-  return reply.segments
-    .filter((segment) => cutAt === null || segment.startMs < cutAt)
-    .map((segment) =>
-      cutAt !== null && cutAt < segment.endMs
-        ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs))
-        : segment.text,
-    )
-    .filter(Boolean)
-    .join(' ');
+  return (
+    reply.segments
+      // A chat's sentences take no time: one sent by the moment of the cut was read.
+      .filter(
+        (segment) =>
+          cutAt === null || segment.startMs < cutAt || (segment.startMs === cutAt && segment.endMs === cutAt),
+      )
+      .map((segment) =>
+        cutAt !== null && cutAt < segment.endMs
+          ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs))
+          : segment.text,
+      )
+      .filter(Boolean)
+      .join(' ')
+  );
 }
 
 /** End (exclusive) of the first complete sentence in `text`, or 0. */

@@ -25,7 +25,9 @@ const MAX_FRAMES_BEFORE_ADMISSION = 250;
 
 /** An admitted stream carries what its admission found (the run), handed to its session. */
 export type AdmissionResult<Admitted = unknown> =
-  { accepted: true; runRef: string; admitted: Admitted } | { accepted: false; reason: string };
+  | { accepted: true; runRef: string; admitted: Admitted }
+  /** `status`: the HTTP status the refusal would have (a browser session is closed with 4000 + it). */
+  | { accepted: false; reason: string; status?: number };
 
 /** What the provider's `start` frame claims: the run, its stream credential, the provider's call id. */
 export interface StreamClaim {
@@ -46,6 +48,10 @@ export interface MediaStreamsOptions<Admitted = unknown> {
   hangUpGraceMs?: number;
   /** Upper bound on waiting for playback before closing a hung-up call. */
   maxHangUpWaitMs?: number;
+  /** The frames' codec whatever the URL asks for (browser sessions speak the canonical frames). */
+  codec?: MediaFrameCodec;
+  /** Close a refused connection with 4000 + the refusal's HTTP status (4401, 4409…), for browser clients. */
+  statusCloseCodes?: boolean;
 }
 
 export interface MediaStreamsHandle {
@@ -75,6 +81,7 @@ export function attachMediaStreams<Admitted>(
   // oversized frame closes the connection (1009) before it is buffered.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
+  let accepting = true;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (pathname !== path) {
@@ -84,25 +91,31 @@ export function attachMediaStreams<Admitted>(
       }
       return;
     }
+    if (!accepting) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   };
   server.on('upgrade', onUpgrade);
 
   wss.on('connection', (ws: WebSocket, request: IncomingMessage) => {
     const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
-    const codec: MediaFrameCodec = codecForStream(query);
+    const codec: MediaFrameCodec = options.codec ?? codecForStream(query);
     const remote = request.socket.remoteAddress;
     let phase: 'awaiting-start' | 'admitting' | 'accepted' | 'refused' = 'awaiting-start';
     const early: Record<string, unknown>[] = [];
     let session: MediaSession | undefined;
     let inboundBytes = 0;
 
-    const refuse = (reason: string, details: Record<string, unknown> = {}): void => {
+    const refuse = (reason: string, details: Record<string, unknown> = {}, status?: number): void => {
       if (phase === 'refused') return;
       phase = 'refused';
       clearTimeout(startTimer);
       log('warn', 'media stream refused', { reason, remote, ...details });
-      ws.close(POLICY_VIOLATION, 'stream refused');
+      // The reason tells a client what to fix (a close reason holds at most 123 bytes).
+      const code = options.statusCloseCodes && status ? 4000 + status : POLICY_VIOLATION;
+      ws.close(code, `refused: ${reason}`.slice(0, 120));
       // A peer that ignores the close handshake is cut off.
       setTimeout(() => ws.terminate(), 1_000).unref();
     };
@@ -188,7 +201,8 @@ export function attachMediaStreams<Admitted>(
         result = { accepted: false, reason: `admission failed: ${String(error)}` };
       }
       if ((phase as string) === 'refused') return; // the peer broke a rule while we checked
-      if (!result.accepted) return refuse(result.reason, { runRef: claim.runRef, callSid: claim.callSid });
+      if (!result.accepted)
+        return refuse(result.reason, { runRef: claim.runRef, callSid: claim.callSid }, result.status);
       if (ws.readyState !== WebSocket.OPEN) return;
       phase = 'accepted';
       log('info', 'media stream admitted', { runRef: result.runRef, callSid: claim.callSid });
@@ -232,10 +246,7 @@ export function attachMediaStreams<Admitted>(
       return wss.clients.size;
     },
     stopAccepting: () => {
-      server.off('upgrade', onUpgrade);
-      server.on('upgrade', (_request: IncomingMessage, socket: Duplex) => {
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      });
+      accepting = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

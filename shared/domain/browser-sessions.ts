@@ -1,0 +1,33 @@
+/**
+ * Browser and chat sessions of a conversation run (`POST /agents/{agent_id}/conversations`): the
+ * client connects to the media service's session WebSocket with a short-lived credential bound to
+ * the run, and talks with the same agent loop as a phone call. No runtime dependencies: the CDK
+ * app and the media service import it too.
+ */
+
+/** The media service's WebSocket path for browser voice and chat sessions. */
+export const BROWSER_SESSION_PATH = '/sessions';
+
+export const CHAT_MODE = 'chat';
+
+/**
+ * The modes a session connects for: `webrtc` (voice: the browser's microphone and speaker over the
+ * session WebSocket) and `chat` (text). `smallwebrtc` (peer-to-peer WebRTC) is not served yet.
+ */
+export const SESSION_MODES: readonly string[] = ['webrtc', CHAT_MODE];
+
+export const hasSession = (mode: string): boolean => SESSION_MODES.includes(mode);
+
+/** Longest chat message accepted, in characters. */
+export const MAX_CHAT_MESSAGE_CHARS = 4000;
+
+/** How long a session credential may wait to be used; it is good for one connection. */
+export const SESSION_TOKEN_SECONDS = 600;
+
+/** The session WebSocket URL on the media service whose Media Streams URL is `mediaStreamUrl`. */
+export function sessionUrl(mediaStreamUrl: string): string {
+  const url = new URL(mediaStreamUrl);
+  url.pathname = BROWSER_SESSION_PATH;
+  url.search = '';
+  return url.toString();
+}

@@ -1,0 +1,72 @@
+import * as z from 'zod';
+import './common.ts';
+import { MAX_CHAT_MESSAGE_CHARS } from '../domain/browser-sessions.ts';
+
+/**
+ * The frames of a browser or chat session's WebSocket (SessionAccess): JSON text frames, Twilio
+ * Media Streams' shape for audio. In the OpenAPI document as components, so the generated client
+ * types them; the media service reads them with the same leniency as a provider's frames.
+ */
+const Start = z
+  .object({
+    event: z.literal('start'),
+    start: z.object({
+      customParameters: z.object({ run_ref: z.string(), stream_token: z.string() }),
+    }),
+  })
+  .openapi({ description: 'First frame: the credential of the conversation (`session.run_ref`, `session.token`).' });
+const Media = z
+  .object({
+    event: z.literal('media'),
+    media: z.object({
+      payload: z.string().openapi({ description: '20 ms of 8 kHz mu-law audio (160 bytes), base64.' }),
+      timestamp: z.string().optional().openapi({ description: 'Milliseconds since the session started.' }),
+    }),
+  })
+  .openapi({ description: 'Voice: audio (the microphone from the client, the agent from the service).' });
+const Mark = z.object({ event: z.literal('mark'), mark: z.object({ name: z.string() }) }).openapi({
+  description:
+    'From the service, after each answer; the client echoes it once the audio before it has played (a chat: at once).',
+});
+const Message = z
+  .object({ event: z.literal('message'), text: z.string().min(1).max(MAX_CHAT_MESSAGE_CHARS) })
+  .openapi({ description: 'Chat: a message of the user; it stops an answer still being written.' });
+const Stop = z
+  .object({ event: z.literal('stop') })
+  .openapi({ description: 'The client ends the conversation (the run completes, as when a caller hangs up).' });
+
+export const SessionClientFrame = z
+  .discriminatedUnion('event', [Start, Media, Mark, Message, Stop])
+  .openapi('SessionClientFrame', { description: 'A frame the client sends on the session WebSocket.' });
+
+export const SessionEvent = z
+  .discriminatedUnion('event', [
+    Media,
+    Mark,
+    z.object({ event: z.literal('clear') }).openapi({
+      description: 'Voice: the user interrupted; drop the agent audio not yet played.',
+    }),
+    z.object({ event: z.literal('text'), text: z.string() }).openapi({
+      description: 'Chat: the next sentence of the answer, as soon as the model has written it.',
+    }),
+    z
+      .object({
+        event: z.literal('transcript'),
+        role: z.enum(['user', 'assistant']),
+        text: z.string(),
+        timestamp: z.string(),
+        end: z.string(),
+      })
+      .openapi({ description: 'A transcript line, once final (the agent’s: what was played or sent).' }),
+    z.object({ event: z.literal('tool_call'), name: z.string(), arguments: z.string(), result: z.string() }).openapi({
+      description:
+        'The agent called a tool: an HTTP tool, `set_call_disposition`, `save_information`, `end_call` (the conversation ends after the answer), `send_digits`.',
+    }),
+    z
+      .object({ event: z.literal('knowledge'), passages: z.array(z.object({ title: z.string(), text: z.string() })) })
+      .openapi({ description: 'Knowledge-base passages the agent was given for the user’s last turn.' }),
+    z
+      .object({ event: z.literal('error'), detail: z.string() })
+      .openapi({ description: 'A frame was refused (e.g. an empty or too long message); the session goes on.' }),
+  ])
+  .openapi('SessionEvent', { description: 'A frame the service sends on the session WebSocket.' });
