@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { CONSOLE_HEADERS, CONSOLE_PATH, type SiteFile } from './console-site.ts';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroupName } from '../shared/api/function-groups.ts';
 import {
   API_KEY_HEADER,
@@ -114,6 +115,8 @@ export interface LocalGatewayOptions {
   authorizerCacheTtlSeconds: number;
   /** The organizations' usage plan (default ORGANIZATION_RATE_LIMIT, as on AWS). */
   usagePlan?: { rateLimit: number; burstLimit: number };
+  /** The console's files, served under CONSOLE_PATH (console-site.ts). */
+  console?: Map<string, SiteFile>;
 }
 
 /**
@@ -157,6 +160,13 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
+    if (options.console && url.pathname.startsWith(CONSOLE_PATH) && (method === 'GET' || method === 'HEAD')) {
+      const file = options.console.get(url.pathname.slice(CONSOLE_PATH.length));
+      if (!file) return sendError(response, GATEWAY_ERRORS.notFound);
+      response.writeHead(200, { 'Content-Type': file.contentType, ...CONSOLE_HEADERS });
+      response.end(method === 'HEAD' ? undefined : file.body);
+      return;
+    }
     const { headers, multiValueHeaders } = headersOf(request);
     const body = await readBody(request);
     const match = matchRoute(method, url.pathname);

@@ -9,6 +9,7 @@ import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
+import { buildConsole, CONSOLE_PATH } from './console-site.ts';
 import { startLocalGateway } from './gateway.ts';
 import { startLocalEventBus } from './event-bus.ts';
 import { localSecret } from './secrets.ts';
@@ -59,6 +60,8 @@ export interface LocalStackOptions {
 export interface LocalStack {
   /** `http://127.0.0.1:<port>/api/v1` */
   baseUrl: string;
+  /** `http://127.0.0.1:<port>/console/`: the console, on the API's origin. */
+  consoleUrl: string;
   /** The environment handlers run with: what a process needs to reach the same emulators. */
   env: Record<string, string>;
   /** The local Twilio's API origin (tests ring platform numbers through it). */
@@ -200,6 +203,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       port: options.port,
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60,
       usagePlan: options.usagePlan,
+      console: await buildConsole(),
     });
     stops.push(gateway.close);
     const baseUrl = `${gateway.origin}${API_PREFIX}`;
@@ -238,6 +242,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     return {
       baseUrl,
+      consoleUrl: `${gateway.origin}${CONSOLE_PATH}`,
       env,
       telephonyApiUrl: telephony.apiUrl,
       telnyxOrigin: telnyx.origin,

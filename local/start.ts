@@ -54,6 +54,7 @@ try {
   const credentials = await ensureLocalCredentials();
   console.log(`Base URL: ${stack.baseUrl}`);
   console.log(`API key: ${credentials.apiKey}`);
+  console.log(`Console: ${stack.consoleUrl}`);
   console.log(`Docs: ${stack.baseUrl}/public-docs`);
   console.log(`Data: ${LOCAL_DATA_DIR} (npm run reset clears it). Ctrl-C stops.`);
 } catch (error) {

@@ -40,6 +40,8 @@ export interface FakeDeepgram {
 }
 
 const FRAME_SECONDS = FRAME_SAMPLES / 8000;
+/** A sample this loud after a pause is where sound begins. */
+const ONSET_LEVEL = 300;
 
 /**
  * A local Deepgram live transcription endpoint (`wss://api.deepgram.com/v1/listen`): the same
@@ -93,7 +95,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     const interim = query.get('interim_results') === 'true';
     const vadEvents = query.get('vad_events') === 'true';
     let pending = Buffer.alloc(0);
-    let frameIndex = 0;
+    /** Audio received so far, in samples (8 kHz). */
+    let samplesSeen = 0;
+    let lastFrameSilent = true;
     let text = '';
     /** Words of the utterance already sent in a final result (`finalEveryWords`). */
     let finalWords = 0;
@@ -128,7 +132,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     });
 
     const onFrame = (frame: Int16Array): void => {
-      const at = frameIndex++ * FRAME_SECONDS;
+      const at = samplesSeen / 8000;
+      samplesSeen += FRAME_SAMPLES;
+      lastFrameSilent = !isVoiceActivity(frame);
       if (isVoiceActivity(frame)) {
         // Deepgram's voice activity detection: any sound after a pause, speech or not.
         if (!voiceActive && vadEvents) send({ type: 'SpeechStarted', channel: [0, 1], timestamp: round(at) });
@@ -188,7 +194,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
             request_id: requestId,
             sha256: '',
             created: new Date().toISOString(),
-            duration: round(frameIndex * FRAME_SECONDS),
+            duration: round(samplesSeen / 8000),
             channels: 1,
           });
           void outbox.then(() => ws.close(1000));
@@ -196,14 +202,22 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         return;
       }
       pending = Buffer.concat([pending, data as Buffer]);
-      while (pending.length >= FRAME_SAMPLES) {
+      for (;;) {
+        // Like a real recogniser, words are heard wherever the chunks of audio begin (a browser's
+        // microphone is not cut at symbol boundaries): after a pause, the frames start again where the sound does.
+        if (lastFrameSilent && pending.length >= FRAME_SAMPLES) {
+          const next = decodeMulaw(pending.subarray(0, FRAME_SAMPLES));
+          const skip = next.findIndex((sample) => Math.abs(sample) >= ONSET_LEVEL) - 1;
+          if (skip > 0) {
+            samplesSeen += skip; // less than a frame of the pause: its time counts, its frame does not
+            pending = pending.subarray(skip);
+            if (pending.length < FRAME_SAMPLES) break;
+          }
+        }
+        if (pending.length < FRAME_SAMPLES) break;
         onFrame(decodeMulaw(pending.subarray(0, FRAME_SAMPLES)));
         pending = pending.subarray(FRAME_SAMPLES);
-        if (
-          drops &&
-          options.dropAfterAudioMs !== undefined &&
-          frameIndex * FRAME_SECONDS * 1000 >= options.dropAfterAudioMs
-        ) {
+        if (drops && options.dropAfterAudioMs !== undefined && samplesSeen / 8 >= options.dropAfterAudioMs) {
           ws.close(1011, 'internal error');
           return;
         }

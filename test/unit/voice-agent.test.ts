@@ -5,9 +5,9 @@ import { DeepgramSpeechToText, platformProviders } from '../../media/src/agent/p
 import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
-import { frames, noise } from '../../media/src/audio/tones.ts';
+import { frames, noise, synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { KeyDetector } from '../../media/src/audio/dtmf.ts';
-import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
+import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import {
   cutWords,
   MediaSession,
@@ -429,6 +429,32 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
     expect(deepgram.keepAlives()).toBeGreaterThanOrEqual(3);
     expect(deepgram.connections).toHaveLength(1);
   });
+
+  it.each([0, 1, 70, 80, 90, 159])(
+    'hears words wherever the chunks of audio begin (speech starting %i samples into a frame, as from a browser microphone)',
+    async (offset) => {
+      const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+      cleanups.push(deepgram.stop);
+      const heard: string[] = [];
+      const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
+        { language: 'en' },
+        {
+          speechStarted: () => {},
+          transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
+          utteranceEnd: () => {},
+          failed: () => {},
+        },
+      );
+      cleanups.push(() => stream.close());
+      const speech = synthesizeSpeech('What are your hours?');
+      const audio = new Int16Array(offset + 800 + speech.length + 8000);
+      audio.set(speech, offset + 800);
+      const bytes = encodeMulaw(audio);
+      // Chunks of 128 samples (an audio worklet's), not the 160 of a frame.
+      for (let start = 0; start < bytes.length; start += 128) stream.send(bytes.subarray(start, start + 128));
+      await vi.waitFor(() => expect(heard).toEqual(['What are your hours?']));
+    },
+  );
 
   it('without them, Deepgram closes the idle stream (NET-0001) and the client opens it again', async () => {
     const { deepgram, events } = await openStream({ idleTimeoutMs: 300 }, 60_000);
