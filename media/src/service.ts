@@ -21,6 +21,9 @@ import type { LogFn, MediaSession } from './streams/media-session.ts';
 
 export { MEDIA_STREAM_PATH };
 
+/** Well inside the load balancer's 60 s idle timeout. */
+const SESSION_PING_MS = 25_000;
+
 export interface MediaService {
   port: number;
   /** Calls whose media stream is open. */
@@ -115,6 +118,7 @@ export async function startMediaService(options: {
         log: options.log,
         codec: twilioMediaCodec,
         statusCloseCodes: true,
+        pingEveryMs: SESSION_PING_MS,
       },
     ),
   ];

@@ -110,7 +110,7 @@ describe.skipIf(needsLocalStack)('talking to an agent from Chromium (console pag
       'You: Thank you, goodbye.',
       'Agent: Thanks for calling. Bye.',
     ]);
-    const stats = await page.evaluate(() => window.voiceSession!.stats);
+    const stats = (await page.evaluate('window.voiceSession.stats')) as { framesSent: number; framesPlayed: number };
     // The agent's three answers, played: one 20 ms frame per character of the local speech.
     expect(stats.framesPlayed).toBeGreaterThan(
       'Hi, this is Ann from Smile.'.length + 'Thanks for calling. Bye.'.length + 20,

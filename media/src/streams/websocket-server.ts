@@ -52,6 +52,11 @@ export interface MediaStreamsOptions<Admitted = unknown> {
   codec?: MediaFrameCodec;
   /** Close a refused connection with 4000 + the refusal's HTTP status (4401, 4409…), for browser clients. */
   statusCloseCodes?: boolean;
+  /**
+   * Ping the peer this often: a chat can be quiet for minutes, and the load balancer closes a
+   * connection with no data either way for its idle timeout (60 s). Calls stream audio all along.
+   */
+  pingEveryMs?: number;
 }
 
 export interface MediaStreamsHandle {
@@ -121,6 +126,8 @@ export function attachMediaStreams<Admitted>(
     };
     const startTimer = setTimeout(() => refuse('no start frame in time'), startTimeoutMs);
     startTimer.unref();
+    const pinger = options.pingEveryMs ? setInterval(() => ws.ping(), options.pingEveryMs) : undefined;
+    pinger?.unref();
 
     const send = (message: object): void => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(message as Record<string, unknown>)));
@@ -233,6 +240,7 @@ export function attachMediaStreams<Admitted>(
     });
     ws.on('close', (code) => {
       clearTimeout(startTimer);
+      clearInterval(pinger);
       if (code === 1009) log('warn', 'media stream closed: frame too large', { remote, runRef: session?.runRef });
       if (session) void session.finish('closed');
       // A stream that closes while its credential is checked gets no session.
