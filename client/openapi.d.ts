@@ -3722,7 +3722,7 @@ export interface components {
              */
             script_language: string | null;
         };
-        /** @description For `webrtc` and `chat`: where and how to connect the session (once). Null for other modes (`smallwebrtc`, peer-to-peer WebRTC, is not served yet; telephony modes only create a record). */
+        /** @description For `webrtc`, `smallwebrtc` and `chat`: where and how to connect the session (once). Null for the telephony modes, which only create a record. */
         SessionAccess: {
             /**
              * Format: date-time
@@ -3776,6 +3776,10 @@ export interface components {
             text: string;
         } | {
             /** @enum {string} */
+            event: "offer";
+            sdp: string;
+        } | {
+            /** @enum {string} */
             event: "stop";
         };
         /** @description A frame the service sends on the session WebSocket. */
@@ -3822,6 +3826,10 @@ export interface components {
                 text: string;
                 title: string;
             }[];
+        } | {
+            /** @enum {string} */
+            event: "answer";
+            sdp: string;
         } | {
             detail: string;
             /** @enum {string} */

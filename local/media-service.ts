@@ -25,6 +25,8 @@ export async function startLocalMediaService(): Promise<{
     host: '127.0.0.1',
     calls: { providers: platformProviders(fakes.settings), settings: fakes.settings, toolFetch: fakes.tools.fetch },
     log: (level, message, details) => logger[level](message, { ...details }),
+    // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
+    webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
   });
   return {
     streamUrl: `ws://127.0.0.1:${media.port}${MEDIA_STREAM_PATH}`,

@@ -44,6 +44,8 @@ export interface SessionEnd {
 
 interface Connection {
   socket: WebSocket;
+  /** Resolves once the start frame is sent: other frames may follow. */
+  started: Promise<void>;
   send: (frame: Record<string, unknown>) => void;
   /** Resolves when the conversation is over. */
   closed: Promise<SessionEnd>;
@@ -58,8 +60,11 @@ function open(
   const send = (frame: Record<string, unknown>) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   };
-  socket.addEventListener('open', () =>
-    send({ event: 'start', start: { customParameters: { run_ref: access.run_ref, stream_token: access.token } } }),
+  const started = new Promise<void>((resolve) =>
+    socket.addEventListener('open', () => {
+      send({ event: 'start', start: { customParameters: { run_ref: access.run_ref, stream_token: access.token } } });
+      resolve();
+    }),
   );
   socket.addEventListener('message', (message: MessageEvent<string>) => {
     const frame = JSON.parse(message.data) as SessionEvent;
@@ -72,7 +77,7 @@ function open(
   const closed = new Promise<SessionEnd>((resolve) =>
     socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason })),
   );
-  return { socket, send, closed };
+  return { socket, send, started, closed };
 }
 
 function without<Frame extends { event: string }>(frame: Frame): Omit<Frame, 'event'> {
@@ -213,6 +218,62 @@ export async function connectVoice(access: SessionAccess, options: VoiceOptions 
   void connection.closed.then(() => {
     for (const track of microphone.getTracks()) track.stop();
     void context.close();
+  });
+  return {
+    stop: () => {
+      connection.send({ event: 'stop' });
+      connection.socket.close(1000);
+    },
+    closed: connection.closed,
+    stats,
+  };
+}
+
+export interface PeerVoiceOptions extends SessionHandlers {
+  /** Microphone constraints, as for connectVoice. */
+  audio?: MediaTrackConstraints;
+  /** STUN and TURN servers for ICE (none: host candidates only). */
+  iceServers?: RTCIceServer[];
+}
+
+/**
+ * Connects a `smallwebrtc` conversation: the microphone and the agent's voice go over a
+ * peer-to-peer WebRTC connection (Opus, DTLS-SRTP) with the media service; the session WebSocket
+ * carries the SDP offer and answer and the session's events.
+ */
+export async function connectPeerVoice(access: SessionAccess, options: PeerVoiceOptions = {}): Promise<VoiceSession> {
+  const microphone = await navigator.mediaDevices.getUserMedia({ audio: options.audio ?? true });
+  const pc = new RTCPeerConnection({ iceServers: options.iceServers ?? [] });
+  for (const track of microphone.getAudioTracks()) pc.addTrack(track, microphone);
+  const speaker = new Audio();
+  speaker.autoplay = true;
+  pc.addEventListener('track', (event) => {
+    speaker.srcObject = event.streams[0] ?? new MediaStream([event.track]);
+  });
+  const stats = { framesSent: 0, framesPlayed: 0 };
+  const connection = open(access, options, (frame) => {
+    if (frame.event === 'answer') void pc.setRemoteDescription({ type: 'answer', sdp: frame.sdp });
+  });
+  // The whole offer at once: the service's WebRTC leg takes no trickled candidates.
+  await pc.setLocalDescription(await pc.createOffer());
+  if (pc.iceGatheringState !== 'complete')
+    await new Promise<void>((resolve) =>
+      pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve()),
+    );
+  await connection.started;
+  connection.send({ event: 'offer', sdp: pc.localDescription!.sdp });
+  // 20 ms frames out and in, from the connection's statistics.
+  const counter = setInterval(async () => {
+    for (const report of (await pc.getStats()).values()) {
+      if (report.type === 'outbound-rtp') stats.framesSent = report.packetsSent ?? stats.framesSent;
+      if (report.type === 'inbound-rtp' && report.totalSamplesReceived !== undefined)
+        stats.framesPlayed = Math.floor(report.totalSamplesReceived / 960);
+    }
+  }, 250);
+  void connection.closed.then(() => {
+    clearInterval(counter);
+    for (const track of microphone.getTracks()) track.stop();
+    pc.close();
   });
   return {
     stop: () => {

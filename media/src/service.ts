@@ -13,7 +13,8 @@ import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
 import type { RunRecord } from '../../shared/repositories/runs.ts';
-import { BROWSER_SESSION_PATH } from '../../shared/domain/browser-sessions.ts';
+import { BROWSER_SESSION_PATH, PEER_TO_PEER_MODE } from '../../shared/domain/browser-sessions.ts';
+import { WebRtcLeg, type WebRtcSettings } from './streams/webrtc-leg.ts';
 import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { admitBrowserSession, admitStream } from './stream-admission.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
@@ -47,6 +48,11 @@ export async function startMediaService(options: {
    * run ended `failed` with the reason. Unset: no limit (the local stack).
    */
   maxCalls?: number;
+  /**
+   * Peer-to-peer WebRTC for `smallwebrtc` sessions: where ICE gathers (the local stack: loopback).
+   * Unset (AWS): the tasks are not reachable over UDP, and an offer is refused, naming why.
+   */
+  webrtc?: WebRtcSettings;
 }): Promise<MediaService> {
   // Streams are admitted only with credentials signed with this key (read at run time, cached):
   // refuse to start without it, naming the secret.
@@ -119,6 +125,11 @@ export async function startMediaService(options: {
         codec: twilioMediaCodec,
         statusCloseCodes: true,
         pingEveryMs: SESSION_PING_MS,
+        peerLeg: (run, deliver, log) =>
+          run.mode === PEER_TO_PEER_MODE && options.webrtc ? new WebRtcLeg(options.webrtc, deliver, log) : undefined,
+        peerLegUnavailable: options.webrtc
+          ? undefined
+          : 'peer-to-peer WebRTC is not served by this deployment (it needs UDP to the media tasks and a TURN server): use mode webrtc',
       },
     ),
   ];

@@ -10,11 +10,15 @@ export const BROWSER_SESSION_PATH = '/sessions';
 
 export const CHAT_MODE = 'chat';
 
+/** Voice over peer-to-peer WebRTC (SDP over the session WebSocket, ICE, DTLS-SRTP, Opus). */
+export const PEER_TO_PEER_MODE = 'smallwebrtc';
+
 /**
  * The modes a session connects for: `webrtc` (voice: the browser's microphone and speaker over the
- * session WebSocket) and `chat` (text). `smallwebrtc` (peer-to-peer WebRTC) is not served yet.
+ * session WebSocket), `smallwebrtc` (voice over peer-to-peer WebRTC, the WebSocket carrying only
+ * its SDP) and `chat` (text).
  */
-export const SESSION_MODES: readonly string[] = ['webrtc', CHAT_MODE];
+export const SESSION_MODES: readonly string[] = ['webrtc', PEER_TO_PEER_MODE, CHAT_MODE];
 
 export const hasSession = (mode: string): boolean => SESSION_MODES.includes(mode);
 

@@ -71,7 +71,9 @@ export const SessionAccess = z
       '`{"event":"message","text":…}` and receives each sentence of the answer as `{"event":"text","text":…}`, a `mark` at the ' +
       'end of each answer. Both receive `transcript`, `tool_call` and `knowledge` frames (see SessionEvent); echo every `mark` ' +
       'back (as played, for voice); the agent ending the conversation closes the socket (1000), a `stop` frame ends it from the ' +
-      'client. A refused connection is closed with 1008 and the reason. `client/session.ts` does all this in a few lines.',
+      'client. `smallwebrtc` sends its SDP `offer` instead of audio frames and gets the `answer`: the audio goes over WebRTC (Opus). ' +
+      'A refused connection is closed with 4000 + the HTTP status it would have (4401 credential, 4409 connected before or ended, 4429 concurrency limit, 4503 media task full) and the reason. ' +
+      '`web/session.ts` does all this in a few lines.',
   });
 
 export const ConversationRecord = z
@@ -85,7 +87,7 @@ export const ConversationRecord = z
     initial_context: JsonObject,
     session: SessionAccess.nullable().openapi({
       description:
-        'For `webrtc` and `chat`: where and how to connect the session (once). Null for other modes (`smallwebrtc`, peer-to-peer WebRTC, is not served yet; telephony modes only create a record).',
+        'For `webrtc`, `smallwebrtc` and `chat`: where and how to connect the session (once). Null for the telephony modes, which only create a record.',
     }),
   })
   .openapi('ConversationRecord');

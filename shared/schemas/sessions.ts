@@ -31,12 +31,16 @@ const Mark = z.object({ event: z.literal('mark'), mark: z.object({ name: z.strin
 const Message = z
   .object({ event: z.literal('message'), text: z.string().min(1).max(MAX_CHAT_MESSAGE_CHARS) })
   .openapi({ description: 'Chat: a message of the user; it stops an answer still being written.' });
+const Offer = z.object({ event: z.literal('offer'), sdp: z.string() }).openapi({
+  description:
+    '`smallwebrtc`: the browser’s SDP offer, with its ICE candidates (no trickle); audio then goes over WebRTC (Opus), not the WebSocket.',
+});
 const Stop = z
   .object({ event: z.literal('stop') })
   .openapi({ description: 'The client ends the conversation (the run completes, as when a caller hangs up).' });
 
 export const SessionClientFrame = z
-  .discriminatedUnion('event', [Start, Media, Mark, Message, Stop])
+  .discriminatedUnion('event', [Start, Media, Mark, Message, Offer, Stop])
   .openapi('SessionClientFrame', { description: 'A frame the client sends on the session WebSocket.' });
 
 export const SessionEvent = z
@@ -65,6 +69,9 @@ export const SessionEvent = z
     z
       .object({ event: z.literal('knowledge'), passages: z.array(z.object({ title: z.string(), text: z.string() })) })
       .openapi({ description: 'Knowledge-base passages the agent was given for the user’s last turn.' }),
+    z.object({ event: z.literal('answer'), sdp: z.string() }).openapi({
+      description: '`smallwebrtc`: the media service’s SDP answer, with its ICE candidates.',
+    }),
     z
       .object({ event: z.literal('error'), detail: z.string() })
       .openapi({ description: 'A frame was refused (e.g. an empty or too long message); the session goes on.' }),

@@ -61,7 +61,11 @@ beforeAll(async () => {
     microphone,
     callerRecording([3000, 'What are your opening hours?', 4500, 'Thank you, goodbye.', 60_000]),
   );
-  browser = await launchChromium({ fakeMicrophoneWav: microphone });
+  browser = await launchChromium({
+    fakeMicrophoneWav: microphone,
+    // Peer-to-peer WebRTC on loopback: Chromium offers 127.0.0.1 as a candidate, unmasked by mDNS.
+    args: ['--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns'],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -91,55 +95,62 @@ describe.skipIf(needsLocalStack)('talking to an agent from Chromium (console pag
     await page.close();
   });
 
-  it('voice: the microphone reaches the agent, its answers play, and the run ends completed with a recording', async () => {
-    const page = await browser.newPage();
-    await signIn(page);
-    await page.getByLabel(/Raw microphone/).check();
-    await page.getByRole('button', { name: 'Talk (microphone)' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Connected: conversation \d+$/);
-    const id = await conversationIdOf(page);
-    // The caller says goodbye, the agent closes the conversation.
-    await expect
-      .poll(() => page.getByRole('status').textContent(), { timeout: 30_000 })
-      .toBe(`Ended: conversation ${id}`);
-    const lines = await page.getByRole('list', { name: 'Transcript' }).getByRole('listitem').allTextContents();
-    expect(lines).toEqual([
-      'Agent: Hi, this is Ann from Smile.',
-      'You: What are your opening hours?',
-      expect.stringMatching(/^Agent: .*8:00 to 16:00/),
-      'You: Thank you, goodbye.',
-      'Agent: Thanks for calling. Bye.',
-    ]);
-    const stats = (await page.evaluate('window.voiceSession.stats')) as { framesSent: number; framesPlayed: number };
-    // The agent's three answers, played: one 20 ms frame per character of the local speech.
-    expect(stats.framesPlayed).toBeGreaterThan(
-      'Hi, this is Ann from Smile.'.length + 'Thanks for calling. Bye.'.length + 20,
-    );
-    expect(stats.framesSent).toBeGreaterThan(400); // more than 8 s of microphone
-    await page.close();
+  it.each([
+    ['Talk (microphone)', 'webrtc'],
+    ['Talk over WebRTC', 'smallwebrtc'],
+  ])(
+    'voice (%s: %s): the microphone reaches the agent, its answers play, and the run ends completed with a recording',
+    async (button, mode) => {
+      const page = await browser.newPage();
+      await signIn(page);
+      await page.getByLabel(/Raw microphone/).check();
+      await page.getByRole('button', { name: button }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Connected: conversation \d+$/);
+      const id = await conversationIdOf(page);
+      // The caller says goodbye, the agent closes the conversation.
+      await expect
+        .poll(() => page.getByRole('status').textContent(), { timeout: 30_000 })
+        .toBe(`Ended: conversation ${id}`);
+      const lines = await page.getByRole('list', { name: 'Transcript' }).getByRole('listitem').allTextContents();
+      expect(lines).toEqual([
+        'Agent: Hi, this is Ann from Smile.',
+        'You: What are your opening hours?',
+        expect.stringMatching(/^Agent: .*8:00 to 16:00/),
+        'You: Thank you, goodbye.',
+        'Agent: Thanks for calling. Bye.',
+      ]);
+      const stats = (await page.evaluate('window.voiceSession.stats')) as { framesSent: number; framesPlayed: number };
+      // The agent's three answers, played: one 20 ms frame per character of the local speech.
+      expect(stats.framesPlayed).toBeGreaterThan(
+        'Hi, this is Ann from Smile.'.length + 'Thanks for calling. Bye.'.length + 20,
+      );
+      expect(stats.framesSent).toBeGreaterThan(400); // more than 8 s of microphone
+      await page.close();
 
-    const run = await vi.waitFor(
-      async () => {
-        const response = await api.request('GET', `/agents/${agent.public_id}/conversations/${id}`, { key: org.key });
-        expect(response.body.status).toBe('completed');
-        return response.body;
-      },
-      { timeout: 15_000, interval: 200 },
-    );
-    expect(run).toMatchObject({ mode: 'webrtc', recording_url: expect.any(String) });
-    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${id}/transcript`, {
-      key: org.key,
-    });
-    expect(transcript.body.segments.map((segment: { text: string }) => segment.text)).toEqual([
-      'Hi, this is Ann from Smile.',
-      'What are your opening hours?',
-      expect.stringContaining('8:00 to 16:00'),
-      'Thank you, goodbye.',
-      'Thanks for calling. Bye.',
-    ]);
-    const recording = await fetch(run.recording_download_url);
-    expect((await recording.arrayBuffer()).byteLength).toBeGreaterThan(44 + 8 * 8000); // 8 s and more of audio
-  }, 60_000);
+      const run = await vi.waitFor(
+        async () => {
+          const response = await api.request('GET', `/agents/${agent.public_id}/conversations/${id}`, { key: org.key });
+          expect(response.body.status).toBe('completed');
+          return response.body;
+        },
+        { timeout: 15_000, interval: 200 },
+      );
+      expect(run).toMatchObject({ mode, recording_url: expect.any(String) });
+      const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${id}/transcript`, {
+        key: org.key,
+      });
+      expect(transcript.body.segments.map((segment: { text: string }) => segment.text)).toEqual([
+        'Hi, this is Ann from Smile.',
+        'What are your opening hours?',
+        expect.stringContaining('8:00 to 16:00'),
+        'Thank you, goodbye.',
+        'Thanks for calling. Bye.',
+      ]);
+      const recording = await fetch(run.recording_download_url);
+      expect((await recording.arrayBuffer()).byteLength).toBeGreaterThan(44 + 8 * 8000); // 8 s and more of audio
+    },
+    60_000,
+  );
 
   it('chat: messages to the agent, its answers and what it did, then the end of the conversation', async () => {
     const page = await browser.newPage();

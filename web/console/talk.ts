@@ -5,7 +5,14 @@
  */
 import createClient from 'openapi-fetch';
 import type { paths } from '../../client/openapi.d.ts';
-import { connectChat, connectVoice, type ChatSession, type SessionHandlers, type VoiceSession } from '../session.ts';
+import {
+  connectChat,
+  connectPeerVoice,
+  connectVoice,
+  type ChatSession,
+  type SessionHandlers,
+  type VoiceSession,
+} from '../session.ts';
 
 declare global {
   interface Window {
@@ -25,6 +32,7 @@ const talk = element<HTMLElement>('talk');
 const agentSelect = element<HTMLSelectElement>('agent');
 const startVoice = element<HTMLButtonElement>('start-voice');
 const startChat = element<HTMLButtonElement>('start-chat');
+const startPeer = element<HTMLButtonElement>('start-peer');
 const stopButton = element<HTMLButtonElement>('stop');
 const statusLine = element<HTMLParagraphElement>('status');
 const transcript = element<HTMLOListElement>('transcript');
@@ -78,6 +86,7 @@ signIn.addEventListener('submit', async (event) => {
 
 function setRunning(running: boolean, text: string): void {
   startVoice.disabled = running;
+  startPeer.disabled = running;
   startChat.disabled = running;
   agentSelect.disabled = running;
   stopButton.disabled = !running;
@@ -102,7 +111,7 @@ function addActivity(text: string): void {
   activity.append(item);
 }
 
-async function start(mode: 'webrtc' | 'chat'): Promise<void> {
+async function start(mode: 'webrtc' | 'smallwebrtc' | 'chat'): Promise<void> {
   if (!api) return;
   transcript.replaceChildren();
   activity.replaceChildren();
@@ -124,7 +133,8 @@ async function start(mode: 'webrtc' | 'chat'): Promise<void> {
     messageInput.focus();
   } else {
     try {
-      voice = await connectVoice(data.session, {
+      const connect = mode === 'smallwebrtc' ? connectPeerVoice : connectVoice;
+      voice = await connect(data.session, {
         ...handlers,
         ...(rawMicrophone.checked
           ? { audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } }
@@ -151,6 +161,7 @@ async function start(mode: 'webrtc' | 'chat'): Promise<void> {
 }
 
 startVoice.addEventListener('click', () => void start('webrtc'));
+startPeer.addEventListener('click', () => void start('smallwebrtc'));
 startChat.addEventListener('click', () => void start('chat'));
 stopButton.addEventListener('click', () => {
   chat?.stop();

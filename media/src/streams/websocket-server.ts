@@ -57,7 +57,25 @@ export interface MediaStreamsOptions<Admitted = unknown> {
    * connection with no data either way for its idle timeout (60 s). Calls stream audio all along.
    */
   pingEveryMs?: number;
+  /**
+   * A peer-to-peer media leg for an admitted connection (a `smallwebrtc` session), or none: the
+   * client's SDP `offer` frame is answered by it, the session's audio, marks and clears go to it
+   * instead of the WebSocket, and what it hears is delivered to the session.
+   */
+  peerLeg?: (admitted: Admitted, deliver: (frame: Record<string, unknown>) => void, log: LogFn) => PeerLeg | undefined;
+  /** Why an offer on a connection without a peer leg is refused (closed with 4501). */
+  peerLegUnavailable?: string;
 }
+
+export interface PeerLeg {
+  /** The client's SDP offer in, the answer out. */
+  answer(offer: string): Promise<string>;
+  /** `media`, `mark` and `clear` frames of the session. */
+  send(frame: Record<string, unknown>): void;
+  close(): void;
+}
+
+const PEER_FRAMES = new Set(['media', 'mark', 'clear']);
 
 export interface MediaStreamsHandle {
   readonly activeConnections: number;
@@ -129,8 +147,30 @@ export function attachMediaStreams<Admitted>(
     const pinger = options.pingEveryMs ? setInterval(() => ws.ping(), options.pingEveryMs) : undefined;
     pinger?.unref();
 
+    let leg: PeerLeg | undefined;
     const send = (message: object): void => {
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(message as Record<string, unknown>)));
+      const frame = message as Record<string, unknown>;
+      if (leg && PEER_FRAMES.has(String(frame.event))) return leg.send(frame);
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(frame)));
+    };
+    /** A peer leg's SDP exchange, over the WebSocket. */
+    const negotiate = (frame: Record<string, unknown>): void => {
+      const sdp = typeof frame.sdp === 'string' && frame.sdp.length <= MAX_FRAME_BYTES ? frame.sdp : null;
+      if (!leg) {
+        // The session carries its audio on the WebSocket (`webrtc`), or this service has no WebRTC.
+        const detail = options.peerLegUnavailable ?? 'this session takes no SDP offer';
+        send({ event: 'error', detail });
+        ws.close(4501, detail.slice(0, 120));
+        return;
+      }
+      if (!sdp) return send({ event: 'error', detail: 'an offer needs its sdp' });
+      leg.answer(sdp).then(
+        (answer) => send({ event: 'answer', sdp: answer }),
+        (error: unknown) => {
+          log('warn', 'could not answer an SDP offer', { error: String(error), runRef: session?.runRef });
+          send({ event: 'error', detail: `the offer could not be answered: ${String(error)}` });
+        },
+      );
     };
 
     /** Media frames: size and timestamp checked; beyond the longest call the stream ends. */
@@ -213,9 +253,13 @@ export function attachMediaStreams<Admitted>(
       if (ws.readyState !== WebSocket.OPEN) return;
       phase = 'accepted';
       log('info', 'media stream admitted', { runRef: result.runRef, callSid: claim.callSid });
+      leg = options.peerLeg?.(result.admitted, (frame) => deliver?.(frame), log);
       session = startSession(result.admitted);
       deliver!(start);
-      for (const frame of early.splice(0)) deliver!(frame);
+      for (const frame of early.splice(0)) {
+        if (frame.event === 'offer') negotiate(frame);
+        else deliver!(frame);
+      }
     };
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -227,7 +271,7 @@ export function attachMediaStreams<Admitted>(
         return;
       }
       const canonical = codec.decode(frame, query);
-      if (phase === 'accepted') return deliver!(canonical);
+      if (phase === 'accepted') return canonical.event === 'offer' ? negotiate(canonical) : deliver!(canonical);
       if (phase === 'admitting') {
         if (early.length >= MAX_FRAMES_BEFORE_ADMISSION) return refuse('too many frames before admission');
         early.push(canonical);
@@ -241,6 +285,7 @@ export function attachMediaStreams<Admitted>(
     ws.on('close', (code) => {
       clearTimeout(startTimer);
       clearInterval(pinger);
+      leg?.close();
       if (code === 1009) log('warn', 'media stream closed: frame too large', { remote, runRef: session?.runRef });
       if (session) void session.finish('closed');
       // A stream that closes while its credential is checked gets no session.
