@@ -6,10 +6,13 @@ export const PLATFORM_USD_PER_MINUTE = 0.05;
 
 const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
 
-/** Cost of a call of `durationSeconds`: unanswered calls (0 s) cost nothing. */
-export function callCost(durationSeconds: number) {
+/**
+ * Cost of a call of `durationSeconds`: unanswered calls (0 s) cost nothing; a browser or chat
+ * session (`overPhone` false) has no telephony leg, only platform time.
+ */
+export function callCost(durationSeconds: number, overPhone = true) {
   const minutes = Math.ceil(durationSeconds / 60);
-  const telephony = round(minutes * TELEPHONY_USD_PER_MINUTE);
+  const telephony = overPhone ? round(minutes * TELEPHONY_USD_PER_MINUTE) : 0;
   const platform = round(minutes * PLATFORM_USD_PER_MINUTE);
   return {
     currency: 'USD' as const,

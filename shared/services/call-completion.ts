@@ -1,4 +1,5 @@
 import { endingOutcome } from '../domain/answering-machine.ts';
+import { hasSession } from '../domain/browser-sessions.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
@@ -46,7 +47,7 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
-  const cost = callCost(durationSeconds);
+  const cost = callCost(durationSeconds, !hasSession(run.mode));
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
   const ending: runs.RunEnding = {
     status: outcome,
