@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import type { Agent } from '../../shared/schemas/agents.ts';
@@ -223,6 +223,19 @@ describe('session credentials', () => {
     const telephony = await conversation('twilio');
     expect(telephony.status).toBe(200);
     expect(telephony.body.session).toBeNull();
+    // Even with a valid credential for its run, a run that is not a browser or chat session has none.
+    Object.assign(process.env, inject('stackEnv'));
+    const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
+    const telephonyRef = `${org.organizationId}.${agent.id}.${telephony.body.id}`;
+    const { url } = (await conversation('chat')).body.session!;
+    expect(
+      await (
+        await connect({ url, run_ref: telephonyRef, token: await mintStreamToken(telephonyRef, 60) })
+      ).closed,
+    ).toMatchObject({
+      code: 4409,
+    });
+    expect((await run(telephony.body.id)).body).toMatchObject({ status: 'created', logs: [] });
     // An SDP offer on a session whose audio goes over the WebSocket is refused, and the session ends.
     const voice = await connect((await conversation('webrtc')).body.session!);
     voice.send({ event: 'offer', sdp: 'v=0' });
