@@ -49,6 +49,8 @@ interface Connection {
   send: (frame: Record<string, unknown>) => void;
   /** Resolves when the conversation is over. */
   closed: Promise<SessionEnd>;
+  /** Ends the conversation from the client (the run completes). */
+  stop: () => void;
 }
 
 function open(
@@ -77,7 +79,11 @@ function open(
   const closed = new Promise<SessionEnd>((resolve) =>
     socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason })),
   );
-  return { socket, send, started, closed };
+  const stop = () => {
+    send({ event: 'stop' });
+    socket.close(1000);
+  };
+  return { socket, send, started, closed, stop };
 }
 
 function without<Frame extends { event: string }>(frame: Frame): Omit<Frame, 'event'> {
@@ -104,10 +110,7 @@ export function connectChat(access: SessionAccess, handlers: SessionHandlers = {
   });
   return {
     send: (text) => connection.send({ event: 'message', text }),
-    stop: () => {
-      connection.send({ event: 'stop' });
-      connection.socket.close(1000);
-    },
+    stop: connection.stop,
     closed: connection.closed,
   };
 }
@@ -220,10 +223,7 @@ export async function connectVoice(access: SessionAccess, options: VoiceOptions 
     void context.close();
   });
   return {
-    stop: () => {
-      connection.send({ event: 'stop' });
-      connection.socket.close(1000);
-    },
+    stop: connection.stop,
     closed: connection.closed,
     stats,
   };
@@ -276,10 +276,7 @@ export async function connectPeerVoice(access: SessionAccess, options: PeerVoice
     pc.close();
   });
   return {
-    stop: () => {
-      connection.send({ event: 'stop' });
-      connection.socket.close(1000);
-    },
+    stop: connection.stop,
     closed: connection.closed,
     stats,
   };
