@@ -90,7 +90,7 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
       await session.idle();
     }
   } finally {
-    await session.finish('stop');
+    await (await session.finish('stop')).recording?.dispose();
     await fakes.stop();
   }
   const sortedTotals = [...totals].sort((a, b) => a - b);

@@ -18,7 +18,7 @@ import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
 import * as memories from '../../shared/repositories/memories.ts';
 import * as modelKeys from '../../shared/repositories/model-keys.ts';
-import { putRunFile, runFileKeys } from '../../shared/repositories/run-files.ts';
+import { putRunFile, putRunFileFromDisk, runFileKeys } from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { CHAT_MODE } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
@@ -165,31 +165,36 @@ export function createBrowserSession(
  * what the stream's admission wrote.
  */
 export async function saveCall(result: SessionResult, run: runs.RunRecord): Promise<void> {
-  const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
-  if (!ref) return;
-  const keys = runFileKeys(ref);
-  const callId = run.provider_call_id ?? result.callSid;
-  // A chat has a transcript and no recording.
-  const recorded = run.mode !== CHAT_MODE;
-  await Promise.all([
-    result.agentEnded && callId
-      ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
-          onlyWhereTheStreamKeepsTheCall: true,
-        })
-      : undefined,
-    recorded ? putRunFile(keys.recording, result.wav, 'audio/wav') : undefined,
-    putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
-  ]);
-  await completeCall(
-    {
-      ref,
-      outcome: result.failure ? 'failed' : 'completed',
-      endedAt: result.endedAt,
-      gatheredContext: result.gathered,
-      ...(recorded ? { recordingKey: keys.recording } : {}),
-      transcriptKey: keys.transcript,
-      ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
-    },
-    run,
-  );
+  try {
+    const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
+    if (!ref) return;
+    const keys = runFileKeys(ref);
+    const callId = run.provider_call_id ?? result.callSid;
+    // A chat has a transcript and no recording.
+    const recording = run.mode !== CHAT_MODE ? result.recording : null;
+    await Promise.all([
+      result.agentEnded && callId
+        ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
+            onlyWhereTheStreamKeepsTheCall: true,
+          })
+        : undefined,
+      recording ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav') : undefined,
+      putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
+    ]);
+    await completeCall(
+      {
+        ref,
+        outcome: result.failure ? 'failed' : 'completed',
+        endedAt: result.endedAt,
+        gatheredContext: result.gathered,
+        ...(recording ? { recordingKey: keys.recording } : {}),
+        transcriptKey: keys.transcript,
+        ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
+      },
+      run,
+    );
+  } finally {
+    // The local copy goes, uploaded or not: a task's disk holds only the calls in progress.
+    await result.recording?.dispose();
+  }
 }

@@ -7,6 +7,8 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createReadStream } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { s3 } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
 import type { RunRef } from '../domain/run-ref.ts';
@@ -21,6 +23,28 @@ const bucket = () => loadConfig().bucketName;
 
 export async function putRunFile(key: string, body: Buffer | string, contentType: string): Promise<void> {
   await s3().send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: body, ContentType: contentType }));
+}
+
+/**
+ * Uploads a local file as it is read from disk (a call's recording: never whole in memory). Its
+ * CRC32 is computed first, in a pass over the file, and sent as the checksum S3 verifies: the SDK
+ * would otherwise send a stream of unknown checksum as `aws-chunked` with a trailing checksum.
+ */
+export async function putRunFileFromDisk(key: string, path: string, bytes: number, contentType: string): Promise<void> {
+  let crc = 0;
+  for await (const chunk of createReadStream(path)) crc = crc32(chunk as Buffer, crc);
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(crc >>> 0);
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: bucket(),
+      Key: key,
+      Body: createReadStream(path),
+      ContentLength: bytes,
+      ContentType: contentType,
+      ChecksumCRC32: checksum.toString('base64'),
+    }),
+  );
 }
 
 /** The file's text, or undefined when it does not exist (never saved, or deleted by retention). */

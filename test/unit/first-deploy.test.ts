@@ -71,6 +71,7 @@ describe('the first deploy: the media task before the operator fills in the prov
     for (const message of caller.start()) await session.handle(message);
     await session.hangUpRequested; // nothing to serve the call with: hung up at once, no apology possible
     const result = await session.finish('closed');
+    await result.recording?.dispose();
     expect(result.failure).toContain(missing);
     expect(result.fragments).toEqual([]);
 

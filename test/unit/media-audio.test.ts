@@ -98,26 +98,36 @@ describe('encodeWav', () => {
 
 describe('CallRecorder', () => {
   const mulaw = (value: number, count: number) => encodeMulaw(new Int16Array(count).fill(value));
+  /** The recording's samples, read back from its WAV file (which is then deleted). */
+  async function samplesOf(recorder: CallRecorder): Promise<Int16Array> {
+    const file = recorder.finish();
+    const wav = await file.read();
+    await file.dispose();
+    expect(wav.length).toBe(file.bytes);
+    const header = parseWavHeader(wav);
+    expect(header).toMatchObject({ sampleRate: 8000, channels: 1, bitsPerSample: 16 });
+    return Int16Array.from({ length: header.dataBytes / 2 }, (_, i) => wav.readInt16LE(44 + i * 2));
+  }
 
-  it('places audio at atMs * 8 with silent gaps and extends the timeline', () => {
+  it('places audio at atMs * 8 with silent gaps and extends the timeline', async () => {
     const recorder = new CallRecorder();
     recorder.addInbound(mulaw(1000, 160), 0);
     recorder.addOutbound(mulaw(-1000, 160), 100);
     expect(recorder.sampleCount).toBe(800 + 160);
     expect(recorder.durationMs).toBe(120);
-    const samples = recorder.samples();
+    const samples = await samplesOf(recorder);
     const level = mulawToLinear(linearToMulaw(1000));
     expect(samples[0]).toBe(level);
     expect(samples[159]).toBe(level);
-    expect(samples.subarray(160, 800).every((s) => s === 0)).toBe(true);
+    expect(samples.subarray(160, 800).every((sample) => sample === 0)).toBe(true);
     expect(samples[800]).toBe(-level);
   });
 
-  it('mixes overlapping directions by summing, with clipping', () => {
+  it('mixes overlapping directions by summing, with clipping', async () => {
     const recorder = new CallRecorder();
     recorder.addInbound(mulaw(1000, 160), 0);
     recorder.addOutbound(mulaw(2000, 80), 10);
-    const samples = recorder.samples();
+    const samples = await samplesOf(recorder);
     expect(samples.length).toBe(160);
     expect(samples[80]).toBe(mulawToLinear(linearToMulaw(1000)) + mulawToLinear(linearToMulaw(2000)));
     expect(samples[79]).toBe(mulawToLinear(linearToMulaw(1000)));
@@ -127,22 +137,55 @@ describe('CallRecorder', () => {
     loud.addOutbound(mulaw(30000, 8), 0);
     loud.addInbound(mulaw(-30000, 8), 1);
     loud.addOutbound(mulaw(-30000, 8), 1);
-    expect(loud.samples()[0]).toBe(32767);
-    expect(loud.samples()[8]).toBe(-32768);
+    const loudSamples = await samplesOf(loud);
+    expect(loudSamples[0]).toBe(32767);
+    expect(loudSamples[8]).toBe(-32768);
   });
 
-  it('grows past its initial capacity and writes a matching WAV', () => {
+  it('writes a WAV file of the whole timeline, and an empty one for a call without audio', async () => {
     const recorder = new CallRecorder();
-    recorder.addInbound(mulaw(500, 160), 25_000); // 25 s in: beyond the preallocated 10 s
-    const wav = recorder.toWav();
-    expect(parseWavHeader(wav)).toEqual({
+    recorder.addInbound(mulaw(500, 160), 25_000); // 25 s in: beyond the window held in memory
+    const file = recorder.finish();
+    expect(parseWavHeader(await file.read())).toEqual({
       sampleRate: 8000,
       channels: 1,
       bitsPerSample: 16,
       dataBytes: (200_000 + 160) * 2,
     });
-    expect(new CallRecorder().toWav().length).toBe(44);
+    await file.dispose();
+    await expect(file.read()).rejects.toThrow(/ENOENT/);
+    const empty = new CallRecorder().finish();
+    expect((await empty.read()).length).toBe(44);
+    await empty.dispose();
   });
+
+  it('holds the same 10 s in memory for an hour-long call, and writes exactly the in-memory mix, late frames included', async () => {
+    const recorder = new CallRecorder();
+    // The reference: the whole hour mixed in memory (what the recorder must not do).
+    const reference = new Int32Array(3600 * 8000 + 160);
+    const add = (direction: 'addInbound' | 'addOutbound', value: number, atMs: number) => {
+      const bytes = mulaw(value, 160);
+      recorder[direction](bytes, atMs);
+      const decoded = decodeMulaw(bytes);
+      for (let i = 0; i < 160; i++) {
+        const at = Math.round(atMs * 8) + i;
+        reference[at] = Math.max(-32768, Math.min(32767, reference[at]! + decoded[i]!));
+      }
+    };
+    for (let frame = 0; frame < 3600 * 50; frame++) {
+      const atMs = frame * 20;
+      add('addInbound', (frame % 7) * 300 - 900, atMs);
+      // The agent talks every other second; its frames are recorded as they play, 3 ms off the caller's.
+      if (frame % 100 < 50) add('addOutbound', 1200, atMs + 3);
+      // Now and then a frame stamped 30 s ago: it goes into the file, mixed where it belongs.
+      if (frame % 10_000 === 9_999) add('addOutbound', -2500, atMs - 30_000);
+      expect(recorder.memoryBytes).toBe(160_000);
+    }
+    const samples = await samplesOf(recorder);
+    expect(samples.length).toBe(3600 * 8000);
+    for (let i = 0; i < samples.length; i++)
+      if (samples[i] !== reference[i]) expect(`sample ${i}: ${samples[i]}`).toBe(`sample ${i}: ${reference[i]}`);
+  }, 60_000);
 });
 
 describe('synthetic speech', () => {

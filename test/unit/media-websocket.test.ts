@@ -21,6 +21,9 @@ async function startServer() {
   cleanups.push(fakes.stop);
   const finished: SessionResult[] = [];
   const onFinished = vi.fn(async (result: SessionResult) => void finished.push(result));
+  cleanups.push(async () => {
+    for (const result of finished) await result.recording?.dispose();
+  });
   const handle = attachMediaStreams(
     server,
     '/media-stream',
@@ -81,7 +84,8 @@ describe('attachMediaStreams', () => {
       'Goodbye.',
       'Thank you for your time. Goodbye.',
     ]);
-    expect(parseWavHeader(result!.wav).sampleRate).toBe(8000);
+    expect(parseWavHeader(await result!.recording!.read()).sampleRate).toBe(8000);
+    await result!.recording!.dispose();
   });
 
   it('finishes once on stop, and refuses other upgrade paths', async () => {

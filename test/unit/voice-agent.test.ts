@@ -47,7 +47,7 @@ async function call(
     clock: () => now,
     timing,
   });
-  cleanups.push(async () => void (await session.finish('closed')));
+  cleanups.push(async () => (await session.finish('closed')).recording?.dispose());
   const caller = new SimulatedCaller({ streamSid: 'MZtest', runRef: '1.2.3' });
   const feed = async (messages: MediaStreamMessage[]) => {
     for (const message of messages) {
@@ -166,7 +166,7 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     ]);
     // Streaming: each sentence went to text-to-speech on its own, as soon as it was complete.
     expect(fakes.elevenlabs.texts.slice(-2)).toEqual(['Thank you for your time.', 'Goodbye.']);
-    expect(parseWavHeader(result.wav).sampleRate).toBe(8000);
+    expect(parseWavHeader(await result.recording!.read()).sampleRate).toBe(8000);
   });
 
   it('stops talking at once when the caller barges in, keeping only the words that played', async () => {
@@ -241,7 +241,7 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
       'Hello?',
       PHRASES.en!.apology,
     ]);
-    expect(parseWavHeader(result.wav).dataBytes).toBeGreaterThan(8000);
+    expect(parseWavHeader(await result.recording!.read()).dataBytes).toBeGreaterThan(8000);
   });
 
   it('fails the call when the speech-to-text stream drops again as soon as it is reopened', async () => {

@@ -1,18 +1,52 @@
 /**
  * Records a call as one mono 8 kHz timeline mixing both directions, so a single WAV can be
- * stored per run. Each direction is placed at its own wall-clock offset; overlap is summed.
+ * stored per run. Each direction is placed at its own offset on the call's clock; overlap is
+ * summed (clipped).
+ *
+ * Memory stays bounded however long the call: only the last WINDOW_SECONDS of the timeline are
+ * held, where both directions still arrive (the agent's audio is recorded once it has played);
+ * older audio goes to a WAV file on local disk as the call goes, and the rare frame stamped before
+ * the window is mixed into the file in place. At the end the file is uploaded as it is (no copy of
+ * the call in memory) and deleted. Only erasable TypeScript syntax (the container strips types).
  */
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeMulaw } from './mulaw.ts';
-import { encodeWav } from './wav.ts';
+import { WAV_HEADER_BYTES, wavHeader } from './wav.ts';
 
 export const RECORDING_SAMPLE_RATE = 8000;
 const SAMPLES_PER_MS = RECORDING_SAMPLE_RATE / 1000;
+/** The part of the timeline held in memory (160 KB). */
+export const WINDOW_SECONDS = 10;
+const WINDOW_SAMPLES = WINDOW_SECONDS * RECORDING_SAMPLE_RATE;
+
+/** A finished recording on local disk: a complete WAV file. */
+export interface RecordingFile {
+  path: string;
+  /** Size of the file, header included. */
+  bytes: number;
+  durationMs: number;
+  read: () => Promise<Buffer>;
+  /** Deletes the file (once it is uploaded, or not needed). */
+  dispose: () => Promise<void>;
+}
 
 export class CallRecorder {
-  // Int32 accumulation would make later clipping order-independent, but clipping each add keeps
-  // memory at 2 bytes/sample and is what a listener hears anyway.
-  private buffer = new Int16Array(RECORDING_SAMPLE_RATE * 10);
+  private readonly path: string;
+  private fd: number | null;
+  /** The timeline from sample `windowStart` on; what is before it is in the file. */
+  private readonly window = new Int16Array(WINDOW_SAMPLES);
+  private windowStart = 0;
   private length = 0;
+
+  constructor(directory = tmpdir()) {
+    this.path = join(directory, `recording-${randomUUID()}.wav`);
+    this.fd = openSync(this.path, 'w+', 0o600);
+    writeSync(this.fd, wavHeader(0, RECORDING_SAMPLE_RATE), 0, WAV_HEADER_BYTES, 0);
+  }
 
   addInbound(mulawBytes: Uint8Array, atMs: number): void {
     this.addPcm(decodeMulaw(mulawBytes), atMs);
@@ -24,12 +58,17 @@ export class CallRecorder {
 
   /** Mixes linear samples in at atMs (sample offset atMs * 8); negative offsets clamp to 0. */
   addPcm(samples: Int16Array, atMs: number): void {
+    if (this.fd === null || samples.length === 0) return;
     const offset = Math.max(0, Math.round(atMs * SAMPLES_PER_MS));
     const end = offset + samples.length;
-    this.ensureCapacity(end);
-    for (let i = 0; i < samples.length; i++) {
-      const mixed = this.buffer[offset + i]! + samples[i]!;
-      this.buffer[offset + i] = mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed;
+    if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES);
+    // A frame stamped before the window (late, or far behind the other direction) goes into the file.
+    const inFile = Math.max(0, Math.min(samples.length, this.windowStart - offset));
+    if (inFile > 0) this.mixIntoFile(samples.subarray(0, inFile), offset);
+    for (let i = inFile; i < samples.length; i++) {
+      const at = offset + i - this.windowStart;
+      const mixed = this.window[at]! + samples[i]!;
+      this.window[at] = mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed;
     }
     if (end > this.length) this.length = end;
   }
@@ -43,20 +82,61 @@ export class CallRecorder {
     return this.length / SAMPLES_PER_MS;
   }
 
-  samples(): Int16Array {
-    return this.buffer.slice(0, this.length);
+  /** Bytes of audio held in memory: the window, whatever the call's length. */
+  get memoryBytes(): number {
+    return this.window.byteLength;
   }
 
-  toWav(): Buffer {
-    return encodeWav(this.samples(), RECORDING_SAMPLE_RATE, 1);
+  /** Writes what is left and the header's sizes, and closes the file. */
+  finish(): RecordingFile {
+    if (this.fd !== null) {
+      this.flushBefore(this.length);
+      writeSync(this.fd, wavHeader(this.length * 2, RECORDING_SAMPLE_RATE), 0, WAV_HEADER_BYTES, 0);
+      closeSync(this.fd);
+      this.fd = null;
+    }
+    const path = this.path;
+    return {
+      path,
+      bytes: WAV_HEADER_BYTES + this.length * 2,
+      durationMs: this.durationMs,
+      read: () => readFile(path),
+      dispose: () => rm(path, { force: true }),
+    };
   }
 
-  private ensureCapacity(required: number): void {
-    if (required <= this.buffer.length) return;
-    let size = this.buffer.length;
-    while (size < required) size *= 2; // amortised growth; new space is zero = silence
-    const grown = new Int16Array(size);
-    grown.set(this.buffer.subarray(0, this.length));
-    this.buffer = grown;
+  /** Moves the window's start to sample `start`, writing what it leaves behind to the file. */
+  private flushBefore(start: number): void {
+    const count = Math.min(start, this.length) - this.windowStart;
+    if (count <= 0) {
+      if (start > this.windowStart) this.moveWindow(start);
+      return;
+    }
+    const bytes = Buffer.allocUnsafe(count * 2);
+    for (let i = 0; i < count; i++) bytes.writeInt16LE(this.window[i]!, i * 2);
+    writeSync(this.fd!, bytes, 0, bytes.length, WAV_HEADER_BYTES + this.windowStart * 2);
+    this.moveWindow(start);
+  }
+
+  private moveWindow(start: number): void {
+    const shift = start - this.windowStart;
+    if (shift >= WINDOW_SAMPLES) this.window.fill(0);
+    else {
+      this.window.copyWithin(0, shift);
+      this.window.fill(0, WINDOW_SAMPLES - shift);
+    }
+    this.windowStart = start;
+  }
+
+  /** Mixes samples into audio already written to the file, at sample `offset`. */
+  private mixIntoFile(samples: Int16Array, offset: number): void {
+    const position = WAV_HEADER_BYTES + offset * 2;
+    const bytes = Buffer.alloc(samples.length * 2);
+    readSync(this.fd!, bytes, 0, bytes.length, position);
+    for (let i = 0; i < samples.length; i++) {
+      const mixed = bytes.readInt16LE(i * 2) + samples[i]!;
+      bytes.writeInt16LE(mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed, i * 2);
+    }
+    writeSync(this.fd!, bytes, 0, bytes.length, position);
   }
 }

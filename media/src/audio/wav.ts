@@ -3,10 +3,18 @@
 export const WAV_HEADER_BYTES = 44;
 
 export function encodeWav(samples: Int16Array, sampleRate: number, channels = 1): Buffer {
+  const buffer = Buffer.alloc(WAV_HEADER_BYTES + samples.length * 2);
+  wavHeader(samples.length * 2, sampleRate, channels).copy(buffer);
+  // Explicit LE writes: independent of host endianness (Int16Array views are host-endian).
+  for (let i = 0; i < samples.length; i++) buffer.writeInt16LE(samples[i]!, WAV_HEADER_BYTES + i * 2);
+  return buffer;
+}
+
+/** The 44-byte header of a PCM 16-bit WAV file holding `dataBytes` of samples. */
+export function wavHeader(dataBytes: number, sampleRate: number, channels = 1): Buffer {
   const bitsPerSample = 16;
   const blockAlign = channels * (bitsPerSample / 8);
-  const dataBytes = samples.length * 2;
-  const buffer = Buffer.alloc(WAV_HEADER_BYTES + dataBytes);
+  const buffer = Buffer.alloc(WAV_HEADER_BYTES);
   buffer.write('RIFF', 0, 'ascii');
   buffer.writeUInt32LE(36 + dataBytes, 4); // file size minus the 8-byte RIFF header
   buffer.write('WAVE', 8, 'ascii');
@@ -20,8 +28,6 @@ export function encodeWav(samples: Int16Array, sampleRate: number, channels = 1)
   buffer.writeUInt16LE(bitsPerSample, 34);
   buffer.write('data', 36, 'ascii');
   buffer.writeUInt32LE(dataBytes, 40);
-  // Explicit LE writes: independent of host endianness (Int16Array views are host-endian).
-  for (let i = 0; i < samples.length; i++) buffer.writeInt16LE(samples[i]!, WAV_HEADER_BYTES + i * 2);
   return buffer;
 }
 

@@ -32,7 +32,7 @@ import { UTTERANCE_END_MS } from '../agent/providers.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
 import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
 import { encodeMulaw } from '../audio/mulaw.ts';
-import { CallRecorder } from '../audio/recorder.ts';
+import { CallRecorder, type RecordingFile } from '../audio/recorder.ts';
 import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 
@@ -56,7 +56,8 @@ export interface SessionResult {
   agentEnded: boolean;
   fragments: TranscriptFragment[];
   gathered: Record<string, unknown>;
-  wav: Buffer;
+  /** Both directions mixed, as a WAV file on local disk (its owner uploads and disposes of it); none for a chat. */
+  recording: RecordingFile | null;
   durationMs: number;
 }
 
@@ -154,7 +155,7 @@ export class MediaSession {
   private readonly options: MediaSessionOptions;
   private readonly clock: () => number;
   private readonly log: LogFn;
-  private readonly recorder = new CallRecorder();
+  private readonly recorder: CallRecorder | null;
   private readonly history: ChatMessage[] = [];
   private call: PreparedCall | null = null;
   private stt: SpeechToTextStream | null = null;
@@ -201,6 +202,7 @@ export class MediaSession {
     this.options = options;
     this.clock = options.clock ?? Date.now;
     this.text = options.transport === 'text';
+    this.recorder = this.text ? null : new CallRecorder();
     this.log = options.log ?? (() => {});
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
@@ -282,8 +284,8 @@ export class MediaSession {
         agentEnded: this.wantsHangUp && reason === 'closed',
         fragments: [...this.fragments].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
         gathered: { ...this.gathered },
-        wav: this.recorder.toWav(),
-        durationMs: this.recorder.durationMs,
+        recording: this.recorder?.finish() ?? null,
+        durationMs: this.recorder?.durationMs ?? 0,
       });
     }
     return this.finished;
@@ -374,7 +376,7 @@ export class MediaSession {
     const stamp = Number(media.timestamp);
     const atMs = media.timestamp !== undefined && Number.isFinite(stamp) ? stamp : this.elapsedMs();
     this.lastMediaMs = Math.max(this.lastMediaMs, atMs);
-    this.recorder.addInbound(bytes, atMs);
+    this.recorder?.addInbound(bytes, atMs);
     this.recordPlayed(this.elapsedMs());
     if (this.stt) this.toSpeechToText(bytes, atMs);
     else if (this.earlyFrames.length < MAX_EARLY_FRAMES) this.earlyFrames.push({ bytes, atMs });
@@ -887,7 +889,7 @@ export class MediaSession {
     if (!this.unplayed.length) return;
     const keep: { bytes: Buffer; atMs: number }[] = [];
     for (const frame of this.unplayed) {
-      if (frame.atMs < untilMs) this.recorder.addOutbound(frame.bytes, frame.atMs);
+      if (frame.atMs < untilMs) this.recorder?.addOutbound(frame.bytes, frame.atMs);
       else keep.push(frame);
     }
     this.unplayed = keep;
