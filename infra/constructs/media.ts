@@ -33,7 +33,13 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct, type Node } from 'constructs';
-import { ACTIVE_CALLS_METRIC, HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
+import {
+  ACTIVE_CALLS_METRIC,
+  DEFAULT_CALLS_PER_TASK,
+  HEALTH_PATH,
+  MEASURED_TASK_CAPACITY,
+  MEDIA_STREAM_PATH,
+} from '../../media/src/deployment.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant } from '../nag.ts';
 import { REPO_ROOT } from '../paths.ts';
 import type { VoiceProviders } from './voice-providers.ts';
@@ -89,8 +95,13 @@ export function mediaSettingsFromContext(node: Node): MediaSettings {
     maxCallSeconds: positiveInteger(node, 'maxCallSeconds', 3600, MAX_DEREGISTRATION_DELAY_SECONDS),
     minTasks: positiveInteger(node, 'mediaMinTasks', 1),
     maxTasks: positiveInteger(node, 'mediaMaxTasks', 10),
-    callsPerTask: positiveInteger(node, 'mediaCallsPerTask', 20),
-    maxCallsPerTask: positiveInteger(node, 'mediaMaxCallsPerTask', 2 * positiveInteger(node, 'mediaCallsPerTask', 20)),
+    callsPerTask: positiveInteger(node, 'mediaCallsPerTask', DEFAULT_CALLS_PER_TASK),
+    // The measured capacity (or the scaling target, if set above it).
+    maxCallsPerTask: positiveInteger(
+      node,
+      'mediaMaxCallsPerTask',
+      Math.max(MEASURED_TASK_CAPACITY.calls, positiveInteger(node, 'mediaCallsPerTask', DEFAULT_CALLS_PER_TASK)),
+    ),
     architecture: (text('mediaArchitecture') ?? 'arm64') as MediaSettings['architecture'],
   };
   if (!Object.hasOwn(ARCHITECTURES, settings.architecture))
@@ -193,8 +204,9 @@ export class Media extends Construct {
     this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ContainerInsights.ENABLED });
 
     this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
-      cpu: 512,
-      memoryLimitMiB: 1024,
+      // The core the capacity was measured on (MEASURED_TASK_CAPACITY).
+      cpu: 1024 * MEASURED_TASK_CAPACITY.vcpu,
+      memoryLimitMiB: MEASURED_TASK_CAPACITY.memoryMiB,
       runtimePlatform: {
         cpuArchitecture: ARCHITECTURES[settings.architecture].cpu,
         operatingSystemFamily: OperatingSystemFamily.LINUX,

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeToolEndpoint {
   /** Fetch for the media service's HTTP tools: every tool request is answered by this endpoint. */
   fetch: typeof fetch;
+  /** Where it listens (another process on this machine forwards tool requests here: the capacity bench). */
+  origin: string;
   /** Requests received: the tool's URL, method and body (tests). */
   readonly calls: { url: string; method: string; body: string }[];
   stop: () => Promise<void>;
@@ -42,6 +44,7 @@ export async function startFakeToolEndpoint(): Promise<FakeToolEndpoint> {
         headers: { ...(init?.headers as Record<string, string>), 'X-Tool-Url': url },
       });
     },
+    origin,
     calls,
     stop: () =>
       new Promise<void>((resolve) => {

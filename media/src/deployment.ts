@@ -6,6 +6,16 @@
 /** The provider's Media Streams WebSocket. */
 export const MEDIA_STREAM_PATH = '/media';
 
+/**
+ * What one media task holds, measured by bench/media-capacity.ts on one core (docs/benchmarks.md,
+ * "Media capacity"): 100 concurrent calls met every goal (frames on time, turn overhead p95 under
+ * 50 ms, under 8 MiB per call); 200 did not (turn overhead p95 above 100 ms). The task gets that
+ * core (1 vCPU), refuses calls beyond the measured figure, and scaling aims at half of it, since
+ * a new task takes minutes to start and calls arrive in seconds.
+ */
+export const MEASURED_TASK_CAPACITY = { vcpu: 1, memoryMiB: 2048, calls: 100 } as const;
+export const DEFAULT_CALLS_PER_TASK = MEASURED_TASK_CAPACITY.calls / 2;
+
 /** The load balancer's health check: 200 while serving, 503 once draining. */
 export const HEALTH_PATH = '/healthz';
 

@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { DRAIN_SECONDS, STOP_TIMEOUT_SECONDS } from '../../infra/constructs/media.ts';
 import { createApp } from '../../infra/create-app.ts';
-import { ACTIVE_CALLS_METRIC, HEALTH_PATH } from '../../media/src/deployment.ts';
+import { ACTIVE_CALLS_METRIC, HEALTH_PATH, MEASURED_TASK_CAPACITY } from '../../media/src/deployment.ts';
 import { VOICE_SETTINGS } from '../../shared/config/voice-settings.ts';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-central-1:123456789012:certificate/0f3c2a4e-1111-2222-3333-444455556666';
@@ -181,7 +181,7 @@ describe('media service on AWS', () => {
     expect(() => synth({ ...CONTEXT, mediaMaxCallsPerTask: '10' })).toThrow(/mediaMaxCallsPerTask/);
   });
 
-  it('caps the calls a task takes (MEDIA_MAX_CALLS): twice the scaling target unless set', () => {
+  it('caps the calls a task takes (MEDIA_MAX_CALLS) at the measured capacity unless set', () => {
     const environment = (template: Template) => {
       const [, task] = Object.entries(template.toJSON().Resources as Resources).find(
         ([, r]) => r.Type === 'AWS::ECS::TaskDefinition',
@@ -193,7 +193,9 @@ describe('media service on AWS', () => {
         ]),
       );
     };
-    expect(environment(template).MEDIA_MAX_CALLS).toBe('50');
+    expect(environment(template).MEDIA_MAX_CALLS).toBe(String(MEASURED_TASK_CAPACITY.calls));
+    // A scaling target set above the measured figure raises the cap with it.
+    expect(environment(synth({ ...CONTEXT, mediaCallsPerTask: '150' }).template).MEDIA_MAX_CALLS).toBe('150');
     expect(environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30' }).template).MEDIA_MAX_CALLS).toBe('30');
     expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
   });

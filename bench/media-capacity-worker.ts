@@ -1,0 +1,143 @@
+/**
+ * The media process of bench/media-capacity.ts: the media service's WebSocket endpoint and agent
+ * loop (the production modules), with the real provider clients pointed at the local fakes the
+ * driver runs in its own process. Admission accepts every stream and a finished call's files are
+ * measured, not uploaded: what is measured is the audio pipeline of one task. It reports its own
+ * CPU time, event-loop delay and resident memory to the driver over IPC.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildCallPlan } from '../media/src/agent/call-plan.ts';
+import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
+import { MediaSession } from '../media/src/streams/media-session.ts';
+import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
+import { formatTranscriptFile } from '../shared/domain/transcripts.ts';
+
+export interface CallReport {
+  runRef: string | null;
+  failure: string | null;
+  agentEnded: boolean;
+  userLines: string[];
+  agentLines: number;
+  recordingBytes: number;
+  transcriptBytes: number;
+}
+
+export interface WorkerFigures {
+  cpuMs: number;
+  windowMs: number;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  rssBaselineBytes: number;
+  rssPeakBytes: number;
+  calls: CallReport[];
+}
+
+const settings = JSON.parse(process.env.BENCH_FAKE_SETTINGS!) as NodeJS.ProcessEnv;
+const keys = JSON.parse(process.env.BENCH_FAKE_KEYS!) as Record<VoiceProviderKey, string>;
+const toolOrigin = process.env.BENCH_TOOL_ORIGIN!;
+const platform = platformProviders(
+  settings,
+  async (names) => Object.fromEntries(names.map((name) => [name, keys[name]])) as never,
+);
+const plan = buildCallPlan({
+  agentName: 'Capacity bench',
+  workflowDefinition: { greeting: 'Hello, this is the clinic.', closing: 'Thank you, goodbye.' },
+  workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120 },
+  templateContextVariables: {},
+  initialContext: {},
+  dispositionCodes: { answered: 'Answered' },
+  passages: [{ id: 'p1', document_id: 'doc', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' }],
+  tools: [
+    {
+      id: 'tool_1',
+      workflow_id: 1,
+      name: 'check_availability',
+      description: 'Free slots on a day',
+      method: 'GET',
+      url: 'https://clinic.example/slots',
+      header_names: [],
+      headers_ciphertext: null,
+      parameters: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] },
+      created_at: new Date().toISOString(),
+    },
+  ],
+  memories: [],
+});
+/** The agent's HTTP tool answered by the driver's fake endpoint, as in the local stack. */
+const toolFetch: typeof fetch = (input, init) =>
+  fetch(`${toolOrigin}/tool`, {
+    ...init,
+    headers: { ...(init?.headers as Record<string, string>), 'X-Tool-Url': String(input) },
+  });
+
+const calls: CallReport[] = [];
+const server = createServer((_request, response) => response.writeHead(404).end());
+attachMediaStreams(
+  server,
+  '/media',
+  (send) =>
+    new MediaSession({
+      prepare: async () => ({
+        plan,
+        providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },
+        organizationId: 1,
+        toolFetch,
+      }),
+      send,
+    }),
+  async (result) => {
+    calls.push({
+      runRef: result.runRef,
+      failure: result.failure,
+      agentEnded: result.agentEnded,
+      userLines: result.fragments.filter((line) => line.role === 'user').map((line) => line.text),
+      agentLines: result.fragments.filter((line) => line.role === 'assistant').length,
+      recordingBytes: result.recording?.bytes ?? 0,
+      transcriptBytes: Buffer.byteLength(formatTranscriptFile(result.fragments)),
+    });
+    await result.recording?.dispose();
+  },
+  {
+    admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '', admitted: null }),
+    maxCallSeconds: 3600,
+  },
+);
+
+const delay = monitorEventLoopDelay({ resolution: 5 });
+let cpuStart = process.cpuUsage();
+let windowStart = performance.now();
+let rssBaseline = process.memoryUsage.rss();
+let rssPeak = rssBaseline;
+setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 250).unref();
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'baseline') {
+    globalThis.gc?.();
+    rssBaseline = process.memoryUsage.rss();
+    rssPeak = rssBaseline;
+    process.send!({ type: 'baseline' });
+  } else if (message.type === 'measure') {
+    delay.reset();
+    delay.enable();
+    cpuStart = process.cpuUsage();
+    windowStart = performance.now();
+    process.send!({ type: 'measuring' });
+  } else if (message.type === 'report') {
+    delay.disable();
+    const cpu = process.cpuUsage(cpuStart);
+    const figures: WorkerFigures = {
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      windowMs: performance.now() - windowStart,
+      eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
+      eventLoopDelayMaxMs: delay.max / 1e6,
+      rssBaselineBytes: rssBaseline,
+      rssPeakBytes: rssPeak,
+      calls,
+    };
+    process.send!({ type: 'report', figures });
+  }
+});
+
+server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', port: (server.address() as AddressInfo).port }));

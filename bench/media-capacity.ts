@@ -1,0 +1,286 @@
+/**
+ * How many live calls one media task holds. One media process (bench/media-capacity-worker.ts:
+ * the production WebSocket endpoint and agent loop) pinned to core 0; this driver, pinned to core
+ * 1, runs the local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays and N
+ * simulated callers speaking Twilio Media Streams over real WebSockets: a 20 ms frame every 20 ms
+ * each, a question every TURN_MS (knowledge questions and tool calls in turn), then goodbye, for
+ * at least BENCH_CALL_SECONDS (60). Prints figures; asserts nothing.
+ *
+ * Figures per N (the agent's audio is sent as fast as it is synthesized and the provider buffers
+ * it, so its timing is measured against playout):
+ * - playout lateness: how late each agent frame arrives after its 20 ms slot, the slots starting
+ *   when the answer's first frame arrives (p50/p99/max; above 20 ms a listener hears a gap);
+ *   and the raw gap between consecutive frames of an answer;
+ * - turn overhead: from the caller's end of speech (the last frame of the endpointing pause sent)
+ *   to the answer's first frame, minus the fakes' fixed delays (as bench/voice-latency.ts);
+ * - the media process's event-loop delay p99, CPU ms per call-second, resident memory per call
+ *   (peak over the idle baseline), recording and transcript bytes written;
+ * - the driver's own event-loop delay: when it is high, the driver, not the media process, limits.
+ * Every call must end as the agent's goodbye with the caller's every line in its transcript.
+ *
+ *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { WebSocket } from 'ws';
+import { ENDPOINTING_MS } from '../media/src/agent/providers.ts';
+import { speechMs } from '../media/src/audio/tones.ts';
+import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
+import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
+import { percentile } from './latency.ts';
+import type { WorkerFigures } from './media-capacity-worker.ts';
+import { FAKE_DELAYS_MS } from './voice-latency.ts';
+
+const CALL_SECONDS = Number(process.env.BENCH_CALL_SECONDS ?? 60);
+const TURN_MS = 6000;
+const GREETING_MS = 2000;
+const TURNS = Math.ceil((CALL_SECONDS * 1000) / TURN_MS);
+/** Callers start spread over this long, as calls arrive at a task. */
+const RAMP_MS = 5000;
+const FRAME_MS = 20;
+const PROVIDER_MS = FAKE_DELAYS_MS.stt + FAKE_DELAYS_MS.llm + FAKE_DELAYS_MS.tts;
+export const GOALS = { latenessP99Ms: 20, overheadP95Ms: 50, memoryPerCallMiB: 8 } as const;
+
+const lineOf = (call: number, turn: number) =>
+  turn % 2 === 0
+    ? `What are your opening hours? Caller ${call}, turn ${turn}.`
+    : `Please check availability on Monday. Caller ${call}, turn ${turn}.`;
+const GOODBYE = 'Thank you, goodbye.';
+
+interface CallerState {
+  index: number;
+  ws: WebSocket;
+  caller: SimulatedCaller;
+  startedAt: number;
+  queue: MediaStreamMessage[];
+  framesSent: number;
+  turn: number;
+  /** Queue position of the frame that ends the current turn's endpointing pause. */
+  endOfSpeechAt: number | null;
+  endOfSpeech: number | null;
+  knowledgeTurn: boolean;
+  reply: { start: number; frames: number; last: number } | null;
+  done: Promise<void>;
+}
+
+function pinTo(pid: number, core: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startWorker(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number; pinned: boolean }> {
+  const child = fork(new URL('./media-capacity-worker.ts', import.meta.url), {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    env: { ...process.env, ...env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const pinned = pinTo(child.pid!, 0);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`the media process exited (${code})`)));
+  });
+  return { child, port, pinned };
+}
+
+function ask<T>(child: ChildProcess, type: string, answer: string): Promise<T> {
+  return new Promise((resolve) => {
+    const listener = (message: { type: string; figures?: T }) => {
+      if (message.type !== answer) return;
+      child.off('message', listener);
+      resolve(message.figures as T);
+    };
+    child.on('message', listener);
+    child.send({ type });
+  });
+}
+
+const summary = (values: number[], ps: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return Object.fromEntries([
+    ...ps.map((p) => [`p${p}`, sorted.length ? round(percentile(sorted, p)) : null]),
+    ['max', sorted.length ? round(sorted.at(-1)!) : null],
+  ]) as Record<string, number | null>;
+};
+
+async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFakeVoiceProviders>>) {
+  const { child, port, pinned } = await startWorker({
+    BENCH_FAKE_SETTINGS: JSON.stringify(fakes.settings),
+    BENCH_FAKE_KEYS: JSON.stringify(fakes.keys),
+    BENCH_TOOL_ORIGIN: fakes.tools.origin,
+  });
+  await ask(child, 'baseline', 'baseline');
+  const lateness: number[] = [];
+  const gaps: number[] = [];
+  const overheads: number[] = [];
+  const driverDelay = monitorEventLoopDelay({ resolution: 5 });
+  driverDelay.enable();
+  const states: CallerState[] = [];
+  const start = performance.now();
+
+  const open = (index: number): CallerState => {
+    const caller = new SimulatedCaller({ streamSid: `MZ${index}`, runRef: `0.0.${index}` });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/media`);
+    const state: CallerState = {
+      index,
+      ws,
+      caller,
+      startedAt: 0,
+      queue: [],
+      framesSent: 0,
+      turn: -1,
+      endOfSpeechAt: null,
+      endOfSpeech: null,
+      knowledgeTurn: false,
+      reply: null,
+      done: new Promise((resolve) => ws.once('close', () => resolve())),
+    };
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as { event: string; mark?: unknown };
+      const now = performance.now();
+      if (frame.event === 'mark') return ws.send(JSON.stringify(frame));
+      if (frame.event !== 'media') return;
+      if (state.endOfSpeech !== null) {
+        // The answer to the turn just ended begins.
+        if (state.knowledgeTurn && state.turn > 0) overheads.push(now - state.endOfSpeech - PROVIDER_MS);
+        state.endOfSpeech = null;
+        state.reply = { start: now, frames: 0, last: now };
+      }
+      state.reply ??= { start: now, frames: 0, last: now };
+      const reply = state.reply;
+      lateness.push(Math.max(0, now - (reply.start + reply.frames * FRAME_MS)));
+      if (reply.frames > 0) gaps.push(now - reply.last);
+      reply.frames += 1;
+      reply.last = now;
+    });
+    ws.once('open', () => {
+      state.queue.push(...caller.start());
+      state.startedAt = performance.now();
+    });
+    return state;
+  };
+
+  /** The next turn's frames: a line, then silence until the turn's end; goodbye after the last. */
+  const nextTurn = (state: CallerState) => {
+    state.turn += 1;
+    if (state.turn > TURNS) return;
+    const text = state.turn === TURNS ? GOODBYE : lineOf(state.index, state.turn);
+    // The caller lets the greeting play first.
+    if (state.turn === 0) state.queue.push(...state.caller.silence(GREETING_MS));
+    const speech = state.caller.say(text);
+    state.endOfSpeechAt = state.framesSent + state.queue.length + speech.length + ENDPOINTING_MS / FRAME_MS - 1;
+    state.knowledgeTurn = state.turn % 2 === 0 && state.turn < TURNS;
+    state.queue.push(...speech, ...state.caller.silence(state.turn === TURNS ? 30_000 : TURN_MS - speechMs(text)));
+  };
+
+  // One ticker sends every caller's due frames: 20 ms of audio per 20 ms, catching up after a delay.
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    for (const state of states) {
+      if (!state.startedAt || state.ws.readyState !== WebSocket.OPEN) continue;
+      const due = Math.floor((now - state.startedAt) / FRAME_MS) + 2; // connected + start first
+      while (state.framesSent < due) {
+        if (!state.queue.length) nextTurn(state);
+        const message = state.queue.shift();
+        if (!message) break;
+        state.ws.send(JSON.stringify(message));
+        if (state.framesSent === state.endOfSpeechAt) {
+          state.endOfSpeech = performance.now();
+          state.reply = null;
+        }
+        state.framesSent += 1;
+      }
+    }
+  }, 5);
+
+  for (let index = 0; index < calls; index += 1) {
+    states.push(open(index));
+    await new Promise((resolve) => setTimeout(resolve, RAMP_MS / calls));
+  }
+  await ask(child, 'measure', 'measuring');
+  const driverCpuStart = process.cpuUsage();
+  const driverWindowStart = performance.now();
+  await Promise.race([
+    Promise.all(states.map((state) => state.done)),
+    new Promise((resolve) => setTimeout(resolve, (CALL_SECONDS + 90) * 1000)),
+  ]);
+  clearInterval(ticker);
+  driverDelay.disable();
+  const driverCpu = process.cpuUsage(driverCpuStart);
+  const driverCpuShare = (driverCpu.user + driverCpu.system) / 1000 / (performance.now() - driverWindowStart);
+  // The last saves of the media process.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const worker = await ask<WorkerFigures>(child, 'report', 'report');
+  child.kill();
+  for (const state of states) state.ws.terminate();
+
+  const expected = (index: number) => [...Array.from({ length: TURNS }, (_, turn) => lineOf(index, turn)), GOODBYE];
+  const complete = worker.calls.filter((call) => {
+    const index = Number(call.runRef?.split('.')[2]);
+    return (
+      call.agentEnded &&
+      !call.failure &&
+      JSON.stringify(call.userLines) === JSON.stringify(expected(index)) &&
+      call.agentLines >= TURNS + 2
+    );
+  });
+  const distinct = new Set(worker.calls.map((call) => call.runRef)).size;
+  const callSeconds = (worker.windowMs / 1000) * calls;
+  const figures = {
+    calls,
+    completedWithFullTranscript: complete.length,
+    distinctCalls: distinct,
+    wallSeconds: Math.round(((performance.now() - start) / 1000) * 10) / 10,
+    pinned,
+    playoutLatenessMs: summary(lateness, [50, 99]),
+    frameGapMs: summary(gaps, [50, 99]),
+    turnOverheadMs: summary(overheads, [50, 95]),
+    turnsMeasured: overheads.length,
+    eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
+    cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
+    cpuShareOfCore: Math.round((worker.cpuMs / worker.windowMs) * 100) / 100,
+    memoryPerCallMiB: Math.round(((worker.rssPeakBytes - worker.rssBaselineBytes) / calls / 2 ** 20) * 100) / 100,
+    rssPeakMiB: Math.round(worker.rssPeakBytes / 2 ** 20),
+    recordingBytes: worker.calls.reduce((sum, call) => sum + call.recordingBytes, 0),
+    transcriptBytes: worker.calls.reduce((sum, call) => sum + call.transcriptBytes, 0),
+    driverEventLoopDelayP99Ms: Math.round((driverDelay.percentile(99) / 1e6) * 10) / 10,
+    driverCpuShareOfCore: Math.round(driverCpuShare * 100) / 100,
+  };
+  const meetsGoals =
+    complete.length === calls &&
+    (figures.playoutLatenessMs.p99 ?? Infinity) <= GOALS.latenessP99Ms &&
+    (figures.turnOverheadMs.p95 ?? Infinity) <= GOALS.overheadP95Ms &&
+    figures.memoryPerCallMiB <= GOALS.memoryPerCallMiB;
+  return { ...figures, meetsGoals };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const counts = process.argv.slice(2).map(Number);
+  if (availableParallelism() >= 2) pinTo(process.pid, 1);
+  const fakes = await startFakeVoiceProviders({
+    deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt },
+    openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
+    elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts },
+  });
+  const results = [];
+  try {
+    for (const calls of counts.length ? counts : [10, 50, 100, 200, 400]) {
+      const figures = await measure(calls, fakes);
+      results.push(figures);
+      console.log(JSON.stringify(figures));
+    }
+  } finally {
+    await fakes.stop();
+  }
+  const largest = results.filter((figures) => figures.meetsGoals).at(-1);
+  console.log(
+    JSON.stringify({ goals: GOALS, largestCallsMeetingGoals: largest?.calls ?? 0, callSeconds: CALL_SECONDS }),
+  );
+}
