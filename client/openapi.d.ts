@@ -3745,7 +3745,25 @@ export interface components {
              */
             url: string;
         } | null;
-        /** @description A frame the client sends on the session WebSocket. */
+        /**
+         * @description A frame the client sends on the session WebSocket.
+         * @example {
+         *       "event": "start",
+         *       "start": {
+         *         "customParameters": {
+         *           "run_ref": "12.34.5678",
+         *           "stream_token": "1795600000.3q2-7wxK…"
+         *         }
+         *       }
+         *     }
+         * @example {
+         *       "event": "message",
+         *       "text": "What are your opening hours?"
+         *     }
+         * @example {
+         *       "event": "stop"
+         *     }
+         */
         SessionClientFrame: {
             /** @enum {string} */
             event: "start";
@@ -3782,7 +3800,35 @@ export interface components {
             /** @enum {string} */
             event: "stop";
         };
-        /** @description A frame the service sends on the session WebSocket. */
+        /**
+         * @description A frame the service sends on the session WebSocket.
+         * @example {
+         *       "event": "text",
+         *       "text": "We are open Monday to Friday, 8:00 to 16:00."
+         *     }
+         * @example {
+         *       "event": "transcript",
+         *       "role": "user",
+         *       "text": "What are your opening hours?",
+         *       "timestamp": "2026-11-25T10:00:03.120Z",
+         *       "end": "2026-11-25T10:00:04.480Z"
+         *     }
+         * @example {
+         *       "event": "tool_call",
+         *       "name": "set_call_disposition",
+         *       "arguments": "{\"code\":\"answered\"}",
+         *       "result": "{\"ok\":true}"
+         *     }
+         * @example {
+         *       "event": "knowledge",
+         *       "passages": [
+         *         {
+         *           "title": "Hours",
+         *           "text": "Opening hours: Monday to Friday, 8:00 to 16:00."
+         *         }
+         *       ]
+         *     }
+         */
         SessionEvent: {
             /** @enum {string} */
             event: "media";

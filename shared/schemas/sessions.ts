@@ -41,7 +41,14 @@ const Stop = z
 
 export const SessionClientFrame = z
   .discriminatedUnion('event', [Start, Media, Mark, Message, Offer, Stop])
-  .openapi('SessionClientFrame', { description: 'A frame the client sends on the session WebSocket.' });
+  .openapi('SessionClientFrame', {
+    description: 'A frame the client sends on the session WebSocket.',
+    examples: [
+      { event: 'start', start: { customParameters: { run_ref: '12.34.5678', stream_token: '1795600000.3q2-7wxK…' } } },
+      { event: 'message', text: 'What are your opening hours?' },
+      { event: 'stop' },
+    ],
+  });
 
 export const SessionEvent = z
   .discriminatedUnion('event', [
@@ -76,4 +83,18 @@ export const SessionEvent = z
       .object({ event: z.literal('error'), detail: z.string() })
       .openapi({ description: 'A frame was refused (e.g. an empty or too long message); the session goes on.' }),
   ])
-  .openapi('SessionEvent', { description: 'A frame the service sends on the session WebSocket.' });
+  .openapi('SessionEvent', {
+    description: 'A frame the service sends on the session WebSocket.',
+    examples: [
+      { event: 'text', text: 'We are open Monday to Friday, 8:00 to 16:00.' },
+      {
+        event: 'transcript',
+        role: 'user',
+        text: 'What are your opening hours?',
+        timestamp: '2026-11-25T10:00:03.120Z',
+        end: '2026-11-25T10:00:04.480Z',
+      },
+      { event: 'tool_call', name: 'set_call_disposition', arguments: '{"code":"answered"}', result: '{"ok":true}' },
+      { event: 'knowledge', passages: [{ title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' }] },
+    ],
+  });

@@ -1,10 +1,12 @@
-import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import type { Agent } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 /** Retries `check` until it passes (15 s at most), and gives what it returns. */
 const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 15_000, interval: 100 });
 let org: TestOrganization;
@@ -39,7 +41,15 @@ beforeAll(async () => {
     body: { title: 'Hours', content: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
   });
   expect(document.status).toBe(201);
+  receiver = await startWebhookReceiver();
+  const webhook = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: receiver.url, events: ['call.started', 'call.completed'] },
+  });
+  expect(webhook.status).toBe(201);
 });
+
+afterAll(() => receiver?.close());
 
 async function conversation(mode: string, key = org.key, agentRef = agent.public_id) {
   return api.request<{ id: number; mode: string; session: Session | null }>(
@@ -150,6 +160,15 @@ describe('chat sessions', () => {
     });
     expect(recording.status).toBe(404);
     expect(recording.body).toEqual({ detail: 'This conversation has no recording' });
+    // The same webhooks as a call's.
+    await until(() => {
+      const events = receiver.received
+        .map(
+          (delivery) => JSON.parse(delivery.body) as { type: string; data: { workflow_run_id?: number; id?: number } },
+        )
+        .filter((event) => JSON.stringify(event.data).includes(`"workflow_run_id":${id}`));
+      expect(events.map((event) => event.type).sort()).toEqual(['call.completed', 'call.started']);
+    });
 
     // The session is over: connecting again is refused, and the run stays as it ended.
     const again = await connect(session!);
