@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
 import { MediaSession, type SessionResult } from '../../media/src/streams/media-session.ts';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
-import { attachMediaStreams, HANGUP_MARK } from '../../media/src/streams/websocket-server.ts';
+import { attachMediaStreams, HANGUP_MARK, type MediaStreamsOptions } from '../../media/src/streams/websocket-server.ts';
 import { callInput, voiceFakes } from '../support/voice.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startServer() {
+async function startServer(extra: Partial<MediaStreamsOptions<null>> = {}) {
   const server = createServer((_request, response) => response.writeHead(404).end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
@@ -36,13 +36,33 @@ async function startServer() {
       }),
     onFinished,
     // Admission has its own tests (media-stream-admission.test.ts): here every stream is let in.
-    { admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '', admitted: null }), maxCallSeconds: 3600 },
+    {
+      admit: async (claim) => ({ accepted: true, runRef: claim.runRef ?? '', admitted: null }),
+      maxCallSeconds: 3600,
+      ...extra,
+    },
   );
   cleanups.push(() => handle.close());
   return { port: (server.address() as AddressInfo).port, onFinished, finished, handle };
 }
 
 describe('attachMediaStreams', () => {
+  it('refuses an SDP offer where no peer leg takes it: an error frame naming why, then 4501', async () => {
+    const why = 'peer-to-peer WebRTC is not served by this deployment: use mode webrtc';
+    const { port } = await startServer({ peerLeg: () => undefined, peerLegUnavailable: why });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);
+    const received: { event: string; detail?: string }[] = [];
+    ws.on('message', (data) => received.push(JSON.parse(String(data)) as (typeof received)[number]));
+    const closed = new Promise<[number, string]>((resolve) =>
+      ws.on('close', (code, reason) => resolve([code, String(reason)])),
+    );
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    for (const message of new SimulatedCaller({ runRef: '4.5.7' }).start()) ws.send(JSON.stringify(message));
+    ws.send(JSON.stringify({ event: 'offer', sdp: 'v=0' }));
+    expect(await closed).toEqual([4501, why]);
+    expect(received.filter((frame) => frame.event === 'error')).toEqual([{ event: 'error', detail: why }]);
+  });
+
   it('runs a call over a real WebSocket: greeting, one turn, hang-up mark, close, onFinished once', async () => {
     const { port, onFinished, finished } = await startServer();
     const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);

@@ -47,9 +47,11 @@ export class WebRtcLeg {
     const remote = settings.remoteAddresses;
     this.pc = new RTCPeerConnection({
       codecs: { audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })] },
-      iceInterfaceAddresses: { udp4: settings.hostAddresses[0] },
-      iceAdditionalHostAddresses: settings.hostAddresses,
+      // Host candidates on exactly these addresses: werift would otherwise add every interface's
+      // (and falls back to them when a bind address is not among them, as loopback never is).
+      iceUseIpv4: false,
       iceUseIpv6: false,
+      iceAdditionalHostAddresses: settings.hostAddresses,
       iceUseTcp: false,
       ...(remote ? { iceFilterCandidatePair: (pair) => remote.includes(pair.remoteCandidate.host) } : {}),
     });
