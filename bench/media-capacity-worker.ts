@@ -13,6 +13,7 @@ import { platformProviders, type VoiceProviderKey } from '../media/src/agent/pro
 import { MediaSession } from '../media/src/streams/media-session.ts';
 import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
 import { formatTranscriptFile } from '../shared/domain/transcripts.ts';
+import { availabilityTool } from '../test/support/voice.ts';
 
 export interface CallReport {
   runRef: string | null;
@@ -49,20 +50,7 @@ const plan = buildCallPlan({
   initialContext: {},
   dispositionCodes: { answered: 'Answered' },
   passages: [{ id: 'p1', document_id: 'doc', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' }],
-  tools: [
-    {
-      id: 'tool_1',
-      workflow_id: 1,
-      name: 'check_availability',
-      description: 'Free slots on a day',
-      method: 'GET',
-      url: 'https://clinic.example/slots',
-      header_names: [],
-      headers_ciphertext: null,
-      parameters: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] },
-      created_at: new Date().toISOString(),
-    },
-  ],
+  tools: [availabilityTool(new Date().toISOString())],
   memories: [],
 });
 /** The agent's HTTP tool answered by the driver's fake endpoint, as in the local stack. */

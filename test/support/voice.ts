@@ -1,11 +1,26 @@
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
 import type { PreparedCall } from '../../media/src/streams/media-session.ts';
+import type { ToolRecord } from '../../shared/repositories/agent-resources.ts';
 import {
   startFakeVoiceProviders,
   type FakeVoiceOptions,
   type FakeVoiceProviders,
 } from '../../local/fakes/voice-providers.ts';
+
+/** An agent's HTTP tool, as stored: a clinic's free slots on a day (answered by the local tool endpoint). */
+export const availabilityTool = (createdAt: string): ToolRecord => ({
+  id: 'tool_1',
+  workflow_id: 1,
+  name: 'check_availability',
+  description: 'Free slots on a day',
+  method: 'GET',
+  url: 'https://clinic.example/slots',
+  header_names: [],
+  headers_ciphertext: null,
+  parameters: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] },
+  created_at: createdAt,
+});
 
 export const callInput = (overrides: Partial<CallInput> = {}): CallInput => ({
   agentName: 'Ann',

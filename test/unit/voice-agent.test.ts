@@ -17,7 +17,7 @@ import {
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
-import { callInput, voiceFakes } from '../support/voice.ts';
+import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
 
 const BASE = Date.parse('2026-11-23T10:00:00.000Z');
 const cleanups: (() => Promise<void>)[] = [];
@@ -86,20 +86,7 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
         { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
         { id: 'p2', document_id: 'doc_1', title: 'Prices', text: 'A check-up costs 200 PLN.' },
       ],
-      tools: [
-        {
-          id: 'tool_1',
-          workflow_id: 1,
-          name: 'check_availability',
-          description: 'Free slots on a day',
-          method: 'GET',
-          url: 'https://clinic.example/slots',
-          header_names: [],
-          headers_ciphertext: null,
-          parameters: { type: 'object', properties: { day: { type: 'string' } }, required: ['day'] },
-          created_at: new Date(BASE).toISOString(),
-        },
-      ],
+      tools: [availabilityTool(new Date(BASE).toISOString())],
     });
     expect(session.fragments[0]).toEqual({
       timestamp: new Date(BASE).toISOString(),
