@@ -2549,9 +2549,42 @@ export interface components {
             total_count: number;
             total_pages: number;
         };
+        /**
+         * @description Post-call analysis: once a call or session with a transcript ends, the model reads the transcript and gives a summary, structured data and a success evaluation (the run's `analysis`). The run completes without waiting for it; the `call.completed` webhook waits for it and carries it.
+         * @example {
+         *       "summary_prompt": "Summarize in two sentences.",
+         *       "structured_data_schema": {
+         *         "type": "object",
+         *         "properties": {
+         *           "preferred_day": {
+         *             "type": "string"
+         *           },
+         *           "wants_callback": {
+         *             "type": "boolean"
+         *           }
+         *         },
+         *         "required": [
+         *           "preferred_day",
+         *           "wants_callback"
+         *         ]
+         *       },
+         *       "success_criteria": "The caller booked a visit."
+         *     }
+         */
+        CallAnalysisPlan: {
+            /** @description A JSON schema (type object) of the data to extract from the transcript; the answer is validated by it. */
+            structured_data_schema?: {
+                [key: string]: unknown;
+            };
+            /** @description What makes the call a success; the evaluation says whether it was, and why. */
+            success_criteria?: string;
+            /** @description How to summarize the call (default: a short neutral summary of what was said and agreed). */
+            summary_prompt?: string;
+        };
         /** @description A call ended, whatever the outcome (`status`): sent once per call, after the recording and transcript are saved. */
         CallCompletedEvent: {
             data: {
+                analysis: components["schemas"]["RunAnalysis"];
                 /** @example confirmed */
                 call_disposition: string | null;
                 /**
@@ -2630,6 +2663,7 @@ export interface components {
         /** @description A call failed technically (dial failure, provider error, lost media stream, watchdog). The same call also sends `call.completed` with `status: "failed"`. */
         CallFailedEvent: {
             data: {
+                analysis: components["schemas"]["RunAnalysis"];
                 /** @example confirmed */
                 call_disposition: string | null;
                 /**
@@ -2974,6 +3008,14 @@ export interface components {
             total_pages: number;
         };
         CampaignReportRow: {
+            /** @description The structured data of its analysis (a JSON text in the CSV report). */
+            analysis_data: {
+                [key: string]: unknown;
+            };
+            /** @description The success evaluation of the contact's latest call, when the agent has success criteria. */
+            analysis_successful: boolean | null;
+            /** @description The post-call analysis summary of the contact's latest call (`run_id`), once ready; null without one. */
+            analysis_summary: string | null;
             attempts: number;
             call_disposition: string | null;
             error: string | null;
@@ -3572,6 +3614,7 @@ export interface components {
             overlap_seconds: number;
         };
         Run: components["schemas"]["RunListItem"] & {
+            analysis: components["schemas"]["RunAnalysis"] & unknown;
             cost: components["schemas"]["RunCost"];
             /**
              * Format: date-time
@@ -3590,6 +3633,50 @@ export interface components {
             /** @description Storage key of the transcript (not a URL). */
             transcript_url: string | null;
         };
+        /**
+         * @description The post-call analysis (the agent's `workflow_configurations.analysis`): the event waits for it, so it is `completed` or `failed`; null without a plan or a transcript.
+         * @example {
+         *       "status": "completed",
+         *       "summary": "Anna asked to move her visit and chose Tuesday morning.",
+         *       "structured_data": {
+         *         "preferred_day": "Tuesday",
+         *         "wants_callback": false
+         *       },
+         *       "success_evaluation": {
+         *         "successful": true,
+         *         "reason": "A new visit time was agreed."
+         *       },
+         *       "error": null,
+         *       "attempts": 1,
+         *       "completed_at": "2026-11-24T10:15:42Z"
+         *     }
+         */
+        RunAnalysis: {
+            /** @description Model requests made (at most 3). */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            completed_at: string | null;
+            /** @description Why the analysis failed (the last attempt). */
+            error: string | null;
+            /**
+             * @description `pending` while the model works (seconds after the run ends), then `completed`, or `failed` (see `error`) once every attempt failed.
+             * @enum {string}
+             */
+            status: "pending" | "completed" | "failed";
+            /** @description Filled by the agent's `structured_data_schema`; null without one. */
+            structured_data: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Judged by the agent's `success_criteria`; null without them. */
+            success_evaluation: {
+                reason: string;
+                successful: boolean;
+            } | null;
+            summary: string | null;
+        } | null;
         RunCost: {
             /** @enum {string} */
             currency: "USD";
@@ -4222,6 +4309,7 @@ export interface components {
         };
         /** @description The agent's voice settings; other keys are kept unchanged. */
         WorkflowConfigurations: {
+            analysis?: components["schemas"]["CallAnalysisPlan"];
             /** @description Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default 1. */
             barge_in_min_words?: number;
             /** @description Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default 300. */
@@ -9698,6 +9786,20 @@ export interface operations {
                  *           "platform_usd": 0.05,
                  *           "total_usd": 0.064
                  *         },
+                 *         "analysis": {
+                 *           "status": "completed",
+                 *           "summary": "The callee confirmed the visit on Tuesday at 10:00.",
+                 *           "structured_data": {
+                 *             "confirmed": true
+                 *           },
+                 *           "success_evaluation": {
+                 *             "successful": true,
+                 *             "reason": "The visit was confirmed."
+                 *           },
+                 *           "error": null,
+                 *           "attempts": 1,
+                 *           "completed_at": "2026-11-23T10:15:42.000Z"
+                 *         },
                  *         "status": "completed"
                  *       }
                  *     }
@@ -9765,6 +9867,7 @@ export interface operations {
                  *           "platform_usd": 0.05,
                  *           "total_usd": 0.064
                  *         },
+                 *         "analysis": null,
                  *         "status": "failed"
                  *       }
                  *     }

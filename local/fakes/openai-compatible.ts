@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { SCRIPT_READING } from '../../shared/ai/script-reading.ts';
+import { CALL_ANALYSIS } from '../../shared/domain/call-analysis.ts';
 import { readScriptPrompt } from './script-reader.ts';
 
 export interface FakeOpenAiOptions {
@@ -43,7 +44,13 @@ interface ChatRequest {
       parameters?: { properties?: Record<string, { type?: string; enum?: unknown[] }> };
     };
   }[];
-  response_format?: { type: string; json_schema?: { name?: string } };
+  response_format?: { type: string; json_schema?: { name?: string; schema?: JsonSchema } };
+}
+
+interface JsonSchema {
+  type?: string;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
 }
 
 type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
@@ -65,7 +72,8 @@ const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end
  * 7. otherwise (the plan is done) as 2: the closing, the disposition and the end of the call.
  * Authoring prompts: translation (`Target language: X`) answers `[X] <text>`; question writing
  * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines;
- * the `script_analysis` JSON schema is answered by the rules of ./script-reader.ts.
+ * the `script_analysis` JSON schema is answered by the rules of ./script-reader.ts, the
+ * `call_analysis` one by `analyzeCall` below.
  */
 export function fakeReply(request: ChatRequest): Reply {
   const messages = request.messages;
@@ -76,6 +84,8 @@ export function fakeReply(request: ChatRequest): Reply {
 
   if (request.response_format?.json_schema?.name === SCRIPT_READING)
     return say(JSON.stringify(readScriptPrompt(userText)));
+  if (request.response_format?.json_schema?.name === CALL_ANALYSIS)
+    return say(JSON.stringify(analyzeCall(system, userText, request.response_format.json_schema.schema ?? {})));
   const target = /Target language: (.+)/i.exec(system)?.[1]?.trim();
   if (target) return say(`[${target}] ${userText.trim()}`);
   if (/one question per topic/i.test(system)) {
@@ -138,6 +148,53 @@ export function fakeReply(request: ChatRequest): Reply {
   const plan = /Conversation plan, in order:\n((?:\d+\. [^\n]*\n?)+)/.exec(system)?.[1]?.trim().split('\n') ?? [];
   const step = plan[callerTurns - 1]?.replace(/^\d+\. /, '');
   return step ? say(step) : endCall();
+}
+
+/**
+ * A post-call analysis from the transcript (`Agent:`/`Person:` lines): the summary counts the lines
+ * and quotes the person; each structured field is filled from the person's lines (a string: the
+ * first line naming a word of the field, a boolean: whether one does, a number: the first number
+ * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said.
+ */
+function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record<string, unknown> {
+  const transcript = lines(prompt).filter((line) => /^(Agent|Person): /.test(line));
+  const person = transcript.filter((line) => line.startsWith('Person: ')).map((line) => line.slice(8));
+  const naming = (field: string) =>
+    person.find((line) => field.split('_').some((word) => word.length >= 4 && line.toLowerCase().includes(word)));
+  const answer: Record<string, unknown> = {
+    summary: `A conversation of ${transcript.length} lines; the person said: ${person.join(' / ') || 'nothing'}`.slice(
+      0,
+      300,
+    ),
+  };
+  const fields = schema.properties?.structured_data?.properties;
+  if (fields)
+    answer.structured_data = Object.fromEntries(
+      Object.entries(fields).map(([field, fieldSchema]) => [
+        field,
+        fieldSchema.enum?.[0] ??
+          (fieldSchema.type === 'boolean'
+            ? naming(field) !== undefined
+            : fieldSchema.type === 'number' || fieldSchema.type === 'integer'
+              ? Number(/\d+/.exec(person.join(' '))?.[0] ?? 0)
+              : (naming(field) ?? '')),
+      ]),
+    );
+  const criteria = /^success_evaluation: .*?: (.+)$/m.exec(system)?.[1];
+  if (criteria) {
+    const said = transcript
+      .map((line) => line.replace(/^(Agent|Person): /, ''))
+      .join(' ')
+      .toLowerCase();
+    const word = criteria
+      .toLowerCase()
+      .match(/[a-z]{4,}/g)
+      ?.find((candidate) => said.includes(candidate));
+    answer.success_evaluation = word
+      ? { successful: true, reason: `The conversation mentions "${word}".` }
+      : { successful: false, reason: `Nothing said matches: ${criteria}` };
+  }
+  return answer;
 }
 
 const lines = (text: string) =>

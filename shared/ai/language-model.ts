@@ -23,6 +23,11 @@ export interface ExtractionRequest<T> extends CompletionRequest {
   /** Names the schema for the provider (`[a-zA-Z0-9_-]`) and in error messages. */
   name: string;
   schema: z.ZodType<T>;
+  /**
+   * The provider's strict mode (default true): it then guarantees the schema, which must close
+   * every object and require every field. A customer's schema may not: sent as guidance, checked here.
+   */
+  strict?: boolean;
 }
 
 export interface LanguageModel {
@@ -130,7 +135,7 @@ export function remoteModel(settings: {
       const content = await answer(request, {
         response_format: {
           type: 'json_schema',
-          json_schema: { name: request.name, strict: true, schema: strictSchema(request.schema) },
+          json_schema: { name: request.name, strict: request.strict ?? true, schema: strictSchema(request.schema) },
         },
         temperature: 0,
       });

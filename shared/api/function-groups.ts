@@ -132,6 +132,14 @@ export const FUNCTION_GROUPS = {
     access: { table: 'readWrite', stateMachines: true, eventBus: true, telephony: true, publicUrl: true },
     copyFiles: PHONE_NUMBER_DATA,
   },
+  callAnalysis: {
+    entry: 'functions/call-analysis/handler.ts',
+    description:
+      "EventBridge target: the post-call analysis of an ended run (summary, structured data, success) by the organization's or the platform's model, then its webhooks",
+    access: { table: 'readWrite', bucket: 'read', eventBus: true, encryption: true, languageModel: true },
+    // Three model attempts of up to 25 s each (one client retry), and their waits.
+    timeoutSeconds: 180,
+  },
   campaignSourceSync: {
     entry: 'functions/campaign-source-sync/handler.ts',
     description: 'Scheduled every minute: re-syncs campaign sources due for a refresh (new rows only)',

@@ -1,7 +1,7 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
 import type { CampaignOrigin, EndedCall, RunRecord } from '../repositories/runs.ts';
-import { CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
+import { CALL_ANALYZED, CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
 
 /**
  * The `call.completed` payload, as webhooks deliver it (Standard Webhooks' `{type, timestamp, data}`).
@@ -28,6 +28,7 @@ export function callCompletedPayload(run: RunRecord) {
       transcript_url: run.transcript_key,
       cost: run.cost,
       campaign_id: run.campaign?.campaign_id ?? null,
+      analysis: run.analysis ?? null,
     },
   };
 }
@@ -57,15 +58,23 @@ export function endedCallOf(detail: CallCompletedDetail): EndedCall | undefined 
   };
 }
 
-/** Puts `call.completed` on the application's event bus; the webhook rule picks it up. */
-export async function publishCallCompleted(run: RunRecord): Promise<void> {
+/**
+ * Puts `call.completed` on the application's event bus: the webhook, campaign and analysis rules
+ * pick it up. A run whose analysis is pending has its webhooks sent with `call.analyzed`.
+ */
+export const publishCallCompleted = (run: RunRecord): Promise<void> => publishRunEvent(CALL_COMPLETED, run);
+
+/** Puts `call.analyzed` on the bus once the run's analysis is recorded: its `call.completed` webhooks go now. */
+export const publishCallAnalyzed = (run: RunRecord): Promise<void> => publishRunEvent(CALL_ANALYZED, run);
+
+async function publishRunEvent(detailType: string, run: RunRecord): Promise<void> {
   const result = await eventBridge().send(
     new PutEventsCommand({
       Entries: [
         {
           EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME,
           Source: EVENT_SOURCE,
-          DetailType: CALL_COMPLETED,
+          DetailType: detailType,
           Detail: JSON.stringify({
             ...callCompletedPayload(run),
             campaign_origin: run.campaign ?? null,
@@ -74,5 +83,5 @@ export async function publishCallCompleted(run: RunRecord): Promise<void> {
       ],
     }),
   );
-  if (result.FailedEntryCount) throw new Error(`call.completed was not accepted: ${result.Entries?.[0]?.ErrorMessage}`);
+  if (result.FailedEntryCount) throw new Error(`${detailType} was not accepted: ${result.Entries?.[0]?.ErrorMessage}`);
 }

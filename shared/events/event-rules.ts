@@ -1,4 +1,4 @@
-import { CALL_COMPLETED, EVENT_SOURCE } from './names.ts';
+import { CALL_ANALYZED, CALL_COMPLETED, EVENT_SOURCE } from './names.ts';
 
 /**
  * EventBridge rules of the application bus: which events reach which function. The CDK stack
@@ -15,6 +15,9 @@ export interface EventRule {
 export const EVENT_RULES: EventRule[] = [
   { name: 'call-completed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'webhookFanout' },
   { name: 'call-completed-to-campaigns', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'campaignOutcomes' },
+  { name: 'call-completed-to-analysis', source: EVENT_SOURCE, detailType: CALL_COMPLETED, target: 'callAnalysis' },
+  // A run's webhooks wait for its analysis (the fan-out skips a `call.completed` whose analysis is pending).
+  { name: 'call-analyzed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_ANALYZED, target: 'webhookFanout' },
   // The other webhook events (`call.failed` is derived from `call.completed` by the fan-out).
   ...(['call.started', 'campaign.completed', 'campaign.paused'] as const).map((detailType) => ({
     name: `${detailType.replace('.', '-')}-to-webhooks`,

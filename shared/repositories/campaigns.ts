@@ -73,6 +73,15 @@ export interface ContactRecord {
   next_attempt_at: string | null;
   last_attempt_at: string | null;
   error: string | null;
+  /** The post-call analysis of a run of this contact; the report shows it while `run_id` is that run. */
+  analysis?: ContactAnalysis | null;
+}
+
+export interface ContactAnalysis {
+  run_id: number;
+  summary: string | null;
+  successful: boolean | null;
+  structured_data: Record<string, unknown> | null;
 }
 
 /** States an engine execution is working on (restarted after a local restart). */
@@ -524,6 +533,33 @@ export async function updateContact(
 ): Promise<boolean> {
   try {
     await db().send(new UpdateCommand(contactUpdate(orgId, campaignId, row, expect, change)));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Notes a run's post-call analysis on its contact, whatever the contact's state since (the analysis
+ * comes after the outcome); false when the contact has moved on to another run (or is gone).
+ */
+export async function recordContactAnalysis(
+  orgId: number,
+  campaignId: number,
+  row: number,
+  analysis: ContactAnalysis,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.contact(orgId, campaignId, row),
+        UpdateExpression: 'SET analysis = :analysis',
+        ConditionExpression: 'run_id = :runId',
+        ExpressionAttributeValues: { ':analysis': analysis, ':runId': analysis.run_id },
+      }),
+    );
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;

@@ -4,6 +4,7 @@ import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 import type { MachineVerdict } from '../domain/answering-machine.ts';
 import type { RunRef } from '../domain/run-ref.ts';
+import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
 
 export type RunStatus = 'created' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed';
 
@@ -35,6 +36,10 @@ export interface RunRecord {
   answered_by?: MachineVerdict | null;
   /** The agent's voicemail message when the call was placed (left on an answering machine); none: hang up on one. */
   voicemail_message?: string | null;
+  /** The agent's post-call analysis plan when the run started; none: no analysis. */
+  analysis_plan?: CallAnalysisPlan | null;
+  /** The post-call analysis, from the run's end (pending) until the model answered (or failed). */
+  analysis?: RunAnalysis | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
   /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */
@@ -207,7 +212,14 @@ export async function listRuns(
 /** What ending a call sets on its run; the log line is appended to its logs. */
 export type RunEnding = Pick<
   RunRecord,
-  'status' | 'ended_at' | 'duration_seconds' | 'gathered_context' | 'recording_key' | 'transcript_key' | 'cost'
+  | 'status'
+  | 'ended_at'
+  | 'duration_seconds'
+  | 'gathered_context'
+  | 'recording_key'
+  | 'transcript_key'
+  | 'cost'
+  | 'analysis'
 > & { log: RunRecord['logs'][number] };
 
 /**
@@ -312,6 +324,29 @@ export function eventConfirmationItem(ref: RunRef): TransactItem {
 /** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */
 export const listRunsWithPendingEvents = (before: string, limit: number): Promise<RunRecord[]> =>
   runsIndexedBefore(keys.pendingEventIndex('', 0, 0, 0).gsi1pk, before, limit);
+
+/**
+ * Records the outcome of a pending post-call analysis; false when it is no longer pending (another
+ * attempt recorded it first) or the run is gone.
+ */
+export async function recordAnalysis(ref: RunRef, analysis: RunAnalysis): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'SET analysis = :analysis',
+        ConditionExpression: 'analysis.#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':analysis': analysis, ':pending': 'pending' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
 
 /** Records a fact about a call still in progress; false when the run has ended (or is gone). */
 export async function updateActiveRun(

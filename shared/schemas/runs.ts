@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { RunAnalysis } from './call-analysis.ts';
 import { freeFormObject, JsonObject, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
@@ -136,6 +137,7 @@ export const Run = RunListItem.extend({
   logs: z.array(RunLog),
   sms: z.array(RunSms),
   cost: RunCost.nullable(),
+  analysis: RunAnalysis.nullable(),
 }).openapi('Run');
 
 export const TranscriptResponse = z

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import './common.ts';
+import { CallAnalysisPlan } from './call-analysis.ts';
 
 /**
  * The voice settings of an agent: keys of its `workflow_configurations` object (other keys are
@@ -99,6 +100,7 @@ export const WorkflowConfigurations = z
           "How keys the caller presses (DTMF) reach the agent: an entry (`1234`) becomes the caller's turn, `[pressed 1234]` in the transcript. A key press also stops the agent talking.",
         example: { collect_digits: 8, end_key: '#' },
       }),
+    analysis: CallAnalysisPlan.optional(),
     phrases: z
       .strictObject({
         silence_prompt: Phrase.optional(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { RunAnalysis } from './call-analysis.ts';
 import { JsonObject, Timestamp } from './common.ts';
 
 /**
@@ -37,6 +38,10 @@ const CallEndData = z.object({
   }),
   transcript_url: z.string().nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
   cost: CallCost.nullable(),
+  analysis: RunAnalysis.nullable().openapi({
+    description:
+      "The post-call analysis (the agent's `workflow_configurations.analysis`): the event waits for it, so it is `completed` or `failed`; null without a plan or a transcript.",
+  }),
 });
 
 const CampaignData = z.object({
@@ -123,6 +128,15 @@ const sampleEnd = {
   recording_url: 'runs/org-1/agent-42/run-1001/recording.wav',
   transcript_url: 'runs/org-1/agent-42/run-1001/transcript.txt',
   cost: { currency: 'USD' as const, telephony_usd: 0.014, platform_usd: 0.05, total_usd: 0.064 },
+  analysis: {
+    status: 'completed' as const,
+    summary: 'The callee confirmed the visit on Tuesday at 10:00.',
+    structured_data: { confirmed: true },
+    success_evaluation: { successful: true, reason: 'The visit was confirmed.' },
+    error: null,
+    attempts: 1,
+    completed_at: SAMPLE_TIME,
+  },
 };
 const sampleCampaign = {
   organization_id: 1,
@@ -155,6 +169,7 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
         call_disposition: null,
         recording_url: null,
         transcript_url: null,
+        analysis: null,
       },
     },
     'campaign.completed': {

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { organizationModel, platformModel, type LanguageModel } from '../ai/language-model.ts';
-import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
+import { encryptSecret } from '../crypto/secret-box.ts';
 import { readScript } from '../ai/script-reading.ts';
 import { factsWithSource, mergeFacts, pageText, sourced, sourcedAll } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
@@ -13,12 +12,11 @@ import { AGENT_TEMPLATES, fillTemplate } from '../templates/catalogue.ts';
 type ScriptAnalysis = z.output<typeof ScriptAnalysisSchema>;
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import { createAgent } from './agents.ts';
+import { modelFor, organizationContext as context } from './language-models.ts';
 import { assertPublicUrl } from './public-urls.ts';
 
 /** Customer-chosen URLs go through the SSRF guard, each with its time and size caps. */
 const websiteFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 2 * 1024 * 1024 });
-
-const context = (orgId: number) => ({ organizationId: String(orgId) });
 
 export function listTemplates() {
   return {
@@ -26,14 +24,6 @@ export function listTemplates() {
       ({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => template,
     ),
   };
-}
-
-/** The organization's own model (its key), else the platform's (503 when that is not configured). */
-async function modelFor(orgId: number): Promise<{ model: LanguageModel; owner: 'organization' | 'platform' }> {
-  const stored = await modelKeys.getModelKey(orgId);
-  if (!stored) return { model: await platformModel(), owner: 'platform' };
-  const apiKey = await decryptSecret(stored.api_key_ciphertext, context(orgId));
-  return { model: organizationModel(stored, apiKey), owner: 'organization' };
 }
 
 export async function setModelKey(orgId: number, request: { api_key: string; api_url: string; model: string }) {

@@ -1,5 +1,6 @@
 import { endingOutcome } from '../domain/answering-machine.ts';
 import { hasSession } from '../domain/browser-sessions.ts';
+import { initialAnalysis } from '../domain/call-analysis.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
@@ -60,6 +61,7 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
     cost,
+    analysis: initialAnalysis(run.analysis_plan, Boolean(report.transcriptKey)),
     log: {
       timestamp: report.endedAt,
       level: outcome === 'failed' ? 'ERROR' : 'INFO',

@@ -193,7 +193,14 @@ const REPORT_COLUMNS = [
   'last_attempt_at',
   'next_attempt_at',
   'error',
+  'analysis_summary',
+  'analysis_successful',
+  'analysis_data',
 ] as const;
+
+/** The contact's latest run's post-call analysis, if that run has one yet. */
+const contactAnalysis = (contact: repository.ContactRecord) =>
+  contact.analysis && contact.analysis.run_id === contact.run_id ? contact.analysis : null;
 
 const reportRow = (contact: repository.ContactRecord) => ({
   row: contact.row,
@@ -208,6 +215,9 @@ const reportRow = (contact: repository.ContactRecord) => ({
   next_attempt_at: contact.next_attempt_at,
   last_attempt_at: contact.last_attempt_at,
   error: contact.error,
+  analysis_summary: contactAnalysis(contact)?.summary ?? null,
+  analysis_successful: contactAnalysis(contact)?.successful ?? null,
+  analysis_data: contactAnalysis(contact)?.structured_data ?? null,
 });
 
 export async function reportPage(orgId: number, campaignId: number, page: PageRequest) {

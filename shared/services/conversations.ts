@@ -114,6 +114,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     logs: run.logs ?? [],
     sms: run.sms ?? [],
     cost: run.cost,
+    analysis: run.analysis ?? null,
   };
 }
 

@@ -33,5 +33,8 @@ export function newRun(
     answered_at: null,
     // What the call does on an answering machine is the agent's choice when it was placed.
     voicemail_message: agent.voicemail_message ?? null,
+    // So is its post-call analysis.
+    analysis_plan: agent.workflow_configurations.analysis ?? null,
+    analysis: null,
   };
 }

@@ -24,6 +24,8 @@ export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
     case 'call.failed': {
       const { organization_id: org, workflow_id: agent, workflow_run_id: runId } = event.data;
       const run = { organizationId: org, agentId: agent, runId };
+      // Its webhooks go with the analysis, once recorded (`call.analyzed`).
+      if (event.type !== 'call.started' && event.data.analysis?.status === 'pending') return [];
       const own = {
         event,
         eventKey: event.type === 'call.completed' ? `${org}-${runId}` : `${event.type}-${org}-${runId}`,

@@ -11,8 +11,17 @@ import { deliveriesOf } from '../../shared/services/webhook-fanout.ts';
 import { type CallCompletedDetail, type CallCompletedPayload, endedCallOf } from '../../shared/events/call-events.ts';
 import { signatureHeader } from '../../shared/services/webhooks.ts';
 
-const completed = (status: string) =>
-  ({ ...sampleEvent('call.completed', 3), data: { ...sampleEvent('call.completed', 3).data, status } }) as WebhookEvent;
+const completed = (status: string, analysis?: 'pending' | 'failed' | null) =>
+  ({
+    ...sampleEvent('call.completed', 3),
+    data: {
+      ...sampleEvent('call.completed', 3).data,
+      status,
+      ...(analysis === undefined
+        ? {}
+        : { analysis: analysis && { ...sampleEvent('call.completed').data.analysis, status: analysis } }),
+    },
+  }) as WebhookEvent;
 
 describe('event catalogue', () => {
   it.each(WEBHOOK_EVENT_TYPES)('the %s sample matches its payload schema', (type) => {
@@ -33,6 +42,17 @@ describe('deliveriesOf', () => {
       ],
     ],
     ['an answered call', sampleEvent('call.started', 3), [['call.started', 'call.started-3-1001']]],
+    ['a call without analysis', completed('completed', null), [['call.completed', '3-1001']]],
+    ['a call whose analysis is pending: none yet (call.analyzed sends them)', completed('completed', 'pending'), []],
+    ['a failed call whose analysis is pending', completed('failed', 'pending'), []],
+    [
+      'a failed call whose analysis failed',
+      completed('failed', 'failed'),
+      [
+        ['call.completed', '3-1001'],
+        ['call.failed', 'call.failed-3-1001'],
+      ],
+    ],
     [
       'a completed campaign',
       sampleEvent('campaign.completed', 3),

@@ -1,0 +1,101 @@
+import * as z from 'zod';
+import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
+import type { TranscriptSegment } from './transcripts.ts';
+
+/** Model requests per analysis before it is recorded `failed`. */
+export const ANALYSIS_ATTEMPTS = 3;
+
+/** The wait before attempt `attempt` (2-based): 2 s, then 8 s. */
+export const analysisRetryDelayMs = (attempt: number): number => 2_000 * 4 ** (attempt - 2);
+
+/** The `response_format` name of the analysis request (the local fake model answers it by name). */
+export const CALL_ANALYSIS = 'call_analysis';
+
+/** What an ended run's analysis starts as: pending when the agent asks for one and there is a transcript to read. */
+export function initialAnalysis(plan: CallAnalysisPlan | null | undefined, hasTranscript: boolean): RunAnalysis | null {
+  if (!plan || !hasTranscript) return null;
+  return {
+    status: 'pending',
+    summary: null,
+    structured_data: null,
+    success_evaluation: null,
+    error: null,
+    attempts: 0,
+    completed_at: null,
+  };
+}
+
+/** The answer the model must give for `plan`: a summary, and the parts the plan asks for. */
+export function analysisAnswerSchema(plan: CallAnalysisPlan) {
+  return z.object({
+    summary: z.string().min(1),
+    ...(plan.structured_data_schema
+      ? {
+          structured_data: z.fromJSONSchema(
+            plan.structured_data_schema as Parameters<typeof z.fromJSONSchema>[0],
+          ) as z.ZodType<Record<string, unknown>>,
+        }
+      : {}),
+    ...(plan.success_criteria
+      ? { success_evaluation: z.object({ successful: z.boolean(), reason: z.string().min(1) }) }
+      : {}),
+  });
+}
+export type AnalysisAnswer = z.infer<ReturnType<typeof analysisAnswerSchema>>;
+
+const DEFAULT_SUMMARY =
+  'Summarize the conversation in two or three neutral sentences: who wanted what, and what was agreed.';
+
+/** The analysis request: the plan's instructions as the system prompt, the transcript as the prompt. */
+export function analysisRequest(
+  plan: CallAnalysisPlan,
+  transcript: readonly Pick<TranscriptSegment, 'role' | 'text'>[],
+  callDisposition: string | null,
+): { system: string; prompt: string } {
+  const system = [
+    'You are a call analyst. You read the transcript of a conversation between an AI agent and a person and answer with JSON only.',
+    `summary: ${plan.summary_prompt ?? DEFAULT_SUMMARY}`,
+    ...(plan.structured_data_schema
+      ? ['structured_data: the data the schema asks for, taken from what the person said; do not invent values.']
+      : []),
+    ...(plan.success_criteria
+      ? [
+          `success_evaluation: whether the conversation met these criteria, and why in one sentence: ${plan.success_criteria}`,
+        ]
+      : []),
+  ].join('\n');
+  const lines = transcript.map(({ role, text }) => `${role === 'assistant' ? 'Agent' : 'Person'}: ${text}`);
+  const prompt = [
+    ...(callDisposition ? [`Disposition chosen by the agent: ${callDisposition}`] : []),
+    'Transcript:',
+    ...lines,
+  ].join('\n');
+  return { system, prompt };
+}
+
+/** The analysis once the model answered. */
+export function completedAnalysis(answer: AnalysisAnswer, attempts: number, now: string): RunAnalysis {
+  return {
+    status: 'completed',
+    summary: answer.summary,
+    structured_data: (answer as { structured_data?: Record<string, unknown> }).structured_data ?? null,
+    success_evaluation:
+      (answer as { success_evaluation?: RunAnalysis['success_evaluation'] }).success_evaluation ?? null,
+    error: null,
+    attempts,
+    completed_at: now,
+  };
+}
+
+/** The analysis once every attempt failed (or none could be made): the reason stays visible. */
+export function failedAnalysis(reason: string, attempts: number, now: string): RunAnalysis {
+  return {
+    status: 'failed',
+    summary: null,
+    structured_data: null,
+    success_evaluation: null,
+    error: reason.slice(0, 500),
+    attempts,
+    completed_at: now,
+  };
+}

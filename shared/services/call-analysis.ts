@@ -1,0 +1,85 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ANALYSIS_ATTEMPTS,
+  analysisAnswerSchema,
+  analysisRequest,
+  analysisRetryDelayMs,
+  CALL_ANALYSIS,
+  completedAnalysis,
+  failedAnalysis,
+} from '../domain/call-analysis.ts';
+import type { RunRef } from '../domain/run-ref.ts';
+import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
+import { publishCallAnalyzed } from '../events/call-events.ts';
+import { logger } from '../observability/logger.ts';
+import * as campaigns from '../repositories/campaigns.ts';
+import { readRunFileText } from '../repositories/run-files.ts';
+import * as runs from '../repositories/runs.ts';
+import type { RunAnalysis } from '../schemas/call-analysis.ts';
+import { modelFor } from './language-models.ts';
+
+/**
+ * The post-call analysis of an ended run (the target of `call.completed`): the model reads the
+ * transcript as the agent's plan asks, the analysis is recorded on the run (and on its campaign
+ * contact), then `call.analyzed` sends the run's `call.completed` webhooks with it. Repeating it
+ * is harmless: a recorded analysis is not redone, only published again (the fan-out is idempotent).
+ */
+export async function analyzeEndedRun(ref: RunRef, wait: (ms: number) => Promise<unknown> = sleep): Promise<boolean> {
+  let run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  if (!run?.analysis) return false;
+  if (run.analysis.status === 'pending') {
+    const analysis = await analyze(run, wait);
+    if (await runs.recordAnalysis(ref, analysis)) {
+      run = { ...run, analysis };
+      logger.info('Post-call analysis recorded', { status: analysis.status, attempts: analysis.attempts });
+      if (run.campaign)
+        await campaigns.recordContactAnalysis(ref.organizationId, run.campaign.campaign_id, run.campaign.row, {
+          run_id: run.id,
+          summary: analysis.summary,
+          successful: analysis.success_evaluation?.successful ?? null,
+          structured_data: analysis.structured_data,
+        });
+    } else {
+      // A concurrent delivery of the event recorded it first: that one's result stands.
+      run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+      if (!run?.analysis || run.analysis.status === 'pending') return false;
+    }
+  }
+  await publishCallAnalyzed(run);
+  return true;
+}
+
+/** The analysis of `run`: the model's answer, or why there is none after every attempt. */
+async function analyze(run: runs.RunRecord, wait: (ms: number) => Promise<unknown>): Promise<RunAnalysis> {
+  const now = () => new Date().toISOString();
+  const plan = run.analysis_plan;
+  const text = run.transcript_key ? await readRunFileText(run.transcript_key) : undefined;
+  if (!plan || text === undefined) return failedAnalysis('The transcript no longer exists', 0, now());
+  const transcript = mergeFragments(parseTranscriptFile(text));
+  if (!transcript.length) return failedAnalysis('The transcript is empty: nobody spoke', 0, now());
+  const request = analysisRequest(plan, transcript, (run.gathered_context.call_disposition as string) ?? null);
+  let model;
+  try {
+    ({ model } = await modelFor(run.organization_id));
+  } catch (error) {
+    // The platform model is not configured: no attempt can succeed.
+    return failedAnalysis((error as Error).message, 0, now());
+  }
+  let failure = '';
+  for (let attempt = 1; attempt <= ANALYSIS_ATTEMPTS; attempt += 1) {
+    if (attempt > 1) await wait(analysisRetryDelayMs(attempt));
+    try {
+      const answer = await model.extract({
+        name: CALL_ANALYSIS,
+        ...request,
+        schema: analysisAnswerSchema(plan),
+        strict: false,
+      });
+      return completedAnalysis(answer, attempt, now());
+    } catch (error) {
+      failure = (error as Error).message;
+      logger.warn('Post-call analysis attempt failed', { attempt, error: failure });
+    }
+  }
+  return failedAnalysis(failure, ANALYSIS_ATTEMPTS, now());
+}

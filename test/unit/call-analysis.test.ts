@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import {
+  analysisAnswerSchema,
+  analysisRequest,
+  analysisRetryDelayMs,
+  completedAnalysis,
+  failedAnalysis,
+  initialAnalysis,
+} from '../../shared/domain/call-analysis.ts';
+import { CallAnalysisPlan } from '../../shared/schemas/call-analysis.ts';
+
+const schema = {
+  type: 'object',
+  properties: { preferred_day: { type: 'string' }, wants_callback: { type: 'boolean' } },
+  required: ['preferred_day', 'wants_callback'],
+};
+const fullPlan = {
+  summary_prompt: 'Two sentences.',
+  structured_data_schema: schema,
+  success_criteria: 'A visit is booked.',
+};
+
+describe('CallAnalysisPlan', () => {
+  it.each([
+    ['an empty plan (the default summary)', {}, true],
+    ['every part', fullPlan, true],
+    ['a schema that is not of an object', { structured_data_schema: { type: 'string' } }, false],
+    [
+      'a schema zod cannot read',
+      { structured_data_schema: { type: 'object', properties: { a: { type: 'frobnicate' } } } },
+      false,
+    ],
+    ['an unknown key', { summary: 'x' }, false],
+    ['empty criteria', { success_criteria: '' }, false],
+  ])('%s', (_name, plan, valid) => {
+    expect(CallAnalysisPlan.safeParse(plan).success).toBe(valid);
+  });
+});
+
+describe('initialAnalysis', () => {
+  it.each([
+    ['no plan', null, true, null],
+    ['a plan, no transcript (never answered)', {}, false, null],
+    ['a plan and a transcript', {}, true, 'pending'],
+  ] as const)('%s', (_name, plan, hasTranscript, status) => {
+    expect(initialAnalysis(plan, hasTranscript)?.status ?? null).toBe(status);
+  });
+});
+
+describe('analysisAnswerSchema', () => {
+  const answer = {
+    summary: 'Anna moved her visit.',
+    structured_data: { preferred_day: 'Tuesday', wants_callback: false },
+    success_evaluation: { successful: true, reason: 'Booked.' },
+  };
+  it.each([
+    ['the full answer to the full plan', fullPlan, answer, true],
+    [
+      'structured data missing a required field',
+      fullPlan,
+      { ...answer, structured_data: { preferred_day: 'Tuesday' } },
+      false,
+    ],
+    [
+      'structured data of the wrong type',
+      fullPlan,
+      { ...answer, structured_data: { preferred_day: 3, wants_callback: false } },
+      false,
+    ],
+    [
+      'no evaluation where criteria are set',
+      fullPlan,
+      { summary: 'x', structured_data: answer.structured_data },
+      false,
+    ],
+    ['an empty summary', {}, { summary: '' }, false],
+    ['a summary alone for an empty plan', {}, { summary: 'x' }, true],
+  ])('%s', (_name, plan, candidate, valid) => {
+    expect(analysisAnswerSchema(CallAnalysisPlan.parse(plan)).safeParse(candidate).success).toBe(valid);
+  });
+});
+
+describe('analysisRequest', () => {
+  const transcript = [
+    { role: 'assistant' as const, text: 'Hi Anna, this is Smile.' },
+    { role: 'user' as const, text: 'I want Tuesday.' },
+  ];
+  it('asks for what the plan holds, with the transcript and the disposition', () => {
+    const request = analysisRequest(CallAnalysisPlan.parse(fullPlan), transcript, 'booked');
+    expect(request.system).toContain('summary: Two sentences.');
+    expect(request.system).toContain('structured_data:');
+    expect(request.system).toMatch(/success_evaluation: .*: A visit is booked\.$/m);
+    expect(request.prompt).toBe(
+      'Disposition chosen by the agent: booked\nTranscript:\nAgent: Hi Anna, this is Smile.\nPerson: I want Tuesday.',
+    );
+  });
+  it('asks for a summary only with an empty plan', () => {
+    const request = analysisRequest({}, transcript, null);
+    expect(request.system).toMatch(/^summary: Summarize/m);
+    expect(request.system).not.toContain('structured_data');
+    expect(request.system).not.toContain('success_evaluation');
+    expect(request.prompt.startsWith('Transcript:')).toBe(true);
+  });
+});
+
+describe('results', () => {
+  it('waits 2 s then 8 s between attempts', () => {
+    expect([2, 3].map(analysisRetryDelayMs)).toEqual([2_000, 8_000]);
+  });
+  it('keeps only the parts asked for, and the reason of a failure', () => {
+    expect(completedAnalysis({ summary: 'x' }, 2, 'T')).toEqual({
+      status: 'completed',
+      summary: 'x',
+      structured_data: null,
+      success_evaluation: null,
+      error: null,
+      attempts: 2,
+      completed_at: 'T',
+    });
+    expect(failedAnalysis('e'.repeat(600), 3, 'T')).toMatchObject({
+      status: 'failed',
+      error: 'e'.repeat(500),
+      attempts: 3,
+    });
+  });
+});
