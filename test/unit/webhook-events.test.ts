@@ -19,7 +19,12 @@ const completed = (status: string, analysis?: 'pending' | 'failed' | null) =>
       status,
       ...(analysis === undefined
         ? {}
-        : { analysis: analysis && { ...sampleEvent('call.completed').data.analysis, status: analysis } }),
+        : {
+            analysis: analysis && {
+              ...(sampleEvent('call.completed').data as { analysis: object }).analysis,
+              status: analysis,
+            },
+          }),
     },
   }) as WebhookEvent;
 
