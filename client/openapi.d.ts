@@ -298,6 +298,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/conversations/{conversation_id}/control": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Steer a live call or session: say, add a message, end
+         * @description `say` speaks (or, in a chat, writes) a sentence after the answer the agent is giving, then hangs up if `end_call`; `add_message` adds a system message to the model's context (and has the agent answer now if `respond`); `end` ends the run, after a goodbye if `say` is given, as if the agent ended it (the provider's call is hung up, the run ends `completed`, `call.completed` fires). Each is noted in the run's logs and sent to its listeners. 409 when the run is not live, or is ending; 502 when the media service cannot be reached.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/conversations/1001/control" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["controlConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/conversations/{conversation_id}/end": {
         parameters: {
             query?: never;
@@ -319,6 +346,33 @@ export interface paths {
          *     ```
          */
         post: operations["endCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/conversations/{conversation_id}/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Listen to a live call or session
+         * @description A WebSocket URL streaming the live run: both sides' audio (8 kHz mu-law, base64, per `track`) and its events (final transcript lines, tool calls, knowledge used, control commands), `end` last. The credential in the URL is for this run only, to connect within 5 minutes; at most 5 listeners per run. 409 when the run is not live (not answered or connected yet, or ended). A refused connection is closed with 4000 + the HTTP status it would have (4401 for a forged or expired credential, 4409 for a run no longer live, 4429 beyond 5 listeners).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/conversations/1001/listen" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["listenToConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3379,6 +3433,74 @@ export interface components {
             }[];
             query: string;
         };
+        /** @description Listen to a live call: a WebSocket of JSON frames, `start`, then `media` `{track: "inbound"|"outbound", timestamp, payload}` (base64 mu-law; inbound is the caller, outbound the agent), `transcript`, `tool_call`, `knowledge` and `control` as they happen, and `end` when the call ends (then the socket closes, 1000). */
+        ListenSession: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            expires_at: string;
+            /** @description The `media` frames: each side separately (`track`), 20 ms a frame. */
+            media_format: {
+                /** @enum {number} */
+                channels: 1;
+                /** @enum {string} */
+                encoding: "audio/x-mulaw";
+                /** @enum {number} */
+                sample_rate: 8000;
+            };
+            /**
+             * @description WebSocket URL (wss://) carrying the credential: connect within `expires_at`; the connection lasts until the call ends.
+             * @example wss://media.example.com/listen?run_ref=1.42.1001&token=1764151200.abc…
+             */
+            url: string;
+        };
+        LiveAddMessageCommand: {
+            /** @description Added to the model's context as a system message: it guides the agent's next answers. */
+            content: string;
+            /** @description Have the agent answer now (after the answer it is giving), instead of at its next turn. */
+            respond?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "add_message";
+        };
+        /**
+         * @description Steer a live call or session: `say` a sentence, `add_message` to the agent's context, or `end` it (the run then ends as when the agent ends it: `completed`, `call.completed`).
+         * @example {
+         *       "type": "say",
+         *       "text": "A colleague will call you back today."
+         *     }
+         */
+        LiveCommand: components["schemas"]["LiveSayCommand"] | components["schemas"]["LiveAddMessageCommand"] | components["schemas"]["LiveEndCommand"];
+        LiveCommandResponse: {
+            /** @enum {string} */
+            status: "applied";
+            /** @enum {string} */
+            type: "say" | "add_message" | "end";
+            workflow_run_id: number;
+        };
+        LiveEndCommand: {
+            /** @description A goodbye said first; without it the call ends at once. */
+            say?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+        };
+        LiveSayCommand: {
+            /** @description Hang up once it is said (default false). */
+            end_call?: boolean;
+            /** @description What the agent says, after the answer it is giving. */
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "say";
+        };
         ManualContact: {
             /** @default  */
             first_name: string;
@@ -5214,6 +5336,80 @@ export interface operations {
             };
         };
     };
+    controlConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example agent_Q8xT2mV7pL4nR9sK3wZ1 */
+                agent_id: string;
+                /** @example 1001 */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveCommand"];
+            };
+        };
+        responses: {
+            /** @description Applied */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveCommandResponse"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not live, or ending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The media service could not be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     endCall: {
         parameters: {
             query?: never;
@@ -5256,6 +5452,67 @@ export interface operations {
                 };
             };
             /** @description Not a call in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listenToConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example agent_Q8xT2mV7pL4nR9sK3wZ1 */
+                agent_id: string;
+                /** @example 1001 */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to listen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenSession"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not live */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -3,6 +3,7 @@ import { callerOf, createApiHandler, operation } from '../../shared/http/api-han
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent, ok } from '../../shared/http/response.ts';
 import * as conversations from '../../shared/services/conversations.ts';
+import * as liveCalls from '../../shared/services/live-calls.ts';
 
 export const handler = createApiHandler([
   operation(conversationRoutes.createConversation, async ({ params, body }, context) =>
@@ -43,6 +44,19 @@ export const handler = createApiHandler([
         params.conversation_id,
         query.expires_in,
         requestBaseUrl(context.event),
+      ),
+    ),
+  ),
+  operation(conversationRoutes.listenToConversation, async ({ params }, context) =>
+    ok(await liveCalls.listenToConversation(callerOf(context).organizationId, params.agent_id, params.conversation_id)),
+  ),
+  operation(conversationRoutes.controlConversation, async ({ params, body }, context) =>
+    ok(
+      await liveCalls.controlConversation(
+        callerOf(context).organizationId,
+        params.agent_id,
+        params.conversation_id,
+        body,
       ),
     ),
   ),

@@ -6,6 +6,7 @@ import {
   FlowLogDestination,
   FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
+  Port,
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
@@ -275,6 +276,12 @@ export class Media extends Construct {
       circuitBreaker: { enable: true, rollback: true },
       healthCheckGracePeriod: Duration.seconds(60),
     });
+    // A listener or control command for a call reaches any task through the load balancer; the
+    // task holding the call takes it from the other tasks (media/src/live-calls.ts).
+    this.service.connections.allowInternally(
+      Port.tcp(MEDIA_PORT),
+      'Media tasks pass live listeners and control commands to the task holding the call',
+    );
 
     this.loadBalancer = new ApplicationLoadBalancer(this, 'LoadBalancer', {
       vpc: this.vpc,

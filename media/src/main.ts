@@ -35,6 +35,26 @@ function maxCalls(): number {
   return calls;
 }
 
+/**
+ * The task's private IP, where the other tasks reach it to pass on a listener or a control command
+ * (live-calls.ts): from the task metadata endpoint ECS gives every Fargate task.
+ */
+async function taskPrivateIp(): Promise<string> {
+  const endpoint = process.env.ECS_CONTAINER_METADATA_URI_V4;
+  if (!endpoint)
+    throw new Error(
+      'ECS_CONTAINER_METADATA_URI_V4 is unset: the media service runs as an ECS task, whose metadata gives its private IP',
+    );
+  const task = (await (await fetch(`${endpoint}/task`, { signal: AbortSignal.timeout(5_000) })).json()) as {
+    Containers?: { Networks?: { IPv4Addresses?: string[] }[] }[];
+  };
+  const ip = task.Containers?.flatMap((container) => container.Networks ?? []).flatMap(
+    (network) => network.IPv4Addresses ?? [],
+  )[0];
+  if (!ip) throw new Error('The task metadata names no IPv4 address of the task');
+  return ip;
+}
+
 let providers;
 let drainMs: number;
 let callLimit: number;
@@ -53,10 +73,12 @@ try {
     port: Number(process.env.PORT ?? 8080),
     calls: { providers, settings: process.env },
     maxCalls: callLimit,
+    advertisedHost: await taskPrivateIp(),
     log: (level, message, details) => logger[level](message, { ...details }),
   });
 } catch (error) {
-  // No stream credential key (MEDIA_STREAM_SECRET_ARN unset, the secret unreadable): refuse to start, saying why.
+  // No stream credential key (MEDIA_STREAM_SECRET_ARN unset, the secret unreadable), no task
+  // address: refuse to start, saying why.
   logger.critical((error as Error).message);
   process.exit(1);
 }

@@ -1,8 +1,9 @@
 /**
  * The media service: `/healthz` for the load balancer, `/media`, the Media Streams WebSocket the
  * telephony provider connects each answered call to, and `/sessions`, where a browser connects a
- * voice or chat session of a conversation. The same code runs in the Fargate task and, in
- * process, in the local stack.
+ * voice or chat session of a conversation; `/listen` and `/control` for live listen and control of
+ * those calls (live-calls.ts). The same code runs in the Fargate task and, in process, in the local
+ * stack.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -18,6 +19,9 @@ import { WebRtcLeg, type WebRtcSettings } from './streams/webrtc-leg.ts';
 import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { admitBrowserSession, admitStream } from './stream-admission.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
+import { LiveCalls } from './live-calls.ts';
+import { LISTEN_PATH } from '../../shared/domain/live-calls.ts';
+import { formatRunRef } from '../../shared/domain/run-ref.ts';
 import type { LogFn, MediaSession } from './streams/media-session.ts';
 
 export { MEDIA_STREAM_PATH };
@@ -53,12 +57,21 @@ export async function startMediaService(options: {
    * Unset (AWS): the tasks are not reachable over UDP, and an offer is refused, naming why.
    */
   webrtc?: WebRtcSettings;
+  /**
+   * This task's address as the other tasks reach it (its private IP on AWS), noted on the runs it
+   * admits so their listeners and control commands find it; default 127.0.0.1. The port is the
+   * one the service listens on.
+   */
+  advertisedHost?: string;
 }): Promise<MediaService> {
   // Streams are admitted only with credentials signed with this key (read at run time, cached):
   // refuse to start without it, naming the secret.
   await streamTokenKey();
   let draining = false;
+  let address = '';
+  const live = new LiveCalls(() => address, options.log);
   const server = createServer((request, response) => {
+    if (live.handleRequest(request, response)) return;
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const health = path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD');
     const [status, body] = !health
@@ -84,7 +97,14 @@ export async function startMediaService(options: {
   let admitting = 0;
   /** Calls and browser sessions share the task's capacity. */
   const admittedBy =
-    (admission: (claim: StreamClaim, now: number, atCapacity?: string) => Promise<AdmissionResult<RunRecord>>) =>
+    (
+      admission: (
+        claim: StreamClaim,
+        mediaHost: string,
+        now: number,
+        atCapacity?: string,
+      ) => Promise<AdmissionResult<RunRecord>>,
+    ) =>
     async (claim: StreamClaim) => {
       const full = options.maxCalls !== undefined && calls + admitting >= options.maxCalls;
       if (full) options.log('warn', 'media stream refused: the task is at capacity', { maxCalls: options.maxCalls });
@@ -92,6 +112,7 @@ export async function startMediaService(options: {
       try {
         return await admission(
           claim,
+          address,
           Date.now(),
           full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
         );
@@ -99,7 +120,8 @@ export async function startMediaService(options: {
         admitting -= 1;
       }
     };
-  const counted = (session: MediaSession) => {
+  const counted = (session: MediaSession, run: RunRecord) => {
+    live.add(formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }), session);
     calls += 1;
     track(session.finished);
     void session.finished.then(() => (calls -= 1));
@@ -109,14 +131,14 @@ export async function startMediaService(options: {
     attachMediaStreams<RunRecord>(
       server,
       MEDIA_STREAM_PATH,
-      (send, run) => counted(createCallSession(options.calls, send, options.log, run)),
+      (send, run) => counted(createCallSession(options.calls, send, options.log, run), run),
       (result, run) => track(saveCall(result, run)),
       { admit: admittedBy(admitStream), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
     ),
     attachMediaStreams<RunRecord>(
       server,
       BROWSER_SESSION_PATH,
-      (send, run) => counted(createBrowserSession(options.calls, send, options.log, run)),
+      (send, run) => counted(createBrowserSession(options.calls, send, options.log, run), run),
       (result, run) => track(saveCall(result, run)),
       {
         admit: admittedBy(admitBrowserSession),
@@ -134,13 +156,15 @@ export async function startMediaService(options: {
     ),
   ];
   // Upgrades to any other path are refused rather than left hanging.
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (live.onUpgrade(request, socket, head)) return;
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== MEDIA_STREAM_PATH && path !== BROWSER_SESSION_PATH)
+    if (path !== MEDIA_STREAM_PATH && path !== BROWSER_SESSION_PATH && path !== LISTEN_PATH)
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   const activeConnections = () => endpoints.reduce((sum, endpoint) => sum + endpoint.activeConnections, 0);
   const close = async () => {
+    live.close();
     await Promise.all(endpoints.map((endpoint) => endpoint.close()));
     while (unfinished.size > 0) await Promise.allSettled([...unfinished]);
     await new Promise<void>((resolve) => {
@@ -152,8 +176,10 @@ export async function startMediaService(options: {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
   });
+  const port = (server.address() as AddressInfo).port;
+  address = `${options.advertisedHost ?? '127.0.0.1'}:${port}`;
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     get activeCalls() {
       return activeConnections();
     },

@@ -1,7 +1,8 @@
 /**
  * Who may stream a call's media: only the provider leg of a call the platform dialed or answered,
  * proven by the stream credential minted for that run (shared/telephony/stream-token.ts), and
- * only once per run, while the run waits for its media.
+ * only once per run, while the run waits for its media. The admitting task notes itself on the run
+ * (`mediaHost`): the call's listeners and control commands are sent there.
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
@@ -19,6 +20,7 @@ import type { AdmissionResult, StreamClaim } from './streams/websocket-server.ts
  */
 export async function admitStream(
   claim: StreamClaim,
+  mediaHost: string,
   now = Date.now(),
   atCapacity?: string,
 ): Promise<AdmissionResult<RunRecord>> {
@@ -34,7 +36,7 @@ export async function admitStream(
     return { accepted: false, reason: atCapacity };
   }
   // The one conditional write: the run is in progress and has no stream yet.
-  const run = await claimMediaStream(ref, new Date(now).toISOString());
+  const run = await claimMediaStream(ref, new Date(now).toISOString(), mediaHost);
   if (!run)
     return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
   return { accepted: true, runRef: claim.runRef, admitted: run };
@@ -48,6 +50,7 @@ export async function admitStream(
  */
 export async function admitBrowserSession(
   claim: StreamClaim,
+  mediaHost: string,
   now = Date.now(),
   atCapacity?: string,
 ): Promise<AdmissionResult<RunRecord>> {
@@ -57,7 +60,7 @@ export async function admitBrowserSession(
   const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
   if (token !== 'valid') return { accepted: false, reason: `session credential ${token}`, status: 401 };
   if (atCapacity) return { accepted: false, reason: atCapacity, status: 503 };
-  const run = await startSession(ref, SESSION_MODES, new Date(now).toISOString());
+  const run = await startSession(ref, SESSION_MODES, new Date(now).toISOString(), mediaHost);
   if (run === 'at_limit')
     return { accepted: false, reason: 'the organization is at its concurrent call limit', status: 429 };
   if (!run)

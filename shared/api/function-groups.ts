@@ -23,7 +23,7 @@ export interface FunctionGroup {
     encryption?: boolean;
     /** Calls the platform language model (LLM_API_URL, LLM_MODEL, and llmApiKey of VOICE_PROVIDERS_SECRET_ARN). */
     languageModel?: boolean;
-    /** Connects browser and chat sessions: the media service's URL (MEDIA_STREAM_URL) and its credential key (MEDIA_STREAM_SECRET_ARN). */
+    /** Connects browser and chat sessions, live listeners and control commands: the media service's URL (MEDIA_STREAM_URL) and its credential key (MEDIA_STREAM_SECRET_ARN). */
     browserSessions?: boolean;
     /** Flushes the API stage's authorizer cache (REST_API_ID, API_STAGE_NAME), so a revoked key is refused at once. */
     authorizerCache?: boolean;
@@ -73,7 +73,7 @@ export const FUNCTION_GROUPS = {
   conversations: {
     entry: 'functions/conversations/handler.ts',
     description:
-      'Runs: create (with a browser or chat session credential), list, read, transcript, recording links, delete',
+      'Runs: create (with a browser or chat session credential), list, read, transcript, recording links, delete; live listen and control (through the media service)',
     access: { table: 'readWrite', bucket: 'readWrite', downloadLinks: true, browserSessions: true },
     copyFiles: PHONE_NUMBER_DATA,
   },

@@ -59,6 +59,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   placeCallLegacy: CALL,
   placeTriggerCall: CALL,
   createConversation: { mode: 'chat', name: 'Website chat', initial_context: { name: 'Anna' } },
+  controlConversation: { type: 'say', text: 'A colleague will call you back today.', end_call: false },
   createCampaign: {
     name: 'November reminders',
     goal: 'Confirm appointments',

@@ -32,6 +32,8 @@ export interface RunRecord {
   provider_call_id: string | null;
   /** When the callee picked up and the media stream started; the duration counts from here. */
   answered_at: string | null;
+  /** `host:port` of the media task holding the call while it is live (its listeners and control commands go there). */
+  media_host?: string | null;
   /** The provider's answering-machine verdict on an outbound call, once it came (the first one stays). */
   answered_by?: MachineVerdict | null;
   /** The agent's voicemail message when the call was placed (left on an answering machine); none: hang up on one. */
@@ -441,19 +443,25 @@ export async function inboundCallRunRef(provider: string, callId: string): Promi
  * answered, and gets the run as written (the call needs it, so it is not read again). Undefined
  * when the run has ended, is gone, or already has its stream (one per run).
  */
-export async function claimMediaStream(ref: RunRef, answeredAt: string): Promise<RunRecord | undefined> {
+export async function claimMediaStream(
+  ref: RunRef,
+  answeredAt: string,
+  mediaHost: string,
+): Promise<RunRecord | undefined> {
   try {
     const claimed = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression: 'SET answered_at = :at, logs = list_append(if_not_exists(logs, :empty), :log)',
+        UpdateExpression:
+          'SET answered_at = :at, media_host = :host, logs = list_append(if_not_exists(logs, :empty), :log)',
         ConditionExpression:
           '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':inProgress': 'in_progress',
           ':at': answeredAt,
+          ':host': mediaHost,
           ':null': 'NULL',
           ':empty': [],
           ':log': [{ timestamp: answeredAt, level: 'INFO', message: 'Call answered' }],
@@ -478,6 +486,7 @@ export async function startSession(
   ref: RunRef,
   modes: readonly string[],
   startedAt: string,
+  mediaHost: string,
 ): Promise<RunRecord | 'at_limit' | undefined> {
   const table = tableName();
   const active = keys.activeRunIndex(startedAt, ref.organizationId, ref.agentId, ref.runId);
@@ -498,7 +507,7 @@ export async function startSession(
           TableName: table,
           Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
           UpdateExpression:
-            'SET #status = :inProgress, answered_at = :at, gsi1pk = :activePk, gsi1sk = :activeSk, logs = list_append(if_not_exists(logs, :empty), :log)',
+            'SET #status = :inProgress, answered_at = :at, media_host = :host, gsi1pk = :activePk, gsi1sk = :activeSk, logs = list_append(if_not_exists(logs, :empty), :log)',
           ConditionExpression: `#status = :created AND #mode IN (${Object.keys(modeValues).join(', ')}) AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))`,
           ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
           ExpressionAttributeValues: {
@@ -506,6 +515,7 @@ export async function startSession(
             ':created': 'created',
             ':inProgress': 'in_progress',
             ':at': startedAt,
+            ':host': mediaHost,
             ':activePk': active.gsi1pk,
             ':activeSk': active.gsi1sk,
             ':null': 'NULL',

@@ -179,12 +179,9 @@ export const ReportRow = z
       description:
         "The post-call analysis summary of the contact's latest call (`run_id`), once ready; null without one.",
     }),
-    analysis_successful: z
-      .boolean()
-      .nullable()
-      .openapi({
-        description: "The success evaluation of the contact's latest call, when the agent has success criteria.",
-      }),
+    analysis_successful: z.boolean().nullable().openapi({
+      description: "The success evaluation of the contact's latest call, when the agent has success criteria.",
+    }),
     analysis_data: JsonObject.nullable().openapi({
       description: 'The structured data of its analysis (a JSON text in the CSV report).',
     }),

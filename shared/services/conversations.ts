@@ -18,7 +18,11 @@ export const RUN_LINK_SECONDS = 3600;
 const WAV = 'audio/wav';
 const TEXT = 'text/plain; charset=utf-8';
 
-async function findRun(orgId: number, agentRef: string, runId: number): Promise<{ run: runs.RunRecord; ref: RunRef }> {
+export async function findRun(
+  orgId: number,
+  agentRef: string,
+  runId: number,
+): Promise<{ run: runs.RunRecord; ref: RunRef }> {
   const agent = await getAgent(orgId, agentRef);
   const run = await runs.getRun(orgId, agent.id, runId);
   if (!run) throw new NotFoundError('Conversation not found');

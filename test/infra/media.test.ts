@@ -109,7 +109,7 @@ describe('media service on AWS', () => {
     expect(DRAIN_SECONDS).toBeLessThan(STOP_TIMEOUT_SECONDS);
   });
 
-  it('lets only the load balancer reach the tasks, on the container port', () => {
+  it('lets only the load balancer and the other tasks (live listen and control) reach the tasks, on the container port', () => {
     const ingress = ofType('AWS::EC2::SecurityGroupIngress').map(([, r]) => r.Properties);
     const serviceGroups = (
       ofType('AWS::ECS::Service')[0]![1].Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups as {
@@ -117,9 +117,20 @@ describe('media service on AWS', () => {
       }[]
     ).map((group) => group['Fn::GetAtt'][0]);
     const toTasks = ingress.filter((rule) => serviceGroups.includes(rule.GroupId['Fn::GetAtt'][0]));
-    expect(toTasks).toEqual([
-      expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: expect.anything() }),
-    ]);
+    expect(toTasks).toHaveLength(2);
+    for (const rule of toTasks)
+      expect(rule).toEqual(
+        expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: expect.anything() }),
+      );
+    // One from the load balancer's group, one from the tasks' own (a task passes a listener on).
+    const sources = toTasks.map((rule) => rule.SourceSecurityGroupId['Fn::GetAtt'][0]);
+    expect(sources.filter((source) => serviceGroups.includes(source))).toHaveLength(1);
+    const balancerGroups = (
+      ofType('AWS::ElasticLoadBalancingV2::LoadBalancer')[0]![1].Properties.SecurityGroups as {
+        'Fn::GetAtt': string[];
+      }[]
+    ).map((group) => group['Fn::GetAtt'][0]);
+    expect(sources.filter((source) => balancerGroups.includes(source))).toHaveLength(1);
   });
 
   it('scales on active calls per task, published by the tasks, within the context bounds', () => {

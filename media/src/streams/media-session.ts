@@ -19,6 +19,10 @@
  * each sentence of the answer goes out as a `text` frame instead of speech; a chat left idle ends
  * like a silent call. Browser and chat sessions also get `transcript`, `tool_call` and `knowledge`
  * frames (`sessionEvents`): what the agent heard, said and did, as it happens.
+ *
+ * A live call can be followed (`observe`: both sides' audio and the same events, for the listen
+ * endpoint) and steered (`control`: say a sentence, add to the model's context, end), through
+ * media/src/live-calls.ts.
  */
 import {
   ProviderError,
@@ -92,6 +96,19 @@ export interface MediaSessionOptions {
   /** Also send `transcript`, `tool_call` and `knowledge` frames (browser and chat sessions; not to a phone provider). */
   sessionEvents?: boolean;
 }
+
+/**
+ * What a listener of a live call receives: `media` frames of each side (`track` `inbound` for the
+ * caller, `outbound` for the agent: 8 kHz mu-law, base64, `timestamp` in ms of the call), the
+ * `transcript`, `tool_call`, `knowledge` and `control` events, and `end` last.
+ */
+export type LiveEvent = { event: string } & Record<string, unknown>;
+
+/** A command of the control API (shared/schemas/live-calls.ts). */
+export type LiveCommand =
+  | { type: 'say'; text: string; end_call?: boolean }
+  | { type: 'add_message'; content: string; respond?: boolean }
+  | { type: 'end'; say?: string };
 
 /** How often a chat, which has no media clock, checks its idle and length limits (wall time). */
 const CHAT_CLOCK_MS = 1000;
@@ -197,6 +214,7 @@ export class MediaSession {
   private chatClock: NodeJS.Timeout | undefined;
   private resolveFinished!: (result: SessionResult) => void;
   private resolveHangUp!: (info: HangUpInfo) => void;
+  private readonly listeners = new Set<(event: LiveEvent) => void>();
 
   constructor(options: MediaSessionOptions) {
     this.options = options;
@@ -225,6 +243,56 @@ export class MediaSession {
   /** Resolves when the answer in progress, if any, is complete (tests, bench). */
   async idle(): Promise<void> {
     while (this.reply) await this.reply.done;
+  }
+
+  /** Follows the call as it happens (LiveEvent) until it ends; returns the way to stop following. */
+  observe(listener: (event: LiveEvent) => void): () => void {
+    if (this.ended) {
+      listener({ event: 'end' });
+      return () => {};
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * A command of the control API, applied at once; the reason it cannot be, otherwise. A sentence
+   * to say or an answer asked for waits for the agent's answer in progress (answers never overlap);
+   * ending cuts it off.
+   */
+  control(command: LiveCommand): string | null {
+    const call = this.call;
+    if (this.ended || !call) return this.ended ? 'the call has ended' : 'the call is not set up yet';
+    if (this.closing) return 'the call is ending';
+    const afterAnswer = (then: () => void) =>
+      void this.idle().then(() => {
+        if (!this.closing && !this.ended) then();
+      });
+    switch (command.type) {
+      case 'say':
+        call.runLog?.('INFO', `Said through the control API: ${command.text.slice(0, 300)}`);
+        if (command.end_call) this.closing = true;
+        void this.idle().then(() => {
+          if (!this.ended) this.startReply({ say: command.text, hangUp: command.end_call === true });
+        });
+        break;
+      case 'add_message':
+        call.runLog?.('INFO', `Message added through the control API: ${command.content.slice(0, 300)}`);
+        this.history.push({ role: 'system', content: command.content });
+        if (command.respond) afterAnswer(() => this.startReply({ userText: null }));
+        break;
+      case 'end':
+        call.runLog?.('INFO', 'Ended through the control API');
+        if (command.say) this.goodbye(command.say);
+        else {
+          this.closing = true;
+          this.interrupt('time');
+          this.hangUp();
+        }
+        break;
+    }
+    this.notify({ event: 'control', ...command });
+    return null;
   }
 
   /** Handles one parsed inbound message. Never throws; malformed input is logged and dropped. */
@@ -271,6 +339,8 @@ export class MediaSession {
       await this.idle();
       await this.stt?.close().catch(() => {});
       const now = this.clock();
+      this.notify({ event: 'end', reason, failure: this.failure });
+      this.listeners.clear();
       // A hang-up waits for its mark, so what is left unplayed here never reached the caller.
       this.recordPlayed(reason === 'closed' && this.wantsHangUp ? Number.POSITIVE_INFINITY : this.elapsedMs());
       this.resolveFinished({
@@ -377,6 +447,7 @@ export class MediaSession {
     const atMs = media.timestamp !== undefined && Number.isFinite(stamp) ? stamp : this.elapsedMs();
     this.lastMediaMs = Math.max(this.lastMediaMs, atMs);
     this.recorder?.addInbound(bytes, atMs);
+    if (this.listeners.size) this.notify({ event: 'media', track: 'inbound', timestamp: atMs, payload: media.payload });
     this.recordPlayed(this.elapsedMs());
     if (this.stt) this.toSpeechToText(bytes, atMs);
     else if (this.earlyFrames.length < MAX_EARLY_FRAMES) this.earlyFrames.push({ bytes, atMs });
@@ -792,7 +863,9 @@ export class MediaSession {
         startMs ??= atMs;
         this.unplayed.push({ bytes: frame, atMs });
         this.outboundCursorMs = atMs + MS_PER_FRAME;
-        this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
+        const payload = frame.toString('base64');
+        this.send({ event: 'media', streamSid: this.streamSid, media: { payload } });
+        if (this.listeners.size) this.notify({ event: 'media', track: 'outbound', timestamp: atMs, payload });
       };
       for await (const chunk of source()) {
         if (reply.controller.signal.aborted || this.ended) return;
@@ -880,9 +953,20 @@ export class MediaSession {
     this.sessionEvent({ event: 'transcript', ...fragment });
   }
 
-  /** What happened, for a browser or chat session's client (never to a phone provider). */
-  private sessionEvent(event: Record<string, unknown>): void {
+  /** What happened, for a browser or chat session's client (never to a phone provider) and the call's listeners. */
+  private sessionEvent(event: LiveEvent): void {
     if (this.options.sessionEvents) this.send(event);
+    this.notify(event);
+  }
+
+  private notify(event: LiveEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log('warn', 'a listener of the call failed', { runRef: this.runRef, error: String(error) });
+      }
+    }
   }
 
   private recordPlayed(untilMs: number): void {

@@ -11,6 +11,7 @@ import {
   RunPage,
   TranscriptResponse,
 } from '../../schemas/runs.ts';
+import { ListenSession, LiveCommand, LiveCommandResponse } from '../../schemas/live-calls.ts';
 import { NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
@@ -106,6 +107,43 @@ export const conversationRoutes = {
     request: { params: ConversationIdParams, query: RecordingQuery },
     responses: {
       200: { description: 'Recording', schema: RecordingResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
+  }),
+  listenToConversation: defineRoute({
+    operationId: 'listenToConversation',
+    method: 'POST',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/listen',
+    group: 'conversations',
+    summary: 'Listen to a live call or session',
+    description:
+      "A WebSocket URL streaming the live run: both sides' audio (8 kHz mu-law, base64, per `track`) and its events (final transcript lines, tool calls, knowledge used, control commands), `end` last. The credential in the URL is for this run only, to connect within 5 minutes; at most 5 listeners per run. 409 when the run is not live (not answered or connected yet, or ended). A refused connection is closed with 4000 + the HTTP status it would have (4401 for a forged or expired credential, 4409 for a run no longer live, 4429 beyond 5 listeners).",
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams },
+    responses: {
+      200: { description: 'Where to listen', schema: ListenSession },
+      409: { description: 'Not live', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
+  }),
+  controlConversation: defineRoute({
+    operationId: 'controlConversation',
+    method: 'POST',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/control',
+    group: 'conversations',
+    summary: 'Steer a live call or session: say, add a message, end',
+    description:
+      "`say` speaks (or, in a chat, writes) a sentence after the answer the agent is giving, then hangs up if `end_call`; `add_message` adds a system message to the model's context (and has the agent answer now if `respond`); `end` ends the run, after a goodbye if `say` is given, as if the agent ended it (the provider's call is hung up, the run ends `completed`, `call.completed` fires). Each is noted in the run's logs and sent to its listeners. 409 when the run is not live, or is ending; 502 when the media service cannot be reached.",
+    tags: ['Conversations'],
+    request: { params: ConversationIdParams, body: LiveCommand },
+    responses: {
+      200: { description: 'Applied', schema: LiveCommandResponse },
+      409: { description: 'Not live, or ending', schema: ErrorResponse },
+      502: { description: 'The media service could not be reached', schema: ErrorResponse },
       ...UNAUTHORIZED,
       ...NOT_FOUND,
       ...VALIDATION,

@@ -1,0 +1,37 @@
+/**
+ * Live listen and control of a call in progress (media/src/live-calls.ts): where on the media
+ * service they are, and their credentials. Both are stream tokens (shared/telephony/stream-token.ts)
+ * minted for the run under a purpose, so a listen credential never passes for a control one, nor
+ * either for the call's own media stream.
+ */
+export const LISTEN_PATH = '/listen';
+export const CONTROL_PATH = '/control';
+
+/** A listen URL must be connected within this; the connection then lasts as long as the call. */
+export const LISTEN_TOKEN_SECONDS = 300;
+/** The API's request to the media service carries a credential good for this long. */
+export const CONTROL_TOKEN_SECONDS = 60;
+/** Listeners of one call at a time (each gets both sides' audio: about 2.7 KB/s as JSON). */
+export const MAX_LISTENERS_PER_CALL = 5;
+/** Marks a request one media task passes to the task holding the call (never passed on again). */
+export const RELAY_HEADER = 'x-media-relay';
+
+export type LivePurpose = 'listen' | 'control';
+
+/** What a live credential is signed over: the purpose and the run. */
+export const purposeRef = (purpose: LivePurpose, runRef: string): string => `${purpose}:${runRef}`;
+
+/** The listen WebSocket URL of a run on the media service whose Media Streams URL is `mediaStreamUrl`. */
+export function listenUrl(mediaStreamUrl: string, runRef: string, token: string): string {
+  const url = new URL(mediaStreamUrl);
+  url.pathname = LISTEN_PATH;
+  url.search = new URLSearchParams({ run_ref: runRef, token }).toString();
+  return url.toString();
+}
+
+/** The control endpoint (HTTP) of the media service whose Media Streams URL is `mediaStreamUrl`. */
+export function controlUrl(mediaStreamUrl: string): string {
+  const url = new URL(mediaStreamUrl);
+  const http = url.protocol === 'wss:' ? 'https:' : 'http:';
+  return `${http}//${url.host}${CONTROL_PATH}`;
+}

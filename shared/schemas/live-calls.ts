@@ -1,0 +1,64 @@
+import * as z from 'zod';
+import { Timestamp } from './common.ts';
+
+const Sentence = z.string().min(1).max(1000);
+
+/** A command for a live call (`POST …/control`); the media service checks it again with this schema. */
+export const LiveCommand = z
+  .discriminatedUnion('type', [
+    z
+      .strictObject({
+        type: z.literal('say'),
+        text: Sentence.openapi({ description: 'What the agent says, after the answer it is giving.' }),
+        end_call: z.boolean().optional().openapi({ description: 'Hang up once it is said (default false).' }),
+      })
+      .openapi('LiveSayCommand'),
+    z
+      .strictObject({
+        type: z.literal('add_message'),
+        content: z.string().min(1).max(4000).openapi({
+          description: "Added to the model's context as a system message: it guides the agent's next answers.",
+        }),
+        respond: z.boolean().optional().openapi({
+          description: 'Have the agent answer now (after the answer it is giving), instead of at its next turn.',
+        }),
+      })
+      .openapi('LiveAddMessageCommand'),
+    z
+      .strictObject({
+        type: z.literal('end'),
+        say: Sentence.optional().openapi({ description: 'A goodbye said first; without it the call ends at once.' }),
+      })
+      .openapi('LiveEndCommand'),
+  ])
+  .openapi('LiveCommand', {
+    description:
+      "Steer a live call or session: `say` a sentence, `add_message` to the agent's context, or `end` it (the run then ends as when the agent ends it: `completed`, `call.completed`).",
+    example: { type: 'say', text: 'A colleague will call you back today.' },
+  });
+export type LiveCommand = z.infer<typeof LiveCommand>;
+
+export const LiveCommandResponse = z
+  .object({
+    workflow_run_id: z.int(),
+    type: z.enum(['say', 'add_message', 'end']),
+    status: z.literal('applied'),
+  })
+  .openapi('LiveCommandResponse');
+
+export const ListenSession = z
+  .object({
+    url: z.string().openapi({
+      description:
+        'WebSocket URL (wss://) carrying the credential: connect within `expires_at`; the connection lasts until the call ends.',
+      example: 'wss://media.example.com/listen?run_ref=1.42.1001&token=1764151200.abc…',
+    }),
+    expires_at: Timestamp,
+    media_format: z
+      .object({ encoding: z.literal('audio/x-mulaw'), sample_rate: z.literal(8000), channels: z.literal(1) })
+      .openapi({ description: 'The `media` frames: each side separately (`track`), 20 ms a frame.' }),
+  })
+  .openapi('ListenSession', {
+    description:
+      'Listen to a live call: a WebSocket of JSON frames, `start`, then `media` `{track: "inbound"|"outbound", timestamp, payload}` (base64 mu-law; inbound is the caller, outbound the agent), `transcript`, `tool_call`, `knowledge` and `control` as they happen, and `end` when the call ends (then the socket closes, 1000).',
+  });
