@@ -315,7 +315,9 @@ export interface paths {
          *
          *     ```sh
          *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/conversations/1001/control" \
-         *          -H "X-API-Key: $KEY"
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"type":"say","text":"A colleague will call you back today.","end_call":false}'
          *     ```
          */
         post: operations["controlConversation"];
@@ -3473,12 +3475,12 @@ export interface components {
          *       "text": "A colleague will call you back today."
          *     }
          */
-        LiveCommand: components["schemas"]["LiveSayCommand"] | components["schemas"]["LiveAddMessageCommand"] | components["schemas"]["LiveEndCommand"];
+        LiveCommand: components["schemas"]["LiveSayCommand"] | components["schemas"]["LiveAddMessageCommand"] | components["schemas"]["LiveEndCommand"] | components["schemas"]["LiveTransferCommand"];
         LiveCommandResponse: {
             /** @enum {string} */
             status: "applied";
             /** @enum {string} */
-            type: "say" | "add_message" | "end";
+            type: "say" | "add_message" | "end" | "transfer";
             workflow_run_id: number;
         };
         LiveEndCommand: {
@@ -3500,6 +3502,15 @@ export interface components {
              * @enum {string}
              */
             type: "say";
+        };
+        LiveTransferCommand: {
+            /** @description One of the agent's transfer destinations (`workflow_configurations.transfer`), by name. */
+            destination: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "transfer";
         };
         ManualContact: {
             /** @default  */
@@ -4215,6 +4226,58 @@ export interface components {
                 text: string;
             }[];
         };
+        TransferDestination: {
+            /** @example +48221234567 */
+            address: string;
+            /**
+             * @description When to transfer here; the model reads it.
+             * @example A person at the front desk: bookings the agent cannot make, complaints.
+             */
+            description: string;
+            /**
+             * @description Keys pressed once the destination answers (`w` waits 0.5 s).
+             * @example ww12
+             */
+            extension?: string;
+            /** @description Warm: what the person answering hears first (`{{initial_context.<key>}}` filled in). */
+            message?: string;
+            /**
+             * @description `cold`: the caller is connected at once. `warm`: the person answering first hears `message` (or, without one, a summary of the call the model writes) and only then is the caller connected; a machine that answers is hung up on.
+             * @default cold
+             * @enum {string}
+             */
+            mode: "cold" | "warm";
+            /** @example front_desk */
+            name: string;
+        };
+        /**
+         * @description Transfer to a person: the model gets a `transfer_call` tool naming these destinations (the API's `transfer` control command uses them too). The caller hears the `transferring` phrase, then the provider connects the call; if the destination is busy, does not answer in `timeout_seconds` or a machine answers a warm transfer, the caller hears the `transfer_failed` phrase and the call ends. The run ends when the transferred call does: disposition `transferred` (unless the agent chose one), `gathered_context.transfer` with the outcome, both legs in the cost.
+         * @example {
+         *       "destinations": [
+         *         {
+         *           "name": "front_desk",
+         *           "address": "+48221234567",
+         *           "description": "Bookings the agent cannot make, complaints.",
+         *           "mode": "warm"
+         *         },
+         *         {
+         *           "name": "billing",
+         *           "address": "sip:billing@pbx.example.com",
+         *           "description": "Invoices and payments.",
+         *           "mode": "cold"
+         *         }
+         *       ],
+         *       "timeout_seconds": 30
+         *     }
+         */
+        TransferPlan: {
+            destinations: components["schemas"]["TransferDestination"][];
+            /**
+             * @description How long the destination rings before the transfer counts as not answered.
+             * @default 30
+             */
+            timeout_seconds: number;
+        };
         TranslatePromptRequest: {
             /** @default  */
             context: string;
@@ -4465,7 +4528,7 @@ export interface components {
             /** @description Chat model name at the OpenAI-compatible API. Default: the platform's `LLM_MODEL` (or the organization key's model). */
             model?: string;
             /**
-             * @description What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.
+             * @description What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails), `transferring` (before a transfer), `transfer_failed` (to the caller when the transfer's destination does not take the call). `{{initial_context.<key>}}` is filled in.
              * @example {
              *       "one_moment": "Let me check that for you."
              *     }
@@ -4477,11 +4540,14 @@ export interface components {
                 silence_goodbye?: string;
                 silence_prompt?: string;
                 time_limit_goodbye?: string;
+                transfer_failed?: string;
+                transferring?: string;
             };
             /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
             silence_timeout_seconds?: number;
             /** @description Sampling temperature of the model. Default 0.4. */
             temperature?: number;
+            transfer?: components["schemas"]["TransferPlan"];
             /** @description Text-to-speech voice id of the provider (ElevenLabs voice id, or an OpenAI voice name). Default: the platform's `TTS_VOICE`. */
             voice?: string;
         } & {
@@ -5350,6 +5416,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "say",
+                 *       "text": "A colleague will call you back today.",
+                 *       "end_call": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["LiveCommand"];
             };
         };

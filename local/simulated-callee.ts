@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { KeyDetector } from '../media/src/audio/dtmf.ts';
 import { decodeMulaw, encodeMulaw } from '../media/src/audio/mulaw.ts';
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
-import { DEFAULT_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
+import { DEFAULT_CALLER_SCRIPT, TRANSFER_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
 
 const FRAME_MS = 20;
 /** The callee answers this long after the agent stops talking. */
@@ -49,6 +49,8 @@ export async function talkAsCallee(options: {
    * it heard in the agent's audio (DTMF tones, media/src/audio/dtmf.ts) and says goodbye.
    */
   menu?: boolean;
+  /** What the callee says, one line per agent turn (default DEFAULT_CALLER_SCRIPT). */
+  script?: readonly string[];
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -123,7 +125,7 @@ export async function talkAsCallee(options: {
           pressing = [...keysToPress];
           keysToPress = '';
         } else {
-          const script = options.menu ? menuScript(heardKeys) : DEFAULT_CALLER_SCRIPT;
+          const script = options.menu ? menuScript(heardKeys) : (options.script ?? DEFAULT_CALLER_SCRIPT);
           const line = script[Math.min(scriptLine, script.length - 1)]!;
           scriptLine += 1;
           pending = frames(synthesizeSpeech(line));
@@ -190,6 +192,17 @@ const menuScript = (heard: string) => [
 
 /** A number ending in 345 reaches a phone menu (the local callee directory). */
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
+
+/** A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them on). */
+export const simulatedScript = (number: string): readonly string[] | undefined =>
+  number.endsWith('341') ? TRANSFER_CALLER_SCRIPT : undefined;
+
+/**
+ * A transfer's destination, by the same directory as a dialed number (simulatedOutcome): a person
+ * who answers, listens to what is said first (a warm transfer's message), talks with the caller for
+ * this long and hangs up.
+ */
+export const TRANSFER_TALK_MS = 2_000;
 
 /** A callee presses a key every 100 ms (5 frames). */
 const KEY_INTERVAL_FRAMES = 5;

@@ -11,7 +11,9 @@ import {
   simulatedAnswerer,
   simulatedKeys,
   simulatedMenu,
+  simulatedScript,
   talkAsCallee,
+  TRANSFER_TALK_MS,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
   type AnsweringMachine,
@@ -113,11 +115,25 @@ function attributes(tag: string): Record<string, string> {
   return found;
 }
 
-/** What a TwiML document asks for: a `<Connect><Stream>`, or words and a hang-up / rejection. */
+/** A `<Dial>` of one `<Number>` or `<Sip>` (a transfer), with what Twilio reads of it. */
+export interface TwimlDial {
+  to: string;
+  callerId: string | null;
+  timeoutSeconds: number;
+  action: string | null;
+  /** `<Number url>` / `<Sip url>`: TwiML for the person answering before the bridge (a whisper). */
+  whisperUrl: string | null;
+  machineDetection: boolean;
+  sendDigits: string | null;
+}
+
+/** What a TwiML document asks for: a `<Connect><Stream>`, a `<Dial>`, or words and a hang-up / rejection. */
 export function readTwiml(twiml: string): {
   stream: { url: string; parameters: Record<string, string> } | null;
   say: string[];
   reject: boolean;
+  hangup: boolean;
+  dial: TwimlDial | null;
 } {
   const streamTag = /<Stream\b[^>]*>/.exec(twiml)?.[0];
   const parameters: Record<string, string> = {};
@@ -126,10 +142,27 @@ export function readTwiml(twiml: string): {
     if (name) parameters[name] = value ?? '';
   }
   const say = [...twiml.matchAll(/<Say\b[^>]*>([^<]*)<\/Say>/g)].map((match) => unescapeXml(match[1]!));
+  const dialTag = /<Dial\b[^>]*>/.exec(twiml)?.[0];
+  const noun = /<(Number|Sip)\b([^>]*)>([^<]*)<\/(?:Number|Sip)>/.exec(twiml);
+  const dialed = dialTag ? attributes(dialTag) : {};
+  const nounAttributes = noun ? attributes(noun[2]!) : {};
   return {
     stream: streamTag ? { url: attributes(streamTag).url ?? '', parameters } : null,
     say,
     reject: /<Reject\b/.test(twiml),
+    hangup: /<Hangup\b/.test(twiml),
+    dial:
+      dialTag && noun
+        ? {
+            to: unescapeXml(noun[3]!.trim()),
+            callerId: dialed.callerId ?? null,
+            timeoutSeconds: Number(dialed.timeout ?? 30),
+            action: dialed.action ?? null,
+            whisperUrl: nounAttributes.url ?? null,
+            machineDetection: nounAttributes.machineDetection === 'Enable',
+            sendDigits: nounAttributes.sendDigits ?? null,
+          }
+        : null,
   };
 }
 
@@ -174,6 +207,16 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   let voiceUrl: string | null = null;
   /** What calls said through replaced TwiML (a voicemail message), for `GET /_simulator/spoken`. */
   const spoken: { callSid: string; to: string; text: string; completed: boolean }[] = [];
+  /** Calls dialed on from a live call (`<Dial>`: transfers), for `GET /_simulator/transfers`. */
+  const transfers: {
+    callSid: string;
+    to: string;
+    caller_id: string | null;
+    status: string;
+    whisper_heard: string | null;
+    digits_sent: string | null;
+    bridged_ms: number;
+  }[] = [];
 
   const addAccount = (accountSid: string, authToken: string): Account => {
     const account: Account = {
@@ -284,6 +327,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       machine,
       keys: simulatedKeys(call.to),
       menu: simulatedMenu(call.to),
+      script: simulatedScript(call.to),
       wire: {
         connected: () => ({ event: 'connected', protocol: 'Call', version: '1.0.0' }),
         start: () => ({
@@ -362,12 +406,91 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     call.redirect.abort();
   }
 
-  /** What replaced TwiML says, at Twilio's text-to-speech pace (about 15 characters a second); then the call ends. */
-  async function playReplacedTwiml(call: SimulatedCall): Promise<void> {
-    const said = call.replacedBy?.say.join(' ') ?? '';
+  /**
+   * What replaced TwiML does: words at Twilio's text-to-speech pace (about 15 characters a
+   * second), or a `<Dial>` (dialAway); then the call ends.
+   */
+  async function playReplacedTwiml(call: SimulatedCall, twiml = call.replacedBy): Promise<void> {
+    if (twiml?.dial && !call.hangUp.signal.aborted) return dialAway(call, twiml.dial);
+    const said = twiml?.say.join(' ') ?? '';
     if (!said || call.hangUp.signal.aborted) return;
     await waitUnlessAborted(said.length * TTS_MS_PER_CHARACTER, call.hangUp.signal);
     spoken.push({ callSid: call.sid, to: call.to, text: said, completed: !call.hangUp.signal.aborted });
+  }
+
+  /**
+   * A `<Dial>` from a live call (a transfer), as Twilio runs it: the destination (by the callee
+   * directory, simulatedOutcome) rings for up to `timeout`; answered, its whisper URL is asked for
+   * TwiML (signed, with `AnsweredBy` when `machineDetection` is on) and the person hears its
+   * `<Say>` (a `<Hangup>` there drops the destination); the caller and the person then talk for
+   * TRANSFER_TALK_MS. The `action` URL gets DialCallStatus and DialCallDuration, and its TwiML
+   * plays to the caller before the call ends.
+   */
+  async function dialAway(call: SimulatedCall, dial: TwimlDial): Promise<void> {
+    const legSid = sid('CA');
+    const outcome = simulatedOutcome(dial.to);
+    const record = {
+      callSid: call.sid,
+      to: dial.to,
+      caller_id: dial.callerId,
+      status: 'ringing',
+      whisper_heard: null as string | null,
+      digits_sent: null as string | null,
+      bridged_ms: 0,
+    };
+    transfers.push(record);
+    let status: string;
+    let seconds = 0;
+    if (outcome === 'busy') {
+      await waitUnlessAborted(ringMs, call.hangUp.signal);
+      status = 'busy';
+    } else if (outcome === 'no-answer') {
+      await waitUnlessAborted(dial.timeoutSeconds * 1000, call.hangUp.signal);
+      status = 'no-answer';
+    } else {
+      await waitUnlessAborted(ringMs, call.hangUp.signal);
+      let connected = true;
+      if (dial.whisperUrl) {
+        const answeredBy = outcome === 'voicemail' ? 'machine_start' : 'human';
+        const whisper = await signedPost(call.account, dial.whisperUrl, {
+          AccountSid: call.account.sid,
+          CallSid: legSid,
+          ParentCallSid: call.sid,
+          To: dial.to,
+          From: dial.callerId ?? call.from,
+          ...(dial.machineDetection ? { AnsweredBy: answeredBy } : {}),
+        });
+        const heard = whisper?.ok ? readTwiml(await whisper.text()) : null;
+        record.whisper_heard = heard?.say.join(' ') || null;
+        if (record.whisper_heard)
+          await waitUnlessAborted(record.whisper_heard.length * TTS_MS_PER_CHARACTER, call.hangUp.signal);
+        // A `<Hangup>` in the whisper drops the destination (a machine): nobody is bridged.
+        connected = Boolean(heard && !heard.hangup);
+      }
+      record.digits_sent = dial.sendDigits;
+      if (connected && !call.hangUp.signal.aborted) {
+        const bridgedAt = Date.now();
+        await waitUnlessAborted(TRANSFER_TALK_MS, call.hangUp.signal);
+        record.bridged_ms = Date.now() - bridgedAt;
+        seconds = Math.max(1, Math.round(record.bridged_ms / 1000));
+      }
+      status = 'completed';
+    }
+    record.status = status;
+    if (!dial.action) return;
+    const next = await signedPost(call.account, dial.action, {
+      AccountSid: call.account.sid,
+      CallSid: call.sid,
+      DialCallSid: legSid,
+      DialCallStatus: status,
+      DialCallDuration: String(seconds),
+      To: call.to,
+      From: call.from,
+    });
+    if (next?.ok) {
+      const twiml = readTwiml(await next.text());
+      if (!twiml.dial) await playReplacedTwiml(call, twiml);
+    }
   }
 
   async function runCall(call: SimulatedCall): Promise<void> {
@@ -529,6 +652,7 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
 
     // Test control: the outside world, not Twilio's API.
     if (path === '/_simulator/spoken' && request.method === 'GET') return json(response, 200, spoken);
+    if (path === '/_simulator/transfers' && request.method === 'GET') return json(response, 200, transfers);
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
       return json(response, 200, await ringIncoming(form.get('From') ?? '', form.get('To') ?? ''));
     }

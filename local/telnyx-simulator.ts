@@ -10,7 +10,9 @@ import {
   simulatedAnswerer,
   simulatedKeys,
   simulatedMenu,
+  simulatedScript,
   talkAsCallee,
+  TRANSFER_TALK_MS,
   TTS_MS_PER_CHARACTER,
   waitUnlessAborted,
   DEAD_AIR_PATIENCE_MS,
@@ -18,6 +20,8 @@ import {
   type SimulatedAnswerer,
 } from './simulated-callee.ts';
 import { simulatedOutcome } from './telephony-simulator.ts';
+import { parseWavHeader, WAV_HEADER_BYTES } from '../media/src/audio/wav.ts';
+import { speechText } from '../media/src/audio/tones.ts';
 
 export interface TelnyxSimulatorOptions {
   /** How long an answered call lasts before the callee hangs up. */
@@ -143,6 +147,15 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
   let voiceUrl: string | null = null;
   /** What `speak` commands said, for `GET /_simulator/spoken`. */
   const spoken: { call_control_id: string; to: string; text: string; completed: boolean }[] = [];
+  /** Transfers (`transfer` commands) and what their destinations heard, for `GET /_simulator/transfers`. */
+  const transfers: {
+    call_control_id: string;
+    to: string;
+    status: string;
+    whisper_heard: string | null;
+    digits_sent: string | null;
+    bridged_ms: number;
+  }[] = [];
 
   const createAccount = (phoneNumbers: string[]): SimulatedTelnyxAccount => {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -227,6 +240,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       machine,
       keys: simulatedKeys(call.to),
       menu: simulatedMenu(call.to),
+      script: simulatedScript(call.to),
       wire: {
         connected: () => ({ event: 'connected', version: '1.0.0' }),
         start: () => ({
@@ -358,6 +372,87 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
     await waitUnlessAborted(options.callSeconds * 1000, call.hangUp.signal);
   }
 
+  /**
+   * `transfer`: a new leg to the destination (by the callee directory, simulatedOutcome), its
+   * events tagged with `target_leg_client_state`. Busy or unanswered (`timeout_secs`), it hangs up
+   * and the caller's call stays up for the platform. Answered: answering-machine detection when
+   * asked (a machine is reported, then hung up by the platform), `audio_url` played to the person
+   * (its words decoded, as the person hears them), the legs bridged for TRANSFER_TALK_MS, then both hang up.
+   */
+  async function transferLeg(call: SimulatedCall, body: Record<string, unknown>): Promise<void> {
+    const leg: SimulatedCall = {
+      ...call,
+      id: `v3:${randomBytes(16).toString('base64url')}`,
+      legId: randomUUID(),
+      to: String(body.to),
+      from: String(body.from ?? call.to),
+      direction: 'outgoing',
+      state: 'bridging',
+      webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : call.webhookUrl,
+      clientState: typeof body.target_leg_client_state === 'string' ? body.target_leg_client_state : null,
+      stream: null,
+      detectMachine: body.answering_machine_detection !== undefined && body.answering_machine_detection !== 'disabled',
+      detectBeep: false,
+      streamStop: new AbortController(),
+      streamEndedAt: null,
+      hangUp: new AbortController(),
+      hangupSource: 'callee',
+      commandIds: new Set(),
+    };
+    calls.set(leg.id, leg);
+    const record = {
+      call_control_id: call.id,
+      to: leg.to,
+      status: 'ringing',
+      whisper_heard: null as string | null,
+      digits_sent: typeof body.send_digits_on_answer === 'string' ? body.send_digits_on_answer : null,
+      bridged_ms: 0,
+    };
+    transfers.push(record);
+    await sendEvent(leg, 'call.initiated');
+    const outcome = simulatedOutcome(leg.to.replace(/@.*$/, ''));
+    if (outcome === 'busy' || outcome === 'no-answer') {
+      await waitUnlessAborted(outcome === 'busy' ? ringMs : Number(body.timeout_secs ?? 30) * 1000, call.hangUp.signal);
+      record.status = outcome;
+      return hangUpWith(leg, outcome === 'busy' ? 'user_busy' : 'timeout');
+    }
+    await waitUnlessAborted(ringMs, call.hangUp.signal);
+    leg.state = 'active';
+    await sendEvent(leg, 'call.answered');
+    if (outcome === 'voicemail' && leg.detectMachine) {
+      await waitUnlessAborted(DETECTION_MS.verdict, leg.hangUp.signal);
+      await sendEvent(leg, 'call.machine.detection.ended', { result: 'machine' });
+      await waitUnlessAborted(options.callSeconds * 1000, leg.hangUp.signal);
+      record.status = 'machine';
+      leg.hangupSource = 'caller';
+      return hangUpWith(leg, 'normal_clearing');
+    }
+    if (typeof body.audio_url === 'string' && isLoopback(body.audio_url)) {
+      const audio = await fetch(body.audio_url).then(
+        (answer) => (answer.ok ? answer.arrayBuffer() : null),
+        () => null,
+      );
+      if (audio) {
+        const wav = Buffer.from(audio);
+        const header = parseWavHeader(wav);
+        const data = wav.subarray(WAV_HEADER_BYTES, WAV_HEADER_BYTES + header.dataBytes);
+        const samples = new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
+        record.whisper_heard = speechText(samples);
+        await waitUnlessAborted((samples.length / 8000) * 1000, call.hangUp.signal);
+      }
+    }
+    await sendEvent(call, 'call.bridged');
+    await sendEvent(leg, 'call.bridged');
+    record.status = 'bridged';
+    const bridgedAt = Date.now();
+    await waitUnlessAborted(TRANSFER_TALK_MS, call.hangUp.signal);
+    record.bridged_ms = Date.now() - bridgedAt;
+    // The person hangs up: a bridge ends both legs.
+    await hangUpWith(leg, 'normal_clearing');
+    call.hangupSource = 'callee';
+    call.hangUp.abort();
+  }
+
   /** `speak`: Telnyx's text-to-speech (about 15 characters a second), then `call.speak.ended`. */
   async function speak(call: SimulatedCall, text: string): Promise<void> {
     await sendEvent(call, 'call.speak.started');
@@ -446,6 +541,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         : reply(response, 404, { detail: 'Not Found' });
     }
     if (path === '/_simulator/spoken' && request.method === 'GET') return reply(response, 200, spoken);
+    if (path === '/_simulator/transfers' && request.method === 'GET') return reply(response, 200, transfers);
     if (path === '/_simulator/incoming-calls' && request.method === 'POST') {
       const rung = await ringIncoming(
         String(body.from ?? ''),
@@ -509,7 +605,7 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         },
       });
     }
-    const action = /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup|speak|streaming_stop)$/.exec(path);
+    const action = /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup|speak|streaming_stop|transfer)$/.exec(path);
     if (action && request.method === 'POST') {
       const call = calls.get(action[1]!);
       if (!call || call.account !== user) return telnyxError(response, 404, '10005', 'Resource not found');
@@ -518,6 +614,13 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       if (commandId) call.commandIds.add(commandId);
       if (call.state === 'hangup') return telnyxError(response, 422, '90018', 'Call has already ended');
       const verb = action[2];
+      if (verb === 'transfer') {
+        if (call.state !== 'active') return telnyxError(response, 422, '90018', 'Call is not active');
+        const to = String(body.to ?? '');
+        if (!E164.test(to) && !/^sips?:/.test(to)) return telnyxError(response, 422, '10016', 'Invalid value for to');
+        inProgress.track(new AbortController(), transferLeg(call, body));
+        return reply(response, 200, { data: { result: 'ok' } });
+      }
       if (verb === 'speak' || verb === 'streaming_stop') {
         if (call.state !== 'active') return telnyxError(response, 422, '90018', 'Call is not active');
         if (verb === 'streaming_stop') call.streamStop.abort();

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { callRoutes } from '../../shared/api/routes/calls.ts';
-import { ForbiddenError } from '../../shared/domain/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
 import { parseRunRef, RUN_QUERY_PARAMETER } from '../../shared/domain/run-ref.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
@@ -9,6 +9,7 @@ import { logger } from '../../shared/observability/logger.ts';
 import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
 import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
+import { transferStep } from '../../shared/services/call-transfer.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
 import { formParams, telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
@@ -45,6 +46,18 @@ export const handler = createApiHandler([
     const status = account.adapter.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
     return noContent();
+  }),
+  operation(callRoutes.telephonyTransfer, async ({ params }, { event }) => {
+    const request = callbackRequest(event, `/telephony/${params.provider}/transfer`);
+    const runRef = new URL(request.url).searchParams.get(RUN_QUERY_PARAMETER);
+    const ref = runRef ? parseRunRef(runRef) : undefined;
+    if (!ref) throw new NotFoundError('No transfer for this request');
+    const account = await accountOf(ref.organizationId);
+    await verified(account.adapter, params.provider, request);
+    const step = account.adapter.parseTransferStep(request);
+    if (!step) throw new NotFoundError('No transfer step in this request');
+    const response = await transferStep(step, account.adapter);
+    return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {
     const request = callbackRequest(event, `/telephony/${params.provider}/voice`);

@@ -56,7 +56,13 @@ interface JsonSchema {
 type Reply = { content: string; toolCalls: { name: string; arguments: Record<string, unknown> }[] };
 
 /** Tools the call loop always offers (media/src/agent/call-plan.ts). */
-const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end_call', 'send_digits']);
+const BUILT_IN_TOOLS = new Set([
+  'set_call_disposition',
+  'save_information',
+  'end_call',
+  'send_digits',
+  'transfer_call',
+]);
 
 /**
  * The deterministic "model" behind the fake. Rules, first match wins (README "Local fakes"):
@@ -64,6 +70,9 @@ const BUILT_IN_TOOLS = new Set(['set_call_disposition', 'save_information', 'end
  * 2. the caller says goodbye/bye: the closing the prompt asks for (`say "<closing>" and call
  *    end_call`) with the tool calls `set_call_disposition` (the first code it may choose) and `end_call`;
  * 2b. `send_digits` is offered and the caller (a phone menu) says "press <keys>": a call of it with those keys;
+ *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
+ *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
+ *     quotes the caller's lines);
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
  *    that tool, each argument filled from the caller's words (strings), 1 (numbers), true;
  * 4. the system prompt carries knowledge passages: `According to our information, <passage>`;
@@ -86,6 +95,10 @@ export function fakeReply(request: ChatRequest): Reply {
     return say(JSON.stringify(readScriptPrompt(userText)));
   if (request.response_format?.json_schema?.name === CALL_ANALYSIS)
     return say(JSON.stringify(analyzeCall(system, userText, request.response_format.json_schema.schema ?? {})));
+  if (/colleague taking over/.test(system)) {
+    const said = messages.filter((message) => message.role === 'user').map((message) => String(message.content));
+    return say(`Handing over a caller who said: ${said.join(' / ') || 'nothing yet'}`);
+  }
   const target = /Target language: (.+)/i.exec(system)?.[1]?.trim();
   if (target) return say(`[${target}] ${userText.trim()}`);
   if (/one question per topic/i.test(system)) {
@@ -118,6 +131,11 @@ export function fakeReply(request: ChatRequest): Reply {
     };
   };
   if (/\b(good)?bye\b/i.test(userText)) return endCall();
+  const transfer = tools.find((tool) => tool.function.name === 'transfer_call');
+  if (transfer && /\b(person|human|someone)\b/i.test(userText)) {
+    const destination = transfer.function.parameters?.properties?.destination?.enum?.[0];
+    return { content: '', toolCalls: [{ name: 'transfer_call', arguments: { destination, reason: userText } }] };
+  }
   const menuKeys = /\bpress ([0-9*#]+)/i.exec(userText)?.[1];
   if (menuKeys && tools.some((tool) => tool.function.name === 'send_digits'))
     return { content: '', toolCalls: [{ name: 'send_digits', arguments: { digits: menuKeys } }] };

@@ -8,6 +8,8 @@
 import { buildCallPlan } from './agent/call-plan.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
+import { decodeMulaw } from './audio/mulaw.ts';
+import { encodeWav } from './audio/wav.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
@@ -18,11 +20,17 @@ import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
 import * as memories from '../../shared/repositories/memories.ts';
 import * as modelKeys from '../../shared/repositories/model-keys.ts';
-import { putRunFile, putRunFileFromDisk, runFileKeys } from '../../shared/repositories/run-files.ts';
+import {
+  presignedRunFileUrl,
+  putRunFile,
+  putRunFileFromDisk,
+  runFileKeys,
+} from '../../shared/repositories/run-files.ts';
 import * as runs from '../../shared/repositories/runs.ts';
-import { CHAT_MODE } from '../../shared/domain/browser-sessions.ts';
+import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
+import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
 /** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
@@ -122,6 +130,8 @@ async function prepareCall(
       passages,
       tools,
       memories: notes,
+      // A phone call has a provider call to hand on; a browser or chat session does not.
+      transferable: !hasSession(run.mode),
     }),
     providers: { stt, tts, llm },
     organizationId: orgId,
@@ -160,6 +170,27 @@ export function createBrowserSession(
   });
 }
 
+/** How long the provider may take to fetch a warm transfer's message audio. */
+const WHISPER_LINK_SECONDS = 15 * 60;
+
+/**
+ * Carries out the transfer the session asked for, once its handoff phrase has played (the
+ * transport calls this before closing the stream). A warm message for a provider that plays audio
+ * is spoken by the agent's own voice, saved with the run's files and given as a signed link.
+ */
+export async function transferCall(session: MediaSession, run: runs.RunRecord, log: LogFn): Promise<void> {
+  const intent = session.transferIntent;
+  const callId = run.provider_call_id ?? session.callSid;
+  if (!intent || !callId) return;
+  const key = runFileKeys({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }).whisper;
+  const whisperAudio = async (text: string) => {
+    await putRunFile(key, encodeWav(decodeMulaw(await session.synthesize(text)), 8000), 'audio/wav');
+    return presignedRunFileUrl(key, 'audio/wav', WHISPER_LINK_SECONDS);
+  };
+  const started = await transferAtProvider(run, callId, intent, whisperAudio);
+  if (!started) log('warn', 'transfer not started: the run has ended or is transferred already', { runId: run.id });
+}
+
 /**
  * Saves what the call produced and ends its run (exactly once, whatever else reports it); `run` is
  * what the stream's admission wrote.
@@ -172,6 +203,23 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
     const callId = run.provider_call_id ?? result.callSid;
     // A chat has a transcript and no recording.
     const recording = run.mode !== CHAT_MODE ? result.recording : null;
+    // Handed to a person: the call goes on at the provider; the run ends with the transfer's outcome.
+    const transferring = result.transfer
+      ? (await runs.getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
+      : undefined;
+    if (transferring) {
+      await Promise.all([
+        recording ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav') : undefined,
+        putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
+      ]);
+      await handOff(ref, {
+        recording_key: recording ? keys.recording : null,
+        transcript_key: keys.transcript,
+        gathered_context: result.gathered,
+        agent_ended_at: result.endedAt,
+      });
+      return;
+    }
     await Promise.all([
       result.agentEnded && callId
         ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {

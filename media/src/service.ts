@@ -9,7 +9,13 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBrowserSession, createCallSession, saveCall, type CallSessionConfig } from './call-sessions.ts';
+import {
+  createBrowserSession,
+  createCallSession,
+  saveCall,
+  transferCall,
+  type CallSessionConfig,
+} from './call-sessions.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
@@ -133,7 +139,12 @@ export async function startMediaService(options: {
       MEDIA_STREAM_PATH,
       (send, run) => counted(createCallSession(options.calls, send, options.log, run), run),
       (result, run) => track(saveCall(result, run)),
-      { admit: admittedBy(admitStream), maxCallSeconds: MAX_CALL_SECONDS, log: options.log },
+      {
+        admit: admittedBy(admitStream),
+        maxCallSeconds: MAX_CALL_SECONDS,
+        log: options.log,
+        beforeAgentHangUp: (session, run) => transferCall(session, run, options.log),
+      },
     ),
     attachMediaStreams<RunRecord>(
       server,

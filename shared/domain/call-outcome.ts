@@ -8,12 +8,19 @@ const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
 
 /**
  * Cost of a call of `durationSeconds`: unanswered calls (0 s) cost nothing; a browser or chat
- * session (`overPhone` false) has no telephony leg, only platform time.
+ * session (`overPhone` false) has no telephony leg, only platform time. A transferred call: the
+ * platform's time is the agent's part (`agentSeconds`), and the transfer leg is a second
+ * telephony leg (`transferLegSeconds`), each billed per started minute.
  */
-export function callCost(durationSeconds: number, overPhone = true) {
+export function callCost(
+  durationSeconds: number,
+  overPhone = true,
+  parts: { agentSeconds?: number; transferLegSeconds?: number } = {},
+) {
   const minutes = Math.ceil(durationSeconds / 60);
-  const telephony = overPhone ? round(minutes * TELEPHONY_USD_PER_MINUTE) : 0;
-  const platform = round(minutes * PLATFORM_USD_PER_MINUTE);
+  const legMinutes = Math.ceil((parts.transferLegSeconds ?? 0) / 60);
+  const telephony = overPhone ? round((minutes + legMinutes) * TELEPHONY_USD_PER_MINUTE) : 0;
+  const platform = round(Math.ceil((parts.agentSeconds ?? durationSeconds) / 60) * PLATFORM_USD_PER_MINUTE);
   return {
     currency: 'USD' as const,
     telephony_usd: telephony,

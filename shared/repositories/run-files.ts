@@ -16,7 +16,12 @@ import type { RunRef } from '../domain/run-ref.ts';
 /** S3 layout: every file of a run under one prefix, so retention rules and deletion are per run. */
 export const runFileKeys = (ref: RunRef) => {
   const prefix = `runs/org-${ref.organizationId}/agent-${ref.agentId}/run-${ref.runId}`;
-  return { recording: `${prefix}/recording.wav`, transcript: `${prefix}/transcript.txt` };
+  return {
+    recording: `${prefix}/recording.wav`,
+    transcript: `${prefix}/transcript.txt`,
+    // A warm transfer's message, as audio for a provider that plays a URL (Telnyx).
+    whisper: `${prefix}/transfer-message.wav`,
+  };
 };
 
 const bucket = () => loadConfig().bucketName;

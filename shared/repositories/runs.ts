@@ -42,10 +42,40 @@ export interface RunRecord {
   analysis_plan?: CallAnalysisPlan | null;
   /** The post-call analysis, from the run's end (pending) until the model answered (or failed). */
   analysis?: RunAnalysis | null;
+  /** A transfer to a person, from the agent's request until the run ends (services/call-transfer.ts). */
+  transfer?: TransferState | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
   /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */
   idempotency_record?: string;
+}
+
+export type TransferOutcome = 'completed' | 'busy' | 'no_answer' | 'voicemail' | 'failed' | 'abandoned';
+
+export interface TransferState {
+  destination: string;
+  address: string;
+  mode: 'cold' | 'warm';
+  requested_at: string;
+  /** Warm: what the person answering hears first. */
+  whisper: string | null;
+  /** Said to the caller when the destination does not take the call. */
+  failed_message: string;
+  /** The transfer leg was answered (by a person; a machine sets `machine`). */
+  answered_at?: string | null;
+  machine?: boolean;
+  outcome?: TransferOutcome;
+  /** Seconds the transfer leg was up (answered to hang-up). */
+  leg_seconds?: number;
+  /** When the transferred call ended (the run ends then). */
+  ended_at?: string;
+  /** What the agent's part left, once saved: the run ends with it when the transfer's outcome is known. */
+  handoff?: {
+    recording_key: string | null;
+    transcript_key: string;
+    gathered_context: Record<string, unknown>;
+    agent_ended_at: string;
+  };
 }
 
 export interface CampaignOrigin {
@@ -326,6 +356,75 @@ export function eventConfirmationItem(ref: RunRef): TransactItem {
 /** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */
 export const listRunsWithPendingEvents = (before: string, limit: number): Promise<RunRecord[]> =>
   runsIndexedBefore(keys.pendingEventIndex('', 0, 0, 0).gsi1pk, before, limit);
+
+/** A transfer starts; false when the run is not in progress, or is being transferred already. */
+export async function beginTransfer(
+  ref: RunRef,
+  transfer: TransferState,
+  log: RunRecord['logs'][number],
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'SET transfer = :transfer, logs = list_append(if_not_exists(logs, :empty), :log)',
+        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(transfer) OR transfer = :null)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':transfer': transfer,
+          ':inProgress': 'in_progress',
+          ':null': null,
+          ':empty': [],
+          ':log': [log],
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Notes what happened to a transfer in progress (only the given fields change); the run as it is
+ * then, or undefined when it has ended (or has no transfer).
+ */
+export async function noteTransfer(
+  ref: RunRef,
+  changes: Partial<TransferState>,
+  log?: RunRecord['logs'][number],
+): Promise<RunRecord | undefined> {
+  const fields = Object.entries(changes);
+  try {
+    const updated = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: `SET ${fields.map((_, i) => `transfer.#f${i} = :v${i}`).join(', ')}${
+          log ? ', logs = list_append(if_not_exists(logs, :empty), :log)' : ''
+        }`,
+        ConditionExpression: '#status = :inProgress AND attribute_type(transfer, :map)',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ':inProgress': 'in_progress',
+          ':map': 'M',
+          ...(log ? { ':empty': [], ':log': [log] } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(updated.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
 
 /**
  * Records the outcome of a pending post-call analysis; false when it is no longer pending (another

@@ -30,6 +30,14 @@ export const LiveCommand = z
         say: Sentence.optional().openapi({ description: 'A goodbye said first; without it the call ends at once.' }),
       })
       .openapi('LiveEndCommand'),
+    z
+      .strictObject({
+        type: z.literal('transfer'),
+        destination: z.string().min(1).max(40).openapi({
+          description: "One of the agent's transfer destinations (`workflow_configurations.transfer`), by name.",
+        }),
+      })
+      .openapi('LiveTransferCommand'),
   ])
   .openapi('LiveCommand', {
     description:
@@ -41,7 +49,7 @@ export type LiveCommand = z.infer<typeof LiveCommand>;
 export const LiveCommandResponse = z
   .object({
     workflow_run_id: z.int(),
-    type: z.enum(['say', 'add_message', 'end']),
+    type: z.enum(['say', 'add_message', 'end', 'transfer']),
     status: z.literal('applied'),
   })
   .openapi('LiveCommandResponse');

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import './common.ts';
 import { CallAnalysisPlan } from './call-analysis.ts';
+import { TransferPlan } from './call-transfer.ts';
 
 /**
  * The voice settings of an agent: keys of its `workflow_configurations` object (other keys are
@@ -101,6 +102,7 @@ export const WorkflowConfigurations = z
         example: { collect_digits: 8, end_key: '#' },
       }),
     analysis: CallAnalysisPlan.optional(),
+    transfer: TransferPlan.optional(),
     phrases: z
       .strictObject({
         silence_prompt: Phrase.optional(),
@@ -109,11 +111,13 @@ export const WorkflowConfigurations = z
         time_limit_goodbye: Phrase.optional(),
         one_moment: Phrase.optional(),
         apology: Phrase.optional(),
+        transferring: Phrase.optional(),
+        transfer_failed: Phrase.optional(),
       })
       .optional()
       .openapi({
         description:
-          "What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails). `{{initial_context.<key>}}` is filled in.",
+          "What the agent says without the model; each defaults to the call's language (en, pl, de, fr, it, es; others get English): `silence_prompt` (after a silence; `workflow_definition.silence_prompt` also sets it), `silence_goodbye` (after a second silence), `idle_goodbye` (a chat idle for `chat_idle_timeout_seconds`), `time_limit_goodbye` (at `max_call_seconds`), `one_moment` (when the model has not answered within 2 s), `apology` (before hanging up when a provider fails), `transferring` (before a transfer), `transfer_failed` (to the caller when the transfer's destination does not take the call). `{{initial_context.<key>}}` is filled in.",
         example: { one_moment: 'Let me check that for you.' },
       }),
   })

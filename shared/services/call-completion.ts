@@ -16,6 +16,9 @@ export interface CompletionReport {
   transcriptKey?: string;
   /** Why the call failed, for the run's logs. */
   reason?: string;
+  /** A transferred call: when the agent's part ended (platform time stops there), and the transfer leg's seconds (telephony). */
+  agentEndedAt?: string;
+  transferLegSeconds?: number;
 }
 
 /**
@@ -48,7 +51,11 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
-  const cost = callCost(durationSeconds, !hasSession(run.mode));
+  const cost = callCost(durationSeconds, !hasSession(run.mode), {
+    agentSeconds:
+      run.answered_at && report.agentEndedAt ? wholeSeconds(run.answered_at, report.agentEndedAt) : undefined,
+    transferLegSeconds: report.transferLegSeconds,
+  });
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
   const ending: runs.RunEnding = {
     status: outcome,

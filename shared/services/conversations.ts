@@ -160,8 +160,8 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   if (run.status === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
   const keys = runFileKeys(ref);
   await deleteRunFiles(
-    [run.recording_key, run.transcript_key, keys.recording, keys.transcript].filter((key): key is string =>
-      Boolean(key),
+    [run.recording_key, run.transcript_key, keys.recording, keys.transcript, keys.whisper].filter(
+      (key): key is string => Boolean(key),
     ),
   );
   await deleteDeliveriesOfRun(ref);

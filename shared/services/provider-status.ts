@@ -10,6 +10,7 @@ import type {
   TelephonyAdapter,
 } from '../telephony/adapter.ts';
 import { completeCall } from './call-completion.ts';
+import { transferLeg } from './call-transfer.ts';
 
 /** Provider statuses that end a call without a conversation. */
 const UNANSWERED: Partial<Record<ProviderCallStatus, CallOutcome>> = {
@@ -33,6 +34,7 @@ export async function recordProviderStatus(event: ProviderCallEvent, adapter: Te
   }
   if ('verdict' in event) return machineDetected(ref, event, adapter);
   if ('messageSpoken' in event) return adapter.hangUp(event.callId);
+  if ('transferLeg' in event) return transferLeg(event, adapter);
   const outcome = UNANSWERED[event.status];
   if (outcome) {
     await completeCall({ ref, outcome, endedAt: event.timestamp, reason: `Provider reported ${event.status}` });

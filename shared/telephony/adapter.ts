@@ -72,8 +72,43 @@ export interface MessageSpokenEvent {
   timestamp: string;
 }
 
+/** The leg of a transfer to a person (Telnyx: its own call, tagged with the run): answered, a machine, or over. */
+export interface TransferLegEvent {
+  /** The transfer leg's call id. */
+  callId: string;
+  runRef: string;
+  transferLeg: 'answered' | 'machine' | 'ended';
+  /** `ended`: how (completed after an answer; busy, no-answer, failed without one). */
+  status?: ProviderCallStatus;
+  timestamp: string;
+}
+
 /** Anything a verified status callback reports that the platform acts on. */
-export type ProviderCallEvent = ProviderStatusEvent | MachineDetectionEvent | MessageSpokenEvent;
+export type ProviderCallEvent = ProviderStatusEvent | MachineDetectionEvent | MessageSpokenEvent | TransferLegEvent;
+
+/** A live call handed to a person (the agent's `transfer_call`, the control API's `transfer`). */
+export interface TransferRequest {
+  runRef: string;
+  /** E.164, or a SIP URI. */
+  to: string;
+  /** The caller id the destination sees. */
+  from: string;
+  /** Keys pressed once the destination answers. */
+  extension?: string;
+  timeoutSeconds: number;
+  /**
+   * Warm: what the person answering hears before the caller is connected (a machine answering is
+   * hung up on). Twilio says `text` (its whisper callback answers with it); Telnyx plays `audioUrl`.
+   */
+  whisper: { text: string; audioUrl: string | null } | null;
+  /** Where the provider reports the transfer's steps (signed, like status callbacks; carries the run). */
+  callbackUrl: string;
+}
+
+/** A Twilio transfer's step, from its signed callback: the whisper to play, or the dial's outcome. */
+export type TransferStep =
+  | { runRef: string; step: 'whisper'; machine: boolean }
+  | { runRef: string; step: 'outcome'; status: ProviderCallStatus; legSeconds: number };
 
 /** An incoming call as the provider's voice webhook describes it. */
 export interface InboundCall {
@@ -135,6 +170,23 @@ export interface TelephonyAdapter {
    * its own text-to-speech.
    */
   leaveVoicemail(callId: string, message: string): Promise<void>;
+  /**
+   * How a warm transfer's message reaches the person answering: as text the provider speaks
+   * (Twilio), or as audio at a URL (Telnyx's `audio_url`).
+   */
+  readonly whisperAs: 'text' | 'audio';
+  /**
+   * Hands the live call to a person: the media stream stops and the provider dials the
+   * destination, connecting the caller once it answers (after the whisper, warm). Its steps come
+   * back to `request.callbackUrl`.
+   */
+  transfer(callId: string, request: TransferRequest): Promise<void>;
+  /** Says `message` on a live call without a media stream, then the call is hung up (Telnyx: on `call.speak.ended`). */
+  sayAndHangUp(callId: string, message: string): Promise<void>;
+  /** A verified transfer callback's step (Twilio's whisper and dial action); undefined where the provider has none. */
+  parseTransferStep(request: CallbackRequest): TransferStep | undefined;
+  /** The answer to a transfer step: say `say` then go on (whisper) or hang up (outcome), or just that. */
+  answerTransferStep(step: TransferStep, say: string | null): InboundResponse;
   /** The incoming call a verified voice webhook announces; undefined for any other event. */
   parseInbound(request: CallbackRequest): InboundCall | undefined;
   /**

@@ -12,6 +12,7 @@ import {
   type ProviderCallStatus,
   type ProviderStatusEvent,
   type TelephonyAdapter,
+  type TransferLegEvent,
 } from './adapter.ts';
 import type { MachineVerdict } from '../domain/answering-machine.ts';
 import { TELNYX_CODEC_QUERY } from './media-codecs.ts';
@@ -45,7 +46,29 @@ const DETECTION_RESULTS: Record<string, MachineVerdict> = { human: 'human', mach
 
 /** What a Telnyx event reports, without the run (read from client_state by the caller). */
 type TelnyxCallEvent =
-  Omit<ProviderStatusEvent, 'runRef'> | Omit<MachineDetectionEvent, 'runRef'> | Omit<MessageSpokenEvent, 'runRef'>;
+  | Omit<ProviderStatusEvent, 'runRef'>
+  | Omit<MachineDetectionEvent, 'runRef'>
+  | Omit<MessageSpokenEvent, 'runRef'>
+  | Omit<TransferLegEvent, 'runRef'>;
+
+/** The client_state of a transfer's new leg: the run, marked (its events are the transfer's, not the call's). */
+const TRANSFER_LEG_PREFIX = 'transfer:';
+
+/** A transfer leg's event (its client_state marked), or undefined for the call's own. */
+function transferLegEvent(
+  type: string,
+  payload: Record<string, unknown>,
+): Omit<TransferLegEvent, 'runRef' | 'callId' | 'timestamp'> | null {
+  if (type === 'call.answered') return { transferLeg: 'answered' };
+  if (type === 'call.machine.detection.ended') return payload.result === 'machine' ? { transferLeg: 'machine' } : null;
+  if (type === 'call.hangup') {
+    const cause = String(payload.hangup_cause ?? 'unspecified');
+    const status =
+      cause === 'normal_clearing' || cause === 'time_limit' ? 'completed' : (HANGUP_CAUSES[cause] ?? 'failed');
+    return { transferLeg: 'ended', status };
+  }
+  return null;
+}
 
 /**
  * A Telnyx Call Control event → platform event (client_state carries the run reference). With
@@ -58,9 +81,14 @@ export function mapTelnyxEvent(event: TelnyxEvent): (TelnyxCallEvent & { runRef?
   const payload = event.data?.payload ?? {};
   const callId = typeof payload.call_control_id === 'string' ? payload.call_control_id : undefined;
   if (!type || !callId) return undefined;
-  const runRef =
+  const state =
     typeof payload.client_state === 'string' ? Buffer.from(payload.client_state, 'base64').toString('utf8') : undefined;
   const timestamp = event.data?.occurred_at ?? new Date().toISOString();
+  if (state?.startsWith(TRANSFER_LEG_PREFIX)) {
+    const leg = transferLegEvent(type, payload);
+    return leg ? { callId, runRef: state.slice(TRANSFER_LEG_PREFIX.length), ...leg, timestamp } : undefined;
+  }
+  const runRef = state;
   const result = String(payload.result ?? '');
   if (type === 'call.machine.detection.ended') {
     const verdict = DETECTION_RESULTS[result] ?? 'unknown';
@@ -179,6 +207,53 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
         rethrow(error, 'voicemail');
       }
     },
+
+    whisperAs: 'audio',
+
+    async transfer(callId, request) {
+      // The stream stops (Telnyx keeps it through a transfer otherwise), then Call Control dials the
+      // destination and bridges the caller once it answers (after `audio_url`, warm). The new leg's
+      // events carry the run, marked, and come to the same signed webhook. If the destination does not
+      // answer, the caller's call stays up for the platform to tell them.
+      try {
+        await client.calls.actions
+          .stopStreaming(callId, { command_id: `transfer-stream-${callId}` })
+          .catch((error: unknown) => {
+            if ((error as { status?: number }).status !== 422) throw error;
+          });
+        await client.calls.actions.transfer(callId, {
+          to: request.to,
+          from: request.from,
+          timeout_secs: request.timeoutSeconds,
+          webhook_url: request.callbackUrl,
+          target_leg_client_state: Buffer.from(`${TRANSFER_LEG_PREFIX}${request.runRef}`).toString('base64'),
+          command_id: `transfer-${callId}`,
+          ...(request.extension ? { send_digits_on_answer: request.extension } : {}),
+          ...(request.whisper
+            ? {
+                answering_machine_detection: 'detect' as const,
+                ...(request.whisper.audioUrl ? { audio_url: request.whisper.audioUrl } : {}),
+              }
+            : {}),
+        });
+      } catch (error) {
+        rethrow(error, 'transfer');
+      }
+    },
+
+    async sayAndHangUp(callId, message) {
+      try {
+        await client.calls.actions.speak(callId, { payload: message, voice: 'female', command_id: `say-${callId}` });
+      } catch (error) {
+        const status = (error as { status?: number }).status;
+        if (status === 404 || status === 422) return;
+        rethrow(error, 'speak');
+      }
+    },
+
+    // Telnyx reports a transfer through Call Control events (mapTelnyxEvent), not a callback of its own.
+    parseTransferStep: () => undefined,
+    answerTransferStep: () => ({ contentType: 'application/json', body: '{}' }),
 
     async verifyCallback({ headers, rawBody }: CallbackRequest) {
       try {

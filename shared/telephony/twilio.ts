@@ -12,6 +12,7 @@ import {
   type ProviderCallEvent,
   type ProviderCallStatus,
   type TelephonyAdapter,
+  type TransferStep,
 } from './adapter.ts';
 import { formParams } from './webhook-fields.ts';
 
@@ -117,6 +118,20 @@ export function twilioAdapter(
 ): TelephonyAdapter {
   const client = twilioClient(credentials, options.apiBaseUrl);
   const now = options.now ?? Date.now;
+  /** New TwiML for a live call: `<Say>` then `<Hangup>`. A call over meanwhile is not an error. */
+  async function sayThenHangUp(callId: string, message: string, what: string): Promise<void> {
+    const response = new twilio.twiml.VoiceResponse();
+    response.say(message);
+    response.hangup();
+    try {
+      await client.calls(callId).update({ twiml: response.toString() });
+    } catch (error) {
+      // 404, or 21220 "Call is not in-progress": the callee hung up meanwhile; nothing to say.
+      const { status, code } = error as { status?: number; code?: number };
+      if (status === 404 || code === 21220) return;
+      rethrow(error, what);
+    }
+  }
   return {
     provider: 'twilio',
     accountId: credentials.account_sid,
@@ -157,20 +172,73 @@ export function twilioAdapter(
       }
     },
 
-    async leaveVoicemail(callId, message) {
-      // New TwiML for the live call: the `<Connect><Stream>` ends (the media stream stops), Twilio
-      // speaks the message and hangs up.
+    // New TwiML for the live call: the `<Connect><Stream>` ends (the media stream stops), Twilio
+    // speaks the message and hangs up.
+    leaveVoicemail: (callId, message) => sayThenHangUp(callId, message, 'voicemail'),
+
+    whisperAs: 'text',
+
+    async transfer(callId, request) {
+      // New TwiML for the live call: the `<Connect><Stream>` ends, Twilio dials the destination and
+      // bridges the caller when it answers. Warm: the whisper callback (`<Number url>`) answers with
+      // the message, said to the person before the bridge; a machine there (AnsweredBy) is hung up on.
+      const step = (name: 'whisper' | 'outcome') => {
+        const url = new URL(request.callbackUrl);
+        url.searchParams.set('step', name);
+        return url.href;
+      };
       const response = new twilio.twiml.VoiceResponse();
-      response.say(message);
-      response.hangup();
+      const dial = response.dial({
+        callerId: request.from,
+        timeout: request.timeoutSeconds,
+        action: step('outcome'),
+        method: 'POST',
+        answerOnBridge: true,
+      });
+      const whisper = request.whisper ? { url: step('whisper'), method: 'POST' } : {};
+      if (request.to.startsWith('sip')) dial.sip(whisper, request.to);
+      else
+        dial.number(
+          {
+            ...whisper,
+            ...(request.whisper ? { machineDetection: 'Enable' } : {}),
+            ...(request.extension ? { sendDigits: request.extension } : {}),
+          },
+          request.to,
+        );
       try {
         await client.calls(callId).update({ twiml: response.toString() });
       } catch (error) {
-        // 404, or 21220 "Call is not in-progress": the machine hung up meanwhile; nothing to leave.
-        const { status, code } = error as { status?: number; code?: number };
-        if (status === 404 || code === 21220) return;
-        rethrow(error, 'voicemail');
+        rethrow(error, 'transfer');
       }
+    },
+
+    sayAndHangUp: (callId, message) => sayThenHangUp(callId, message, 'say'),
+
+    parseTransferStep({ url, rawBody }: CallbackRequest): TransferStep | undefined {
+      const query = new URL(url).searchParams;
+      const runRef = query.get(RUN_QUERY_PARAMETER);
+      const params = formParams(rawBody);
+      if (!runRef) return undefined;
+      if (query.get('step') === 'whisper')
+        return { runRef, step: 'whisper', machine: mapTwilioAnsweredBy(params.AnsweredBy ?? '').verdict === 'machine' };
+      if (query.get('step') !== 'outcome') return undefined;
+      // The `<Dial>` action: DialCallStatus completed (answered, then over), busy, no-answer, failed, canceled.
+      const status = params.DialCallStatus === 'answered' ? 'completed' : mapTwilioStatus(params.DialCallStatus ?? '');
+      return {
+        runRef,
+        step: 'outcome',
+        status: status ?? 'failed',
+        legSeconds: Math.max(0, Number(params.DialCallDuration ?? 0) || 0),
+      };
+    },
+
+    answerTransferStep(step, say) {
+      const response = new twilio.twiml.VoiceResponse();
+      if (say) response.say(say);
+      // The whisper goes on to the bridge; anything else ends the (called, or calling) leg.
+      if (step.step === 'outcome' || (step.step === 'whisper' && !say)) response.hangup();
+      return { contentType: 'text/xml', body: response.toString() };
     },
 
     async verifyCallback({ url, headers, rawBody }: CallbackRequest) {

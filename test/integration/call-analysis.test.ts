@@ -153,7 +153,10 @@ describe.skipIf(needsLocalStack)('post-call analysis', () => {
     expect(agent.workflow_configurations.analysis).toEqual(PLAN);
     const runId = await chat(org, agent, ['What are your opening hours?', 'Is there availability on Tuesday?']);
     // The run completed without waiting for the model.
-    const ended = (await conversation(org, agent, runId)).body;
+    const ended = await eventually(async () => {
+      const body = (await conversation(org, agent, runId)).body;
+      return body.status !== 'in_progress' ? body : undefined;
+    });
     expect(ended.status).toBe('completed');
     expect(['pending', 'completed']).toContain(ended.analysis.status);
 

@@ -19,4 +19,20 @@ describe('call cost', () => {
       total_usd: Math.round((telephony + platform) * 10_000) / 10_000,
     });
   });
+
+  it.each([
+    // a 90 s call whose agent talked 40 s, then a 45 s transfer leg: telephony 2 + 1 minutes, platform 1
+    [90, 40, 45, 3 * TELEPHONY_USD_PER_MINUTE, PLATFORM_USD_PER_MINUTE],
+    // a transfer nobody answered: no second leg
+    [30, 25, 0, TELEPHONY_USD_PER_MINUTE, PLATFORM_USD_PER_MINUTE],
+    [130, 70, 61, 5 * TELEPHONY_USD_PER_MINUTE, 2 * PLATFORM_USD_PER_MINUTE],
+  ])(
+    'a transferred call of %i s (agent %i s, transfer leg %i s) costs %d telephony and %d platform',
+    (seconds, agentSeconds, transferLegSeconds, telephony, platform) => {
+      expect(callCost(seconds, true, { agentSeconds, transferLegSeconds })).toMatchObject({
+        telephony_usd: Math.round(telephony * 10_000) / 10_000,
+        platform_usd: platform,
+      });
+    },
+  );
 });

@@ -246,6 +246,46 @@ describe('Telnyx adapter', () => {
     expect(event).toMatchObject({ ...expected, callId: 'v3:abc', runRef: '1.2.3' });
   });
 
+  it.each([
+    ['call.answered', {}, { transferLeg: 'answered' }],
+    ['call.machine.detection.ended', { result: 'machine' }, { transferLeg: 'machine' }],
+    ['call.hangup', { hangup_cause: 'normal_clearing' }, { transferLeg: 'ended', status: 'completed' }],
+    ['call.hangup', { hangup_cause: 'user_busy' }, { transferLeg: 'ended', status: 'busy' }],
+    ['call.hangup', { hangup_cause: 'timeout' }, { transferLeg: 'ended', status: 'no-answer' }],
+  ])("maps a transfer leg's %s %j to %j", (eventType, payload, expected) => {
+    const event = mapTelnyxEvent({
+      data: {
+        event_type: eventType,
+        occurred_at: '2026-11-23T10:00:00Z',
+        payload: {
+          call_control_id: 'v3:leg',
+          client_state: Buffer.from('transfer:1.2.3').toString('base64'),
+          ...payload,
+        },
+      },
+    });
+    expect(event).toEqual({ ...expected, callId: 'v3:leg', runRef: '1.2.3', timestamp: '2026-11-23T10:00:00Z' });
+  });
+
+  it("ignores a transfer leg's detection of a person and its other events", () => {
+    for (const [eventType, payload] of [
+      ['call.machine.detection.ended', { result: 'human' }],
+      ['call.bridged', {}],
+    ] as const)
+      expect(
+        mapTelnyxEvent({
+          data: {
+            event_type: eventType,
+            payload: {
+              call_control_id: 'v3:leg',
+              client_state: Buffer.from('transfer:1.2.3').toString('base64'),
+              ...payload,
+            },
+          },
+        }),
+      ).toBeUndefined();
+  });
+
   it('leaves a voicemail: stops the stream, then speaks the message (the hang-up follows call.speak.ended)', async () => {
     const { callId } = await adapter().dial({
       to: '+48601234561',

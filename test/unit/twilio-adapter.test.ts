@@ -269,6 +269,61 @@ describe('Twilio adapter', () => {
     );
   });
 
+  it('transfers by updating the live call with a <Dial>: whisper and outcome callbacks, extension, machine detection', async () => {
+    captured = [];
+    answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
+    const callbackUrl = 'https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3';
+    await adapter().transfer('CA9', {
+      runRef: '1.2.3',
+      to: '+442071230412',
+      from: '+12125550100',
+      extension: 'ww12',
+      timeoutSeconds: 20,
+      whisper: { text: 'Anna wants to move her visit.', audioUrl: null },
+      callbackUrl,
+    });
+    expect(captured[0]!.form.get('Twiml')).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Dial callerId="+12125550100" timeout="20" ' +
+        'action="https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3&amp;step=outcome" method="POST" answerOnBridge="true">' +
+        '<Number url="https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3&amp;step=whisper" method="POST" machineDetection="Enable" sendDigits="ww12">+442071230412</Number></Dial></Response>',
+    );
+    captured = [];
+    await adapter().transfer('CA9', {
+      runRef: '1.2.3',
+      to: 'sip:desk@pbx.example.com',
+      from: '+12125550100',
+      timeoutSeconds: 30,
+      whisper: null,
+      callbackUrl,
+    });
+    expect(captured[0]!.form.get('Twiml')).toContain('<Sip>sip:desk@pbx.example.com</Sip>');
+  });
+
+  it.each([
+    ['step=whisper', { AnsweredBy: 'human' }, { step: 'whisper', machine: false }],
+    ['step=whisper', { AnsweredBy: 'machine_start' }, { step: 'whisper', machine: true }],
+    [
+      'step=outcome',
+      { DialCallStatus: 'completed', DialCallDuration: '42' },
+      { step: 'outcome', status: 'completed', legSeconds: 42 },
+    ],
+    [
+      'step=outcome',
+      { DialCallStatus: 'busy', DialCallDuration: '0' },
+      { step: 'outcome', status: 'busy', legSeconds: 0 },
+    ],
+    ['step=outcome', { DialCallStatus: 'no-answer' }, { step: 'outcome', status: 'no-answer', legSeconds: 0 }],
+    ['step=outcome', { DialCallStatus: 'canceled' }, { step: 'outcome', status: 'failed', legSeconds: 0 }],
+  ])('reads a transfer callback (%s, %j)', (query, params, expected) => {
+    const url = `https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3&${query}`;
+    const step = adapter().parseTransferStep({ url, headers: {}, rawBody: new URLSearchParams(params).toString() });
+    expect(step).toEqual({ runRef: '1.2.3', ...expected });
+    // The whisper says its text and goes on to the bridge; the outcome says why, then hangs up.
+    expect(adapter().answerTransferStep(step!, 'Hi.').body).toBe(
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi.</Say>${expected.step === 'outcome' ? '<Hangup/>' : ''}</Response>`,
+    );
+  });
+
   it('answers an incoming call with a stream, or turns it away with <Say> and <Hangup>', async () => {
     const twilio = adapter();
     const connect = await twilio.answerInbound({

@@ -453,6 +453,48 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
 });
 
 describe('call plan', () => {
+  it.each([
+    ['a phone call', true, true],
+    ['a browser or chat session (no provider call to hand on)', false, false],
+  ])('offers transfer_call on %s: %s', (_name, transferable, offered) => {
+    const plan = buildCallPlan(
+      callInput({
+        initialContext: { name: 'Sam' },
+        workflowConfigurations: {
+          transfer: {
+            destinations: [
+              {
+                name: 'front_desk',
+                address: '+442071230412',
+                description: 'Bookings.',
+                mode: 'warm',
+                message: 'Calling about {{initial_context.name}}.',
+              },
+              { name: 'billing', address: 'sip:billing@pbx.example.com', description: 'Invoices.' },
+            ],
+          },
+        },
+        transferable,
+      }),
+    );
+    const tool = plan.tools.find((candidate) => candidate.name === 'transfer_call');
+    expect(Boolean(tool)).toBe(offered);
+    if (!offered) return expect(plan.transfer).toBeNull();
+    expect(tool!.description).toContain('- front_desk: Bookings.\n- billing: Invoices.');
+    expect(tool!.parameters).toMatchObject({ properties: { destination: { enum: ['front_desk', 'billing'] } } });
+    expect(plan.transfer).toEqual({
+      destinations: [
+        expect.objectContaining({ name: 'front_desk', mode: 'warm', message: 'Calling about Sam.' }),
+        expect.objectContaining({ name: 'billing', mode: 'cold' }),
+      ],
+      timeoutSeconds: 30,
+    });
+    expect(plan.phrases).toMatchObject({
+      transferring: 'Please hold while I transfer your call.',
+      transferFailed: "I'm sorry, nobody could take your call right now. Please try again later. Goodbye.",
+    });
+  });
+
   it('builds the system prompt from the definition, variables, memories and disposition codes, with default voice settings', () => {
     const plan = buildCallPlan(
       callInput({

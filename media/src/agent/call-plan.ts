@@ -9,6 +9,7 @@ import { rankPassages } from '../../../shared/domain/knowledge.ts';
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
 import type { Memory } from '../../../shared/schemas/memories.ts';
 import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
+import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { ToolDefinition } from './interfaces.ts';
 import { phrasesFor, type Phrases } from './phrases.ts';
 
@@ -24,6 +25,8 @@ export interface CallInput {
   passages: { id: string; document_id: string; title: string; text: string }[];
   tools: ToolRecord[];
   memories: Memory[];
+  /** A phone call (a browser or chat session has no provider call to hand on). */
+  transferable?: boolean;
 }
 
 export interface VoiceSettings {
@@ -50,6 +53,8 @@ export interface CallPlan {
   dispositionCodes: string[];
   /** What the agent says without the model, in the call's language (with the agent's overrides). */
   phrases: Phrases;
+  /** Transfer to a person (`workflow_configurations.transfer`), on a phone call. */
+  transfer: { destinations: TransferDestination[]; timeoutSeconds: number } | null;
   /** The knowledge passages that best match what the caller just said. */
   knowledge: (query: string) => { title: string; text: string; score: number }[];
 }
@@ -146,6 +151,24 @@ function builtInTools(dispositionCodes: string[], dataToCollect: string[], sendD
   ];
 }
 
+/** `transfer_call`: the model picks a destination by name, from their descriptions. */
+function transferTool(destinations: TransferDestination[]): ToolDefinition {
+  return {
+    name: 'transfer_call',
+    description: `Transfer the caller to a person when they ask for one or you cannot help. The caller hears that they are being transferred; do not say goodbye. Destinations:\n${destinations
+      .map((destination) => `- ${destination.name}: ${destination.description}`)
+      .join('\n')}`,
+    parameters: {
+      type: 'object',
+      properties: {
+        destination: { type: 'string', enum: destinations.map((destination) => destination.name) },
+        reason: { type: 'string', description: 'Why, in a few words (for the logs).' },
+      },
+      required: ['destination'],
+    },
+  };
+}
+
 export function buildCallPlan(input: CallInput): CallPlan {
   const definition = input.workflowDefinition;
   const variables = { ...input.templateContextVariables, ...input.initialContext };
@@ -192,6 +215,16 @@ export function buildCallPlan(input: CallInput): CallPlan {
     `When the conversation is over, say "${phrases.closing}" and call end_call.`,
   ].filter((section): section is string => typeof section === 'string' && section.length > 0);
 
+  const transferPlan = input.transferable && configured.success ? configured.data.transfer : undefined;
+  const transfer = transferPlan
+    ? {
+        destinations: transferPlan.destinations.map((destination) => ({
+          ...destination,
+          ...(destination.message ? { message: render(destination.message) } : {}),
+        })),
+        timeoutSeconds: transferPlan.timeout_seconds,
+      }
+    : null;
   const httpTools = new Map(input.tools.map((tool) => [tool.name, tool]));
   return {
     settings,
@@ -199,10 +232,12 @@ export function buildCallPlan(input: CallInput): CallPlan {
     tools: [
       ...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
       ...builtInTools(dispositionCodes, dataToCollect, settings.keypad.sendDigits),
+      ...(transfer ? [transferTool(transfer.destinations)] : []),
     ],
     httpTools,
     dispositionCodes,
     phrases,
+    transfer,
     knowledge: (query) =>
       rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({
         title,

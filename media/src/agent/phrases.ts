@@ -13,6 +13,10 @@ export interface Phrases {
   timeLimitGoodbye: string;
   oneMoment: string;
   apology: string;
+  /** Before a transfer to a person. */
+  transferring: string;
+  /** The transfer's destination did not take the call (busy, no answer, a machine). */
+  transferFailed: string;
   closing: string;
 }
 
@@ -24,6 +28,8 @@ export const PHRASES: Record<string, Phrases> = {
     timeLimitGoodbye: 'We have reached the time limit for this call. Thank you, goodbye.',
     oneMoment: 'One moment, please.',
     apology: "I'm sorry, I'm having a technical problem and have to end the call. Please try again later. Goodbye.",
+    transferring: 'Please hold while I transfer your call.',
+    transferFailed: "I'm sorry, nobody could take your call right now. Please try again later. Goodbye.",
     closing: 'Thank you for your time. Goodbye.',
   },
   pl: {
@@ -33,6 +39,8 @@ export const PHRASES: Record<string, Phrases> = {
     timeLimitGoodbye: 'Osiągnęliśmy limit czasu tej rozmowy. Dziękuję, do widzenia.',
     oneMoment: 'Chwileczkę.',
     apology: 'Przepraszam, mam problem techniczny i muszę zakończyć rozmowę. Proszę spróbować później. Do widzenia.',
+    transferring: 'Proszę chwilę poczekać, przełączam rozmowę.',
+    transferFailed: 'Przepraszam, nikt nie może teraz odebrać. Proszę zadzwonić później. Do widzenia.',
     closing: 'Dziękuję za rozmowę. Do widzenia.',
   },
   de: {
@@ -43,6 +51,9 @@ export const PHRASES: Record<string, Phrases> = {
     oneMoment: 'Einen Moment, bitte.',
     apology:
       'Entschuldigung, ich habe ein technisches Problem und muss das Gespräch beenden. Bitte versuchen Sie es später noch einmal. Auf Wiederhören.',
+    transferring: 'Bitte bleiben Sie dran, ich verbinde Sie.',
+    transferFailed:
+      'Es tut mir leid, gerade kann niemand Ihren Anruf annehmen. Bitte versuchen Sie es später noch einmal. Auf Wiederhören.',
     closing: 'Vielen Dank für Ihre Zeit. Auf Wiederhören.',
   },
   fr: {
@@ -53,6 +64,9 @@ export const PHRASES: Record<string, Phrases> = {
     oneMoment: 'Un instant, s’il vous plaît.',
     apology:
       "Je suis désolé, j'ai un problème technique et je dois mettre fin à l'appel. Veuillez réessayer plus tard. Au revoir.",
+    transferring: 'Veuillez patienter, je transfère votre appel.',
+    transferFailed:
+      'Je suis désolé, personne ne peut prendre votre appel pour le moment. Veuillez rappeler plus tard. Au revoir.',
     closing: 'Merci pour votre temps. Au revoir.',
   },
   it: {
@@ -63,6 +77,8 @@ export const PHRASES: Record<string, Phrases> = {
     oneMoment: 'Un momento, per favore.',
     apology:
       'Mi dispiace, ho un problema tecnico e devo chiudere la chiamata. La prego di riprovare più tardi. Arrivederci.',
+    transferring: 'Resti in linea, trasferisco la chiamata.',
+    transferFailed: 'Mi dispiace, al momento nessuno può rispondere. La prego di richiamare più tardi. Arrivederci.',
     closing: 'Grazie per il suo tempo. Arrivederci.',
   },
   es: {
@@ -73,6 +89,8 @@ export const PHRASES: Record<string, Phrases> = {
     oneMoment: 'Un momento, por favor.',
     apology:
       'Lo siento, tengo un problema técnico y tengo que terminar la llamada. Por favor, inténtelo más tarde. Adiós.',
+    transferring: 'Espere un momento, le paso la llamada.',
+    transferFailed: 'Lo siento, ahora nadie puede atender su llamada. Por favor, inténtelo más tarde. Adiós.',
     closing: 'Gracias por su tiempo. Adiós.',
   },
 };
@@ -85,6 +103,8 @@ export const PHRASE_KEYS = {
   time_limit_goodbye: 'timeLimitGoodbye',
   one_moment: 'oneMoment',
   apology: 'apology',
+  transferring: 'transferring',
+  transfer_failed: 'transferFailed',
 } as const satisfies Record<string, keyof Phrases>;
 
 /** The phrases for a BCP 47 language (`pl-PL` is Polish; an unlisted language gets English), with overrides. */

@@ -94,6 +94,24 @@ export function decodeSpeechFrame(frame: Int16Array): string | null {
   return symbol < SYMBOLS ? String.fromCharCode(FIRST_CHAR + symbol) : null;
 }
 
+/**
+ * The text of synthetic speech in `samples` (8 kHz), read frame by frame from the first sound on
+ * (what a listener of a whole recording hears; the speech-to-text fake reads a live stream instead).
+ */
+export function speechText(samples: Int16Array): string {
+  let onset = 0;
+  while (onset < samples.length && Math.abs(samples[onset]!) < SILENCE_RMS) onset += 1;
+  let text = '';
+  let at = onset;
+  for (; at + FRAME_SAMPLES <= samples.length; at += FRAME_SAMPLES)
+    text += decodeSpeechFrame(samples.subarray(at, at + FRAME_SAMPLES)) ?? '';
+  // A last character cut a few samples short (the onset found a little late, a resampler's edge):
+  // read the frame that ends with the audio.
+  if (samples.length - at >= FRAME_SAMPLES * 0.9)
+    text += decodeSpeechFrame(samples.subarray(samples.length - FRAME_SAMPLES)) ?? '';
+  return text.trim();
+}
+
 /** Sound that is not speech (a frame's worth of louder-than-silence noise), deterministic per `seed`. */
 export function noise(samples: number, seed = 1): Int16Array {
   const out = new Int16Array(samples);

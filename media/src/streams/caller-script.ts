@@ -10,3 +10,6 @@ export const DEFAULT_CALLER_SCRIPT: readonly string[] = [
   'Please check availability for tomorrow.',
   'Thank you, goodbye.',
 ];
+
+/** A caller who asks for a person (the local callee directory: a number ending in 341), then waits. */
+export const TRANSFER_CALLER_SCRIPT: readonly string[] = ['Hello, who is this?', 'Can I talk to a person, please?'];

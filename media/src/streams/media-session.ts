@@ -39,6 +39,7 @@ import { encodeMulaw } from '../audio/mulaw.ts';
 import { CallRecorder, type RecordingFile } from '../audio/recorder.ts';
 import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
+import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -63,6 +64,18 @@ export interface SessionResult {
   /** Both directions mixed, as a WAV file on local disk (its owner uploads and disposes of it); none for a chat. */
   recording: RecordingFile | null;
   durationMs: number;
+  /** The call was handed to a person (its provider transfer carried out by the transport's owner). */
+  transfer: TransferIntent | null;
+}
+
+/** A transfer the agent or the control API asked for, to carry out once the handoff phrase has played. */
+export interface TransferIntent {
+  destination: TransferDestination;
+  /** Warm: what the person answering hears first (the destination's message, or a summary the model wrote). */
+  whisper: string | null;
+  /** Said to the caller if the destination does not take the call (the `transfer_failed` phrase). */
+  failedMessage: string;
+  timeoutSeconds: number;
 }
 
 export interface HangUpInfo {
@@ -108,7 +121,12 @@ export type LiveEvent = { event: string } & Record<string, unknown>;
 export type LiveCommand =
   | { type: 'say'; text: string; end_call?: boolean }
   | { type: 'add_message'; content: string; respond?: boolean }
-  | { type: 'end'; say?: string };
+  | { type: 'end'; say?: string }
+  | { type: 'transfer'; destination: string };
+
+/** What the model is asked for a warm transfer without a message of its own. */
+const TRANSFER_SUMMARY_PROMPT =
+  'You hand this call to a colleague taking over. In one or two sentences for them, say who is calling and what they need, from the conversation. No greeting.';
 
 /** How often a chat, which has no media clock, checks its idle and length limits (wall time). */
 const CHAT_CLOCK_MS = 1000;
@@ -164,6 +182,8 @@ export class MediaSession {
   readonly fragments: TranscriptFragment[] = [];
   readonly gathered: Record<string, unknown> = {};
   wantsHangUp = false;
+  /** A transfer asked for, carried out once its handoff phrase has played (the transport's owner does it). */
+  transferIntent: TransferIntent | null = null;
   /** Resolves once, at stop or when finish() is called by the transport. */
   readonly finished: Promise<SessionResult>;
   /** Resolves when the agent hung up (after its last words were sent) or a provider failed. */
@@ -281,6 +301,20 @@ export class MediaSession {
         this.history.push({ role: 'system', content: command.content });
         if (command.respond) afterAnswer(() => this.startReply({ userText: null }));
         break;
+      case 'transfer': {
+        const destination = call.plan.transfer?.destinations.find((item) => item.name === command.destination);
+        if (!destination)
+          return call.plan.transfer
+            ? `no transfer destination named ${command.destination}`
+            : 'this call has no transfer destinations (or is not a phone call)';
+        this.closing = true;
+        void this.idle().then(async () => {
+          if (this.ended) return;
+          await this.prepareTransfer(destination, 'the control API', '');
+          this.startReply({ say: call.plan.phrases.transferring, hangUp: true });
+        });
+        break;
+      }
       case 'end':
         call.runLog?.('INFO', 'Ended through the control API');
         if (command.say) this.goodbye(command.say);
@@ -356,6 +390,7 @@ export class MediaSession {
         gathered: { ...this.gathered },
         recording: this.recorder?.finish() ?? null,
         durationMs: this.recorder?.durationMs ?? 0,
+        transfer: this.transferIntent,
       });
     }
     return this.finished;
@@ -818,6 +853,18 @@ export class MediaSession {
         reply.hangUp = true;
         this.closing = true;
         return JSON.stringify({ ok: true });
+      case 'transfer_call': {
+        const destination = call.plan.transfer?.destinations.find((item) => item.name === args.destination);
+        if (!destination)
+          return JSON.stringify({
+            error: `destination must be one of ${call.plan.transfer?.destinations.map((item) => item.name).join(', ') ?? '(none: this call cannot be transferred)'}`,
+          });
+        await this.prepareTransfer(destination, 'the agent', String(args.reason ?? ''));
+        this.queueSpeech(reply, call.plan.phrases.transferring);
+        reply.hangUp = true;
+        this.closing = true;
+        return JSON.stringify({ ok: true, transferring_to: destination.name });
+      }
       case 'send_digits': {
         const keys = String(args.digits ?? '');
         if (!KEY_SEQUENCE.test(keys))
@@ -839,6 +886,59 @@ export class MediaSession {
     call.runLog?.('INFO', `Tool ${tool.name} called with ${toolCall.arguments.slice(0, 300)}: ${result.slice(0, 300)}`);
     this.log('info', 'tool called', { runRef: this.runRef, tool: tool.name });
     return result;
+  }
+
+  /** Notes the transfer to carry out after the handoff phrase, with a warm transfer's whisper. */
+  private async prepareTransfer(destination: TransferDestination, by: string, reason: string): Promise<void> {
+    const whisper = destination.mode === 'warm' ? (destination.message ?? (await this.callSummary())) : null;
+    const { plan } = this.call!;
+    this.transferIntent = {
+      destination,
+      whisper,
+      failedMessage: plan.phrases.transferFailed,
+      timeoutSeconds: plan.transfer?.timeoutSeconds ?? 30,
+    };
+    this.call?.runLog?.('INFO', `Transfer to ${destination.name} asked for by ${by}${reason ? `: ${reason}` : ''}`);
+    this.log('info', 'transfer requested', { runRef: this.runRef, destination: destination.name, by });
+    this.notify({ event: 'transfer', destination: destination.name, mode: destination.mode });
+  }
+
+  /** A warm transfer's message when the destination has none: the model's summary of the call so far. */
+  private async callSummary(): Promise<string> {
+    const { providers, plan } = this.call!;
+    const conversation = this.history.filter(
+      (message) => (message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string',
+    );
+    let text = '';
+    try {
+      const request = {
+        model: plan.settings.model ?? providers.llm.defaultModel,
+        temperature: 0,
+        tools: [],
+        messages: [{ role: 'system' as const, content: TRANSFER_SUMMARY_PROMPT }, ...conversation],
+      };
+      const limit = AbortSignal.timeout(this.options.timing?.modelAnswerLimitMs ?? MODEL_ANSWER_LIMIT_MS);
+      for await (const event of providers.llm.stream(request, limit))
+        if (event.type !== 'tool_call') text += event.text;
+    } catch (error) {
+      this.log('warn', 'no summary for the warm transfer', { runRef: this.runRef, error: String(error) });
+    }
+    return text.trim() || 'A caller handed over by the voice agent.';
+  }
+
+  /** The agent's voice saying `text`, as 8 kHz mu-law (a warm transfer's message for a provider that plays audio). */
+  async synthesize(text: string): Promise<Buffer> {
+    const { providers, plan } = this.call!;
+    if (!providers.tts) throw new Error('no text-to-speech provider');
+    const chunks: Uint8Array[] = [];
+    const signal = AbortSignal.timeout(MODEL_ANSWER_LIMIT_MS);
+    for await (const chunk of providers.tts.stream(
+      text,
+      { voice: plan.settings.voice, language: plan.settings.language },
+      signal,
+    ))
+      chunks.push(chunk);
+    return Buffer.concat(chunks);
   }
 
   /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */

@@ -65,6 +65,11 @@ export interface MediaStreamsOptions<Admitted = unknown> {
   peerLeg?: (admitted: Admitted, deliver: (frame: Record<string, unknown>) => void, log: LogFn) => PeerLeg | undefined;
   /** Why an offer on a connection without a peer leg is refused (closed with 4501). */
   peerLegUnavailable?: string;
+  /**
+   * Runs once the agent's last words have played, before the stream is closed: a transfer is
+   * carried out at the provider here, while the call is still connected.
+   */
+  beforeAgentHangUp?: (session: MediaSession, admitted: Admitted) => Promise<void>;
 }
 
 export interface PeerLeg {
@@ -210,12 +215,22 @@ export function attachMediaStreams<Admitted>(
       );
       let hangUpTimer: NodeJS.Timeout | undefined;
       let hangingUp = false;
+      let closing = false;
       const hangUpNow = (why: string): void => {
         clearTimeout(hangUpTimer);
-        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
-          log('info', 'closing media stream after hang-up', { why, runRef: created.runRef });
-          ws.close(1000, 'agent hung up');
-        }
+        if (closing) return;
+        closing = true;
+        const before = options.beforeAgentHangUp?.(created, admitted) ?? Promise.resolve();
+        void before
+          .catch((error: unknown) =>
+            log('error', 'before the hang-up', { error: String(error), runRef: created.runRef }),
+          )
+          .finally(() => {
+            if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
+              log('info', 'closing media stream after hang-up', { why, runRef: created.runRef });
+              ws.close(1000, 'agent hung up');
+            }
+          });
       };
       void created.hangUpRequested.then((info) => {
         // The closing words are already queued at the provider; the mark echo tells us they played.

@@ -116,6 +116,25 @@ export const callRoutes = {
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
   }),
+  telephonyTransfer: defineRoute({
+    operationId: 'telephonyTransferCallback',
+    method: 'POST',
+    path: '/telephony/{provider}/transfer',
+    group: 'telephonyCallbacks',
+    public: true,
+    internal: true,
+    summary:
+      "A transfer's steps at the provider, signed (Twilio: the whisper for the person answering, the dial's outcome)",
+    description:
+      "Machine-to-machine: while a call is transferred to a person, Twilio asks here what the person answering hears first (`step=whisper`: a warm transfer's message; a machine is hung up on) and reports the dial's outcome (`step=outcome`: the caller is told when nobody took the call). Telnyx reports a transfer's new leg through the status webhook instead. Requests without a valid signature are refused with 403.",
+    tags: ['Telephony'],
+    request: { params: TelephonyProviderParam },
+    responses: {
+      200: { description: 'TwiML', contentType: 'text/xml' },
+      403: { description: 'Bad signature' },
+      404: { description: 'Not a provider with transfer callbacks' },
+    },
+  }),
   telephonyVoice: defineRoute({
     operationId: 'telephonyVoiceWebhook',
     method: 'POST',

@@ -1,0 +1,221 @@
+/**
+ * Transfers of a live call to a person (the agent's `transfer_call`, the control API's `transfer`).
+ * The media task starts one once the agent's handoff phrase has played: the run notes the
+ * transfer and the provider dials the destination (transferAtProvider). The run then stays in
+ * progress until two things are known, in either order: what the agent's part left (its recording,
+ * transcript and gathered context, saved by the media task: handOff) and the transfer's outcome
+ * (from the provider's callbacks: Twilio's whisper and dial action, Telnyx's events of the new leg).
+ * With both, it ends `completed` at the transferred call's end: disposition `transferred` (or
+ * `transfer_failed`), `gathered_context.transfer`, both legs in the cost.
+ */
+import type { TransferDestination } from '../schemas/call-transfer.ts';
+import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
+import { logger } from '../observability/logger.ts';
+import * as runs from '../repositories/runs.ts';
+import type {
+  InboundResponse,
+  ProviderCallStatus,
+  TelephonyAdapter,
+  TransferLegEvent,
+  TransferStep,
+} from '../telephony/adapter.ts';
+import { completeCall } from './call-completion.ts';
+
+const refOf = (run: runs.RunRecord): RunRef => ({
+  organizationId: run.organization_id,
+  agentId: run.workflow_id,
+  runId: run.id,
+});
+
+/** Where the provider reports a transfer's steps: Twilio's own endpoint; Telnyx's events go to the status webhook. */
+export function transferCallbackUrl(provider: 'twilio' | 'telnyx', runRef: string): string {
+  const base = (process.env.PUBLIC_BASE_URL ?? '').replace(/\/$/, '');
+  if (!base) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
+  const path = provider === 'twilio' ? 'transfer' : 'status';
+  return `${base}/telephony/${provider}/${path}?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
+}
+
+export interface TransferIntent {
+  destination: TransferDestination;
+  /** Warm: what the person answering hears first. */
+  whisper: string | null;
+  /** Said to the caller when the destination does not take the call. */
+  failedMessage: string;
+  /** How long the destination rings. */
+  timeoutSeconds: number;
+}
+
+/**
+ * Starts the transfer at the provider (the media task, its handoff phrase played). `whisperAudio`
+ * makes the warm message's audio for a provider that plays a URL (Telnyx). False when the run
+ * cannot be transferred (ended, or transferred already); a provider refusing the transfer is
+ * the transfer's outcome (`failed`: the caller is told, the call hung up).
+ */
+export async function transferAtProvider(
+  run: runs.RunRecord,
+  callId: string,
+  intent: TransferIntent,
+  whisperAudio: (text: string) => Promise<string>,
+): Promise<boolean> {
+  const ref = refOf(run);
+  const runRef = formatRunRef(ref);
+  const { destination } = intent;
+  const now = new Date().toISOString();
+  const started = await runs.beginTransfer(
+    ref,
+    {
+      destination: destination.name,
+      address: destination.address,
+      mode: destination.mode,
+      requested_at: now,
+      whisper: intent.whisper,
+      failed_message: intent.failedMessage,
+    },
+    {
+      timestamp: now,
+      level: 'INFO',
+      message: `Transferring to ${destination.name} (${destination.address}, ${destination.mode})`,
+    },
+  );
+  if (!started) return false;
+  const { accountOf } = await import('../telephony/accounts.ts');
+  const account = await accountOf(ref.organizationId);
+  try {
+    const from = run.from_number || account.callerId;
+    if (!from) throw new Error('no caller id for the transfer leg');
+    await account.adapter.transfer(callId, {
+      runRef,
+      to: destination.address,
+      from,
+      ...(destination.extension ? { extension: destination.extension } : {}),
+      timeoutSeconds: intent.timeoutSeconds,
+      whisper: intent.whisper
+        ? {
+            text: intent.whisper,
+            audioUrl: account.adapter.whisperAs === 'audio' ? await whisperAudio(intent.whisper) : null,
+          }
+        : null,
+      callbackUrl: transferCallbackUrl(account.adapter.provider, runRef),
+    });
+  } catch (error) {
+    logger.error('The provider refused the transfer', { runRef, error: String(error) });
+    await finishTransfer(
+      ref,
+      'failed',
+      0,
+      new Date().toISOString(),
+      `the provider refused it: ${(error as Error).message}`,
+    );
+    await account.adapter.sayAndHangUp(callId, intent.failedMessage).catch(() => {});
+  }
+  return true;
+}
+
+/** What the agent's part left (the media task, once its files are saved): with a known outcome, the run ends. */
+export async function handOff(ref: RunRef, handoff: NonNullable<runs.TransferState['handoff']>): Promise<void> {
+  const run = await runs.noteTransfer(ref, { handoff });
+  if (run?.transfer?.outcome) await endTransferredRun(run);
+}
+
+const OUTCOMES: Partial<Record<ProviderCallStatus, runs.TransferOutcome>> = {
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no_answer',
+};
+
+/** A Twilio transfer step: the whisper for the person answering, or the dial's outcome. */
+export async function transferStep(step: TransferStep, adapter: TelephonyAdapter): Promise<InboundResponse> {
+  const ref = parseRunRef(step.runRef);
+  const run = ref && (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  const transfer = run?.status === 'in_progress' ? run.transfer : undefined;
+  if (!ref || !transfer) return adapter.answerTransferStep(step, null);
+  const now = new Date().toISOString();
+  if (step.step === 'whisper') {
+    // A machine answered a warm transfer: hung up on; the dial's outcome then says voicemail.
+    await runs.noteTransfer(ref, step.machine ? { machine: true } : { answered_at: now });
+    return adapter.answerTransferStep(step, step.machine ? null : transfer.whisper);
+  }
+  const outcome = transfer.machine ? 'voicemail' : (OUTCOMES[step.status] ?? 'failed');
+  await finishTransfer(ref, outcome, outcome === 'completed' ? step.legSeconds : 0, now);
+  return adapter.answerTransferStep(step, outcome === 'completed' ? null : transfer.failed_message);
+}
+
+/** A Telnyx transfer leg's event: answered, a machine (hung up on), or over. */
+export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAdapter): Promise<void> {
+  const ref = parseRunRef(event.runRef);
+  if (!ref) return;
+  if (event.transferLeg === 'answered') {
+    await runs.noteTransfer(ref, { answered_at: event.timestamp });
+    return;
+  }
+  if (event.transferLeg === 'machine') {
+    await runs.noteTransfer(ref, { machine: true });
+    await adapter.hangUp(event.callId);
+    return;
+  }
+  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const transfer = run?.status === 'in_progress' ? run.transfer : undefined;
+  if (!run || !transfer || transfer.outcome) return;
+  const answered = Boolean(transfer.answered_at) && !transfer.machine;
+  const outcome = transfer.machine ? 'voicemail' : answered ? 'completed' : (OUTCOMES[event.status!] ?? 'failed');
+  const legSeconds = answered
+    ? Math.max(0, Math.round((Date.parse(event.timestamp) - Date.parse(transfer.answered_at!)) / 1000))
+    : 0;
+  // Nobody took it: the caller's call is still up, waiting; they are told, then it is hung up.
+  if (outcome !== 'completed' && run.provider_call_id)
+    await adapter.sayAndHangUp(run.provider_call_id, transfer.failed_message);
+  await finishTransfer(ref, outcome, legSeconds, event.timestamp);
+}
+
+/** The transfer's outcome is known; with what the agent's part left, the run ends. */
+async function finishTransfer(
+  ref: RunRef,
+  outcome: runs.TransferOutcome,
+  legSeconds: number,
+  at: string,
+  why?: string,
+): Promise<void> {
+  const run = await runs.noteTransfer(
+    ref,
+    { outcome, leg_seconds: legSeconds, ended_at: at },
+    {
+      timestamp: at,
+      level: outcome === 'completed' ? 'INFO' : 'WARN',
+      message:
+        outcome === 'completed'
+          ? `Transfer answered; the transferred call lasted ${legSeconds} s`
+          : `Transfer not taken: ${why ?? outcome}`,
+    },
+  );
+  if (run?.transfer?.handoff) await endTransferredRun(run);
+}
+
+async function endTransferredRun(run: runs.RunRecord): Promise<void> {
+  const transfer = run.transfer!;
+  const handoff = transfer.handoff!;
+  const gathered: Record<string, unknown> = {
+    ...handoff.gathered_context,
+    transfer: {
+      destination: transfer.destination,
+      address: transfer.address,
+      mode: transfer.mode,
+      outcome: transfer.outcome,
+      leg_seconds: transfer.leg_seconds ?? 0,
+    },
+  };
+  gathered.call_disposition ??= transfer.outcome === 'completed' ? 'transferred' : 'transfer_failed';
+  await completeCall(
+    {
+      ref: refOf(run),
+      outcome: 'completed',
+      endedAt: transfer.ended_at!,
+      gatheredContext: gathered,
+      ...(handoff.recording_key ? { recordingKey: handoff.recording_key } : {}),
+      transcriptKey: handoff.transcript_key,
+      reason: `Call ended after the transfer to ${transfer.destination}: ${transfer.outcome}`,
+      agentEndedAt: handoff.agent_ended_at,
+      transferLegSeconds: transfer.leg_seconds ?? 0,
+    },
+    run,
+  );
+}
