@@ -4251,7 +4251,7 @@ export interface components {
             name: string;
         };
         /**
-         * @description Transfer to a person: the model gets a `transfer_call` tool naming these destinations (the API's `transfer` control command uses them too). The caller hears the `transferring` phrase, then the provider connects the call; if the destination is busy, does not answer in `timeout_seconds` or a machine answers a warm transfer, the caller hears the `transfer_failed` phrase and the call ends. The run ends when the transferred call does: disposition `transferred` (unless the agent chose one), `gathered_context.transfer` with the outcome, both legs in the cost.
+         * @description Transfer to a person: the model gets a `transfer_call` tool naming these destinations (the API's `transfer` control command uses them too). The caller hears the `transferring` phrase, then the provider connects the call; if the destination is busy, does not answer in `timeout_seconds` or a machine answers a warm transfer, the caller hears the `transfer_failed` phrase and the call ends, or (`on_failure: continue`) the agent takes the call back. The run ends when the transferred call does: disposition `transferred` (unless the agent chose one), `gathered_context.transfer` with the outcome, both legs in the cost.
          * @example {
          *       "destinations": [
          *         {
@@ -4267,11 +4267,18 @@ export interface components {
          *           "mode": "cold"
          *         }
          *       ],
-         *       "timeout_seconds": 30
+         *       "timeout_seconds": 30,
+         *       "on_failure": "continue"
          *     }
          */
         TransferPlan: {
             destinations: components["schemas"]["TransferDestination"][];
+            /**
+             * @description When the destination does not take the call (busy, no answer, a machine on a warm transfer): `end` says the `transfer_failed` phrase and hangs up; `continue` gives the caller back to the agent, which knows the conversation so far and that the transfer failed.
+             * @default end
+             * @enum {string}
+             */
+            on_failure: "end" | "continue";
             /**
              * @description How long the destination rings before the transfer counts as not answered.
              * @default 30

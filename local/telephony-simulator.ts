@@ -487,10 +487,18 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       To: call.to,
       From: call.from,
     });
-    if (next?.ok) {
-      const twiml = readTwiml(await next.text());
-      if (!twiml.dial) await playReplacedTwiml(call, twiml);
-    }
+    if (!next?.ok) return;
+    const twiml = readTwiml(await next.text());
+    if (twiml.stream && !call.hangUp.signal.aborted) {
+      // `<Connect><Stream>`: the caller is connected to the platform's media again.
+      call.stream = twiml.stream;
+      call.redirect = new AbortController();
+      call.replacedBy = null;
+      await converse(call).catch(
+        (error: unknown) => !inProgress.stopping && console.error('Telephony simulator: media stream failed', error),
+      );
+      await playReplacedTwiml(call);
+    } else if (!twiml.dial) await playReplacedTwiml(call, twiml);
   }
 
   async function runCall(call: SimulatedCall): Promise<void> {

@@ -605,7 +605,10 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
         },
       });
     }
-    const action = /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup|speak|streaming_stop|transfer)$/.exec(path);
+    const action =
+      /^\/v2\/calls\/([^/]+)\/actions\/(answer|reject|hangup|speak|streaming_stop|streaming_start|transfer)$/.exec(
+        path,
+      );
     if (action && request.method === 'POST') {
       const call = calls.get(action[1]!);
       if (!call || call.account !== user) return telnyxError(response, 404, '10005', 'Resource not found');
@@ -614,6 +617,22 @@ export async function startTelnyxSimulator(options: TelnyxSimulatorOptions): Pro
       if (commandId) call.commandIds.add(commandId);
       if (call.state === 'hangup') return telnyxError(response, 422, '90018', 'Call has already ended');
       const verb = action[2];
+      if (verb === 'streaming_start') {
+        // A call without a stream (stopped before a transfer) streams again: the callee talks on.
+        if (call.state !== 'active') return telnyxError(response, 422, '90018', 'Call is not active');
+        call.stream = streamOf(body);
+        call.streamStop = new AbortController();
+        inProgress.track(
+          new AbortController(),
+          converse(call).then(
+            () => undefined,
+            (error: unknown) => {
+              if (!inProgress.stopping) console.error('Telnyx simulator: media stream failed', error);
+            },
+          ),
+        );
+        return reply(response, 200, { data: { result: 'ok' } });
+      }
       if (verb === 'transfer') {
         if (call.state !== 'active') return telnyxError(response, 422, '90018', 'Call is not active');
         const to = String(body.to ?? '');

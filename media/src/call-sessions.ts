@@ -9,11 +9,12 @@ import { buildCallPlan } from './agent/call-plan.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
 import { decodeMulaw } from './audio/mulaw.ts';
-import { encodeWav } from './audio/wav.ts';
+import { encodeWav, WAV_HEADER_BYTES, wavHeader } from './audio/wav.ts';
+import { readFile } from 'node:fs/promises';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
-import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
+import { formatTranscriptFile, mergeFragments, parseTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
 import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agentResources from '../../shared/repositories/agent-resources.ts';
@@ -23,6 +24,8 @@ import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import {
   presignedRunFileUrl,
   putRunFile,
+  readRunFile,
+  readRunFileText,
   putRunFileFromDisk,
   runFileKeys,
 } from '../../shared/repositories/run-files.ts';
@@ -130,13 +133,59 @@ async function prepareCall(
       passages,
       tools,
       memories: notes,
-      // A phone call has a provider call to hand on; a browser or chat session does not.
-      transferable: !hasSession(run.mode),
+      // A phone call has a provider call to hand on (once); a browser or chat session does not.
+      transferable: !hasSession(run.mode) && !run.transfer,
     }),
     providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
     runLog: runLogger(ref, log),
+    ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
+  };
+}
+
+/** What the agent knows when it takes a call back: the conversation before the transfer, and its outcome. */
+async function takeBack(transfer: runs.TransferState): Promise<NonNullable<PreparedCall['resume']>> {
+  const earlier = transfer.handoff ? await readRunFileText(transfer.handoff.transcript_key) : undefined;
+  return {
+    history: mergeFragments(parseTranscriptFile(earlier ?? '')).map(({ role, text }) => ({ role, content: text })),
+    note: `You tried to transfer the caller to ${transfer.destination}, and nobody took the call (${transfer.outcome}). Tell the caller, then go on helping them.`,
+  };
+}
+
+/**
+ * What a call given back to the agent leaves: the transcript, recording and gathered context of
+ * both parts, around the transfer nobody took.
+ */
+async function afterTakeBack(
+  transfer: runs.TransferState,
+  result: SessionResult,
+): Promise<{ transcript: string; recording: Buffer | null; gathered: Record<string, unknown> }> {
+  const handoff = transfer.handoff;
+  const [earlierTranscript, earlierRecording, laterRecording] = await Promise.all([
+    handoff ? readRunFileText(handoff.transcript_key) : undefined,
+    handoff?.recording_key ? readRunFile(handoff.recording_key) : undefined,
+    result.recording ? readFile(result.recording.path) : undefined,
+  ]);
+  const data = (wav: Buffer | undefined) => (wav ? wav.subarray(WAV_HEADER_BYTES) : Buffer.alloc(0));
+  const pcm = Buffer.concat([data(earlierRecording), data(laterRecording)]);
+  const gathered: Record<string, unknown> = {
+    ...handoff?.gathered_context,
+    ...result.gathered,
+    transfer: {
+      destination: transfer.destination,
+      address: transfer.address,
+      mode: transfer.mode,
+      outcome: transfer.outcome,
+      leg_seconds: 0,
+      taken_back: true,
+    },
+  };
+  gathered.call_disposition ??= 'transfer_failed';
+  return {
+    transcript: (earlierTranscript ?? '') + formatTranscriptFile(result.fragments),
+    recording: pcm.length ? Buffer.concat([wavHeader(pcm.length, 8000), pcm]) : null,
+    gathered,
   };
 }
 
@@ -203,17 +252,30 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
     const callId = run.provider_call_id ?? result.callSid;
     // A chat has a transcript and no recording.
     const recording = run.mode !== CHAT_MODE ? result.recording : null;
+    // Given back to the agent after a transfer: both parts make the run's files and context.
+    const whole = run.transfer?.resumed_at ? await afterTakeBack(run.transfer, result) : undefined;
+    const saveFiles = () =>
+      Promise.all([
+        whole?.recording
+          ? putRunFile(keys.recording, whole.recording, 'audio/wav')
+          : recording && !whole
+            ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav')
+            : undefined,
+        putRunFile(
+          keys.transcript,
+          whole?.transcript ?? formatTranscriptFile(result.fragments),
+          'text/plain; charset=utf-8',
+        ),
+      ]);
+    const recordingKey = (whole ? whole.recording : recording) ? keys.recording : null;
     // Handed to a person: the call goes on at the provider; the run ends with the transfer's outcome.
     const transferring = result.transfer
       ? (await runs.getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
       : undefined;
     if (transferring) {
-      await Promise.all([
-        recording ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav') : undefined,
-        putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
-      ]);
+      await saveFiles();
       await handOff(ref, {
-        recording_key: recording ? keys.recording : null,
+        recording_key: recordingKey,
         transcript_key: keys.transcript,
         gathered_context: result.gathered,
         agent_ended_at: result.endedAt,
@@ -226,16 +288,15 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
             onlyWhereTheStreamKeepsTheCall: true,
           })
         : undefined,
-      recording ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav') : undefined,
-      putRunFile(keys.transcript, formatTranscriptFile(result.fragments), 'text/plain; charset=utf-8'),
+      saveFiles(),
     ]);
     await completeCall(
       {
         ref,
         outcome: result.failure ? 'failed' : 'completed',
         endedAt: result.endedAt,
-        gatheredContext: result.gathered,
-        ...(recording ? { recordingKey: keys.recording } : {}),
+        gatheredContext: whole?.gathered ?? result.gathered,
+        ...(recordingKey ? { recordingKey } : {}),
         transcriptKey: keys.transcript,
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
       },

@@ -6,7 +6,8 @@
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
-import { claimMediaStream, startSession, type RunRecord } from '../../shared/repositories/runs.ts';
+import { claimMediaStream, resumeMediaStream, startSession, type RunRecord } from '../../shared/repositories/runs.ts';
+import { purposeRef } from '../../shared/domain/live-calls.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
@@ -28,6 +29,15 @@ export async function admitStream(
   if (!claim.runRef || !ref) return { accepted: false, reason: 'no valid run reference' };
   if (!claim.streamToken) return { accepted: false, reason: 'no stream credential' };
   const token = await checkStreamToken(claim.runRef, claim.streamToken, now);
+  // The call given back to the agent after a transfer nobody took: its own credential, once.
+  if (
+    token === 'wrong_run' &&
+    (await checkStreamToken(purposeRef('resume', claim.runRef), claim.streamToken, now)) === 'valid'
+  ) {
+    const resumed = await resumeMediaStream(ref, new Date(now).toISOString(), mediaHost);
+    if (!resumed) return { accepted: false, reason: 'the run is not waiting for the agent to take its call back' };
+    return { accepted: true, runRef: claim.runRef, admitted: resumed };
+  }
   if (token !== 'valid') return { accepted: false, reason: `stream credential ${token}` };
   if (atCapacity) {
     const reason = `Call refused: ${atCapacity}`;

@@ -16,7 +16,8 @@ export const MAX_LISTENERS_PER_CALL = 5;
 /** Marks a request one media task passes to the task holding the call (never passed on again). */
 export const RELAY_HEADER = 'x-media-relay';
 
-export type LivePurpose = 'listen' | 'control';
+/** `resume`: the media stream that gives a call back to the agent after a transfer nobody took. */
+export type LivePurpose = 'listen' | 'control' | 'resume';
 
 /** What a live credential is signed over: the purpose and the run. */
 export const purposeRef = (purpose: LivePurpose, runRef: string): string => `${purpose}:${runRef}`;

@@ -54,9 +54,15 @@ export async function putRunFileFromDisk(key: string, path: string, bytes: numbe
 
 /** The file's text, or undefined when it does not exist (never saved, or deleted by retention). */
 export async function readRunFileText(key: string): Promise<string | undefined> {
+  const bytes = await readRunFile(key);
+  return bytes?.toString('utf8');
+}
+
+/** The file, or undefined when it does not exist (never saved, or deleted by retention). */
+export async function readRunFile(key: string): Promise<Buffer | undefined> {
   try {
     const result = await s3().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
-    return await result.Body!.transformToString('utf8');
+    return Buffer.from(await result.Body!.transformToByteArray());
   } catch (error) {
     if (error instanceof NoSuchKey || error instanceof NotFound) return undefined;
     throw error;

@@ -59,8 +59,12 @@ export interface TransferState {
   requested_at: string;
   /** Warm: what the person answering hears first. */
   whisper: string | null;
-  /** Said to the caller when the destination does not take the call. */
+  /** Said to the caller when the destination does not take the call (unless the agent takes it back). */
   failed_message: string;
+  /** Not taken: the agent takes the call back on a new media stream of the run. */
+  continue_on_failure?: boolean;
+  /** When the agent's new stream started, after a transfer not taken. */
+  resumed_at?: string;
   /** The transfer leg was answered (by a person; a machine sets `machine`). */
   answered_at?: string | null;
   machine?: boolean;
@@ -356,6 +360,40 @@ export function eventConfirmationItem(ref: RunRef): TransactItem {
 /** Ended runs whose `call.completed` was not confirmed published before `before` (the outbox). */
 export const listRunsWithPendingEvents = (before: string, limit: number): Promise<RunRecord[]> =>
   runsIndexedBefore(keys.pendingEventIndex('', 0, 0, 0).gsi1pk, before, limit);
+
+/**
+ * The agent takes a call back after a transfer nobody took (continue_on_failure): the new media
+ * stream of the run, admitted once; the run as it is then, or undefined when it cannot be resumed.
+ */
+export async function resumeMediaStream(ref: RunRef, at: string, mediaHost: string): Promise<RunRecord | undefined> {
+  try {
+    const resumed = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression:
+          'SET transfer.resumed_at = :at, media_host = :host, logs = list_append(if_not_exists(logs, :empty), :log)',
+        ConditionExpression:
+          '#status = :inProgress AND transfer.continue_on_failure = :true AND attribute_exists(transfer.outcome) AND transfer.outcome <> :completed AND attribute_not_exists(transfer.resumed_at)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':at': at,
+          ':host': mediaHost,
+          ':inProgress': 'in_progress',
+          ':true': true,
+          ':completed': 'completed',
+          ':empty': [],
+          ':log': [{ timestamp: at, level: 'INFO', message: 'The agent takes the call back' }],
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(resumed.Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
 
 /** A transfer starts; false when the run is not in progress, or is being transferred already. */
 export async function beginTransfer(

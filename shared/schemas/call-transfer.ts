@@ -45,6 +45,10 @@ export const TransferPlan = z
     timeout_seconds: z.int().min(5).max(120).default(30).openapi({
       description: 'How long the destination rings before the transfer counts as not answered.',
     }),
+    on_failure: z.enum(['end', 'continue']).default('end').openapi({
+      description:
+        'When the destination does not take the call (busy, no answer, a machine on a warm transfer): `end` says the `transfer_failed` phrase and hangs up; `continue` gives the caller back to the agent, which knows the conversation so far and that the transfer failed.',
+    }),
   })
   .superRefine((plan, context) => {
     const names = plan.destinations.map((destination) => destination.name);
@@ -55,7 +59,7 @@ export const TransferPlan = z
   })
   .openapi('TransferPlan', {
     description:
-      "Transfer to a person: the model gets a `transfer_call` tool naming these destinations (the API's `transfer` control command uses them too). The caller hears the `transferring` phrase, then the provider connects the call; if the destination is busy, does not answer in `timeout_seconds` or a machine answers a warm transfer, the caller hears the `transfer_failed` phrase and the call ends. The run ends when the transferred call does: disposition `transferred` (unless the agent chose one), `gathered_context.transfer` with the outcome, both legs in the cost.",
+      "Transfer to a person: the model gets a `transfer_call` tool naming these destinations (the API's `transfer` control command uses them too). The caller hears the `transferring` phrase, then the provider connects the call; if the destination is busy, does not answer in `timeout_seconds` or a machine answers a warm transfer, the caller hears the `transfer_failed` phrase and the call ends, or (`on_failure: continue`) the agent takes the call back. The run ends when the transferred call does: disposition `transferred` (unless the agent chose one), `gathered_context.transfer` with the outcome, both legs in the cost.",
     example: {
       destinations: [
         {
@@ -72,6 +76,7 @@ export const TransferPlan = z
         },
       ],
       timeout_seconds: 30,
+      on_failure: 'continue',
     },
   });
 export type TransferPlan = z.infer<typeof TransferPlan>;

@@ -16,10 +16,14 @@ import type {
   InboundResponse,
   ProviderCallStatus,
   TelephonyAdapter,
+  StreamTarget,
   TransferLegEvent,
   TransferStep,
 } from '../telephony/adapter.ts';
 import { completeCall } from './call-completion.ts';
+import { requiredSetting } from '../config/settings.ts';
+import { purposeRef } from '../domain/live-calls.ts';
+import { mintStreamToken } from '../telephony/stream-token.ts';
 
 const refOf = (run: runs.RunRecord): RunRef => ({
   organizationId: run.organization_id,
@@ -27,13 +31,31 @@ const refOf = (run: runs.RunRecord): RunRef => ({
   runId: run.id,
 });
 
-/** Where the provider reports a transfer's steps: Twilio's own endpoint; Telnyx's events go to the status webhook. */
-export function transferCallbackUrl(provider: 'twilio' | 'telnyx', runRef: string): string {
-  const base = (process.env.PUBLIC_BASE_URL ?? '').replace(/\/$/, '');
-  if (!base) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
-  const path = provider === 'twilio' ? 'transfer' : 'status';
-  return `${base}/telephony/${provider}/${path}?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
+/** A provider callback endpoint of this API, for the run (PUBLIC_BASE_URL ends with /api/v1). */
+function callbackUrl(provider: 'twilio' | 'telnyx', path: 'status' | 'transfer', runRef: string): string {
+  return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/${path}?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
 }
+
+/** Where the provider reports a transfer's steps: Twilio's own endpoint; Telnyx's events go to the status webhook. */
+export const transferCallbackUrl = (provider: 'twilio' | 'telnyx', runRef: string): string =>
+  callbackUrl(provider, provider === 'twilio' ? 'transfer' : 'status', runRef);
+
+/** A stream credential good while a provider reconnects a call. */
+const RESUME_TOKEN_SECONDS = 15 * 60;
+
+/** Where the caller's media goes when the agent takes the call back: the media service, with a `resume` credential. */
+async function takeBackTarget(provider: 'twilio' | 'telnyx', runRef: string): Promise<StreamTarget> {
+  return {
+    streamUrl: requiredSetting('MEDIA_STREAM_URL'),
+    runRef,
+    streamToken: await mintStreamToken(purposeRef('resume', runRef), RESUME_TOKEN_SECONDS),
+    statusCallbackUrl: callbackUrl(provider, 'status', runRef),
+  };
+}
+
+/** A transfer whose outcome ends the run: taken, or not taken by an agent that does not take the call back. */
+const ends = (transfer: runs.TransferState | null | undefined): boolean =>
+  Boolean(transfer?.outcome) && (transfer!.outcome === 'completed' || !transfer!.continue_on_failure);
 
 export interface TransferIntent {
   destination: TransferDestination;
@@ -43,6 +65,8 @@ export interface TransferIntent {
   failedMessage: string;
   /** How long the destination rings. */
   timeoutSeconds: number;
+  /** Not taken: the agent takes the call back instead of hanging up. */
+  continueOnFailure: boolean;
 }
 
 /**
@@ -70,6 +94,7 @@ export async function transferAtProvider(
       requested_at: now,
       whisper: intent.whisper,
       failed_message: intent.failedMessage,
+      continue_on_failure: intent.continueOnFailure,
     },
     {
       timestamp: now,
@@ -114,7 +139,7 @@ export async function transferAtProvider(
 /** What the agent's part left (the media task, once its files are saved): with a known outcome, the run ends. */
 export async function handOff(ref: RunRef, handoff: NonNullable<runs.TransferState['handoff']>): Promise<void> {
   const run = await runs.noteTransfer(ref, { handoff });
-  if (run?.transfer?.outcome) await endTransferredRun(run);
+  if (run && ends(run.transfer)) await endTransferredRun(run);
 }
 
 const OUTCOMES: Partial<Record<ProviderCallStatus, runs.TransferOutcome>> = {
@@ -133,11 +158,17 @@ export async function transferStep(step: TransferStep, adapter: TelephonyAdapter
   if (step.step === 'whisper') {
     // A machine answered a warm transfer: hung up on; the dial's outcome then says voicemail.
     await runs.noteTransfer(ref, step.machine ? { machine: true } : { answered_at: now });
-    return adapter.answerTransferStep(step, step.machine ? null : transfer.whisper);
+    return adapter.answerTransferStep(step, step.machine || !transfer.whisper ? null : { say: transfer.whisper });
   }
   const outcome = transfer.machine ? 'voicemail' : (OUTCOMES[step.status] ?? 'failed');
   await finishTransfer(ref, outcome, outcome === 'completed' ? step.legSeconds : 0, now);
-  return adapter.answerTransferStep(step, outcome === 'completed' ? null : transfer.failed_message);
+  if (outcome === 'completed') return adapter.answerTransferStep(step, null);
+  return adapter.answerTransferStep(
+    step,
+    transfer.continue_on_failure
+      ? { reconnect: await takeBackTarget(adapter.provider, step.runRef) }
+      : { say: transfer.failed_message },
+  );
 }
 
 /** A Telnyx transfer leg's event: answered, a machine (hung up on), or over. */
@@ -161,10 +192,35 @@ export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAda
   const legSeconds = answered
     ? Math.max(0, Math.round((Date.parse(event.timestamp) - Date.parse(transfer.answered_at!)) / 1000))
     : 0;
-  // Nobody took it: the caller's call is still up, waiting; they are told, then it is hung up.
-  if (outcome !== 'completed' && run.provider_call_id)
-    await adapter.sayAndHangUp(run.provider_call_id, transfer.failed_message);
   await finishTransfer(ref, outcome, legSeconds, event.timestamp);
+  // Nobody took it: the caller's call is still up, waiting; the agent takes it back, or they are
+  // told and it is hung up.
+  if (outcome === 'completed' || !run.provider_call_id) return;
+  if (transfer.continue_on_failure)
+    await adapter.reconnectStream(run.provider_call_id, await takeBackTarget(adapter.provider, event.runRef));
+  else await adapter.sayAndHangUp(run.provider_call_id, transfer.failed_message);
+}
+
+/**
+ * The caller's call ended while it was being transferred, or before the agent took it back (the
+ * provider's final status): the run ends with what is known.
+ */
+export async function callerLeftTransfer(run: runs.RunRecord, at: string): Promise<void> {
+  const transfer = run.transfer;
+  if (!transfer || transfer.resumed_at) return;
+  const ref = refOf(run);
+  // Bridged (Telnyx may report the caller's leg first): the transfer was taken; else abandoned.
+  const taken = Boolean(transfer.answered_at) && !transfer.machine;
+  const legSeconds = taken ? Math.max(0, Math.round((Date.parse(at) - Date.parse(transfer.answered_at!)) / 1000)) : 0;
+  const noted = transfer.outcome
+    ? await runs.noteTransfer(ref, { continue_on_failure: false })
+    : await runs.noteTransfer(ref, {
+        outcome: taken ? 'completed' : 'abandoned',
+        leg_seconds: legSeconds,
+        ended_at: at,
+        continue_on_failure: false,
+      });
+  if (noted?.transfer?.handoff) await endTransferredRun(noted);
 }
 
 /** The transfer's outcome is known; with what the agent's part left, the run ends. */
@@ -187,7 +243,7 @@ async function finishTransfer(
           : `Transfer not taken: ${why ?? outcome}`,
     },
   );
-  if (run?.transfer?.handoff) await endTransferredRun(run);
+  if (run?.transfer?.handoff && ends(run.transfer)) await endTransferredRun(run);
 }
 
 async function endTransferredRun(run: runs.RunRecord): Promise<void> {

@@ -10,7 +10,7 @@ import type {
   TelephonyAdapter,
 } from '../telephony/adapter.ts';
 import { completeCall } from './call-completion.ts';
-import { transferLeg } from './call-transfer.ts';
+import { callerLeftTransfer, transferLeg } from './call-transfer.ts';
 
 /** Provider statuses that end a call without a conversation. */
 const UNANSWERED: Partial<Record<ProviderCallStatus, CallOutcome>> = {
@@ -42,7 +42,9 @@ export async function recordProviderStatus(event: ProviderCallEvent, adapter: Te
   }
   if (event.status === 'completed') {
     const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
-    if (run?.status === 'in_progress' && !run.answered_at) {
+    // A call that ended while being transferred (or before the agent took it back).
+    if (run?.status === 'in_progress' && run.transfer) await callerLeftTransfer(run, event.timestamp);
+    else if (run?.status === 'in_progress' && !run.answered_at) {
       await completeCall({
         ref,
         outcome: 'failed',

@@ -105,6 +105,14 @@ export interface TransferRequest {
   callbackUrl: string;
 }
 
+/** Where a call's media goes: the media service, with the run and its credential. */
+export interface StreamTarget {
+  streamUrl: string;
+  runRef: string;
+  streamToken: string;
+  statusCallbackUrl: string;
+}
+
 /** A Twilio transfer's step, from its signed callback: the whisper to play, or the dial's outcome. */
 export type TransferStep =
   | { runRef: string; step: 'whisper'; machine: boolean }
@@ -185,8 +193,13 @@ export interface TelephonyAdapter {
   sayAndHangUp(callId: string, message: string): Promise<void>;
   /** A verified transfer callback's step (Twilio's whisper and dial action); undefined where the provider has none. */
   parseTransferStep(request: CallbackRequest): TransferStep | undefined;
-  /** The answer to a transfer step: say `say` then go on (whisper) or hang up (outcome), or just that. */
-  answerTransferStep(step: TransferStep, say: string | null): InboundResponse;
+  /**
+   * The answer to a transfer step: say something then go on (whisper) or hang up (outcome), or
+   * connect the caller's media to the agent again (an outcome nobody took, the agent continuing).
+   */
+  answerTransferStep(step: TransferStep, next: { say: string } | { reconnect: StreamTarget } | null): InboundResponse;
+  /** Connects a live call without a stream to the media service again (the agent takes it back). */
+  reconnectStream(callId: string, target: StreamTarget): Promise<void>;
   /** The incoming call a verified voice webhook announces; undefined for any other event. */
   parseInbound(request: CallbackRequest): InboundCall | undefined;
   /**

@@ -255,6 +255,22 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
     parseTransferStep: () => undefined,
     answerTransferStep: () => ({ contentType: 'application/json', body: '{}' }),
 
+    async reconnectStream(callId, target) {
+      const {
+        webhook_url: _webhook,
+        webhook_url_method: _method,
+        ...stream
+      } = streamCommand({
+        ...target,
+        webhookUrl: target.statusCallbackUrl,
+      });
+      try {
+        await client.calls.actions.startStreaming(callId, { ...stream, command_id: `resume-stream-${callId}` });
+      } catch (error) {
+        rethrow(error, 'stream');
+      }
+    },
+
     async verifyCallback({ headers, rawBody }: CallbackRequest) {
       try {
         // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).

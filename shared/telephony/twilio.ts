@@ -233,12 +233,24 @@ export function twilioAdapter(
       };
     },
 
-    answerTransferStep(step, say) {
+    answerTransferStep(step, next) {
+      if (next && 'reconnect' in next) {
+        const { streamUrl, runRef, streamToken, statusCallbackUrl } = next.reconnect;
+        return { contentType: 'text/xml', body: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) };
+      }
       const response = new twilio.twiml.VoiceResponse();
-      if (say) response.say(say);
+      if (next) response.say(next.say);
       // The whisper goes on to the bridge; anything else ends the (called, or calling) leg.
-      if (step.step === 'outcome' || (step.step === 'whisper' && !say)) response.hangup();
+      if (step.step === 'outcome' || (step.step === 'whisper' && !next)) response.hangup();
       return { contentType: 'text/xml', body: response.toString() };
+    },
+
+    async reconnectStream(callId, { streamUrl, runRef, streamToken, statusCallbackUrl }) {
+      try {
+        await client.calls(callId).update({ twiml: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) });
+      } catch (error) {
+        rethrow(error, 'stream');
+      }
     },
 
     async verifyCallback({ url, headers, rawBody }: CallbackRequest) {

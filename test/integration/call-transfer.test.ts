@@ -31,6 +31,7 @@ const DESTINATION = {
   warmPerson: '+442071230422',
   supervised: '+442071230432',
   busy: '+442071230457',
+  busyAgain: '+442071230467',
   noAnswer: '+442071230458',
   machine: '+442071230459',
 };
@@ -48,7 +49,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('transfer t
     }
   });
 
-  async function transferAgent(destination: Record<string, unknown>, timeoutSeconds = 30) {
+  async function transferAgent(destination: Record<string, unknown>, timeoutSeconds = 30, onFailure = 'end') {
     const created = await api.request('POST', '/agents', {
       key: org.key,
       body: {
@@ -63,6 +64,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('transfer t
           transfer: {
             destinations: [{ name: 'front_desk', description: 'A person at the front desk.', ...destination }],
             timeout_seconds: timeoutSeconds,
+            on_failure: onFailure,
           },
         },
       },
@@ -180,6 +182,45 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('transfer t
           (said) => said.to === call.number && said.text === FAILED_PHRASE && said.completed,
         ),
       );
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'not taken, with on_failure continue: the agent takes the call back and finishes it',
+    async () => {
+      const agent = await transferAgent({ address: DESTINATION.busyAgain }, 30, 'continue');
+      const call = await transferredCall(agent);
+      const run = await call.ended();
+      expect(run.status).toBe('completed');
+      expect(run.gathered_context).toMatchObject({
+        call_disposition: 'transfer_failed',
+        transfer: { destination: 'front_desk', outcome: 'busy', taken_back: true },
+      });
+      const messages = run.logs.map((log: { message: string }) => log.message);
+      expect(messages).toEqual(expect.arrayContaining(['Transfer not taken: busy', 'The agent takes the call back']));
+      // One transcript across the transfer: the handoff, then the agent again, to its goodbye.
+      const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}/transcript`, {
+        key: org.key,
+      });
+      const lines = transcript.body.segments.map(
+        ({ role, text }: { role: string; text: string }) => `${role}: ${text}`,
+      );
+      expect(lines).toEqual([
+        'assistant: Hi, Smile clinic here.',
+        'user: Hello, who is this?',
+        'assistant: How can I help you today?',
+        'user: Can I talk to a person, please?',
+        // The handoff phrase, then (a new stream) the agent again: one speaker, one segment.
+        'assistant: Please hold while I transfer your call. Anything else?',
+        'user: Hello, who is this?',
+        'assistant: Is that all?',
+        'user: Can I talk to a person, please?',
+        'assistant: Bye.',
+      ]);
+      const wav = await fetch(run.recording_download_url).then((answer) => answer.arrayBuffer());
+      // Both parts recorded: several seconds of 8 kHz 16-bit audio.
+      expect(wav.byteLength).toBeGreaterThan(8_000 * 2 * 6);
     },
     90_000,
   );

@@ -319,7 +319,7 @@ describe('Twilio adapter', () => {
     const step = adapter().parseTransferStep({ url, headers: {}, rawBody: new URLSearchParams(params).toString() });
     expect(step).toEqual({ runRef: '1.2.3', ...expected });
     // The whisper says its text and goes on to the bridge; the outcome says why, then hangs up.
-    expect(adapter().answerTransferStep(step!, 'Hi.').body).toBe(
+    expect(adapter().answerTransferStep(step!, { say: 'Hi.' }).body).toBe(
       `<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi.</Say>${expected.step === 'outcome' ? '<Hangup/>' : ''}</Response>`,
     );
   });

@@ -488,6 +488,7 @@ describe('call plan', () => {
         expect.objectContaining({ name: 'billing', mode: 'cold' }),
       ],
       timeoutSeconds: 30,
+      continueOnFailure: false,
     });
     expect(plan.phrases).toMatchObject({
       transferring: 'Please hold while I transfer your call.',

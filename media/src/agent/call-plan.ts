@@ -54,7 +54,7 @@ export interface CallPlan {
   /** What the agent says without the model, in the call's language (with the agent's overrides). */
   phrases: Phrases;
   /** Transfer to a person (`workflow_configurations.transfer`), on a phone call. */
-  transfer: { destinations: TransferDestination[]; timeoutSeconds: number } | null;
+  transfer: { destinations: TransferDestination[]; timeoutSeconds: number; continueOnFailure: boolean } | null;
   /** The knowledge passages that best match what the caller just said. */
   knowledge: (query: string) => { title: string; text: string; score: number }[];
 }
@@ -223,6 +223,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
           ...(destination.message ? { message: render(destination.message) } : {}),
         })),
         timeoutSeconds: transferPlan.timeout_seconds,
+        continueOnFailure: transferPlan.on_failure === 'continue',
       }
     : null;
   const httpTools = new Map(input.tools.map((tool) => [tool.name, tool]));

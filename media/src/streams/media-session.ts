@@ -76,6 +76,8 @@ export interface TransferIntent {
   /** Said to the caller if the destination does not take the call (the `transfer_failed` phrase). */
   failedMessage: string;
   timeoutSeconds: number;
+  /** Not taken: the agent takes the call back (a new media stream on the run) instead of hanging up. */
+  continueOnFailure: boolean;
 }
 
 export interface HangUpInfo {
@@ -93,6 +95,11 @@ export interface PreparedCall {
   toolFetch?: typeof fetch;
   /** Appends to the run's logs (tool calls, knowledge used). */
   runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
+  /**
+   * The agent takes a call back after a transfer nobody took: the conversation so far, and what
+   * it is told about the transfer, instead of a greeting.
+   */
+  resume?: { history: ChatMessage[]; note: string };
 }
 
 export interface MediaSessionOptions {
@@ -460,6 +467,12 @@ export class MediaSession {
     for (const frame of this.earlyFrames) this.toSpeechToText(frame.bytes, frame.atMs);
     this.earlyFrames = [];
     this.lastCallerActivityMs = this.elapsedMs();
+    if (call.resume) {
+      // Back from a transfer nobody took: the model knows the conversation and what happened.
+      this.history.push(...call.resume.history, { role: 'system', content: call.resume.note });
+      this.startReply({ userText: null });
+      return;
+    }
     const { firstMessage } = call.plan.settings;
     this.startReply(firstMessage ? { say: firstMessage } : { userText: null });
   }
@@ -897,6 +910,7 @@ export class MediaSession {
       whisper,
       failedMessage: plan.phrases.transferFailed,
       timeoutSeconds: plan.transfer?.timeoutSeconds ?? 30,
+      continueOnFailure: plan.transfer?.continueOnFailure ?? false,
     };
     this.call?.runLog?.('INFO', `Transfer to ${destination.name} asked for by ${by}${reason ? `: ${reason}` : ''}`);
     this.log('info', 'transfer requested', { runRef: this.runRef, destination: destination.name, by });
