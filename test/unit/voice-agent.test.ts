@@ -357,6 +357,22 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(session.isFinished).toBe(false);
   });
 
+  it('ignores keys pressed on a call that has ended: no turn, nothing sent, nothing recorded', async () => {
+    const { session, caller, feed, sent, fakes } = await call({
+      workflowDefinition: { greeting: 'Hello.', steps: ['Thank you.'] },
+      workflowConfigurations: { keypad: { collect_digits: 2 } },
+    });
+    await feed(caller.silence(300));
+    const ended = await session.finish('stop');
+    const [sentBefore, asked] = [sent.length, fakes.openai.chatRequests.length];
+    await feed([caller.dtmf('1'), caller.dtmf('2')]);
+    await session.idle();
+    expect(sent.length).toBe(sentBefore);
+    expect(fakes.openai.chatRequests.length).toBe(asked);
+    expect(ended.fragments.some((fragment) => fragment.text.startsWith('[pressed'))).toBe(false);
+    expect(session.fragments.some((fragment) => fragment.text.startsWith('[pressed'))).toBe(false);
+  });
+
   it('stops talking when the caller presses a key', async () => {
     const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm it.';
     const { caller, sent, feed } = await call({ workflowConfigurations: { first_message: long } });
