@@ -100,8 +100,10 @@ export class LiveCalls {
     const ref = parseRunRef(runRef)!;
     const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
     if (!run || run.status !== 'in_progress') return { status: 409, reason: 'the call is not in progress' };
-    if (!run.media_host || run.media_host === this.self())
-      return { status: 409, reason: 'the call is not live yet (its media has not started)' };
+    if (!run.media_host) return { status: 409, reason: 'the call is not live yet (its media has not started)' };
+    if (run.transfer && !run.transfer.resumed_at)
+      return { status: 409, reason: 'the call is being transferred to a person: the agent has left it' };
+    if (run.media_host === this.self()) return { status: 409, reason: "the call's media has ended" };
     return { host: run.media_host };
   }
 

@@ -29,6 +29,8 @@ function assertLive(run: RunRecord): void {
     throw new ConflictError(
       'The conversation is not live yet: its call has not been answered, or its session not connected',
     );
+  if (run.transfer && !run.transfer.resumed_at)
+    throw new ConflictError('The call is being transferred to a person: the agent has left it');
 }
 
 /** A listen URL for a live run, with a credential for that run (and organization) only. */
