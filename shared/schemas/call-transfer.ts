@@ -81,3 +81,16 @@ export const TransferPlan = z
   });
 export type TransferPlan = z.infer<typeof TransferPlan>;
 export type TransferDestination = z.infer<typeof TransferDestination>;
+
+/** A transfer the agent or the control API asked for, carried out once the handoff phrase has played. */
+export interface TransferIntent {
+  destination: TransferDestination;
+  /** Warm: what the person answering hears first (the destination's message, or a summary the model wrote). */
+  whisper: string | null;
+  /** Said to the caller if the destination does not take the call (the `transfer_failed` phrase). */
+  failedMessage: string;
+  /** How long the destination rings. */
+  timeoutSeconds: number;
+  /** Not taken: the agent takes the call back (a new media stream on the run) instead of hanging up. */
+  continueOnFailure: boolean;
+}

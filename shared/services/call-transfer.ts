@@ -8,7 +8,7 @@
  * With both, it ends `completed` at the transferred call's end: disposition `transferred` (or
  * `transfer_failed`), `gathered_context.transfer`, both legs in the cost.
  */
-import type { TransferDestination } from '../schemas/call-transfer.ts';
+import type { TransferIntent } from '../schemas/call-transfer.ts';
 import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
 import * as runs from '../repositories/runs.ts';
@@ -56,18 +56,6 @@ async function takeBackTarget(provider: 'twilio' | 'telnyx', runRef: string): Pr
 /** A transfer whose outcome ends the run: taken, or not taken by an agent that does not take the call back. */
 const ends = (transfer: runs.TransferState | null | undefined): boolean =>
   Boolean(transfer?.outcome) && (transfer!.outcome === 'completed' || !transfer!.continue_on_failure);
-
-export interface TransferIntent {
-  destination: TransferDestination;
-  /** Warm: what the person answering hears first. */
-  whisper: string | null;
-  /** Said to the caller when the destination does not take the call. */
-  failedMessage: string;
-  /** How long the destination rings. */
-  timeoutSeconds: number;
-  /** Not taken: the agent takes the call back instead of hanging up. */
-  continueOnFailure: boolean;
-}
 
 /**
  * Starts the transfer at the provider (the media task, its handoff phrase played). `whisperAudio`

@@ -39,7 +39,7 @@ import { encodeMulaw } from '../audio/mulaw.ts';
 import { CallRecorder, type RecordingFile } from '../audio/recorder.ts';
 import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
-import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
+import type { TransferDestination, TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -66,18 +66,6 @@ export interface SessionResult {
   durationMs: number;
   /** The call was handed to a person (its provider transfer carried out by the transport's owner). */
   transfer: TransferIntent | null;
-}
-
-/** A transfer the agent or the control API asked for, to carry out once the handoff phrase has played. */
-export interface TransferIntent {
-  destination: TransferDestination;
-  /** Warm: what the person answering hears first (the destination's message, or a summary the model wrote). */
-  whisper: string | null;
-  /** Said to the caller if the destination does not take the call (the `transfer_failed` phrase). */
-  failedMessage: string;
-  timeoutSeconds: number;
-  /** Not taken: the agent takes the call back (a new media stream on the run) instead of hanging up. */
-  continueOnFailure: boolean;
 }
 
 export interface HangUpInfo {
