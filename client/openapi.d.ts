@@ -3748,6 +3748,12 @@ export interface components {
         };
         Run: components["schemas"]["RunListItem"] & {
             analysis: components["schemas"]["RunAnalysis"] & unknown;
+            /**
+             * Format: date-time
+             * @description When the callee answered (or the session connected): where the recording starts, so a transcript line at `start` plays at `start - answered_at`.
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            answered_at: string | null;
             cost: components["schemas"]["RunCost"];
             /**
              * Format: date-time

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { REPO_ROOT } from './paths.ts';
 
 const repoPath = (path: string) => join(REPO_ROOT, path);
@@ -25,6 +25,8 @@ const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self' blob:",
   "connect-src 'self' ws: wss:",
+  // Recordings: a signed link on the API's origin redirects to the bucket's presigned URL.
+  "media-src 'self' https: http://127.0.0.1:*",
   "style-src 'self'",
   "img-src 'self' data:",
   "frame-ancestors 'none'",
@@ -42,7 +44,10 @@ export const CONSOLE_HEADERS = {
 /** The console's files by path under CONSOLE_PATH ('' is the page). */
 export async function buildConsole(): Promise<Map<string, SiteFile>> {
   const bundle = await build({
-    entryPoints: [repoPath('web/console/talk.ts')],
+    entryPoints: [repoPath('web/console/talk.ts'), repoPath('web/console/calls.tsx')],
+    outdir: 'out',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -60,6 +65,16 @@ export async function buildConsole(): Promise<Map<string, SiteFile>> {
       'console.css',
       { contentType: 'text/css; charset=utf-8', body: await readFile(repoPath('web/console/console.css')) },
     ],
-    ['talk.js', { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(bundle.outputFiles[0]!.contents) }],
+    ...bundle.outputFiles.map(
+      (file) =>
+        [basename(file.path), { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(file.contents) }] as [
+          string,
+          SiteFile,
+        ],
+    ),
+    [
+      'calls.html',
+      { contentType: 'text/html; charset=utf-8', body: await readFile(repoPath('web/console/calls.html')) },
+    ],
   ]);
 }

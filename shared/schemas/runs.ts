@@ -138,6 +138,10 @@ export const Run = RunListItem.extend({
   sms: z.array(RunSms),
   cost: RunCost.nullable(),
   analysis: RunAnalysis.nullable(),
+  answered_at: Timestamp.nullable().openapi({
+    description:
+      'When the callee answered (or the session connected): where the recording starts, so a transcript line at `start` plays at `start - answered_at`.',
+  }),
 }).openapi('Run');
 
 export const TranscriptResponse = z

@@ -119,6 +119,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     sms: run.sms ?? [],
     cost: run.cost,
     analysis: run.analysis ?? null,
+    answered_at: run.answered_at ?? null,
   };
 }
 

@@ -1,0 +1,97 @@
+/**
+ * The console's calls page in a real headless Chromium: sign in, the agent's calls in a table,
+ * a finished call opened with its recording beside the transcript, the line being played
+ * highlighted, the outcome and logs shown; a wrong key gets the API's own message. Loopback only.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { launchChromium } from '../support/browser.ts';
+import { daytimeNumber } from '../support/phone-numbers.ts';
+import { eventually } from '../support/webhook-receiver.ts';
+
+const api = apiClient();
+const callsUrl = new URL('/console/calls.html', inject('baseUrl')).toString();
+let org: TestOrganization;
+let agent: { id: number; public_id: string };
+let runName: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  org = await newOrganization('Console calls', 2);
+  agent = (
+    await api.request('POST', '/agents', {
+      key: org.key,
+      body: {
+        name: 'Reminders',
+        workflow_definition: { greeting: 'Hi, Smile clinic here.', steps: ['Can you come on Monday?'] },
+      },
+    })
+  ).body;
+  const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+    key: org.key,
+    body: { phone_number: daytimeNumber(2, 3) },
+  });
+  expect(placed.status).toBe(200);
+  runName = placed.body.workflow_run_name;
+  await eventually(
+    async () => {
+      const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${placed.body.workflow_run_id}`, {
+        key: org.key,
+      });
+      return run.body.status === 'completed' ? run.body : undefined;
+    },
+    40_000,
+    250,
+  );
+  browser = await launchChromium({ args: ['--autoplay-policy=no-user-gesture-required'] });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(needsLocalStack)('the calls page of the console (Chromium)', () => {
+  it('refuses a wrong key with the API’s own message', async () => {
+    const page = await browser.newPage();
+    await page.goto(callsUrl);
+    await page.getByLabel('API key').fill('vap_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/key/i);
+    await page.close();
+  });
+
+  it('lists the calls, opens one, plays its recording beside the transcript with the line highlighted', async () => {
+    const page = await browser.newPage();
+    const offLoopback: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).hostname !== '127.0.0.1') offLoopback.push(request.url());
+    });
+    await page.goto(callsUrl);
+    await page.getByLabel('API key').fill(org.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const table = page.getByRole('table', { name: 'Calls of the agent' });
+    await table.getByRole('button', { name: runName }).click();
+
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(runName);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await expect.poll(() => transcript.getByRole('listitem').count()).toBeGreaterThanOrEqual(3);
+    expect(await transcript.getByRole('listitem').first().textContent()).toBe('Agent: Hi, Smile clinic here.');
+    expect(await page.locator('dd').first().textContent()).toBe('completed');
+    expect(await page.getByRole('list', { name: 'Logs' }).textContent()).toContain('Call answered');
+
+    // The recording plays (a signed link, redirected to the bucket), and the line being said is marked.
+    const player = page.getByLabel('Recording');
+    await player.evaluate(async (element) => {
+      const audio = element as unknown as { muted: boolean; play: () => Promise<void> };
+      audio.muted = true;
+      await audio.play();
+    });
+    await expect.poll(() => transcript.locator('li[aria-current="true"]').count(), { timeout: 15_000 }).toBe(1);
+    expect(await player.evaluate((element) => (element as unknown as { duration: number }).duration)).toBeGreaterThan(
+      2,
+    );
+    expect(offLoopback).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

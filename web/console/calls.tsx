@@ -1,0 +1,280 @@
+/**
+ * The console's calls page (Preact): sign in with an organization API key (kept in this browser
+ * session only), pick an agent, page through its calls and conversations, and open one: the
+ * recording player beside the transcript (the line being played highlighted), the outcome, cost,
+ * post-call analysis, gathered context and logs. A live call's transcript follows as it happens
+ * (the listen endpoint). Everything through the public API, with the generated typed client.
+ */
+import createClient from 'openapi-fetch';
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { components, paths } from '../../client/openapi.d.ts';
+
+type Api = ReturnType<typeof createClient<paths>>;
+type Agent = components['schemas']['Agent'];
+type RunItem = components['schemas']['RunListItem'];
+type Run = components['schemas']['Run'];
+type Segment = components['schemas']['Transcript']['segments'][number];
+
+const KEY_STORAGE = 'voice-agent-api-key';
+const PAGE_SIZE = 20;
+
+/** The API's own message for an error body (`detail`, a string or FastAPI's list). */
+function detailOf(error: unknown, status: number): string {
+  const detail = (error as { detail?: unknown } | undefined)?.detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) return detail.map((item: { msg?: string }) => item.msg).join('; ');
+  return `The API answered ${status}`;
+}
+
+/** `data`, or the API's error as an exception with its own message. */
+async function answer<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await request;
+  if (error !== undefined || data === undefined) throw new Error(detailOf(error, response.status));
+  return data;
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: (api: Api) => void }) {
+  const [baseUrl, setBaseUrl] = useState(`${location.origin}/api/v1`);
+  const [key, setKey] = useState(sessionStorage.getItem(KEY_STORAGE) ?? '');
+  const [error, setError] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const api = createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } });
+    try {
+      await answer(api.GET('/agents', { params: { query: { limit: 1 } } }));
+      sessionStorage.setItem(KEY_STORAGE, key);
+      onSignedIn(api);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="sign-in-title">
+      <h2 id="sign-in-title">Sign in</h2>
+      <label for="base-url">API base URL</label>
+      <input id="base-url" type="url" required value={baseUrl} onInput={(e) => setBaseUrl(e.currentTarget.value)} />
+      <label for="api-key">API key</label>
+      <input
+        id="api-key"
+        type="password"
+        autocomplete="off"
+        required
+        value={key}
+        onInput={(e) => setKey(e.currentTarget.value)}
+      />
+      <button type="submit">Sign in</button>
+      <p role="alert">{error}</p>
+    </form>
+  );
+}
+
+function CallList({ api, onOpen }: { api: Api; onOpen: (agentId: string, runId: number) => void }) {
+  const [agents, setAgents] = useState<Agent[]>([]);
+  const [agentId, setAgentId] = useState('');
+  const [page, setPage] = useState(1);
+  const [runs, setRuns] = useState<{ items: RunItem[]; total_pages: number } | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    answer(api.GET('/agents', { params: { query: { limit: 100 } } })).then(
+      (found) => {
+        setAgents(found);
+        setAgentId(found[0]?.public_id ?? '');
+      },
+      (failure: Error) => setError(failure.message),
+    );
+  }, [api]);
+  useEffect(() => {
+    if (!agentId) return;
+    answer(
+      api.GET('/agents/{agent_id}/conversations', {
+        params: { path: { agent_id: agentId }, query: { page, limit: PAGE_SIZE } },
+      }),
+    ).then(setRuns, (failure: Error) => setError(failure.message));
+  }, [api, agentId, page]);
+  return (
+    <section aria-labelledby="calls-title">
+      <h2 id="calls-title">Calls</h2>
+      <p role="alert">{error}</p>
+      <label for="agent">Agent</label>
+      <select
+        id="agent"
+        value={agentId}
+        onChange={(e) => {
+          setAgentId(e.currentTarget.value);
+          setPage(1);
+        }}
+      >
+        {agents.map((agent) => (
+          <option value={agent.public_id} key={agent.public_id}>
+            {agent.name}
+          </option>
+        ))}
+      </select>
+      <table aria-label="Calls of the agent">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Name</th>
+            <th>Mode</th>
+            <th>Status</th>
+            <th>Disposition</th>
+            <th>Seconds</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs?.items.map((run) => (
+            <tr key={run.id}>
+              <td>{new Date(run.created_at).toLocaleString()}</td>
+              <td>
+                <button type="button" class="link" onClick={() => onOpen(agentId, run.id)}>
+                  {run.name}
+                </button>
+              </td>
+              <td>{run.mode}</td>
+              <td>{run.status}</td>
+              <td>{String(run.gathered_context.call_disposition ?? '')}</td>
+              <td>{run.duration_seconds ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="actions">
+        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Previous page
+        </button>
+        <span>
+          Page {page} of {Math.max(1, runs?.total_pages ?? 1)}
+        </span>
+        <button type="button" disabled={!runs || page >= runs.total_pages} onClick={() => setPage(page + 1)}>
+          Next page
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** The transcript line being played: segments are wall-clock times, the recording starts at `answered_at`. */
+const playing = (segments: Segment[], answeredAt: string | null, seconds: number): number =>
+  answeredAt === null
+    ? -1
+    : segments.findIndex((segment) => {
+        const start = (Date.parse(segment.start) - Date.parse(answeredAt)) / 1000;
+        const end = (Date.parse(segment.end) - Date.parse(answeredAt)) / 1000;
+        return seconds >= start && seconds <= end;
+      });
+
+function CallPage({ api, agentId, runId, onBack }: { api: Api; agentId: string; runId: number; onBack: () => void }) {
+  const [run, setRun] = useState<Run | null>(null);
+  const [segments, setSegments] = useState<Segment[]>([]);
+  const [live, setLive] = useState<Segment[]>([]);
+  const [current, setCurrent] = useState(-1);
+  const [error, setError] = useState('');
+  const audio = useRef<HTMLAudioElement>(null);
+  const path = { agent_id: agentId, conversation_id: runId };
+  useEffect(() => {
+    answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}', { params: { path } })).then(
+      (found) => {
+        setRun(found);
+        if (found.status === 'in_progress') return;
+        answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}/transcript', { params: { path } })).then(
+          (transcript) => setSegments(transcript.segments),
+          () => setSegments([]),
+        );
+      },
+      (failure: Error) => setError(failure.message),
+    );
+  }, [api, agentId, runId]);
+  const listen = async () => {
+    try {
+      const session = await answer(
+        api.POST('/agents/{agent_id}/conversations/{conversation_id}/listen', { params: { path } }),
+      );
+      const socket = new WebSocket(session.url);
+      socket.onmessage = (message) => {
+        const frame = JSON.parse(String(message.data)) as { event: string } & Partial<Segment> & { timestamp?: string };
+        if (frame.event === 'transcript')
+          setLive((lines) => [
+            ...lines,
+            { role: frame.role!, text: frame.text!, start: frame.timestamp!, end: frame.end ?? frame.timestamp! },
+          ]);
+      };
+      socket.onclose = (event) => setError(event.code === 1000 ? 'The call has ended.' : event.reason);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  if (!run) return <p role="alert">{error || 'Loading…'}</p>;
+  const lines = run.status === 'in_progress' ? live : segments;
+  return (
+    <section aria-labelledby="call-title">
+      <button type="button" onClick={onBack}>
+        Back to the calls
+      </button>
+      <h2 id="call-title">{run.name}</h2>
+      <p role="alert">{error}</p>
+      <div class="call-page">
+        <div>
+          <dl>
+            <dt>Status</dt>
+            <dd>{run.status}</dd>
+            <dt>Disposition</dt>
+            <dd>{String(run.gathered_context.call_disposition ?? '')}</dd>
+            <dt>Duration</dt>
+            <dd>{run.duration_seconds ?? ''} s</dd>
+            <dt>Cost</dt>
+            <dd>{run.cost ? `$${run.cost.total_usd}` : ''}</dd>
+            {run.analysis && (
+              <>
+                <dt>Analysis</dt>
+                <dd>{run.analysis.summary ?? run.analysis.error ?? run.analysis.status}</dd>
+              </>
+            )}
+          </dl>
+          {run.status === 'in_progress' && (
+            <button type="button" onClick={listen}>
+              Follow live
+            </button>
+          )}
+          {run.recording_download_url && (
+            <audio
+              ref={audio}
+              controls
+              preload="metadata"
+              src={run.recording_download_url}
+              aria-label="Recording"
+              onTimeUpdate={() => setCurrent(playing(segments, run.answered_at, audio.current?.currentTime ?? 0))}
+            />
+          )}
+          <h3>Gathered context</h3>
+          <pre>{JSON.stringify(run.gathered_context, null, 2)}</pre>
+          <h3>Logs</h3>
+          <ol aria-label="Logs">
+            {run.logs.map((log) => (
+              <li key={`${log.timestamp}${log.message}`}>
+                <time>{new Date(log.timestamp).toLocaleTimeString()}</time> {log.message}
+              </li>
+            ))}
+          </ol>
+        </div>
+        <ol class="transcript" aria-label="Transcript" aria-live="polite">
+          {lines.map((segment, index) => (
+            <li key={`${segment.start}${index}`} aria-current={index === current ? 'true' : undefined}>
+              <strong>{segment.role === 'assistant' ? 'Agent' : 'Caller'}:</strong> {segment.text}
+            </li>
+          ))}
+        </ol>
+      </div>
+    </section>
+  );
+}
+
+function Calls() {
+  const [api, setApi] = useState<Api | null>(null);
+  const [open, setOpen] = useState<{ agentId: string; runId: number } | null>(null);
+  if (!api) return <SignIn onSignedIn={setApi} />;
+  if (open) return <CallPage api={api} {...open} onBack={() => setOpen(null)} />;
+  return <CallList api={api} onOpen={(agentId, runId) => setOpen({ agentId, runId })} />;
+}
+
+render(<Calls />, document.getElementById('app')!);
