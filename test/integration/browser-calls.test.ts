@@ -6,7 +6,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, saveScreenshot } from '../support/browser.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -71,6 +71,8 @@ describe.skipIf(needsLocalStack)('the calls page of the console (Chromium)', () 
     await page.getByLabel('API key').fill(org.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     const table = page.getByRole('table', { name: 'Calls of the agent' });
+    await table.getByRole('button', { name: runName }).waitFor();
+    await saveScreenshot(page, 'console-calls');
     await table.getByRole('button', { name: runName }).click();
 
     await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(runName);
@@ -91,7 +93,32 @@ describe.skipIf(needsLocalStack)('the calls page of the console (Chromium)', () 
     expect(await player.evaluate((element) => (element as unknown as { duration: number }).duration)).toBeGreaterThan(
       2,
     );
+    await saveScreenshot(page, 'console-call');
     expect(offLoopback).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('creates a key (shown once) and revokes it: the revoked key is refused at once', async () => {
+    const page = await browser.newPage();
+    await page.goto(callsUrl);
+    await page.getByLabel('API key').fill(org.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name of a new key').fill('Console test key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByLabel('New API key').textContent();
+    await saveScreenshot(page, 'console-keys');
+    expect(shown).toMatch(/^vap_/);
+    expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Revoke Console test key' }).click();
+    await page.getByRole('button', { name: 'Confirm: revoke Console test key' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Revoke Console test key' }).count()).toBe(0);
+    expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(401);
+    // The console's own key still works.
+    expect(await page.getByRole('table', { name: 'API keys of the organization' }).textContent()).toContain(
+      'Console test key',
+    );
+    await page.close();
+  });
 });

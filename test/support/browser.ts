@@ -5,7 +5,10 @@
  * points at another binary.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -46,4 +49,16 @@ export async function launchChromium(options: { fakeMicrophoneWav?: string } & L
       ...args,
     ],
   });
+}
+
+/**
+ * A screenshot of a console page, written by every run: into CONSOLE_SCREENSHOTS_DIR when set (the
+ * README's pictures: `CONSOLE_SCREENSHOTS_DIR=docs/screenshots npm run test:integration`), else a
+ * temporary folder, so a test run leaves the working tree as it was.
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
+  await mkdir(folder, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
 }

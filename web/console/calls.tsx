@@ -1,9 +1,10 @@
 /**
- * The console's calls page (Preact): sign in with an organization API key (kept in this browser
- * session only), pick an agent, page through its calls and conversations, and open one: the
- * recording player beside the transcript (the line being played highlighted), the outcome, cost,
- * post-call analysis, gathered context and logs. A live call's transcript follows as it happens
- * (the listen endpoint). Everything through the public API, with the generated typed client.
+ * The console's calls and API keys pages (Preact): sign in with an organization API key (kept in
+ * this browser session only). Calls: pick an agent, page through its calls and conversations, and
+ * open one: the recording player beside the transcript (the line being played highlighted), the
+ * outcome, cost, post-call analysis, gathered context and logs; a live call's transcript follows as
+ * it happens (the listen endpoint). API keys (`#keys`): the organization's keys, a new one shown
+ * once, revocation. Everything through the public API, with the generated typed client.
  */
 import createClient from 'openapi-fetch';
 import { render } from 'preact';
@@ -15,6 +16,7 @@ type Agent = components['schemas']['Agent'];
 type RunItem = components['schemas']['RunListItem'];
 type Run = components['schemas']['Run'];
 type Segment = components['schemas']['Transcript']['segments'][number];
+type ApiKey = components['schemas']['ApiKey'];
 
 const KEY_STORAGE = 'voice-agent-api-key';
 const PAGE_SIZE = 20;
@@ -269,12 +271,106 @@ function CallPage({ api, agentId, runId, onBack }: { api: Api; agentId: string; 
   );
 }
 
-function Calls() {
+function Keys({ api }: { api: Api }) {
+  const [keys, setKeys] = useState<ApiKey[]>([]);
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [confirming, setConfirming] = useState('');
+  const [error, setError] = useState('');
+  const load = () =>
+    answer(api.GET('/api-keys', { params: { query: { limit: 100 } } })).then(
+      (page) => setKeys(page.items),
+      (failure: Error) => setError(failure.message),
+    );
+  useEffect(() => void load(), [api]);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const key = await answer(api.POST('/api-keys', { body: { name } }));
+      setCreated({ name: key.name, key: key.key });
+      setName('');
+      await load();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  const revoke = async (id: string) => {
+    try {
+      const { error: refused, response } = await api.DELETE('/api-keys/{key_id}', { params: { path: { key_id: id } } });
+      if (refused !== undefined) throw new Error(detailOf(refused, response.status));
+      setConfirming('');
+      await load();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <p role="alert">{error}</p>
+      <form onSubmit={create}>
+        <label for="key-name">Name of a new key</label>
+        <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit">Create key</button>
+      </form>
+      {created && (
+        <p role="status">
+          New key “{created.name}”: <code aria-label="New API key">{created.key}</code> — copy it now: it is not shown
+          again.
+        </p>
+      )}
+      <table aria-label="API keys of the organization">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Key</th>
+            <th>Created</th>
+            <th>Revoked</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.key_prefix}</code>
+              </td>
+              <td>{new Date(key.created_at).toLocaleString()}</td>
+              <td>{key.revoked_at ? new Date(key.revoked_at).toLocaleString() : ''}</td>
+              <td>
+                {!key.revoked_at &&
+                  (confirming === key.id ? (
+                    <button type="button" onClick={() => revoke(key.id)}>
+                      Confirm: revoke {key.name}
+                    </button>
+                  ) : (
+                    <button type="button" onClick={() => setConfirming(key.id)}>
+                      Revoke {key.name}
+                    </button>
+                  ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Console() {
   const [api, setApi] = useState<Api | null>(null);
+  const [view, setView] = useState(location.hash === '#keys' ? 'keys' : 'calls');
   const [open, setOpen] = useState<{ agentId: string; runId: number } | null>(null);
+  useEffect(() => {
+    const follow = () => setView(location.hash === '#keys' ? 'keys' : 'calls');
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
   if (!api) return <SignIn onSignedIn={setApi} />;
+  if (view === 'keys') return <Keys api={api} />;
   if (open) return <CallPage api={api} {...open} onBack={() => setOpen(null)} />;
   return <CallList api={api} onOpen={(agentId, runId) => setOpen({ agentId, runId })} />;
 }
 
-render(<Calls />, document.getElementById('app')!);
+render(<Console />, document.getElementById('app')!);
