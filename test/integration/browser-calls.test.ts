@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
 import { launchChromium, saveScreenshot } from '../support/browser.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
-import { eventually } from '../support/webhook-receiver.ts';
+import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 const callsUrl = new URL('/console/calls.html', inject('baseUrl')).toString();
@@ -16,6 +16,7 @@ let org: TestOrganization;
 let agent: { id: number; public_id: string };
 let runName: string;
 let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
   org = await newOrganization('Console calls', 2);
@@ -28,6 +29,12 @@ beforeAll(async () => {
       },
     })
   ).body;
+  receiver = await startWebhookReceiver();
+  const webhook = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: receiver.url, events: ['call.completed'] },
+  });
+  expect(webhook.status).toBe(201);
   const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
     key: org.key,
     body: { phone_number: daytimeNumber(2, 3) },
@@ -49,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
 });
 
 describe.skipIf(needsLocalStack)('the calls page of the console (Chromium)', () => {
@@ -119,6 +127,40 @@ describe.skipIf(needsLocalStack)('the calls page of the console (Chromium)', () 
     expect(await page.getByRole('table', { name: 'API keys of the organization' }).textContent()).toContain(
       'Console test key',
     );
+    await page.close();
+  });
+
+  it("shows a webhook's deliveries, sends a test event and retries a delivery (same webhook-id)", async () => {
+    // The call's call.completed reached the endpoint.
+    await eventually(() => (receiver.received.length ? true : undefined));
+    const page = await browser.newPage();
+    await page.goto(callsUrl);
+    await page.getByLabel('API key').fill(org.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const deliveries = page.getByRole('table', { name: 'Deliveries to the endpoint' });
+    await expect.poll(() => deliveries.getByRole('row').count()).toBe(2);
+    expect(await deliveries.getByRole('row').nth(1).textContent()).toMatch(/^call\.completeddelivered1204/);
+
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(/^Test call\.completed delivered: the endpoint answered 204 in \d+ ms\.$/);
+
+    const before = receiver.received.length;
+    await page.getByRole('button', { name: 'Retry call.completed' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('call.completed is being sent again.');
+    await eventually(() => (receiver.received.length > before ? true : undefined));
+    const ids = receiver.received.map((delivery) => delivery.headers['webhook-id']);
+    // Sent again with the same webhook-id as the first time (receivers deduplicate on it).
+    expect(ids.at(-1)).toBe(ids[0]);
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return deliveries.getByRole('row').nth(1).textContent();
+      })
+      .toMatch(/^call\.completeddelivered2204/);
+    await saveScreenshot(page, 'console-webhooks');
     await page.close();
   });
 });

@@ -4,7 +4,8 @@
  * open one: the recording player beside the transcript (the line being played highlighted), the
  * outcome, cost, post-call analysis, gathered context and logs; a live call's transcript follows as
  * it happens (the listen endpoint). API keys (`#keys`): the organization's keys, a new one shown
- * once, revocation. Everything through the public API, with the generated typed client.
+ * once, revocation. Webhooks (`#webhooks`): the endpoints, a test send, each one's deliveries with
+ * their attempts, and a retry. Everything through the public API, with the generated typed client.
  */
 import createClient from 'openapi-fetch';
 import { render } from 'preact';
@@ -17,6 +18,8 @@ type RunItem = components['schemas']['RunListItem'];
 type Run = components['schemas']['Run'];
 type Segment = components['schemas']['Transcript']['segments'][number];
 type ApiKey = components['schemas']['ApiKey'];
+type Webhook = components['schemas']['Webhook'];
+type Delivery = components['schemas']['WebhookDelivery'];
 
 const KEY_STORAGE = 'voice-agent-api-key';
 const PAGE_SIZE = 20;
@@ -358,17 +361,133 @@ function Keys({ api }: { api: Api }) {
   );
 }
 
+function Webhooks({ api }: { api: Api }) {
+  const [webhooks, setWebhooks] = useState<Webhook[]>([]);
+  const [selected, setSelected] = useState('');
+  const [deliveries, setDeliveries] = useState<Delivery[]>([]);
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  useEffect(() => {
+    answer(api.GET('/webhooks', { params: { query: { limit: 100 } } })).then(
+      (page) => {
+        setWebhooks(page.items);
+        setSelected(page.items[0]?.id ?? '');
+      },
+      (failure: Error) => setError(failure.message),
+    );
+  }, [api]);
+  const loadDeliveries = () =>
+    selected
+      ? answer(
+          api.GET('/webhooks/{webhook_id}/deliveries', {
+            params: { path: { webhook_id: selected }, query: { limit: 50 } },
+          }),
+        ).then(
+          (page) => setDeliveries(page.items),
+          (failure: Error) => setError(failure.message),
+        )
+      : Promise.resolve();
+  useEffect(() => void loadDeliveries(), [api, selected]);
+  const sendTest = async () => {
+    try {
+      const result = await answer(
+        api.POST('/webhooks/{webhook_id}/test', { params: { path: { webhook_id: selected } } }),
+      );
+      setNotice(
+        result.delivered
+          ? `Test ${result.event_type} delivered: the endpoint answered ${result.status_code} in ${result.duration_ms} ms.`
+          : `Test ${result.event_type} not delivered: ${result.status_code ?? result.error}.`,
+      );
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  const retry = async (delivery: Delivery) => {
+    try {
+      await answer(
+        api.POST('/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+          params: { path: { webhook_id: selected, delivery_id: delivery.message_id } },
+        }),
+      );
+      setNotice(`${delivery.event_type} is being sent again.`);
+      await loadDeliveries();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <p role="alert">{error}</p>
+      <p role="status">{notice}</p>
+      <label for="webhook">Endpoint</label>
+      <select id="webhook" value={selected} onChange={(e) => setSelected(e.currentTarget.value)}>
+        {webhooks.map((webhook) => (
+          <option value={webhook.id} key={webhook.id}>
+            {webhook.url} ({webhook.events.join(', ')}, {webhook.status})
+          </option>
+        ))}
+      </select>
+      <div class="actions">
+        <button type="button" disabled={!selected} onClick={sendTest}>
+          Send a test event
+        </button>
+        <button type="button" disabled={!selected} onClick={() => void loadDeliveries()}>
+          Refresh deliveries
+        </button>
+      </div>
+      <table aria-label="Deliveries to the endpoint">
+        <thead>
+          <tr>
+            <th>Event</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Last answer</th>
+            <th>Next attempt</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => {
+            const last = delivery.attempts.at(-1);
+            return (
+              <tr key={delivery.message_id}>
+                <td>{delivery.event_type}</td>
+                <td>{delivery.status}</td>
+                <td>{delivery.attempts.length}</td>
+                <td>{last ? (last.status_code ?? last.error) : ''}</td>
+                <td>{delivery.next_attempt_at ? new Date(delivery.next_attempt_at).toLocaleString() : ''}</td>
+                <td>
+                  {delivery.status !== 'pending' && (
+                    <button type="button" onClick={() => retry(delivery)}>
+                      Retry {delivery.event_type}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** The view a location hash names (`#keys`, `#webhooks`); the calls otherwise. */
+const viewOf = (hash: string) => (hash === '#keys' ? 'keys' : hash === '#webhooks' ? 'webhooks' : 'calls');
+
 function Console() {
   const [api, setApi] = useState<Api | null>(null);
-  const [view, setView] = useState(location.hash === '#keys' ? 'keys' : 'calls');
+  const [view, setView] = useState(viewOf(location.hash));
   const [open, setOpen] = useState<{ agentId: string; runId: number } | null>(null);
   useEffect(() => {
-    const follow = () => setView(location.hash === '#keys' ? 'keys' : 'calls');
+    const follow = () => setView(viewOf(location.hash));
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
   if (!api) return <SignIn onSignedIn={setApi} />;
   if (view === 'keys') return <Keys api={api} />;
+  if (view === 'webhooks') return <Webhooks api={api} />;
   if (open) return <CallPage api={api} {...open} onBack={() => setOpen(null)} />;
   return <CallList api={api} onOpen={(agentId, runId) => setOpen({ agentId, runId })} />;
 }
