@@ -87,6 +87,8 @@ export class VoiceAgentPlatformApiStack extends Stack {
     this.api = new Api(this, 'Api', { functions: this.functions, stageName: props.stageName });
     // Added after the API exists; built from the API id, not the stage, to avoid a cycle.
     this.functions.setDeferred('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
+    // The media task gives the provider a transfer's callback URLs (shared/services/call-transfer.ts).
+    this.media.taskDefinition.defaultContainer!.addEnvironment('PUBLIC_BASE_URL', this.api.baseUrlForFunctions);
     this.functions.allowAuthorizerCacheFlush(this.api.api.restApiId, this.api.stageName);
     // Alarms and the dashboard only read the rest: a nested stack of their own keeps the API stack
     // under CloudFormation's 500 resources.

@@ -107,6 +107,10 @@ describe('media service on AWS', () => {
       ],
     });
     expect(DRAIN_SECONDS).toBeLessThan(STOP_TIMEOUT_SECONDS);
+    // A transfer's callbacks go to the API (the task asks the provider to call it back there).
+    const task = Object.values(template.findResources('AWS::ECS::TaskDefinition'))[0]!;
+    const names = task.Properties.ContainerDefinitions[0].Environment.map((v: { Name: string }) => v.Name);
+    expect(names).toContain('PUBLIC_BASE_URL');
   });
 
   it('lets only the load balancer and the other tasks (live listen and control) reach the tasks, on the container port', () => {
