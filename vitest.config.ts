@@ -4,9 +4,14 @@ import { defineConfig } from 'vitest/config';
  * Three projects: `unit` (pure functions, no I/O), `integration` (HTTP against the local stack that
  * test/support/global-setup.ts starts, or against API_BASE_URL for LocalStack), `infra` (CDK
  * template assertions and cdk-nag).
+ *
+ * Four workers on CI's two cores: integration files mostly wait on the local stack (calls in real
+ * time, timers), so running four at once takes the suite from about 8 to about 3 minutes. Polls
+ * wait up to 15 s, as a loaded machine needs more than the default second.
  */
 export default defineConfig({
   test: {
+    maxWorkers: 4,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
@@ -14,6 +19,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          expect: { poll: { timeout: 15_000 } },
           testTimeout: 90_000,
           hookTimeout: 60_000,
         },

@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * List an agent's runs, newest first
-         * @description Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.
+         * @description Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run. Narrow the list with `status`, `disposition`, `created_from`/`created_to` and `search` (combined with AND); `total_count` counts the matching runs.
          *
          *     **Example**
          *
@@ -5183,10 +5183,20 @@ export interface operations {
     listConversations: {
         parameters: {
             query?: {
+                /** @description Only runs created at or after this time. */
+                created_from?: string;
+                /** @description Only runs created before this time. */
+                created_to?: string;
+                /** @description Only runs whose `gathered_context.call_disposition` is this code. */
+                disposition?: string;
                 /** @description Items per page (default 20, at most 100). */
                 limit?: number;
                 /** @description Page number, from 1. */
                 page?: number;
+                /** @description Only runs whose name or phone number contains this text (case-sensitive). */
+                search?: string;
+                /** @description Only runs with this status. */
+                status?: "in_progress" | "completed" | "busy" | "no_answer" | "voicemail" | "failed" | "created";
             };
             header?: never;
             path: {

@@ -6,6 +6,7 @@ import { DeadLetters } from './constructs/dead-letters.ts';
 import { Events } from './constructs/events.ts';
 import { type DeploymentSettings, Functions } from './constructs/functions.ts';
 import { Media, type MediaSettings } from './constructs/media.ts';
+import { ConsoleSite } from './constructs/console.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { VoiceProviders } from './constructs/voice-providers.ts';
@@ -37,6 +38,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
   readonly api: Api;
   readonly media: Media;
   readonly voiceProviders: VoiceProviders;
+  readonly console: ConsoleSite;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: VoiceAgentPlatformApiStackProps) {
@@ -99,7 +101,14 @@ export class VoiceAgentPlatformApiStack extends Stack {
       deadLetterQueues: this.deadLetters.all,
     });
 
+    // The console's bucket and distribution: a nested stack of their own, like the others.
+    this.console = new ConsoleSite(new NestedStack(this, 'Console'), 'Site', { api: this.api.api });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.baseUrl, description: 'Base URL of the API (ends in /api/v1)' });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: this.console.url,
+      description: 'The console (sign in with an API key); it also serves the API under /api/v1',
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,
       description: 'Subscribe to receive the alarms',

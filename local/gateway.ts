@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { CONSOLE_HEADERS, CONSOLE_PATH, type SiteFile } from './console-site.ts';
+import { CONSOLE_HEADERS, CONSOLE_PATH, type SiteFile } from '../infra/console-site.ts';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroupName } from '../shared/api/function-groups.ts';
 import {
   API_KEY_HEADER,
@@ -161,7 +161,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
     if (options.console && url.pathname.startsWith(CONSOLE_PATH) && (method === 'GET' || method === 'HEAD')) {
-      const file = options.console.get(url.pathname.slice(CONSOLE_PATH.length));
+      const file = options.console.get(url.pathname.slice(CONSOLE_PATH.length) || 'index.html');
       if (!file) return sendError(response, GATEWAY_ERRORS.notFound);
       response.writeHead(200, { 'Content-Type': file.contentType, ...CONSOLE_HEADERS });
       response.end(method === 'HEAD' ? undefined : file.body);

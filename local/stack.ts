@@ -9,7 +9,7 @@ import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startS3Local } from './emulators/s3.ts';
-import { buildConsole, CONSOLE_PATH } from './console-site.ts';
+import { CONSOLE_PATH, consoleFiles } from '../infra/console-site.ts';
 import { startLocalGateway } from './gateway.ts';
 import { startLocalEventBus } from './event-bus.ts';
 import { localSecret } from './secrets.ts';
@@ -203,7 +203,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       port: options.port,
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? 60,
       usagePlan: options.usagePlan,
-      console: await buildConsole(),
+      console: consoleFiles({ sourceMaps: true }),
     });
     stops.push(gateway.close);
     const baseUrl = `${gateway.origin}${API_PREFIX}`;

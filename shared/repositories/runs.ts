@@ -225,22 +225,83 @@ export async function getRun(orgId: number, agentId: number, runId: number): Pro
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
-const runsQuery = (orgId: number, agentId: number) => ({
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': keys.runPartition(orgId, agentId), ':prefix': keys.runSkPrefix },
-  ScanIndexForward: false,
-});
+/** What a run list may be narrowed to (all optional, combined with AND). */
+export interface RunFilters {
+  status?: RunStatus;
+  disposition?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  search?: string;
+}
 
-/** An agent's runs, newest first. */
+/**
+ * The DynamoDB filter for `filters`, or nothing when there is none. Times are compared as UTC ISO
+ * strings (how `created_at` is stored), so an offset in the request is normalized first.
+ */
+export function runFilterExpression(filters: RunFilters): {
+  FilterExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filters.status !== undefined) {
+    conditions.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = filters.status;
+  }
+  if (filters.disposition !== undefined) {
+    conditions.push('gathered_context.call_disposition = :disposition');
+    values[':disposition'] = filters.disposition;
+  }
+  if (filters.createdFrom !== undefined) {
+    conditions.push('created_at >= :createdFrom');
+    values[':createdFrom'] = new Date(filters.createdFrom).toISOString();
+  }
+  if (filters.createdTo !== undefined) {
+    conditions.push('created_at < :createdTo');
+    values[':createdTo'] = new Date(filters.createdTo).toISOString();
+  }
+  if (filters.search !== undefined) {
+    conditions.push('(contains(#name, :search) OR contains(phone_number, :search))');
+    names['#name'] = 'name';
+    values[':search'] = filters.search;
+  }
+  if (conditions.length === 0) return { ExpressionAttributeValues: {} };
+  // DynamoDB refuses an empty ExpressionAttributeNames.
+  return {
+    FilterExpression: conditions.join(' AND '),
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: values,
+  };
+}
+
+const runsQuery = (orgId: number, agentId: number, filters: RunFilters = {}) => {
+  const filter = runFilterExpression(filters);
+  return {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ...filter,
+    ExpressionAttributeValues: {
+      ':pk': keys.runPartition(orgId, agentId),
+      ':prefix': keys.runSkPrefix,
+      ...filter.ExpressionAttributeValues,
+    },
+    ScanIndexForward: false,
+  };
+};
+
+/** An agent's runs, newest first, those matching `filters` only. */
 export async function listRuns(
   orgId: number,
   agentId: number,
   offset: number,
   limit: number,
+  filters: RunFilters = {},
 ): Promise<{ items: RunRecord[]; totalCount: number }> {
   const [totalCount, items] = await Promise.all([
-    countQuery(runsQuery(orgId, agentId)),
-    queryItems(runsQuery(orgId, agentId), offset, limit),
+    countQuery(runsQuery(orgId, agentId, filters)),
+    queryItems(runsQuery(orgId, agentId, filters), offset, limit),
   ]);
   return { items: items.map(fromItem), totalCount };
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
 import { freeFormObject, JsonObject, Timestamp } from './common.ts';
-import { pageOf } from './pagination.ts';
+import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
 
 /** `initial_context` of a call or conversation: at most 32 kB stored (merged over the agent's defaults). */
@@ -17,6 +17,30 @@ export const RUN_STATUSES = [
   'failed',
   'created',
 ] as const;
+
+/** Filters of an agent's run list; all optional, combined with AND. */
+export const ListConversationsQuery = PaginationQuery.extend({
+  status: z.enum(RUN_STATUSES).optional().openapi({ description: 'Only runs with this status.' }),
+  disposition: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ description: 'Only runs whose `gathered_context.call_disposition` is this code.' }),
+  created_from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'Only runs created at or after this time.', example: '2026-11-01T00:00:00Z' }),
+  created_to: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'Only runs created before this time.', example: '2026-12-01T00:00:00Z' }),
+  search: z.string().min(1).max(100).optional().openapi({
+    description: 'Only runs whose name or phone number contains this text (case-sensitive).',
+    example: '+4860',
+  }),
+});
+export type ListConversationsQuery = z.output<typeof ListConversationsQuery>;
 
 export const PlaceCallRequest = z
   .object({

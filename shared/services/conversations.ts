@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
-import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
+import { pageInfo, pageOffset } from '../domain/pagination.ts';
 import { hasSession, SESSION_TOKEN_SECONDS, sessionUrl } from '../domain/browser-sessions.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { requiredSetting } from '../config/settings.ts';
@@ -8,6 +8,7 @@ import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { nextId } from '../repositories/counters.ts';
 import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
 import * as runs from '../repositories/runs.ts';
+import type { ListConversationsQuery } from '../schemas/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
 import { getAgent } from './agents.ts';
 import { createDownloadLink } from './download-links.ts';
@@ -90,10 +91,17 @@ async function sessionAccess(ref: RunRef, now = Date.now()) {
   };
 }
 
-export async function listConversations(orgId: number, agentRef: string, page: PageRequest) {
+export async function listConversations(orgId: number, agentRef: string, query: ListConversationsQuery) {
   const agent = await getAgent(orgId, agentRef);
-  const { items, totalCount } = await runs.listRuns(orgId, agent.id, pageOffset(page), page.limit);
-  return { items: items.map(listItem), ...pageInfo(page, totalCount) };
+  const { page, limit, status, disposition, created_from, created_to, search } = query;
+  const { items, totalCount } = await runs.listRuns(orgId, agent.id, pageOffset({ page, limit }), limit, {
+    status,
+    disposition,
+    createdFrom: created_from,
+    createdTo: created_to,
+    search,
+  });
+  return { items: items.map(listItem), ...pageInfo({ page, limit }, totalCount) };
 }
 
 /** A link to a stored file of the run, or null when there is none (in progress, unanswered, or removed by retention). */

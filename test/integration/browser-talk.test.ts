@@ -15,7 +15,7 @@ import { apiClient, needsLocalStack, newOrganization, type TestOrganization } fr
 import { launchChromium } from '../support/browser.ts';
 
 const api = apiClient();
-const consoleUrl = new URL('/console/', inject('baseUrl')).toString();
+const consoleUrl = new URL('/console/talk.html', inject('baseUrl')).toString();
 let org: TestOrganization;
 let agent: Agent;
 let browser: Browser;

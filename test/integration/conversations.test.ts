@@ -82,6 +82,46 @@ describe('conversations', () => {
     ).toEqual(['path', 'conversation_id']);
   });
 
+  it('narrows the list by status, creation time and a text in the name or number, counting only the matches', async () => {
+    const own = await newOrganization('Filtering');
+    const { body: filtered } = await api.request('POST', '/agents', { key: own.key, body: { name: 'Filtered' } });
+    for (const name of ['Support chat', 'Sales chat']) {
+      await api.request('POST', `/agents/${filtered.public_id}/conversations`, {
+        key: own.key,
+        body: { mode: 'chat', name },
+      });
+    }
+    const called = daytimeNumber(7);
+    const placed = await api.request('POST', `/agents/${filtered.public_id}/calls`, {
+      key: own.key,
+      body: { phone_number: called },
+    });
+    await eventually(async () => {
+      const run = await api.request('GET', `/agents/${filtered.id}/conversations/${placed.body.workflow_run_id}`, {
+        key: own.key,
+      });
+      return run.body.status === 'busy' || undefined;
+    });
+    const list = async (query: string) =>
+      (await api.request('GET', `/agents/${filtered.public_id}/conversations?${query}`, { key: own.key })).body;
+
+    expect((await list('status=busy')).items.map((item: { id: number }) => item.id)).toEqual([
+      placed.body.workflow_run_id,
+    ]);
+    expect(await list('status=created&limit=1')).toMatchObject({ total_count: 2, total_pages: 2 });
+    expect((await list('search=Sales')).items.map((item: { name: string }) => item.name)).toEqual(['Sales chat']);
+    expect((await list(`search=${encodeURIComponent(called.slice(-6))}`)).total_count).toBe(1);
+    const hourAhead = encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString().replace('Z', '+00:00'));
+    expect(await list(`created_from=${hourAhead}`)).toMatchObject({ total_count: 0 });
+    expect((await list(`created_to=${hourAhead}&status=created`)).total_count).toBe(2);
+    expect((await list('disposition=interested')).total_count).toBe(0);
+    const bad = await api.request('GET', `/agents/${filtered.public_id}/conversations?status=ringing`, {
+      key: own.key,
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['query', 'status']);
+  });
+
   it('validates expires_in of the recording link (60 to 86400)', async () => {
     for (const value of ['59', '86401', 'soon']) {
       const response = await api.request(

@@ -5,6 +5,7 @@
  */
 import createClient from 'openapi-fetch';
 import type { paths } from '../../client/openapi.d.ts';
+import { BASE_URL_STORAGE, detailOf, KEY_STORAGE } from './lib/api-messages.ts';
 import {
   connectChat,
   connectPeerVoice,
@@ -21,7 +22,6 @@ declare global {
   }
 }
 
-const KEY_STORAGE = 'voice-agent-api-key';
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const signIn = element<HTMLFormElement>('sign-in');
@@ -41,21 +41,13 @@ const messageInput = element<HTMLInputElement>('message');
 const activity = element<HTMLUListElement>('activity');
 const rawMicrophone = element<HTMLInputElement>('raw-microphone');
 
-baseUrlInput.value = `${location.origin}/api/v1`;
+baseUrlInput.value = sessionStorage.getItem(BASE_URL_STORAGE) ?? `${location.origin}/api/v1`;
 keyInput.value = sessionStorage.getItem(KEY_STORAGE) ?? '';
 
 type Api = ReturnType<typeof createClient<paths>>;
 let api: Api | undefined;
 let chat: ChatSession | undefined;
 let voice: VoiceSession | undefined;
-
-/** The API's own message for an error body (`detail`, a string or FastAPI's list). */
-function detailOf(error: unknown, status: number): string {
-  const detail = (error as { detail?: unknown } | undefined)?.detail;
-  if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return detail.map((item: { msg?: string }) => item.msg).join('; ');
-  return `The API answered ${status}`;
-}
 
 signIn.addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -73,12 +65,16 @@ signIn.addEventListener('submit', async (event) => {
     return;
   }
   sessionStorage.setItem(KEY_STORAGE, keyInput.value);
+  sessionStorage.setItem(BASE_URL_STORAGE, baseUrlInput.value);
   api = client;
   agentSelect.replaceChildren(
     ...data
       .filter((agent) => agent.status === 'active')
       .map((agent) => new Option(`${agent.name} (${agent.public_id})`, agent.public_id)),
   );
+  // The console's agent page links here with its agent chosen.
+  const chosen = new URLSearchParams(location.search).get('agent');
+  if (chosen && data.some((agent) => agent.public_id === chosen)) agentSelect.value = chosen;
   signIn.hidden = true;
   talk.hidden = false;
   agentSelect.focus();

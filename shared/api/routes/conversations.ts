@@ -1,10 +1,10 @@
 import { ErrorResponse } from '../../schemas/common.ts';
 import { AgentIdParam } from '../../schemas/agents.ts';
-import { PaginationQuery } from '../../schemas/pagination.ts';
 import {
   ConversationIdParams,
   ConversationRecord,
   CreateConversationRequest,
+  ListConversationsQuery,
   RecordingQuery,
   RecordingResponse,
   Run,
@@ -43,9 +43,10 @@ export const conversationRoutes = {
     group: 'conversations',
     summary: "List an agent's runs, newest first",
     description:
-      'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run.',
+      'Runs (calls and browser or chat sessions) of the agent, newest first, paginated. Each item carries `initial_context`, `gathered_context` and `duration_seconds`; download links, logs and SMS come only with a single run. ' +
+      'Narrow the list with `status`, `disposition`, `created_from`/`created_to` and `search` (combined with AND); `total_count` counts the matching runs.',
     tags: ['Conversations'],
-    request: { params: AgentIdParam, query: PaginationQuery },
+    request: { params: AgentIdParam, query: ListConversationsQuery },
     responses: { 200: { description: 'One page', schema: RunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
   }),
   getConversation: defineRoute({

@@ -1,0 +1,211 @@
+/**
+ * The console in a real headless Chromium, as a new user goes through it: sign in (a wrong key gets
+ * the API's own message), create an agent, place a test call and watch it complete, play its
+ * recording beside the transcript with the line being said highlighted, find the call with the
+ * list's filters, run a campaign from a CSV upload to completed and download its report, create
+ * and revoke a key, retry a webhook delivery, see usage and keep a Do-not-call list. Loopback only.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { launchChromium, saveScreenshot } from '../support/browser.ts';
+import { daytimeNumber, distinctDaytimeNumbers } from '../support/phone-numbers.ts';
+import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+const api = apiClient();
+const consoleUrl = new URL('/console/', inject('baseUrl')).toString();
+let org: TestOrganization;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const offLoopback: string[] = [];
+
+beforeAll(async () => {
+  org = await newOrganization('Console', 3);
+  receiver = await startWebhookReceiver();
+  const webhook = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: receiver.url, events: ['call.completed'] },
+  });
+  expect(webhook.status).toBe(201);
+  browser = await launchChromium({ args: ['--autoplay-policy=no-user-gesture-required'] });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+});
+
+/** A console page signed in with the organization's key, at `#/<section>`. */
+async function signedIn(section = ''): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('request', (request) => {
+    if (new URL(request.url()).hostname !== '127.0.0.1') offLoopback.push(request.url());
+  });
+  await page.goto(`${consoleUrl}${section ? `#/${section}` : ''}`);
+  await page.getByLabel('API key').fill(org.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
+}
+
+describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
+  it('refuses a wrong key with the API’s own message', async () => {
+    const page = await browser.newPage();
+    await page.goto(consoleUrl);
+    await page.getByLabel('API key').fill('vap_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/key/i);
+    await page.close();
+  });
+
+  it('creates an agent, places a test call, watches it complete and plays its recording beside the transcript', async () => {
+    const page = await signedIn();
+    await page.getByLabel('Name', { exact: true }).fill('Reminders');
+    await page.getByLabel('Instructions (prompt)').fill('You remind patients of their appointment on Monday.');
+    await page.getByLabel('First message').fill('Hi, Smile clinic here.');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Reminders');
+    await saveScreenshot(page, 'console-agent');
+
+    await page.getByLabel('Phone number (E.164)').fill(daytimeNumber(2, 3));
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    // The call page follows the call while it runs, until it ends.
+    const status = page.getByLabel('Call status');
+    await expect.poll(() => status.textContent(), { timeout: 45_000, interval: 250 }).toBe('completed');
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await expect.poll(() => transcript.getByRole('listitem').count()).toBeGreaterThanOrEqual(2);
+    expect(await transcript.getByRole('listitem').first().textContent()).toBe('Agent: Hi, Smile clinic here.');
+    expect(await page.getByRole('list', { name: 'Logs' }).textContent()).toContain('Call answered');
+
+    // The recording plays (a signed link, redirected to the bucket), and the line being said is marked.
+    const player = page.getByLabel('Recording');
+    await player.evaluate(async (element) => {
+      const audio = element as unknown as { muted: boolean; play: () => Promise<void> };
+      audio.muted = true;
+      await audio.play();
+    });
+    await expect.poll(() => transcript.locator('li[aria-current="true"]').count(), { timeout: 15_000 }).toBe(1);
+    expect(await player.evaluate((element) => (element as unknown as { duration: number }).duration)).toBeGreaterThan(
+      2,
+    );
+    await saveScreenshot(page, 'console-call');
+    const callName = await page.getByRole('heading', { level: 2 }).textContent();
+
+    // The list finds it by its status and not by another.
+    await page.getByRole('link', { name: 'Back to the calls' }).click();
+    const table = page.getByRole('table', { name: 'Calls of the agent' });
+    await page.getByLabel('Status').selectOption('busy');
+    await expect.poll(() => table.getByRole('row').count()).toBe(1);
+    await page.getByLabel('Status').selectOption('completed');
+    await table.getByRole('link', { name: callName! }).waitFor();
+    await saveScreenshot(page, 'console-calls');
+    expect(offLoopback).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('creates a key (shown once) and revokes it: the revoked key is refused at once', async () => {
+    const page = await signedIn('keys');
+    await page.getByLabel('Name of a new key').fill('Console test key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByLabel('New API key').textContent();
+    await saveScreenshot(page, 'console-keys');
+    expect(shown).toMatch(/^vap_/);
+    expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Revoke Console test key' }).click();
+    await page.getByRole('button', { name: 'Confirm: revoke Console test key' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Revoke Console test key' }).count()).toBe(0);
+    expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(401);
+    // The console's own key still works.
+    expect(await page.getByRole('table', { name: 'API keys of the organization' }).textContent()).toContain(
+      'Console test key',
+    );
+    await page.close();
+  });
+
+  it("shows a webhook's deliveries, sends a test event and retries a delivery (same webhook-id)", async () => {
+    // The test call's call.completed reached the endpoint.
+    await eventually(() => (receiver.received.length ? true : undefined));
+    const page = await signedIn('webhooks');
+    const deliveries = page.getByRole('table', { name: 'Deliveries to the endpoint' });
+    await expect.poll(() => deliveries.getByRole('row').count()).toBe(2);
+    expect(await deliveries.getByRole('row').nth(1).textContent()).toMatch(/^call\.completeddelivered1204/);
+
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(/Test call\.completed delivered: the endpoint answered 204 in \d+ ms\.$/);
+
+    const before = receiver.received.length;
+    await page.getByRole('button', { name: 'Retry call.completed' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('call.completed is being sent again.');
+    await eventually(() => (receiver.received.length > before ? true : undefined));
+    const ids = receiver.received.map((delivery) => delivery.headers['webhook-id']);
+    // Sent again with the same webhook-id as the first time (receivers deduplicate on it).
+    expect(ids.at(-1)).toBe(ids[0]);
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return deliveries.getByRole('row').nth(1).textContent();
+      })
+      .toMatch(/^call\.completeddelivered2204/);
+    await saveScreenshot(page, 'console-webhooks');
+    await page.close();
+  });
+
+  it('creates a campaign from a CSV upload, watches it reach completed and downloads its report', async () => {
+    await api.request('POST', '/agents', { key: org.key, body: { name: 'Campaign caller' } });
+    const [first, second] = await distinctDaytimeNumbers(2, 7);
+    const csv = `phone,first_name\n${first},Ada\n${second},Alan\nnot-a-number,Grace\n`;
+    const page = await signedIn('campaigns');
+    await page.getByLabel('Name', { exact: true }).fill('Console campaign');
+    await page.getByLabel('Agent').selectOption({ label: 'Campaign caller' });
+    await page
+      .getByLabel('CSV file', { exact: true })
+      .setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByLabel('Retries after busy or no answer (0 to 5)').fill('0');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+
+    await expect.poll(() => page.getByLabel('Campaign state').textContent(), { timeout: 60_000 }).toBe('completed');
+    expect(await page.getByLabel('Progress').evaluate((bar) => (bar as unknown as { value: number }).value)).toBe(3);
+    const report = page.getByRole('table', { name: 'Campaign report' });
+    await expect.poll(() => report.getByRole('row').count()).toBe(4);
+    expect(await report.textContent()).toContain('Grace');
+    await saveScreenshot(page, 'console-campaign');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download the report (CSV)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^campaign-\d+\.csv$/);
+    const saved = await readFile((await download.path())!, 'utf8');
+    expect(saved.trim().split('\n')).toHaveLength(4);
+    expect(saved).toContain(first);
+    await page.close();
+  }, 90_000);
+
+  it('shows usage per day and per agent, and keeps the Do-not-call list', async () => {
+    const page = await signedIn('usage');
+    await expect.poll(() => page.getByLabel('Usage totals').textContent()).toMatch(/^[1-9]\d* calls \(1 answered\)/);
+    expect(await page.locator('.uplot canvas').count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Usage per agent' }).textContent()).toContain('Reminders');
+    await saveScreenshot(page, 'console-usage');
+
+    await page.getByRole('link', { name: 'Do-not-call' }).click();
+    const listed = daytimeNumber(5, 1);
+    await page.getByLabel('Number (E.164)').fill(listed);
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    const table = page.getByRole('table', { name: 'Do-not-call numbers' });
+    await table.getByRole('cell', { name: listed, exact: true }).waitFor();
+    expect(
+      (await api.request('GET', '/do-not-call?limit=100', { key: org.key })).body.items.map(
+        (entry: { phone_number: string }) => entry.phone_number,
+      ),
+    ).toContain(listed);
+    await page.getByRole('button', { name: `Remove ${listed}` }).click();
+    await expect.poll(() => table.getByRole('cell', { name: listed, exact: true }).count()).toBe(0);
+    expect(offLoopback).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The console's access to the public API: the generated typed client (openapi-fetch) with the
+ * organization's key, the API's own error messages, and TanStack Query for caching, refetching a
+ * live call or campaign, and invalidating what a change touched.
+ */
+import { MutationCache, QueryClient } from '@tanstack/preact-query';
+import createClient from 'openapi-fetch';
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { components, paths } from '../../../client/openapi.d.ts';
+import { detailOf } from './api-messages.ts';
+
+export { BASE_URL_STORAGE, detailOf, KEY_STORAGE } from './api-messages.ts';
+
+export type Api = ReturnType<typeof createClient<paths>>;
+export type Schemas = components['schemas'];
+
+export interface Connection {
+  api: Api;
+  baseUrl: string;
+  key: string;
+}
+
+export const connect = (baseUrl: string, key: string): Connection => ({
+  api: createClient<paths>({ baseUrl, headers: { 'X-API-Key': key } }),
+  baseUrl,
+  key,
+});
+
+/** `data`, or the API's error as an exception with its own message. */
+export async function answer<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await request;
+  if (error !== undefined || (data === undefined && response.status !== 204)) {
+    throw new Error(detailOf(error, response.status));
+  }
+  return data as T;
+}
+
+declare module '@tanstack/preact-query' {
+  interface Register {
+    /** `touches`: the query key (prefix) a change makes stale, read again once it succeeds. */
+    mutationMeta: { touches?: readonly unknown[] };
+  }
+}
+
+export const queryClient: QueryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
+  mutationCache: new MutationCache({
+    onSuccess: (_data, _variables, _context, mutation) =>
+      mutation.meta?.touches ? queryClient.invalidateQueries({ queryKey: mutation.meta.touches }) : undefined,
+  }),
+});
+
+export const ConnectionContext = createContext<Connection | null>(null);
+
+export function useConnection(): Connection {
+  const connection = useContext(ConnectionContext);
+  if (!connection) throw new Error('Not signed in');
+  return connection;
+}
+
+export const useApi = (): Api => useConnection().api;
+
+/** A file the API serves behind the key (a CSV report), saved by the browser under `name`. */
+export async function download(connection: Connection, path: string, name: string): Promise<void> {
+  const response = await fetch(`${connection.baseUrl}${path}`, { headers: { 'X-API-Key': connection.key } });
+  if (!response.ok) throw new Error(detailOf(await response.json().catch(() => undefined), response.status));
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}

@@ -1,0 +1,68 @@
+/** API keys of the organization: list, a new one shown once, two-step revocation. */
+import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useState } from 'preact/hooks';
+import { answer, useApi } from '../lib/api.ts';
+import { ErrorLine, onSubmitRun, Table, when } from '../lib/ui.tsx';
+
+export function KeysPage() {
+  const api = useApi();
+  const keys = useQuery({
+    queryKey: ['api-keys'],
+    queryFn: () => answer(api.GET('/api-keys', { params: { query: { limit: 100 } } })),
+  });
+  const [name, setName] = useState('');
+  const [confirming, setConfirming] = useState('');
+  const create = useMutation({
+    mutationFn: () => answer(api.POST('/api-keys', { body: { name } })),
+    meta: { touches: ['api-keys'] },
+    onSuccess: () => setName(''),
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => answer(api.DELETE('/api-keys/{key_id}', { params: { path: { key_id: id } } })),
+    meta: { touches: ['api-keys'] },
+    onSuccess: () => setConfirming(''),
+  });
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <ErrorLine error={keys.error ?? create.error ?? revoke.error} />
+      <form onSubmit={onSubmitRun(() => create.mutate())}>
+        <label for="key-name">Name of a new key</label>
+        <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" disabled={create.isPending}>
+          Create key
+        </button>
+      </form>
+      {create.data && (
+        <p role="status">
+          New key “{create.data.name}”: <code aria-label="New API key">{create.data.key}</code> — copy it now: it is not
+          shown again.
+        </p>
+      )}
+      <Table label="API keys of the organization" columns={['Name', 'Key', 'Created', 'Revoked', '']}>
+        {keys.data?.items.map((key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.key_prefix}</code>
+            </td>
+            <td>{when(key.created_at)}</td>
+            <td>{when(key.revoked_at)}</td>
+            <td>
+              {!key.revoked_at &&
+                (confirming === key.id ? (
+                  <button type="button" onClick={() => revoke.mutate(key.id)}>
+                    Confirm: revoke {key.name}
+                  </button>
+                ) : (
+                  <button type="button" class="secondary" onClick={() => setConfirming(key.id)}>
+                    Revoke {key.name}
+                  </button>
+                ))}
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </section>
+  );
+}
