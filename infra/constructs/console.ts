@@ -1,4 +1,4 @@
-import { DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, DockerImage, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   AllowedMethods,
@@ -23,6 +23,12 @@ import { API_PREFIX } from '../../shared/api/route.ts';
 import { consoleFiles, contentSecurityPolicy } from '../console-site.ts';
 import { REPO_ROOT } from '../paths.ts';
 import { acknowledge } from '../nag.ts';
+
+/** The CDK asset bucket's objects as cdk-nag names them: pseudo parameters, or literals in a stack with an environment. */
+function assetBucketObjects(stack: Stack): string {
+  const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
+  return `arn:${named(stack.partition, 'AWS::Partition')}:s3:::cdk-${stack.synthesizer.bootstrapQualifier ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${named(stack.account, 'AWS::AccountId')}-${named(stack.region, 'AWS::Region')}/*`;
+}
 
 /**
  * The console on AWS: its built files in a private bucket, served by CloudFront with a strict
@@ -142,7 +148,7 @@ export class ConsoleSite extends Construct {
       ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map(
         (action) => `AwsSolutions-IAM5[Action::${action}]`,
       ),
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      `AwsSolutions-IAM5[Resource::${assetBucketObjects(Stack.of(this))}]`,
       `AwsSolutions-IAM5[Resource::<${Stack.of(files).getLogicalId(files.node.defaultChild as CfnBucket)}.Arn>/*]`,
       'AwsSolutions-IAM5[Resource::*]',
     );

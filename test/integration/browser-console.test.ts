@@ -7,9 +7,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
+import writeExcelFile from 'write-excel-file/node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { launchChromium, saveScreenshot } from '../support/browser.ts';
+import {
+  apiClient,
+  fundOrganization,
+  needsLocalStack,
+  newOrganization,
+  type TestOrganization,
+} from '../support/api.ts';
+import { accessibilityViolations, launchChromium, saveScreenshot } from '../support/browser.ts';
 import { daytimeNumber, distinctDaytimeNumbers } from '../support/phone-numbers.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -162,7 +169,7 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByLabel('Name', { exact: true }).fill('Console campaign');
     await page.getByLabel('Agent').selectOption({ label: 'Campaign caller' });
     await page
-      .getByLabel('CSV file', { exact: true })
+      .getByLabel('CSV or Excel file')
       .setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByLabel('Retries after busy or no answer (0 to 5)').fill('0');
     await page.getByRole('button', { name: 'Create campaign' }).click();
@@ -182,6 +189,34 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     const saved = await readFile((await download.path())!, 'utf8');
     expect(saved.trim().split('\n')).toHaveLength(4);
     expect(saved).toContain(first);
+    await page.close();
+  }, 90_000);
+
+  it('reads an Excel workbook picked for a campaign (its first sheet, sent as CSV) and calls its contacts', async () => {
+    const [, , first = '', second = ''] = await distinctDaytimeNumbers(4, 7);
+    const workbook = await writeExcelFile([
+      [{ value: 'Phone' }, { value: 'First name' }],
+      [{ value: first }, { value: 'Marie' }],
+      [{ value: second }, { value: 'Pierre' }],
+    ]).toBuffer();
+    const page = await signedIn('campaigns');
+    await page.getByLabel('Name', { exact: true }).fill('Workbook campaign');
+    await page.getByLabel('Agent').selectOption({ label: 'Campaign caller' });
+    await page.getByLabel('CSV or Excel file').setInputFiles({
+      name: 'contacts.xlsx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      buffer: workbook,
+    });
+    await page.getByLabel('Retries after busy or no answer (0 to 5)').fill('0');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await expect.poll(() => page.getByLabel('Campaign state').textContent(), { timeout: 60_000 }).toBe('completed');
+    const report = page.getByRole('table', { name: 'Campaign report' });
+    await expect.poll(() => report.getByRole('row').count()).toBe(3);
+    const rows = await report.getByRole('row').allTextContents();
+    expect(rows.slice(1)).toEqual([
+      expect.stringContaining(`${first}Marie`),
+      expect.stringContaining(`${second}Pierre`),
+    ]);
     await page.close();
   }, 90_000);
 
@@ -206,6 +241,53 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByRole('button', { name: `Remove ${listed}` }).click();
     await expect.poll(() => table.getByRole('cell', { name: listed, exact: true }).count()).toBe(0);
     expect(offLoopback).toEqual([]);
+    await page.close();
+  });
+
+  it('finds a number in the marketplace, buys it and makes an agent answer it', async () => {
+    await fundOrganization(org.organizationId, 5);
+    await api.request('POST', '/agents', { key: org.key, body: { name: 'Front desk' } });
+    const page = await signedIn('numbers');
+    // Great Britain: no other suite buys there, so the offer stays free while suites run at once.
+    await page.getByLabel('Country (ISO code)').fill('GB');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const forSale = page.getByRole('table', { name: 'Numbers for sale' });
+    await forSale.getByRole('row').nth(1).waitFor();
+    const bought = (await forSale.getByRole('row').nth(1).getByRole('cell').first().textContent())!;
+    await page.getByLabel('I accept the monthly charge of the number I buy').check();
+    await page.getByRole('button', { name: `Buy ${bought}` }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(`Bought ${bought} (active).`);
+    await page.getByLabel(`Agent answering ${bought}`).selectOption({ label: 'Front desk' });
+    await expect
+      .poll(async () => {
+        const numbers = await api.request('GET', '/phone-numbers', { key: org.key });
+        return numbers.body.items.find((number: { phone_number: string }) => number.phone_number === bought)
+          ?.workflow_name;
+      })
+      .toBe('Front desk');
+    await saveScreenshot(page, 'console-numbers');
+    await page.close();
+  });
+
+  it('meets WCAG 2 A and AA on every page (axe-core: labels, names, contrast, structure)', async () => {
+    const page = await signedIn();
+    const found: string[] = [];
+    for (const section of ['agents', 'calls', 'campaigns', 'numbers', 'do-not-call', 'usage', 'keys', 'webhooks']) {
+      await page.goto(`${consoleUrl}#/${section}`);
+      await page.getByRole('heading', { level: 2 }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      found.push(...(await accessibilityViolations(page)).map((violation) => `${section}: ${violation}`));
+    }
+    // An agent's page and a call's page, reached as a user does.
+    await page.goto(`${consoleUrl}#/agents`);
+    await page.getByRole('link', { name: 'Reminders' }).click();
+    await page.getByRole('heading', { name: 'Place a test call' }).waitFor();
+    found.push(...(await accessibilityViolations(page)).map((violation) => `agent: ${violation}`));
+    await page.getByRole('link', { name: 'Its calls' }).click();
+    await page.getByRole('table', { name: 'Calls of the agent' }).getByRole('link').first().click();
+    await page.getByLabel('Call status').waitFor();
+    found.push(...(await accessibilityViolations(page)).map((violation) => `call: ${violation}`));
+    expect(found).toEqual([]);
     await page.close();
   });
 });

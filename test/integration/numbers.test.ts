@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import {
+  apiClient,
+  fundOrganization,
+  needsLocalStack,
+  newOrganization,
+  type TestOrganization,
+} from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 
 const api = apiClient();
-
-async function fund(orgId: number, usd: number, plan?: 'paid') {
-  Object.assign(process.env, inject('stackEnv'));
-  const organizations = await import('../../shared/repositories/organizations.ts');
-  await organizations.addBalance(orgId, usd);
-  if (plan) await organizations.setPlan(orgId, plan);
-}
 
 const END_USER = {
   name: 'Anna Kowalska',
@@ -38,7 +37,7 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
       mobile_number_price_usd: 4,
       can_afford_mobile_number: false,
     });
-    await fund(org.organizationId, 10, 'paid');
+    await fundOrganization(org.organizationId, 10, 'paid');
     const after = await api.request('GET', '/phone-numbers/setup', { key: org.key });
     expect(after.body).toMatchObject({
       show_phone_number_step: true,
@@ -194,7 +193,7 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
 
   it('buys other numbers active at once, and refuses a balance below the price with 400', async () => {
     const poor = await newOrganization('Poor');
-    await fund(poor.organizationId, 1);
+    await fundOrganization(poor.organizationId, 1);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=US&number_type=local', {
       key: poor.key,
     });
@@ -209,7 +208,7 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
     expect(tooPoor.body.detail).toContain('below');
     expect((await api.request('GET', '/phone-numbers', { key: poor.key })).body.total_count).toBe(0);
 
-    await fund(poor.organizationId, 1);
+    await fundOrganization(poor.organizationId, 1);
     const active = await purchase(poor.key, market.body.items[0].phone_number);
     expect(active.body).toMatchObject({ status: 'active', order_status: 'completed', monthly_cost_usd: 1.15 });
     const wrongCountry = await api.request('POST', '/phone-numbers/marketplace/purchase', {
@@ -226,7 +225,7 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
 
   it('never overdraws the balance under concurrent purchases', async () => {
     const racer = await newOrganization('Racer');
-    await fund(racer.organizationId, 5); // enough for four US numbers at 1.15
+    await fundOrganization(racer.organizationId, 5); // enough for four US numbers at 1.15
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=US&number_type=local', {
       key: racer.key,
     });
@@ -279,7 +278,7 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
     Object.assign(process.env, inject('stackEnv'));
     const { renewDueNumbers } = await import('../../shared/services/number-renewals.ts');
     const renewer = await newOrganization('Renewer');
-    await fund(renewer.organizationId, 5);
+    await fundOrganization(renewer.organizationId, 5);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=US&number_type=toll_free', {
       key: renewer.key,
     });

@@ -1,18 +1,18 @@
 import twilio from 'twilio';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { burstToleranceMs, RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
-import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
+import {
+  apiClient,
+  fundOrganization,
+  needsLocalStack,
+  newOrganization,
+  type TestOrganization,
+} from '../support/api.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
-
-async function fund(orgId: number, usd: number) {
-  Object.assign(process.env, inject('stackEnv'));
-  const organizations = await import('../../shared/repositories/organizations.ts');
-  await organizations.addBalance(orgId, usd);
-}
 
 const newAgent = async (org: TestOrganization, name: string) =>
   (
@@ -127,7 +127,7 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
   beforeAll(async () => {
     org = await newOrganization('Reception', 1);
     agent = await newAgent(org, 'Receptionist');
-    await fund(org.organizationId, 20);
+    await fundOrganization(org.organizationId, 20);
   });
 
   const buyAndAssign = async (country: string, type: string, extra: object = {}) => {

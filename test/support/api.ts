@@ -59,6 +59,14 @@ export async function revokeKey(keyId: string): Promise<void> {
   await organizations.revokeApiKey(keyId);
 }
 
+/** Adds `usd` to the organization's balance (as the operator's billing does), and sets its plan when given. */
+export async function fundOrganization(orgId: number, usd: number, plan?: 'paid'): Promise<void> {
+  Object.assign(process.env, inject('stackEnv'));
+  const organizations = await import('../../shared/repositories/organizations.ts');
+  await organizations.addBalance(orgId, usd);
+  if (plan) await organizations.setPlan(orgId, plan);
+}
+
 /**
  * Suites that need the local stack's simulated providers (telephony, media, spreadsheets) or its
  * emulators directly; they are skipped when the tests target a deployed stack (API_BASE_URL).

@@ -4,7 +4,8 @@
  * when it is missing; on a developer machine: `sudo apt-get install -y chromium`). CHROMIUM_PATH
  * points at another binary.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,4 +62,26 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await mkdir(folder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * What axe-core finds against WCAG 2 A and AA on the page as it is (labels, names, contrast,
+ * landmarks), as `rule: element, …` lines. Evaluated by the DevTools protocol, which the page's
+ * Content-Security-Policy does not apply to.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const { axe } = globalThis as unknown as { axe: { run: (options: unknown) => Promise<AxeResults> } };
+    const results = await axe.run({ runOnly: ['wcag2a', 'wcag2aa'] });
+    return results.violations.map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  });
+}
+
+interface AxeResults {
+  violations: { id: string; nodes: { target: string[] }[] }[];
 }

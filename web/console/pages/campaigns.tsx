@@ -1,5 +1,5 @@
 /**
- * Campaigns: the list; a new campaign from contacts typed in or a CSV file (its upload's progress,
+ * Campaigns: the list; a new campaign from contacts typed in or a CSV or Excel file (its upload's progress,
  * then the background import's), with calling window and retries; one campaign's page with its
  * progress live (contacts by state, a progress bar, throughput), start/pause/resume/cancel, the
  * per-contact report and its CSV download.
@@ -7,6 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
 import { answer, type Connection, detailOf, download, type Schemas, useApi, useConnection } from '../lib/api.ts';
+import { contactsCsv } from '../lib/contacts-file.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
@@ -118,7 +119,7 @@ function NewCampaign() {
           smart_timing: false,
         },
         ...(source === 'csv'
-          ? { source_config: { csv_text: (await file?.text()) ?? '' } }
+          ? { source_config: { csv_text: file ? await contactsCsv(file) : '' } }
           : { manual_contacts: manualContacts(contacts) }),
         ...(windowOn ? { calling_window: { timezone, start, end, days: [1, 2, 3, 4, 5] } } : {}),
       };
@@ -148,8 +149,8 @@ function NewCampaign() {
       <fieldset>
         <legend>Contacts</legend>
         <label class="inline">
-          <input type="radio" name="source" checked={source === 'csv'} onChange={() => setSource('csv')} /> A CSV file
-          (a header row; the phone column is found by its name or its values)
+          <input type="radio" name="source" checked={source === 'csv'} onChange={() => setSource('csv')} /> A file (CSV
+          or Excel: a header row; the phone column is found by its name or its values)
         </label>
         <label class="inline">
           <input type="radio" name="source" checked={source === 'manual'} onChange={() => setSource('manual')} /> Typed
@@ -157,11 +158,11 @@ function NewCampaign() {
         </label>
         {source === 'csv' ? (
           <>
-            <label for="campaign-file">CSV file</label>
+            <label for="campaign-file">CSV or Excel file</label>
             <input
               id="campaign-file"
               type="file"
-              accept=".csv,text/csv"
+              accept=".csv,text/csv,.xlsx,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               required
               onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
             />
