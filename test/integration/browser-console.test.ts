@@ -73,6 +73,17 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByLabel('First message').fill('Hi, Smile clinic here.');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Reminders');
+    // Its settings edited in the page: a typed-in setting joins the others, the first message stays.
+    await page.getByLabel('Temperature (0 to 2)').fill('0.2');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved.');
+    const agentId = page.url().split('/').at(-1)!;
+    const saved = await api.request('GET', `/agents/${agentId}`, { key: org.key });
+    expect(saved.body.workflow_configurations).toMatchObject({
+      first_message: 'Hi, Smile clinic here.',
+      temperature: 0.2,
+    });
+    expect(saved.body.workflow_definition.prompt).toBe('You remind patients of their appointment on Monday.');
     await saveScreenshot(page, 'console-agent');
 
     await page.getByLabel('Phone number (E.164)').fill(daytimeNumber(2, 3));

@@ -288,7 +288,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <a href={`talk.html?agent=${encodeURIComponent(agent.data.public_id)}`}>Talk to it</a>
       </p>
       <TestCall agent={agent.data} />
-      <AgentSettings key={agent.data.updated_at} agent={agent.data} />
+      <AgentSettings key={agent.data.public_id} agent={agent.data} />
       <Knowledge agentId={agentId} />
       <Tools agentId={agentId} />
       <Memories agentId={agentId} />
@@ -329,6 +329,26 @@ function TestCall({ agent }: { agent: Agent }) {
   );
 }
 
+/** The call settings with a field of their own; the rest of `workflow_configurations` is edited as JSON. */
+const SETTING_FIELDS = [
+  { key: 'first_message', label: 'First message', type: 'text' },
+  { key: 'language', label: 'Language (BCP 47, e.g. en, pl, de-DE)', type: 'text' },
+  { key: 'voice', label: 'Voice (ElevenLabs voice id or OpenAI voice name; empty: the platform voice)', type: 'text' },
+  { key: 'model', label: 'Model (empty: the platform model)', type: 'text' },
+  { key: 'temperature', label: 'Temperature (0 to 2)', type: 'number' },
+  { key: 'max_call_seconds', label: 'Longest call (seconds)', type: 'number' },
+] as const;
+type SettingKey = (typeof SETTING_FIELDS)[number]['key'];
+
+/** The settings typed in, over the JSON of the others; an empty field leaves that setting at its default. */
+function mergedSettings(rest: Record<string, unknown>, fields: Record<SettingKey, string>) {
+  const typed = SETTING_FIELDS.filter(({ key }) => fields[key].trim() !== '').map(({ key, type }) => [
+    key,
+    type === 'number' ? Number(fields[key]) : fields[key],
+  ]);
+  return { ...rest, ...Object.fromEntries(typed) } as Schemas['WorkflowConfigurations'];
+}
+
 function AgentSettings({ agent }: { agent: Agent }) {
   const api = useApi();
   const { prompt, ...definitionRest } = agent.workflow_definition;
@@ -336,9 +356,17 @@ function AgentSettings({ agent }: { agent: Agent }) {
   const [instructions, setInstructions] = useState(typeof prompt === 'string' ? prompt : '');
   const [voicemail, setVoicemail] = useState(agent.voicemail_message ?? '');
   const [definition, setDefinition] = useState<Record<string, unknown> | null>(definitionRest);
-  const [configurations, setConfigurations] = useState<Record<string, unknown> | null>(
-    agent.workflow_configurations as Record<string, unknown>,
+  const configured = agent.workflow_configurations as Record<string, unknown>;
+  const otherSettings = Object.fromEntries(
+    Object.entries(configured).filter(([key]) => !SETTING_FIELDS.some((field) => field.key === key)),
   );
+  const [settings, setSettings] = useState(
+    Object.fromEntries(SETTING_FIELDS.map(({ key }) => [key, String(configured[key] ?? '')])) as Record<
+      SettingKey,
+      string
+    >,
+  );
+  const [configurations, setConfigurations] = useState<Record<string, unknown> | null>(otherSettings);
   const [variables, setVariables] = useState<Record<string, unknown> | null>(agent.template_context_variables);
   const [dispositions, setDispositions] = useState<Record<string, unknown> | null>(agent.call_disposition_codes);
   const path = { agent_id: agent.public_id };
@@ -351,7 +379,7 @@ function AgentSettings({ agent }: { agent: Agent }) {
             name,
             voicemail_message: voicemail || null,
             workflow_definition: { ...definition, prompt: instructions },
-            workflow_configurations: configurations as Schemas['WorkflowConfigurations'],
+            workflow_configurations: mergedSettings(configurations ?? {}, settings),
             template_context_variables: variables ?? {},
             call_disposition_codes: dispositions ?? {},
           },
@@ -387,10 +415,22 @@ function AgentSettings({ agent }: { agent: Agent }) {
         value={definitionRest}
         onValid={setDefinition}
       />
+      {SETTING_FIELDS.map(({ key, label, type }) => (
+        <div key={key}>
+          <label for={`agent-${key}`}>{label}</label>
+          <input
+            id={`agent-${key}`}
+            type={type}
+            step={type === 'number' ? 'any' : undefined}
+            value={settings[key]}
+            onInput={(e) => setSettings({ ...settings, [key]: e.currentTarget.value })}
+          />
+        </div>
+      ))}
       <JsonField
         id="agent-configurations"
-        label="Voice, model, first message, transfer and analysis settings"
-        value={agent.workflow_configurations as Record<string, unknown>}
+        label="Other settings: transfer, post-call analysis, keypad, phrases, barge-in, silences"
+        value={otherSettings}
         onValid={setConfigurations}
       />
       <JsonField
