@@ -234,7 +234,8 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
   it('shows usage per day and per agent, and keeps the Do-not-call list', async () => {
     const page = await signedIn('usage');
     await expect.poll(() => page.getByLabel('Usage totals').textContent()).toMatch(/^[1-9]\d* calls \(1 answered\)/);
-    expect(await page.locator('.uplot canvas').count()).toBe(1);
+    // The chart is drawn after the figures render (uPlot in an effect).
+    await page.locator('.uplot canvas').waitFor();
     expect(await page.getByRole('table', { name: 'Usage per agent' }).textContent()).toContain('Reminders');
     await saveScreenshot(page, 'console-usage');
 
