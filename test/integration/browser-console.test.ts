@@ -122,6 +122,32 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.close();
   }, 90_000);
 
+  it('creates an agent from a template, and one from a call script after showing what was read from it', async () => {
+    const page = await signedIn('agents');
+    await page.getByLabel('Template', { exact: true }).selectOption('dental-reminders');
+    await page.getByLabel('Agent name', { exact: true }).fill('Smile reminders');
+    await page.locator('#variable-clinic_name').fill('Smile');
+    await page.getByRole('button', { name: 'Create from template' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Smile reminders');
+    expect(await page.getByLabel(/^Conversation plan/).inputValue()).toContain(
+      'Hello, this is Smile calling about your visit tomorrow.',
+    );
+
+    await page.goto(`${consoleUrl}#/agents`);
+    await page.getByLabel('Company name').fill('Smile');
+    await page
+      .getByLabel('Script', { exact: true })
+      .fill('Good morning, Smile Clinic here.\nThis call is recorded.\n- What is your name?');
+    await page.getByRole('button', { name: 'Analyze the script' }).click();
+    const review = page.getByRole('region', { name: 'Script analysis' });
+    await expect.poll(() => review.textContent()).toContain('Greeting: Good morning, Smile Clinic here.');
+    expect(await review.textContent()).toContain('What is your name?');
+    await page.locator('#script-agent-name').fill('Smile from script');
+    await page.getByRole('button', { name: 'Create agent from this analysis' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Smile from script');
+    await page.close();
+  });
+
   it('creates a key (shown once) and revokes it: the revoked key is refused at once', async () => {
     const page = await signedIn('keys');
     await page.getByLabel('Name of a new key').fill('Console test key');
@@ -292,7 +318,7 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     }
     // An agent's page and a call's page, reached as a user does.
     await page.goto(`${consoleUrl}#/agents`);
-    await page.getByRole('link', { name: 'Reminders' }).click();
+    await page.getByRole('link', { name: 'Reminders', exact: true }).click();
     await page.getByRole('heading', { name: 'Place a test call' }).waitFor();
     found.push(...(await accessibilityViolations(page)).map((violation) => `agent: ${violation}`));
     await page.getByRole('link', { name: 'Its calls' }).click();

@@ -5,7 +5,7 @@
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
-import { ErrorLine, onSubmitRun, Table, when } from '../lib/ui.tsx';
+import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
 type EventType = Schemas['WebhookEventType'];
 type Delivery = Schemas['WebhookDelivery'];
@@ -51,14 +51,15 @@ export function WebhooksPage() {
     queryFn: () => answer(api.GET('/webhooks', { params: { query: { limit: 100 } } })),
   });
   const [chosen, setChosen] = useState('');
+  const [page, setPage] = useState(1);
   const selected = webhooks.data?.items.find((webhook) => webhook.id === chosen) ?? webhooks.data?.items[0];
   const deliveries = useQuery({
-    queryKey: ['deliveries', selected?.id],
+    queryKey: ['deliveries', selected?.id, page],
     enabled: selected !== undefined,
     queryFn: () =>
       answer(
         api.GET('/webhooks/{webhook_id}/deliveries', {
-          params: { path: { webhook_id: selected!.id }, query: { limit: 50 } },
+          params: { path: { webhook_id: selected!.id }, query: { page, limit: 20 } },
         }),
       ),
   });
@@ -131,7 +132,14 @@ export function WebhooksPage() {
         {retry.isSuccess ? ` ${retry.variables.event_type} is being sent again.` : ''}
       </p>
       <label for="webhook">Endpoint</label>
-      <select id="webhook" value={selected?.id ?? ''} onChange={(e) => setChosen(e.currentTarget.value)}>
+      <select
+        id="webhook"
+        value={selected?.id ?? ''}
+        onChange={(e) => {
+          setChosen(e.currentTarget.value);
+          setPage(1);
+        }}
+      >
         {webhooks.data?.items.map((webhook) => (
           <option value={webhook.id} key={webhook.id}>
             {webhook.url} ({webhook.events.join(', ')}, {webhook.status})
@@ -187,6 +195,7 @@ export function WebhooksPage() {
           );
         })}
       </Table>
+      <Pager page={page} totalPages={deliveries.data?.total_pages ?? 1} onPage={setPage} label="deliveries" />
       <form aria-labelledby="new-webhook-title" onSubmit={onSubmitRun(() => create.mutate())}>
         <h3 id="new-webhook-title">New endpoint</h3>
         <label for="webhook-url">URL (https)</label>
