@@ -156,11 +156,22 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await saveScreenshot(page, 'console-keys');
     expect(shown).toMatch(/^vap_/);
     expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(200);
+    // Another browser signed in with the new key.
+    const other = await browser.newPage();
+    await other.goto(consoleUrl);
+    await other.getByLabel('API key').fill(shown!);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('table', { name: 'Agents' }).waitFor();
 
     await page.getByRole('button', { name: 'Revoke Console test key' }).click();
     await page.getByRole('button', { name: 'Confirm: revoke Console test key' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Revoke Console test key' }).count()).toBe(0);
     expect((await api.request('GET', '/agents', { key: shown! })).status).toBe(401);
+    // The other browser is sent back to its sign-in, with the API's reason, at its next request.
+    await other.getByRole('link', { name: 'Campaigns' }).click();
+    await other.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await other.getByRole('alert').first().textContent()).toMatch(/^Signed out: /);
+    await other.close();
     // The console's own key still works.
     expect(await page.getByRole('table', { name: 'API keys of the organization' }).textContent()).toContain(
       'Console test key',

@@ -6,7 +6,7 @@
  */
 import { QueryClientProvider } from '@tanstack/preact-query';
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   answer,
   BASE_URL_STORAGE,
@@ -14,6 +14,7 @@ import {
   type Connection,
   ConnectionContext,
   KEY_STORAGE,
+  keyRefused,
   queryClient,
 } from './lib/api.ts';
 import { href, useRoute } from './lib/route.ts';
@@ -37,10 +38,10 @@ const SECTIONS = [
   ['webhooks', 'Webhooks'],
 ] as const;
 
-function SignIn({ onSignedIn }: { onSignedIn: (connection: Connection) => void }) {
+function SignIn({ onSignedIn, refusal }: { onSignedIn: (connection: Connection) => void; refusal: string }) {
   const [baseUrl, setBaseUrl] = useState(sessionStorage.getItem(BASE_URL_STORAGE) ?? `${location.origin}/api/v1`);
   const [key, setKey] = useState(sessionStorage.getItem(KEY_STORAGE) ?? '');
-  const [error, setError] = useState('');
+  const [error, setError] = useState(refusal);
   const submit = async (event: Event) => {
     event.preventDefault();
     const connection = connect(baseUrl, key);
@@ -97,6 +98,16 @@ function Page({ route }: { route: string[] }) {
 
 function Console() {
   const [connection, setConnection] = useState<Connection | null>(null);
+  const [refusal, setRefusal] = useState('');
+  useEffect(() => {
+    const signOut = (event: Event) => {
+      queryClient.clear();
+      setConnection(null);
+      setRefusal(`Signed out: ${(event as CustomEvent<string>).detail}`);
+    };
+    keyRefused.addEventListener('refused', signOut);
+    return () => keyRefused.removeEventListener('refused', signOut);
+  }, []);
   const route = useRoute();
   const section = route[0] ?? 'agents';
   return (
@@ -137,7 +148,7 @@ function Console() {
             <Page route={route} />
           </ConnectionContext.Provider>
         ) : (
-          <SignIn onSignedIn={setConnection} />
+          <SignIn onSignedIn={setConnection} refusal={refusal} />
         )}
       </main>
     </>

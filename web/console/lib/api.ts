@@ -3,7 +3,7 @@
  * organization's key, the API's own error messages, and TanStack Query for caching, refetching a
  * live call or campaign, and invalidating what a change touched.
  */
-import { MutationCache, QueryClient } from '@tanstack/preact-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/preact-query';
 import createClient from 'openapi-fetch';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
@@ -27,14 +27,31 @@ export const connect = (baseUrl: string, key: string): Connection => ({
   key,
 });
 
+/** An error answer of the API: its own message, and its status. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
 /** `data`, or the API's error as an exception with its own message. */
 export async function answer<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await request;
   if (error !== undefined || (data === undefined && response.status !== 204)) {
-    throw new Error(detailOf(error, response.status));
+    throw new ApiError(detailOf(error, response.status), response.status);
   }
   return data as T;
 }
+
+/** Told when the API refuses the key (revoked meanwhile): the console goes back to its sign-in. */
+export const keyRefused = new EventTarget();
+const refusedKey = (error: Error) => {
+  if (error instanceof ApiError && error.status === 401)
+    keyRefused.dispatchEvent(new CustomEvent('refused', { detail: error.message }));
+};
 
 declare module '@tanstack/preact-query' {
   interface Register {
@@ -45,7 +62,9 @@ declare module '@tanstack/preact-query' {
 
 export const queryClient: QueryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
+  queryCache: new QueryCache({ onError: refusedKey }),
   mutationCache: new MutationCache({
+    onError: refusedKey,
     onSuccess: (_data, _variables, _context, mutation) =>
       mutation.meta?.touches ? queryClient.invalidateQueries({ queryKey: mutation.meta.touches }) : undefined,
   }),
