@@ -20,7 +20,8 @@ export interface SiteFile {
 
 /**
  * The pages' policy: their own scripts (and the audio worklet the session library makes from a
- * blob), the API on their own origin, the media service's WebSockets (talk and listen sessions),
+ * blob), the API on their own origin or any deployment's (the API answers CORS), the media
+ * service's WebSockets (talk and listen sessions),
  * recordings through the API's signed links (redirected to the bucket's presigned URLs). Locally
  * the media service is plain `ws:` and the bucket emulator answers on loopback http.
  */
@@ -28,7 +29,8 @@ export function contentSecurityPolicy(where: 'local' | 'deployed'): string {
   return [
     "default-src 'self'",
     "script-src 'self' blob:",
-    where === 'local' ? "connect-src 'self' ws: wss:" : "connect-src 'self' wss:",
+    // Any deployment's API (it answers CORS) and the media service's WebSockets.
+    where === 'local' ? "connect-src 'self' http://127.0.0.1:* https: ws: wss:" : "connect-src 'self' https: wss:",
     where === 'local' ? "media-src 'self' https: http://127.0.0.1:*" : "media-src 'self' https:",
     "style-src 'self'",
     "img-src 'self' data:",

@@ -7,6 +7,7 @@ import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroupName } from '../shared/a
 import {
   API_KEY_HEADER,
   BINARY_MEDIA_TYPES,
+  CORS_HEADERS,
   GATEWAY_ERRORS,
   MAX_BODY_BYTES,
   MAX_LAMBDA_PAYLOAD_BYTES,
@@ -79,7 +80,7 @@ function isBinary(contentType: string | undefined): boolean {
 }
 
 function sendError(response: ServerResponse, error: GatewayError, extraHeaders: Record<string, string> = {}): void {
-  response.writeHead(error.status, { 'Content-Type': 'application/json', ...extraHeaders });
+  response.writeHead(error.status, { ...CORS_HEADERS, 'Content-Type': 'application/json', ...extraHeaders });
   response.end(JSON.stringify({ detail: error.detail }));
 }
 

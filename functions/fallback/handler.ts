@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { GATEWAY_ERRORS } from '../../shared/api/gateway.ts';
+import { GATEWAY_ERRORS, preflightHeaders } from '../../shared/api/gateway.ts';
 import { createRouteMatcher } from '../../shared/api/route-matcher.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { errorResult, toProxyResult } from '../../shared/http/response.ts';
@@ -27,13 +27,17 @@ function trailingSlashRedirect(event: APIGatewayProxyEvent): APIGatewayProxyResu
 
 /**
  * Answers what no endpoint does: API Gateway sends it every method a resource does not define
- * (`ANY`) and every unknown path (`{proxy+}`). A known path with another method is 405 with
- * `Allow`, as FastAPI answers; anything else is 404.
+ * (`ANY`) and every unknown path (`{proxy+}`). A browser's CORS preflight (OPTIONS) of a known path
+ * is 204 with the methods it has; another method of a known path is 405 with `Allow`, as FastAPI
+ * answers; anything else is 404.
  */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const slashRedirect = trailingSlashRedirect(event);
   if (slashRedirect) return slashRedirect;
   const match = matchRoute(event.httpMethod, event.path);
+  if (event.httpMethod === 'OPTIONS' && match.kind === 'method-not-allowed') {
+    return toProxyResult({ status: 204, headers: preflightHeaders(match.allowed) });
+  }
   if (match.kind === 'method-not-allowed') {
     const { status, detail } = GATEWAY_ERRORS.methodNotAllowed;
     return toProxyResult(errorResult(status, detail, { Allow: match.allowed.join(', ') }));

@@ -22,6 +22,7 @@ import {
   API_KEY_HEADER,
   AUTHORIZER_CACHE_TTL_SECONDS,
   BINARY_MEDIA_TYPES,
+  CORS_HEADERS,
   GATEWAY_ERRORS,
   ORGANIZATION_RATE_LIMIT,
   STAGE_RATE_LIMIT,
@@ -183,9 +184,10 @@ export class Api extends Construct {
       this.api.addGatewayResponse(`Gateway${type.responseType}`, {
         type,
         statusCode: status === undefined ? undefined : String(status),
-        // Gateway response header values are literals in single quotes.
-        responseHeaders:
-          headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
+        // Gateway response header values are literals in single quotes; a page on another origin reads these too.
+        responseHeaders: Object.fromEntries(
+          Object.entries({ ...CORS_HEADERS, ...headers }).map(([name, value]) => [name, `'${value}'`]),
+        ),
         templates: {
           'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}`,
         },

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { MEDIA_BUCKET_CORS } from '../media-bucket-cors.ts';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/repositories/table-schema.ts';
 
@@ -55,6 +56,14 @@ export class Data extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: this.logsBucket,
       serverAccessLogsPrefix: 'media-bucket/',
+      cors: [
+        {
+          allowedMethods: MEDIA_BUCKET_CORS.allowedMethods.map((method) => HttpMethods[method]),
+          allowedOrigins: [...MEDIA_BUCKET_CORS.allowedOrigins],
+          allowedHeaders: [...MEDIA_BUCKET_CORS.allowedHeaders],
+          maxAge: MEDIA_BUCKET_CORS.maxAgeSeconds,
+        },
+      ],
       lifecycleRules: [
         { id: 'expire-recordings', expiration: Duration.days(retentionDays) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import S3rver from 's3rver';
+import { mediaBucketCorsXml } from '../../infra/media-bucket-cors.ts';
 
 export interface S3Local {
   endpoint: string;
@@ -14,7 +15,7 @@ export async function startS3Local(options: { directory: string; bucketName: str
     port: 0,
     silent: true,
     directory: options.directory,
-    configureBuckets: [{ name: options.bucketName }],
+    configureBuckets: [{ name: options.bucketName, configs: [mediaBucketCorsXml()] }],
   });
   const address = await server.run();
   return { endpoint: `http://127.0.0.1:${address.port}`, stop: () => server.close() };

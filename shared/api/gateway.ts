@@ -36,6 +36,24 @@ export const STAGE_RATE_LIMIT = { rateLimit: 1000, burstLimit: 2000 } as const;
 /** A throttled client may retry after this many seconds (token buckets refill every second). */
 export const THROTTLE_RETRY_AFTER_SECONDS = 1;
 
+/**
+ * Cross-origin use (a console or page on another origin calling this API): every answer, the
+ * gateway's own included, carries these. Any origin may read: the API is authorized by the
+ * X-API-Key header, never by cookies, so a page reads nothing its own code did not send a key for.
+ */
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, X-Total-Count, X-Total-Pages, X-Truncated, Content-Disposition',
+} as const;
+
+/** A preflight's answer for a path that has `methods`: the headers a request of the API sends, cached 10 minutes. */
+export const preflightHeaders = (methods: string[]): Record<string, string> => ({
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': methods.join(', '),
+  'Access-Control-Allow-Headers': `${API_KEY_HEADER}, Content-Type, Idempotency-Key, Authorization`,
+  'Access-Control-Max-Age': '600',
+});
+
 /** Bodies of the answers API Gateway itself gives (gateway responses), mirrored locally. */
 export const GATEWAY_ERRORS = {
   /**

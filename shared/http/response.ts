@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { CORS_HEADERS } from '../api/gateway.ts';
 
 export const JSON_HEADERS = { 'Content-Type': 'application/json' } as const;
 
@@ -25,7 +26,7 @@ export function toProxyResult(result: HttpResult): APIGatewayProxyResult {
   if (result.rawBody !== undefined) {
     return {
       statusCode: result.status,
-      headers: { ...result.headers },
+      headers: { ...CORS_HEADERS, ...result.headers },
       body: result.rawBody,
       isBase64Encoded: result.isBase64Encoded ?? false,
     };
@@ -33,7 +34,7 @@ export function toProxyResult(result: HttpResult): APIGatewayProxyResult {
   const hasBody = result.body !== undefined && result.status !== 204;
   return {
     statusCode: result.status,
-    headers: hasBody ? { ...JSON_HEADERS, ...result.headers } : { ...result.headers },
+    headers: hasBody ? { ...CORS_HEADERS, ...JSON_HEADERS, ...result.headers } : { ...CORS_HEADERS, ...result.headers },
     body: hasBody ? JSON.stringify(result.body) : '',
   };
 }

@@ -307,6 +307,11 @@ describe('VoiceAgentPlatformApi stack', () => {
         ResponseTemplates: { 'application/json': JSON.stringify({ detail }) },
       });
     }
+    // Pages on other origins read the gateway's own answers too (CORS).
+    for (const [, response] of ofType('AWS::ApiGateway::GatewayResponse'))
+      expect(response.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+      });
     for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
       template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
@@ -384,6 +389,10 @@ describe('VoiceAgentPlatformApi stack', () => {
     });
     template.hasResourceProperties('AWS::S3::Bucket', {
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
+      // Read-only CORS: presigned GETs from any origin (a large report downloaded by the console).
+      CorsConfiguration: {
+        CorsRules: [{ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAge: 600 }],
+      },
       LifecycleConfiguration: {
         Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: DEFAULT_RETENTION_DAYS, Status: 'Enabled' })]),
       },
