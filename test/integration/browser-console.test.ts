@@ -132,6 +132,18 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     expect(await page.getByLabel(/^Conversation plan/).inputValue()).toContain(
       'Hello, this is Smile calling about your visit tomorrow.',
     );
+    // A knowledge document from a file: the API reads its text, the page shows it before it is added.
+    await page.getByLabel(/^Text from a file/).setInputFiles({
+      name: 'opening-hours.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('The clinic is open Monday to Friday, 8:00 to 16:00.'),
+    });
+    await expect.poll(() => page.getByLabel('Text', { exact: true }).inputValue()).toContain('Monday to Friday');
+    expect(await page.getByLabel('Document title').inputValue()).toBe('opening-hours');
+    await page.getByRole('button', { name: 'Add document' }).click();
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Knowledge documents' }).textContent())
+      .toMatch(/^opening-hours \(51 characters, 1 chunks\)/);
 
     await page.goto(`${consoleUrl}#/agents`);
     await page.getByLabel('Company name').fill('Smile');

@@ -46,6 +46,15 @@ export async function answer<T>(request: Promise<{ data?: T; error?: unknown; re
   return data as T;
 }
 
+/** A list answered as a plain array, with its page count in `X-Total-Pages` (the agents). */
+export async function answerWithPages<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<{ items: T; totalPages: number }> {
+  const { response } = await request;
+  const items = await answer(request);
+  return { items, totalPages: Number(response.headers.get('X-Total-Pages') ?? 1) };
+}
+
 /** Told when the API refuses the key (revoked meanwhile): the console goes back to its sign-in. */
 export const keyRefused = new EventTarget();
 const refusedKey = (error: Error) => {
@@ -89,4 +98,18 @@ export async function download(connection: Connection, path: string, name: strin
   link.download = name;
   link.click();
   URL.revokeObjectURL(link.href);
+}
+
+/** A document's plain text, read by the API (PDF, DOCX, TXT or MD): for a knowledge document or a call script. */
+export async function extractText(api: Api, file: File, purpose: 'knowledge' | 'script'): Promise<string> {
+  const form = new FormData();
+  form.append('file', file);
+  const extracted = await answer(
+    api.POST('/agent-templates/extract-text', {
+      params: { query: { purpose } },
+      body: form as unknown as Schemas['ExtractTextUpload'],
+      bodySerializer: (body) => body as unknown as FormData,
+    }),
+  );
+  return extracted.text;
 }

@@ -5,7 +5,7 @@
  */
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { answer, type Schemas, useApi } from '../lib/api.ts';
+import { answer, answerWithPages, extractText, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, JsonField, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
@@ -19,7 +19,7 @@ export function AgentsPage() {
   const [page, setPage] = useState(1);
   const agents = useQuery({
     queryKey: ['agents', status, page],
-    queryFn: () => answer(api.GET('/agents', { params: { query: { status, page, limit: PAGE_SIZE } } })),
+    queryFn: () => answerWithPages(api.GET('/agents', { params: { query: { status, page, limit: PAGE_SIZE } } })),
   });
   return (
     <section aria-labelledby="agents-title">
@@ -39,7 +39,7 @@ export function AgentsPage() {
         <option value="active,archived">All</option>
       </select>
       <Table label="Agents" columns={['Name', 'Status', 'Runs', 'Updated']}>
-        {agents.data?.map((agent) => (
+        {agents.data?.items.map((agent) => (
           <tr key={agent.public_id}>
             <td>
               <a href={href('agents', agent.public_id)}>{agent.name}</a>
@@ -50,12 +50,7 @@ export function AgentsPage() {
           </tr>
         ))}
       </Table>
-      <Pager
-        page={page}
-        totalPages={(agents.data?.length ?? 0) < PAGE_SIZE ? page : page + 1}
-        onPage={setPage}
-        label="agents"
-      />
+      <Pager page={page} totalPages={agents.data?.totalPages ?? 1} onPage={setPage} label="agents" />
       <NewAgent />
       <FromTemplate />
       <FromScript />
@@ -216,6 +211,10 @@ function FromScript() {
   const [scriptText, setScriptText] = useState('');
   const [url, setUrl] = useState('');
   const [agentName, setAgentName] = useState('');
+  const readScript = useMutation({
+    mutationFn: (file: File) => extractText(api, file, 'script'),
+    onSuccess: setScriptText,
+  });
   const analyze = useMutation({
     mutationFn: () =>
       answer(
@@ -236,6 +235,17 @@ function FromScript() {
       <input id="script-company" value={companyName} onInput={(e) => setCompanyName(e.currentTarget.value)} />
       <label for="script-language">Language</label>
       <input id="script-language" required value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />
+      <label for="script-file">Read the script from a file (PDF, DOCX, TXT or MD), or type it below</label>
+      <input
+        id="script-file"
+        type="file"
+        accept=".pdf,.docx,.txt,.md"
+        onChange={(e) => {
+          const file = e.currentTarget.files?.[0];
+          if (file) readScript.mutate(file);
+        }}
+      />
+      <ErrorLine error={readScript.error} />
       <label for="script-text">Script</label>
       <textarea
         id="script-text"
@@ -479,6 +489,16 @@ function Knowledge({ agentId }: { agentId: string }) {
       setContent('');
     },
   });
+  const readDocument = useMutation({
+    mutationFn: async (file: File) => ({
+      title: file.name.replace(/\.[^.]+$/, ''),
+      text: await extractText(api, file, 'knowledge'),
+    }),
+    onSuccess: (read) => {
+      setTitle((current) => current || read.title);
+      setContent(read.text);
+    },
+  });
   const remove = useMutation({
     mutationFn: (documentId: string) =>
       answer(
@@ -491,7 +511,7 @@ function Knowledge({ agentId }: { agentId: string }) {
   return (
     <section aria-labelledby="knowledge-title">
       <h3 id="knowledge-title">Knowledge base</h3>
-      <ErrorLine error={documents.error ?? add.error ?? remove.error} />
+      <ErrorLine error={documents.error ?? add.error ?? remove.error ?? readDocument.error} />
       <ul aria-label="Knowledge documents">
         {documents.data?.items.map((document) => (
           <li key={document.id}>
@@ -505,6 +525,16 @@ function Knowledge({ agentId }: { agentId: string }) {
       <form onSubmit={onSubmitRun(() => add.mutate())}>
         <label for="knowledge-title-input">Document title</label>
         <input id="knowledge-title-input" required value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+        <label for="knowledge-file">Text from a file (PDF, DOCX, TXT or MD), or typed below</label>
+        <input
+          id="knowledge-file"
+          type="file"
+          accept=".pdf,.docx,.txt,.md"
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0];
+            if (file) readDocument.mutate(file);
+          }}
+        />
         <label for="knowledge-content">Text</label>
         <textarea
           id="knowledge-content"
