@@ -8,6 +8,17 @@ export const ANALYSIS_ATTEMPTS = 3;
 /** The wait before attempt `attempt` (2-based): 2 s, then 8 s. */
 export const analysisRetryDelayMs = (attempt: number): number => 2_000 * 4 ** (attempt - 2);
 
+/**
+ * How long after a call's end its analysis may stay pending: past the function's three async
+ * attempts (of up to 180 s, a minute and two apart), it failed every one, and the outbox records
+ * the analysis as failed so the run's webhooks still go.
+ */
+export const ANALYSIS_DEADLINE_MS = 30 * 60_000;
+
+/** Whether a pending analysis of a run that ended at `endedAt` is past its deadline at `now`. */
+export const analysisOverdue = (endedAt: string | null, now: Date): boolean =>
+  endedAt !== null && now.getTime() - Date.parse(endedAt) > ANALYSIS_DEADLINE_MS;
+
 /** The `response_format` name of the analysis request (the local fake model answers it by name). */
 export const CALL_ANALYSIS = 'call_analysis';
 

@@ -55,6 +55,7 @@ export function endedCallOf(detail: CallCompletedDetail): EndedCall | undefined 
     ended_at: data.ended_at,
     gathered_context: data.gathered_context,
     campaign: origin,
+    analysis: data.analysis,
   };
 }
 

@@ -42,6 +42,12 @@ export interface RunRecord {
   analysis_plan?: CallAnalysisPlan | null;
   /** The post-call analysis, from the run's end (pending) until the model answered (or failed). */
   analysis?: RunAnalysis | null;
+  /**
+   * When its `call.completed` was confirmed on the bus while its analysis was still pending: the
+   * run then stays in the outbox index until the analysis is recorded, so an analysis whose
+   * function failed every attempt is noticed (services/call-completion.ts).
+   */
+  event_published_at?: string | null;
   /** A transfer to a person, from the agent's request until the run ends (services/call-transfer.ts). */
   transfer?: TransferState | null;
   /** The campaign contact attempt that placed this call, if any. */
@@ -102,6 +108,7 @@ export type EndedCall = Pick<
   | 'ended_at'
   | 'gathered_context'
   | 'campaign'
+  | 'analysis'
 >;
 
 /** What survives a run's deletion: the billing record. */
@@ -384,20 +391,42 @@ export async function finishRun(
   }
 }
 
-/** The run's `call.completed` is on the bus: its outbox index entry goes. */
-export async function markEventPublished(ref: RunRef): Promise<void> {
+/**
+ * The run's `call.completed` is on the bus: its outbox index entry goes, unless its analysis is
+ * still pending; then the entry stays, noted as published, until the analysis is recorded.
+ */
+export async function markEventPublished(ref: RunRef, now = new Date()): Promise<void> {
+  const key = keys.run(ref.organizationId, ref.agentId, ref.runId);
+  const pendingEvent = keys.pendingEventIndex('', 0, 0, 0).gsi1pk;
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        Key: key,
         UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: 'gsi1pk = :pending',
-        ExpressionAttributeValues: { ':pending': keys.pendingEventIndex('', 0, 0, 0).gsi1pk },
+        ConditionExpression:
+          'gsi1pk = :pending AND (attribute_not_exists(analysis.#status) OR analysis.#status <> :analyzing)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': pendingEvent, ':analyzing': 'pending' },
+      }),
+    );
+    return;
+  } catch (error) {
+    // Already confirmed (by the outbox or a concurrent report), deleted meanwhile, or analyzing.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET event_published_at = if_not_exists(event_published_at, :now)',
+        ConditionExpression: 'gsi1pk = :pending AND analysis.#status = :analyzing',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': pendingEvent, ':analyzing': 'pending', ':now': now.toISOString() },
       }),
     );
   } catch (error) {
-    // Already confirmed (by the outbox or a concurrent report) or deleted meanwhile.
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
@@ -405,14 +434,20 @@ export async function markEventPublished(ref: RunRef): Promise<void> {
 /**
  * The confirmation of an ended run's `call.completed`, as an item of a transaction its consumer
  * writes anyway (a campaign call's outcome): the event reached the bus, since it was consumed.
+ * A run whose analysis is pending keeps its outbox entry, noted as published (markEventPublished).
  * Refused only when the run was deleted meanwhile.
  */
-export function eventConfirmationItem(ref: RunRef): TransactItem {
+export function eventConfirmationItem(ref: RunRef, analysisPending: boolean, now = new Date()): TransactItem {
   return {
     Update: {
       TableName: tableName(),
       Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-      UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      ...(analysisPending
+        ? {
+            UpdateExpression: 'SET event_published_at = if_not_exists(event_published_at, :now)',
+            ExpressionAttributeValues: { ':now': now.toISOString() },
+          }
+        : { UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }),
       ConditionExpression: 'attribute_exists(pk)',
     },
   };
@@ -541,10 +576,31 @@ export async function recordAnalysis(ref: RunRef, analysis: RunAnalysis): Promis
         ExpressionAttributeValues: { ':analysis': analysis, ':pending': 'pending' },
       }),
     );
-    return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
+  }
+  await releaseAnalyzedRun(ref);
+  return true;
+}
+
+/**
+ * The outbox entry a pending analysis kept goes once the analysis is recorded; an entry whose
+ * event was not confirmed yet stays for its confirmation (which removes it then).
+ */
+export async function releaseAnalyzedRun(ref: RunRef): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+        UpdateExpression: 'REMOVE gsi1pk, gsi1sk, event_published_at',
+        ConditionExpression: 'gsi1pk = :pending AND attribute_exists(event_published_at)',
+        ExpressionAttributeValues: { ':pending': keys.pendingEventIndex('', 0, 0, 0).gsi1pk },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
 

@@ -10,12 +10,11 @@ import {
 } from '../domain/call-analysis.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
-import { publishCallAnalyzed } from '../events/call-events.ts';
 import { logger } from '../observability/logger.ts';
-import * as campaigns from '../repositories/campaigns.ts';
 import { readRunFileText } from '../repositories/run-files.ts';
 import * as runs from '../repositories/runs.ts';
 import type { RunAnalysis } from '../schemas/call-analysis.ts';
+import { settleAnalysis } from './analysis-records.ts';
 import { modelFor } from './language-models.ts';
 
 /**
@@ -25,28 +24,9 @@ import { modelFor } from './language-models.ts';
  * is harmless: a recorded analysis is not redone, only published again (the fan-out is idempotent).
  */
 export async function analyzeEndedRun(ref: RunRef, wait: (ms: number) => Promise<unknown> = sleep): Promise<boolean> {
-  let run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
   if (!run?.analysis) return false;
-  if (run.analysis.status === 'pending') {
-    const analysis = await analyze(run, wait);
-    if (await runs.recordAnalysis(ref, analysis)) {
-      run = { ...run, analysis };
-      logger.info('Post-call analysis recorded', { status: analysis.status, attempts: analysis.attempts });
-      if (run.campaign)
-        await campaigns.recordContactAnalysis(ref.organizationId, run.campaign.campaign_id, run.campaign.row, {
-          run_id: run.id,
-          summary: analysis.summary,
-          successful: analysis.success_evaluation?.successful ?? null,
-          structured_data: analysis.structured_data,
-        });
-    } else {
-      // A concurrent delivery of the event recorded it first: that one's result stands.
-      run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
-      if (!run?.analysis || run.analysis.status === 'pending') return false;
-    }
-  }
-  await publishCallAnalyzed(run);
-  return true;
+  return settleAnalysis(ref, run, run.analysis.status === 'pending' ? await analyze(run, wait) : undefined);
 }
 
 /** The analysis of `run`: the model's answer, or why there is none after every attempt. */

@@ -98,20 +98,3 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
   if (!finished.campaign) await runs.markEventPublished(report.ref);
   return true;
 }
-
-/** How long an ended run's event may stay unconfirmed before the outbox sends it again. */
-const OUTBOX_GRACE_MS = 60_000;
-
-/**
- * The outbox: a run ended (in the same transaction as its billing record) whose `call.completed`
- * was never confirmed — the process died between the two — gets its event published now.
- * Consumers are idempotent per run, so a rare second copy changes nothing.
- */
-export async function publishPendingEvents(now = new Date()): Promise<number> {
-  const pending = await runs.listRunsWithPendingEvents(new Date(now.getTime() - OUTBOX_GRACE_MS).toISOString(), 100);
-  for (const run of pending) {
-    await publishCallCompleted(run);
-    await runs.markEventPublished({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id });
-  }
-  return pending.length;
-}

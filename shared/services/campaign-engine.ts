@@ -137,7 +137,11 @@ export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): P
         }
       : { change: { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() } }),
   };
-  const confirmation = runs.eventConfirmationItem({ organizationId: orgId, agentId: run.workflow_id, runId: run.id });
+  const confirmation = runs.eventConfirmationItem(
+    { organizationId: orgId, agentId: run.workflow_id, runId: run.id },
+    run.analysis?.status === 'pending',
+    now,
+  );
   /** Writes the outcome with `alongside`: with the next claim, else alone; undefined when an `alongside` item was refused. */
   const write = async (alongside: TransactItem[]) => {
     const refill = await refillWith(settings, now, contactOutcome, alongside);

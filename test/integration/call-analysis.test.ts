@@ -204,6 +204,79 @@ describe.skipIf(needsLocalStack)('post-call analysis', () => {
     expect(event).toMatchObject({ type: 'call.completed', data: { analysis: { status: 'failed', attempts: 3 } } });
   });
 
+  it('records an analysis whose function failed every attempt as failed once past its deadline, and the webhooks go', async () => {
+    const org = await newOrganization('Analysis abandoned', 1);
+    await subscribe(org);
+    const agent = await newAgent(org, PLAN);
+    const created = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
+      key: org.key,
+      body: { mode: 'chat', name: 'Abandoned analysis' },
+    });
+    const runId = created.body.id as number;
+    Object.assign(process.env, inject('stackEnv'));
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, tableName } = await import('../../shared/repositories/table.ts');
+    const { keys } = await import('../../shared/repositories/keys.ts');
+    const { initialAnalysis } = await import('../../shared/domain/call-analysis.ts');
+    const runs = await import('../../shared/repositories/runs.ts');
+    const { publishPendingEvents } = await import('../../shared/services/event-outbox.ts');
+    const listed = async (at: Date) =>
+      (await runs.listRunsWithPendingEvents(at.toISOString(), 100)).some((pending) => pending.id === runId);
+
+    // As if the chat had ended and its analysis function had crashed on every attempt: the event
+    // was published (noted on the run, which stays in the outbox's index while analyzing), no
+    // analysis was recorded, and so no webhook went.
+    const endedAt = new Date(Date.now() - 60_000).toISOString();
+    const pendingEvent = keys.pendingEventIndex(endedAt, org.organizationId, agent.id, runId);
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(org.organizationId, agent.id, runId),
+        UpdateExpression:
+          'SET #status = :completed, ended_at = :at, duration_seconds = :seconds, analysis = :pending, gsi1pk = :pk, gsi1sk = :sk, event_published_at = :at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':completed': 'completed',
+          ':at': endedAt,
+          ':seconds': 30,
+          ':pending': initialAnalysis(PLAN, true),
+          ':pk': pendingEvent.gsi1pk,
+          ':sk': pendingEvent.gsi1sk,
+        },
+      }),
+    );
+    const ended = Date.parse(endedAt);
+
+    // Within its deadline the outbox leaves it alone (no event is published again).
+    expect(await publishPendingEvents(new Date(ended + 5 * 60_000))).toBe(0);
+    expect((await conversation(org, agent, runId)).body.analysis.status).toBe('pending');
+    expect(await listed(new Date(ended + 60_000))).toBe(true);
+    // Past it, the analysis is recorded as failed, the webhook goes with it, and the entry is gone.
+    await publishPendingEvents(new Date(ended + 31 * 60_000));
+    expect((await conversation(org, agent, runId)).body.analysis).toMatchObject({
+      status: 'failed',
+      error: "The analysis did not finish within 30 minutes of the call's end (its function failed every attempt)",
+      attempts: 0,
+    });
+    const [event] = await eventually(() => (webhooksOf(runId).length ? webhooksOf(runId) : undefined));
+    expect(event).toMatchObject({ type: 'call.completed', data: { analysis: { status: 'failed' } } });
+    expect(await listed(new Date(ended + 3_600_000))).toBe(false);
+  });
+
+  it('leaves no run in the outbox once analyzed, whichever of the event and the analysis was confirmed first', async () => {
+    const org = await newOrganization('Analysis released', 1);
+    const agent = await newAgent(org, PLAN);
+    const runId = await chat(org, agent, ['What are your opening hours?']);
+    await analyzed(org, agent, runId);
+    Object.assign(process.env, inject('stackEnv'));
+    const runs = await import('../../shared/repositories/runs.ts');
+    const stillListed = await eventually(async () => {
+      const pending = await runs.listRunsWithPendingEvents(new Date(Date.now() + 3_600_000).toISOString(), 100);
+      return pending.some((run) => run.id === runId && run.organization_id === org.organizationId) ? undefined : false;
+    });
+    expect(stillListed).toBe(false);
+  });
+
   it('analyzes a call through the local Twilio and one through the local Telnyx', { timeout: 90_000 }, async () => {
     const org = await newOrganization('Analysis calls', 1);
     await subscribe(org);

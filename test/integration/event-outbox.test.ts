@@ -16,7 +16,7 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     Object.assign(process.env, inject('stackEnv'));
     const runs = await import('../../shared/repositories/runs.ts');
     const { nextId } = await import('../../shared/repositories/counters.ts');
-    const { publishPendingEvents } = await import('../../shared/services/call-completion.ts');
+    const { publishPendingEvents } = await import('../../shared/services/event-outbox.ts');
     const id = await nextId('run');
     const startedAt = new Date(Date.now() - 120_000).toISOString();
     const { newRun } = await import('../../shared/services/new-run.ts');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  analysisOverdue,
   analysisAnswerSchema,
   analysisRequest,
   analysisRetryDelayMs,
@@ -122,5 +123,17 @@ describe('results', () => {
       error: 'e'.repeat(500),
       attempts: 3,
     });
+  });
+});
+
+describe('the deadline of a pending analysis', () => {
+  const ended = '2026-11-26T10:00:00.000Z';
+  it.each([
+    ['just ended', ended, '2026-11-26T10:00:01.000Z', false],
+    ['at the deadline', ended, '2026-11-26T10:30:00.000Z', false],
+    ['past it', ended, '2026-11-26T10:30:00.001Z', true],
+    ['never ended', null, '2026-11-27T10:00:00.000Z', false],
+  ])('%s', (_case, endedAt, now, overdue) => {
+    expect(analysisOverdue(endedAt, new Date(now))).toBe(overdue);
   });
 });

@@ -93,6 +93,7 @@ describe('deliveriesOf', () => {
       created_at: detail.data.created_at,
       ended_at: detail.data.ended_at,
       gathered_context: detail.data.gathered_context,
+      analysis: detail.data.analysis,
       campaign: origin,
     });
     expect(endedCallOf({ ...detail, campaign_origin: null })).toBeUndefined();
