@@ -1,8 +1,22 @@
 /** API keys of the organization: list, a new one shown once, two-step revocation. */
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { answer, useApi } from '../lib/api.ts';
+import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Table, when } from '../lib/ui.tsx';
+
+type ApiKey = Schemas['ApiKey'];
+
+/**
+ * The keys as listed, with what this page changed itself: the API lists keys from an index that
+ * may lag a moment behind a creation or a revocation, so those stay shown as they were answered.
+ */
+function withChanges(listed: ApiKey[], changed: Map<string, ApiKey>): ApiKey[] {
+  const merged = listed.map((key) => {
+    const mine = changed.get(key.id);
+    return mine && !key.revoked_at ? mine : key;
+  });
+  return [...merged, ...[...changed.values()].filter((key) => !listed.some((listedKey) => listedKey.id === key.id))];
+}
 
 export function KeysPage() {
   const api = useApi();
@@ -12,15 +26,24 @@ export function KeysPage() {
   });
   const [name, setName] = useState('');
   const [confirming, setConfirming] = useState('');
+  const [changed, setChanged] = useState(new Map<string, ApiKey>());
+  const note = (key: ApiKey) => setChanged((previous) => new Map(previous).set(key.id, key));
   const create = useMutation({
     mutationFn: () => answer(api.POST('/api-keys', { body: { name } })),
-    meta: { touches: ['api-keys'] },
-    onSuccess: () => setName(''),
+    onSuccess: ({ key: _secret, ...created }) => {
+      note(created);
+      setName('');
+    },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => answer(api.DELETE('/api-keys/{key_id}', { params: { path: { key_id: id } } })),
-    meta: { touches: ['api-keys'] },
-    onSuccess: () => setConfirming(''),
+    mutationFn: async (key: ApiKey) => {
+      await answer(api.DELETE('/api-keys/{key_id}', { params: { path: { key_id: key.id } } }));
+      return key;
+    },
+    onSuccess: (key) => {
+      note({ ...key, revoked_at: new Date().toISOString() });
+      setConfirming('');
+    },
   });
   return (
     <section aria-labelledby="keys-title">
@@ -40,7 +63,7 @@ export function KeysPage() {
         </p>
       )}
       <Table label="API keys of the organization" columns={['Name', 'Key', 'Created', 'Revoked', '']}>
-        {keys.data?.items.map((key) => (
+        {withChanges(keys.data?.items ?? [], changed).map((key) => (
           <tr key={key.id}>
             <td>{key.name}</td>
             <td>
@@ -51,7 +74,7 @@ export function KeysPage() {
             <td>
               {!key.revoked_at &&
                 (confirming === key.id ? (
-                  <button type="button" onClick={() => revoke.mutate(key.id)}>
+                  <button type="button" onClick={() => revoke.mutate(key)}>
                     Confirm: revoke {key.name}
                   </button>
                 ) : (
