@@ -144,6 +144,14 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await expect
       .poll(() => page.getByRole('list', { name: 'Knowledge documents' }).textContent())
       .toMatch(/^opening-hours \(51 characters, 1 chunks\)/);
+    // An HTTP tool from the form (a public address literal: storing it resolves and connects to nothing).
+    await page.getByLabel(/^Name \(what the model calls it/).fill('check_availability');
+    await page.getByLabel('When the model should use it').fill('Free visit slots on a day');
+    await page.getByLabel('URL (https)').fill('https://93.184.215.14/availability');
+    await page.getByRole('button', { name: 'Add tool' }).click();
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Tools' }).textContent())
+      .toContain('check_availability: GET https://93.184.215.14/availability — Free visit slots on a day');
 
     await page.goto(`${consoleUrl}#/agents`);
     await page.getByLabel('Company name').fill('Smile');

@@ -551,6 +551,13 @@ function Knowledge({ agentId }: { agentId: string }) {
   );
 }
 
+/** What a new tool's parameters look like, as the form's starting point. */
+const TOOL_PARAMETERS_EXAMPLE = {
+  type: 'object',
+  properties: { date: { type: 'string', description: 'The day asked about, YYYY-MM-DD' } },
+  required: ['date'],
+};
+
 function Tools({ agentId }: { agentId: string }) {
   const api = useApi();
   const path = { agent_id: agentId };
@@ -558,11 +565,29 @@ function Tools({ agentId }: { agentId: string }) {
     queryKey: ['tools', agentId],
     queryFn: () => answer(api.GET('/agents/{agent_id}/tools', { params: { path } })),
   });
-  const [tool, setTool] = useState<Record<string, unknown> | null>(null);
+  const [toolName, setToolName] = useState('');
+  const [description, setDescription] = useState('');
+  const [method, setMethod] = useState<Schemas['CreateToolRequest']['method']>('GET');
+  const [url, setUrl] = useState('');
+  const [headers, setHeaders] = useState<Record<string, unknown> | null>({});
+  const [parameters, setParameters] = useState<Record<string, unknown> | null>(TOOL_PARAMETERS_EXAMPLE);
   const add = useMutation({
     mutationFn: () =>
-      answer(api.POST('/agents/{agent_id}/tools', { params: { path }, body: tool as Schemas['CreateToolRequest'] })),
+      answer(
+        api.POST('/agents/{agent_id}/tools', {
+          params: { path },
+          body: {
+            name: toolName,
+            description,
+            method,
+            url,
+            headers: headers as Record<string, string>,
+            parameters: parameters as Schemas['CreateToolRequest']['parameters'],
+          },
+        }),
+      ),
     meta: { touches: ['tools', agentId] },
+    onSuccess: () => setToolName(''),
   });
   const remove = useMutation({
     mutationFn: (toolId: string) =>
@@ -584,13 +609,36 @@ function Tools({ agentId }: { agentId: string }) {
         ))}
       </ul>
       <form onSubmit={onSubmitRun(() => add.mutate())}>
-        <JsonField
-          id="new-tool"
-          label="New tool: name, description, method, url, headers, parameters"
-          value={{ name: '', description: '', method: 'GET', url: 'https://', headers: {}, parameters: {} }}
-          onValid={setTool}
+        <h4>New tool</h4>
+        <label for="tool-name">Name (what the model calls it: letters, digits, _ and -)</label>
+        <input id="tool-name" required value={toolName} onInput={(e) => setToolName(e.currentTarget.value)} />
+        <label for="tool-description">When the model should use it</label>
+        <input
+          id="tool-description"
+          required
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
         />
-        <button type="submit" disabled={!tool || add.isPending}>
+        <label for="tool-method">Method</label>
+        <select
+          id="tool-method"
+          value={method}
+          onChange={(e) => setMethod(e.currentTarget.value as Schemas['CreateToolRequest']['method'])}
+        >
+          {['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+        <label for="tool-url">URL (https)</label>
+        <input id="tool-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        <JsonField id="tool-headers" label="Headers sent with it" value={{}} onValid={setHeaders} />
+        <JsonField
+          id="tool-parameters"
+          label="Parameters the model fills in (a JSON schema object)"
+          value={TOOL_PARAMETERS_EXAMPLE}
+          onValid={setParameters}
+        />
+        <button type="submit" disabled={!headers || !parameters || add.isPending}>
           Add tool
         </button>
       </form>
