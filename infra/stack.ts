@@ -11,6 +11,7 @@ import { Monitoring } from './constructs/monitoring.ts';
 import { Secrets } from './constructs/secrets.ts';
 import { VoiceProviders } from './constructs/voice-providers.ts';
 import { stateMachineRefs, Workflows } from './constructs/workflows.ts';
+import { DEFAULT_LLM_API_URL, DEFAULT_LLM_MODEL } from '../shared/config/voice-settings.ts';
 
 export interface VoiceAgentPlatformApiStackProps extends StackProps {
   stageName?: string;
@@ -23,9 +24,6 @@ export interface VoiceAgentPlatformApiStackProps extends StackProps {
   /** Reserved concurrency for call completion (default true; needs an account quota above 10). */
   reserveConcurrency?: boolean;
 }
-
-export const DEFAULT_LLM_API_URL = 'https://api.openai.com/v1';
-export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
 /** Everything the API runs on, derived from the tables in shared/api. */
 export class VoiceAgentPlatformApiStack extends Stack {

@@ -1,17 +1,19 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { MEDIA_STREAM_PATH, startMediaService } from '../media/src/service.ts';
-import { startFakeVoiceProviders, type FakeVoiceProviders } from './fakes/voice-providers.ts';
+import type { LocalVoiceProviders } from '../shared/config/local-voice-providers.ts';
+import { startVoiceProviders, type VoiceProviders } from './fakes/voice-providers.ts';
 
 /**
  * The media service in this process: the same code as the Fargate task, its providers configured
  * the same way (platformProviders: settings, and keys read from the VoiceProviders secret in the
- * local Secrets Manager when a call needs them) but pointing at the local fakes of Deepgram, the
- * OpenAI-compatible API and ElevenLabs; agents' HTTP tools reach the local tool endpoint.
+ * local Secrets Manager when a call needs them). Each provider of `providers` with a key is the
+ * real one at its own endpoint; the others are the local fakes of Deepgram, the OpenAI-compatible
+ * API and ElevenLabs. Agents' HTTP tools reach the local tool endpoint.
  */
-export async function startLocalMediaService(): Promise<{
+export async function startLocalMediaService(providers: LocalVoiceProviders): Promise<{
   streamUrl: string;
-  fakes: FakeVoiceProviders;
+  providers: VoiceProviders;
   /** What the local stack puts in the VoiceProviders secret, as the operator does on AWS. */
   voiceKeys: Record<VoiceProviderKey, string>;
   /** The platform model's settings (LLM_* as the CDK stack sets them), shared with the AI authoring functions. */
@@ -19,23 +21,26 @@ export async function startLocalMediaService(): Promise<{
   stop: () => Promise<void>;
 }> {
   const logger = new Logger({ serviceName: 'media' });
-  const fakes = await startFakeVoiceProviders();
+  const voice = await startVoiceProviders(providers);
   const media = await startMediaService({
     port: 0,
     host: '127.0.0.1',
-    calls: { providers: platformProviders(fakes.settings), settings: fakes.settings, toolFetch: fakes.tools.fetch },
+    calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
     log: (level, message, details) => logger[level](message, { ...details }),
     // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
     webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
+  }).catch(async (error: unknown) => {
+    await voice.stop();
+    throw error;
   });
   return {
     streamUrl: `ws://127.0.0.1:${media.port}${MEDIA_STREAM_PATH}`,
-    fakes,
-    voiceKeys: fakes.keys,
-    platformModelEnv: { LLM_API_URL: fakes.settings.LLM_API_URL!, LLM_MODEL: fakes.settings.LLM_MODEL! },
+    providers: voice,
+    voiceKeys: voice.keys,
+    platformModelEnv: { LLM_API_URL: voice.settings.LLM_API_URL!, LLM_MODEL: voice.settings.LLM_MODEL! },
     stop: async () => {
       await media.close();
-      await fakes.stop();
+      await voice.stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import { startS3Local } from './emulators/s3.ts';
 import { CONSOLE_PATH, consoleFiles } from '../infra/console-site.ts';
 import { startLocalGateway } from './gateway.ts';
 import { startLocalEventBus } from './event-bus.ts';
+import { localVoiceProviders, type LocalVoiceProviders } from '../shared/config/local-voice-providers.ts';
 import { localSecret } from './secrets.ts';
 import { configureLocalFunctions } from './lambda-runtime.ts';
 import { startLocalSecretsManager } from './secrets-manager.ts';
@@ -55,6 +56,11 @@ export interface LocalStackOptions {
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
+  /**
+   * The platform's speech and model providers: `npm start` gives the real ones whose keys are in
+   * its environment (shared/config/local-voice-providers.ts). Default: every one the local fake.
+   */
+  voiceProviders?: LocalVoiceProviders;
 }
 
 export interface LocalStack {
@@ -68,7 +74,7 @@ export interface LocalStack {
   telephonyApiUrl: string;
   /** The local Telnyx's origin (its `/_simulator/` control resources; its API is `…/v2`). */
   telnyxOrigin: string;
-  /** The local fake model's key (in the voice providers' secret; tests set it as an organization key). */
+  /** The platform model's key, the local fake's in tests (in the voice providers' secret; tests set it as an organization key). */
   platformModelKey: string;
   /** Resolves when no simulated call is in progress and no event awaits its targets (tests). */
   idle: () => Promise<void>;
@@ -154,7 +160,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Imported only now, as the services below: the media service's code reaches the handlers' logger,
     // which reads its level (POWERTOOLS_LOG_LEVEL, SILENT in tests and benchmarks) once, when loaded.
     const { startLocalMediaService } = await import('./media-service.ts');
-    const media = await startLocalMediaService();
+    const media = await startLocalMediaService(options.voiceProviders ?? localVoiceProviders({}));
     stops.push(media.stop);
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
     const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
@@ -192,7 +198,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
       TELEPHONY_REGULATORY_EMAIL: 'numbers@localhost',
       MEDIA_STREAM_URL: media.streamUrl,
-      // The platform model is the local fake: its URL and name as settings, its key in the secret.
+      // The platform model (the local fake unless npm start has a key): URL and name as settings, its key in the secret.
       LLM_API_URL: media.platformModelEnv.LLM_API_URL,
       LLM_MODEL: media.platformModelEnv.LLM_MODEL,
       VOICE_PROVIDERS_SECRET_ARN: secretsManager.put('voice-providers', JSON.stringify(media.voiceKeys)),

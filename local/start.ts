@@ -7,11 +7,21 @@ import { ensureLocalCredentials } from './credentials.ts';
 import { acquireStackLock, releaseStackLock } from './lock.ts';
 import { LOCAL_DATA_DIR, LOCAL_STACK_ENV_FILE } from './paths.ts';
 import { keepLocalDataPrivate } from './private-files.ts';
+import { describeLocalVoiceProviders, localVoiceProviders } from '../shared/config/local-voice-providers.ts';
 import { startLocalStack } from './stack.ts';
 
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, not '${process.env.PORT}'`);
+  process.exit(2);
+}
+
+// Real speech and model providers for the keys in the environment, the local fakes for the others.
+let voiceProviders: ReturnType<typeof localVoiceProviders>;
+try {
+  voiceProviders = localVoiceProviders(process.env);
+} catch (error) {
+  console.error((error as Error).message);
   process.exit(2);
 }
 
@@ -48,6 +58,7 @@ try {
       process.env.AUTHORIZER_CACHE_TTL_SECONDS === undefined
         ? undefined
         : Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS),
+    voiceProviders,
   });
   // The operator CLI (`npm run admin`) finds the running stack through this file.
   writeFileSync(LOCAL_STACK_ENV_FILE, JSON.stringify(stack.env, null, 2), { mode: 0o600 });
@@ -56,6 +67,7 @@ try {
   console.log(`API key: ${credentials.apiKey}`);
   console.log(`Console: ${stack.consoleUrl}`);
   console.log(`Docs: ${stack.baseUrl}/public-docs`);
+  for (const line of describeLocalVoiceProviders(voiceProviders, process.env)) console.log(line);
   console.log(`Data: ${LOCAL_DATA_DIR} (npm run reset clears it). Ctrl-C stops.`);
 } catch (error) {
   console.error('The local stack failed to start:', error);

@@ -1,20 +1,69 @@
 import { randomBytes } from 'node:crypto';
 import type { VoiceKeyReader, VoiceProviderKey } from '../../media/src/agent/providers.ts';
+import {
+  localVoiceProviders,
+  type LocalProvider,
+  type LocalVoiceProviders,
+} from '../../shared/config/local-voice-providers.ts';
 import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from './deepgram-live.ts';
 import { startFakeElevenLabs, type FakeElevenLabs, type FakeElevenLabsOptions } from './elevenlabs.ts';
 import { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './openai-compatible.ts';
 import { startFakeToolEndpoint, type FakeToolEndpoint } from './tool-endpoint.ts';
 
-export interface FakeVoiceProviders {
-  /** The media task's provider settings, pointing at the fakes (what the stack sets on AWS). */
+/** The model name the media service asks the fake model for. */
+export const FAKE_MODEL = 'fake-chat';
+
+/** The platform's providers as the media service and the functions are configured for them. */
+export interface VoiceProviderSettings {
+  /** The media task's provider settings (what the stack sets on AWS): the fakes' URLs, the voice settings. */
   settings: Record<string, string>;
-  /** The VoiceProviders secret's content for the fakes (what the operator puts in it on AWS). */
+  /** The VoiceProviders secret's content (what the operator puts in it on AWS). */
   keys: Record<VoiceProviderKey, string>;
+}
+
+/** Where a fake listens and the key it accepts. */
+export interface FakeEndpoint {
+  url: string;
+  apiKey: string;
+}
+
+/**
+ * The settings and keys for `providers`: a real provider has its key and no URL setting, so its
+ * SDK talks to the provider's own endpoint as on AWS (the model: its `LLM_API_URL` and
+ * `LLM_MODEL`); every other provider is pointed at its fake in `fakes`.
+ */
+export function voiceProviderSettings(
+  providers: LocalVoiceProviders,
+  fakes: Partial<Record<LocalProvider, FakeEndpoint>>,
+): VoiceProviderSettings {
+  const fake = (provider: LocalProvider): FakeEndpoint => {
+    const endpoint = fakes[provider];
+    if (!endpoint) throw new Error(`The ${provider} provider has neither a key nor a local fake`);
+    return endpoint;
+  };
+  const settings: Record<string, string> = { ...providers.voice };
+  const key = (provider: LocalProvider, real: { apiKey: string } | undefined, urlSetting: string): string => {
+    if (real) return real.apiKey;
+    const endpoint = fake(provider);
+    settings[urlSetting] = endpoint.url;
+    return endpoint.apiKey;
+  };
+  const keys: Record<VoiceProviderKey, string> = {
+    deepgramApiKey: key('deepgram', providers.deepgram, 'DEEPGRAM_API_URL'),
+    llmApiKey: key('model', providers.model, 'LLM_API_URL'),
+    elevenLabsApiKey: key('elevenlabs', providers.elevenlabs, 'ELEVENLABS_API_URL'),
+  };
+  if (providers.model) settings.LLM_API_URL = providers.model.apiUrl;
+  settings.LLM_MODEL = providers.model?.model ?? FAKE_MODEL;
+  return { settings, keys };
+}
+
+/** The platform's providers with the fakes that stand in for those without a key. */
+export interface VoiceProviders extends VoiceProviderSettings {
   /** Reads `keys` as the secret would be read (tests that run the media code without Secrets Manager). */
   readKeys: VoiceKeyReader;
-  deepgram: FakeDeepgram;
-  openai: FakeOpenAi;
-  elevenlabs: FakeElevenLabs;
+  /** The fakes started: none for a provider whose key is set. */
+  fakes: { deepgram?: FakeDeepgram; model?: FakeOpenAi; elevenlabs?: FakeElevenLabs };
   tools: FakeToolEndpoint;
   stop: () => Promise<void>;
 }
@@ -25,37 +74,50 @@ export interface FakeVoiceOptions {
   elevenlabs?: Omit<FakeElevenLabsOptions, 'apiKey'>;
 }
 
-/** Every voice provider's local fake, with random keys, and the settings that select them. */
-export async function startFakeVoiceProviders(options: FakeVoiceOptions = {}): Promise<FakeVoiceProviders> {
+/**
+ * The providers of `providers`: a local fake, with a random key, for each one without a real key
+ * (only those are started), and the local tool endpoint.
+ */
+export async function startVoiceProviders(
+  providers: LocalVoiceProviders,
+  options: FakeVoiceOptions = {},
+): Promise<VoiceProviders> {
   const key = () => randomBytes(16).toString('hex');
-  const keys = { deepgram: key(), openai: key(), elevenlabs: key() };
-  const [deepgram, openai, elevenlabs, tools] = await Promise.all([
-    startFakeDeepgram({ ...options.deepgram, apiKey: keys.deepgram }),
-    startFakeOpenAi({ ...options.openai, apiKey: keys.openai }),
-    startFakeElevenLabs({ ...options.elevenlabs, apiKey: keys.elevenlabs }),
+  const fakeKeys = { deepgram: key(), model: key(), elevenlabs: key() };
+  const [deepgram, model, elevenlabs, tools] = await Promise.all([
+    providers.deepgram ? undefined : startFakeDeepgram({ ...options.deepgram, apiKey: fakeKeys.deepgram }),
+    providers.model ? undefined : startFakeOpenAi({ ...options.openai, apiKey: fakeKeys.model }),
+    providers.elevenlabs ? undefined : startFakeElevenLabs({ ...options.elevenlabs, apiKey: fakeKeys.elevenlabs }),
     startFakeToolEndpoint(),
   ]);
-  const secret: Record<VoiceProviderKey, string> = {
-    deepgramApiKey: keys.deepgram,
-    llmApiKey: keys.openai,
-    elevenLabsApiKey: keys.elevenlabs,
-  };
+  const { settings, keys } = voiceProviderSettings(providers, {
+    ...(deepgram ? { deepgram: { url: deepgram.url, apiKey: fakeKeys.deepgram } } : {}),
+    ...(model ? { model: { url: model.url, apiKey: fakeKeys.model } } : {}),
+    ...(elevenlabs ? { elevenlabs: { url: elevenlabs.url, apiKey: fakeKeys.elevenlabs } } : {}),
+  });
   return {
-    settings: {
-      DEEPGRAM_API_URL: deepgram.url,
-      LLM_API_URL: openai.url,
-      LLM_MODEL: 'fake-chat',
-      TTS_PROVIDER: 'elevenlabs',
-      ELEVENLABS_API_URL: elevenlabs.url,
-    },
-    keys: secret,
-    readKeys: async (names) => Object.fromEntries(names.map((name) => [name, secret[name]])) as never,
-    deepgram,
-    openai,
-    elevenlabs,
+    settings,
+    keys,
+    readKeys: async (names) => Object.fromEntries(names.map((name) => [name, keys[name]])) as never,
+    fakes: { deepgram, model, elevenlabs },
     tools,
     stop: async () => {
-      await Promise.all([deepgram.stop(), openai.stop(), elevenlabs.stop(), tools.stop()]);
+      await Promise.all([deepgram?.stop(), model?.stop(), elevenlabs?.stop(), tools.stop()]);
     },
   };
+}
+
+/** Every provider's local fake (what the tests and benchmarks run against). */
+export interface FakeVoiceProviders extends VoiceProviders {
+  deepgram: FakeDeepgram;
+  openai: FakeOpenAi;
+  elevenlabs: FakeElevenLabs;
+}
+
+/** Every voice provider's local fake, with random keys, and the settings that select them. */
+export async function startFakeVoiceProviders(options: FakeVoiceOptions = {}): Promise<FakeVoiceProviders> {
+  const providers = await startVoiceProviders(localVoiceProviders({}), options);
+  const { deepgram, model, elevenlabs } = providers.fakes;
+  if (!deepgram || !model || !elevenlabs) throw new Error('Every fake starts when no provider has a key');
+  return { ...providers, deepgram, openai: model, elevenlabs };
 }

@@ -24,6 +24,10 @@ export const VOICE_SETTINGS = {
 
 export type VoiceSettingName = keyof typeof VOICE_SETTINGS;
 
+/** The platform model when its context values are not set: OpenAI's API and model (context llmApiUrl, llmModel). */
+export const DEFAULT_LLM_API_URL = 'https://api.openai.com/v1';
+export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
+
 /** The text-to-speech providers the media service speaks. */
 export const TTS_PROVIDERS = ['elevenlabs', 'openai'] as const;
 
