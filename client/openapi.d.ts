@@ -3248,7 +3248,7 @@ export interface components {
             };
             /**
              * Format: uri
-             * @description https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 10 s and 256 KiB per call.
+             * @description The endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 5 s and 256 KiB per call.
              */
             url: string;
         };
@@ -3572,6 +3572,7 @@ export interface components {
         ModelKeyRequest: {
             api_key: string;
             /**
+             * Format: uri
              * @description An OpenAI-compatible API base URL. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 25 s and 1 MiB per model request.
              * @default https://api.openai.com/v1
              */
@@ -4119,7 +4120,7 @@ export interface components {
             api_key: string;
             /**
              * Format: uri
-             * @description For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).
+             * @description For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`). Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: 30 s and 8 MiB of audio per utterance.
              */
             api_url?: string;
         };

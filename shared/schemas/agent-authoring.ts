@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { storedAtMost, Timestamp } from './common.ts';
-import { guardedUrlDescription } from './outbound-url.ts';
+import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 export const AgentTemplate = z
@@ -50,13 +50,9 @@ export const TranslatePromptResponse = z
 export const ModelKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z
-      .string()
-      .max(500)
-      .default('https://api.openai.com/v1')
-      .openapi({
-        description: guardedUrlDescription('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request'),
-      }),
+    api_url: guardedUrl('An OpenAI-compatible API base URL.', '25 s and 1 MiB per model request', 500).default(
+      'https://api.openai.com/v1',
+    ),
     model: z.string().min(1).max(100).default('gpt-4o-mini'),
   })
   .openapi('ModelKeyRequest');
@@ -74,13 +70,7 @@ export const ModelKeyStatus = z
 export const AnalyzeScriptRequest = z
   .object({
     script_text: z.string().min(1).max(50_000),
-    url: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional()
-      .openapi({
-        description: guardedUrlDescription('The company website; facts are read from it.', '10 s and 2 MiB'),
-      }),
+    url: guardedUrl('The company website; facts are read from it.', '10 s and 2 MiB').optional(),
     company_name: z.string().max(255).default(''),
     language: z.string().min(2).max(10),
   })

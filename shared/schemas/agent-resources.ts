@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
-import { guardedUrlDescription } from './outbound-url.ts';
+import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** Upper bounds that keep an agent's knowledge base searchable in one pass. */
@@ -59,15 +59,10 @@ export const CreateToolRequest = z
       .openapi({ description: 'snake_case, as the model calls it.' }),
     description: z.string().min(1).max(1000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    url: z
-      .url({ protocol: /^https$/ })
-      .max(2048)
-      .openapi({
-        description: guardedUrlDescription(
-          'https endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.',
-          '10 s and 256 KiB per call',
-        ),
-      }),
+    url: guardedUrl(
+      'The endpoint; GET/DELETE send the arguments as query parameters, the others as a JSON body.',
+      '5 s and 256 KiB per call',
+    ),
     headers: storedAtMost(z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)), 16_000)
       .default({})
       .openapi({

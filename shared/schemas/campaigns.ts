@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
 import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
-import { guardedUrlDescription } from './outbound-url.ts';
+import { guardedUrlDescription, withGuardedUrlKeys } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
 /** Contacts of a `manual` campaign per request (a larger list belongs in a CSV). */
@@ -82,14 +82,17 @@ export const CreateCampaignRequest = z
       .openapi({
         description: `At most ${MAX_MANUAL_CONTACTS.toLocaleString('en')} per request; larger lists are sent as CSV (\`source_type: csv\`).`,
       }),
-    source_config: JsonObject.nullable()
-      .optional()
-      .openapi({
-        description:
-          'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
-          '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
-          guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
-      }),
+    source_config: withGuardedUrlKeys(
+      JsonObject.nullable()
+        .optional()
+        .openapi({
+          description:
+            'Per source: `csv`: `csv_text` (RFC 4180, header row), optional `phone_column`; `google-sheet`: `connection_id`, optional `range` ' +
+            '(default A:Z) and `phone_column`; `calendar`: `ics_url` or `ics_text`; `manual`: none. ' +
+            guardedUrlDescription('`ics_url`:', '10 s and 5 MiB per read'),
+        }),
+      ['ics_url'],
+    ),
     retry_config: RetryConfig.nullable()
       .optional()
       .openapi({

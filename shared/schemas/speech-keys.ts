@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { pageOf } from './pagination.ts';
 import { SPEECH_PROVIDERS } from '../domain/speech-providers.ts';
 import { Timestamp } from './common.ts';
+import { guardedUrl } from './outbound-url.ts';
 
 export const SpeechProviderParam = z.object({
   provider: z
@@ -12,14 +13,11 @@ export const SpeechProviderParam = z.object({
 export const SpeechKeyRequest = z
   .object({
     api_key: z.string().min(8).max(500),
-    api_url: z
-      .url({ protocol: /^https$/ })
-      .max(500)
-      .optional()
-      .openapi({
-        description:
-          'For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).',
-      }),
+    api_url: guardedUrl(
+      'For `openai` only: an OpenAI-compatible speech API base URL (default `https://api.openai.com/v1`).',
+      '30 s and 8 MiB of audio per utterance',
+      500,
+    ).optional(),
   })
   .openapi('SpeechKeyRequest');
 

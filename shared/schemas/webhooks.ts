@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
-import { guardedUrlDescription } from './outbound-url.ts';
+import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../domain/webhook-limits.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
@@ -11,16 +11,10 @@ const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {
 
 export const CreateWebhookRequest = z
   .object({
-    url: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .openapi({
-        description: guardedUrlDescription(
-          'The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed.',
-          '10 s per attempt, 64 KiB of response read',
-        ),
-        example: 'https://example.com/hooks/voice',
-      }),
+    url: guardedUrl(
+      'The HTTPS endpoint deliveries are POSTed to; a redirect is an answer, not followed.',
+      '10 s per attempt, 64 KiB of response read',
+    ).openapi({ example: 'https://example.com/hooks/voice' }),
     events: z
       .array(EventType)
       .min(1)

@@ -2,6 +2,7 @@ import { decryptSecret, encryptSecret } from '../crypto/secret-box.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
 import * as speechKeys from '../repositories/speech-keys.ts';
 import type { SpeechProvider } from '../domain/speech-providers.ts';
+import { assertPublicUrl } from './public-urls.ts';
 
 /** Speech keys are encrypted like the model key, bound to their organization and provider. */
 const context = (orgId: number, provider: string) => ({ organizationId: String(orgId), provider });
@@ -15,6 +16,8 @@ export async function setSpeechKey(
 ) {
   if (request.api_url && provider !== 'openai')
     throw new BadRequestError(`api_url applies to the openai provider only, not ${provider}`);
+  // The media task sends the key to this URL at every utterance (through the guard again there).
+  if (request.api_url) await assertPublicUrl(request.api_url, 'Speech API');
   const record: speechKeys.SpeechKeyRecord = {
     provider,
     api_url: request.api_url ?? null,

@@ -10,7 +10,11 @@ import type { ToolRecord } from '../repositories/agent-resources.ts';
  */
 export const TOOL_CALL_TIMEOUT_MS = 5000;
 export const MAX_TOOL_RESPONSE_BYTES = 256 * 1024;
-const toolFetch = createGuardedFetch({ timeoutMs: TOOL_CALL_TIMEOUT_MS, maxResponseBytes: MAX_TOOL_RESPONSE_BYTES });
+/** The SSRF guard with a tool call's caps: how every tool is reached (the local stack's tool endpoint uses it for loopback tools). */
+export const guardedToolFetch = createGuardedFetch({
+  timeoutMs: TOOL_CALL_TIMEOUT_MS,
+  maxResponseBytes: MAX_TOOL_RESPONSE_BYTES,
+});
 
 /** Binds a tool's encrypted headers to their organization and tool: a ciphertext cannot be moved. */
 const headersContext = (orgId: number, toolId: string) => ({ organizationId: String(orgId), toolId });
@@ -61,7 +65,7 @@ export async function callTool(
   orgId: number,
   tool: ToolRecord,
   args: Record<string, unknown>,
-  send: typeof fetch = toolFetch,
+  send: typeof fetch = guardedToolFetch,
 ): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = tool.headers_ciphertext
     ? JSON.parse(await decryptSecret(tool.headers_ciphertext, headersContext(orgId, tool.id)))

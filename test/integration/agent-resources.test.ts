@@ -121,7 +121,7 @@ describe('tools', () => {
 
   it.each([
     [{ name: 'Book Visit' }, ['body', 'name'], 'string_pattern_mismatch'],
-    [{ url: 'http://api.example.com/x' }, ['body', 'url'], 'value_error'],
+    [{ url: 'ftp://api.example.com/x' }, ['body', 'url'], 'value_error'],
     [{ method: 'TRACE' }, ['body', 'method'], 'literal_error'],
     [
       { parameters: { properties: { date: { type: 'date' } } } },

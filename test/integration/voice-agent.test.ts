@@ -84,7 +84,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
           name: 'check_availability',
           description: 'Free slots on a day',
           method: 'GET',
-          url: 'https://127.0.0.1/availability',
+          url: 'https://93.184.215.14/availability',
           parameters: { properties: { day: { type: 'string' } }, required: ['day'] },
         },
       });

@@ -11,6 +11,7 @@ import { encodeMulaw } from '../audio/mulaw.ts';
 import { Downsampler } from '../audio/resampler.ts';
 import { getSecretFields } from '../../../shared/config/secrets.ts';
 import { DEFAULT_VOICES, TTS_PROVIDERS, VOICE_SETTINGS, voiceSetting } from '../../../shared/config/voice-settings.ts';
+import { createGuardedFetch, type FetchLike } from '../../../shared/net/guarded-fetch.ts';
 import type { OrganizationSpeechKeys } from '../../../shared/services/speech-keys.ts';
 import {
   ProviderError,
@@ -187,6 +188,15 @@ export class DeepgramSpeechToText implements SpeechToText {
 
 type ListenSocket = Awaited<ReturnType<DeepgramClient['listen']['v1']['connect']>>;
 
+/**
+ * The `openai` client reports any failure to connect as "Connection error.", its reason (the SSRF
+ * guard's refusal, a reset) being the cause: the call's log names the reason.
+ */
+function openAiFailure(error: unknown): string {
+  const { message, cause } = error as { message: string; cause?: unknown };
+  return cause instanceof Error ? `${message} ${cause.message}` : message;
+}
+
 export class OpenAiChatModel implements LanguageModel {
   readonly name: string;
   readonly defaultModel: string;
@@ -232,7 +242,7 @@ export class OpenAiChatModel implements LanguageModel {
       }
     } catch (error) {
       if (signal.aborted) return;
-      throw new ProviderError(this.name, (error as Error).message, { cause: error });
+      throw new ProviderError(this.name, openAiFailure(error), { cause: error });
     }
     for (const call of calls.values()) yield { type: 'tool_call', ...call };
   }
@@ -282,8 +292,14 @@ export class OpenAiTextToSpeech implements TextToSpeech {
   private readonly defaultVoice: string;
   private readonly model: string;
 
-  constructor(settings: { apiUrl: string; apiKey: string; voice?: string; model?: string }) {
-    this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.apiUrl, maxRetries: 0, timeout: 15_000 });
+  constructor(settings: { apiUrl: string; apiKey: string; voice?: string; model?: string; fetch?: FetchLike }) {
+    this.client = new OpenAI({
+      apiKey: settings.apiKey,
+      baseURL: settings.apiUrl,
+      maxRetries: 0,
+      timeout: 15_000,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    });
     this.defaultVoice = settings.voice ?? DEFAULT_VOICES.openai;
     this.model = settings.model ?? VOICE_SETTINGS.OPENAI_TTS_MODEL.default;
   }
@@ -314,7 +330,7 @@ export class OpenAiTextToSpeech implements TextToSpeech {
       if (tail.length) yield encodeMulaw(tail);
     } catch (error) {
       if (signal.aborted) return;
-      throw new ProviderError(this.name, (error as Error).message, { cause: error });
+      throw new ProviderError(this.name, openAiFailure(error), { cause: error });
     }
   }
 }
@@ -402,8 +418,20 @@ export function platformProviders(
 }
 
 /**
- * Speech providers with an organization's own keys (PUT /speech-keys/{provider}), at the platform's
- * URLs, models and voice: Deepgram for speech to text; ElevenLabs, else OpenAI speech, for text to speech.
+ * An organization's OpenAI speech API is at a URL it chose (`api_url`): reached only through the
+ * SSRF guard, which checks the address connected to (every redirect too) and caps an utterance's
+ * exchange. 8 MiB is about 87 s of the API's 24 kHz 16-bit audio, far more than one sentence.
+ */
+export const organizationSpeechFetch: FetchLike = createGuardedFetch({
+  timeoutMs: 30_000,
+  maxResponseBytes: 8 * 1024 * 1024,
+});
+
+/**
+ * Speech providers with an organization's own keys (PUT /speech-keys/{provider}): Deepgram and
+ * ElevenLabs at the platform's URLs, OpenAI speech at the organization's URL (default OpenAI's),
+ * through the SSRF guard; the platform's models and voice. Deepgram for speech to text;
+ * ElevenLabs, else OpenAI speech, for text to speech.
  */
 export function organizationSpeechProviders(
   env: NodeJS.ProcessEnv,
@@ -435,6 +463,7 @@ export function organizationSpeechProviders(
             tts: new OpenAiTextToSpeech({
               apiUrl: openai.apiUrl ?? 'https://api.openai.com/v1',
               apiKey: openai.apiKey,
+              fetch: organizationSpeechFetch,
               voice,
               model: voiceSetting(env, 'OPENAI_TTS_MODEL'),
             }),
