@@ -14,8 +14,8 @@ import { DecompressionBudget } from './decompression-budget.ts';
  * rebuild), each stream's data is read from its start to wherever its filter says it ends (not to
  * a `/Length` the file could misstate), and what cannot be measured is refused: an encrypted file
  * (its streams are ciphertext here), a filter given by reference, or a predictor in the middle of a
- * chain. Image-only filters (DCT, JPX, JBIG2, CCITT) end a chain: text extraction does not decode
- * images.
+ * chain. A zlib stream is measured whatever its dictionary seems to say. Image-only filters (DCT,
+ * JPX, JBIG2, CCITT) end a chain: text extraction does not decode images.
  */
 export class UnmeasurablePdfError extends Error {}
 
@@ -185,7 +185,12 @@ function lzw(data: Uint8Array, budget: DecompressionBudget): Buffer {
   return output.subarray(0, written);
 }
 
-async function decode(data: Uint8Array, filter: string, budget: DecompressionBudget, keep: boolean): Promise<Buffer> {
+async function decode(
+  data: Uint8Array,
+  filter: string,
+  budget: DecompressionBudget,
+  keep: boolean,
+): Promise<Uint8Array> {
   switch (AMPLIFYING_FILTERS[filter]) {
     case 'flate':
       return budget.inflate(data, keep);
@@ -198,7 +203,7 @@ async function decode(data: Uint8Array, filter: string, budget: DecompressionBud
     case 'ascii85':
       return ascii85(data, budget);
     default:
-      return Buffer.from(data); // pdf.js passes a stream through an unknown filter unchanged
+      return data; // pdf.js passes a stream through an unknown filter unchanged
   }
 }
 
@@ -211,10 +216,13 @@ export async function decodedPdfSize(pdf: Buffer, budget: DecompressionBudget): 
     throw new UnmeasurablePdfError('the PDF is encrypted; save it without a password or restrictions');
   for (const keyword of text.matchAll(STREAM_KEYWORD)) {
     budget.checkDeadline();
-    const dictionary = dictionaryBefore(text, keyword.index);
-    if (dictionary === undefined) continue;
+    const dictionary = dictionaryBefore(text, keyword.index) ?? '';
     const start = keyword.index + keyword[0].length;
-    for (const filters of filterChainsOf(dictionary)) {
+    const chains = filterChainsOf(dictionary);
+    // A zlib stream is measured even when no chain names Flate first: a dictionary this reading
+    // got wrong (a string holding "<<", say) must not hide one. Data that is not zlib stops at once.
+    if (!chains.some(([first]) => AMPLIFYING_FILTERS[first ?? ''] === 'flate')) chains.push(['FlateDecode']);
+    for (const filters of chains) {
       const amplifying = filters.filter((filter) => AMPLIFYING_FILTERS[filter]);
       if (amplifying.length > 1 && /\/(?:DecodeParms|DP)\b/.test(unescapeName(dictionary)))
         throw new UnmeasurablePdfError('a stream chains filters with decoding parameters');

@@ -64,6 +64,13 @@ describe('decodedPdfSize', () => {
     await expect(
       decodedPdfSize(pdf(nested, '/Filter [/FlateDecode /FlateDecode]'), budget(1024 * 1024)),
     ).rejects.toThrow(DecompressionLimitError);
+    // A string holding "<<" that misleads the reading of the dictionary does not hide a zlib stream.
+    await expect(
+      decodedPdfSize(
+        pdf(deflateSync(Buffer.alloc(2 * 1024 * 1024)), '/Filter /FlateDecode /Title (<<)'),
+        budget(1024 * 1024),
+      ),
+    ).rejects.toThrow(DecompressionLimitError);
     // A /Length that understates the data does not end the measurement.
     await expect(
       decodedPdfSize(
@@ -90,6 +97,20 @@ describe('decodedPdfSize', () => {
     await expect(
       decodedPdfSize(pdf(content, '/Filter [/Fl /Fl] /DecodeParms [<< /Predictor 12 >> null]'), budget(1000)),
     ).rejects.toThrow(UnmeasurablePdfError);
+  });
+});
+
+describe('the decompression budget', () => {
+  it('has a wall-time bound, checked between streams and chunks (a clock that jumps 6 s a reading)', async () => {
+    let clock = 0;
+    const slow = new DecompressionBudget(1024 * 1024, 10_000, () => (clock += 6_000));
+    const page = deflateSync(text);
+    const second = `6 0 obj << /Filter /FlateDecode >>\nstream\n${page.toString('latin1')}\nendstream endobj\n`;
+    const error = await decodedPdfSize(pdf(page, '/Filter /FlateDecode', second), slow).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DecompressionLimitError);
+    expect((error as DecompressionLimitError).message).toBe('took more than 10 s to decompress');
   });
 });
 
