@@ -13,6 +13,7 @@ import {
   CONTROL_PATH,
   LISTEN_PATH,
   type LivePurpose,
+  MAX_CONTROL_REQUEST_BYTES,
   MAX_LISTENERS_PER_CALL,
   purposeRef,
   RELAY_HEADER,
@@ -25,7 +26,6 @@ import type { LiveEvent, LogFn, MediaSession } from './streams/media-session.ts'
 
 /** A listener this far behind gets no more audio until it catches up (events still go): a slow one never holds the task's memory. */
 const MAX_LISTENER_BUFFER_BYTES = 256 * 1024;
-const MAX_CONTROL_BODY_BYTES = 16 * 1024;
 /** How long a task waits for the task holding the call to take a command. */
 const RELAY_TIMEOUT_MS = 5_000;
 export const MEDIA_FORMAT = { encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 } as const;
@@ -157,7 +157,7 @@ export class LiveCalls {
   }
 
   private async control(request: IncomingMessage): Promise<{ status: number; body: object }> {
-    const raw = await readBody(request, MAX_CONTROL_BODY_BYTES);
+    const raw = await readBody(request, MAX_CONTROL_REQUEST_BYTES);
     let body: { run_ref?: unknown; token?: unknown; command?: unknown };
     try {
       body = raw === undefined ? {} : (JSON.parse(raw) as typeof body);
@@ -166,7 +166,10 @@ export class LiveCalls {
     }
     const command = LiveCommand.safeParse(body.command);
     if (raw === undefined || !command.success)
-      return { status: 400, body: { detail: 'A control request is {run_ref, token, command} (at most 16 KB)' } };
+      return {
+        status: 400,
+        body: { detail: `A control request is {run_ref, token, command} (at most ${MAX_CONTROL_REQUEST_BYTES} bytes)` },
+      };
     const unauthorized = await this.authorize('control', body.run_ref, body.token);
     if (unauthorized) return { status: unauthorized.status, body: { detail: unauthorized.reason } };
     const runRef = body.run_ref as string;

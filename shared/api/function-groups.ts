@@ -188,7 +188,8 @@ export const FUNCTION_GROUPS = {
   },
   callSweeper: {
     entry: 'functions/call-sweeper/handler.ts',
-    description: 'Scheduled every 5 minutes: ends runs stuck in progress past the longest call and its watchdog',
+    description:
+      'Scheduled every 5 minutes: ends runs stuck in progress past the longest call and its watchdog, and browser/chat sessions whose credential expired unused',
     access: { table: 'readWrite', eventBus: true },
     schedule: { everyMinutes: 5 },
     timeoutSeconds: 300,

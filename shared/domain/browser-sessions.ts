@@ -28,6 +28,13 @@ export const MAX_CHAT_MESSAGE_CHARS = 4000;
 /** How long a session credential may wait to be used; it is good for one connection. */
 export const SESSION_TOKEN_SECONDS = 600;
 
+/**
+ * When the credential of a session whose run was created at `createdAt` expires: it is minted with
+ * the run, so the sweeper can end a session never connected by this instant (runs.insertRun indexes it).
+ */
+export const sessionExpiresAt = (createdAt: string): string =>
+  new Date(Math.floor(Date.parse(createdAt) / 1000) * 1000 + SESSION_TOKEN_SECONDS * 1000).toISOString();
+
 /** The session WebSocket URL on the media service whose Media Streams URL is `mediaStreamUrl`. */
 export function sessionUrl(mediaStreamUrl: string): string {
   const url = new URL(mediaStreamUrl);

@@ -14,6 +14,20 @@ export const CONTROL_TOKEN_SECONDS = 60;
 /** Listeners of one call at a time (each gets both sides' audio: about 2.7 KB/s as JSON). */
 export const MAX_LISTENERS_PER_CALL = 5;
 /** Marks a request one media task passes to the task holding the call (never passed on again). */
+/**
+ * The longest text a control command carries (`add_message`'s content), in UTF-16 code units, as
+ * the API's schema counts it.
+ */
+export const MAX_COMMAND_TEXT_CHARS = 4000;
+/**
+ * What the media service reads of a control request (`{run_ref, token, command}` as the API writes
+ * it with JSON.stringify): the longest command with every character at its worst escape (6 bytes:
+ * a control character is written `\u0001`; a lone surrogate would be too, but the API refuses
+ * those), plus the envelope (run_ref, credential, field names: under 1 KB). So a command the API
+ * accepts always fits, and the media service's limit follows the API's documented one.
+ */
+export const MAX_CONTROL_REQUEST_BYTES = MAX_COMMAND_TEXT_CHARS * 6 + 4 * 1024;
+
 export const RELAY_HEADER = 'x-media-relay';
 
 /** `resume`: the media stream that gives a call back to the agent after a transfer nobody took. */

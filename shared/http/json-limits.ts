@@ -55,6 +55,35 @@ export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): Unsto
   return undefined;
 }
 
+/** A UTF-16 high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/**
+ * Every string (value or key) of a JSON value holding a lone UTF-16 surrogate (`"\\ud800"` is
+ * valid JSON but no Unicode text): stored, it would become U+FFFD (DynamoDB, S3 and every UTF-8
+ * encoder replace it), so what was written is not what is read back. Python's `json` accepts it and
+ * Pydantic then refuses the field as `string_unicode`; the API refuses it wherever it is in a body.
+ */
+export function findIllFormedStrings(value: unknown): { path: Path; value: string }[] {
+  const found: { path: Path; value: string }[] = [];
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? [{ path: [], value }] : [];
+  const stack: { value: unknown; path: Path }[] = [{ value, path: [] }];
+  while (stack.length) {
+    const current = stack.pop()!;
+    if (!isContainer(current.value)) continue;
+    const nested: { value: unknown; path: Path }[] = [];
+    for (const [key, child] of children(current.value)) {
+      if (typeof key === 'string' && hasLoneSurrogate(key)) found.push({ path: [...current.path, key], value: key });
+      if (typeof child === 'string' && hasLoneSurrogate(child))
+        found.push({ path: [...current.path, key], value: child });
+      else if (isContainer(child)) nested.push({ value: child, path: [...current.path, key] });
+    }
+    for (let index = nested.length - 1; index >= 0; index -= 1) stack.push(nested[index]!);
+  }
+  return found;
+}
+
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
 /**

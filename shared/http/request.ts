@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import type { OperationInput, Route, RouteRequest } from '../api/route.ts';
 import { readJsonBody } from './json-body.ts';
-import { abbreviate, findUnstorable } from './json-limits.ts';
+import { abbreviate, findIllFormedStrings, findUnstorable } from './json-limits.ts';
 import { coerceLax } from './lax-coercion.ts';
 import {
   fieldRequired,
@@ -93,6 +93,24 @@ function rejectUnstorable(body: unknown): void {
 }
 
 /**
+ * A lone surrogate in any string of a body (see findIllFormedStrings) is Pydantic's
+ * `string_unicode` at that string, wherever it is (free-form objects included, which Pydantic
+ * would pass): such a body fails alone, every such string listed.
+ */
+function rejectIllFormedStrings(body: unknown): void {
+  const found = findIllFormedStrings(body);
+  if (!found.length) return;
+  throw new RequestValidationError(
+    found.map(({ path, value }) => ({
+      type: 'string_unicode',
+      loc: ['body', ...path],
+      msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+      input: abbreviate(value),
+    })),
+  );
+}
+
+/**
  * Validates path, query, headers and body of an API Gateway event against the route's schemas and
  * reports every failure at once, in FastAPI's order (path, query, header, body). A body that is not
  * JSON fails alone, before anything else is looked at, as in FastAPI.
@@ -103,7 +121,10 @@ export function parseRequest<Req extends RouteRequest>(
 ): OperationInput<Req> {
   const { request } = route;
   const rawBody = request.body ? readJsonBody(eventBodyText(event), headerValue(event, 'content-type')) : undefined;
-  if (rawBody?.kind === 'json') rejectUnstorable(rawBody.value);
+  if (rawBody?.kind === 'json') {
+    rejectUnstorable(rawBody.value);
+    rejectIllFormedStrings(rawBody.value);
+  }
   const errors: ValidationErrorItem[] = [];
 
   const params = request.params

@@ -47,6 +47,8 @@
  *   partition, not the organization's, so busy organizations spread over many partitions.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the entry moves to EVENTS#PENDING when the run
  *   ends and is removed once call.completed is on the bus (the outbox: unpublished events are re-sent).
+ * - Browser/chat sessions never connected (sweeper): Query gsi1 SESSIONS#UNCONNECTED, gsi1sk <= now,
+ *   by the expiry of their credential; the entry becomes RUNS#ACTIVE when the session connects.
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
  * - Campaigns of an organization: Query ORG#<orgId>, sk begins_with CAMPAIGN#.
  * - Running or scheduled campaigns (restart reconciliation): Query gsi1 CAMPAIGNS#ACTIVE.
@@ -118,6 +120,10 @@ export const keys = {
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,
+  }),
+  unconnectedSessionIndex: (expiresAt: string, orgId: number, agentId: number, runId: number) => ({
+    gsi1pk: 'SESSIONS#UNCONNECTED',
+    gsi1sk: `${expiresAt}#${orgId}#${agentId}#${runId}`,
   }),
   campaign: (orgId: number, campaignId: number) => ({ pk: `ORG#${orgId}`, sk: `CAMPAIGN#${pad(campaignId)}` }),
   campaignSkPrefix: 'CAMPAIGN#',

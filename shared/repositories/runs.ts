@@ -3,6 +3,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, UpdateCommand 
 import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 import type { MachineVerdict } from '../domain/answering-machine.ts';
+import { hasSession, sessionExpiresAt } from '../domain/browser-sessions.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
 
@@ -173,6 +174,10 @@ export async function insertRun(
         Item: {
           ...keys.run(orgId, run.workflow_id, run.id),
           ...(run.status === 'in_progress' ? keys.activeRunIndex(run.created_at, orgId, run.workflow_id, run.id) : {}),
+          // A browser/chat session waits for its connection; never connected, the sweeper ends it.
+          ...(run.status === 'created' && hasSession(run.mode)
+            ? keys.unconnectedSessionIndex(sessionExpiresAt(run.created_at), orgId, run.workflow_id, run.id)
+            : {}),
           type: 'run',
           ...run,
         },
@@ -329,13 +334,15 @@ export type RunEnding = Pick<
 /**
  * Ends a run in progress, releases its channel and writes its billing record, in one transaction.
  * Only the ending's fields change (what a call noted meanwhile, such as its provider id or a log
- * line, stays); false when the run is no longer in progress.
+ * line, stays); false when the run is no longer in progress. `from: 'created'` ends a browser/chat
+ * session that never connected instead (it holds no channel); false once it has connected.
  */
 export async function finishRun(
   ref: RunRef,
   ending: RunEnding,
   usage: UsageRecord,
   verdictRead?: MachineVerdict | null,
+  from: 'in_progress' | 'created' = 'in_progress',
 ): Promise<boolean> {
   const table = tableName();
   const { log, ...changes } = ending;
@@ -353,7 +360,7 @@ export async function finishRun(
             .map((name, i) => `${name} = :v${i}`)
             .join(', ')}, logs = list_append(if_not_exists(logs, :empty), :log), gsi1pk = :eventPk, gsi1sk = :eventSk`,
           // The outcome was decided from the answering-machine verdict read: it must still be the run's.
-          ConditionExpression: `#status = :inProgress AND ${
+          ConditionExpression: `#status = :from AND ${
             verdictRead ? 'answered_by = :verdict' : '(attribute_not_exists(answered_by) OR answered_by = :null)'
           }`,
           ExpressionAttributeNames: { ...names, '#status': 'status' },
@@ -362,21 +369,25 @@ export async function finishRun(
             ...(verdictRead ? { ':verdict': verdictRead } : { ':null': null }),
             ':log': [log],
             ':empty': [],
-            ':inProgress': 'in_progress',
+            ':from': from,
             ':eventPk': pendingEvent.gsi1pk,
             ':eventSk': pendingEvent.gsi1sk,
           },
         },
       },
-      {
-        Update: {
-          TableName: table,
-          Key: keys.organization(ref.organizationId),
-          UpdateExpression: 'SET active_calls = active_calls - :one',
-          ConditionExpression: 'active_calls > :zero',
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-        },
-      },
+      ...(from === 'in_progress'
+        ? [
+            {
+              Update: {
+                TableName: table,
+                Key: keys.organization(ref.organizationId),
+                UpdateExpression: 'SET active_calls = active_calls - :one',
+                ConditionExpression: 'active_calls > :zero',
+                ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+              },
+            },
+          ]
+        : []),
       {
         Put: {
           TableName: table,
@@ -834,6 +845,10 @@ async function runsIndexedBefore(gsi1pk: string, before: string, limit: number):
   );
   return items.map(fromItem);
 }
+
+/** Browser/chat sessions never connected whose credential expired before `before`, oldest first (the sweeper's view). */
+export const listUnconnectedSessionsExpiredBefore = (before: string, limit: number): Promise<RunRecord[]> =>
+  runsIndexedBefore(keys.unconnectedSessionIndex('', 0, 0, 0).gsi1pk, before, limit);
 
 /** In-progress runs started before `before`, oldest first (the sweeper's view). */
 export const listActiveRunsStartedBefore = (before: string, limit: number): Promise<RunRecord[]> =>

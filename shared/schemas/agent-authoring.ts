@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { storedAtMost, Timestamp } from './common.ts';
+import { nameText, storedAtMost, Timestamp } from './common.ts';
 import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
@@ -21,7 +21,7 @@ export const FromTemplateRequest = z
     template_id: z.string().min(1).max(100),
     variables: storedAtMost(z.record(z.string(), z.string()), 32_000).default({}),
     language: z.string().min(2).max(10),
-    agent_name: z.string().min(1).max(255),
+    agent_name: nameText(z.string().min(1).max(255)),
     generate_with_ai: z
       .boolean()
       .default(false)
@@ -71,7 +71,7 @@ export const AnalyzeScriptRequest = z
   .object({
     script_text: z.string().min(1).max(50_000),
     url: guardedUrl('The company website; facts are read from it.', '10 s and 2 MiB').optional(),
-    company_name: z.string().max(255).default(''),
+    company_name: nameText(z.string().max(255)).default(''),
     language: z.string().min(2).max(10),
   })
   .openapi('AnalyzeScriptRequest');
@@ -80,7 +80,7 @@ const Sourced = z.object({ value: z.string(), source: z.enum(['script', 'website
 
 export const ScriptAnalysis = z
   .object({
-    company_name: z.string(),
+    company_name: nameText(z.string()),
     language: z.string().min(2).max(16).openapi({
       description:
         "The request's `language` (the language the agent speaks); it becomes the agent's `workflow_configurations.language`.",
@@ -114,7 +114,7 @@ export const ScriptAnalysis = z
 
 export const FromScriptRequest = z
   .object({
-    agent_name: z.string().min(1).max(255),
+    agent_name: nameText(z.string().min(1).max(255)),
     analysis: storedAtMost(ScriptAnalysis, 200_000),
     generate_with_ai: z.boolean().default(false).openapi({
       description:

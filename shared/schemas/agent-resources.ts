@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
+import { nameText, storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
@@ -8,7 +8,7 @@ export const MAX_KNOWLEDGE_DOCUMENT_CHARS = 200_000;
 
 export const AddKnowledgeDocumentRequest = z
   .object({
-    title: z.string().min(1).max(255),
+    title: nameText(z.string().min(1).max(255)),
     content: z.string().min(1).max(MAX_KNOWLEDGE_DOCUMENT_CHARS).openapi({
       description: 'Plain text; for PDF/DOCX files, get the text from `POST /agent-templates/extract-text` first.',
     }),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
-import { freeFormObject, JsonObject, storedAtMost, Timestamp } from './common.ts';
+import { freeFormObject, JsonObject, nameText, storedAtMost, Timestamp } from './common.ts';
 import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
 
 /**
@@ -52,7 +52,7 @@ export const Agent = z
   .openapi('Agent');
 export type Agent = z.infer<typeof Agent>;
 
-const AgentName = z.string().min(1).max(255);
+const AgentName = nameText(z.string().min(1).max(255));
 
 export const CreateAgentRequest = z
   .object({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Timestamp } from './common.ts';
+import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 
 export const ApiKey = z
@@ -23,7 +23,9 @@ export const CreatedApiKey = ApiKey.extend({
 }).openapi('CreatedApiKey');
 
 export const CreateApiKeyRequest = z
-  .object({ name: z.string().min(1).max(100).default('API key').openapi({ description: 'What the key is for.' }) })
+  .object({
+    name: nameText(z.string().min(1).max(100)).default('API key').openapi({ description: 'What the key is for.' }),
+  })
   .openapi('CreateApiKeyRequest');
 
 export const ApiKeyPage = pageOf(ApiKey, 'ApiKeyPage');

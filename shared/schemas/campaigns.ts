@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CAMPAIGN_STATES } from '../domain/campaign-states.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
-import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
+import { JsonObject, nameText, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription, withGuardedUrlKeys } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 
@@ -16,8 +16,8 @@ const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 export const ManualContact = z
   .object({
     phone_number: z.string().min(1),
-    first_name: z.string().default(''),
-    last_name: z.string().default(''),
+    first_name: nameText(z.string()).default(''),
+    last_name: nameText(z.string()).default(''),
     timezone: z.string().nullable().optional().openapi({
       description:
         'IANA zone of this contact; overrides the zones derived from the number for the legal calling hours.',
@@ -65,7 +65,7 @@ export type CallingWindow = z.output<typeof CallingWindowRequest>;
 
 export const CreateCampaignRequest = z
   .object({
-    name: z.string().min(1).max(255),
+    name: nameText(z.string().min(1).max(255)),
     goal: z.string().max(64).nullable().optional(),
     workflow_id: z.union([z.int(), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
       description:

@@ -10,6 +10,19 @@ extendZodWithOpenApi({ ZodType: z.ZodType } as typeof z);
 /** Timestamps are ISO 8601 with an offset (`2026-11-22T15:47:34.123Z`). */
 export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T15:47:34.123Z' });
 
+/**
+ * What a name-like field (an agent's, a campaign's, a key's name, a document's title…) may not
+ * hold: C0 control characters (NUL, tab, line breaks…), DEL and the C1 controls. They cannot be
+ * shown in a list, a header or a CSV report, and NUL ends strings in the tools that read them.
+ * A pattern, so the 422 is Pydantic's `string_pattern_mismatch` and the OpenAPI document shows it.
+ * (Lone surrogates are refused for every string of a body when it is read: see json-limits.ts.)
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F-\x9F]*$/;
+
+/** A name-like string field: `schema` refusing control characters (see NO_CONTROL_CHARACTERS). */
+export const nameText = (schema: z.ZodString): z.ZodString => schema.regex(NO_CONTROL_CHARACTERS);
+
 /** Free-form JSON object (a Python `dict`). */
 export const JsonObject = z.record(z.string(), z.unknown()).openapi({ type: 'object', additionalProperties: true });
 

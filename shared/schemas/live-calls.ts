@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_COMMAND_TEXT_CHARS } from '../domain/live-calls.ts';
 import { Timestamp } from './common.ts';
 
 const Sentence = z.string().min(1).max(1000);
@@ -16,7 +17,7 @@ export const LiveCommand = z
     z
       .strictObject({
         type: z.literal('add_message'),
-        content: z.string().min(1).max(4000).openapi({
+        content: z.string().min(1).max(MAX_COMMAND_TEXT_CHARS).openapi({
           description: "Added to the model's context as a system message: it guides the agent's next answers.",
         }),
         respond: z.boolean().optional().openapi({

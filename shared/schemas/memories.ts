@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Timestamp } from './common.ts';
+import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 
 /** `due_at`: ISO 8601 date-time with an offset (`2026-12-01T09:00:00+01:00`), or null for none. */
@@ -25,7 +25,7 @@ export type Memory = z.infer<typeof Memory>;
 export const CreateMemoryRequest = z
   .object({
     content: z.string().min(1).max(10_000),
-    topic: z.string().max(255).default(''),
+    topic: nameText(z.string().max(255)).default(''),
     due_at: DueAt.optional(),
   })
   .openapi('CreateMemoryRequest');
@@ -33,7 +33,7 @@ export const CreateMemoryRequest = z
 export const UpdateMemoryRequest = z
   .object({
     content: z.string().min(1).max(10_000).optional(),
-    topic: z.string().max(255).optional(),
+    topic: nameText(z.string().max(255)).optional(),
     due_at: DueAt.optional(),
     done: z.boolean().optional(),
   })

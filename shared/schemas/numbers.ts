@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { NUMBER_TYPES } from '../domain/number-pricing.ts';
-import { Timestamp } from './common.ts';
+import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
 
@@ -41,7 +41,7 @@ export const PhoneNumber = z
 
 export const EndUser = z
   .object({
-    name: z.string().min(1).max(255),
+    name: nameText(z.string().min(1).max(255)),
     address: z.string().min(1).max(500),
     document_type: z.enum(['id_card', 'passport', 'company_registration']),
     document_number: z.string().min(1).max(64),
@@ -72,7 +72,7 @@ export const PurchaseNumberRequest = z
       }),
     consent: z.boolean().default(false),
     end_user: EndUser.optional(),
-    friendly_name: z.string().max(255).optional(),
+    friendly_name: nameText(z.string().max(255)).optional(),
   })
   .openapi('PurchaseNumberRequest');
 

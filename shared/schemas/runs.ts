@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
-import { freeFormObject, JsonObject, Timestamp } from './common.ts';
+import { freeFormObject, JsonObject, nameText, Timestamp } from './common.ts';
 import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
 
@@ -70,7 +70,7 @@ export const TELEPHONY_MODES = ['twilio', 'vonage', 'vobiz', 'cloudonix', 'telny
 export const CreateConversationRequest = z
   .object({
     mode: z.enum([...CONVERSATION_MODES, ...TELEPHONY_MODES]),
-    name: z.string().max(255).optional().openapi({ description: 'Label; defaults to `<mode> <timestamp>`.' }),
+    name: nameText(z.string().max(255)).optional().openapi({ description: 'Label; defaults to `<mode> <timestamp>`.' }),
     initial_context: InitialContext.default({}),
   })
   .openapi('CreateConversationRequest');

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Timestamp } from './common.ts';
+import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 
 export const Trigger = z
@@ -14,7 +14,7 @@ export const Trigger = z
 export const CreateTriggerRequest = z
   .object({
     workflow_id: z.int().gte(1).openapi({ description: 'Integer id of the agent.' }),
-    name: z.string().min(1).max(255).optional().openapi({ description: 'Label; defaults to `API trigger`.' }),
+    name: nameText(z.string().min(1).max(255)).optional().openapi({ description: 'Label; defaults to `API trigger`.' }),
   })
   .openapi('CreateTriggerRequest');
 

@@ -44,10 +44,25 @@ export async function completeCall(report: CompletionReport, known?: runs.RunRec
 }
 
 /**
+ * Ends a browser/chat session whose credential expired before it connected: `no_answer` (the
+ * disposition too), nothing billed (no time, no channel ever held), its `call.completed` published
+ * like an unanswered call's. False when it connected meanwhile, or is no such session.
+ */
+export async function endUnconnectedSession(ref: RunRef, endedAt: string, reason: string): Promise<boolean> {
+  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  if (run?.status !== 'created' || !hasSession(run.mode)) return false;
+  return (await finishCall({ ref, outcome: 'no_answer', endedAt, reason }, run, 'created')) === true;
+}
+
+/**
  * Ends the run as it was read, its outcome decided by the answering-machine verdict read with it;
  * the run read again when a verdict came in since (the ending is then decided again).
  */
-async function finishCall(report: CompletionReport, run: runs.RunRecord): Promise<boolean | runs.RunRecord> {
+async function finishCall(
+  report: CompletionReport,
+  run: runs.RunRecord,
+  from: 'in_progress' | 'created' = 'in_progress',
+): Promise<boolean | runs.RunRecord> {
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
@@ -86,7 +101,7 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
   };
-  if (!(await runs.finishRun(report.ref, ending, usage, run.answered_by))) {
+  if (!(await runs.finishRun(report.ref, ending, usage, run.answered_by, from))) {
     const now = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
     return now?.status === 'in_progress' && (now.answered_by ?? null) !== (run.answered_by ?? null) ? now : false;
   }

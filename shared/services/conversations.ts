@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { pageInfo, pageOffset } from '../domain/pagination.ts';
-import { hasSession, SESSION_TOKEN_SECONDS, sessionUrl } from '../domain/browser-sessions.ts';
+import { hasSession, SESSION_TOKEN_SECONDS, sessionExpiresAt, sessionUrl } from '../domain/browser-sessions.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { requiredSetting } from '../config/settings.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
@@ -75,19 +75,23 @@ export async function createConversation(
     definition_id: run.definition_id,
     initial_context: run.initial_context,
     session: hasSession(run.mode)
-      ? await sessionAccess({ organizationId: orgId, agentId: agent.id, runId: run.id })
+      ? await sessionAccess({ organizationId: orgId, agentId: agent.id, runId: run.id }, run.created_at)
       : null,
   };
 }
 
-/** Where and how the browser connects the run's session: the URL and a one-use credential bound to the run. */
-async function sessionAccess(ref: RunRef, now = Date.now()) {
+/**
+ * Where and how the browser connects the run's session: the URL and a one-use credential bound to
+ * the run, minted as of the run's creation so that it expires when the run's index says
+ * (sessionExpiresAt: the sweeper ends a session never connected by then).
+ */
+async function sessionAccess(ref: RunRef, createdAt: string) {
   const runRef = formatRunRef(ref);
   return {
     url: sessionUrl(requiredSetting('MEDIA_STREAM_URL')),
     run_ref: runRef,
-    token: await mintStreamToken(runRef, SESSION_TOKEN_SECONDS, now),
-    expires_at: new Date(Math.floor(now / 1000) * 1000 + SESSION_TOKEN_SECONDS * 1000).toISOString(),
+    token: await mintStreamToken(runRef, SESSION_TOKEN_SECONDS, Date.parse(createdAt)),
+    expires_at: sessionExpiresAt(createdAt),
   };
 }
 

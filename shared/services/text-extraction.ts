@@ -3,6 +3,8 @@ import { UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
 import { platformModel } from '../ai/language-model.ts';
 import { ArchiveTooLargeError, expandedSize } from './zip-expansion.ts';
+import { DecompressionBudget, DecompressionLimitError } from './decompression-budget.ts';
+import { decodedPdfSize, UnmeasurablePdfError } from './pdf-streams.ts';
 
 /**
  * Upload caps. An upload reaches the Lambda base64-encoded inside a proxy event that Lambda caps
@@ -20,6 +22,15 @@ export const MAX_DOCX_EXPANDED_BYTES = 32 * 1024 * 1024;
 export const MAX_DOCX_ENTRIES = 1000;
 /** PDF pages read; pdf.js reads every page at once. */
 export const MAX_PDF_PAGES = 300;
+/**
+ * What a PDF's streams may decode to in all, measured before pdf.js reads the file (see
+ * pdf-streams.ts): pdf.js holds a decoded stream's chunks and their concatenation at once, so this
+ * keeps a document well inside the function's 1,024 MB. Text PDFs of the upload caps decode to a
+ * few MB; flate-compressed images count too, and are what comes near this.
+ */
+export const MAX_PDF_DECODED_BYTES = 64 * 1024 * 1024;
+/** Wall time for measuring and reading one document (the API answers within 29 s, and a script then goes to the model). */
+export const MAX_EXTRACTION_SECONDS = 10;
 export const MAX_SCRIPT_TEXT_CHARS = 50_000;
 /** Knowledge text inlined into the prompt: at most this many characters. */
 export const MAX_KNOWLEDGE_TEXT_CHARS = 20_000;
@@ -38,8 +49,24 @@ const kindOf = (file: UploadedFile): 'pdf' | 'docx' | 'text' | undefined => {
   return undefined;
 };
 
-/** A document within the upload cap whose content is over a cap (pages, unpacked size). */
+/** A document within the upload cap whose content is over a cap (pages, unpacked size, time). */
 class DocumentTooLargeError extends Error {}
+
+/** `work`, or a DocumentTooLargeError once `milliseconds` have passed (then `abandon` stops the work). */
+async function withDeadline<T>(work: Promise<T>, milliseconds: number, abandon: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandon();
+      reject(new DocumentTooLargeError(`the document took more than ${milliseconds / 1000} s to read`));
+    }, milliseconds);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * The plain text of a PDF (pdf.js via unpdf), DOCX (mammoth), TXT or Markdown file. The parsers
@@ -49,15 +76,30 @@ class DocumentTooLargeError extends Error {}
 async function textOf(file: UploadedFile): Promise<string> {
   switch (kindOf(file)) {
     case 'pdf': {
+      try {
+        await decodedPdfSize(file.data, new DecompressionBudget(MAX_PDF_DECODED_BYTES, MAX_EXTRACTION_SECONDS * 1000));
+      } catch (error) {
+        if (error instanceof DecompressionLimitError) throw new DocumentTooLargeError(`the PDF ${error.message}`);
+        throw error;
+      }
       const { extractText, getDocumentProxy } = await import('unpdf');
       const document = await getDocumentProxy(new Uint8Array(file.data));
       if (document.numPages > MAX_PDF_PAGES)
         throw new DocumentTooLargeError(`the PDF has ${document.numPages} pages; at most ${MAX_PDF_PAGES}`);
-      return (await extractText(document, { mergePages: true })).text;
+      // pdf.js works page by page between awaits, so destroying the document stops it at the deadline.
+      return withDeadline(
+        extractText(document, { mergePages: true }).then((extracted) => extracted.text),
+        MAX_EXTRACTION_SECONDS * 1000,
+        () => void document.destroy(),
+      );
     }
     case 'docx': {
       try {
-        expandedSize(file.data, { maxBytes: MAX_DOCX_EXPANDED_BYTES, maxEntries: MAX_DOCX_ENTRIES });
+        expandedSize(file.data, {
+          maxBytes: MAX_DOCX_EXPANDED_BYTES,
+          maxEntries: MAX_DOCX_ENTRIES,
+          maxMilliseconds: MAX_EXTRACTION_SECONDS * 1000,
+        });
       } catch (error) {
         if (error instanceof ArchiveTooLargeError) throw new DocumentTooLargeError(error.message);
         throw error;
@@ -85,6 +127,17 @@ export async function extractDocumentText(file: UploadedFile | undefined, purpos
       .trim();
   } catch (error) {
     if (error instanceof UnsupportedMediaTypeError) throw error;
+    if (error instanceof UnmeasurablePdfError) {
+      throw new RequestValidationError([
+        {
+          type: 'value_error',
+          loc: ['body', 'file'],
+          msg: `Value error, ${error.message}`,
+          input: file.fileName,
+          ctx: { error: 'unsupported PDF' },
+        },
+      ]);
+    }
     if (error instanceof DocumentTooLargeError) {
       throw new RequestValidationError([
         {

@@ -1,8 +1,9 @@
-import { inflateRawSync } from 'node:zlib';
+import { CorruptCompressedDataError, DecompressionBudget, DecompressionLimitError } from './decompression-budget.ts';
 
 /**
- * Measures what a ZIP archive (a DOCX) expands to, inflating each entry with zlib's
- * `maxOutputLength` so that no more than the budget is ever held in memory: a small upload that
+ * Measures what a ZIP archive (a DOCX) expands to, inflating each entry through the request's
+ * decompression budget (zlib's `maxOutputLength`) so that no more than the budget is ever held in
+ * memory: a small upload that
  * unpacks to gigabytes (a "zip bomb") is refused before any parser (mammoth) unpacks it. The sizes
  * an archive declares are not trusted; the bytes actually inflated are counted.
  */
@@ -24,14 +25,17 @@ function endOfCentralDirectory(zip: Buffer): number {
 }
 
 /** Total bytes the archive's entries inflate to; throws ArchiveTooLargeError past `maxBytes` or `maxEntries`. */
-export function expandedSize(zip: Buffer, limits: { maxBytes: number; maxEntries: number }): number {
+export function expandedSize(
+  zip: Buffer,
+  limits: { maxBytes: number; maxEntries: number; maxMilliseconds?: number },
+): number {
   if (zip.length < 22) throw new MalformedArchiveError('not a ZIP archive (too short)');
   const end = endOfCentralDirectory(zip);
   const entries = zip.readUInt16LE(end + 10);
   if (entries > limits.maxEntries)
     throw new ArchiveTooLargeError(`the archive has ${entries} entries; at most ${limits.maxEntries}`);
   let cursor = zip.readUInt32LE(end + 16);
-  let total = 0;
+  const budget = new DecompressionBudget(limits.maxBytes, limits.maxMilliseconds);
   for (let index = 0; index < entries; index += 1) {
     if (cursor + 46 > zip.length || zip.readUInt32LE(cursor) !== CENTRAL_DIRECTORY_ENTRY)
       throw new MalformedArchiveError('corrupt central directory');
@@ -44,19 +48,16 @@ export function expandedSize(zip: Buffer, limits: { maxBytes: number; maxEntries
       throw new MalformedArchiveError('corrupt local file header');
     const dataStart = localHeader + 30 + zip.readUInt16LE(localHeader + 26) + zip.readUInt16LE(localHeader + 28);
     const data = zip.subarray(dataStart, dataStart + compressedSize);
-    const remaining = limits.maxBytes - total;
-    if (method === STORED) total += data.length;
-    else if (method === DEFLATED) {
-      try {
-        total += inflateRawSync(data, { maxOutputLength: remaining + 1 }).length;
-      } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
-          total = limits.maxBytes + 1;
-        else throw new MalformedArchiveError(`corrupt entry (${(error as Error).message})`);
-      }
-    } else throw new MalformedArchiveError(`unsupported compression method ${method}`);
-    if (total > limits.maxBytes)
-      throw new ArchiveTooLargeError(`the archive expands to more than ${limits.maxBytes} bytes`);
+    try {
+      if (method === STORED) budget.spend(data.length);
+      else if (method === DEFLATED) budget.inflateRaw(data);
+      else throw new MalformedArchiveError(`unsupported compression method ${method}`);
+    } catch (error) {
+      if (error instanceof DecompressionLimitError) throw new ArchiveTooLargeError(`the archive ${error.message}`);
+      if (error instanceof CorruptCompressedDataError)
+        throw new MalformedArchiveError(`corrupt entry (${error.message})`);
+      throw error;
+    }
   }
-  return total;
+  return budget.producedBytes;
 }

@@ -124,6 +124,19 @@ describe.skipIf(needsLocalStack)('live listen and control', () => {
     const added = await control(id, { type: 'add_message', content: 'The person is a returning patient.' });
     expect(added.status).toBe(200);
     expect(listener.of('control').map((frame) => frame.type)).toEqual(['say', 'add_message']);
+    // The longest message, each character a 6-byte JSON escape on the way to the media service, is applied.
+    expect((await control(id, { type: 'add_message', content: '\u0001'.repeat(4000) })).status).toBe(200);
+    // A lone surrogate cannot be stored or passed on as text: the API's 422, FastAPI's string_unicode.
+    const surrogate = await control(id, { type: 'add_message', content: 'hello \ud800' });
+    expect(surrogate.status).toBe(422);
+    expect(surrogate.body.detail).toEqual([
+      {
+        type: 'string_unicode',
+        loc: ['body', 'content'],
+        msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+        input: 'hello \ud800',
+      },
+    ]);
 
     // Bad commands are the API's 422, before anything reaches the call.
     const bad = await control(id, { type: 'transfer', to: '+15551234567' });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { controlUrl, listenUrl, purposeRef } from '../../shared/domain/live-calls.ts';
+import {
+  CONTROL_TOKEN_SECONDS,
+  controlUrl,
+  listenUrl,
+  MAX_COMMAND_TEXT_CHARS,
+  MAX_CONTROL_REQUEST_BYTES,
+  purposeRef,
+} from '../../shared/domain/live-calls.ts';
+import { formatRunRef } from '../../shared/domain/run-ref.ts';
+import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { signStreamToken, verifyStreamToken } from '../../shared/telephony/stream-token.ts';
 
 describe('live call addresses', () => {
@@ -39,5 +48,33 @@ describe('live credentials', () => {
     ],
   ])('%s', (_name, signedOver, token, at, check) => {
     expect(verifyStreamToken(key, signedOver, token, at)).toBe(check);
+  });
+});
+
+describe('a control request as the API sends it to the media service', () => {
+  const runRef = formatRunRef({
+    organizationId: Number.MAX_SAFE_INTEGER,
+    agentId: Number.MAX_SAFE_INTEGER,
+    runId: Number.MAX_SAFE_INTEGER,
+  });
+  const token = signStreamToken('k'.repeat(64), purposeRef('control', runRef), CONTROL_TOKEN_SECONDS);
+  const worst = (length: number) => '\u0001'.repeat(length); // written as \u0001: 6 bytes a character
+
+  // Each command at its longest, every character at its worst escape: the media service reads it whole.
+  it.each([
+    { type: 'add_message', content: worst(MAX_COMMAND_TEXT_CHARS), respond: true },
+    { type: 'say', text: worst(1000), end_call: true },
+    { type: 'end', say: worst(1000) },
+    { type: 'transfer', destination: worst(40) },
+  ])('$type', (command) => {
+    expect(LiveCommand.safeParse(command).success).toBe(true);
+    const body = JSON.stringify({ run_ref: runRef, token, command });
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_CONTROL_REQUEST_BYTES);
+  });
+
+  it('one character more is refused by the API schema', () => {
+    expect(
+      LiveCommand.safeParse({ type: 'add_message', content: 'x'.repeat(MAX_COMMAND_TEXT_CHARS + 1) }).success,
+    ).toBe(false);
   });
 });
