@@ -21,7 +21,9 @@ import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { getRun } from '../../shared/repositories/runs.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
-import type { LiveEvent, LogFn, MediaSession } from './streams/media-session.ts';
+import type { CallPipeline } from './call/call-pipeline.ts';
+import type { LogFn } from './call/call-types.ts';
+import type { LiveEvent } from './call/live-tap.ts';
 
 /** A listener this far behind gets no more audio until it catches up (events still go): a slow one never holds the task's memory. */
 const MAX_LISTENER_BUFFER_BYTES = 256 * 1024;
@@ -30,10 +32,10 @@ const MAX_CONTROL_BODY_BYTES = 16 * 1024;
 const RELAY_TIMEOUT_MS = 5_000;
 export const MEDIA_FORMAT = { encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 } as const;
 
-type Location = { session: MediaSession } | { host: string } | { status: number; reason: string };
+type Location = { session: CallPipeline } | { host: string } | { status: number; reason: string };
 
 export class LiveCalls {
-  private readonly sessions = new Map<string, MediaSession>();
+  private readonly sessions = new Map<string, CallPipeline>();
   private readonly listenerCounts = new Map<string, number>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 });
 
@@ -44,7 +46,7 @@ export class LiveCalls {
   ) {}
 
   /** The call or session of `runRef` is live here until it finishes. */
-  add(runRef: string, session: MediaSession): void {
+  add(runRef: string, session: CallPipeline): void {
     this.sessions.set(runRef, session);
     void session.finished.then(() => {
       if (this.sessions.get(runRef) === session) this.sessions.delete(runRef);

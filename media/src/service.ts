@@ -28,7 +28,8 @@ import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './st
 import { LiveCalls } from './live-calls.ts';
 import { LISTEN_PATH } from '../../shared/domain/live-calls.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
-import type { LogFn, MediaSession } from './streams/media-session.ts';
+import type { CallPipeline } from './call/call-pipeline.ts';
+import type { LogFn } from './call/call-types.ts';
 
 export { MEDIA_STREAM_PATH };
 
@@ -126,7 +127,7 @@ export async function startMediaService(options: {
         admitting -= 1;
       }
     };
-  const counted = (session: MediaSession, run: RunRecord) => {
+  const counted = (session: CallPipeline, run: RunRecord) => {
     live.add(formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }), session);
     calls += 1;
     track(session.finished);
