@@ -10,7 +10,6 @@ import { KeyDetector } from '../../media/src/audio/dtmf.ts';
 import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import type { CallPipelineOptions } from '../../media/src/call/call-types.ts';
-import { cutWords, sentenceEnd } from '../../media/src/call/reply.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
@@ -595,14 +594,6 @@ describe('call plan', () => {
       expect(plan.systemPrompt).toContain(`say "${expected.closing}" and call end_call`);
     },
   );
-
-  it('cuts spoken text at whole words and finds sentence ends', () => {
-    expect(cutWords('one two three four', 0.5)).toBe('one two');
-    expect(cutWords('one two three four', 1)).toBe('one two three four');
-    expect(cutWords('one two', 0)).toBe('');
-    expect(sentenceEnd('Hello there. How')).toBe(13);
-    expect(sentenceEnd('Hello there')).toBe(0);
-  });
 });
 
 describe('the platform providers (keys read from the VoiceProviders secret when a call needs them)', () => {
