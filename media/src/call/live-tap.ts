@@ -15,7 +15,7 @@ export type LiveCommand =
   | { type: 'transfer'; destination: string };
 
 /**
- * The live tap of a call: its listeners (the listen endpoint, media/src/live-calls.ts) follow it
+ * The live tap of a call: its listeners (the listen endpoint, media/src/live-call-server.ts) follow it
  * as it happens, and a browser or chat session's own client gets the same events (`sessionEvents`;
  * never a phone provider).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlUrl, listenUrl, purposeRef } from '../../shared/domain/live-calls.ts';
+import { controlUrl, listenUrl, purposeRef } from '../../shared/domain/live-call-access.ts';
 import { signStreamToken, verifyStreamToken } from '../../shared/telephony/stream-token.ts';
 
 describe('live call addresses', () => {

@@ -1,7 +1,8 @@
 /**
- * Live listen and control of the calls and sessions a media task holds. `/listen` is a WebSocket
- * that streams a call's audio (both sides) and events to a listener with a listen credential;
- * `/control` takes a command (say, add a message, end) with a control credential, from the API's
+ * The media task's side of live listen and control (the API's side is
+ * shared/services/live-call-api.ts), for the calls and sessions this task holds. `/listen` is a
+ * WebSocket that streams a call's audio (both sides) and events to a listener with a listen
+ * credential; `/control` takes a command (say, add a message, end) with a control credential, from the API's
  * control operation. Behind the load balancer a request may reach any task: one that does not
  * hold the call passes it on to the task that does (noted on the run at admission, `media_host`),
  * over the VPC, once (RELAY_HEADER); the credential is checked again there.
@@ -16,7 +17,7 @@ import {
   MAX_LISTENERS_PER_CALL,
   purposeRef,
   RELAY_HEADER,
-} from '../../shared/domain/live-calls.ts';
+} from '../../shared/domain/live-call-access.ts';
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { getRun } from '../../shared/repositories/runs.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
