@@ -9,7 +9,9 @@ type Step =
   | { result: Partial<TranscriptResult> & { text: string } }
   | { utteranceEnd: true }
   | { typed: string; atMs: number }
-  | { open: true };
+  | { open: true }
+  /** The media clock moves on (results come a little after their audio). */
+  | { at: number };
 
 /** What the caller's turns tell the pipeline, out. */
 type Out = { words: boolean } | { ended: CallerTurn | null };
@@ -39,6 +41,7 @@ async function run(steps: Step[], { bargeInMinWords = 1, openFirst = true } = {}
   if (openFirst) await open();
   for (const step of steps) {
     if ('open' in step) await open();
+    else if ('at' in step) nowMs = step.at;
     else if ('audio' in step) {
       nowMs = step.atMs;
       turns.audio(Buffer.alloc(step.audio), step.atMs);
@@ -63,10 +66,16 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
       name: 'finals add up into one turn, which speech_final ends',
       steps: [
         ...audio(0, 2000),
+        { at: 2100 },
         { result: { text: 'What are', isFinal: true, start: 0.2, end: 0.6 } },
+        { at: 2250 },
         { result: { text: 'your hours?', isFinal: true, speechFinal: true, start: 0.6, end: 1.2 } },
       ],
-      out: [{ words: true }, { words: true }, { ended: { text: 'What are your hours?', startMs: 200, endMs: 1200 } }],
+      out: [
+        { words: true },
+        { words: true },
+        { ended: { text: 'What are your hours?', startMs: 200, endMs: 1200, finalMs: 2250 } },
+      ],
     },
     {
       name: 'an empty speech_final still ends the turn the earlier finals began',
@@ -75,7 +84,7 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         { result: { text: 'Yes', isFinal: true, start: 0.1, end: 0.3 } },
         { result: { text: '', isFinal: true, speechFinal: true, start: 0.3, end: 0.6 } },
       ],
-      out: [{ words: true }, { ended: { text: 'Yes', startMs: 100, endMs: 300 } }],
+      out: [{ words: true }, { ended: { text: 'Yes', startMs: 100, endMs: 300, finalMs: 980 } }],
     },
     {
       name: 'UtteranceEnd ends the turn when no speech_final came',
@@ -84,7 +93,7 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         { result: { text: 'Hello', isFinal: true, start: 0, end: 0.4 } },
         { utteranceEnd: true },
       ],
-      out: [{ words: true }, { ended: { text: 'Hello', startMs: 0, endMs: 400 } }],
+      out: [{ words: true }, { ended: { text: 'Hello', startMs: 0, endMs: 400, finalMs: 980 } }],
     },
     {
       name: 'interim words count towards barge_in_min_words, with the finals before them',
@@ -113,12 +122,12 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         ...audio(5000, 400),
         { result: { text: 'Hi', isFinal: true, speechFinal: true, start: 0.22, end: 0.4 } },
       ],
-      out: [{ words: true }, { ended: { text: 'Hi', startMs: 5020, endMs: 5200 } }],
+      out: [{ words: true }, { ended: { text: 'Hi', startMs: 5020, endMs: 5200, finalMs: 5380 } }],
     },
     {
       name: "a chat's message is a whole turn, at the time it came",
       steps: [{ typed: 'Hi there', atMs: 1500 }],
-      out: [{ ended: { text: 'Hi there', startMs: 1500, endMs: 1500 } }],
+      out: [{ ended: { text: 'Hi there', startMs: 1500, endMs: 1500, finalMs: 1500 } }],
     },
   ])('$name', async ({ steps, bargeInMinWords, out }) => {
     expect((await run(steps, { bargeInMinWords })).out).toEqual(out);

@@ -7,6 +7,7 @@ import { Keypad } from './keypad.ts';
 import type { LiveTap } from './live-tap.ts';
 import { PromptBrain } from './prompt-brain.ts';
 import type { Speaker } from './reply.ts';
+import type { LatencyTrace } from './turn-latency.ts';
 
 /** The parts of a call's pipeline that work with the prepared call (its plan and providers). */
 export interface CallParts {
@@ -30,6 +31,7 @@ export interface CallPartsContext {
   isEnded(): boolean;
   log: LogFn;
   runRef(): string | null;
+  trace: LatencyTrace;
 }
 
 /** Builds the parts for a prepared call: its brain (the prompt and its tools), keypad, clocks and handoff. */
@@ -42,6 +44,7 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     isEnded: context.isEnded,
     log,
     runRef,
+    trace: context.trace,
     tools: new AgentTools(call, {
       gathered: context.gathered,
       closing: context.closing,

@@ -26,6 +26,7 @@ import { MediaClock } from './media-clock.ts';
 import { readFrame, replyFrames, type InboundFrame } from './media-stream-frames.ts';
 import { assembleParts, type CallParts } from './call-parts.ts';
 import { Speaker } from './reply.ts';
+import { TurnLatency } from './turn-latency.ts';
 
 /** The apology on a failure is cut off after this long, and the call hung up (wall time). */
 const APOLOGY_LIMIT_MS = 15_000;
@@ -37,6 +38,8 @@ export class CallPipeline {
   readonly fragments: TranscriptFragment[] = [];
   readonly gathered: Record<string, unknown> = {};
   wantsHangUp = false;
+  /** Each caller turn's latency, from the end of their speech to the answer's first frame (not stored yet). */
+  readonly latency: TurnLatency;
   /** Resolves once, at stop or when finish() is called by the transport. */
   readonly finished: Promise<SessionResult>;
   /** Resolves when the agent hung up (after its last words were sent) or a provider failed. */
@@ -63,6 +66,7 @@ export class CallPipeline {
     this.chat = options.transport === 'text';
     this.log = options.log ?? (() => {});
     this.clock = new MediaClock(options.clock ?? Date.now);
+    this.latency = new TurnLatency(this.clock);
     this.recorder = this.chat ? null : new CallRecorder();
     const runRef = () => this.runRef;
     this.tap = new LiveTap(
@@ -76,6 +80,7 @@ export class CallPipeline {
       isEnded: () => this.ended,
       log: this.log,
       runRef,
+      trace: this.latency,
       out: replyFrames(
         (message) => this.send(message),
         () => this.streamSid,
@@ -258,6 +263,7 @@ export class CallPipeline {
       isEnded: () => this.ended,
       log: this.log,
       runRef: () => this.runRef,
+      trace: this.latency,
     });
     this.parts = parts;
     if (this.ended) return;
@@ -387,6 +393,7 @@ export class CallPipeline {
   private endOfKeypadEntry({ keys, startMs, endMs }: KeypadEntry): void {
     this.speaker.takeCut();
     if (!keys || this.closing) return;
+    this.latency.turn(endMs, null);
     this.addFragment({
       timestamp: this.clock.isoAt(startMs),
       end: this.clock.isoAt(endMs),
@@ -412,6 +419,7 @@ export class CallPipeline {
       role: 'user',
       text: turn.text,
     });
+    this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);
   }

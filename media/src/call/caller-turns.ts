@@ -9,6 +9,8 @@ export interface CallerTurn {
   text: string;
   startMs: number;
   endMs: number;
+  /** When its last final result came (media clock): for the turn's latency. */
+  finalMs: number;
 }
 
 export interface CallerTurnEvents {
@@ -36,6 +38,7 @@ export class CallerTurns {
   private pendingUserText = '';
   private pendingUserStartMs = 0;
   private pendingUserEndMs = 0;
+  private pendingFinalMs = 0;
   private callerSpeaking = false;
 
   constructor(
@@ -90,6 +93,7 @@ export class CallerTurns {
     this.pendingUserText = text;
     this.pendingUserStartMs = now;
     this.pendingUserEndMs = now;
+    this.pendingFinalMs = now;
     this.end();
   }
 
@@ -98,7 +102,11 @@ export class CallerTurns {
     this.callerSpeaking = false;
     const text = this.pendingUserText;
     this.pendingUserText = '';
-    this.events.ended(text ? { text, startMs: this.pendingUserStartMs, endMs: this.pendingUserEndMs } : null);
+    this.events.ended(
+      text
+        ? { text, startMs: this.pendingUserStartMs, endMs: this.pendingUserEndMs, finalMs: this.pendingFinalMs }
+        : null,
+    );
   }
 
   private onTranscript(result: TranscriptResult): void {
@@ -113,6 +121,7 @@ export class CallerTurns {
       if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
       this.pendingUserEndMs = this.mediaTimeOf(result.end * 1000);
       this.pendingUserText = `${this.pendingUserText} ${text}`.trim();
+      this.pendingFinalMs = this.clock.nowMs();
     }
     // An empty speech_final still ends the turn the earlier finals began.
     if (result.speechFinal) this.end();

@@ -11,6 +11,7 @@ import type { AgentTools } from './agent-tools.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
 import type { LiveEvent } from './live-tap.ts';
 import { sentenceEnd } from './reply.ts';
+import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
 
 const MAX_TOOL_ROUNDS = 4;
 /** A model silent this long after a caller's turn gets the "one moment" filler (wall time). */
@@ -33,6 +34,8 @@ export interface PromptBrainOptions {
   isEnded(): boolean;
   log: LogFn;
   runRef(): string | null;
+  /** The turn's latency marks: the model's first token, the first sentence, the tool calls. */
+  trace?: LatencyTrace;
 }
 
 export class PromptBrain implements Brain {
@@ -74,6 +77,7 @@ export class PromptBrain implements Brain {
       this.options.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
     }
     const system = plan.systemPrompt + knowledgeSection(passages);
+    const trace = this.options.trace ?? NO_TRACE;
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       let text = '';
       let unspoken = '';
@@ -93,12 +97,16 @@ export class PromptBrain implements Brain {
         unspoken += event.text;
         // Speak each complete sentence while the model writes the next.
         for (let cut = sentenceEnd(unspoken); cut > 0; cut = sentenceEnd(unspoken)) {
+          trace.mark('first_sentence');
           answer.say(unspoken.slice(0, cut));
           unspoken = unspoken.slice(cut);
         }
       }
       if (answer.signal.aborted) return;
-      if (unspoken.trim()) answer.say(unspoken);
+      if (unspoken.trim()) {
+        trace.mark('first_sentence');
+        answer.say(unspoken);
+      }
       if (!toolCalls.length) {
         answer.finalWords(text);
         return;
@@ -113,7 +121,9 @@ export class PromptBrain implements Brain {
         })),
       });
       for (const toolCall of toolCalls) {
+        trace.tool(toolCall.name, 'start');
         const result = await this.options.tools.run(answer, toolCall, () => this.fillerAfterWait(answer));
+        trace.tool(toolCall.name, 'end');
         this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: result });
         this.options.sessionEvent({ event: 'tool_call', name: toolCall.name, arguments: toolCall.arguments, result });
       }
@@ -162,6 +172,7 @@ export class PromptBrain implements Brain {
       for await (const event of providers.llm.stream(request, AbortSignal.any([answer.signal, deadline.signal]))) {
         filler.cancel();
         clearTimeout(limit);
+        this.options.trace?.mark('model_first_token');
         yield event;
       }
       if (deadline.signal.aborted && !answer.signal.aborted)

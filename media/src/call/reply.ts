@@ -10,6 +10,7 @@ import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { Answer, AnswerAudio, HeardMessage } from './brain.ts';
 import type { CallClock, LogFn } from './call-types.ts';
 import { FRAME_BYTES, FRAME_MS } from './media-stream-frames.ts';
+import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
 
 const MULAW_SILENCE = 0xff;
 
@@ -73,6 +74,8 @@ export interface SpeakerOptions {
   events: ReplyEvents;
   log: LogFn;
   runRef(): string | null;
+  /** The turn's latency marks: the first audio byte from text-to-speech, the first frame sent. */
+  trace?: LatencyTrace;
 }
 
 /** The answer the caller's words cut, until the caller's turn shows whether they said anything. */
@@ -93,7 +96,11 @@ export class Speaker {
   private markCount = 0;
   private voice: { tts: TextToSpeech | undefined; options: { voice?: string; language: string } } | null = null;
 
-  constructor(private readonly options: SpeakerOptions) {}
+  private readonly trace: LatencyTrace;
+
+  constructor(private readonly options: SpeakerOptions) {
+    this.trace = options.trace ?? NO_TRACE;
+  }
 
   /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
   get playbackEndMs(): number {
@@ -281,9 +288,11 @@ export class Speaker {
         this.unplayed.push({ bytes: frame, atMs });
         this.outboundCursorMs = atMs + FRAME_MS;
         this.options.out.media(frame.toString('base64'), atMs);
+        this.trace.mark('first_frame_sent');
       };
       for await (const chunk of source()) {
         if (stopped()) return;
+        this.trace.mark('tts_first_byte');
         let bytes = Buffer.concat([carry, chunk]);
         for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES))
           sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
@@ -302,6 +311,7 @@ export class Speaker {
       if (reply.controller.signal.aborted || this.options.isEnded()) return;
       const atMs = this.options.clock.nowMs();
       this.options.out.text(text);
+      this.trace.mark('first_frame_sent');
       reply.segments.push({ index, text, startMs: atMs, endMs: atMs });
     });
   }
