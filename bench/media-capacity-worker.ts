@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
-import { MediaSession } from '../media/src/streams/media-session.ts';
+import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
 import { formatTranscriptFile } from '../shared/domain/transcripts.ts';
 import { availabilityTool } from '../test/support/voice.ts';
@@ -66,7 +66,7 @@ attachMediaStreams(
   server,
   '/media',
   (send) =>
-    new MediaSession({
+    new CallPipeline({
       prepare: async () => ({
         plan,
         providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },

@@ -13,7 +13,7 @@
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { ENDPOINTING_MS, platformProviders } from '../media/src/agent/providers.ts';
-import { MediaSession } from '../media/src/streams/media-session.ts';
+import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { SimulatedCaller } from '../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
 import { percentile } from './latency.ts';
@@ -59,7 +59,7 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
   });
   let endOfSpeech: number | null = null;
   let firstFrame: ((at: number) => void) | null = null;
-  const session = new MediaSession({
+  const session = new CallPipeline({
     prepare: async () => ({ plan, providers, organizationId: 1 }),
     send: (message) => {
       if ((message as { event: string }).event === 'media' && endOfSpeech !== null && firstFrame)

@@ -3,7 +3,7 @@ import { callerOf, createApiHandler, operation } from '../../shared/http/api-han
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent, ok } from '../../shared/http/response.ts';
 import * as conversations from '../../shared/services/conversations.ts';
-import * as liveCalls from '../../shared/services/live-calls.ts';
+import * as liveCalls from '../../shared/services/live-call-api.ts';
 
 export const handler = createApiHandler([
   operation(conversationRoutes.createConversation, async ({ params, body }, context) =>

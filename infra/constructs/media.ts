@@ -277,7 +277,7 @@ export class Media extends Construct {
       healthCheckGracePeriod: Duration.seconds(60),
     });
     // A listener or control command for a call reaches any task through the load balancer; the
-    // task holding the call takes it from the other tasks (media/src/live-calls.ts).
+    // task holding the call takes it from the other tasks (media/src/live-call-server.ts).
     this.service.connections.allowInternally(
       Port.tcp(MEDIA_PORT),
       'Media tasks pass live listeners and control commands to the task holding the call',

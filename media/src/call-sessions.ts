@@ -7,7 +7,8 @@
  */
 import { buildCallPlan } from './agent/call-plan.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
-import { MediaSession, type LogFn, type PreparedCall, type SessionResult } from './streams/media-session.ts';
+import { CallPipeline } from './call/call-pipeline.ts';
+import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
 import { decodeMulaw } from './audio/mulaw.ts';
 import { encodeWav, WAV_HEADER_BYTES, wavHeader } from './audio/wav.ts';
 import { readFile } from 'node:fs/promises';
@@ -195,8 +196,8 @@ export function createCallSession(
   send: (message: object) => void,
   log: LogFn,
   run: runs.RunRecord,
-): MediaSession {
-  return new MediaSession({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
+): CallPipeline {
+  return new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
 }
 
 /**
@@ -209,8 +210,8 @@ export function createBrowserSession(
   send: (message: object) => void,
   log: LogFn,
   run: runs.RunRecord,
-): MediaSession {
-  return new MediaSession({
+): CallPipeline {
+  return new CallPipeline({
     prepare: (runRef) => prepareCall(config, runRef, run, log),
     send,
     log,
@@ -227,7 +228,7 @@ const WHISPER_LINK_SECONDS = 15 * 60;
  * transport calls this before closing the stream). A warm message for a provider that plays audio
  * is spoken by the agent's own voice, saved with the run's files and given as a signed link.
  */
-export async function transferCall(session: MediaSession, run: runs.RunRecord, log: LogFn): Promise<void> {
+export async function transferCall(session: CallPipeline, run: runs.RunRecord, log: LogFn): Promise<void> {
   const intent = session.transferIntent;
   const callId = run.provider_call_id ?? session.callSid;
   if (!intent || !callId) return;

@@ -37,7 +37,7 @@ function maxCalls(): number {
 
 /**
  * The task's private IP, where the other tasks reach it to pass on a listener or a control command
- * (live-calls.ts): from the task metadata endpoint ECS gives every Fargate task.
+ * (live-call-server.ts): from the task metadata endpoint ECS gives every Fargate task.
  */
 async function taskPrivateIp(): Promise<string> {
   const endpoint = process.env.ECS_CONTAINER_METADATA_URI_V4;

@@ -2,8 +2,8 @@
  * The media service: `/healthz` for the load balancer, `/media`, the Media Streams WebSocket the
  * telephony provider connects each answered call to, and `/sessions`, where a browser connects a
  * voice or chat session of a conversation; `/listen` and `/control` for live listen and control of
- * those calls (live-calls.ts). The same code runs in the Fargate task and, in process, in the local
- * stack.
+ * those calls (live-call-server.ts). The same code runs in the Fargate task and, in process, in the
+ * local stack.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -25,10 +25,11 @@ import { WebRtcLeg, type WebRtcSettings } from './streams/webrtc-leg.ts';
 import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { admitBrowserSession, admitStream } from './stream-admission.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
-import { LiveCalls } from './live-calls.ts';
-import { LISTEN_PATH } from '../../shared/domain/live-calls.ts';
+import { LiveCalls } from './live-call-server.ts';
+import { LISTEN_PATH } from '../../shared/domain/live-call-access.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
-import type { LogFn, MediaSession } from './streams/media-session.ts';
+import type { CallPipeline } from './call/call-pipeline.ts';
+import type { LogFn } from './call/call-types.ts';
 
 export { MEDIA_STREAM_PATH };
 
@@ -126,7 +127,7 @@ export async function startMediaService(options: {
         admitting -= 1;
       }
     };
-  const counted = (session: MediaSession, run: RunRecord) => {
+  const counted = (session: CallPipeline, run: RunRecord) => {
     live.add(formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }), session);
     calls += 1;
     track(session.finished);

@@ -7,7 +7,7 @@
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
 import { claimMediaStream, resumeMediaStream, startSession, type RunRecord } from '../../shared/repositories/runs.ts';
-import { purposeRef } from '../../shared/domain/live-calls.ts';
+import { purposeRef } from '../../shared/domain/live-call-access.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { MAX_COMMAND_TEXT_CHARS } from '../domain/live-calls.ts';
+import { MAX_COMMAND_TEXT_CHARS } from '../domain/live-call-access.ts';
 import { Timestamp } from './common.ts';
 
 const Sentence = z.string().min(1).max(1000);

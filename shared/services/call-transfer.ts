@@ -22,7 +22,7 @@ import type {
 } from '../telephony/adapter.ts';
 import { completeCall } from './call-completion.ts';
 import { requiredSetting } from '../config/settings.ts';
-import { purposeRef } from '../domain/live-calls.ts';
+import { purposeRef } from '../domain/live-call-access.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 
 const refOf = (run: runs.RunRecord): RunRef => ({

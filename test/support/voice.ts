@@ -1,6 +1,6 @@
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
-import type { PreparedCall } from '../../media/src/streams/media-session.ts';
+import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import type { ToolRecord } from '../../shared/repositories/agent-resources.ts';
 import {
   startFakeVoiceProviders,

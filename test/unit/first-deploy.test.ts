@@ -3,7 +3,7 @@ import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
 import { HEALTH_PATH } from '../../media/src/deployment.ts';
 import { startMediaService } from '../../media/src/service.ts';
-import { MediaSession } from '../../media/src/streams/media-session.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
 import type { LocalSecretsManager } from '../../local/secrets-manager.ts';
@@ -59,7 +59,7 @@ describe('the first deploy: the media task before the operator fills in the prov
     await expect(platform.stt()).rejects.toThrow(missing);
 
     // The call loop with the platform's providers, as call-sessions.ts prepares it.
-    const session = new MediaSession({
+    const session = new CallPipeline({
       prepare: async () => ({
         plan: buildCallPlan(callInput({ workflowDefinition: { greeting: 'Hello.' } })),
         providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },

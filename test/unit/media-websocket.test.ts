@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
-import { MediaSession, type SessionResult } from '../../media/src/streams/media-session.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import type { SessionResult } from '../../media/src/call/call-types.ts';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import { attachMediaStreams, HANGUP_MARK, type MediaStreamsOptions } from '../../media/src/streams/websocket-server.ts';
 import { callInput, voiceFakes } from '../support/voice.ts';
@@ -28,7 +29,7 @@ async function startServer(extra: Partial<MediaStreamsOptions<null>> = {}) {
     server,
     '/media-stream',
     (send) =>
-      new MediaSession({
+      new CallPipeline({
         prepare: fakes.prepare(
           callInput({ workflowDefinition: { greeting: 'Hello, this is Ann.' }, dispositionCodes: { reached: {} } }),
         ),

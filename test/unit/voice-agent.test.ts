@@ -8,12 +8,8 @@ import { parseWavHeader } from '../../media/src/audio/wav.ts';
 import { frames, noise, synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { KeyDetector } from '../../media/src/audio/dtmf.ts';
 import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
-import {
-  cutWords,
-  MediaSession,
-  sentenceEnd,
-  type MediaSessionOptions,
-} from '../../media/src/streams/media-session.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import type { CallPipelineOptions } from '../../media/src/call/call-types.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
@@ -28,20 +24,20 @@ afterEach(async () => {
 type Sent = { event: string; streamSid?: string; media?: { payload: string }; mark?: { name: string } };
 
 /**
- * A call between a SimulatedCaller (Media Streams frames) and a MediaSession using the real
+ * A call between a SimulatedCaller (Media Streams frames) and a CallPipeline using the real
  * Deepgram, OpenAI and ElevenLabs clients against the local fakes. The session's clock follows the
  * media timestamps, as in a real call.
  */
 async function call(
   input: Partial<CallInput>,
   fakeOptions: FakeVoiceOptions = {},
-  timing?: MediaSessionOptions['timing'],
+  timing?: CallPipelineOptions['timing'],
 ) {
   const fakes = await voiceFakes(fakeOptions);
   cleanups.push(fakes.stop);
   let now = BASE;
   const sent: Sent[] = [];
-  const session = new MediaSession({
+  const session = new CallPipeline({
     prepare: fakes.prepare(callInput(input)),
     send: (message) => sent.push(message as Sent),
     clock: () => now,
@@ -598,14 +594,6 @@ describe('call plan', () => {
       expect(plan.systemPrompt).toContain(`say "${expected.closing}" and call end_call`);
     },
   );
-
-  it('cuts spoken text at whole words and finds sentence ends', () => {
-    expect(cutWords('one two three four', 0.5)).toBe('one two');
-    expect(cutWords('one two three four', 1)).toBe('one two three four');
-    expect(cutWords('one two', 0)).toBe('');
-    expect(sentenceEnd('Hello there. How')).toBe(13);
-    expect(sentenceEnd('Hello there')).toBe(0);
-  });
 });
 
 describe('the platform providers (keys read from the VoiceProviders secret when a call needs them)', () => {

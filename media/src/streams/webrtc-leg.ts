@@ -9,7 +9,7 @@
 import OpusScript from 'opusscript';
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import { decodeMulaw, encodeMulaw } from '../audio/mulaw.ts';
-import type { LogFn } from './media-session.ts';
+import type { LogFn } from '../call/call-types.ts';
 
 /** Where the leg gathers ICE candidates, and which of the browser's it tries. */
 export interface WebRtcSettings {

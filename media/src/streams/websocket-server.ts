@@ -1,5 +1,5 @@
 /**
- * Media Streams WebSocket endpoint: one MediaSession per admitted provider connection, on the
+ * Media Streams WebSocket endpoint: one CallPipeline per admitted provider connection, on the
  * service's existing HTTP server (same port as /healthz, so the load balancer needs a single
  * target). A connection is nobody's until its `start` frame carries a stream credential the
  * platform minted for a run waiting for its media (`admit`): until then nothing is created,
@@ -10,7 +10,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { STREAM_PARAMETERS, type MediaFrameCodec } from '../../../shared/telephony/adapter.ts';
 import { codecForStream } from '../../../shared/telephony/media-codecs.ts';
-import type { LogFn, MediaSession, SessionResult } from './media-session.ts';
+import type { CallPipeline } from '../call/call-pipeline.ts';
+import type { LogFn, SessionResult } from '../call/call-types.ts';
 
 export const HANGUP_MARK = 'hangup';
 
@@ -69,7 +70,7 @@ export interface MediaStreamsOptions<Admitted = unknown> {
    * Runs once the agent's last words have played, before the stream is closed: a transfer is
    * carried out at the provider here, while the call is still connected.
    */
-  beforeAgentHangUp?: (session: MediaSession, admitted: Admitted) => Promise<void>;
+  beforeAgentHangUp?: (session: CallPipeline, admitted: Admitted) => Promise<void>;
 }
 
 export interface PeerLeg {
@@ -95,7 +96,7 @@ const POLICY_VIOLATION = 1008;
 export function attachMediaStreams<Admitted>(
   server: Server,
   path: string,
-  createSession: (send: (message: object) => void, admitted: Admitted) => MediaSession,
+  createSession: (send: (message: object) => void, admitted: Admitted) => CallPipeline,
   onFinished: (result: SessionResult, admitted: Admitted) => Promise<void>,
   options: MediaStreamsOptions<Admitted>,
 ): MediaStreamsHandle {
@@ -133,7 +134,7 @@ export function attachMediaStreams<Admitted>(
     const remote = request.socket.remoteAddress;
     let phase: 'awaiting-start' | 'admitting' | 'accepted' | 'refused' = 'awaiting-start';
     const early: Record<string, unknown>[] = [];
-    let session: MediaSession | undefined;
+    let session: CallPipeline | undefined;
     let inboundBytes = 0;
 
     const refuse = (reason: string, details: Record<string, unknown> = {}, status?: number): void => {
@@ -205,7 +206,7 @@ export function attachMediaStreams<Admitted>(
       return true;
     };
 
-    const startSession = (admitted: Admitted): MediaSession => {
+    const startSession = (admitted: Admitted): CallPipeline => {
       const created = createSession(send, admitted);
       // `finished` resolves exactly once (stop or close, whichever first), so onFinished runs once.
       void created.finished.then((result) =>

@@ -6,7 +6,7 @@ import {
   MAX_COMMAND_TEXT_CHARS,
   MAX_CONTROL_REQUEST_BYTES,
   purposeRef,
-} from '../../shared/domain/live-calls.ts';
+} from '../../shared/domain/live-call-access.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { signStreamToken, verifyStreamToken } from '../../shared/telephony/stream-token.ts';

@@ -186,7 +186,7 @@ describe.skipIf(needsLocalStack)('live listen and control', () => {
     expect(await refusedWith(sessionToken)).toEqual({ code: 4401, reason: 'refused: listen credential wrong_run' });
     Object.assign(process.env, inject('stackEnv'));
     const { mintStreamToken } = await import('../../shared/telephony/stream-token.ts');
-    const { purposeRef } = await import('../../shared/domain/live-calls.ts');
+    const { purposeRef } = await import('../../shared/domain/live-call-access.ts');
     const expired = await mintStreamToken(purposeRef('listen', runRef), 60, Date.now() - 120_000);
     expect(await refusedWith(expired)).toEqual({ code: 4401, reason: 'refused: listen credential expired' });
     // A listen credential of another run.
@@ -207,7 +207,7 @@ describe.skipIf(needsLocalStack)('live listen and control', () => {
         import('../../media/src/agent/providers.ts'),
         import('../../local/fakes/voice-providers.ts'),
         import('../../shared/telephony/stream-token.ts'),
-        import('../../shared/domain/live-calls.ts'),
+        import('../../shared/domain/live-call-access.ts'),
       ],
     );
     const fakes = await startFakeVoiceProviders();

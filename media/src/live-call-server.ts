@@ -1,7 +1,8 @@
 /**
- * Live listen and control of the calls and sessions a media task holds. `/listen` is a WebSocket
- * that streams a call's audio (both sides) and events to a listener with a listen credential;
- * `/control` takes a command (say, add a message, end) with a control credential, from the API's
+ * The media task's side of live listen and control (the API's side is
+ * shared/services/live-call-api.ts), for the calls and sessions this task holds. `/listen` is a
+ * WebSocket that streams a call's audio (both sides) and events to a listener with a listen
+ * credential; `/control` takes a command (say, add a message, end) with a control credential, from the API's
  * control operation. Behind the load balancer a request may reach any task: one that does not
  * hold the call passes it on to the task that does (noted on the run at admission, `media_host`),
  * over the VPC, once (RELAY_HEADER); the credential is checked again there.
@@ -17,12 +18,14 @@ import {
   MAX_LISTENERS_PER_CALL,
   purposeRef,
   RELAY_HEADER,
-} from '../../shared/domain/live-calls.ts';
+} from '../../shared/domain/live-call-access.ts';
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { getRun } from '../../shared/repositories/runs.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
-import type { LiveEvent, LogFn, MediaSession } from './streams/media-session.ts';
+import type { CallPipeline } from './call/call-pipeline.ts';
+import type { LogFn } from './call/call-types.ts';
+import type { LiveEvent } from './call/live-tap.ts';
 
 /** A listener this far behind gets no more audio until it catches up (events still go): a slow one never holds the task's memory. */
 const MAX_LISTENER_BUFFER_BYTES = 256 * 1024;
@@ -30,10 +33,10 @@ const MAX_LISTENER_BUFFER_BYTES = 256 * 1024;
 const RELAY_TIMEOUT_MS = 5_000;
 export const MEDIA_FORMAT = { encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 } as const;
 
-type Location = { session: MediaSession } | { host: string } | { status: number; reason: string };
+type Location = { session: CallPipeline } | { host: string } | { status: number; reason: string };
 
 export class LiveCalls {
-  private readonly sessions = new Map<string, MediaSession>();
+  private readonly sessions = new Map<string, CallPipeline>();
   private readonly listenerCounts = new Map<string, number>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 });
 
@@ -44,7 +47,7 @@ export class LiveCalls {
   ) {}
 
   /** The call or session of `runRef` is live here until it finishes. */
-  add(runRef: string, session: MediaSession): void {
+  add(runRef: string, session: CallPipeline): void {
     this.sessions.set(runRef, session);
     void session.finished.then(() => {
       if (this.sessions.get(runRef) === session) this.sessions.delete(runRef);

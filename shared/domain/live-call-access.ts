@@ -1,8 +1,9 @@
 /**
- * Live listen and control of a call in progress (media/src/live-calls.ts): where on the media
- * service they are, and their credentials. Both are stream tokens (shared/telephony/stream-token.ts)
- * minted for the run under a purpose, so a listen credential never passes for a control one, nor
- * either for the call's own media stream.
+ * Access to a call in progress, shared by both sides of live listen and control (the API's,
+ * shared/services/live-call-api.ts, and the media task's, media/src/live-call-server.ts): where on
+ * the media service they are, and their credentials. Both are stream tokens
+ * (shared/telephony/stream-token.ts) minted for the run under a purpose, so a listen credential
+ * never passes for a control one, nor either for the call's own media stream.
  */
 export const LISTEN_PATH = '/listen';
 export const CONTROL_PATH = '/control';

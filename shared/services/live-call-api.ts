@@ -1,3 +1,8 @@
+/**
+ * The API's side of live listen and control (`POST …/listen`, `POST …/control`): a listen link to
+ * the media task holding the run, and a command posted to it with a short control credential. The
+ * media task's side is media/src/live-call-server.ts; what both check is shared/domain/live-call-access.ts.
+ */
 import { requiredSetting } from '../config/settings.ts';
 import { ConflictError, DomainError } from '../domain/errors.ts';
 import {
@@ -6,7 +11,7 @@ import {
   LISTEN_TOKEN_SECONDS,
   listenUrl,
   purposeRef,
-} from '../domain/live-calls.ts';
+} from '../domain/live-call-access.ts';
 import { formatRunRef } from '../domain/run-ref.ts';
 import type { RunRecord } from '../repositories/runs.ts';
 import type { LiveCommand } from '../schemas/live-calls.ts';

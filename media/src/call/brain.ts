@@ -1,0 +1,46 @@
+/**
+ * The brain of a call decides what the agent says next. Today's is the prompt and its tool loop
+ * (prompt-brain.ts); a flow brain (a scripted graph) or a speech-to-speech model (a brain that
+ * also listens and speaks) implement the same interface. It writes an answer through `Answer`;
+ * reply.ts owns the answer's speech, and what of it the caller really heard.
+ */
+import type { ChatMessage } from '../agent/interfaces.ts';
+
+/** Audio already in the call's format (8 kHz mu-law), instead of text-to-speech of the text. */
+export type AnswerAudio = () => AsyncIterable<Uint8Array>;
+
+/** One answer of the agent, as its brain writes it. */
+export interface Answer {
+  /** Aborted when the answer is cut off (a barge-in, the call ending, a failure). */
+  readonly signal: AbortSignal;
+  /** Something of the answer is queued to be said already. */
+  readonly saidAnything: boolean;
+  /** The answer ends the call once said. */
+  readonly hangingUp: boolean;
+  /** Says `text` after what the answer already queued (spoken, or written in a chat). */
+  say(text: string, audio?: AnswerAudio): void;
+  /** The words the answer ends with (after any tool calls), for the conversation's history. */
+  finalWords(text: string): void;
+  /** Hang up once the answer has played. */
+  hangUp(): void;
+}
+
+/** An answer's message in the conversation: what the caller heard, amended if a barge-in cuts it later. */
+export interface HeardMessage {
+  content: string;
+}
+
+export interface Brain {
+  /** The caller's turn (their words, or the keys they pressed), into the conversation. */
+  hearCaller(text: string): void;
+  /** Guidance from outside the conversation (a supervisor's message), into the context. */
+  addNote(content: string): void;
+  /** A call taken back after a transfer nobody took: the conversation so far, then what happened. */
+  restore(history: ChatMessage[], note: string): void;
+  /** Answers the conversation so far; `userText` is the caller's turn it answers, if any. */
+  answer(answer: Answer, userText: string | null): Promise<void>;
+  /** What the caller heard of an answer, into the conversation. */
+  heardAgent(text: string): HeardMessage;
+  /** A summary of the call for a person taking it over (a warm transfer). */
+  summary(): Promise<string>;
+}

@@ -1,0 +1,68 @@
+import { AgentTools } from './agent-tools.ts';
+import type { Brain } from './brain.ts';
+import { CallClocks } from './call-clocks.ts';
+import type { CallPipelineOptions, LogFn, PreparedCall } from './call-types.ts';
+import { Handoff } from './handoff.ts';
+import { Keypad } from './keypad.ts';
+import type { LiveTap } from './live-tap.ts';
+import { PromptBrain } from './prompt-brain.ts';
+import type { Speaker } from './reply.ts';
+import type { LatencyTrace } from './turn-latency.ts';
+
+/** The parts of a call's pipeline that work with the prepared call (its plan and providers). */
+export interface CallParts {
+  call: PreparedCall;
+  brain: Brain;
+  keypad: Keypad;
+  clocks: CallClocks;
+  handoff: Handoff;
+}
+
+/** What the parts share with the rest of the pipeline (call-pipeline.ts). */
+export interface CallPartsContext {
+  chat: boolean;
+  timing: CallPipelineOptions['timing'];
+  /** What the model saves (`gathered_context`). */
+  gathered: Record<string, unknown>;
+  tap: LiveTap;
+  speaker: Speaker;
+  /** The call is ending: nothing new starts. */
+  closing(): void;
+  isEnded(): boolean;
+  log: LogFn;
+  runRef(): string | null;
+  trace: LatencyTrace;
+}
+
+/** Builds the parts for a prepared call: its brain (the prompt and its tools), keypad, clocks and handoff. */
+export function assembleParts(call: PreparedCall, context: CallPartsContext): CallParts {
+  const { tap, log, runRef } = context;
+  const brain: PromptBrain = new PromptBrain(call, {
+    chat: context.chat,
+    timing: context.timing,
+    sessionEvent: (event) => tap.sessionEvent(event),
+    isEnded: context.isEnded,
+    log,
+    runRef,
+    trace: context.trace,
+    tools: new AgentTools(call, {
+      gathered: context.gathered,
+      closing: context.closing,
+      transfer: (destination, reason) => handoff.prepare(destination, 'the agent', reason),
+      log,
+      runRef,
+    }),
+  });
+  const handoff = new Handoff(call, { brain, notify: (event) => tap.notify(event), log, runRef });
+  context.speaker.useVoice(call.providers.tts, {
+    voice: call.plan.settings.voice,
+    language: call.plan.settings.language,
+  });
+  return {
+    call,
+    brain,
+    handoff,
+    keypad: new Keypad(call.plan.settings.keypad),
+    clocks: new CallClocks(call.plan.settings, context.chat),
+  };
+}

@@ -1,0 +1,475 @@
+/**
+ * One call as a pipeline of parts, wired here; independent of the transport: feed it parsed
+ * inbound Media Streams JSON via handle(), it calls send() with outbound messages (`media`,
+ * `mark`, `clear`; a chat's `text`). docs/voice-agent.md#the-call-pipeline draws it:
+ *
+ * - media-stream-frames.ts reads the transport's frames and writes the pipeline's output;
+ * - caller-turns.ts makes the caller's turns from their audio (speech-to-text, endpointing, the
+ *   words that barge in, false starts), keypad.ts the keys they press into entries;
+ * - the brain (brain.ts, today prompt-brain.ts with agent-tools.ts) writes each answer;
+ * - reply.ts speaks it (the speech queue, marks, what played, the cut of a barge-in, resuming);
+ * - call-clocks.ts keeps the silence, length and idle limits on media-clock.ts;
+ * - live-tap.ts lets the call be followed and steered (live-control.ts); handoff.ts hands it on.
+ */
+import { ProviderError } from '../agent/interfaces.ts';
+import { CallRecorder } from '../audio/recorder.ts';
+import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
+import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
+import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
+import type { ClockAction } from './call-clocks.ts';
+import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './call-types.ts';
+import { CallerTurns, type CallerTurn } from './caller-turns.ts';
+import { isKey, type KeypadEntry } from './keypad.ts';
+import { applyCommand } from './live-control.ts';
+import { LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
+import { MediaClock } from './media-clock.ts';
+import { readFrame, replyFrames, type InboundFrame } from './media-stream-frames.ts';
+import { assembleParts, type CallParts } from './call-parts.ts';
+import { Speaker } from './reply.ts';
+import { TurnLatency } from './turn-latency.ts';
+
+/** The apology on a failure is cut off after this long, and the call hung up (wall time). */
+const APOLOGY_LIMIT_MS = 15_000;
+
+export class CallPipeline {
+  streamSid: string | null = null;
+  callSid: string | null = null;
+  runRef: string | null = null;
+  readonly fragments: TranscriptFragment[] = [];
+  readonly gathered: Record<string, unknown> = {};
+  wantsHangUp = false;
+  /** Each caller turn's latency, from the end of their speech to the answer's first frame (not stored yet). */
+  readonly latency: TurnLatency;
+  /** Resolves once, at stop or when finish() is called by the transport. */
+  readonly finished: Promise<SessionResult>;
+  /** Resolves when the agent hung up (after its last words were sent) or a provider failed. */
+  readonly hangUpRequested: Promise<HangUpInfo>;
+
+  private readonly options: CallPipelineOptions;
+  private readonly log: LogFn;
+  private readonly chat: boolean;
+  private readonly clock: MediaClock;
+  private readonly recorder: CallRecorder | null;
+  private readonly tap: LiveTap;
+  private readonly speaker: Speaker;
+  private readonly turns: CallerTurns;
+  private parts: CallParts | null = null;
+  private ready: Promise<void> = Promise.resolve();
+  private closing = false;
+  private failure: string | null = null;
+  private ended = false;
+  private resolveFinished!: (result: SessionResult) => void;
+  private resolveHangUp!: (info: HangUpInfo) => void;
+
+  constructor(options: CallPipelineOptions) {
+    this.options = options;
+    this.chat = options.transport === 'text';
+    this.log = options.log ?? (() => {});
+    this.clock = new MediaClock(options.clock ?? Date.now);
+    this.latency = new TurnLatency(this.clock);
+    this.recorder = this.chat ? null : new CallRecorder();
+    const runRef = () => this.runRef;
+    this.tap = new LiveTap(
+      { sessionEvents: options.sessionEvents === true, send: (event) => this.send(event), log: this.log },
+      runRef,
+    );
+    this.speaker = new Speaker({
+      clock: this.clock,
+      chat: this.chat,
+      recorder: this.recorder,
+      isEnded: () => this.ended,
+      log: this.log,
+      runRef,
+      trace: this.latency,
+      out: replyFrames(
+        (message) => this.send(message),
+        () => this.streamSid,
+        this.tap,
+      ),
+      events: {
+        transcript: (fragment) => this.addFragment(fragment),
+        untranscribe: (fragment) => this.fragments.splice(this.fragments.indexOf(fragment), 1),
+        heard: (text) => this.parts!.brain.heardAgent(text),
+        hangUp: () => {
+          if (!this.wantsHangUp && !this.ended) this.hangUp();
+        },
+        failed: (error) => this.fail(error),
+      },
+    });
+    this.turns = new CallerTurns(this.clock, () => this.parts?.call.plan.settings.bargeInMinWords ?? 1, {
+      words: (enough) => this.onCallerWords(enough),
+      ended: (turn) => this.endOfCallerTurn(turn),
+    });
+    this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
+  }
+
+  get isFinished(): boolean {
+    return this.ended;
+  }
+
+  /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
+  get playbackEndMs(): number {
+    return this.speaker.playbackEndMs;
+  }
+
+  /** Resolves when the call is set up and its opening words are sent (tests). */
+  get opened(): Promise<void> {
+    return this.ready;
+  }
+
+  /** A transfer asked for, carried out once its handoff phrase has played (the transport's owner does it). */
+  get transferIntent(): TransferIntent | null {
+    return this.parts?.handoff.intent ?? null;
+  }
+
+  /** Resolves when the answer in progress, if any, is complete (tests, bench). */
+  idle(): Promise<void> {
+    return this.speaker.idle();
+  }
+
+  /** Follows the call as it happens (LiveEvent) until it ends; returns the way to stop following. */
+  observe(listener: (event: LiveEvent) => void): () => void {
+    if (!this.ended) return this.tap.observe(listener);
+    listener({ event: 'end' });
+    return () => {};
+  }
+
+  /**
+   * A command of the control API, applied at once; the reason it cannot be, otherwise. A sentence
+   * to say or an answer asked for waits for the agent's answer in progress (answers never overlap);
+   * ending cuts it off.
+   */
+  control(command: LiveCommand): string | null {
+    const parts = this.parts;
+    if (this.ended || !parts) return this.ended ? 'the call has ended' : 'the call is not set up yet';
+    if (this.closing) return 'the call is ending';
+    const refusal = applyCommand(command, {
+      call: parts.call,
+      handoff: parts.handoff,
+      brain: parts.brain,
+      speaker: this.speaker,
+      live: () => !this.closing && !this.ended,
+      ended: () => this.ended,
+      closing: () => (this.closing = true),
+      answer: () => this.answer(null),
+      goodbye: (text) => this.goodbye(text),
+      endNow: () => {
+        this.closing = true;
+        this.speaker.interrupt('time');
+        this.hangUp();
+      },
+    });
+    if (refusal) return refusal;
+    this.tap.notify({ event: 'control', ...command });
+    return null;
+  }
+
+  /** The agent's voice saying `text`, as 8 kHz mu-law (a warm transfer's message for a provider that plays audio). */
+  synthesize(text: string): Promise<Buffer> {
+    return this.parts!.handoff.synthesize(text);
+  }
+
+  /** Handles one parsed inbound message. Never throws; malformed input is logged and dropped. */
+  async handle(message: unknown): Promise<void> {
+    try {
+      const frame = readFrame(message);
+      if (frame.type === 'malformed') {
+        this.log('warn', 'ignoring malformed media stream message');
+        return;
+      }
+      if (this.ended) return;
+      switch (frame.type) {
+        case 'ignored':
+          return;
+        case 'key':
+          return this.onKey(frame.key);
+        case 'message':
+          return this.onMessage(frame.text);
+        case 'start':
+          return this.onStart(frame);
+        case 'audio':
+          return this.onAudio(frame);
+        case 'stop':
+          await this.finish('stop');
+          return;
+        case 'unknown':
+          this.log('warn', 'ignoring unknown media stream event', { event: frame.event });
+      }
+    } catch (error) {
+      this.log('error', 'media session failed to handle message', { error: String(error) });
+    }
+  }
+
+  /** Ends the session (idempotent): stops the agent and the speech stream, then resolves `finished`. */
+  async finish(reason: 'stop' | 'closed' = 'closed'): Promise<SessionResult> {
+    if (!this.ended) {
+      this.ended = true;
+      this.parts?.clocks.stop();
+      await this.ready;
+      // The caller hung up: an answer still playing was cut there.
+      this.speaker.stop(this.wantsHangUp);
+      await this.idle();
+      await this.turns.close();
+      const now = this.clock.wall();
+      this.tap.end({ event: 'end', reason, failure: this.failure });
+      // A hang-up waits for its mark, so what is left unplayed here never reached the caller.
+      this.speaker.recordPlayed(
+        reason === 'closed' && this.wantsHangUp ? Number.POSITIVE_INFINITY : this.clock.nowMs(),
+      );
+      this.resolveFinished({
+        runRef: this.runRef,
+        streamSid: this.streamSid,
+        callSid: this.callSid,
+        startedAt: new Date(this.clock.startedAtEpochMs ?? now).toISOString(),
+        endedAt: new Date(now).toISOString(),
+        reason,
+        failure: this.failure,
+        agentEnded: this.wantsHangUp && reason === 'closed',
+        fragments: [...this.fragments].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
+        gathered: { ...this.gathered },
+        recording: this.recorder?.finish() ?? null,
+        durationMs: this.recorder?.durationMs ?? 0,
+        transfer: this.transferIntent,
+      });
+    }
+    return this.finished;
+  }
+
+  private onStart(frame: Extract<InboundFrame, { type: 'start' }>): void {
+    if (this.clock.started) {
+      this.log('warn', 'ignoring duplicate start event');
+      return;
+    }
+    ({ streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef } = frame);
+    this.clock.start();
+    const format = frame.mediaFormat;
+    if (format && !this.chat && (format.encoding !== 'audio/x-mulaw' || Number(format.sampleRate) !== 8000)) {
+      this.log('warn', 'unexpected media format; treating audio as 8 kHz mu-law', { mediaFormat: format });
+    }
+    this.log('info', 'media stream started', { streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef });
+    this.ready = this.open().catch((error: unknown) => this.fail(error));
+  }
+
+  private async open(): Promise<void> {
+    const call = await this.options.prepare(this.runRef);
+    const parts = assembleParts(call, {
+      chat: this.chat,
+      timing: this.options.timing,
+      gathered: this.gathered,
+      tap: this.tap,
+      speaker: this.speaker,
+      closing: () => (this.closing = true),
+      isEnded: () => this.ended,
+      log: this.log,
+      runRef: () => this.runRef,
+      trace: this.latency,
+    });
+    this.parts = parts;
+    if (this.ended) return;
+    const { firstMessage } = call.plan.settings;
+    if (this.chat) {
+      parts.clocks.activity(this.clock.nowMs());
+      parts.clocks.tickEvery(() => this.checkClock());
+      return firstMessage ? this.speaker.say(firstMessage) : this.answer(null);
+    }
+    await this.turns.listen(call, {
+      reconnecting: (reason) => {
+        this.log('warn', 'speech-to-text stream dropped: reconnecting', { runRef: this.runRef, reason });
+        call.runLog?.('WARN', `Speech-to-text stream dropped (${reason}); reconnected, the call goes on`);
+      },
+      failed: (error) => this.fail(error),
+    });
+    parts.clocks.activity(this.clock.nowMs());
+    if (call.resume) {
+      // Back from a transfer nobody took: the model knows the conversation and what happened.
+      parts.brain.restore(call.resume.history, call.resume.note);
+      return this.answer(null);
+    }
+    if (firstMessage) this.speaker.say(firstMessage);
+    else this.answer(null);
+  }
+
+  private onAudio(frame: Extract<InboundFrame, { type: 'audio' }>): void {
+    if (!this.clock.started) {
+      this.log('warn', 'ignoring media before start');
+      return;
+    }
+    const { payload } = frame;
+    if (payload === null) {
+      this.log('warn', 'ignoring media message without payload');
+      return;
+    }
+    if (!frame.inbound) return;
+    const bytes = Buffer.from(payload, 'base64');
+    if (bytes.length === 0) return;
+    const atMs = frame.timestampMs ?? this.clock.nowMs();
+    this.clock.reached(atMs);
+    this.recorder?.addInbound(bytes, atMs);
+    if (this.tap.listening) this.tap.notify({ event: 'media', track: 'inbound', timestamp: atMs, payload });
+    this.speaker.recordPlayed(this.clock.nowMs());
+    this.turns.audio(bytes, atMs);
+    this.checkClock();
+  }
+
+  /** Silence prompts, silence timeout, the keypad's pause, a stalled turn and the call's time limit. */
+  private checkClock(): void {
+    const parts = this.parts;
+    if (!parts || this.closing || this.ended) return;
+    const now = this.clock.nowMs();
+    const action: ClockAction | null = parts.clocks.check(now, {
+      keypadDue: parts.keypad.timedOut(now),
+      callerSpeaking: this.turns.speaking,
+      busy: this.speaker.answering || this.turns.busy || parts.keypad.pending,
+      playbackEndMs: this.speaker.playbackEndMs,
+    });
+    const { phrases } = parts.call.plan;
+    switch (action) {
+      case 'time-limit':
+        this.log('info', 'maximum call length reached', { runRef: this.runRef });
+        return this.goodbye(phrases.timeLimitGoodbye);
+      case 'keypad-timeout':
+        return this.endOfKeypadEntry(parts.keypad.end());
+      case 'stalled-turn':
+        this.log('info', 'caller turn ended without an end of utterance', { runRef: this.runRef });
+        return this.turns.end();
+      case 'chat-idle':
+        this.log('info', 'chat idle: ending it', { runRef: this.runRef });
+        return this.goodbye(phrases.idleGoodbye);
+      case 'silence-prompt':
+        return this.speaker.say(phrases.silencePrompt);
+      case 'silence-goodbye':
+        this.log('info', 'caller silent: ending the call', { runRef: this.runRef });
+        return this.goodbye(phrases.silenceGoodbye);
+    }
+  }
+
+  private goodbye(text: string): void {
+    this.closing = true;
+    this.speaker.interrupt('time');
+    this.speaker.say(text, true);
+  }
+
+  /** Caller words: a barge-in when the agent is talking or about to, once there are enough of them. */
+  private onCallerWords(enough: boolean): void {
+    this.parts?.clocks.heard(this.clock.nowMs());
+    if (enough && !this.closing) this.speaker.interrupt('caller');
+  }
+
+  /**
+   * A key the caller pressed (the provider's `dtmf` stream event): it stops the agent like words do,
+   * and adds to the entry under way (keypad.ts). The entry is the caller's turn.
+   */
+  private onKey(key: string): void {
+    const parts = this.parts;
+    if (!isKey(key) || !parts || this.closing) {
+      this.log('warn', 'ignoring a key press', { runRef: this.runRef, key });
+      return;
+    }
+    const now = this.clock.nowMs();
+    parts.clocks.heard(now);
+    this.speaker.interrupt('caller');
+    const entry = parts.keypad.press(key, now);
+    if (entry) this.endOfKeypadEntry(entry);
+  }
+
+  /** A chat message: the user's turn, which stops an answer still being written. */
+  private async onMessage(text: string): Promise<void> {
+    if (this.chat && !this.parts) await this.ready; // sent as soon as connected: kept for when the chat is set up
+    if (!this.chat || !this.parts || this.closing) {
+      this.log('warn', 'ignoring a chat message', { runRef: this.runRef, chat: this.chat, closing: this.closing });
+      return;
+    }
+    if (!text || text.length > MAX_CHAT_MESSAGE_CHARS) {
+      this.send({ event: 'error', detail: `A message is 1 to ${MAX_CHAT_MESSAGE_CHARS} characters` });
+      return;
+    }
+    this.parts.clocks.activity(this.clock.nowMs());
+    this.speaker.interrupt('caller');
+    this.speaker.takeCut();
+    this.turns.typed(text);
+  }
+
+  private endOfKeypadEntry({ keys, startMs, endMs }: KeypadEntry): void {
+    this.speaker.takeCut();
+    if (!keys || this.closing) return;
+    this.latency.turn(endMs, null);
+    this.addFragment({
+      timestamp: this.clock.isoAt(startMs),
+      end: this.clock.isoAt(endMs),
+      role: 'user',
+      text: `[pressed ${keys}]`,
+    });
+    const text = `(The caller pressed these keys on the phone's keypad: ${keys})`;
+    this.parts!.brain.hearCaller(text);
+    this.answer(text);
+  }
+
+  private endOfCallerTurn(turn: CallerTurn | null): void {
+    this.parts?.clocks.activity(this.clock.nowMs());
+    const cut = this.speaker.takeCut();
+    if (this.closing) return;
+    if (!turn) {
+      if (cut) this.speaker.resume(cut);
+      return;
+    }
+    this.addFragment({
+      timestamp: this.clock.isoAt(turn.startMs),
+      end: this.clock.isoAt(turn.endMs),
+      role: 'user',
+      text: turn.text,
+    });
+    this.latency.turn(turn.endMs, turn.finalMs);
+    this.parts!.brain.hearCaller(turn.text);
+    this.answer(turn.text);
+  }
+
+  /** The brain's answer to the conversation so far (`userText`: the caller's turn it answers). */
+  private answer(userText: string | null): void {
+    const { brain } = this.parts!;
+    this.speaker.start((answer) => brain.answer(answer, userText));
+  }
+
+  private hangUp(): void {
+    this.wantsHangUp = true;
+    const info = { playbackRemainingMs: Math.max(0, this.speaker.playbackEndMs - this.clock.nowMs()) };
+    this.log('info', 'agent hangs up', { runRef: this.runRef, ...info });
+    this.resolveHangUp(info);
+    this.options.onHangUp?.(info);
+  }
+
+  /**
+   * A provider failed: the call cannot go on; it ends as failed, keeping what was recorded. The
+   * caller hears the apology first, unless text-to-speech is what failed.
+   */
+  private fail(error: unknown): void {
+    if (this.failure || this.ended) return;
+    this.failure = error instanceof Error ? error.message : String(error);
+    this.closing = true;
+    this.log('error', 'call failed', { runRef: this.runRef, error: this.failure });
+    const call = this.parts?.call;
+    call?.runLog?.('ERROR', `Call failed: ${this.failure}`);
+    this.speaker.abort();
+    void this.turns.close();
+    if (this.wantsHangUp) return;
+    const speechFailed = error instanceof ProviderError && error.provider === call?.providers.tts?.name;
+    if (!call || speechFailed) return this.hangUp();
+    this.speaker.say(call.plan.phrases.apology, true);
+    setTimeout(() => {
+      if (!this.wantsHangUp && !this.ended) this.hangUp();
+    }, APOLOGY_LIMIT_MS).unref();
+  }
+
+  private addFragment(fragment: TranscriptFragment): void {
+    this.fragments.push(fragment);
+    this.tap.sessionEvent({ event: 'transcript', ...fragment });
+  }
+
+  private send(message: object): void {
+    try {
+      this.options.send(message);
+    } catch (error) {
+      this.log('warn', 'failed to send to media stream', { error: String(error) });
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/** What a call's pipeline gives and needs at its edges (call-pipeline.ts), shared by its parts. */
+import type { CallProviders, ChatMessage } from '../agent/interfaces.ts';
+import type { CallPlan } from '../agent/call-plan.ts';
+import type { RecordingFile } from '../audio/recorder.ts';
+import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
+import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
+
+export interface SessionResult {
+  runRef: string | null;
+  streamSid: string | null;
+  callSid: string | null;
+  startedAt: string;
+  endedAt: string;
+  /** Why the session ended: the provider's stop event, or the transport closing first. */
+  reason: 'stop' | 'closed';
+  /** Set when a provider failed and the call was ended because of it. */
+  failure: string | null;
+  /**
+   * The agent ended the call (end_call, a goodbye, a failure) and the stream closed after its last
+   * words; not when the provider stopped the stream (the callee hung up, a voicemail is left).
+   */
+  agentEnded: boolean;
+  fragments: TranscriptFragment[];
+  gathered: Record<string, unknown>;
+  /** Both directions mixed, as a WAV file on local disk (its owner uploads and disposes of it); none for a chat. */
+  recording: RecordingFile | null;
+  durationMs: number;
+  /** The call was handed to a person (its provider transfer carried out by the transport's owner). */
+  transfer: TransferIntent | null;
+}
+
+export interface HangUpInfo {
+  /** Outbound audio still queued at the provider when the hang-up was decided. */
+  playbackRemainingMs: number;
+}
+
+/** What a call needs, loaded when its stream starts (call-sessions.ts). */
+export interface PreparedCall {
+  plan: CallPlan;
+  providers: CallProviders;
+  /** The call's organization (its tools' headers are sealed to it). */
+  organizationId: number;
+  /** Replaces the SSRF-guarded fetch of the agent's HTTP tools (local stack and tests only). */
+  toolFetch?: typeof fetch;
+  /** Appends to the run's logs (tool calls, knowledge used). */
+  runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
+  /**
+   * The agent takes a call back after a transfer nobody took: the conversation so far, and what
+   * it is told about the transfer, instead of a greeting.
+   */
+  resume?: { history: ChatMessage[]; note: string };
+}
+
+/** The call's time, in ms from its start (media-clock.ts). */
+export interface CallClock {
+  nowMs(): number;
+}
+
+export interface CallPipelineOptions {
+  prepare: (runRef: string | null) => Promise<PreparedCall>;
+  send: (message: object) => void;
+  /** Epoch milliseconds; injectable so tests are deterministic. */
+  clock?: () => number;
+  log?: LogFn;
+  onHangUp?: (info: HangUpInfo) => void;
+  /** Wall-time bounds on the model (tests shorten them). */
+  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
+  /** Speech in and out (a phone call, browser voice), or text (a chat). Default `audio`. */
+  transport?: 'audio' | 'text';
+  /** Also send `transcript`, `tool_call` and `knowledge` frames (browser and chat sessions; not to a phone provider). */
+  sessionEvents?: boolean;
+}

@@ -1,0 +1,151 @@
+import type { SpeechToTextEvents, SpeechToTextStream, TranscriptResult } from '../agent/interfaces.ts';
+import type { CallClock, PreparedCall } from './call-types.ts';
+
+/** Audio kept for the speech-to-text stream while it opens. */
+const MAX_EARLY_FRAMES = 250;
+
+/** What the caller said in a turn, placed on the media clock where it began and ended. */
+export interface CallerTurn {
+  text: string;
+  startMs: number;
+  endMs: number;
+  /** When its last final result came (media clock): for the turn's latency. */
+  finalMs: number;
+}
+
+export interface CallerTurnEvents {
+  /** The caller is saying words; `enough` of them to stop the agent talking (barge-in). */
+  words(enough: boolean): void;
+  /** The caller's turn ended: what they said, or null when nothing was (a false start, if it cut the agent). */
+  ended(turn: CallerTurn | null): void;
+}
+
+/**
+ * The caller's turns: their audio to the live speech-to-text stream, and its results added up into
+ * turns. Final results (`is_final`) make the turn, which `speech_final` (even an empty one) or
+ * `UtteranceEnd` ends; interim words count towards a barge-in. A chat's message is a whole turn.
+ */
+export class CallerTurns {
+  /**
+   * Where the audio given to speech-to-text sits on the media clock: one entry per chunk, its start
+   * in the stream's audio time and in media time. The provider counts audio time; a provider's
+   * timestamps are media time, and the two part when frames go missing or timers drift.
+   */
+  private readonly sttTimeline: { audioMs: number; atMs: number }[] = [];
+  private sttAudioMs = 0;
+  private earlyFrames: { bytes: Buffer; atMs: number }[] = [];
+  private stt: SpeechToTextStream | null = null;
+  private pendingUserText = '';
+  private pendingUserStartMs = 0;
+  private pendingUserEndMs = 0;
+  private pendingFinalMs = 0;
+  private callerSpeaking = false;
+
+  constructor(
+    private readonly clock: CallClock,
+    /** Words that stop the agent mid-sentence (the agent's `barge_in_min_words`). */
+    private readonly bargeInMinWords: () => number,
+    private readonly events: CallerTurnEvents,
+  ) {}
+
+  /** The caller is saying words the turn has not ended on yet. */
+  get speaking(): boolean {
+    return this.callerSpeaking;
+  }
+
+  /** The caller is speaking, or said words their turn has not ended on yet. */
+  get busy(): boolean {
+    return this.callerSpeaking || this.pendingUserText !== '';
+  }
+
+  /** Opens the call's speech-to-text stream; the audio that came while it opened goes first. */
+  async listen(call: PreparedCall, events: Pick<SpeechToTextEvents, 'reconnecting' | 'failed'>): Promise<void> {
+    const { stt } = call.providers;
+    if (!stt) throw new Error('no speech-to-text provider for a voice session');
+    this.stt = await stt.open(
+      { language: call.plan.settings.language },
+      {
+        // Voice activity alone (noise, a cough, the agent's own echo) never interrupts: words do.
+        speechStarted: () => {},
+        transcript: (result) => this.onTranscript(result),
+        utteranceEnd: () => this.end(),
+        ...events,
+      },
+    );
+    for (const frame of this.earlyFrames) this.toSpeechToText(frame.bytes, frame.atMs);
+    this.earlyFrames = [];
+  }
+
+  /** The caller's audio, at `atMs` on the media clock. */
+  audio(bytes: Buffer, atMs: number): void {
+    if (this.stt) this.toSpeechToText(bytes, atMs);
+    else if (this.earlyFrames.length < MAX_EARLY_FRAMES) this.earlyFrames.push({ bytes, atMs });
+  }
+
+  /** Closes the speech-to-text stream, if open (the call ends or failed). */
+  async close(): Promise<void> {
+    await this.stt?.close().catch(() => {});
+  }
+
+  /** A chat message: the user's whole turn. */
+  typed(text: string): void {
+    const now = this.clock.nowMs();
+    this.pendingUserText = text;
+    this.pendingUserStartMs = now;
+    this.pendingUserEndMs = now;
+    this.pendingFinalMs = now;
+    this.end();
+  }
+
+  /** Ends the turn with what was heard (the provider's end of utterance, or a stalled turn). */
+  end(): void {
+    this.callerSpeaking = false;
+    const text = this.pendingUserText;
+    this.pendingUserText = '';
+    this.events.ended(
+      text
+        ? { text, startMs: this.pendingUserStartMs, endMs: this.pendingUserEndMs, finalMs: this.pendingFinalMs }
+        : null,
+    );
+  }
+
+  private onTranscript(result: TranscriptResult): void {
+    const text = result.text.trim();
+    if (text) {
+      // Deepgram's results cover the audio since the last final one: count those words too.
+      const words = wordCount(this.pendingUserText) + wordCount(text);
+      this.callerSpeaking = true;
+      this.events.words(result.isFinal || words >= this.bargeInMinWords());
+    }
+    if (text && result.isFinal) {
+      if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);
+      this.pendingUserEndMs = this.mediaTimeOf(result.end * 1000);
+      this.pendingUserText = `${this.pendingUserText} ${text}`.trim();
+      this.pendingFinalMs = this.clock.nowMs();
+    }
+    // An empty speech_final still ends the turn the earlier finals began.
+    if (result.speechFinal) this.end();
+  }
+
+  private toSpeechToText(bytes: Buffer, atMs: number): void {
+    this.sttTimeline.push({ audioMs: this.sttAudioMs, atMs });
+    this.sttAudioMs += bytes.length / 8; // 8 kHz, one byte per sample
+    this.stt?.send(bytes);
+  }
+
+  /** The media time of an offset in the speech-to-text stream's audio. */
+  private mediaTimeOf(audioMs: number): number {
+    let low = 0;
+    let high = this.sttTimeline.length - 1;
+    if (high < 0) return 0;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.sttTimeline[middle]!.audioMs <= audioMs) low = middle;
+      else high = middle - 1;
+    }
+    const chunk = this.sttTimeline[low]!;
+    return chunk.atMs + (audioMs - chunk.audioMs);
+  }
+}
+
+const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;

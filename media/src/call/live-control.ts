@@ -1,0 +1,70 @@
+import type { Brain } from './brain.ts';
+import type { PreparedCall } from './call-types.ts';
+import type { Handoff } from './handoff.ts';
+import type { LiveCommand } from './live-tap.ts';
+import type { Speaker } from './reply.ts';
+
+/** What a command of the control API acts on: the call's parts, and how the call ends. */
+export interface ControlTarget {
+  call: PreparedCall;
+  brain: Brain;
+  handoff: Handoff;
+  speaker: Speaker;
+  /** Neither ending nor ended. */
+  live(): boolean;
+  ended(): boolean;
+  /** The call is ending: nothing new starts. */
+  closing(): void;
+  /** The brain answers the conversation so far. */
+  answer(): void;
+  goodbye(text: string): void;
+  /** Ends the call at once, cutting the agent off. */
+  endNow(): void;
+}
+
+/**
+ * Applies a command of the control API to a live call (checked live by the caller); the reason it
+ * cannot be, otherwise. A sentence to say or an answer asked for waits for the agent's answer in
+ * progress (answers never overlap); ending cuts it off.
+ */
+export function applyCommand(command: LiveCommand, target: ControlTarget): string | null {
+  const { call, speaker } = target;
+  const afterAnswer = (then: () => void) =>
+    void speaker.idle().then(() => {
+      if (target.live()) then();
+    });
+  switch (command.type) {
+    case 'say':
+      call.runLog?.('INFO', `Said through the control API: ${command.text.slice(0, 300)}`);
+      if (command.end_call) target.closing();
+      void speaker.idle().then(() => {
+        if (!target.ended()) speaker.say(command.text, command.end_call === true);
+      });
+      break;
+    case 'add_message':
+      call.runLog?.('INFO', `Message added through the control API: ${command.content.slice(0, 300)}`);
+      target.brain.addNote(command.content);
+      if (command.respond) afterAnswer(() => target.answer());
+      break;
+    case 'transfer': {
+      const destination = target.handoff.destination(command.destination);
+      if (!destination)
+        return call.plan.transfer
+          ? `no transfer destination named ${command.destination}`
+          : 'this call has no transfer destinations (or is not a phone call)';
+      target.closing();
+      void speaker.idle().then(async () => {
+        if (target.ended()) return;
+        await target.handoff.prepare(destination, 'the control API', '');
+        speaker.say(call.plan.phrases.transferring, true);
+      });
+      break;
+    }
+    case 'end':
+      call.runLog?.('INFO', 'Ended through the control API');
+      if (command.say) target.goodbye(command.say);
+      else target.endNow();
+      break;
+  }
+  return null;
+}

@@ -1,0 +1,376 @@
+/**
+ * The agent's reply: each answer's speech queue, its audio going out frame by frame as it streams
+ * in, what of it played (the transcript and the model keep only that), a barge-in's cut and the
+ * resumption after a false start, and the marks. A chat's answer goes out sentence by sentence as
+ * text instead.
+ */
+import type { TextToSpeech } from '../agent/interfaces.ts';
+import type { CallRecorder } from '../audio/recorder.ts';
+import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
+import type { Answer, AnswerAudio, HeardMessage } from './brain.ts';
+import type { CallClock, LogFn } from './call-types.ts';
+import { FRAME_BYTES, FRAME_MS } from './media-stream-frames.ts';
+import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
+
+const MULAW_SILENCE = 0xff;
+
+interface SpokenSegment {
+  /** Its place in Reply.texts. */
+  index: number;
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** One agent answer: its speech, what of it played, and how to stop it. */
+export interface Reply {
+  controller: AbortController;
+  /** Every text queued for speech, in order (some may not have played, or not been spoken yet). */
+  texts: string[];
+  segments: SpokenSegment[];
+  speech: Promise<void>;
+  /** Cut off by the caller at this offset. */
+  bargedInAtMs: number | null;
+  hangUp: boolean;
+  /** The words the answer ends with (after any tool calls), for the model's history. */
+  finalText: string;
+  /** Its transcript line and history message, once complete (a barge-in may still cut them). */
+  fragment: TranscriptFragment | null;
+  historyMessage: HeardMessage | null;
+  done: Promise<void>;
+}
+
+/** Where the reply's output goes: the transport (and, for audio, the live tap). */
+export interface ReplyOutput {
+  /** A frame of the agent's audio (base64 mu-law), playing from `atMs`. */
+  media(payload: string, atMs: number): void;
+  mark(name: string): void;
+  /** Empties the audio queued at the provider. */
+  clear(): void;
+  /** A chat's sentence. */
+  text(text: string): void;
+}
+
+export interface ReplyEvents {
+  /** The transcript line of what an answer said (only what played). */
+  transcript(fragment: TranscriptFragment): void;
+  /** A line that turned out not to have played at all (cut by a barge-in before its first word). */
+  untranscribe(fragment: TranscriptFragment): void;
+  /** What the caller heard of an answer, for the brain's conversation. */
+  heard(text: string): HeardMessage;
+  /** An answer that hangs up has played whole. */
+  hangUp(): void;
+  /** Producing an answer failed (not because it was cut off). */
+  failed(error: unknown): void;
+}
+
+export interface SpeakerOptions {
+  clock: CallClock & { isoAt(offsetMs: number): string };
+  /** A chat: sentences go out as text, and take no time. */
+  chat: boolean;
+  recorder: CallRecorder | null;
+  isEnded(): boolean;
+  out: ReplyOutput;
+  events: ReplyEvents;
+  log: LogFn;
+  runRef(): string | null;
+  /** The turn's latency marks: the first audio byte from text-to-speech, the first frame sent. */
+  trace?: LatencyTrace;
+}
+
+/** The answer the caller's words cut, until the caller's turn shows whether they said anything. */
+export interface CutAnswer {
+  reply: Reply;
+  atMs: number;
+}
+
+export class Speaker {
+  /** Offset (ms from start) where the provider will finish playing what we already sent. */
+  private outboundCursorMs = 0;
+  /** Sent but not yet played audio (recorded once played; dropped by a barge-in). */
+  private unplayed: { bytes: Buffer; atMs: number }[] = [];
+  private reply: Reply | null = null;
+  /** The last complete answer, whose audio may still be playing. */
+  private lastReply: Reply | null = null;
+  private cutByCaller: CutAnswer | null = null;
+  private markCount = 0;
+  private voice: { tts: TextToSpeech | undefined; options: { voice?: string; language: string } } | null = null;
+
+  private readonly trace: LatencyTrace;
+
+  constructor(private readonly options: SpeakerOptions) {
+    this.trace = options.trace ?? NO_TRACE;
+  }
+
+  /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
+  get playbackEndMs(): number {
+    return this.outboundCursorMs;
+  }
+
+  /** An answer is under way (being written, or its speech queued). */
+  get answering(): boolean {
+    return this.reply !== null;
+  }
+
+  /** The voice answers are spoken with (a voice call; a chat has none). */
+  useVoice(tts: TextToSpeech | undefined, options: { voice?: string; language: string }): void {
+    this.voice = { tts, options };
+  }
+
+  /** Resolves when the answer in progress, if any, is complete. */
+  async idle(): Promise<void> {
+    while (this.reply) await this.reply.done;
+  }
+
+  /** Starts an answer after the previous one has stopped (answers never overlap); `produce` writes it. */
+  start(produce: (answer: Answer) => Promise<void>): void {
+    const previous = this.reply;
+    previous?.controller.abort();
+    const reply: Reply = {
+      controller: new AbortController(),
+      texts: [],
+      segments: [],
+      speech: Promise.resolve(),
+      bargedInAtMs: null,
+      hangUp: false,
+      finalText: '',
+      fragment: null,
+      historyMessage: null,
+      done: Promise.resolve(),
+    };
+    reply.done = (async () => {
+      await previous?.done;
+      if (this.options.isEnded()) return;
+      try {
+        await produce(this.answerOf(reply));
+        await reply.speech;
+      } catch (error) {
+        if (!reply.controller.signal.aborted) this.options.events.failed(error);
+      }
+      this.close(reply);
+    })();
+    this.reply = reply;
+    void reply.done.finally(() => {
+      if (this.reply === reply) this.reply = null;
+    });
+  }
+
+  /** A fixed text as the whole answer. */
+  say(text: string, hangUp = false): void {
+    this.start(async (answer) => {
+      answer.finalWords(text);
+      answer.say(text);
+      if (hangUp) answer.hangUp();
+    });
+  }
+
+  /**
+   * Stops the agent: the answer being written, and the audio still playing (a `clear`; the
+   * transcript line and history of an answer complete but still playing keep only what played).
+   * A cut `by` the caller is kept (takeCut) until their turn shows whether they said anything.
+   */
+  interrupt(by: 'caller' | 'time'): void {
+    const reply = this.reply;
+    const now = this.options.clock.nowMs();
+    const playing = this.outboundCursorMs > now;
+    if (!reply && !playing) return;
+    if (reply && reply.bargedInAtMs === null) {
+      reply.bargedInAtMs = now;
+      reply.controller.abort();
+      if (by === 'caller') this.cutByCaller = { reply, atMs: now };
+    }
+    const played = this.lastReply;
+    if (playing && played && played !== reply && played.bargedInAtMs === null) {
+      if (by === 'caller') this.cutByCaller = { reply: played, atMs: now };
+      // Complete but still playing: its transcript line and history keep only what played.
+      played.bargedInAtMs = now;
+      const said = spokenText(played);
+      if (played.fragment) {
+        if (said) played.fragment.text = said;
+        else this.options.events.untranscribe(played.fragment);
+      }
+      if (played.historyMessage) played.historyMessage.content = `${said}… (interrupted by the caller)`;
+    }
+    if (playing) {
+      this.options.out.clear();
+      this.unplayed = this.unplayed.filter((frame) => frame.atMs < now);
+      this.outboundCursorMs = now;
+    }
+    this.options.log('info', by === 'caller' ? 'barge-in: agent audio cleared' : 'agent interrupted', {
+      runRef: this.options.runRef(),
+      atMs: now,
+    });
+  }
+
+  /** The answer the caller's words cut, if any, forgotten here. */
+  takeCut(): CutAnswer | null {
+    const cut = this.cutByCaller;
+    this.cutByCaller = null;
+    return cut;
+  }
+
+  /**
+   * A false start: the caller's words stopped the agent, but the turn ended with nothing said (the
+   * speech-to-text service took them back). The agent says again what the caller did not hear,
+   * from the start of the sentence it was cut in.
+   */
+  resume({ reply, atMs }: CutAnswer): void {
+    const cutSegment = reply.segments.find((segment) => segment.endMs > atMs);
+    const from = cutSegment?.index ?? (reply.segments.at(-1)?.index ?? -1) + 1;
+    const rest = reply.texts.slice(from).join(' ');
+    this.options.log('info', 'false start: resuming the cut answer', {
+      runRef: this.options.runRef(),
+      resumed: rest.length > 0,
+    });
+    if (rest) this.say(rest, reply.hangUp);
+  }
+
+  /** Aborts the answer under way (a failure). */
+  abort(): void {
+    this.reply?.controller.abort();
+  }
+
+  /** The call ends: an answer still playing was cut there, unless the agent hung up after it. */
+  stop(agentHungUp: boolean): void {
+    if (this.reply && this.reply.bargedInAtMs === null && !agentHungUp)
+      this.reply.bargedInAtMs = this.options.clock.nowMs();
+    this.reply?.controller.abort();
+  }
+
+  /** Records the audio sent that has played by `untilMs`. */
+  recordPlayed(untilMs: number): void {
+    if (!this.unplayed.length) return;
+    const keep: { bytes: Buffer; atMs: number }[] = [];
+    for (const frame of this.unplayed) {
+      if (frame.atMs < untilMs) this.options.recorder?.addOutbound(frame.bytes, frame.atMs);
+      else keep.push(frame);
+    }
+    this.unplayed = keep;
+  }
+
+  private answerOf(reply: Reply): Answer {
+    return {
+      signal: reply.controller.signal,
+      get saidAnything() {
+        return reply.texts.length > 0;
+      },
+      get hangingUp() {
+        return reply.hangUp;
+      },
+      say: (text, audio) => this.queueSpeech(reply, text, audio),
+      finalWords: (text) => {
+        reply.finalText = text;
+      },
+      hangUp: () => {
+        reply.hangUp = true;
+      },
+    };
+  }
+
+  /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */
+  private queueSpeech(reply: Reply, text: string, audio?: AnswerAudio): void {
+    const spoken = text.trim();
+    if (!spoken) return;
+    if (this.options.chat) return this.queueText(reply, spoken);
+    const tts = this.voice?.tts;
+    if (!tts) throw new Error('no text-to-speech provider for a voice session');
+    const { options } = this.voice!;
+    const source = audio ?? (() => tts.stream(spoken, options, reply.controller.signal));
+    const index = reply.texts.push(spoken) - 1;
+    const stopped = () => reply.controller.signal.aborted || this.options.isEnded();
+    reply.speech = reply.speech.then(async () => {
+      if (stopped()) return;
+      let startMs: number | null = null;
+      let carry = Buffer.alloc(0);
+      const sendFrame = (frame: Buffer) => {
+        const atMs = Math.max(this.outboundCursorMs, this.options.clock.nowMs());
+        startMs ??= atMs;
+        this.unplayed.push({ bytes: frame, atMs });
+        this.outboundCursorMs = atMs + FRAME_MS;
+        this.options.out.media(frame.toString('base64'), atMs);
+        this.trace.mark('first_frame_sent');
+      };
+      for await (const chunk of source()) {
+        if (stopped()) return;
+        this.trace.mark('tts_first_byte');
+        let bytes = Buffer.concat([carry, chunk]);
+        for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES))
+          sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
+        carry = bytes;
+      }
+      if (stopped()) return;
+      if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
+      if (startMs !== null) reply.segments.push({ index, text: spoken, startMs, endMs: this.outboundCursorMs });
+    });
+  }
+
+  /** A chat's sentence: sent as it is complete, after what the answer sent before it. */
+  private queueText(reply: Reply, text: string): void {
+    const index = reply.texts.push(text) - 1;
+    reply.speech = reply.speech.then(() => {
+      if (reply.controller.signal.aborted || this.options.isEnded()) return;
+      const atMs = this.options.clock.nowMs();
+      this.options.out.text(text);
+      this.trace.mark('first_frame_sent');
+      reply.segments.push({ index, text, startMs: atMs, endMs: atMs });
+    });
+  }
+
+  /** The answer's transcript line (only what played), and the hang-up it asked for. */
+  private close(reply: Reply): void {
+    const { clock, events } = this.options;
+    const cutAt = reply.bargedInAtMs;
+    const said = spokenText(reply);
+    if (said) {
+      // It ended where the last segment that played ended, or where the caller cut it.
+      const endMs = Math.min(reply.segments.at(-1)!.endMs, cutAt ?? Number.POSITIVE_INFINITY);
+      reply.fragment = {
+        timestamp: clock.isoAt(reply.segments[0]!.startMs),
+        end: clock.isoAt(endMs),
+        role: 'assistant',
+        text: said,
+      };
+      events.transcript(reply.fragment);
+    }
+    // The model learns what the caller really heard.
+    const heard = cutAt !== null ? (said ? `${said}… (interrupted by the caller)` : '') : reply.finalText.trim();
+    if (heard) reply.historyMessage = events.heard(heard);
+    this.lastReply = reply;
+    if (reply.segments.length) this.options.out.mark(`reply-${++this.markCount}`);
+    if (reply.hangUp && cutAt === null) events.hangUp();
+  }
+}
+
+/** What of an answer played: whole segments before the cut, the cut one up to the last whole word. */
+export function spokenText(reply: Pick<Reply, 'bargedInAtMs' | 'segments'>): string {
+  const cutAt = reply.bargedInAtMs;
+  return (
+    reply.segments
+      // A chat's sentences take no time: one sent by the moment of the cut was read.
+      .filter(
+        (segment) =>
+          cutAt === null || segment.startMs < cutAt || (segment.startMs === cutAt && segment.endMs === cutAt),
+      )
+      .map((segment) =>
+        cutAt !== null && cutAt < segment.endMs
+          ? cutWords(segment.text, (cutAt - segment.startMs) / (segment.endMs - segment.startMs))
+          : segment.text,
+      )
+      .filter(Boolean)
+      .join(' ')
+  );
+}
+
+/** End (exclusive) of the first complete sentence in `text`, or 0. */
+export function sentenceEnd(text: string): number {
+  const match = /[.!?…]+["')\]]*\s+/.exec(text);
+  return match ? match.index + match[0].length : 0;
+}
+
+/** The first `fraction` of `text`'s duration, cut back to a whole word. */
+export function cutWords(text: string, fraction: number): string {
+  if (fraction >= 1) return text;
+  const chars = Math.floor(text.length * Math.max(0, fraction));
+  const cut = text.slice(0, chars);
+  return (text[chars] === ' ' || chars === text.length ? cut : cut.slice(0, Math.max(0, cut.lastIndexOf(' ')))).trim();
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
+import type { Brain } from '../../media/src/call/brain.ts';
+import type { Handoff } from '../../media/src/call/handoff.ts';
+import { applyCommand, type ControlTarget } from '../../media/src/call/live-control.ts';
+import { LiveTap, type LiveCommand, type LiveEvent } from '../../media/src/call/live-tap.ts';
+import type { Speaker } from '../../media/src/call/reply.ts';
+import { callInput } from '../support/voice.ts';
+
+/** A live call's parts as a command sees them: what the command does to them, in order, out. */
+function target({ transferable = true, live = true } = {}) {
+  const did: string[] = [];
+  const plan = buildCallPlan(
+    callInput({
+      transferable,
+      workflowConfigurations: {
+        transfer: { destinations: [{ name: 'front_desk', address: '+48221234567', description: 'Desk' }] },
+      },
+    }),
+  );
+  const speaker = {
+    idle: async () => void did.push('waits for the answer in progress'),
+    say: (text: string, hangUp = false) => void did.push(`says "${text}"${hangUp ? ', then hangs up' : ''}`),
+  } as unknown as Speaker;
+  const handoff = {
+    destination: (name: unknown) => plan.transfer?.destinations.find((item) => item.name === name),
+    prepare: async (destination: { name: string }, by: string) =>
+      void did.push(`transfer to ${destination.name} by ${by}`),
+  } as unknown as Handoff;
+  const brain = { addNote: (content: string) => void did.push(`note "${content}"`) } as unknown as Brain;
+  const runLogs: string[] = [];
+  const control: ControlTarget = {
+    call: { plan, providers: {} as never, organizationId: 1, runLog: (_level, message) => void runLogs.push(message) },
+    brain,
+    handoff,
+    speaker,
+    live: () => live,
+    ended: () => !live,
+    closing: () => void did.push('closing'),
+    answer: () => void did.push('answers'),
+    goodbye: (text) => void did.push(`goodbye "${text}"`),
+    endNow: () => void did.push('ends now'),
+  };
+  return { control, did, runLogs };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('control of a live call', () => {
+  it.each<{ command: LiveCommand; did: string[]; log: string }>([
+    {
+      command: { type: 'say', text: 'Hello from a supervisor.' },
+      did: ['waits for the answer in progress', 'says "Hello from a supervisor."'],
+      log: 'Said through the control API: Hello from a supervisor.',
+    },
+    {
+      command: { type: 'say', text: 'Bye.', end_call: true },
+      did: ['closing', 'waits for the answer in progress', 'says "Bye.", then hangs up'],
+      log: 'Said through the control API: Bye.',
+    },
+    {
+      command: { type: 'add_message', content: 'Offer 10%.' },
+      did: ['note "Offer 10%."'],
+      log: 'Message added through the control API: Offer 10%.',
+    },
+    {
+      command: { type: 'add_message', content: 'Offer 10%.', respond: true },
+      did: ['note "Offer 10%."', 'waits for the answer in progress', 'answers'],
+      log: 'Message added through the control API: Offer 10%.',
+    },
+    {
+      command: { type: 'transfer', destination: 'front_desk' },
+      did: [
+        'closing',
+        'waits for the answer in progress',
+        'transfer to front_desk by the control API',
+        'says "Please hold while I transfer your call.", then hangs up',
+      ],
+      log: '',
+    },
+    { command: { type: 'end' }, did: ['ends now'], log: 'Ended through the control API' },
+    { command: { type: 'end', say: 'Goodbye.' }, did: ['goodbye "Goodbye."'], log: 'Ended through the control API' },
+  ])('$command', async ({ command, did: expected, log }) => {
+    const { control, did, runLogs } = target();
+    expect(applyCommand(command, control)).toBeNull();
+    await settle();
+    expect(did).toEqual(expected);
+    expect(runLogs).toEqual(log ? [log] : []);
+  });
+
+  it('refuses a transfer to a destination the call does not have', () => {
+    expect(applyCommand({ type: 'transfer', destination: 'nobody' }, target().control)).toBe(
+      'no transfer destination named nobody',
+    );
+    expect(applyCommand({ type: 'transfer', destination: 'front_desk' }, target({ transferable: false }).control)).toBe(
+      'this call has no transfer destinations (or is not a phone call)',
+    );
+  });
+
+  it('an answer asked for is dropped if the call ends meanwhile', async () => {
+    const { control, did } = target({ live: false });
+    applyCommand({ type: 'add_message', content: 'x', respond: true }, control);
+    await settle();
+    expect(did).toEqual(['note "x"', 'waits for the answer in progress']);
+  });
+});
+
+describe('the live tap', () => {
+  it("gives the session's client its events, and every listener all it hears, until the end", () => {
+    const sent: LiveEvent[] = [];
+    const tap = new LiveTap({ sessionEvents: true, send: (event) => void sent.push(event), log: () => {} }, () => null);
+    const heard: LiveEvent[] = [];
+    expect(tap.listening).toBe(false);
+    const stop = tap.observe((event) => void heard.push(event));
+    tap.observe(() => {
+      throw new Error('a broken listener does not stop the others');
+    });
+    tap.sessionEvent({ event: 'transcript', text: 'Hi' });
+    tap.notify({ event: 'media', track: 'inbound' });
+    tap.end({ event: 'end' });
+    tap.notify({ event: 'media', track: 'inbound' });
+    stop();
+    expect(sent).toEqual([{ event: 'transcript', text: 'Hi' }]);
+    expect(heard).toEqual([
+      { event: 'transcript', text: 'Hi' },
+      { event: 'media', track: 'inbound' },
+      { event: 'end' },
+    ]);
+    expect(tap.listening).toBe(false);
+  });
+});

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import type { TranscriptFragment } from '../../shared/domain/transcripts.ts';
+import type { TextToSpeech } from '../../media/src/agent/interfaces.ts';
+import type { HeardMessage } from '../../media/src/call/brain.ts';
+import { cutWords, sentenceEnd, Speaker, spokenText } from '../../media/src/call/reply.ts';
+
+/** Speech like the local fakes': one 20 ms frame (160 bytes) per character. */
+const tts: TextToSpeech = {
+  name: 'fake-tts',
+  async *stream(text) {
+    yield Buffer.alloc(text.length * 160, 0x7f);
+  },
+};
+
+/** A Speaker on a test media clock: what it sends (frames compressed to their times), transcript and history, out. */
+function speaker({ chat = false } = {}) {
+  let nowMs = 0;
+  const out: (string | number)[][] = [];
+  const fragments: TranscriptFragment[] = [];
+  const history: HeardMessage[] = [];
+  const part = new Speaker({
+    clock: { nowMs: () => nowMs, isoAt: (ms) => `@${ms}` },
+    chat,
+    recorder: null,
+    isEnded: () => false,
+    out: {
+      media: (_payload, atMs) => {
+        const last = out.at(-1);
+        // Consecutive frames as one run: [media, first frame's time, frames]
+        if (last?.[0] === 'media' && (last[1] as number) + (last[2] as number) * 20 === atMs)
+          last[2] = (last[2] as number) + 1;
+        else out.push(['media', atMs, 1]);
+      },
+      mark: (name) => out.push(['mark', name]),
+      clear: () => out.push(['clear']),
+      text: (text) => out.push(['text', text]),
+    },
+    events: {
+      transcript: (fragment) => fragments.push(fragment),
+      untranscribe: (fragment) => fragments.splice(fragments.indexOf(fragment), 1),
+      heard: (text) => {
+        const message = { content: text };
+        history.push(message);
+        return message;
+      },
+      hangUp: () => out.push(['hang up']),
+      failed: (error) => out.push(['failed', String(error)]),
+    },
+    log: () => {},
+    runRef: () => null,
+  });
+  if (!chat) part.useVoice(tts, { language: 'en' });
+  const lines = () => fragments.map(({ timestamp, end, text }) => `${timestamp}-${end} ${text}`);
+  return { part, out, lines, history, at: (ms: number) => (nowMs = ms) };
+}
+
+describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
+  it('speaks an answer frame by frame, marks its end, and notes what played', async () => {
+    const { part, out, lines, history } = speaker();
+    part.say('Hello there.', true);
+    await part.idle();
+    expect(out).toEqual([['media', 0, 12], ['mark', 'reply-1'], ['hang up']]);
+    expect(lines()).toEqual(['@0-@240 Hello there.']);
+    expect(history).toEqual([{ content: 'Hello there.' }]);
+    expect(part.playbackEndMs).toBe(240);
+  });
+
+  it("pads a sentence's last partial frame with silence", async () => {
+    const { part, out } = speaker();
+    part.useVoice(
+      {
+        name: 'partial',
+        async *stream() {
+          yield Buffer.alloc(200);
+        },
+      },
+      { language: 'en' },
+    );
+    part.say('x');
+    await part.idle();
+    expect(out[0]).toEqual(['media', 0, 2]);
+  });
+
+  it.each([
+    {
+      name: 'a barge-in mid-sentence keeps the words that played, and clears the rest',
+      cutAtMs: 190,
+      out: [['media', 0, 19], ['mark', 'reply-1'], ['clear']],
+      lines: ['@0-@380 One two'],
+      heard: 'One two… (interrupted by the caller)',
+    },
+    {
+      name: 'a barge-in before the first word played takes the line out of the transcript',
+      cutAtMs: 10,
+      out: [['media', 0, 19], ['mark', 'reply-1'], ['clear']],
+      lines: [],
+      heard: '… (interrupted by the caller)',
+    },
+    {
+      name: 'a barge-in after it played changes nothing',
+      cutAtMs: 400,
+      out: [
+        ['media', 0, 19],
+        ['mark', 'reply-1'],
+      ],
+      lines: ['@0-@380 One two three four.'],
+      heard: 'One two three four.',
+    },
+  ])('$name', async ({ cutAtMs, out: expected, lines: expectedLines, heard }) => {
+    const { part, out, lines, history, at } = speaker();
+    part.say('One two three four.');
+    await part.idle();
+    at(cutAtMs);
+    part.interrupt('caller');
+    expect(out).toEqual(expected);
+    expect(lines()).toEqual(expectedLines);
+    expect(history).toEqual([{ content: heard }]);
+  });
+
+  it('cuts an answer still being written where the caller spoke, and the model hears so', async () => {
+    const { part, out, lines, history, at } = speaker();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    part.start(async (answer) => {
+      answer.say('First one.');
+      await gate;
+      answer.say('Never said.');
+      answer.finalWords('First one. Never said.');
+      answer.hangUp();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    at(100);
+    part.interrupt('caller');
+    release();
+    await part.idle();
+    expect(out).toEqual([['media', 0, 10], ['clear'], ['mark', 'reply-1']]);
+    expect(lines()).toEqual(['@0-@100 First']);
+    expect(history).toEqual([{ content: 'First… (interrupted by the caller)' }]);
+    expect(part.playbackEndMs).toBe(100);
+  });
+
+  it('after a false start, says again what was cut, from the start of the sentence it was cut in', async () => {
+    const { part, out, at } = speaker();
+    part.start(async (answer) => {
+      answer.say('One.');
+      answer.say('Two three.');
+      answer.say('Four.');
+    });
+    await part.idle();
+    at(120); // in "Two three." (80-280 ms)
+    part.interrupt('caller');
+    const cut = part.takeCut();
+    expect(cut?.atMs).toBe(120);
+    expect(part.takeCut()).toBeNull();
+    part.resume(cut!);
+    await part.idle();
+    // Spoken again from 120 ms: "Two three. Four." is 16 frames.
+    expect(out.slice(-3)).toEqual([['clear'], ['media', 120, 16], ['mark', 'reply-2']]);
+  });
+
+  it('a cut by time (a goodbye, the time limit) is not kept for a false start', async () => {
+    const { part, at } = speaker();
+    part.say('One two three four.');
+    await part.idle();
+    at(100);
+    part.interrupt('time');
+    expect(part.takeCut()).toBeNull();
+  });
+
+  it('never overlaps answers: the next waits until the one it stops has closed', async () => {
+    const { part, out } = speaker();
+    const order: string[] = [];
+    part.start(async (answer) => {
+      order.push('first starts');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      order.push(`first aborted: ${answer.signal.aborted}`);
+    });
+    part.start(async (answer) => {
+      order.push('second starts');
+      answer.say('Hi.');
+    });
+    await part.idle();
+    expect(order).toEqual(['first starts', 'first aborted: true', 'second starts']);
+    expect(out).toEqual([
+      ['media', 0, 3],
+      ['mark', 'reply-1'],
+    ]);
+  });
+
+  it("a chat's sentences go out as text and take no time", async () => {
+    const { part, out, lines, at } = speaker({ chat: true });
+    at(5000);
+    part.start(async (answer) => {
+      answer.say('Hi.');
+      answer.say('How are you?');
+      answer.finalWords('Hi. How are you?');
+    });
+    await part.idle();
+    expect(out).toEqual([
+      ['text', 'Hi.'],
+      ['text', 'How are you?'],
+      ['mark', 'reply-1'],
+    ]);
+    expect(lines()).toEqual(['@5000-@5000 Hi. How are you?']);
+  });
+
+  it('an answer that fails says so, unless it was cut off', async () => {
+    const { part, out } = speaker();
+    part.start(async () => {
+      throw new Error('model down');
+    });
+    await part.idle();
+    expect(out).toEqual([['failed', 'Error: model down']]);
+  });
+
+  it.each([
+    { segments: [{ text: 'One two three four', startMs: 0, endMs: 400 }], cutAt: null, said: 'One two three four' },
+    { segments: [{ text: 'One two three four', startMs: 0, endMs: 400 }], cutAt: 200, said: 'One two' },
+    {
+      segments: [
+        { text: 'One.', startMs: 0, endMs: 80 },
+        { text: 'Two three.', startMs: 80, endMs: 280 },
+      ],
+      cutAt: 80,
+      said: 'One.',
+    },
+    // A chat's sentence sent at the moment of the cut was read.
+    { segments: [{ text: 'Hi.', startMs: 50, endMs: 50 }], cutAt: 50, said: 'Hi.' },
+  ])('what played of $segments.length segment(s) cut at $cutAt: "$said"', ({ segments, cutAt, said }) => {
+    expect(
+      spokenText({ bargedInAtMs: cutAt, segments: segments.map((segment, index) => ({ index, ...segment })) }),
+    ).toBe(said);
+  });
+
+  it('cuts spoken text at whole words and finds sentence ends', () => {
+    expect(cutWords('one two three four', 0.5)).toBe('one two');
+    expect(cutWords('one two three four', 1)).toBe('one two three four');
+    expect(cutWords('one two', 0)).toBe('');
+    expect(sentenceEnd('Hello there. How')).toBe(13);
+    expect(sentenceEnd('Really?! "Yes." Then')).toBe(9);
+    expect(sentenceEnd('Hello there')).toBe(0);
+  });
+});

@@ -1,0 +1,211 @@
+import { describe, expect, it, vi } from 'vitest';
+import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
+import type { SpeechToTextEvents } from '../../media/src/agent/interfaces.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { TurnLatency, turnDelays, type AnswerMark, type TurnTimeline } from '../../media/src/call/turn-latency.ts';
+import { callInput } from '../support/voice.ts';
+
+/** What the parts report, on the call's clock, in; each turn's timeline, out. */
+type Step =
+  | { at: number }
+  | { turn: { speechEndMs: number; finalMs: number | null } }
+  | { mark: AnswerMark }
+  | { tool: string; phase: 'start' | 'end' };
+
+function record(steps: Step[]): readonly TurnTimeline[] {
+  let nowMs = 0;
+  const latency = new TurnLatency({ nowMs: () => nowMs });
+  for (const step of steps) {
+    if ('at' in step) nowMs = step.at;
+    else if ('turn' in step) latency.turn(step.turn.speechEndMs, step.turn.finalMs);
+    else if ('mark' in step) latency.mark(step.mark);
+    else latency.tool(step.tool, step.phase);
+  }
+  return latency.turns;
+}
+
+describe('turn latency (marks on the call clock)', () => {
+  it.each<{ name: string; steps: Step[]; turns: TurnTimeline[] }>([
+    {
+      name: 'a spoken turn: from the end of speech to the first frame sent; the first of each mark counts',
+      steps: [
+        { at: 1400 },
+        { turn: { speechEndMs: 800, finalMs: 1100 } },
+        { at: 1650 },
+        { mark: 'model_first_token' },
+        { mark: 'first_sentence' },
+        { at: 1700 },
+        { mark: 'model_first_token' },
+        { mark: 'first_sentence' },
+        { at: 1800 },
+        { mark: 'tts_first_byte' },
+        { mark: 'first_frame_sent' },
+        { at: 1900 },
+        { mark: 'first_frame_sent' },
+      ],
+      turns: [
+        {
+          turn: 1,
+          marks: {
+            speech_end: 800,
+            final_transcript: 1100,
+            turn_decided: 1400,
+            model_first_token: 1650,
+            first_sentence: 1650,
+            tts_first_byte: 1800,
+            first_frame_sent: 1800,
+          },
+          tools: [],
+        },
+      ],
+    },
+    {
+      name: 'tool calls, each from its start to its end',
+      steps: [
+        { at: 500 },
+        { turn: { speechEndMs: 400, finalMs: null } },
+        { tool: 'check_availability', phase: 'start' },
+        { at: 900 },
+        { tool: 'check_availability', phase: 'end' },
+        { tool: 'end_call', phase: 'start' },
+      ],
+      turns: [
+        {
+          turn: 1,
+          marks: { speech_end: 400, turn_decided: 500 },
+          tools: [
+            { name: 'check_availability', startMs: 500, endMs: 900 },
+            { name: 'end_call', startMs: 900, endMs: null },
+          ],
+        },
+      ],
+    },
+    {
+      name: "what comes before the caller's first turn (the greeting) belongs to no turn; each turn has its own",
+      steps: [
+        { mark: 'first_frame_sent' },
+        { at: 3000 },
+        { turn: { speechEndMs: 2500, finalMs: 2700 } },
+        { mark: 'first_frame_sent' },
+        { at: 9000 },
+        { turn: { speechEndMs: 8000, finalMs: 8500 } },
+        { at: 9100 },
+        { mark: 'first_frame_sent' },
+      ],
+      turns: [
+        {
+          turn: 1,
+          marks: { speech_end: 2500, final_transcript: 2700, turn_decided: 3000, first_frame_sent: 3000 },
+          tools: [],
+        },
+        {
+          turn: 2,
+          marks: { speech_end: 8000, final_transcript: 8500, turn_decided: 9000, first_frame_sent: 9100 },
+          tools: [],
+        },
+      ],
+    },
+  ])('$name', ({ steps, turns }) => {
+    expect(record(steps)).toEqual(turns);
+  });
+
+  it("gives a turn's delays from the end of the caller's speech", () => {
+    const [turn] = record([
+      { at: 1400 },
+      { turn: { speechEndMs: 800, finalMs: 1100 } },
+      { tool: 'lookup', phase: 'start' },
+      { at: 1500 },
+      { tool: 'lookup', phase: 'end' },
+      { at: 1650 },
+      { mark: 'model_first_token' },
+      { at: 1800 },
+      { mark: 'first_frame_sent' },
+    ]);
+    expect(turnDelays(turn!)).toEqual({
+      final_transcript: 300,
+      turn_decided: 600,
+      model_first_token: 850,
+      first_sentence: null,
+      tts_first_byte: null,
+      first_frame_sent: 1000,
+      toolsMs: 100,
+    });
+  });
+
+  it("is fed by the pipeline: the caller's turn, the model, text-to-speech and the frames sent", async () => {
+    const BASE = Date.parse('2026-11-26T10:00:00.000Z');
+    let now = BASE;
+    let recognition!: SpeechToTextEvents;
+    const gate = () => {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      return { promise, resolve };
+    };
+    const gates = { model: gate(), speech: gate() };
+    const pipeline = new CallPipeline({
+      clock: () => now,
+      send: () => {},
+      prepare: async () => ({
+        plan: buildCallPlan(callInput({ workflowDefinition: { greeting: 'Hi.' } })),
+        organizationId: 1,
+        providers: {
+          stt: {
+            name: 'stt',
+            open: async (_options, events) => {
+              recognition = events;
+              return { send: () => {}, close: async () => {} };
+            },
+          },
+          llm: {
+            name: 'llm',
+            defaultModel: 'm',
+            async *stream() {
+              await gates.model.promise;
+              yield { type: 'text', text: 'We open at 8. ' };
+            },
+          },
+          tts: {
+            name: 'tts',
+            async *stream(text) {
+              if (text !== 'Hi.') await gates.speech.promise;
+              yield Buffer.alloc(text.length * 160, 0x7f);
+            },
+          },
+        },
+      }),
+    });
+    await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
+    await pipeline.opened;
+    await pipeline.idle();
+    // A second of the caller's audio, then their words (0.2-0.8 s) as a final result at 1.1 s and the end at 1.4 s.
+    for (let atMs = 0; atMs < 1000; atMs += 20) {
+      now = BASE + atMs;
+      await pipeline.handle({
+        event: 'media',
+        media: { payload: Buffer.alloc(160, 0xff).toString('base64'), timestamp: atMs },
+      });
+    }
+    now = BASE + 1100;
+    recognition.transcript({ text: 'When do you open?', isFinal: true, speechFinal: false, start: 0.2, end: 0.8 });
+    now = BASE + 1400;
+    recognition.transcript({ text: '', isFinal: true, speechFinal: true, start: 0.8, end: 1.0 });
+    now = BASE + 1650;
+    gates.model.resolve();
+    await vi.waitFor(() => expect(pipeline.latency.turns[0]?.marks.first_sentence).toBe(1650));
+    now = BASE + 1800;
+    gates.speech.resolve();
+    await pipeline.idle();
+    expect(pipeline.latency.turns.map(turnDelays)).toEqual([
+      {
+        final_transcript: 300,
+        turn_decided: 600,
+        model_first_token: 850,
+        first_sentence: 850,
+        tts_first_byte: 1000,
+        first_frame_sent: 1000,
+        toolsMs: 0,
+      },
+    ]);
+    await pipeline.finish('closed');
+  });
+});
