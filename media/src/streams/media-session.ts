@@ -285,14 +285,12 @@ export class MediaSession {
       });
     switch (command.type) {
       case 'say':
-        call.runLog?.('INFO', `Said through the control API: ${command.text.slice(0, 300)}`);
         if (command.end_call) this.closing = true;
         void this.idle().then(() => {
           if (!this.ended) this.startReply({ say: command.text, hangUp: command.end_call === true });
         });
         break;
       case 'add_message':
-        call.runLog?.('INFO', `Message added through the control API: ${command.content.slice(0, 300)}`);
         this.history.push({ role: 'system', content: command.content });
         if (command.respond) afterAnswer(() => this.startReply({ userText: null }));
         break;
@@ -311,7 +309,6 @@ export class MediaSession {
         break;
       }
       case 'end':
-        call.runLog?.('INFO', 'Ended through the control API');
         if (command.say) this.goodbye(command.say);
         else {
           this.closing = true;
