@@ -32,6 +32,7 @@ import {
   type SpeechToTextStream,
 } from '../agent/interfaces.ts';
 import { knowledgeSection, type CallPlan } from '../agent/call-plan.ts';
+import { boundedContext } from '../agent/context-window.ts';
 import { UTTERANCE_END_MS } from '../agent/providers.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
 import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
@@ -748,7 +749,7 @@ export class MediaSession {
         model: plan.settings.model ?? providers.llm.defaultModel,
         temperature: plan.settings.temperature,
         tools: plan.tools,
-        messages: [{ role: 'system' as const, content: system }, ...this.history],
+        messages: [{ role: 'system' as const, content: system }, ...boundedContext(this.history)],
       };
       for await (const event of this.modelAnswer(reply, request)) {
         if (event.type === 'tool_call') {
@@ -914,7 +915,7 @@ export class MediaSession {
         model: plan.settings.model ?? providers.llm.defaultModel,
         temperature: 0,
         tools: [],
-        messages: [{ role: 'system' as const, content: TRANSFER_SUMMARY_PROMPT }, ...conversation],
+        messages: [{ role: 'system' as const, content: TRANSFER_SUMMARY_PROMPT }, ...boundedContext(conversation)],
       };
       const limit = AbortSignal.timeout(this.options.timing?.modelAnswerLimitMs ?? MODEL_ANSWER_LIMIT_MS);
       for await (const event of providers.llm.stream(request, limit))
