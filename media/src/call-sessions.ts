@@ -16,7 +16,7 @@ import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
 import { formatTranscriptFile, mergeFragments, parseTranscriptFile } from '../../shared/domain/transcripts.ts';
-import { parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
+import { formatRunRef, parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
 import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
@@ -30,6 +30,7 @@ import {
   putRunFileFromDisk,
   runFileKeys,
 } from '../../shared/repositories/run-files.ts';
+import { appendRunLog } from '../../shared/repositories/run-logs.ts';
 import * as runs from '../../shared/repositories/runs.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
@@ -51,15 +52,21 @@ export interface CallSessionConfig {
   modelFetch?: typeof fetch;
 }
 
-/** Appends to the run's logs in order; a failed write is logged, never fatal to the call. */
+/**
+ * Appends to the run's logs in order, each line an item of its own (run-logs.ts: no size of the
+ * run item can refuse one). A line that cannot be written is an error of the service, logged with
+ * the line itself so it is still found; the call goes on.
+ */
 function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']> {
   let chain = Promise.resolve();
   return (level, message) => {
+    const line = { timestamp: new Date().toISOString(), level, message };
     chain = chain
-      .then(() => runs.updateActiveRun(ref, {}, { timestamp: new Date().toISOString(), level, message }))
+      .then(() => appendRunLog(ref, line))
       .then(
         () => {},
-        (error: unknown) => log('warn', 'could not write the run log', { error: String(error) }),
+        (error: unknown) =>
+          log('error', 'run log line not written', { runRef: formatRunRef(ref), line, error: String(error) }),
       );
   };
 }

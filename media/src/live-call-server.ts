@@ -20,6 +20,7 @@ import {
   RELAY_HEADER,
 } from '../../shared/domain/live-call-access.ts';
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
+import { appendRunLog, type RunLogLine } from '../../shared/repositories/run-logs.ts';
 import { getRun } from '../../shared/repositories/runs.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
@@ -44,6 +45,8 @@ export class LiveCalls {
   constructor(
     private readonly self: () => string,
     private readonly log: LogFn,
+    /** Writes a line to a live run's logs (false: the run has ended); replaced in tests of its failure. */
+    private readonly appendLog: typeof appendRunLog = appendRunLog,
   ) {}
 
   /** The call or session of `runRef` is live here until it finishes. */
@@ -192,10 +195,51 @@ export class LiveCalls {
         return { status: 502, body: { detail: 'The media task holding the call could not be reached' } };
       }
     }
+    // The command's log line is written before it is applied: a command the run's logs cannot
+    // record is not applied (the audit trail of who steered a call is never short of one).
+    const ref = parseRunRef(runRef)!;
+    const line: RunLogLine = {
+      timestamp: new Date().toISOString(),
+      level: 'INFO',
+      message: controlLogMessage(command.data),
+    };
+    try {
+      if (!(await this.appendLog(ref, line)))
+        return { status: 409, body: { detail: 'The command was not applied: the call has ended' } };
+    } catch (error) {
+      this.log('error', 'could not write a control command to the run log: not applied', {
+        runRef,
+        error: String(error),
+      });
+      return {
+        status: 503,
+        body: { detail: 'The command was not applied: the run log could not record it; try again' },
+      };
+    }
     const refusal = where.session.control(command.data);
-    if (refusal) return { status: 409, body: { detail: `The command was not applied: ${refusal}` } };
+    if (refusal) {
+      const notApplied = { timestamp: new Date().toISOString(), level: 'WARN', message: `Not applied: ${refusal}` };
+      await this.appendLog(ref, notApplied).catch((error: unknown) =>
+        this.log('error', 'could not write a refused control command to the run log', { runRef, error: String(error) }),
+      );
+      return { status: 409, body: { detail: `The command was not applied: ${refusal}` } };
+    }
     this.log('info', 'control command applied', { runRef, type: command.data.type });
     return { status: 200, body: { status: 'applied' } };
+  }
+}
+
+/** The run's log line of a control command (before it is applied). */
+export function controlLogMessage(command: LiveCommand): string {
+  switch (command.type) {
+    case 'say':
+      return `Said through the control API: ${command.text.slice(0, 300)}`;
+    case 'add_message':
+      return `Message added through the control API: ${command.content.slice(0, 300)}`;
+    case 'end':
+      return 'Ended through the control API';
+    case 'transfer':
+      return `Transfer to ${command.destination} through the control API`;
   }
 }
 

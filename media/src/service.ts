@@ -24,6 +24,7 @@ import { BROWSER_SESSION_PATH, PEER_TO_PEER_MODE } from '../../shared/domain/bro
 import { WebRtcLeg, type WebRtcSettings } from './streams/webrtc-leg.ts';
 import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { admitBrowserSession, admitStream } from './stream-admission.ts';
+import { CHAT_LIMITS } from './streams/chat-limits.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
 import { LiveCalls } from './live-call-server.ts';
 import { LISTEN_PATH } from '../../shared/domain/live-call-access.ts';
@@ -158,6 +159,7 @@ export async function startMediaService(options: {
         log: options.log,
         codec: twilioMediaCodec,
         statusCloseCodes: true,
+        chatLimits: CHAT_LIMITS,
         pingEveryMs: SESSION_PING_MS,
         peerLeg: (run, deliver, log) =>
           run.mode === PEER_TO_PEER_MODE && options.webrtc ? new WebRtcLeg(options.webrtc, deliver, log) : undefined,

@@ -13,6 +13,7 @@
  * | do-not-call entry | ORG#<orgId>         | DNC#<E.164 number>                 |                       |                     |
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
  * |   … once ended    |                     |                                    | EVENTS#PENDING until call.completed is published | <endedAt>#<o>#<a>#<runId> |
+ * | run log line      | ORG#<o>#AGENT#<a>#RUN#<r> | LOG#<timestamp>#<seq, 10 d.>#<rand> |              |                     |
  * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
@@ -45,6 +46,9 @@
  * - Do-not-call check: GetItem ORG#<orgId> / DNC#<number>; list: Query begins_with DNC#.
  * - Runs of an agent, newest first: Query ORG#<o>#AGENT#<a> descending. A run is in the agent's
  *   partition, not the organization's, so busy organizations spread over many partitions.
+ * - A run's log lines in order (single run read, deletion): Query ORG#<o>#AGENT#<a>#RUN#<r>, sk
+ *   begins_with LOG#. A partition per run: lines never count toward the run item's 400 KB, and a
+ *   long call's lines do not crowd its agent's partition.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the entry moves to EVENTS#PENDING when the run
  *   ends and is removed once call.completed is on the bus (the outbox: unpublished events are re-sent).
  * - Browser/chat sessions never connected (sweeper): Query gsi1 SESSIONS#UNCONNECTED, gsi1sk <= now,
@@ -97,6 +101,11 @@ export const keys = {
     sk: `RUN#${pad(runId)}`,
   }),
   runSkPrefix: 'RUN#',
+  runLogPartition: (orgId: number, agentId: number, runId: number) =>
+    `ORG#${orgId}#AGENT#${pad(agentId)}#RUN#${pad(runId)}`,
+  runLogSk: (timestamp: string, seq: number, unique: string) =>
+    `LOG#${timestamp}#${String(seq).padStart(10, '0')}#${unique}`,
+  runLogSkPrefix: 'LOG#',
   memory: (orgId: number, agentId: number, memoryId: string) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `MEMORY#${memoryId}`,

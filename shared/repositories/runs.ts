@@ -1,6 +1,13 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { CALLS_IDEMPOTENCY_SCOPE, keys, stripKeys } from './keys.ts';
+import { appendRunLog, runLogItem, type RunLogLine } from './run-logs.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 import type { MachineVerdict } from '../domain/answering-machine.ts';
 import { hasSession, sessionExpiresAt } from '../domain/browser-sessions.ts';
@@ -27,7 +34,11 @@ export interface RunRecord {
   gathered_context: Record<string, unknown>;
   recording_key: string | null;
   transcript_key: string | null;
-  logs: { timestamp: string; level: string; message: string }[];
+  /**
+   * Given at creation: its lines are written as log items (run-logs.ts), never on the item. Read
+   * back from an item: the lines a run written before log items kept on itself (run-logs reads both).
+   */
+  logs: RunLogLine[];
   sms: { timestamp: string; to: string; body: string }[];
   cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; total_usd: number } | null;
   provider_call_id: string | null;
@@ -125,8 +136,14 @@ export interface UsageRecord {
 
 const fromItem = (item: Record<string, unknown>): RunRecord => {
   const { type: _type, ...run } = stripKeys(item);
-  return run as unknown as RunRecord;
+  return { ...run, logs: run.logs ?? [] } as unknown as RunRecord;
 };
+
+const refOf = (run: RunRecord): RunRef => ({
+  organizationId: run.organization_id,
+  agentId: run.workflow_id,
+  runId: run.id,
+});
 
 const cancelledBy = (error: unknown, index: number): boolean =>
   error instanceof TransactionCanceledException &&
@@ -157,6 +174,7 @@ export async function insertRun(
   const table = tableName();
   const orgId = run.organization_id;
   const checksAgent = alongside.length > 0;
+  const { logs, ...stored } = run;
   const items: TransactItem[] = [
     {
       Update: {
@@ -179,11 +197,12 @@ export async function insertRun(
             ? keys.unconnectedSessionIndex(sessionExpiresAt(run.created_at), orgId, run.workflow_id, run.id)
             : {}),
           type: 'run',
-          ...run,
+          ...stored,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    ...logs.map((line) => runLogItem(refOf(run), line)),
   ];
   if (takesChannel) {
     items.unshift({
@@ -318,7 +337,7 @@ export async function listRuns(
   return { items: items.map(fromItem), totalCount };
 }
 
-/** What ending a call sets on its run; the log line is appended to its logs. */
+/** What ending a call sets on its run; the log line is written with it. */
 export type RunEnding = Pick<
   RunRecord,
   | 'status'
@@ -329,7 +348,7 @@ export type RunEnding = Pick<
   | 'transcript_key'
   | 'cost'
   | 'analysis'
-> & { log: RunRecord['logs'][number] };
+> & { log: RunLogLine };
 
 /**
  * Ends a run in progress, releases its channel and writes its billing record, in one transaction.
@@ -358,7 +377,7 @@ export async function finishRun(
           // The index entry moves from "active" to "event pending" until call.completed is published.
           UpdateExpression: `SET ${Object.keys(names)
             .map((name, i) => `${name} = :v${i}`)
-            .join(', ')}, logs = list_append(if_not_exists(logs, :empty), :log), gsi1pk = :eventPk, gsi1sk = :eventSk`,
+            .join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
           // The outcome was decided from the answering-machine verdict read: it must still be the run's.
           ConditionExpression: `#status = :from AND ${
             verdictRead ? 'answered_by = :verdict' : '(attribute_not_exists(answered_by) OR answered_by = :null)'
@@ -367,8 +386,6 @@ export async function finishRun(
           ExpressionAttributeValues: {
             ...values,
             ...(verdictRead ? { ':verdict': verdictRead } : { ':null': null }),
-            ':log': [log],
-            ':empty': [],
             ':from': from,
             ':eventPk': pendingEvent.gsi1pk,
             ':eventSk': pendingEvent.gsi1sk,
@@ -394,6 +411,7 @@ export async function finishRun(
           Item: { ...keys.usage(ref.organizationId, usage.ended_at, ref.runId), type: 'usage', ...usage },
         },
       },
+      runLogItem(ref, log),
     ]);
     return true;
   } catch (error) {
@@ -468,68 +486,69 @@ export function eventConfirmationItem(ref: RunRef, analysisPending: boolean, now
 export const listRunsWithPendingEvents = (before: string, limit: number): Promise<RunRecord[]> =>
   runsIndexedBefore(keys.pendingEventIndex('', 0, 0, 0).gsi1pk, before, limit);
 
+type RunUpdate = Pick<
+  UpdateCommandInput,
+  'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+> & { UpdateExpression: string };
+
+/**
+ * A conditional update of a run and the log line that records it, in one transaction (without a
+ * line, one UpdateItem); false when the run's condition failed, and nothing is written then.
+ */
+async function updateRunWithLog(ref: RunRef, update: RunUpdate, log?: RunLogLine): Promise<boolean> {
+  const Key = keys.run(ref.organizationId, ref.agentId, ref.runId);
+  try {
+    if (log) await sendTransaction([{ Update: { TableName: tableName(), Key, ...update } }, runLogItem(ref, log)]);
+    else await db().send(new UpdateCommand({ TableName: tableName(), Key, ...update }));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || cancelledBy(error, 0)) return false;
+    throw error;
+  }
+}
+
+/** updateRunWithLog, then the run as it is now (read consistently), or undefined when refused. */
+async function updateRunReturning(ref: RunRef, update: RunUpdate, log?: RunLogLine): Promise<RunRecord | undefined> {
+  if (!(await updateRunWithLog(ref, update, log))) return undefined;
+  return getRun(ref.organizationId, ref.agentId, ref.runId);
+}
+
 /**
  * The agent takes a call back after a transfer nobody took (continue_on_failure): the new media
  * stream of the run, admitted once; the run as it is then, or undefined when it cannot be resumed.
  */
 export async function resumeMediaStream(ref: RunRef, at: string, mediaHost: string): Promise<RunRecord | undefined> {
-  try {
-    const resumed = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression:
-          'SET transfer.resumed_at = :at, media_host = :host, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression:
-          '#status = :inProgress AND transfer.continue_on_failure = :true AND attribute_exists(transfer.outcome) AND transfer.outcome <> :completed AND attribute_not_exists(transfer.resumed_at)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':at': at,
-          ':host': mediaHost,
-          ':inProgress': 'in_progress',
-          ':true': true,
-          ':completed': 'completed',
-          ':empty': [],
-          ':log': [{ timestamp: at, level: 'INFO', message: 'The agent takes the call back' }],
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(resumed.Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  return updateRunReturning(
+    ref,
+    {
+      UpdateExpression: 'SET transfer.resumed_at = :at, media_host = :host',
+      ConditionExpression:
+        '#status = :inProgress AND transfer.continue_on_failure = :true AND attribute_exists(transfer.outcome) AND transfer.outcome <> :completed AND attribute_not_exists(transfer.resumed_at)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':at': at,
+        ':host': mediaHost,
+        ':inProgress': 'in_progress',
+        ':true': true,
+        ':completed': 'completed',
+      },
+    },
+    { timestamp: at, level: 'INFO', message: 'The agent takes the call back' },
+  );
 }
 
 /** A transfer starts; false when the run is not in progress, or is being transferred already. */
-export async function beginTransfer(
-  ref: RunRef,
-  transfer: TransferState,
-  log: RunRecord['logs'][number],
-): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression: 'SET transfer = :transfer, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(transfer) OR transfer = :null)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':transfer': transfer,
-          ':inProgress': 'in_progress',
-          ':null': null,
-          ':empty': [],
-          ':log': [log],
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+export async function beginTransfer(ref: RunRef, transfer: TransferState, log: RunLogLine): Promise<boolean> {
+  return updateRunWithLog(
+    ref,
+    {
+      UpdateExpression: 'SET transfer = :transfer',
+      ConditionExpression: '#status = :inProgress AND (attribute_not_exists(transfer) OR transfer = :null)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':transfer': transfer, ':inProgress': 'in_progress', ':null': null },
+    },
+    log,
+  );
 }
 
 /**
@@ -539,36 +558,26 @@ export async function beginTransfer(
 export async function noteTransfer(
   ref: RunRef,
   changes: Partial<TransferState>,
-  log?: RunRecord['logs'][number],
+  log?: RunLogLine,
 ): Promise<RunRecord | undefined> {
   const fields = Object.entries(changes);
-  try {
-    const updated = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression: `SET ${fields.map((_, i) => `transfer.#f${i} = :v${i}`).join(', ')}${
-          log ? ', logs = list_append(if_not_exists(logs, :empty), :log)' : ''
-        }`,
-        ConditionExpression: '#status = :inProgress AND attribute_type(transfer, :map)',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-        },
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-          ':inProgress': 'in_progress',
-          ':map': 'M',
-          ...(log ? { ':empty': [], ':log': [log] } : {}),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(updated.Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  return updateRunReturning(
+    ref,
+    {
+      UpdateExpression: `SET ${fields.map((_, i) => `transfer.#f${i} = :v${i}`).join(', ')}`,
+      ConditionExpression: '#status = :inProgress AND attribute_type(transfer, :map)',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+        ':inProgress': 'in_progress',
+        ':map': 'M',
+      },
+    },
+    log,
+  );
 }
 
 /**
@@ -619,34 +628,26 @@ export async function releaseAnalyzedRun(ref: RunRef): Promise<void> {
 export async function updateActiveRun(
   ref: RunRef,
   changes: Partial<Pick<RunRecord, 'provider_call_id' | 'answered_at'>>,
-  log?: RunRecord['logs'][number],
+  log?: RunLogLine,
 ): Promise<boolean> {
   const fields = Object.entries(changes);
-  const sets = fields.map((_, i) => `#f${i} = :v${i}`);
-  if (log) sets.push('logs = list_append(if_not_exists(logs, :empty), :log)');
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: '#status = :inProgress',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
-        },
-        ExpressionAttributeValues: {
-          ':inProgress': 'in_progress',
-          ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-          ...(log ? { ':log': [log], ':empty': [] } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  if (fields.length === 0) return log ? appendRunLog(ref, log) : true;
+  return updateRunWithLog(
+    ref,
+    {
+      UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+      ConditionExpression: '#status = :inProgress',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        ...Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field])),
+      },
+      ExpressionAttributeValues: {
+        ':inProgress': 'in_progress',
+        ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+      },
+    },
+    log,
+  );
 }
 
 /**
@@ -657,31 +658,18 @@ export async function updateActiveRun(
 export async function recordMachineVerdict(
   ref: RunRef,
   verdict: MachineVerdict,
-  log: RunRecord['logs'][number],
+  log: RunLogLine,
 ): Promise<RunRecord | undefined> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression: 'SET answered_by = :verdict, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_by) OR answered_by = :null)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':inProgress': 'in_progress',
-          ':verdict': verdict,
-          ':null': null,
-          ':log': [log],
-          ':empty': [],
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(result.Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  return updateRunReturning(
+    ref,
+    {
+      UpdateExpression: 'SET answered_by = :verdict',
+      ConditionExpression: '#status = :inProgress AND (attribute_not_exists(answered_by) OR answered_by = :null)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':inProgress': 'in_progress', ':verdict': verdict, ':null': null },
+    },
+    log,
+  );
 }
 
 /** The claim of an incoming provider call, made in the run's transaction: one run per call. */
@@ -713,32 +701,22 @@ export async function claimMediaStream(
   answeredAt: string,
   mediaHost: string,
 ): Promise<RunRecord | undefined> {
-  try {
-    const claimed = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
-        UpdateExpression:
-          'SET answered_at = :at, media_host = :host, logs = list_append(if_not_exists(logs, :empty), :log)',
-        ConditionExpression:
-          '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':inProgress': 'in_progress',
-          ':at': answeredAt,
-          ':host': mediaHost,
-          ':null': 'NULL',
-          ':empty': [],
-          ':log': [{ timestamp: answeredAt, level: 'INFO', message: 'Call answered' }],
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(claimed.Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  return updateRunReturning(
+    ref,
+    {
+      UpdateExpression: 'SET answered_at = :at, media_host = :host',
+      ConditionExpression:
+        '#status = :inProgress AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':inProgress': 'in_progress',
+        ':at': answeredAt,
+        ':host': mediaHost,
+        ':null': 'NULL',
+      },
+    },
+    { timestamp: answeredAt, level: 'INFO', message: 'Call answered' },
+  );
 }
 
 /**
@@ -772,7 +750,7 @@ export async function startSession(
           TableName: table,
           Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
           UpdateExpression:
-            'SET #status = :inProgress, answered_at = :at, media_host = :host, gsi1pk = :activePk, gsi1sk = :activeSk, logs = list_append(if_not_exists(logs, :empty), :log)',
+            'SET #status = :inProgress, answered_at = :at, media_host = :host, gsi1pk = :activePk, gsi1sk = :activeSk',
           ConditionExpression: `#status = :created AND #mode IN (${Object.keys(modeValues).join(', ')}) AND (attribute_not_exists(answered_at) OR attribute_type(answered_at, :null))`,
           ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
           ExpressionAttributeValues: {
@@ -784,11 +762,10 @@ export async function startSession(
             ':activePk': active.gsi1pk,
             ':activeSk': active.gsi1sk,
             ':null': 'NULL',
-            ':empty': [],
-            ':log': [{ timestamp: startedAt, level: 'INFO', message: 'Session connected' }],
           },
         },
       },
+      runLogItem(ref, { timestamp: startedAt, level: 'INFO', message: 'Session connected' }),
     ]);
   } catch (error) {
     if (cancelledBy(error, 1)) return undefined;

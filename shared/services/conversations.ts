@@ -7,6 +7,7 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { nextId } from '../repositories/counters.ts';
 import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
+import { deleteRunLogs, listRunLogs } from '../repositories/run-logs.ts';
 import * as runs from '../repositories/runs.ts';
 import type { ListConversationsQuery } from '../schemas/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
@@ -115,10 +116,11 @@ async function fileLink(baseUrl: string, key: string | null, contentType: string
 }
 
 export async function getConversation(orgId: number, agentRef: string, runId: number, baseUrl: string) {
-  const { run } = await findRun(orgId, agentRef, runId);
-  const [recording, transcript] = await Promise.all([
+  const { run, ref } = await findRun(orgId, agentRef, runId);
+  const [recording, transcript, logs] = await Promise.all([
     fileLink(baseUrl, run.recording_key, WAV, RUN_LINK_SECONDS),
     fileLink(baseUrl, run.transcript_key, TEXT, RUN_LINK_SECONDS),
+    listRunLogs(ref, run.logs),
   ]);
   return {
     ...listItem(run),
@@ -127,7 +129,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     recording_download_url: recording?.url ?? null,
     transcript_download_url: transcript?.url ?? null,
     download_urls_expire_at: (recording ?? transcript)?.expiresAt ?? null,
-    logs: run.logs ?? [],
+    logs,
     sms: run.sms ?? [],
     cost: run.cost,
     analysis: run.analysis ?? null,
@@ -165,7 +167,7 @@ export async function getRecording(orgId: number, agentRef: string, runId: numbe
 
 /**
  * Deletes a run for good: its files first (so issued links die with them), then its webhook
- * delivery records, then the run item itself; its billing record stays. A failure part-way leaves
+ * delivery records and its log lines, then the run item itself; its billing record stays. A failure part-way leaves
  * the run in place, so the request can be repeated.
  */
 export async function deleteConversation(orgId: number, agentRef: string, runId: number): Promise<void> {
@@ -178,5 +180,6 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
     ),
   );
   await deleteDeliveriesOfRun(ref);
+  await deleteRunLogs(ref);
   if (!(await runs.deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
 }

@@ -97,6 +97,7 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
 
     Object.assign(process.env, inject('stackEnv'));
     const runs = await import('../../shared/repositories/runs.ts');
+    const { listRunLogs } = await import('../../shared/repositories/run-logs.ts');
     const listed = await api.request('GET', `/agents/${agent.id}/conversations?limit=100`, { key: org.key });
     const ids: number[] = listed.body.items.map((run: { id: number }) => run.id);
     expect(ids).toHaveLength(5);
@@ -108,7 +109,8 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
       expect(run.status).toBe('busy');
       // Dialed by the function that placed it, without a call-lifecycle dial step: one dial, its id noted.
       expect(run.provider_call_id).toMatch(/^CA/);
-      expect(run.logs.filter((log) => log.message.startsWith('Dialing through')).map((log) => log.message)).toEqual([
+      const logs = await listRunLogs({ organizationId: org.organizationId, agentId: agent.id, runId: id }, run.logs);
+      expect(logs.filter((log) => log.message.startsWith('Dialing through')).map((log) => log.message)).toEqual([
         'Dialing through twilio',
       ]);
     }

@@ -54,7 +54,13 @@ async function waitingRun({ providerCallId = 'CA-test' as string | null } = {}) 
     runRef,
     token: await mintStreamToken(runRef, 900),
     ref: { organizationId: org.organizationId, agentId: agent.id, runId: id },
-    read: () => runs.getRun(org.organizationId, agent.id, id),
+    /** The run with its logs (log items of their own, read back as the API does). */
+    read: async () => {
+      const stored = await runs.getRun(org.organizationId, agent.id, id);
+      const { listRunLogs } = await import('../../shared/repositories/run-logs.ts');
+      const ref = { organizationId: org.organizationId, agentId: agent.id, runId: id };
+      return stored && { ...stored, logs: await listRunLogs(ref, stored.logs) };
+    },
   };
 }
 

@@ -75,6 +75,28 @@ describe.skipIf(needsLocalStack)('deleting a run', () => {
     expect(await idempotencyRecord(run.idempotency_record!)).toBeUndefined();
   });
 
+  it("deletes the run's log lines, items of their own", async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const { listRunLogs } = await import('../../shared/repositories/run-logs.ts');
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(9, 5), initial_context: {} },
+    });
+    const runId = placed.body.workflow_run_id as number;
+    const ended = await eventually(async () => {
+      const run = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key });
+      return run.body.status !== 'in_progress' ? run.body : undefined;
+    });
+    const ref = { organizationId: org.organizationId, agentId: agent.id, runId };
+    const stored = await listRunLogs(ref);
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    expect(stored).toEqual(ended.logs);
+    expect(
+      (await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).status,
+    ).toBe(204);
+    expect(await listRunLogs(ref)).toEqual([]);
+  });
+
   it('deletes a run placed without a key as before', async () => {
     const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
       key: org.key,

@@ -35,14 +35,12 @@ export function applyCommand(command: LiveCommand, target: ControlTarget): strin
     });
   switch (command.type) {
     case 'say':
-      call.runLog?.('INFO', `Said through the control API: ${command.text.slice(0, 300)}`);
       if (command.end_call) target.closing();
       void speaker.idle().then(() => {
         if (!target.ended()) speaker.say(command.text, command.end_call === true);
       });
       break;
     case 'add_message':
-      call.runLog?.('INFO', `Message added through the control API: ${command.content.slice(0, 300)}`);
       target.brain.addNote(command.content);
       if (command.respond) afterAnswer(() => target.answer());
       break;
@@ -61,7 +59,6 @@ export function applyCommand(command: LiveCommand, target: ControlTarget): strin
       break;
     }
     case 'end':
-      call.runLog?.('INFO', 'Ended through the control API');
       if (command.say) target.goodbye(command.say);
       else target.endNow();
       break;

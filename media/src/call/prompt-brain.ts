@@ -6,6 +6,7 @@
  */
 import { ProviderError, type ChatMessage, type ModelEvent, type ModelRequest } from '../agent/interfaces.ts';
 import { knowledgeSection } from '../agent/call-plan.ts';
+import { boundedContext } from '../agent/context-window.ts';
 import type { Answer, Brain, HeardMessage } from './brain.ts';
 import type { AgentTools } from './agent-tools.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
@@ -86,7 +87,7 @@ export class PromptBrain implements Brain {
         model: plan.settings.model ?? providers.llm.defaultModel,
         temperature: plan.settings.temperature,
         tools: plan.tools,
-        messages: [{ role: 'system' as const, content: system }, ...this.history],
+        messages: [{ role: 'system' as const, content: system }, ...boundedContext(this.history)],
       };
       for await (const event of this.modelAnswer(answer, request)) {
         if (event.type === 'tool_call') {
@@ -143,7 +144,7 @@ export class PromptBrain implements Brain {
         model: plan.settings.model ?? providers.llm.defaultModel,
         temperature: 0,
         tools: [],
-        messages: [{ role: 'system' as const, content: TRANSFER_SUMMARY_PROMPT }, ...conversation],
+        messages: [{ role: 'system' as const, content: TRANSFER_SUMMARY_PROMPT }, ...boundedContext(conversation)],
       };
       const limit = AbortSignal.timeout(this.options.timing?.modelAnswerLimitMs ?? MODEL_ANSWER_LIMIT_MS);
       for await (const event of providers.llm.stream(request, limit))

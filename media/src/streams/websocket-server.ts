@@ -12,6 +12,7 @@ import { STREAM_PARAMETERS, type MediaFrameCodec } from '../../../shared/telepho
 import { codecForStream } from '../../../shared/telephony/media-codecs.ts';
 import type { CallPipeline } from '../call/call-pipeline.ts';
 import type { LogFn, SessionResult } from '../call/call-types.ts';
+import { ChatAllowance, type ChatLimits } from './chat-limits.ts';
 
 export const HANGUP_MARK = 'hangup';
 
@@ -53,6 +54,8 @@ export interface MediaStreamsOptions<Admitted = unknown> {
   codec?: MediaFrameCodec;
   /** Close a refused connection with 4000 + the refusal's HTTP status (4401, 4409…), for browser clients. */
   statusCloseCodes?: boolean;
+  /** Chat `message` frames beyond these are refused with an `error` frame and close the session (chat-limits.ts). */
+  chatLimits?: ChatLimits;
   /**
    * Ping the peer this often: a chat can be quiet for minutes, and the load balancer closes a
    * connection with no data either way for its idle timeout (60 s). Calls stream audio all along.
@@ -136,6 +139,9 @@ export function attachMediaStreams<Admitted>(
     const early: Record<string, unknown>[] = [];
     let session: CallPipeline | undefined;
     let inboundBytes = 0;
+    const chat = options.chatLimits ? new ChatAllowance(options.chatLimits, Date.now()) : undefined;
+    /** Over a chat limit: told, closing, and nothing more is taken. */
+    let overLimit = false;
 
     const refuse = (reason: string, details: Record<string, unknown> = {}, status?: number): void => {
       if (phase === 'refused') return;
@@ -156,6 +162,7 @@ export function attachMediaStreams<Admitted>(
     let leg: PeerLeg | undefined;
     const send = (message: object): void => {
       const frame = message as Record<string, unknown>;
+      if (frame.event === 'transcript' && frame.role === 'assistant') chat?.agentAnswered();
       if (leg && PEER_FRAMES.has(String(frame.event))) return leg.send(frame);
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(frame)));
     };
@@ -179,8 +186,23 @@ export function attachMediaStreams<Admitted>(
       );
     };
 
+    /** Chat messages within the session's bounds; the first beyond them ends the session. */
+    const withinChatLimits = (frame: Record<string, unknown>): boolean => {
+      if (overLimit) return false;
+      if (!chat || frame.event !== 'message') return true;
+      const refusal = chat.message(typeof frame.text === 'string' ? frame.text.length : 0, Date.now());
+      if (!refusal) return true;
+      overLimit = true;
+      log('warn', 'chat session over its limits: closing it', { reason: refusal.reason, runRef: session?.runRef });
+      send({ event: 'error', detail: refusal.detail });
+      ws.close(refusal.closeCode, refusal.reason);
+      setTimeout(() => ws.terminate(), 1_000).unref();
+      return false;
+    };
+
     /** Media frames: size and timestamp checked; beyond the longest call the stream ends. */
     const acceptable = (frame: Record<string, unknown>): boolean => {
+      if (!withinChatLimits(frame)) return false;
       if (frame.event !== 'media') return true;
       const media = frame.media as { payload?: unknown; timestamp?: unknown } | undefined;
       const payload = typeof media?.payload === 'string' ? media.payload : '';
