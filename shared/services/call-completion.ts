@@ -4,7 +4,10 @@ import { initialAnalysis } from '../domain/call-analysis.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord, UsageRecord } from '../domain/run.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import { type RunEnding, finishRun } from '../repositories/runs-lifecycle.ts';
+import { markEventPublished } from '../repositories/runs-events.ts';
 import { countCallOutcome } from '../observability/metrics.ts';
 
 export interface CompletionReport {
@@ -32,8 +35,8 @@ export interface CompletionReport {
  * it from the stream's admission): nothing the ending needs of it changes while the call is in
  * progress (the answer time, the gathered context, what the event carries), so it is not read again.
  */
-export async function completeCall(report: CompletionReport, known?: runs.RunRecord): Promise<boolean> {
-  let run = known ?? (await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
+export async function completeCall(report: CompletionReport, known?: RunRecord): Promise<boolean> {
+  let run = known ?? (await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
   // The answering-machine verdict is recorded at most once: a second attempt always settles it.
   for (let attempt = 0; attempt < 2 && run?.status === 'in_progress'; attempt += 1) {
     const finished = await finishCall(report, run);
@@ -47,7 +50,7 @@ export async function completeCall(report: CompletionReport, known?: runs.RunRec
  * Ends the run as it was read, its outcome decided by the answering-machine verdict read with it;
  * the run read again when a verdict came in since (the ending is then decided again).
  */
-async function finishCall(report: CompletionReport, run: runs.RunRecord): Promise<boolean | runs.RunRecord> {
+async function finishCall(report: CompletionReport, run: RunRecord): Promise<boolean | RunRecord> {
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
@@ -57,7 +60,7 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
     transferLegSeconds: report.transferLegSeconds,
   });
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
-  const ending: runs.RunEnding = {
+  const ending: RunEnding = {
     status: outcome,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
@@ -77,7 +80,7 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
         : (report.reason ?? `Call ended: ${outcome}`),
     },
   };
-  const usage: runs.UsageRecord = {
+  const usage: UsageRecord = {
     run_id: run.id,
     workflow_id: run.workflow_id,
     status: outcome,
@@ -86,15 +89,15 @@ async function finishCall(report: CompletionReport, run: runs.RunRecord): Promis
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
   };
-  if (!(await runs.finishRun(report.ref, ending, usage, run.answered_by))) {
-    const now = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
+  if (!(await finishRun(report.ref, ending, usage, run.answered_by))) {
+    const now = await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
     return now?.status === 'in_progress' && (now.answered_by ?? null) !== (run.answered_by ?? null) ? now : false;
   }
   const { log: _log, ...changes } = ending;
-  const finished: runs.RunRecord = { ...run, ...changes };
+  const finished: RunRecord = { ...run, ...changes };
   countCallOutcome(outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.
-  if (!finished.campaign) await runs.markEventPublished(report.ref);
+  if (!finished.campaign) await markEventPublished(report.ref);
   return true;
 }

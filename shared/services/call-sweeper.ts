@@ -1,5 +1,5 @@
 import { parseRunRef } from '../domain/run-ref.ts';
-import * as runs from '../repositories/runs.ts';
+import { listActiveRunsStartedBefore } from '../repositories/runs-read.ts';
 import { completeCall } from './call-completion.ts';
 
 const BATCH = 100;
@@ -12,7 +12,7 @@ const BATCH = 100;
 export async function endOrphanedCalls(before: Date, reason: string): Promise<number> {
   let ended = 0;
   for (;;) {
-    const active = await runs.listActiveRunsStartedBefore(before.toISOString(), BATCH);
+    const active = await listActiveRunsStartedBefore(before.toISOString(), BATCH);
     if (active.length === 0) return ended;
     for (const run of active) {
       const ref = parseRunRef(`${run.organization_id}.${run.workflow_id}.${run.id}`)!;
