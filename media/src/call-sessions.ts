@@ -31,7 +31,8 @@ import {
   runFileKeys,
 } from '../../shared/repositories/run-files.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
-import * as runs from '../../shared/repositories/runs.ts';
+import type { RunRecord, TransferState } from '../../shared/domain/run.ts';
+import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
@@ -105,7 +106,7 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
 async function prepareCall(
   config: CallSessionConfig,
   runRefText: string | null,
-  run: runs.RunRecord,
+  run: RunRecord,
   log: LogFn,
 ): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
@@ -153,7 +154,7 @@ async function prepareCall(
 }
 
 /** What the agent knows when it takes a call back: the conversation before the transfer, and its outcome. */
-async function takeBack(transfer: runs.TransferState): Promise<NonNullable<PreparedCall['resume']>> {
+async function takeBack(transfer: TransferState): Promise<NonNullable<PreparedCall['resume']>> {
   const earlier = transfer.handoff ? await readRunFileText(transfer.handoff.transcript_key) : undefined;
   return {
     history: mergeFragments(parseTranscriptFile(earlier ?? '')).map(({ role, text }) => ({ role, content: text })),
@@ -166,7 +167,7 @@ async function takeBack(transfer: runs.TransferState): Promise<NonNullable<Prepa
  * both parts, around the transfer nobody took.
  */
 async function afterTakeBack(
-  transfer: runs.TransferState,
+  transfer: TransferState,
   result: SessionResult,
 ): Promise<{ transcript: string; recording: Buffer | null; gathered: Record<string, unknown> }> {
   const handoff = transfer.handoff;
@@ -202,7 +203,7 @@ export function createCallSession(
   config: CallSessionConfig,
   send: (message: object) => void,
   log: LogFn,
-  run: runs.RunRecord,
+  run: RunRecord,
 ): CallPipeline {
   return new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
 }
@@ -216,7 +217,7 @@ export function createBrowserSession(
   config: CallSessionConfig,
   send: (message: object) => void,
   log: LogFn,
-  run: runs.RunRecord,
+  run: RunRecord,
 ): CallPipeline {
   return new CallPipeline({
     prepare: (runRef) => prepareCall(config, runRef, run, log),
@@ -235,7 +236,7 @@ const WHISPER_LINK_SECONDS = 15 * 60;
  * transport calls this before closing the stream). A warm message for a provider that plays audio
  * is spoken by the agent's own voice, saved with the run's files and given as a signed link.
  */
-export async function transferCall(session: CallPipeline, run: runs.RunRecord, log: LogFn): Promise<void> {
+export async function transferCall(session: CallPipeline, run: RunRecord, log: LogFn): Promise<void> {
   const intent = session.transferIntent;
   const callId = run.provider_call_id ?? session.callSid;
   if (!intent || !callId) return;
@@ -252,7 +253,7 @@ export async function transferCall(session: CallPipeline, run: runs.RunRecord, l
  * Saves what the call produced and ends its run (exactly once, whatever else reports it); `run` is
  * what the stream's admission wrote.
  */
-export async function saveCall(result: SessionResult, run: runs.RunRecord): Promise<void> {
+export async function saveCall(result: SessionResult, run: RunRecord): Promise<void> {
   try {
     const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
     if (!ref) return;
@@ -278,7 +279,7 @@ export async function saveCall(result: SessionResult, run: runs.RunRecord): Prom
     const recordingKey = (whole ? whole.recording : recording) ? keys.recording : null;
     // Handed to a person: the call goes on at the provider; the run ends with the transfer's outcome.
     const transferring = result.transfer
-      ? (await runs.getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
+      ? (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
       : undefined;
     if (transferring) {
       await saveFiles();

@@ -20,8 +20,9 @@ import {
   RELAY_HEADER,
 } from '../../shared/domain/live-call-access.ts';
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
-import { appendRunLog, type RunLogLine } from '../../shared/repositories/run-logs.ts';
-import { getRun } from '../../shared/repositories/runs.ts';
+import type { RunLogLine } from '../../shared/domain/run.ts';
+import { appendRunLog } from '../../shared/repositories/run-logs.ts';
+import { getRun } from '../../shared/repositories/runs-read.ts';
 import { LiveCommand } from '../../shared/schemas/live-calls.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
 import type { CallPipeline } from './call/call-pipeline.ts';

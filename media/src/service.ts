@@ -19,7 +19,7 @@ import {
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
-import type { RunRecord } from '../../shared/repositories/runs.ts';
+import type { RunRecord } from '../../shared/domain/run.ts';
 import { BROWSER_SESSION_PATH, PEER_TO_PEER_MODE } from '../../shared/domain/browser-sessions.ts';
 import { WebRtcLeg, type WebRtcSettings } from './streams/webrtc-leg.ts';
 import { twilioMediaCodec } from '../../shared/telephony/media-codecs.ts';

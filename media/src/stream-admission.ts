@@ -6,7 +6,8 @@
  */
 import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
-import { claimMediaStream, resumeMediaStream, startSession, type RunRecord } from '../../shared/repositories/runs.ts';
+import type { RunRecord } from '../../shared/domain/run.ts';
+import { claimMediaStream, resumeMediaStream, startSession } from '../../shared/repositories/runs-lifecycle.ts';
 import { purposeRef } from '../../shared/domain/live-call-access.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';

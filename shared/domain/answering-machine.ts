@@ -1,11 +1,5 @@
 import type { CallOutcome } from './call-outcome.ts';
-
-/**
- * Who answered an outbound call, as the provider's asynchronous answering-machine detection
- * reports it (Twilio `AnsweredBy`, Telnyx `call.machine.detection.ended`): fax machines count as
- * machines, and `unknown` is a call detection could not classify (treated like a person).
- */
-export type MachineVerdict = 'human' | 'machine' | 'unknown';
+import type { MachineVerdict } from './run.ts';
 
 /**
  * The one rule between the detection verdict and the call's ending, whichever comes first.

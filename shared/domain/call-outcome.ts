@@ -1,4 +1,4 @@
-import type { RunStatus } from '../repositories/runs.ts';
+import type { RunStatus } from './run.ts';
 
 /** Per-minute prices of the billing record (USD); platform time is billed per started minute. */
 export const TELEPHONY_USD_PER_MINUTE = 0.014;

@@ -1,6 +1,6 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
-import type { CampaignOrigin, EndedCall, RunRecord } from '../repositories/runs.ts';
+import type { CampaignOrigin, EndedCall, RunRecord } from '../domain/run.ts';
 import { CALL_ANALYZED, CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
 
 /**

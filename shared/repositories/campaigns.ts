@@ -12,7 +12,7 @@ import {
 import type { CampaignState } from '../domain/campaign-states.ts';
 import type { CampaignWindowSetting, RetryPolicy } from '../domain/campaign-scheduling.ts';
 import { keys, stripKeys } from './keys.ts';
-import { AlongsideRefusedError } from './runs.ts';
+import { AlongsideRefusedError } from './runs-lifecycle.ts';
 import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 export interface CampaignRecord {

@@ -9,13 +9,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
 import { db, queryPages, sendTransaction, tableName, type TransactItem } from './table.ts';
+import type { RunLogLine } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
-
-export interface RunLogLine {
-  timestamp: string;
-  level: string;
-  message: string;
-}
 
 /** A line longer than this is cut (with a mark): a few KB says what happened; an item stays small. */
 export const MAX_LOG_MESSAGE_CHARS = 8_000;

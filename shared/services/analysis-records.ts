@@ -3,7 +3,9 @@ import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallAnalyzed } from '../events/call-events.ts';
 import { logger } from '../observability/logger.ts';
 import * as campaigns from '../repositories/campaigns.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import { recordAnalysis } from '../repositories/runs-events.ts';
 import type { RunAnalysis } from '../schemas/call-analysis.ts';
 
 /*
@@ -15,7 +17,7 @@ import type { RunAnalysis } from '../schemas/call-analysis.ts';
  * A pending analysis past its deadline (ANALYSIS_DEADLINE_MS): its function failed every attempt
  * (the outbox noticed). It is recorded as failed, so the run's webhooks go with the reason.
  */
-export async function abandonOverdueAnalysis(run: runs.RunRecord, now = new Date()): Promise<boolean> {
+export async function abandonOverdueAnalysis(run: RunRecord, now = new Date()): Promise<boolean> {
   const ref = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
   logger.error('Post-call analysis did not finish: recorded as failed', { runId: run.id });
   return settleAnalysis(
@@ -30,14 +32,10 @@ export async function abandonOverdueAnalysis(run: runs.RunRecord, now = new Date
 }
 
 /** Records `analysis` (when given) on the run and its campaign contact, then sends `call.analyzed`. */
-export async function settleAnalysis(
-  ref: RunRef,
-  run: runs.RunRecord,
-  analysis: RunAnalysis | undefined,
-): Promise<boolean> {
-  let settled: runs.RunRecord | undefined = run;
+export async function settleAnalysis(ref: RunRef, run: RunRecord, analysis: RunAnalysis | undefined): Promise<boolean> {
+  let settled: RunRecord | undefined = run;
   if (analysis) {
-    if (await runs.recordAnalysis(ref, analysis)) {
+    if (await recordAnalysis(ref, analysis)) {
       settled = { ...run, analysis };
       logger.info('Post-call analysis recorded', { status: analysis.status, attempts: analysis.attempts });
       if (run.campaign)
@@ -49,7 +47,7 @@ export async function settleAnalysis(
         });
     } else {
       // A concurrent delivery of the event recorded it first: that one's result stands.
-      settled = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+      settled = await getRun(ref.organizationId, ref.agentId, ref.runId);
       if (!settled?.analysis || settled.analysis.status === 'pending') return false;
     }
   }

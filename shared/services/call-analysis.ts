@@ -12,7 +12,8 @@ import type { RunRef } from '../domain/run-ref.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { logger } from '../observability/logger.ts';
 import { readRunFileText } from '../repositories/run-files.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
+import { getRun } from '../repositories/runs-read.ts';
 import type { RunAnalysis } from '../schemas/call-analysis.ts';
 import { settleAnalysis } from './analysis-records.ts';
 import { modelFor } from './language-models.ts';
@@ -24,13 +25,13 @@ import { modelFor } from './language-models.ts';
  * is harmless: a recorded analysis is not redone, only published again (the fan-out is idempotent).
  */
 export async function analyzeEndedRun(ref: RunRef, wait: (ms: number) => Promise<unknown> = sleep): Promise<boolean> {
-  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
   if (!run?.analysis) return false;
   return settleAnalysis(ref, run, run.analysis.status === 'pending' ? await analyze(run, wait) : undefined);
 }
 
 /** The analysis of `run`: the model's answer, or why there is none after every attempt. */
-async function analyze(run: runs.RunRecord, wait: (ms: number) => Promise<unknown>): Promise<RunAnalysis> {
+async function analyze(run: RunRecord, wait: (ms: number) => Promise<unknown>): Promise<RunAnalysis> {
   const now = () => new Date().toISOString();
   const plan = run.analysis_plan;
   const text = run.transcript_key ? await readRunFileText(run.transcript_key) : undefined;

@@ -4,7 +4,10 @@ import { initialAnalysis } from '../domain/call-analysis.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord, UsageRecord } from '../domain/run.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import { type RunEnding, finishRun } from '../repositories/runs-lifecycle.ts';
+import { markEventPublished } from '../repositories/runs-events.ts';
 import { countCallOutcome } from '../observability/metrics.ts';
 
 export interface CompletionReport {
@@ -32,8 +35,8 @@ export interface CompletionReport {
  * it from the stream's admission): nothing the ending needs of it changes while the call is in
  * progress (the answer time, the gathered context, what the event carries), so it is not read again.
  */
-export async function completeCall(report: CompletionReport, known?: runs.RunRecord): Promise<boolean> {
-  let run = known ?? (await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
+export async function completeCall(report: CompletionReport, known?: RunRecord): Promise<boolean> {
+  let run = known ?? (await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId));
   // The answering-machine verdict is recorded at most once: a second attempt always settles it.
   for (let attempt = 0; attempt < 2 && run?.status === 'in_progress'; attempt += 1) {
     const finished = await finishCall(report, run);
@@ -49,7 +52,7 @@ export async function completeCall(report: CompletionReport, known?: runs.RunRec
  * like an unanswered call's. False when it connected meanwhile, or is no such session.
  */
 export async function endUnconnectedSession(ref: RunRef, endedAt: string, reason: string): Promise<boolean> {
-  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
   if (run?.status !== 'created' || !hasSession(run.mode)) return false;
   return (await finishCall({ ref, outcome: 'no_answer', endedAt, reason }, run, 'created')) === true;
 }
@@ -60,9 +63,9 @@ export async function endUnconnectedSession(ref: RunRef, endedAt: string, reason
  */
 async function finishCall(
   report: CompletionReport,
-  run: runs.RunRecord,
+  run: RunRecord,
   from: 'in_progress' | 'created' = 'in_progress',
-): Promise<boolean | runs.RunRecord> {
+): Promise<boolean | RunRecord> {
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
@@ -72,7 +75,7 @@ async function finishCall(
     transferLegSeconds: report.transferLegSeconds,
   });
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
-  const ending: runs.RunEnding = {
+  const ending: RunEnding = {
     status: outcome,
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
@@ -92,7 +95,7 @@ async function finishCall(
         : (report.reason ?? `Call ended: ${outcome}`),
     },
   };
-  const usage: runs.UsageRecord = {
+  const usage: UsageRecord = {
     run_id: run.id,
     workflow_id: run.workflow_id,
     status: outcome,
@@ -101,15 +104,15 @@ async function finishCall(
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
   };
-  if (!(await runs.finishRun(report.ref, ending, usage, run.answered_by, from))) {
-    const now = await runs.getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
+  if (!(await finishRun(report.ref, ending, usage, run.answered_by, from))) {
+    const now = await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
     return now?.status === 'in_progress' && (now.answered_by ?? null) !== (run.answered_by ?? null) ? now : false;
   }
   const { log: _log, ...changes } = ending;
-  const finished: runs.RunRecord = { ...run, ...changes };
+  const finished: RunRecord = { ...run, ...changes };
   countCallOutcome(outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.
-  if (!finished.campaign) await runs.markEventPublished(report.ref);
+  if (!finished.campaign) await markEventPublished(report.ref);
   return true;
 }

@@ -4,8 +4,15 @@ import { logger } from '../observability/logger.ts';
 import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as numbersRepository from '../repositories/numbers.ts';
-import * as runs from '../repositories/runs.ts';
-import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
+import { getRun, inboundCallRunRef } from '../repositories/runs-read.ts';
+import {
+  AgentUnavailableError,
+  AlongsideRefusedError,
+  inboundCallClaimItem,
+  insertRun,
+  updateActiveRun,
+} from '../repositories/runs-lifecycle.ts';
 import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } from '../telephony/adapter.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { getAgent } from './agents.ts';
@@ -50,7 +57,7 @@ export type DialResult = { callId: string } | { retryInSeconds: number } | { ski
  * (`retryInSeconds`) for the state machine to wait without holding a function.
  */
 export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.now): Promise<DialResult> {
-  const run = await runs.getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
+  const run = await getRun(call.ref.organizationId, call.ref.agentId, call.ref.runId);
   // The numbers come from the run, not the execution input (which outlives a deleted run).
   if (!run || run.status !== 'in_progress' || !run.phone_number)
     return { skipped: 'The run ended before it was dialed' };
@@ -63,7 +70,7 @@ export async function dialRun(call: { ref: RunRef; runRef: string }, now = Date.
  * Dials a run in progress that has no provider call yet, as `dialRun` does once it has read it: a
  * dispatcher that has just placed the run dials it this way, without reading it back.
  */
-export async function dialPlacedRun(run: runs.RunRecord, runRef: string, now = Date.now): Promise<DialResult> {
+export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.now): Promise<DialResult> {
   const ref: RunRef = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
   const account = await accountOf(ref.organizationId);
   const from = run.from_number || account.callerId;
@@ -85,13 +92,11 @@ export async function dialPlacedRun(run: runs.RunRecord, runRef: string, now = D
     onMachine: run.voicemail_message ? 'leave_message' : 'hang_up',
   });
   // The provider has the call now: failing to note its id must not make anyone dial it again.
-  await runs
-    .updateActiveRun(
-      ref,
-      { provider_call_id: callId },
-      { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
-    )
-    .catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) }));
+  await updateActiveRun(
+    ref,
+    { provider_call_id: callId },
+    { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
+  ).catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) }));
   return { callId };
 }
 
@@ -102,7 +107,7 @@ export async function dialPlacedRun(run: runs.RunRecord, runRef: string, now = D
  */
 export async function endCall(orgId: number, agentRef: string, runId: number) {
   const agent = await getAgent(orgId, agentRef);
-  const run = await runs.getRun(orgId, agent.id, runId);
+  const run = await getRun(orgId, agent.id, runId);
   if (!run) throw new NotFoundError('Conversation not found');
   if (run.status !== 'in_progress' || !run.phone_number)
     throw new ConflictError('The conversation is not a call in progress');
@@ -117,7 +122,7 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
   } else {
     const account = await accountOf(orgId);
     await account.adapter.hangUp(run.provider_call_id);
-    await runs.updateActiveRun(
+    await updateActiveRun(
       ref,
       {},
       { timestamp: new Date().toISOString(), level: 'INFO', message: 'Hang-up requested through the API' },
@@ -132,7 +137,7 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
  * billing. Returns whether the watchdog ended the run (false: it had ended meanwhile).
  */
 export async function endForgottenCall(ref: RunRef): Promise<boolean> {
-  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
   if (run?.status !== 'in_progress') return false;
   const ended = await completeCall(
     {
@@ -209,7 +214,7 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
   };
   try {
     // The claim of the provider's call id is made with the run: one run per incoming call.
-    if (!(await runs.insertRun(run, true, [runs.inboundCallClaimItem(adapter.provider, call.callId, runRef)]))) {
+    if (!(await insertRun(run, true, [inboundCallClaimItem(adapter.provider, call.callId, runRef)]))) {
       logger.info('Incoming call refused: every channel of the organization is busy', { organizationId: orgId });
       return UNAVAILABLE;
     }
@@ -217,7 +222,7 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
     if (error instanceof AgentUnavailableError) return UNAVAILABLE;
     if (!(error instanceof AlongsideRefusedError)) throw error;
     // The provider retried its webhook: the call already has its run.
-    const claimed = await runs.inboundCallRunRef(adapter.provider, call.callId);
+    const claimed = await inboundCallRunRef(adapter.provider, call.callId);
     if (!claimed) throw error;
     return connect(claimed);
   }
@@ -250,7 +255,7 @@ export async function connectIncomingCall(call: InboundCall, adapter: TelephonyA
   const response = await adapter.answerInbound(answer, call);
   const ref = answer.action === 'connect' && response.callEnded ? parseRunRef(answer.runRef) : undefined;
   // Only a run whose stream never started: a retried webhook may come after the conversation began.
-  const run = ref && (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  const run = ref && (await getRun(ref.organizationId, ref.agentId, ref.runId));
   if (ref && run && run.status === 'in_progress' && !run.answered_at)
     await completeCall({
       ref,

@@ -1,5 +1,5 @@
 import { parseRunRef } from '../domain/run-ref.ts';
-import * as runs from '../repositories/runs.ts';
+import { listActiveRunsStartedBefore, listUnconnectedSessionsExpiredBefore } from '../repositories/runs-read.ts';
 import { completeCall, endUnconnectedSession } from './call-completion.ts';
 
 const BATCH = 100;
@@ -12,7 +12,7 @@ const BATCH = 100;
 export async function endOrphanedCalls(before: Date, reason: string): Promise<number> {
   let ended = 0;
   for (;;) {
-    const active = await runs.listActiveRunsStartedBefore(before.toISOString(), BATCH);
+    const active = await listActiveRunsStartedBefore(before.toISOString(), BATCH);
     if (active.length === 0) return ended;
     for (const run of active) {
       const ref = parseRunRef(`${run.organization_id}.${run.workflow_id}.${run.id}`)!;
@@ -30,14 +30,14 @@ export async function endOrphanedCalls(before: Date, reason: string): Promise<nu
 export const UNCONNECTED_SESSION_GRACE_SECONDS = 60;
 
 /**
- * Ends every browser/chat session whose credential expired unused (runs.ts indexes them by that
+ * Ends every browser/chat session whose credential expired unused (the runs repository indexes them by that
  * expiry) as `no_answer`, billed nothing: without it such a run would stay `created` for ever.
  */
 export async function endUnconnectedSessions(now: Date, reason: string): Promise<number> {
   const before = new Date(now.getTime() - UNCONNECTED_SESSION_GRACE_SECONDS * 1000).toISOString();
   let ended = 0;
   for (;;) {
-    const expired = await runs.listUnconnectedSessionsExpiredBefore(before, BATCH);
+    const expired = await listUnconnectedSessionsExpiredBefore(before, BATCH);
     if (expired.length === 0) return ended;
     let endedNow = 0;
     for (const run of expired) {

@@ -11,7 +11,9 @@
 import type { TransferIntent } from '../schemas/call-transfer.ts';
 import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord, TransferOutcome, TransferState } from '../domain/run.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import { beginTransfer, noteTransfer } from '../repositories/runs-transfer.ts';
 import type {
   InboundResponse,
   ProviderCallStatus,
@@ -25,7 +27,7 @@ import { requiredSetting } from '../config/settings.ts';
 import { purposeRef } from '../domain/live-call-access.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 
-const refOf = (run: runs.RunRecord): RunRef => ({
+const refOf = (run: RunRecord): RunRef => ({
   organizationId: run.organization_id,
   agentId: run.workflow_id,
   runId: run.id,
@@ -54,7 +56,7 @@ async function takeBackTarget(provider: 'twilio' | 'telnyx', runRef: string): Pr
 }
 
 /** A transfer whose outcome ends the run: taken, or not taken by an agent that does not take the call back. */
-const ends = (transfer: runs.TransferState | null | undefined): boolean =>
+const ends = (transfer: TransferState | null | undefined): boolean =>
   Boolean(transfer?.outcome) && (transfer!.outcome === 'completed' || !transfer!.continue_on_failure);
 
 /**
@@ -64,7 +66,7 @@ const ends = (transfer: runs.TransferState | null | undefined): boolean =>
  * the transfer's outcome (`failed`: the caller is told, the call hung up).
  */
 export async function transferAtProvider(
-  run: runs.RunRecord,
+  run: RunRecord,
   callId: string,
   intent: TransferIntent,
   whisperAudio: (text: string) => Promise<string>,
@@ -73,7 +75,7 @@ export async function transferAtProvider(
   const runRef = formatRunRef(ref);
   const { destination } = intent;
   const now = new Date().toISOString();
-  const started = await runs.beginTransfer(
+  const started = await beginTransfer(
     ref,
     {
       destination: destination.name,
@@ -125,12 +127,12 @@ export async function transferAtProvider(
 }
 
 /** What the agent's part left (the media task, once its files are saved): with a known outcome, the run ends. */
-export async function handOff(ref: RunRef, handoff: NonNullable<runs.TransferState['handoff']>): Promise<void> {
-  const run = await runs.noteTransfer(ref, { handoff });
+export async function handOff(ref: RunRef, handoff: NonNullable<TransferState['handoff']>): Promise<void> {
+  const run = await noteTransfer(ref, { handoff });
   if (run && ends(run.transfer)) await endTransferredRun(run);
 }
 
-const OUTCOMES: Partial<Record<ProviderCallStatus, runs.TransferOutcome>> = {
+const OUTCOMES: Partial<Record<ProviderCallStatus, TransferOutcome>> = {
   completed: 'completed',
   busy: 'busy',
   'no-answer': 'no_answer',
@@ -139,13 +141,13 @@ const OUTCOMES: Partial<Record<ProviderCallStatus, runs.TransferOutcome>> = {
 /** A Twilio transfer step: the whisper for the person answering, or the dial's outcome. */
 export async function transferStep(step: TransferStep, adapter: TelephonyAdapter): Promise<InboundResponse> {
   const ref = parseRunRef(step.runRef);
-  const run = ref && (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  const run = ref && (await getRun(ref.organizationId, ref.agentId, ref.runId));
   const transfer = run?.status === 'in_progress' ? run.transfer : undefined;
   if (!ref || !transfer) return adapter.answerTransferStep(step, null);
   const now = new Date().toISOString();
   if (step.step === 'whisper') {
     // A machine answered a warm transfer: hung up on; the dial's outcome then says voicemail.
-    await runs.noteTransfer(ref, step.machine ? { machine: true } : { answered_at: now });
+    await noteTransfer(ref, step.machine ? { machine: true } : { answered_at: now });
     return adapter.answerTransferStep(step, step.machine || !transfer.whisper ? null : { say: transfer.whisper });
   }
   const outcome = transfer.machine ? 'voicemail' : (OUTCOMES[step.status] ?? 'failed');
@@ -164,15 +166,15 @@ export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAda
   const ref = parseRunRef(event.runRef);
   if (!ref) return;
   if (event.transferLeg === 'answered') {
-    await runs.noteTransfer(ref, { answered_at: event.timestamp });
+    await noteTransfer(ref, { answered_at: event.timestamp });
     return;
   }
   if (event.transferLeg === 'machine') {
-    await runs.noteTransfer(ref, { machine: true });
+    await noteTransfer(ref, { machine: true });
     await adapter.hangUp(event.callId);
     return;
   }
-  const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
   const transfer = run?.status === 'in_progress' ? run.transfer : undefined;
   if (!run || !transfer || transfer.outcome) return;
   const answered = Boolean(transfer.answered_at) && !transfer.machine;
@@ -193,7 +195,7 @@ export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAda
  * The caller's call ended while it was being transferred, or before the agent took it back (the
  * provider's final status): the run ends with what is known.
  */
-export async function callerLeftTransfer(run: runs.RunRecord, at: string): Promise<void> {
+export async function callerLeftTransfer(run: RunRecord, at: string): Promise<void> {
   const transfer = run.transfer;
   if (!transfer || transfer.resumed_at) return;
   const ref = refOf(run);
@@ -201,8 +203,8 @@ export async function callerLeftTransfer(run: runs.RunRecord, at: string): Promi
   const taken = Boolean(transfer.answered_at) && !transfer.machine;
   const legSeconds = taken ? Math.max(0, Math.round((Date.parse(at) - Date.parse(transfer.answered_at!)) / 1000)) : 0;
   const noted = transfer.outcome
-    ? await runs.noteTransfer(ref, { continue_on_failure: false })
-    : await runs.noteTransfer(ref, {
+    ? await noteTransfer(ref, { continue_on_failure: false })
+    : await noteTransfer(ref, {
         outcome: taken ? 'completed' : 'abandoned',
         leg_seconds: legSeconds,
         ended_at: at,
@@ -214,12 +216,12 @@ export async function callerLeftTransfer(run: runs.RunRecord, at: string): Promi
 /** The transfer's outcome is known; with what the agent's part left, the run ends. */
 async function finishTransfer(
   ref: RunRef,
-  outcome: runs.TransferOutcome,
+  outcome: TransferOutcome,
   legSeconds: number,
   at: string,
   why?: string,
 ): Promise<void> {
-  const run = await runs.noteTransfer(
+  const run = await noteTransfer(
     ref,
     { outcome, leg_seconds: legSeconds, ended_at: at },
     {
@@ -234,7 +236,7 @@ async function finishTransfer(
   if (run?.transfer?.handoff && ends(run.transfer)) await endTransferredRun(run);
 }
 
-async function endTransferredRun(run: runs.RunRecord): Promise<void> {
+async function endTransferredRun(run: RunRecord): Promise<void> {
   const transfer = run.transfer!;
   const handoff = transfer.handoff!;
   const gathered: Record<string, unknown> = {

@@ -4,7 +4,8 @@ import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.t
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { nextId } from '../repositories/counters.ts';
-import * as runs from '../repositories/runs.ts';
+import type { CampaignOrigin, RunRecord } from '../domain/run.ts';
+import { insertRun } from '../repositories/runs-lifecycle.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
@@ -47,7 +48,7 @@ export async function placeCall(
   orgId: number,
   agentRef: string,
   request: PlaceCallRequest,
-  origin: runs.CampaignOrigin | null = null,
+  origin: CampaignOrigin | null = null,
   now = new Date(),
   idempotencyRecord: string | null = null,
 ) {
@@ -63,7 +64,7 @@ export async function placeCall(
  * the run, so starting it again (recovering a placement interrupted after its transaction) is
  * harmless: Step Functions returns the running execution or refuses a second one.
  */
-export async function startCallLifecycle(run: runs.RunRecord, dialed = false): Promise<void> {
+export async function startCallLifecycle(run: RunRecord, dialed = false): Promise<void> {
   const ref: RunRef = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
   const input: CallLifecycleInput = {
     call: {
@@ -89,7 +90,7 @@ export interface PreparedPlacement {
    * `dialPlacedRun`, passed in by the dispatcher): the run is in hand, so the dial reads nothing.
    * Not dialed (a send slot too far ahead, a provider error), the call-lifecycle execution dials it.
    */
-  dial?: (run: runs.RunRecord, runRef: string) => Promise<{ callId: string } | object>;
+  dial?: (run: RunRecord, runRef: string) => Promise<{ callId: string } | object>;
 }
 
 /** How a placement was prepared: by a batch dispatcher, and under which Idempotency-Key record. */
@@ -103,7 +104,7 @@ export async function placeCallForAgent(
   orgId: number,
   agent: Agent,
   request: PlaceCallRequest,
-  origin: runs.CampaignOrigin | null = null,
+  origin: CampaignOrigin | null = null,
   now = new Date(),
   options: PlacementOptions = {},
 ) {
@@ -127,7 +128,7 @@ export async function placeCallForAgent(
     initialContext: request.initial_context,
   });
   if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
-  if (!(await runs.insertRun(run, true, prepared?.alongside))) {
+  if (!(await insertRun(run, true, prepared?.alongside))) {
     countMetric(METRICS.channelCapacityRejections);
     throw new CapacityError(
       'All outbound channels of the organization are busy; retry after Retry-After seconds',
@@ -156,7 +157,7 @@ export async function placeCallForAgent(
 /** True when the dispatcher's own dial reached the provider (a failure is left to the call-lifecycle execution). */
 async function dialPlaced(
   dial: NonNullable<PreparedPlacement['dial']>,
-  run: runs.RunRecord,
+  run: RunRecord,
   runRef: string,
 ): Promise<boolean> {
   try {

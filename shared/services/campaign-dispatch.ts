@@ -7,7 +7,7 @@ import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { nextIds } from '../repositories/counters.ts';
 import { getNumber, getOutboundNumberId } from '../repositories/numbers.ts';
-import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs.ts';
+import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs-lifecycle.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import { getAgent } from './agents.ts';

@@ -4,11 +4,13 @@ import { nextInstantInsideAll } from '../domain/time-windows.ts';
 import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { getOrganization } from '../repositories/organizations.ts';
-import * as runs from '../repositories/runs.ts';
+import type { EndedCall } from '../domain/run.ts';
+import { getRuns } from '../repositories/runs-read.ts';
+import { eventConfirmationItem } from '../repositories/runs-events.ts';
 import { startNamedExecution, stopExecution } from '../workflows/executions.ts';
 import { contactZones, dispatchDue, dispatchWithOutcome, dropQueue, type RefillResult } from './campaign-dispatch.ts';
 import type { TransactItem } from '../repositories/table.ts';
-import { AlongsideRefusedError } from '../repositories/runs.ts';
+import { AlongsideRefusedError } from '../repositories/runs-lifecycle.ts';
 import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
 import { failImport, ImportFailedError, importContacts } from './campaign-import.ts';
@@ -104,7 +106,7 @@ export async function continueEngine(input: EngineInput): Promise<void> {
  * (false). The run carries what the decision needs (attempt, contact time zone); the campaign's
  * retry policy and window never change after creation, so they are read once per process.
  */
-export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): Promise<boolean> {
+export async function applyCallOutcome(run: EndedCall, now = new Date()): Promise<boolean> {
   const origin = run.campaign;
   if (!origin || run.status === 'in_progress' || run.status === 'created') return false;
   const orgId = run.organization_id;
@@ -137,7 +139,7 @@ export async function applyCallOutcome(run: runs.EndedCall, now = new Date()): P
         }
       : { change: { ...result, status: 'retry_scheduled', next_attempt_at: decision.at.toISOString() } }),
   };
-  const confirmation = runs.eventConfirmationItem(
+  const confirmation = eventConfirmationItem(
     { organizationId: orgId, agentId: run.workflow_id, runId: run.id },
     run.analysis?.status === 'pending',
     now,
@@ -233,7 +235,7 @@ async function reconcileInFlight(
     (contact) => contact.run_id !== null && now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS,
   );
   if (stale.length === 0) return;
-  const found = await runs.getRuns(
+  const found = await getRuns(
     stale.map((contact) => ({
       organizationId: campaign.organization_id,
       agentId: campaign.workflow_id,

@@ -8,7 +8,9 @@ import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { nextId } from '../repositories/counters.ts';
 import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
 import { deleteRunLogs, listRunLogs } from '../repositories/run-logs.ts';
-import * as runs from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
+import { getRun, listRuns } from '../repositories/runs-read.ts';
+import { deleteRun, insertRun } from '../repositories/runs-lifecycle.ts';
 import type { ListConversationsQuery } from '../schemas/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
 import { getAgent } from './agents.ts';
@@ -24,14 +26,14 @@ export async function findRun(
   orgId: number,
   agentRef: string,
   runId: number,
-): Promise<{ run: runs.RunRecord; ref: RunRef }> {
+): Promise<{ run: RunRecord; ref: RunRef }> {
   const agent = await getAgent(orgId, agentRef);
-  const run = await runs.getRun(orgId, agent.id, runId);
+  const run = await getRun(orgId, agent.id, runId);
   if (!run) throw new NotFoundError('Conversation not found');
   return { run, ref: { organizationId: orgId, agentId: agent.id, runId } };
 }
 
-const listItem = (run: runs.RunRecord) => ({
+const listItem = (run: RunRecord) => ({
   id: run.id,
   workflow_id: run.workflow_id,
   name: run.name,
@@ -65,8 +67,8 @@ export async function createConversation(
     campaign: null,
     initialContext: request.initial_context,
   });
-  // Not dialed: it takes a channel only once its session connects (runs.startSession).
-  await runs.insertRun(run, false);
+  // Not dialed: it takes a channel only once its session connects (runs-lifecycle.ts startSession).
+  await insertRun(run, false);
   return {
     id: run.id,
     workflow_id: run.workflow_id,
@@ -99,7 +101,7 @@ async function sessionAccess(ref: RunRef, createdAt: string) {
 export async function listConversations(orgId: number, agentRef: string, query: ListConversationsQuery) {
   const agent = await getAgent(orgId, agentRef);
   const { page, limit, status, disposition, created_from, created_to, search } = query;
-  const { items, totalCount } = await runs.listRuns(orgId, agent.id, pageOffset({ page, limit }), limit, {
+  const { items, totalCount } = await listRuns(orgId, agent.id, pageOffset({ page, limit }), limit, {
     status,
     disposition,
     createdFrom: created_from,
@@ -137,7 +139,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
   };
 }
 
-function savedFileKey(run: runs.RunRecord, key: string | null, what: string): string {
+function savedFileKey(run: RunRecord, key: string | null, what: string): string {
   if (run.status === 'in_progress') throw new NotFoundError(`The ${what} is not saved yet: the call is in progress`);
   if (!key) throw new NotFoundError(`This conversation has no ${what}`);
   return key;
@@ -181,5 +183,5 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   );
   await deleteDeliveriesOfRun(ref);
   await deleteRunLogs(ref);
-  if (!(await runs.deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
+  if (!(await deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { CALLS_IDEMPOTENCY_SCOPE } from '../repositories/keys.ts';
-import type { CampaignOrigin } from '../repositories/runs.ts';
+import type { CampaignOrigin } from '../domain/run.ts';
 import { placeCall, type PlaceCallRequest } from './calls.ts';
 import { keyedIdempotent } from './idempotency-key.ts';
 

@@ -13,7 +13,7 @@ import {
   purposeRef,
 } from '../domain/live-call-access.ts';
 import { formatRunRef } from '../domain/run-ref.ts';
-import type { RunRecord } from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
 import type { LiveCommand } from '../schemas/live-calls.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { findRun } from './conversations.ts';

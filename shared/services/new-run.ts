@@ -1,4 +1,4 @@
-import type { RunRecord } from '../repositories/runs.ts';
+import type { RunRecord } from '../domain/run.ts';
 import type { Agent } from '../schemas/agents.ts';
 
 /**

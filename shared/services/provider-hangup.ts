@@ -1,6 +1,6 @@
 import type { RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
-import * as runs from '../repositories/runs.ts';
+import { updateActiveRun } from '../repositories/runs-lifecycle.ts';
 
 /**
  * Hangs a call up at its provider, for the endings the provider does not see by itself: the agent
@@ -22,7 +22,7 @@ export async function hangUpAtProvider(
     if (options.onlyWhereTheStreamKeepsTheCall && adapter.streamEndsCall) return;
     await adapter.hangUp(callId);
     // The run's log is closed once the run is complete (the watchdog's case): then only the logger has it.
-    await runs.updateActiveRun(
+    await updateActiveRun(
       ref,
       {},
       {

@@ -2,7 +2,8 @@ import { machineAction } from '../domain/answering-machine.ts';
 import type { CallOutcome } from '../domain/call-outcome.ts';
 import { parseRunRef, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
-import * as runs from '../repositories/runs.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import { recordMachineVerdict, updateActiveRun } from '../repositories/runs-lifecycle.ts';
 import type {
   MachineDetectionEvent,
   ProviderCallEvent,
@@ -41,7 +42,7 @@ export async function recordProviderStatus(event: ProviderCallEvent, adapter: Te
     return;
   }
   if (event.status === 'completed') {
-    const run = await runs.getRun(ref.organizationId, ref.agentId, ref.runId);
+    const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
     // A call that ended while being transferred (or before the agent took it back).
     if (run?.status === 'in_progress' && run.transfer) await callerLeftTransfer(run, event.timestamp);
     else if (run?.status === 'in_progress' && !run.answered_at) {
@@ -63,13 +64,13 @@ export async function recordProviderStatus(event: ProviderCallEvent, adapter: Te
  */
 async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapter: TelephonyAdapter): Promise<void> {
   const heard = `Answering-machine detection: ${event.detail || event.verdict}${event.beep ? ' (beep)' : ''}`;
-  const recorded = await runs.recordMachineVerdict(ref, event.verdict, {
+  const recorded = await recordMachineVerdict(ref, event.verdict, {
     timestamp: event.timestamp,
     level: 'INFO',
     message: heard,
   });
   // Already recorded (a machine's greeting end after its verdict, a retried webhook) or ended.
-  const run = recorded ?? (await runs.getRun(ref.organizationId, ref.agentId, ref.runId));
+  const run = recorded ?? (await getRun(ref.organizationId, ref.agentId, ref.runId));
   if (!run || run.status !== 'in_progress') {
     logger.info('Answering-machine result after the call ended: the outcome stays', { runRef: event.runRef });
     return;
@@ -77,7 +78,7 @@ async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapte
   const verdict = run.answered_by ?? event.verdict;
   const action = machineAction(verdict, event.greeting, run.voicemail_message);
   if (action === 'hang_up') {
-    await runs.updateActiveRun(
+    await updateActiveRun(
       ref,
       {},
       { timestamp: event.timestamp, level: 'INFO', message: 'Answering machine: hanging up' },
@@ -85,7 +86,7 @@ async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapte
     await adapter.hangUp(event.callId);
   } else if (action === 'leave_message') {
     // Logged before the provider is asked: the stream's end (which ends the run) follows the request.
-    await runs.updateActiveRun(
+    await updateActiveRun(
       ref,
       {},
       {

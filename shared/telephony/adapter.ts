@@ -1,4 +1,4 @@
-import type { MachineVerdict } from '../domain/answering-machine.ts';
+import type { MachineVerdict } from '../domain/run.ts';
 import type { NumberType } from '../domain/number-pricing.ts';
 
 /**

@@ -14,7 +14,7 @@ import {
   type TelephonyAdapter,
   type TransferLegEvent,
 } from './adapter.ts';
-import type { MachineVerdict } from '../domain/answering-machine.ts';
+import type { MachineVerdict } from '../domain/run.ts';
 import { TELNYX_CODEC_QUERY } from './media-codecs.ts';
 
 export interface TelnyxCredentials {

@@ -171,7 +171,10 @@ describe.skipIf(needsLocalStack)('the verdict and the ending, on the table', () 
   /** A run in progress of a new organization, as a placed call that was answered. */
   async function answeredRun() {
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = {
+      ...(await import('../../shared/repositories/runs-read.ts')),
+      ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+    };
     const { nextId } = await import('../../shared/repositories/counters.ts');
     const { newRun } = await import('../../shared/services/new-run.ts');
     const org = await newOrganization('AMD race');

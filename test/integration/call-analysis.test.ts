@@ -218,7 +218,7 @@ describe.skipIf(needsLocalStack)('post-call analysis', () => {
     const { db, tableName } = await import('../../shared/repositories/table.ts');
     const { keys } = await import('../../shared/repositories/keys.ts');
     const { initialAnalysis } = await import('../../shared/domain/call-analysis.ts');
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = await import('../../shared/repositories/runs-read.ts');
     const { publishPendingEvents } = await import('../../shared/services/event-outbox.ts');
     const listed = async (at: Date) =>
       (await runs.listRunsWithPendingEvents(at.toISOString(), 100)).some((pending) => pending.id === runId);
@@ -269,7 +269,7 @@ describe.skipIf(needsLocalStack)('post-call analysis', () => {
     const runId = await chat(org, agent, ['What are your opening hours?']);
     await analyzed(org, agent, runId);
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = await import('../../shared/repositories/runs-read.ts');
     const stillListed = await eventually(async () => {
       const pending = await runs.listRunsWithPendingEvents(new Date(Date.now() + 3_600_000).toISOString(), 100);
       return pending.some((run) => run.id === runId && run.organization_id === org.organizationId) ? undefined : false;

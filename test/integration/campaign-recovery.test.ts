@@ -24,7 +24,7 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
     // starting the call's lifecycle execution: the run is in progress and was never dialed.
     Object.assign(process.env, inject('stackEnv'));
     const contacts = await import('../../shared/repositories/campaigns.ts');
-    const runRecords = await import('../../shared/repositories/runs.ts');
+    const runRecords = await import('../../shared/repositories/runs-lifecycle.ts');
     const { nextId } = await import('../../shared/repositories/counters.ts');
     const { newRun } = await import('../../shared/services/new-run.ts');
     const { getAgent } = await import('../../shared/services/agents.ts');

@@ -108,7 +108,7 @@ describe.skipIf(needsLocalStack)('a chat session without bounds no more', () => 
 
   it('keeps every log line of a long run, a control command after 150 lines of 4 KB included, and deletion removes them', async () => {
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = await import('../../shared/repositories/runs-lifecycle.ts');
     const session = await chat();
     const ref = { organizationId: org.organizationId, agentId: agent.id, runId: session.id };
     // What the media task's run log writes for a long call: 150 lines of 4 KB (600 KB, past the

@@ -14,7 +14,10 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
 
     // A call that ended in the table, then the process died before publishing call.completed.
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = {
+      ...(await import('../../shared/repositories/runs-read.ts')),
+      ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+    };
     const { nextId } = await import('../../shared/repositories/counters.ts');
     const { publishPendingEvents } = await import('../../shared/services/event-outbox.ts');
     const id = await nextId('run');
@@ -96,7 +99,10 @@ describe.skipIf(needsLocalStack)('call.completed outbox', () => {
     }, 60_000);
 
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = {
+      ...(await import('../../shared/repositories/runs-read.ts')),
+      ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+    };
     const { listRunLogs } = await import('../../shared/repositories/run-logs.ts');
     const listed = await api.request('GET', `/agents/${agent.id}/conversations?limit=100`, { key: org.key });
     const ids: number[] = listed.body.items.map((run: { id: number }) => run.id);

@@ -25,7 +25,10 @@ beforeAll(async () => {
  */
 async function waitingRun({ providerCallId = 'CA-test' as string | null } = {}) {
   Object.assign(process.env, inject('stackEnv'));
-  const runs = await import('../../shared/repositories/runs.ts');
+  const runs = {
+    ...(await import('../../shared/repositories/runs-read.ts')),
+    ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+  };
   const { nextId } = await import('../../shared/repositories/counters.ts');
   const id = await nextId('run');
   const createdAt = new Date().toISOString();
@@ -140,7 +143,10 @@ describe.skipIf(needsLocalStack)('media stream admission', () => {
     const run = await waitingRun({ providerCallId: null });
     const call = await stream({ runRef: run.runRef, streamToken: run.token });
     await eventually(async () => call.received.some((message) => message.event === 'media') || undefined);
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = {
+      ...(await import('../../shared/repositories/runs-read.ts')),
+      ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+    };
     const noted = { timestamp: new Date().toISOString(), level: 'INFO', message: 'Dialing through twilio' };
     expect(await runs.updateActiveRun(run.ref, { provider_call_id: 'CA-late' }, noted)).toBe(true);
 

@@ -20,7 +20,7 @@ async function stored() {
   const [{ db, tableName }, { keys, CALLS_IDEMPOTENCY_SCOPE }, runs, { GetCommand }] = await Promise.all([
     import('../../shared/repositories/table.ts'),
     import('../../shared/repositories/keys.ts'),
-    import('../../shared/repositories/runs.ts'),
+    import('../../shared/repositories/runs-read.ts'),
     import('@aws-sdk/lib-dynamodb'),
   ]);
   const idempotencyRecord = async (sk: string) =>

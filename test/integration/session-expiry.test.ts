@@ -13,7 +13,10 @@ describe.skipIf(needsLocalStack)('a browser or chat session never connected', ()
     const receiver = await startWebhookReceiver();
     await api.request('POST', '/webhooks', { key: org.key, body: { url: receiver.url } });
     Object.assign(process.env, inject('stackEnv'));
-    const runs = await import('../../shared/repositories/runs.ts');
+    const runs = {
+      ...(await import('../../shared/repositories/runs-read.ts')),
+      ...(await import('../../shared/repositories/runs-lifecycle.ts')),
+    };
     const { keys } = await import('../../shared/repositories/keys.ts');
     const { db, tableName } = await import('../../shared/repositories/table.ts');
     const { nextId } = await import('../../shared/repositories/counters.ts');

@@ -27,7 +27,7 @@ const newAgent = async (org: TestOrganization, name: string) =>
 
 const repositoryRun = async (org: TestOrganization, agentId: number, runId: number) => {
   Object.assign(process.env, inject('stackEnv'));
-  const runs = await import('../../shared/repositories/runs.ts');
+  const runs = await import('../../shared/repositories/runs-read.ts');
   return runs.getRun(org.organizationId, agentId, runId);
 };
 

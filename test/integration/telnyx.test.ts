@@ -133,7 +133,7 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     Object.assign(process.env, inject('stackEnv'));
     const [{ endForgottenCall }, runs] = await Promise.all([
       import('../../shared/services/call-control.ts'),
-      import('../../shared/repositories/runs.ts'),
+      import('../../shared/repositories/runs-read.ts'),
     ]);
     const ref = { organizationId: org.organizationId, agentId: agent.id, runId };
     await eventually(async () => (await runs.getRun(ref.organizationId, ref.agentId, runId))?.provider_call_id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runFilterExpression } from '../../shared/repositories/runs.ts';
+import { runFilterExpression } from '../../shared/repositories/runs-read.ts';
 
 describe('run list filters', () => {
   it.each([
