@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { storedAtMost, Timestamp } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 export const AgentTemplate = z
   .object({
@@ -142,7 +143,7 @@ export const ExtractTextUpload = z
 export const ExtractedText = z
   .object({
     text: z.string(),
-    characters: z.int(),
+    characters: documentedInt(z.int()),
     purpose: z.enum(['knowledge', 'script']),
     file_name: z.string(),
     content_type: z.string(),

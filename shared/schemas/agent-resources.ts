@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { storedAtMost, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 /** Upper bounds that keep an agent's knowledge base searchable in one pass. */
 export const MAX_KNOWLEDGE_DOCUMENT_CHARS = 200_000;
@@ -18,10 +19,10 @@ export const AddKnowledgeDocumentRequest = z
 export const KnowledgeDocument = z
   .object({
     id: z.string(),
-    workflow_id: z.int(),
+    workflow_id: documentedInt(z.int()),
     title: z.string(),
-    characters: z.int(),
-    chunks: z.int(),
+    characters: documentedInt(z.int()),
+    chunks: documentedInt(z.int()),
     created_at: Timestamp,
   })
   .openapi('KnowledgeDocument');
@@ -30,7 +31,7 @@ export const KnowledgeDocumentPage = pageOf(KnowledgeDocument, 'KnowledgeDocumen
 
 export const KnowledgeSearchQuery = z.object({
   q: z.string().min(1).max(500),
-  limit: z.int().gte(1).lte(20).default(5),
+  limit: documentedInt(z.int().gte(1).lte(20)).default(5),
 });
 
 export const KnowledgeSearchResult = z
@@ -98,7 +99,7 @@ export const CreateToolRequest = z
 export const Tool = z
   .object({
     id: z.string(),
-    workflow_id: z.int(),
+    workflow_id: documentedInt(z.int()),
     name: z.string(),
     description: z.string(),
     method: z.string(),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
+import { documentedInt } from './bounds.ts';
 
 /** A JSON schema that zod can read (`z.fromJSONSchema`), of an object: what the analysis fills. */
 const StructuredDataSchema = z.record(z.string(), z.unknown()).superRefine((schema, context) => {
@@ -62,7 +63,7 @@ export const RunAnalysis = z
       .nullable()
       .openapi({ description: "Judged by the agent's `success_criteria`; null without them." }),
     error: z.string().nullable().openapi({ description: 'Why the analysis failed (the last attempt).' }),
-    attempts: z.int().openapi({ description: 'Model requests made (at most 3).' }),
+    attempts: documentedInt(z.int()).openapi({ description: 'Model requests made (at most 3).' }),
     completed_at: Timestamp.nullable(),
   })
   .openapi('RunAnalysis', {

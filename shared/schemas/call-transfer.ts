@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentedInt } from './bounds.ts';
 
 /** A destination's address: an E.164 number, or a SIP URI where the provider dials SIP. */
 const TransferAddress = z
@@ -42,7 +43,7 @@ export const TransferDestination = z
 export const TransferPlan = z
   .strictObject({
     destinations: z.array(TransferDestination).min(1).max(10),
-    timeout_seconds: z.int().min(5).max(120).default(30).openapi({
+    timeout_seconds: documentedInt(z.int().min(5).max(120)).default(30).openapi({
       description: 'How long the destination rings before the transfer counts as not answered.',
     }),
     on_failure: z.enum(['end', 'continue']).default('end').openapi({

@@ -4,6 +4,7 @@ import { isValidTimeZone } from '../domain/time-windows.ts';
 import { JsonObject, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 /** Contacts of a `manual` campaign per request (a larger list belongs in a CSV). */
 export const MAX_MANUAL_CONTACTS = 10_000;
@@ -28,8 +29,8 @@ export const ManualContact = z
 export const RetryConfig = z
   .object({
     enabled: z.boolean().default(true),
-    max_retries: z.int().gte(0).lte(5).default(1),
-    retry_delay_seconds: z.int().gte(60).lte(86400).default(3600),
+    max_retries: documentedInt(z.int().gte(0).lte(5)).default(1),
+    retry_delay_seconds: documentedInt(z.int().gte(60).lte(86400)).default(3600),
     retry_on_busy: z.boolean().default(true),
     retry_on_no_answer: z.boolean().default(true),
     retry_on_voicemail: z.boolean().default(false),
@@ -47,9 +48,13 @@ export const CallingWindowRequest = z
       .string()
       .default('Europe/Warsaw')
       .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' }),
-    days: z.array(z.int().gte(1).lte(7)).min(1).default([1, 2, 3, 4, 5]).openapi({
-      description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).',
-    }),
+    days: z
+      .array(documentedInt(z.int().gte(1).lte(7)))
+      .min(1)
+      .default([1, 2, 3, 4, 5])
+      .openapi({
+        description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).',
+      }),
     start: HHMM.default('09:00'),
     end: HHMM.default('17:00'),
   })
@@ -67,7 +72,7 @@ export const CreateCampaignRequest = z
   .object({
     name: z.string().min(1).max(255),
     goal: z.string().max(64).nullable().optional(),
-    workflow_id: z.union([z.int(), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
+    workflow_id: z.union([documentedInt(z.int()), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
       description:
         "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
       example: 42,
@@ -97,7 +102,7 @@ export const CreateCampaignRequest = z
           'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
           'may be called twice. Send `{"enabled": false}` to call each contact once.',
       }),
-    source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
+    source_refresh_minutes: documentedInt(z.int().gte(5).lte(10080)).nullable().optional(),
     scheduled_start_at: z.iso.datetime({ offset: true }).nullable().optional(),
     calling_window: CallingWindowRequest.nullable().optional(),
   })
@@ -119,18 +124,18 @@ export const CreateCampaignHeaders = z.object({
 
 export const Campaign = z
   .object({
-    id: z.int(),
+    id: documentedInt(z.int()),
     name: z.string(),
-    workflow_id: z.int(),
+    workflow_id: documentedInt(z.int()),
     workflow_name: z.string(),
     state: z.enum(CAMPAIGN_STATES),
     source_type: z.string(),
     source_id: z.string(),
-    total_rows: z.int().nullable(),
-    processed_rows: z.int().openapi({
+    total_rows: documentedInt(z.int()).nullable(),
+    processed_rows: documentedInt(z.int()).openapi({
       description: 'Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped).',
     }),
-    failed_rows: z.int().openapi({
+    failed_rows: documentedInt(z.int()).openapi({
       description: 'Contacts that could not be called: invalid number, Do-not-call, or a technical failure.',
     }),
     created_at: Timestamp,
@@ -138,7 +143,7 @@ export const Campaign = z
     completed_at: Timestamp.nullable(),
     goal: z.string().nullable().optional(),
     source_config: JsonObject.nullable().optional(),
-    source_refresh_minutes: z.int().nullable().optional(),
+    source_refresh_minutes: documentedInt(z.int()).nullable().optional(),
     source_last_synced_at: Timestamp.nullable().optional(),
     source_sync_error: z.string().nullable().optional(),
     import_error: z.string().nullable().optional().openapi({
@@ -146,7 +151,7 @@ export const Campaign = z
     }),
     scheduled_start_at: Timestamp.nullable().optional(),
     calling_window: z
-      .object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() })
+      .object({ timezone: z.string(), days: z.array(documentedInt(z.int())), start: z.string(), end: z.string() })
       .nullable()
       .optional(),
     retry_config: RetryConfig.nullable().optional(),
@@ -156,11 +161,11 @@ export type Campaign = z.output<typeof Campaign>;
 
 export const CampaignPage = pageOf(Campaign, 'CampaignPage');
 
-export const CampaignIdParam = z.object({ campaign_id: z.int().gte(1) });
+export const CampaignIdParam = z.object({ campaign_id: documentedInt(z.int().gte(1)) });
 
 export const ReportRow = z
   .object({
-    row: z.int(),
+    row: documentedInt(z.int()),
     phone_number: z.string(),
     first_name: z.string(),
     last_name: z.string(),
@@ -168,10 +173,10 @@ export const ReportRow = z
       description:
         '`pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`.',
     }),
-    attempts: z.int(),
+    attempts: documentedInt(z.int()),
     last_outcome: z.string().nullable(),
     call_disposition: z.string().nullable(),
-    run_id: z.int().nullable(),
+    run_id: documentedInt(z.int()).nullable(),
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
     error: z.string().nullable(),

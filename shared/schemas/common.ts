@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { MAX_JSON_DEPTH, storedSize } from '../http/json-limits.ts';
+import { documentedInt } from './bounds.ts';
 
 // Adds `.openapi()` to zod schemas; must run before any schema below is built. Only the base class
 // is handed over: passing the whole `z` namespace would keep all of zod (every locale, JSON Schema
@@ -46,7 +47,9 @@ export const ErrorResponse = z
 
 export const ValidationErrorItem = z
   .object({
-    loc: z.array(z.union([z.string(), z.int()])).openapi({ example: ['body', 'retry_config', 'max_retries'] }),
+    loc: z
+      .array(z.union([z.string(), documentedInt(z.int())]))
+      .openapi({ example: ['body', 'retry_config', 'max_retries'] }),
     msg: z.string().openapi({ example: 'Input should be less than or equal to 5' }),
     type: z.string().openapi({ example: 'less_than_equal' }),
     input: z.unknown().optional(),

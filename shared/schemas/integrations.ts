@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 export const CONNECTION_PROVIDERS = ['google-sheets'] as const;
 
@@ -33,6 +34,6 @@ export const PickerToken = z
   .object({
     access_token: z.string(),
     account_email: z.string(),
-    expires_in: z.int().openapi({ description: 'Seconds the token stays valid (at most 3600).' }),
+    expires_in: documentedInt(z.int()).openapi({ description: 'Seconds the token stays valid (at most 3600).' }),
   })
   .openapi('PickerToken');

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
+import { documentedInt } from './bounds.ts';
 
 const Sentence = z.string().min(1).max(1000);
 
@@ -48,7 +49,7 @@ export type LiveCommand = z.infer<typeof LiveCommand>;
 
 export const LiveCommandResponse = z
   .object({
-    workflow_run_id: z.int(),
+    workflow_run_id: documentedInt(z.int()),
     type: z.enum(['say', 'add_message', 'end', 'transfer']),
     status: z.literal('applied'),
   })

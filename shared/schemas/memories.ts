@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 /** `due_at`: ISO 8601 date-time with an offset (`2026-12-01T09:00:00+01:00`), or null for none. */
 const DueAt = z.iso
@@ -11,7 +12,7 @@ const DueAt = z.iso
 export const Memory = z
   .object({
     id: z.string().openapi({ example: 'mem_Ab3dE6gH9jK2mN5p' }),
-    workflow_id: z.int(),
+    workflow_id: documentedInt(z.int()),
     content: z.string(),
     topic: z.string(),
     due_at: Timestamp.nullable(),

@@ -3,12 +3,13 @@ import { NUMBER_TYPES } from '../domain/number-pricing.ts';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+import { documentedInt } from './bounds.ts';
 
 export const NUMBER_STATUSES = ['active', 'pending', 'rejected', 'suspended'] as const;
 
 export const PhoneNumber = z
   .object({
-    id: z.int(),
+    id: documentedInt(z.int()),
     phone_number: z.string(),
     provider: z.string(),
     status: z.enum(NUMBER_STATUSES).openapi({
@@ -18,11 +19,11 @@ export const PhoneNumber = z
     country_code: z.string(),
     capabilities: z.array(z.string()),
     friendly_name: z.string(),
-    organization_id: z.int(),
-    workflow_id: z.int().nullable(),
+    organization_id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()).nullable(),
     workflow_name: z.string().nullable(),
     outbound_workflows: z
-      .array(z.object({ workflow_id: z.int(), workflow_name: z.string() }))
+      .array(z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string() }))
       .openapi({ description: 'Agents that dial out from this number.' }),
     monthly_cost_usd: z.number(),
     monthly_cost_pln: z.number(),
@@ -30,7 +31,7 @@ export const PhoneNumber = z
     purchased_at: Timestamp,
     assigned_at: Timestamp.nullable(),
     created_at: Timestamp,
-    order_id: z.int().nullable(),
+    order_id: documentedInt(z.int()).nullable(),
     order_status: z
       .string()
       .openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
@@ -58,9 +59,7 @@ export const PurchaseNumberRequest = z
     phone_number: E164PhoneNumber,
     country_code: z.string().regex(/^[A-Z]{2}$/),
     number_type: z.enum(NUMBER_TYPES),
-    end_user_id: z
-      .int()
-      .gte(1)
+    end_user_id: documentedInt(z.int().gte(1))
       .nullable()
       .optional()
       .openapi({
@@ -96,18 +95,18 @@ export const MarketplaceNumber = z
 export const MarketplaceNumbers = pageOf(MarketplaceNumber, 'MarketplaceNumbers');
 
 export const PhoneNumberPage = pageOf(PhoneNumber, 'PhoneNumberPage');
-export const PhoneNumberIdParam = z.object({ phone_number_id: z.int().gte(1) });
+export const PhoneNumberIdParam = z.object({ phone_number_id: documentedInt(z.int().gte(1)) });
 export const AssignNumberRequest = z
-  .object({ phone_number_id: z.int().gte(1), workflow_id: z.int().gte(1) })
+  .object({ phone_number_id: documentedInt(z.int().gte(1)), workflow_id: documentedInt(z.int().gte(1)) })
   .openapi('AssignNumberRequest');
 export const OutboundNumberRequest = z
-  .object({ phone_number_id: z.int().gte(1).nullable() })
+  .object({ phone_number_id: documentedInt(z.int().gte(1)).nullable() })
   .openapi('OutboundNumberRequest', { description: '`null` returns the agent to the default caller id.' });
 export const OutboundAssignment = z
   .object({
-    workflow_id: z.int(),
+    workflow_id: documentedInt(z.int()),
     workflow_name: z.string(),
-    phone_number_id: z.int().nullable(),
+    phone_number_id: documentedInt(z.int()).nullable(),
     phone_number: z.string().nullable(),
   })
   .openapi('OutboundAssignment');
@@ -116,8 +115,8 @@ export const NumberSetup = z
   .object({
     show_phone_number_step: z.boolean().openapi({ description: 'Paid plan and no number yet.' }),
     plan: z.enum(['free', 'paid']),
-    phone_number_count: z.int(),
-    agent_count: z.int(),
+    phone_number_count: documentedInt(z.int()),
+    agent_count: documentedInt(z.int()),
     balance_usd: z.number(),
     mobile_number_price_usd: z.number(),
     can_afford_mobile_number: z.boolean(),

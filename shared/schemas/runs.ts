@@ -3,6 +3,7 @@ import { RunAnalysis } from './call-analysis.ts';
 import { freeFormObject, JsonObject, Timestamp } from './common.ts';
 import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+import { documentedInt } from './bounds.ts';
 
 /** `initial_context` of a call or conversation: at most 32 kB stored (merged over the agent's defaults). */
 export const MAX_INITIAL_CONTEXT_BYTES = 32_000;
@@ -58,7 +59,7 @@ export const PlaceCallRequest = z
 export const CallInitiationResponse = z
   .object({
     status: z.literal('initiated'),
-    workflow_run_id: z.int(),
+    workflow_run_id: documentedInt(z.int()),
     workflow_run_name: z.string(),
   })
   .openapi('CallInitiationResponse');
@@ -103,12 +104,12 @@ export const SessionAccess = z
 
 export const ConversationRecord = z
   .object({
-    id: z.int(),
-    workflow_id: z.int(),
+    id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
     name: z.string(),
     mode: z.string(),
     created_at: Timestamp,
-    definition_id: z.int(),
+    definition_id: documentedInt(z.int()),
     initial_context: JsonObject,
     session: SessionAccess.nullable().openapi({
       description:
@@ -131,16 +132,18 @@ export const RunCost = z
 /** A run as listed: no links, logs or SMS. */
 export const RunListItem = z
   .object({
-    id: z.int(),
-    workflow_id: z.int(),
+    id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
     name: z.string(),
     mode: z.string(),
     status: z.enum(RUN_STATUSES),
     phone_number: z.string().nullable(),
     created_at: Timestamp,
     ended_at: Timestamp.nullable(),
-    definition_id: z.int(),
-    duration_seconds: z.int().nullable().openapi({ description: 'Whole seconds; null while the call is in progress.' }),
+    definition_id: documentedInt(z.int()),
+    duration_seconds: documentedInt(z.int())
+      .nullable()
+      .openapi({ description: 'Whole seconds; null while the call is in progress.' }),
     initial_context: JsonObject,
     gathered_context: JsonObject.openapi({ description: 'Data the agent gathered, including `call_disposition`.' }),
   })
@@ -170,7 +173,7 @@ export const Run = RunListItem.extend({
 
 export const TranscriptResponse = z
   .object({
-    run_id: z.int(),
+    run_id: documentedInt(z.int()),
     segments: z.array(
       z.object({ role: z.enum(['user', 'assistant']), text: z.string(), start: Timestamp, end: Timestamp }),
     ),
@@ -186,16 +189,18 @@ export const RecordingResponse = z
 export const RunPage = pageOf(RunListItem, 'RunPage');
 
 export const RecordingQuery = z.object({
-  expires_in: z.int().gte(60).lte(86400).default(3600).openapi({ description: 'Lifetime of the link in seconds.' }),
+  expires_in: documentedInt(z.int().gte(60).lte(86400))
+    .default(3600)
+    .openapi({ description: 'Lifetime of the link in seconds.' }),
 });
 
 export const ConversationIdParams = z.object({
   agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
-  conversation_id: z.int().gte(1),
+  conversation_id: documentedInt(z.int().gte(1)),
 });
 
 export const LegacyWorkflowIdParam = z.object({
-  workflow_id: z.int().gte(1).openapi({ description: "The agent's integer id." }),
+  workflow_id: documentedInt(z.int().gte(1)).openapi({ description: "The agent's integer id." }),
 });
 
 export const IdempotencyKeyHeader = z.object({

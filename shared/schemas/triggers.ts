@@ -1,11 +1,12 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 export const Trigger = z
   .object({
     id: z.string().openapi({ example: 'trg_Ab3dE6gH9jK2mN5p' }),
-    workflow_id: z.int().openapi({ description: 'The agent the trigger calls with.' }),
+    workflow_id: documentedInt(z.int()).openapi({ description: 'The agent the trigger calls with.' }),
     name: z.string(),
     created_at: Timestamp,
   })
@@ -13,7 +14,7 @@ export const Trigger = z
 
 export const CreateTriggerRequest = z
   .object({
-    workflow_id: z.int().gte(1).openapi({ description: 'Integer id of the agent.' }),
+    workflow_id: documentedInt(z.int().gte(1)).openapi({ description: 'Integer id of the agent.' }),
     name: z.string().min(1).max(255).optional().openapi({ description: 'Label; defaults to `API trigger`.' }),
   })
   .openapi('CreateTriggerRequest');

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { PaginationQuery } from './pagination.ts';
+import { documentedInt } from './bounds.ts';
 
 const Instant = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
@@ -15,9 +16,9 @@ export const UsageQuery = z.object({
 });
 
 const Figures = {
-  calls: z.int(),
-  answered_calls: z.int(),
-  minutes: z.int().openapi({ description: 'Billed minutes: each call rounded up.' }),
+  calls: documentedInt(z.int()),
+  answered_calls: documentedInt(z.int()),
+  minutes: documentedInt(z.int()).openapi({ description: 'Billed minutes: each call rounded up.' }),
   cost_usd: z.number(),
 };
 
@@ -28,7 +29,7 @@ export const UsageReport = z
     group_by: z.enum(['day', 'month']),
     totals: z.object(Figures),
     periods: z.array(z.object({ period: z.string(), ...Figures })),
-    agents: z.array(z.object({ workflow_id: z.int(), workflow_name: z.string(), ...Figures })),
+    agents: z.array(z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string(), ...Figures })),
   })
   .openapi('UsageReport', { description: 'From the billing records, which survive run deletion.' });
 
@@ -57,15 +58,15 @@ export const DailyUsage = z
 
 export const BilledRun = z
   .object({
-    run_id: z.int(),
-    workflow_id: z.int(),
+    run_id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
     status: z
       .string()
       .openapi({ description: 'Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`.' }),
     started_at: Timestamp,
     ended_at: Timestamp,
-    duration_seconds: z.int(),
-    billed_minutes: z.int().openapi({ description: 'The duration rounded up to whole minutes.' }),
+    duration_seconds: documentedInt(z.int()),
+    billed_minutes: documentedInt(z.int()).openapi({ description: 'The duration rounded up to whole minutes.' }),
     cost_usd: z.number(),
   })
   .openapi('BilledRun', { description: "A billing record of one call; it survives the run's deletion." });
@@ -75,10 +76,10 @@ export const BilledRunPage = z
     from: Timestamp,
     to: Timestamp,
     items: z.array(BilledRun),
-    page: z.int(),
-    limit: z.int(),
-    total_count: z.int(),
-    total_pages: z.int(),
+    page: documentedInt(z.int()),
+    limit: documentedInt(z.int()),
+    total_count: documentedInt(z.int()),
+    total_pages: documentedInt(z.int()),
   })
   .openapi('BilledRunPage');
 

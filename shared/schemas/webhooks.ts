@@ -4,6 +4,7 @@ import { guardedUrlDescription } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../domain/webhook-limits.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
+import { documentedInt } from './bounds.ts';
 
 const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {
   description: 'An event of the catalogue; payloads are in the `webhooks` section of this document.',
@@ -70,7 +71,7 @@ export const UpdateWebhookRequest = z
 
 export const RotateSecretRequest = z
   .object({
-    overlap_seconds: z.int().gte(0).lte(604_800).default(DEFAULT_ROTATION_OVERLAP_SECONDS).openapi({
+    overlap_seconds: documentedInt(z.int().gte(0).lte(604_800)).default(DEFAULT_ROTATION_OVERLAP_SECONDS).openapi({
       description:
         'How long deliveries also carry a signature with the previous secret (default 24 h, at most 7 days; 0 ends it at once).',
       example: 3600,
@@ -92,9 +93,9 @@ export const WebhookTestResult = z
     message_id: z.string().openapi({ description: 'The `webhook-id` of the sample (`msg_test_…`).' }),
     event_type: EventType,
     delivered: z.boolean().openapi({ description: 'The endpoint answered 2xx.' }),
-    status_code: z.int().nullable(),
+    status_code: documentedInt(z.int()).nullable(),
     error: z.string().nullable().openapi({ description: '`timeout` or `network_error` when there was no answer.' }),
-    duration_ms: z.int(),
+    duration_ms: documentedInt(z.int()),
   })
   .openapi('WebhookTestResult');
 
@@ -110,11 +111,11 @@ export const DeliveryParams = WebhookIdParam.extend({
 
 export const DeliveryAttempt = z
   .object({
-    attempt: z.int(),
+    attempt: documentedInt(z.int()),
     at: Timestamp,
-    status_code: z.int().nullable(),
+    status_code: documentedInt(z.int()).nullable(),
     error: z.string().nullable(),
-    duration_ms: z.int(),
+    duration_ms: documentedInt(z.int()),
   })
   .openapi('WebhookDeliveryAttempt');
 
