@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../http/json-limits.ts';
 import type { ResponseSpec, Route } from '../api/route.ts';
 import { INTERNAL_ERROR, RATE_LIMITED, STANDARD_HEADERS } from './standard-responses.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
+import { MAX_MESSAGE_ID_CHARS } from '../schemas/bounds.ts';
 import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
 import { SessionClientFrame, SessionEvent } from '../schemas/sessions.ts';
 import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
@@ -85,15 +86,16 @@ function withStandardResponses(responses: Record<number, ResponseSpec>): Record<
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 const WEBHOOK_HEADERS = z.object({
-  'webhook-id': z.string().openapi({
+  'webhook-id': z.string().max(MAX_MESSAGE_ID_CHARS).openapi({
     description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).',
     example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p',
   }),
-  'webhook-timestamp': z.string().openapi({
+  'webhook-timestamp': z.string().max(12).openapi({
     description: 'Unix seconds of this attempt; reject values far from now (replay protection).',
     example: '1795428942',
   }),
-  'webhook-signature': z.string().openapi({
+  // Two signatures at most (a rotation's old and new secret): `v1,` and 44 base64 characters each.
+  'webhook-signature': z.string().max(128).openapi({
     description:
       'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
@@ -144,7 +146,8 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
-    servers: [{ url: serverUrl, description: 'This deployment (production)', 'x-internal': false } as never],
+    // Public (OWASP API9: every server says its audience).
+    servers: [{ url: serverUrl, 'x-internal': false } as never],
     security: [{ [SECURITY_SCHEME]: [] }],
   });
   addParameterExamples((document.paths ?? {}) as unknown as Record<string, Record<string, unknown>>, routes);

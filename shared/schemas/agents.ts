@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import { freeFormObject, JsonObject, storedAtMost, Timestamp } from './common.ts';
 import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
-import { documentedInt } from './bounds.ts';
+import { documentedInt, MAX_NAME_CHARS } from './bounds.ts';
 
 /**
  * Stored-size caps of an agent's objects: with the name and counters they stay under DynamoDB's
@@ -37,8 +37,8 @@ const VoicemailMessage = z
 export const Agent = z
   .object({
     id: documentedInt(z.int()).openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
-    public_id: z.string().openapi({ example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
-    name: z.string(),
+    public_id: z.string().max(26).openapi({ example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
+    name: z.string().max(MAX_NAME_CHARS),
     status: z.enum(AGENT_STATUSES),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -89,6 +89,7 @@ export const AgentIdParam = z.object({
   agent_id: z
     .string()
     .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
+    .openapi({ maxLength: 26 })
     .openapi({
       description: 'Public id (`agent_` + 20 letters or digits) or the legacy integer id.',
       example: 'agent_a1B2c3D4e5F6g7H8i9J0',

@@ -24,7 +24,7 @@ export const nonNegativeInt = () => documentedInt(z.int().gte(0));
  * schema, so a longer value would fail loudly rather than reach a client):
  * - stored: DynamoDB's item limit (400 KB); a character takes at least one byte;
  * - computed: Lambda answers at most 6 MB (text the API extracts or a model writes for the answer);
- * - ids: a prefix and at most 20 letters or digits (`agent_…`, `wh_…`, `msg_…` of a delivery);
+ * - ids: a prefix and at most 20 letters or digits (`agent_…`, `wh_…`), or a few joined (`key_…`);
  * - links: a presigned S3 URL with its session token, or the base URL with a path and a token;
  * - names: what the API accepts for an agent's or a campaign's name.
  */
@@ -33,6 +33,8 @@ export const MAX_ANSWER_CHARS = 6 * 1024 * 1024;
 export const MAX_ID_CHARS = 64;
 export const MAX_URL_CHARS = 8192;
 export const MAX_NAME_CHARS = 255;
+/** A delivery's `webhook-id` (`msg_…`), as the `delivery_id` path parameter's pattern accepts it. */
+export const MAX_MESSAGE_ID_CHARS = 204;
 /** ISO 8601 as the API writes it (`2026-11-22T15:47:34.123Z`), room kept for an offset and microseconds. */
 export const MAX_TIMESTAMP_CHARS = 40;
 /** E.164 numbers and the SIP destinations of transfers, as `phone-number.ts` accepts them. */
@@ -43,3 +45,11 @@ export const MAX_PHONE_CHARS = 32;
  * of at least one byte each. Lists sent in requests have their own `.max()`.
  */
 export const MAX_STORED_ITEMS = MAX_STORED_CHARS;
+
+/**
+ * Request strings checked by something other than a length (a time zone lookup, a row's own
+ * validation later) are still bounded by the request itself: a body is at most 6,000,000 bytes
+ * (MAX_BODY_BYTES), and API Gateway takes at most 10,240 bytes of request line and headers.
+ */
+export const MAX_REQUEST_CHARS = 6_000_000;
+export const MAX_HEADER_CHARS = 10_240;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
-import { documentedInt } from './bounds.ts';
+import { documentedInt, MAX_URL_CHARS } from './bounds.ts';
 
 const Sentence = z.string().min(1).max(1000);
 
@@ -57,7 +57,7 @@ export const LiveCommandResponse = z
 
 export const ListenSession = z
   .object({
-    url: z.string().openapi({
+    url: z.string().max(MAX_URL_CHARS).openapi({
       description:
         'WebSocket URL (wss://) carrying the credential: connect within `expires_at`; the connection lasts until the call ends.',
       example: 'wss://media.example.com/listen?run_ref=1.42.1001&token=1764151200.abc…',

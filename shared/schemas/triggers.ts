@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
-import { documentedInt } from './bounds.ts';
+import { documentedInt, MAX_ID_CHARS } from './bounds.ts';
 
 export const Trigger = z
   .object({
-    id: z.string().openapi({ example: 'trg_Ab3dE6gH9jK2mN5p' }),
+    id: z.string().max(MAX_ID_CHARS).openapi({ example: 'trg_Ab3dE6gH9jK2mN5p' }),
     workflow_id: documentedInt(z.int()).openapi({ description: 'The agent the trigger calls with.' }),
-    name: z.string(),
+    name: z.string().max(255),
     created_at: Timestamp,
   })
   .openapi('Trigger');
@@ -21,4 +21,9 @@ export const CreateTriggerRequest = z
 
 export const TriggerPage = pageOf(Trigger, 'TriggerPage');
 
-export const TriggerIdParam = z.object({ trigger_id: z.string().regex(/^trg_[A-Za-z0-9]{16}$/) });
+export const TriggerIdParam = z.object({
+  trigger_id: z
+    .string()
+    .regex(/^trg_[A-Za-z0-9]{16}$/)
+    .openapi({ maxLength: 20 }),
+});

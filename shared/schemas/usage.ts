@@ -1,10 +1,13 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
-import { PaginationQuery } from './pagination.ts';
-import { documentedInt } from './bounds.ts';
+import { MAX_PAGE_SIZE, PaginationQuery } from './pagination.ts';
+import { documentedInt, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_ANSWER_CHARS, MAX_HEADER_CHARS } from './bounds.ts';
 
 const Instant = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .union([
+    z.iso.datetime({ offset: true }).openapi({ maxLength: MAX_HEADER_CHARS }),
+    z.iso.date().openapi({ maxLength: 10 }),
+  ])
   .openapi({ description: 'ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with an offset.' });
 
 export const UsageQuery = z.object({
@@ -28,8 +31,12 @@ export const UsageReport = z
     to: Timestamp,
     group_by: z.enum(['day', 'month']),
     totals: z.object(Figures),
-    periods: z.array(z.object({ period: z.string(), ...Figures })),
-    agents: z.array(z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string(), ...Figures })),
+    periods: z.array(z.object({ period: z.string().max(MAX_ID_CHARS), ...Figures })).max(MAX_ANSWER_CHARS),
+    agents: z
+      .array(
+        z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string().max(MAX_NAME_CHARS), ...Figures }),
+      )
+      .max(MAX_ANSWER_CHARS),
   })
   .openapi('UsageReport', { description: 'From the billing records, which survive run deletion.' });
 
@@ -51,7 +58,8 @@ export const DailyUsage = z
     from: Timestamp,
     to: Timestamp,
     days: z
-      .array(z.object({ date: z.iso.date().openapi({ example: '2026-11-23' }), ...Figures }))
+      .array(z.object({ date: z.iso.date().openapi({ maxLength: 10, example: '2026-11-23' }), ...Figures }))
+      .max(MAX_ANSWER_CHARS)
       .openapi({ description: 'One item per UTC day of the range, oldest first; days without calls carry zeros.' }),
   })
   .openapi('DailyUsage');
@@ -62,6 +70,7 @@ export const BilledRun = z
     workflow_id: documentedInt(z.int()),
     status: z
       .string()
+      .max(MAX_ID_CHARS)
       .openapi({ description: 'Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`.' }),
     started_at: Timestamp,
     ended_at: Timestamp,
@@ -75,7 +84,7 @@ export const BilledRunPage = z
   .object({
     from: Timestamp,
     to: Timestamp,
-    items: z.array(BilledRun),
+    items: z.array(BilledRun).max(MAX_PAGE_SIZE),
     page: documentedInt(z.int()),
     limit: documentedInt(z.int()),
     total_count: documentedInt(z.int()),

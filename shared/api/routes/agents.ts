@@ -8,6 +8,7 @@ import {
   UpdateAgentRequest,
 } from '../../schemas/agents.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { MAX_LIST_BODY_BYTES } from '../../http/json-limits.ts';
 import { defineRoute, type ResponseHeader } from '../route.ts';
 
 const COUNT_HEADER = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
@@ -39,7 +40,7 @@ export const agentRoutes = {
     tags: ['Agents'],
     request: { query: ListAgentsQuery },
     responses: {
-      200: { description: 'Agents', schema: z.array(Agent), headers: PAGE_HEADERS },
+      200: { description: 'Agents', schema: z.array(Agent).max(MAX_LIST_BODY_BYTES), headers: PAGE_HEADERS },
       ...BAD_REQUEST,
       ...UNAUTHORIZED,
       ...VALIDATION,
