@@ -13,13 +13,13 @@ import {
   MAX_LAMBDA_PAYLOAD_BYTES,
   MAX_REQUEST_BYTES,
   ORGANIZATION_RATE_LIMIT,
-  THROTTLE_RETRY_AFTER_SECONDS,
 } from '../shared/api/gateway.ts';
 import { createRouteMatcher } from '../shared/api/route-matcher.ts';
 import { ROUTES } from '../shared/api/routes.ts';
 import { AuthorizerCache, type AuthorizerOutcome } from './authorizer-cache.ts';
 import { invokeLocal } from './lambda-runtime.ts';
-import { startGatewayManagement, UsagePlanThrottle } from './usage-plan.ts';
+import { startGatewayManagement } from './usage-plan.ts';
+import { RATE_LIMIT_POLICY, THROTTLED_HEADERS, UsagePlanThrottle } from '../shared/http/rate-limit.ts';
 
 const STAGE = 'prod';
 const API_ID = 'local';
@@ -80,7 +80,12 @@ function isBinary(contentType: string | undefined): boolean {
 }
 
 function sendError(response: ServerResponse, error: GatewayError, extraHeaders: Record<string, string> = {}): void {
-  response.writeHead(error.status, { ...CORS_HEADERS, 'Content-Type': 'application/json', ...extraHeaders });
+  response.writeHead(error.status, {
+    ...CORS_HEADERS,
+    'RateLimit-Policy': RATE_LIMIT_POLICY,
+    'Content-Type': 'application/json',
+    ...extraHeaders,
+  });
   response.end(JSON.stringify({ detail: error.detail }));
 }
 
@@ -227,7 +232,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       // API key source AUTHORIZER: the usage plan must know the key the authorizer names; it throttles per key.
       if (!outcome.usageIdentifierKey) return sendError(response, GATEWAY_ERRORS.invalidApiKey);
       if (!throttle.take(outcome.usageIdentifierKey)) {
-        return sendError(response, GATEWAY_ERRORS.throttled, { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) });
+        return sendError(response, GATEWAY_ERRORS.throttled, THROTTLED_HEADERS);
       }
       requestContext.authorizer = { principalId: outcome.principalId, ...outcome.context };
     }

@@ -2,30 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
-/**
- * API Gateway's usage-plan throttling, per usage identifier key: a token bucket holding up to
- * `burstLimit` requests, refilled at `rateLimit` per second.
- */
-export class UsagePlanThrottle {
-  private readonly buckets = new Map<string, { tokens: number; updatedAt: number }>();
-
-  constructor(private readonly limits: { rateLimit: number; burstLimit: number }) {}
-
-  /** Takes one request's token; false when the key is over its limit (429). */
-  take(key: string, now = Date.now()): boolean {
-    const bucket = this.buckets.get(key) ?? { tokens: this.limits.burstLimit, updatedAt: now };
-    bucket.tokens = Math.min(
-      this.limits.burstLimit,
-      bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.limits.rateLimit,
-    );
-    bucket.updatedAt = now;
-    this.buckets.set(key, bucket);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
-  }
-}
-
 export interface GatewayManagement {
   endpoint: string;
   stop: () => Promise<void>;

@@ -26,8 +26,8 @@ import {
   GATEWAY_ERRORS,
   ORGANIZATION_RATE_LIMIT,
   STAGE_RATE_LIMIT,
-  THROTTLE_RETRY_AFTER_SECONDS,
 } from '../../shared/api/gateway.ts';
+import { RATE_LIMIT_POLICY, THROTTLED_HEADERS } from '../../shared/http/rate-limit.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
 import { acknowledge, managedPolicyFinding } from '../nag.ts';
@@ -56,7 +56,7 @@ const GATEWAY_RESPONSES: { type: ResponseType; status?: number; detail?: string;
     {
       type: ResponseType.THROTTLED,
       ...GATEWAY_ERRORS.throttled,
-      headers: { 'Retry-After': String(THROTTLE_RETRY_AFTER_SECONDS) },
+      headers: THROTTLED_HEADERS,
     },
     { type: ResponseType.INVALID_API_KEY, ...GATEWAY_ERRORS.invalidApiKey },
     { type: ResponseType.REQUEST_TOO_LARGE, ...GATEWAY_ERRORS.requestTooLarge },
@@ -186,7 +186,9 @@ export class Api extends Construct {
         statusCode: status === undefined ? undefined : String(status),
         // Gateway response header values are literals in single quotes; a page on another origin reads these too.
         responseHeaders: Object.fromEntries(
-          Object.entries({ ...CORS_HEADERS, ...headers }).map(([name, value]) => [name, `'${value}'`]),
+          Object.entries({ ...CORS_HEADERS, 'RateLimit-Policy': RATE_LIMIT_POLICY, ...headers }).map(
+            ([name, value]) => [name, `'${value}'`],
+          ),
         ),
         templates: {
           'application/json': `{"detail":${detail === undefined ? '$context.error.messageString' : JSON.stringify(detail)}}`,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CallingHoursConflict, ErrorResponse, HTTPValidationError } from '../schemas/common.ts';
 import type { ResponseSpec } from './route.ts';
+import { RETRY_AFTER } from '../openapi/standard-responses.ts';
 
 /** Responses most private routes share, spread into each route's `responses`. */
 export const UNAUTHORIZED: Record<number, ResponseSpec> = {
@@ -61,12 +62,12 @@ export const CALL_PLACEMENT_ERRORS: Record<number, ResponseSpec> = {
       'otherwise `detail` is a string: the agent is archived, the number is pending, or a request with the same Idempotency-Key is still running',
     schema: CallPlacementConflict,
     headers: {
-      'Retry-After': { description: 'Seconds until calls to this number are allowed', schema: { type: 'integer' } },
+      'Retry-After': { ...RETRY_AFTER, description: 'Seconds until calls to this number are allowed' },
     },
   },
   429: {
     description: 'Every outbound channel of the organization is busy',
     schema: ErrorResponse,
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+    headers: { 'Retry-After': RETRY_AFTER },
   },
 };

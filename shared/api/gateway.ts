@@ -43,7 +43,8 @@ export const THROTTLE_RETRY_AFTER_SECONDS = 1;
  */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Retry-After, X-Total-Count, X-Total-Pages, X-Truncated, Content-Disposition',
+  'Access-Control-Expose-Headers':
+    'RateLimit, RateLimit-Policy, Retry-After, X-Total-Count, X-Total-Pages, X-Truncated, Content-Disposition',
 } as const;
 
 /** A preflight's answer for a path that has `methods`: the headers a request of the API sends, cached 10 minutes. */

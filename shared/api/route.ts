@@ -5,12 +5,20 @@ export const API_PREFIX = '/api/v1';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A response header as the OpenAPI document describes it (a plain JSON Schema: headers are not parsed). */
+export interface ResponseHeader {
+  description: string;
+  schema:
+    | { type: 'integer'; format: 'int32' | 'int64'; minimum: number; maximum: number }
+    | { type: 'string'; maxLength: number; pattern?: string; enum?: string[] };
+}
+
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   /** Defaults to application/json when a schema is given. */
   contentType?: string;
-  headers?: Record<string, { description: string; schema: { type: 'integer' | 'string' } }>;
+  headers?: Record<string, ResponseHeader>;
 }
 
 export interface RouteRequest {

@@ -7,6 +7,7 @@ import { UnauthorizedError } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
 import { errorToResult } from './errors.ts';
 import { MAX_LIST_BODY_BYTES, takeWithinBytes } from './json-limits.ts';
+import { organizationRateLimitHeaders } from './rate-limit.ts';
 import { parseRequest } from './request.ts';
 import { errorResult, toProxyResult, type HttpResult } from './response.ts';
 
@@ -94,11 +95,18 @@ export function createApiHandler(operations: BoundOperation[]) {
     const op = byKey.get(`${event.httpMethod} ${event.resource}`);
     if (!op) return toProxyResult(errorResult(404, 'Not Found'));
     if (!op.route.public && !caller) return toProxyResult(errorResult(401, GATEWAY_ERRORS.unauthorized.detail));
+    let result: HttpResult;
     try {
-      return toProxyResult(await op.run(event, { requestId, event, caller }));
+      result = await op.run(event, { requestId, event, caller });
     } catch (error) {
-      return toProxyResult(errorToResult(error));
+      result = errorToResult(error);
     }
+    if (!caller) return toProxyResult(result);
+    // The usage plan's quota as far as this instance knows it (see rate-limit.ts); 429s of the API keep their Retry-After.
+    return toProxyResult({
+      ...result,
+      headers: { ...organizationRateLimitHeaders(caller.organizationId), ...result.headers },
+    });
   };
 
   return middy(dispatch).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,9 +1,16 @@
-import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenApiGeneratorV31,
+  OpenAPIRegistry,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { API_KEY_HEADER } from '../api/gateway.ts';
 import { MAX_JSON_DEPTH, MAX_LIST_BODY_BYTES } from '../http/json-limits.ts';
-import type { Route } from '../api/route.ts';
+import type { ResponseSpec, Route } from '../api/route.ts';
+import { INTERNAL_ERROR, RATE_LIMITED, STANDARD_HEADERS } from './standard-responses.ts';
 import { HTTPValidationError } from '../schemas/common.ts';
+import { MAX_MESSAGE_ID_CHARS } from '../schemas/bounds.ts';
 import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
 import { SessionClientFrame, SessionEvent } from '../schemas/sessions.ts';
 import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
@@ -43,11 +50,11 @@ function toRouteConfig(route: Route): RouteConfig {
         : request.multipart && { required: true, content: { 'multipart/form-data': { schema: request.multipart } } },
     },
     responses: Object.fromEntries(
-      Object.entries(route.responses).map(([status, response]) => [
+      Object.entries(withStandardResponses(route.responses)).map(([status, response]) => [
         status,
         {
           description: response.description,
-          headers: response.headers,
+          headers: { ...response.headers, ...STANDARD_HEADER_REFS } as ResponseConfig['headers'],
           content:
             response.schema || response.contentType
               ? { [response.contentType ?? 'application/json']: { schema: response.schema ?? {} } }
@@ -58,16 +65,37 @@ function toRouteConfig(route: Route): RouteConfig {
   };
 }
 
+/** Every header of STANDARD_HEADERS, by reference to its component. */
+const STANDARD_HEADER_REFS = Object.fromEntries(
+  Object.keys(STANDARD_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
+
+/**
+ * Every operation may answer 429 (the organization's rate limit, from the gateway) and 500; a
+ * route that answers 429 itself (channel capacity) keeps its description, with the rate limit added.
+ */
+function withStandardResponses(responses: Record<number, ResponseSpec>): Record<number, ResponseSpec> {
+  const own = responses[429];
+  return {
+    ...responses,
+    429: own ? { ...own, description: `${own.description}; or ${lowerFirst(RATE_LIMITED.description)}` } : RATE_LIMITED,
+    500: responses[500] ?? INTERNAL_ERROR,
+  };
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
 const WEBHOOK_HEADERS = z.object({
-  'webhook-id': z.string().openapi({
+  'webhook-id': z.string().max(MAX_MESSAGE_ID_CHARS).openapi({
     description: 'Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it).',
     example: 'msg_1-1001_wh_Ab3dE6gH9jK2mN5p',
   }),
-  'webhook-timestamp': z.string().openapi({
+  'webhook-timestamp': z.string().max(12).openapi({
     description: 'Unix seconds of this attempt; reject values far from now (replay protection).',
     example: '1795428942',
   }),
-  'webhook-signature': z.string().openapi({
+  // Two signatures at most (a rotation's old and new secret): `v1,` and 44 base64 characters each.
+  'webhook-signature': z.string().max(128).openapi({
     description:
       'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation).',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
@@ -107,6 +135,8 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
     in: 'header',
     name: API_KEY_HEADER,
   });
+  for (const [name, header] of Object.entries(STANDARD_HEADERS))
+    registry.registerComponent('headers', name, { ...header });
   registry.register('HTTPValidationError', HTTPValidationError);
   // Not in any operation: the frames of a conversation's session WebSocket (SessionAccess).
   registry.register('SessionClientFrame', SessionClientFrame);
@@ -116,7 +146,8 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Voice Agent Platform API', version: '1.0.0', description: DESCRIPTION },
-    servers: [{ url: serverUrl }],
+    // Public (OWASP API9: every server says its audience).
+    servers: [{ url: serverUrl, 'x-internal': false } as never],
     security: [{ [SECURITY_SCHEME]: [] }],
   });
   addParameterExamples((document.paths ?? {}) as unknown as Record<string, Record<string, unknown>>, routes);

@@ -1,16 +1,33 @@
 import * as z from 'zod';
+import { MAX_BODY_BYTES } from '../api/gateway.ts';
 import { nameText, storedAtMost, Timestamp } from './common.ts';
 import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
+import {
+  documentedInt,
+  MAX_ANSWER_CHARS,
+  MAX_ID_CHARS,
+  MAX_NAME_CHARS,
+  MAX_STORED_CHARS,
+  MAX_STORED_ITEMS,
+} from './bounds.ts';
 
 export const AgentTemplate = z
   .object({
-    id: z.string(),
-    name: z.string(),
-    industry: z.string(),
-    description: z.string(),
-    languages: z.array(z.string()),
-    variables: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean() })),
+    id: z.string().max(MAX_ID_CHARS),
+    name: z.string().max(MAX_NAME_CHARS),
+    industry: z.string().max(MAX_NAME_CHARS),
+    description: z.string().max(MAX_STORED_CHARS),
+    languages: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
+    variables: z
+      .array(
+        z.object({
+          name: z.string().max(MAX_ID_CHARS),
+          description: z.string().max(MAX_STORED_CHARS),
+          required: z.boolean(),
+        }),
+      )
+      .max(MAX_STORED_ITEMS),
   })
   .openapi('AgentTemplate');
 
@@ -19,7 +36,7 @@ export const TemplateList = pageOf(AgentTemplate, 'AgentTemplateList');
 export const FromTemplateRequest = z
   .object({
     template_id: z.string().min(1).max(100),
-    variables: storedAtMost(z.record(z.string(), z.string()), 32_000).default({}),
+    variables: storedAtMost(z.record(z.string(), z.string().openapi({ maxLength: 32_000 })), 32_000).default({}),
     language: z.string().min(2).max(10),
     agent_name: nameText(z.string().min(1).max(255)),
     generate_with_ai: z
@@ -39,8 +56,8 @@ export const TranslatePromptRequest = z
 
 export const TranslatePromptResponse = z
   .object({
-    translated_text: z.string(),
-    target_language: z.string(),
+    translated_text: z.string().max(MAX_ANSWER_CHARS),
+    target_language: z.string().max(50),
     model: z
       .enum(['organization', 'platform'])
       .openapi({ description: "Whose model translated: the organization's own key, or the platform model." }),
@@ -60,9 +77,9 @@ export const ModelKeyRequest = z
 export const ModelKeyStatus = z
   .object({
     configured: z.boolean(),
-    api_url: z.string().nullable(),
-    model: z.string().nullable(),
-    key_last4: z.string().nullable(),
+    api_url: z.string().max(500).nullable(),
+    model: z.string().max(100).nullable(),
+    key_last4: z.string().max(4).nullable(),
     updated_at: Timestamp.nullable(),
   })
   .openapi('ModelKeyStatus', { description: 'The key itself is stored encrypted and never returned.' });
@@ -76,11 +93,11 @@ export const AnalyzeScriptRequest = z
   })
   .openapi('AnalyzeScriptRequest');
 
-const Sourced = z.object({ value: z.string(), source: z.enum(['script', 'website']) });
+const Sourced = z.object({ value: z.string().max(MAX_ANSWER_CHARS), source: z.enum(['script', 'website']) });
 
 export const ScriptAnalysis = z
   .object({
-    company_name: nameText(z.string()),
+    company_name: nameText(z.string().max(MAX_ANSWER_CHARS)),
     language: z.string().min(2).max(16).openapi({
       description:
         "The request's `language` (the language the agent speaks); it becomes the agent's `workflow_configurations.language`.",
@@ -91,21 +108,35 @@ export const ScriptAnalysis = z
     }),
     call_flow: z.object({
       greeting: Sourced.nullable(),
-      steps: z.array(Sourced),
-      objections: z.array(
-        z.object({ objection: z.string(), answer: z.string(), source: z.enum(['script', 'website']) }),
-      ),
-      mandatory_phrases: z.array(Sourced),
-      data_to_collect: z.array(Sourced),
+      steps: z.array(Sourced).max(MAX_ANSWER_CHARS),
+      objections: z
+        .array(
+          z.object({
+            objection: z.string().max(MAX_ANSWER_CHARS),
+            answer: z.string().max(MAX_ANSWER_CHARS),
+            source: z.enum(['script', 'website']),
+          }),
+        )
+        .max(MAX_ANSWER_CHARS),
+      mandatory_phrases: z.array(Sourced).max(MAX_ANSWER_CHARS),
+      data_to_collect: z.array(Sourced).max(MAX_ANSWER_CHARS),
     }),
     facts: z.object({
       offer: Sourced.nullable(),
-      prices: z.array(Sourced),
+      prices: z.array(Sourced).max(MAX_ANSWER_CHARS),
       hours: Sourced.nullable(),
       address: Sourced.nullable(),
-      faq: z.array(Sourced),
+      faq: z.array(Sourced).max(MAX_ANSWER_CHARS),
     }),
-    conflicts: z.array(z.object({ field: z.string(), script_value: z.string(), website_value: z.string() })),
+    conflicts: z
+      .array(
+        z.object({
+          field: z.string().max(MAX_ANSWER_CHARS),
+          script_value: z.string().max(MAX_ANSWER_CHARS),
+          website_value: z.string().max(MAX_ANSWER_CHARS),
+        }),
+      )
+      .max(MAX_ANSWER_CHARS),
   })
   .openapi('ScriptAnalysis', {
     description:
@@ -126,15 +157,19 @@ export const FromScriptRequest = z
 export const ExtractTextQuery = z.object({ purpose: z.enum(['knowledge', 'script']).default('knowledge') });
 
 export const ExtractTextUpload = z
-  .object({ file: z.string().openapi({ format: 'binary', description: 'PDF, DOCX, TXT or MD.' }) })
+  .object({
+    file: z
+      .string()
+      .openapi({ format: 'binary', maxLength: MAX_BODY_BYTES.binary, description: 'PDF, DOCX, TXT or MD.' }),
+  })
   .openapi('ExtractTextUpload');
 
 export const ExtractedText = z
   .object({
-    text: z.string(),
-    characters: z.int(),
+    text: z.string().max(MAX_ANSWER_CHARS),
+    characters: documentedInt(z.int()),
     purpose: z.enum(['knowledge', 'script']),
-    file_name: z.string(),
-    content_type: z.string(),
+    file_name: z.string().max(MAX_ANSWER_CHARS),
+    content_type: z.string().max(255),
   })
   .openapi('ExtractedText');

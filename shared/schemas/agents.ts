@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import { freeFormObject, JsonObject, nameText, storedAtMost, Timestamp } from './common.ts';
 import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
+import { documentedInt, MAX_NAME_CHARS } from './bounds.ts';
 
 /**
  * Stored-size caps of an agent's objects: with the name and counters they stay under DynamoDB's
@@ -35,17 +36,17 @@ const VoicemailMessage = z
 
 export const Agent = z
   .object({
-    id: z.int().openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
-    public_id: z.string().openapi({ example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
-    name: z.string(),
+    id: documentedInt(z.int()).openapi({ description: 'Legacy integer id (`workflow_id` elsewhere).', example: 42 }),
+    public_id: z.string().max(26).openapi({ example: 'agent_a1B2c3D4e5F6g7H8i9J0' }),
+    name: z.string().max(MAX_NAME_CHARS),
     status: z.enum(AGENT_STATUSES),
     created_at: Timestamp,
     updated_at: Timestamp,
     workflow_definition: JsonObject.openapi(WorkflowDefinitionDoc),
-    current_definition_id: z.int(),
+    current_definition_id: documentedInt(z.int()),
     template_context_variables: JsonObject,
     call_disposition_codes: JsonObject,
-    total_runs: z.int(),
+    total_runs: documentedInt(z.int()),
     workflow_configurations: WorkflowConfigurations,
     voicemail_message: VoicemailMessage.nullable(),
   })
@@ -88,6 +89,7 @@ export const AgentIdParam = z.object({
   agent_id: z
     .string()
     .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
+    .openapi({ maxLength: 26 })
     .openapi({
       description: 'Public id (`agent_` + 20 letters or digits) or the legacy integer id.',
       example: 'agent_a1B2c3D4e5F6g7H8i9J0',
@@ -99,25 +101,20 @@ export const ListAgentsQuery = z.object({
     description: 'One status or a comma-separated list of `active`, `archived`. Any other value gives 400.',
     example: 'active,archived',
   }),
-  page: z
-    .int()
-    .gte(1)
+  page: documentedInt(z.int().gte(1))
     .optional()
     .openapi({ description: 'With `limit`: page number, from 1. Without both, every agent is returned.' }),
-  limit: z
-    .int()
-    .gte(1)
-    .lte(100)
+  limit: documentedInt(z.int().gte(1).lte(100))
     .optional()
     .openapi({ description: 'Agents per page (at most 100); counts are in `X-Total-Count` and `X-Total-Pages`.' }),
 });
 
 export const AgentSummary = z
   .object({
-    total_count: z.int(),
-    active_count: z.int(),
-    archived_count: z.int(),
-    total_runs: z.int().openapi({ description: 'Runs of every agent, archived ones included.' }),
+    total_count: documentedInt(z.int()),
+    active_count: documentedInt(z.int()),
+    archived_count: documentedInt(z.int()),
+    total_runs: documentedInt(z.int()).openapi({ description: 'Runs of every agent, archived ones included.' }),
     last_created_at: Timestamp.nullable(),
   })
   .openapi('AgentSummary');

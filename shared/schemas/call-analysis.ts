@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
+import { documentedInt, MAX_STORED_CHARS } from './bounds.ts';
 
 /** A JSON schema that zod can read (`z.fromJSONSchema`), of an object: what the analysis fills. */
 const StructuredDataSchema = z.record(z.string(), z.unknown()).superRefine((schema, context) => {
@@ -52,17 +53,21 @@ export const RunAnalysis = z
       description:
         '`pending` while the model works (seconds after the run ends), then `completed`, or `failed` (see `error`) once every attempt failed.',
     }),
-    summary: z.string().nullable(),
+    summary: z.string().max(MAX_STORED_CHARS).nullable(),
     structured_data: z
       .record(z.string(), z.unknown())
       .nullable()
       .openapi({ description: "Filled by the agent's `structured_data_schema`; null without one." }),
     success_evaluation: z
-      .object({ successful: z.boolean(), reason: z.string() })
+      .object({ successful: z.boolean(), reason: z.string().max(MAX_STORED_CHARS) })
       .nullable()
       .openapi({ description: "Judged by the agent's `success_criteria`; null without them." }),
-    error: z.string().nullable().openapi({ description: 'Why the analysis failed (the last attempt).' }),
-    attempts: z.int().openapi({ description: 'Model requests made (at most 3).' }),
+    error: z
+      .string()
+      .max(MAX_STORED_CHARS)
+      .nullable()
+      .openapi({ description: 'Why the analysis failed (the last attempt).' }),
+    attempts: documentedInt(z.int()).openapi({ description: 'Model requests made (at most 3).' }),
     completed_at: Timestamp.nullable(),
   })
   .openapi('RunAnalysis', {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentedInt, MAX_REQUEST_CHARS } from './bounds.ts';
 
 /** A destination's address: an E.164 number, or a SIP URI where the provider dials SIP. */
 const TransferAddress = z
@@ -7,14 +8,14 @@ const TransferAddress = z
     /^(\+[1-9]\d{6,14}|sips?:[^\s@<>"]+@[^\s<>"]+)$/,
     'an E.164 number (+48601234567) or a SIP URI (sip:desk@pbx.example.com)',
   )
-  .openapi({ example: '+48221234567' });
+  .openapi({ maxLength: MAX_REQUEST_CHARS, example: '+48221234567' });
 
 export const TransferDestination = z
   .strictObject({
     name: z
       .string()
       .regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and _ (the model names the destination by it)')
-      .openapi({ example: 'front_desk' }),
+      .openapi({ maxLength: 40, example: 'front_desk' }),
     address: TransferAddress,
     description: z.string().min(1).max(500).openapi({
       description: 'When to transfer here; the model reads it.',
@@ -23,6 +24,7 @@ export const TransferDestination = z
     extension: z
       .string()
       .regex(/^[0-9*#wW]{1,32}$/)
+      .openapi({ maxLength: 32 })
       .optional()
       .openapi({ description: 'Keys pressed once the destination answers (`w` waits 0.5 s).', example: 'ww12' }),
     mode: z.enum(['cold', 'warm']).default('cold').openapi({
@@ -42,7 +44,7 @@ export const TransferDestination = z
 export const TransferPlan = z
   .strictObject({
     destinations: z.array(TransferDestination).min(1).max(10),
-    timeout_seconds: z.int().min(5).max(120).default(30).openapi({
+    timeout_seconds: documentedInt(z.int().min(5).max(120)).default(30).openapi({
       description: 'How long the destination rings before the transfer counts as not answered.',
     }),
     on_failure: z.enum(['end', 'continue']).default('end').openapi({

@@ -4,6 +4,14 @@ import { isValidTimeZone } from '../domain/time-windows.ts';
 import { JsonObject, nameText, Timestamp, whenFieldsValid } from './common.ts';
 import { guardedUrlDescription, withGuardedUrlKeys } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
+import {
+  documentedInt,
+  MAX_HEADER_CHARS,
+  MAX_ID_CHARS,
+  MAX_NAME_CHARS,
+  MAX_REQUEST_CHARS,
+  MAX_STORED_CHARS,
+} from './bounds.ts';
 
 /** Contacts of a `manual` campaign per request (a larger list belongs in a CSV). */
 export const MAX_MANUAL_CONTACTS = 10_000;
@@ -11,14 +19,17 @@ export const MAX_MANUAL_CONTACTS = 10_000;
 /** The hosted-spreadsheet source is `google-sheet` (the spec's `<provider>-sheet`). */
 export const SOURCE_TYPE_PATTERN = /^(google-sheet|csv|manual|calendar)$/;
 
-const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+const HHMM = z
+  .string()
+  .openapi({ maxLength: 5 })
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 
 export const ManualContact = z
   .object({
-    phone_number: z.string().min(1),
-    first_name: nameText(z.string()).default(''),
-    last_name: nameText(z.string()).default(''),
-    timezone: z.string().nullable().optional().openapi({
+    phone_number: z.string().openapi({ maxLength: MAX_REQUEST_CHARS }).min(1),
+    first_name: nameText(z.string().openapi({ maxLength: MAX_REQUEST_CHARS })).default(''),
+    last_name: nameText(z.string().openapi({ maxLength: MAX_REQUEST_CHARS })).default(''),
+    timezone: z.string().openapi({ maxLength: MAX_REQUEST_CHARS }).nullable().optional().openapi({
       description:
         'IANA zone of this contact; overrides the zones derived from the number for the legal calling hours.',
     }),
@@ -28,8 +39,8 @@ export const ManualContact = z
 export const RetryConfig = z
   .object({
     enabled: z.boolean().default(true),
-    max_retries: z.int().gte(0).lte(5).default(1),
-    retry_delay_seconds: z.int().gte(60).lte(86400).default(3600),
+    max_retries: documentedInt(z.int().gte(0).lte(5)).default(1),
+    retry_delay_seconds: documentedInt(z.int().gte(60).lte(86400)).default(3600),
     retry_on_busy: z.boolean().default(true),
     retry_on_no_answer: z.boolean().default(true),
     retry_on_voicemail: z.boolean().default(false),
@@ -46,10 +57,17 @@ export const CallingWindowRequest = z
     timezone: z
       .string()
       .default('Europe/Warsaw')
-      .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' }),
-    days: z.array(z.int().gte(1).lte(7)).min(1).default([1, 2, 3, 4, 5]).openapi({
-      description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).',
-    }),
+      .refine(isValidTimeZone, { message: 'timezone must be an IANA time zone name, e.g. Europe/Warsaw' })
+      // Only a known zone passes; the longest IANA names are about 32 characters.
+      .openapi({ maxLength: 64 }),
+    days: z
+      .array(documentedInt(z.int().gte(1).lte(7)))
+      .min(1)
+      .max(7)
+      .default([1, 2, 3, 4, 5])
+      .openapi({
+        description: 'ISO weekdays: 1 = Monday … 7 = Sunday; at least one (a campaign without days could never dial).',
+      }),
     start: HHMM.default('09:00'),
     end: HHMM.default('17:00'),
   })
@@ -67,13 +85,21 @@ export const CreateCampaignRequest = z
   .object({
     name: nameText(z.string().min(1).max(255)),
     goal: z.string().max(64).nullable().optional(),
-    workflow_id: z.union([z.int(), z.string().regex(/^agent_[A-Za-z0-9]{20}$/)]).openapi({
-      description:
-        "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
-      example: 42,
-    }),
-    source_type: z.string().regex(SOURCE_TYPE_PATTERN),
-    source_id: z.string().default(''),
+    workflow_id: z
+      .union([
+        documentedInt(z.int()),
+        z
+          .string()
+          .regex(/^agent_[A-Za-z0-9]{20}$/)
+          .openapi({ maxLength: 26 }),
+      ])
+      .openapi({
+        description:
+          "The agent: its integer id or its public id (`agent_` + 20 letters or digits), as in the calls' `{agent_id}`. Responses give the integer.",
+        example: 42,
+      }),
+    source_type: z.string().regex(SOURCE_TYPE_PATTERN).openapi({ maxLength: 12 }),
+    source_id: z.string().openapi({ maxLength: MAX_REQUEST_CHARS }).default(''),
     manual_contacts: z
       .array(ManualContact)
       .max(MAX_MANUAL_CONTACTS)
@@ -100,8 +126,12 @@ export const CreateCampaignRequest = z
           'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
           'may be called twice. Send `{"enabled": false}` to call each contact once.',
       }),
-    source_refresh_minutes: z.int().gte(5).lte(10080).nullable().optional(),
-    scheduled_start_at: z.iso.datetime({ offset: true }).nullable().optional(),
+    source_refresh_minutes: documentedInt(z.int().gte(5).lte(10080)).nullable().optional(),
+    scheduled_start_at: z.iso
+      .datetime({ offset: true })
+      .openapi({ maxLength: MAX_REQUEST_CHARS })
+      .nullable()
+      .optional(),
     calling_window: CallingWindowRequest.nullable().optional(),
   })
   .openapi('CampaignCreateRequest');
@@ -112,44 +142,49 @@ export const CreateCampaignHeaders = z.object({
     description:
       'Optional. A retried request with the same key returns the first response and creates nothing again (kept 24 h).',
   }),
-  'X-API-Key': z.string().optional().openapi({
+  'X-API-Key': z.string().openapi({ maxLength: MAX_HEADER_CHARS }).optional().openapi({
     description: 'The API key (the security scheme `APIKeyHeader`), declared here too as in the earlier service.',
   }),
-  authorization: z.string().optional().openapi({
+  authorization: z.string().openapi({ maxLength: MAX_HEADER_CHARS }).optional().openapi({
     description: 'Accepted for compatibility with earlier clients and ignored; authenticate with `X-API-Key`.',
   }),
 });
 
 export const Campaign = z
   .object({
-    id: z.int(),
-    name: z.string(),
-    workflow_id: z.int(),
-    workflow_name: z.string(),
+    id: documentedInt(z.int()),
+    name: z.string().max(MAX_NAME_CHARS),
+    workflow_id: documentedInt(z.int()),
+    workflow_name: z.string().max(MAX_NAME_CHARS),
     state: z.enum(CAMPAIGN_STATES),
-    source_type: z.string(),
-    source_id: z.string(),
-    total_rows: z.int().nullable(),
-    processed_rows: z.int().openapi({
+    source_type: z.string().max(MAX_ID_CHARS),
+    source_id: z.string().max(MAX_STORED_CHARS),
+    total_rows: documentedInt(z.int()).nullable(),
+    processed_rows: documentedInt(z.int()).openapi({
       description: 'Contacts with a final outcome (completed, busy, no answer, voicemail, failed, skipped).',
     }),
-    failed_rows: z.int().openapi({
+    failed_rows: documentedInt(z.int()).openapi({
       description: 'Contacts that could not be called: invalid number, Do-not-call, or a technical failure.',
     }),
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
-    goal: z.string().nullable().optional(),
+    goal: z.string().max(64).nullable().optional(),
     source_config: JsonObject.nullable().optional(),
-    source_refresh_minutes: z.int().nullable().optional(),
+    source_refresh_minutes: documentedInt(z.int()).nullable().optional(),
     source_last_synced_at: Timestamp.nullable().optional(),
-    source_sync_error: z.string().nullable().optional(),
-    import_error: z.string().nullable().optional().openapi({
+    source_sync_error: z.string().max(MAX_STORED_CHARS).nullable().optional(),
+    import_error: z.string().max(MAX_STORED_CHARS).nullable().optional().openapi({
       description: 'Why the background import failed (state `import_failed`; create the campaign again), else null.',
     }),
     scheduled_start_at: Timestamp.nullable().optional(),
     calling_window: z
-      .object({ timezone: z.string(), days: z.array(z.int()), start: z.string(), end: z.string() })
+      .object({
+        timezone: z.string().max(64),
+        days: z.array(documentedInt(z.int())).max(7),
+        start: z.string().max(5),
+        end: z.string().max(5),
+      })
       .nullable()
       .optional(),
     retry_config: RetryConfig.nullable().optional(),
@@ -159,26 +194,26 @@ export type Campaign = z.output<typeof Campaign>;
 
 export const CampaignPage = pageOf(Campaign, 'CampaignPage');
 
-export const CampaignIdParam = z.object({ campaign_id: z.int().gte(1) });
+export const CampaignIdParam = z.object({ campaign_id: documentedInt(z.int().gte(1)) });
 
 export const ReportRow = z
   .object({
-    row: z.int(),
-    phone_number: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    status: z.string().openapi({
+    row: documentedInt(z.int()),
+    phone_number: z.string().max(MAX_STORED_CHARS),
+    first_name: z.string().max(MAX_STORED_CHARS),
+    last_name: z.string().max(MAX_STORED_CHARS),
+    status: z.string().max(MAX_ID_CHARS).openapi({
       description:
         '`pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`.',
     }),
-    attempts: z.int(),
-    last_outcome: z.string().nullable(),
-    call_disposition: z.string().nullable(),
-    run_id: z.int().nullable(),
+    attempts: documentedInt(z.int()),
+    last_outcome: z.string().max(MAX_STORED_CHARS).nullable(),
+    call_disposition: z.string().max(MAX_STORED_CHARS).nullable(),
+    run_id: documentedInt(z.int()).nullable(),
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
-    error: z.string().nullable(),
-    analysis_summary: z.string().nullable().openapi({
+    error: z.string().max(MAX_STORED_CHARS).nullable(),
+    analysis_summary: z.string().max(MAX_STORED_CHARS).nullable().openapi({
       description:
         "The post-call analysis summary of the contact's latest call (`run_id`), once ready; null without one.",
     }),

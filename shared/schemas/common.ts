@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { MAX_JSON_DEPTH, storedSize } from '../http/json-limits.ts';
+import { documentedInt, MAX_ANSWER_CHARS, MAX_ID_CHARS, MAX_TIMESTAMP_CHARS } from './bounds.ts';
 
 // Adds `.openapi()` to zod schemas; must run before any schema below is built. Only the base class
 // is handed over: passing the whole `z` namespace would keep all of zod (every locale, JSON Schema
@@ -8,7 +9,10 @@ import { MAX_JSON_DEPTH, storedSize } from '../http/json-limits.ts';
 extendZodWithOpenApi({ ZodType: z.ZodType } as typeof z);
 
 /** Timestamps are ISO 8601 with an offset (`2026-11-22T15:47:34.123Z`). */
-export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T15:47:34.123Z' });
+export const Timestamp = z
+  .string()
+  .max(MAX_TIMESTAMP_CHARS)
+  .openapi({ format: 'date-time', example: '2026-11-22T15:47:34.123Z' });
 
 /**
  * What a name-like field (an agent's, a campaign's, a key's name, a document's title…) may not
@@ -54,21 +58,24 @@ export const freeFormObject = (maxBytes: number) =>
   });
 
 export const ErrorResponse = z
-  .object({ detail: z.string().openapi({ example: 'Not Found' }) })
+  .object({ detail: z.string().max(MAX_ANSWER_CHARS).openapi({ example: 'Not Found' }) })
   .openapi('ErrorResponse', { description: 'Every non-422 error: `{detail: <reason>}`.' });
 
 export const ValidationErrorItem = z
   .object({
-    loc: z.array(z.union([z.string(), z.int()])).openapi({ example: ['body', 'retry_config', 'max_retries'] }),
-    msg: z.string().openapi({ example: 'Input should be less than or equal to 5' }),
-    type: z.string().openapi({ example: 'less_than_equal' }),
+    loc: z
+      .array(z.union([z.string().max(MAX_ANSWER_CHARS), documentedInt(z.int())]))
+      .max(MAX_ANSWER_CHARS)
+      .openapi({ example: ['body', 'retry_config', 'max_retries'] }),
+    msg: z.string().max(MAX_ANSWER_CHARS).openapi({ example: 'Input should be less than or equal to 5' }),
+    type: z.string().max(MAX_ID_CHARS).openapi({ example: 'less_than_equal' }),
     input: z.unknown().optional(),
     ctx: JsonObject.optional(),
   })
   .openapi('ValidationError');
 
 export const HTTPValidationError = z
-  .object({ detail: z.array(ValidationErrorItem) })
+  .object({ detail: z.array(ValidationErrorItem).max(MAX_ANSWER_CHARS) })
   .openapi('HTTPValidationError', { description: "FastAPI's 422 body: one item per failed rule." });
 
 /** The 409 of call placement outside calling hours: an error body, kept here so common-responses needs no phone-number parser. */
@@ -76,11 +83,11 @@ export const CallingHoursConflict = z
   .object({
     detail: z.object({
       code: z.literal('outside_calling_hours'),
-      message: z.string(),
+      message: z.string().max(MAX_ANSWER_CHARS),
       retry_at: Timestamp.openapi({
         description: 'The next instant inside 08:00-21:00 in every time zone of the number.',
       }),
-      time_zones: z.array(z.string()),
+      time_zones: z.array(z.string().max(64)).max(1000),
     }),
   })
   .openapi('CallingHoursConflict');

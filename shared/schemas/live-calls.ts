@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MAX_COMMAND_TEXT_CHARS } from '../domain/live-call-access.ts';
 import { Timestamp } from './common.ts';
+import { documentedInt, MAX_URL_CHARS } from './bounds.ts';
 
 const Sentence = z.string().min(1).max(1000);
 
@@ -49,7 +50,7 @@ export type LiveCommand = z.infer<typeof LiveCommand>;
 
 export const LiveCommandResponse = z
   .object({
-    workflow_run_id: z.int(),
+    workflow_run_id: documentedInt(z.int()),
     type: z.enum(['say', 'add_message', 'end', 'transfer']),
     status: z.literal('applied'),
   })
@@ -57,7 +58,7 @@ export const LiveCommandResponse = z
 
 export const ListenSession = z
   .object({
-    url: z.string().openapi({
+    url: z.string().max(MAX_URL_CHARS).openapi({
       description:
         'WebSocket URL (wss://) carrying the credential: connect within `expires_at`; the connection lasts until the call ends.',
       example: 'wss://media.example.com/listen?run_ref=1.42.1001&token=1764151200.abc…',

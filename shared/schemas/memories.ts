@@ -1,19 +1,20 @@
 import * as z from 'zod';
 import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
+import { documentedInt, MAX_ID_CHARS, MAX_REQUEST_CHARS } from './bounds.ts';
 
 /** `due_at`: ISO 8601 date-time with an offset (`2026-12-01T09:00:00+01:00`), or null for none. */
-const DueAt = z.iso
-  .datetime({ offset: true })
-  .nullable()
-  .openapi({ description: 'ISO 8601 date-time with an offset, e.g. `2026-12-01T09:00:00+01:00`; null clears it.' });
+const DueAt = z.iso.datetime({ offset: true }).nullable().openapi({
+  maxLength: MAX_REQUEST_CHARS,
+  description: 'ISO 8601 date-time with an offset, e.g. `2026-12-01T09:00:00+01:00`; null clears it.',
+});
 
 export const Memory = z
   .object({
-    id: z.string().openapi({ example: 'mem_Ab3dE6gH9jK2mN5p' }),
-    workflow_id: z.int(),
-    content: z.string(),
-    topic: z.string(),
+    id: z.string().max(MAX_ID_CHARS).openapi({ example: 'mem_Ab3dE6gH9jK2mN5p' }),
+    workflow_id: documentedInt(z.int()),
+    content: z.string().max(10_000),
+    topic: z.string().max(255),
     due_at: Timestamp.nullable(),
     done: z.boolean().openapi({ description: 'A task (a memory with `due_at`) is ticked off with `done: true`.' }),
     created_at: Timestamp,
@@ -42,6 +43,12 @@ export const UpdateMemoryRequest = z
 export const MemoryPage = pageOf(Memory, 'MemoryPage');
 
 export const MemoryIdParams = z.object({
-  agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
-  memory_id: z.string().regex(/^mem_[A-Za-z0-9]{16}$/),
+  agent_id: z
+    .string()
+    .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
+    .openapi({ maxLength: 26 }),
+  memory_id: z
+    .string()
+    .regex(/^mem_[A-Za-z0-9]{16}$/)
+    .openapi({ maxLength: 20 }),
 });

@@ -3,38 +3,48 @@ import { NUMBER_TYPES } from '../domain/number-pricing.ts';
 import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+import {
+  documentedInt,
+  MAX_ID_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PHONE_CHARS,
+  MAX_STORED_CHARS,
+  MAX_STORED_ITEMS,
+} from './bounds.ts';
 
 export const NUMBER_STATUSES = ['active', 'pending', 'rejected', 'suspended'] as const;
 
 export const PhoneNumber = z
   .object({
-    id: z.int(),
-    phone_number: z.string(),
-    provider: z.string(),
+    id: documentedInt(z.int()),
+    phone_number: z.string().max(MAX_PHONE_CHARS),
+    provider: z.string().max(MAX_ID_CHARS),
     status: z.enum(NUMBER_STATUSES).openapi({
       description:
         '`active`; `pending` (Polish mobile awaiting regulatory review: owned, assignable, no traffic, not renewed); `rejected` (review refused, first month refunded); `suspended` (renewal could not be charged).',
     }),
-    country_code: z.string(),
-    capabilities: z.array(z.string()),
-    friendly_name: z.string(),
-    organization_id: z.int(),
-    workflow_id: z.int().nullable(),
-    workflow_name: z.string().nullable(),
+    country_code: z.string().max(8),
+    capabilities: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
+    friendly_name: z.string().max(255),
+    organization_id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()).nullable(),
+    workflow_name: z.string().max(MAX_NAME_CHARS).nullable(),
     outbound_workflows: z
-      .array(z.object({ workflow_id: z.int(), workflow_name: z.string() }))
+      .array(z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string().max(MAX_NAME_CHARS) }))
+      .max(MAX_STORED_ITEMS)
       .openapi({ description: 'Agents that dial out from this number.' }),
     monthly_cost_usd: z.number(),
     monthly_cost_pln: z.number(),
-    provider_number_id: z.string().nullable(),
+    provider_number_id: z.string().max(MAX_ID_CHARS).nullable(),
     purchased_at: Timestamp,
     assigned_at: Timestamp.nullable(),
     created_at: Timestamp,
-    order_id: z.int().nullable(),
+    order_id: documentedInt(z.int()).nullable(),
     order_status: z
       .string()
+      .max(MAX_ID_CHARS)
       .openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
-    order_status_reason: z.string().nullable(),
+    order_status_reason: z.string().max(MAX_STORED_CHARS).nullable(),
     outbound_commitment_until: Timestamp.nullable(),
   })
   .openapi('PhoneNumber');
@@ -56,11 +66,12 @@ export const EndUser = z
 export const PurchaseNumberRequest = z
   .object({
     phone_number: E164PhoneNumber,
-    country_code: z.string().regex(/^[A-Z]{2}$/),
+    country_code: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .openapi({ maxLength: 2 }),
     number_type: z.enum(NUMBER_TYPES),
-    end_user_id: z
-      .int()
-      .gte(1)
+    end_user_id: documentedInt(z.int().gte(1))
       .nullable()
       .optional()
       .openapi({
@@ -77,16 +88,19 @@ export const PurchaseNumberRequest = z
   .openapi('PurchaseNumberRequest');
 
 export const MarketplaceQuery = z.object({
-  country_code: z.string().regex(/^[A-Z]{2}$/),
+  country_code: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .openapi({ maxLength: 2 }),
   number_type: z.enum(NUMBER_TYPES).optional(),
 });
 
 export const MarketplaceNumber = z
   .object({
-    phone_number: z.string(),
-    country_code: z.string(),
-    number_type: z.string(),
-    capabilities: z.array(z.string()),
+    phone_number: z.string().max(MAX_PHONE_CHARS),
+    country_code: z.string().max(8),
+    number_type: z.string().max(MAX_ID_CHARS),
+    capabilities: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
     monthly_cost_usd: z.number(),
     monthly_cost_pln: z.number(),
     requires_regulatory_review: z.boolean(),
@@ -96,19 +110,19 @@ export const MarketplaceNumber = z
 export const MarketplaceNumbers = pageOf(MarketplaceNumber, 'MarketplaceNumbers');
 
 export const PhoneNumberPage = pageOf(PhoneNumber, 'PhoneNumberPage');
-export const PhoneNumberIdParam = z.object({ phone_number_id: z.int().gte(1) });
+export const PhoneNumberIdParam = z.object({ phone_number_id: documentedInt(z.int().gte(1)) });
 export const AssignNumberRequest = z
-  .object({ phone_number_id: z.int().gte(1), workflow_id: z.int().gte(1) })
+  .object({ phone_number_id: documentedInt(z.int().gte(1)), workflow_id: documentedInt(z.int().gte(1)) })
   .openapi('AssignNumberRequest');
 export const OutboundNumberRequest = z
-  .object({ phone_number_id: z.int().gte(1).nullable() })
+  .object({ phone_number_id: documentedInt(z.int().gte(1)).nullable() })
   .openapi('OutboundNumberRequest', { description: '`null` returns the agent to the default caller id.' });
 export const OutboundAssignment = z
   .object({
-    workflow_id: z.int(),
-    workflow_name: z.string(),
-    phone_number_id: z.int().nullable(),
-    phone_number: z.string().nullable(),
+    workflow_id: documentedInt(z.int()),
+    workflow_name: z.string().max(MAX_NAME_CHARS),
+    phone_number_id: documentedInt(z.int()).nullable(),
+    phone_number: z.string().max(MAX_PHONE_CHARS).nullable(),
   })
   .openapi('OutboundAssignment');
 export const OutboundAgents = pageOf(OutboundAssignment, 'OutboundAgents');
@@ -116,8 +130,8 @@ export const NumberSetup = z
   .object({
     show_phone_number_step: z.boolean().openapi({ description: 'Paid plan and no number yet.' }),
     plan: z.enum(['free', 'paid']),
-    phone_number_count: z.int(),
-    agent_count: z.int(),
+    phone_number_count: documentedInt(z.int()),
+    agent_count: documentedInt(z.int()),
     balance_usd: z.number(),
     mobile_number_price_usd: z.number(),
     can_afford_mobile_number: z.boolean(),

@@ -3,6 +3,14 @@ import { RunAnalysis } from './call-analysis.ts';
 import { freeFormObject, JsonObject, nameText, Timestamp } from './common.ts';
 import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+import {
+  documentedInt,
+  MAX_ID_CHARS,
+  MAX_STORED_CHARS,
+  MAX_URL_CHARS,
+  MAX_STORED_ITEMS,
+  MAX_HEADER_CHARS,
+} from './bounds.ts';
 
 /** `initial_context` of a call or conversation: at most 32 kB stored (merged over the agent's defaults). */
 export const MAX_INITIAL_CONTEXT_BYTES = 32_000;
@@ -27,14 +35,16 @@ export const ListConversationsQuery = PaginationQuery.extend({
     .max(100)
     .optional()
     .openapi({ description: 'Only runs whose `gathered_context.call_disposition` is this code.' }),
-  created_from: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ description: 'Only runs created at or after this time.', example: '2026-11-01T00:00:00Z' }),
-  created_to: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ description: 'Only runs created before this time.', example: '2026-12-01T00:00:00Z' }),
+  created_from: z.iso.datetime({ offset: true }).optional().openapi({
+    maxLength: MAX_HEADER_CHARS,
+    description: 'Only runs created at or after this time.',
+    example: '2026-11-01T00:00:00Z',
+  }),
+  created_to: z.iso.datetime({ offset: true }).optional().openapi({
+    maxLength: MAX_HEADER_CHARS,
+    description: 'Only runs created before this time.',
+    example: '2026-12-01T00:00:00Z',
+  }),
   search: z.string().min(1).max(100).optional().openapi({
     description: 'Only runs whose name or phone number contains this text (case-sensitive).',
     example: '+4860',
@@ -58,8 +68,8 @@ export const PlaceCallRequest = z
 export const CallInitiationResponse = z
   .object({
     status: z.literal('initiated'),
-    workflow_run_id: z.int(),
-    workflow_run_name: z.string(),
+    workflow_run_id: documentedInt(z.int()),
+    workflow_run_name: z.string().max(MAX_STORED_CHARS),
   })
   .openapi('CallInitiationResponse');
 
@@ -77,12 +87,15 @@ export const CreateConversationRequest = z
 
 export const SessionAccess = z
   .object({
-    url: z.string().openapi({
+    url: z.string().max(MAX_URL_CHARS).openapi({
       description: "The media service's session WebSocket (`wss://<media host>/sessions`).",
       example: 'wss://media.example.com/sessions',
     }),
-    run_ref: z.string().openapi({ description: 'The run, as the session names it.', example: '12.34.5678' }),
-    token: z.string().openapi({
+    run_ref: z
+      .string()
+      .max(MAX_ID_CHARS)
+      .openapi({ description: 'The run, as the session names it.', example: '12.34.5678' }),
+    token: z.string().max(MAX_URL_CHARS).openapi({
       description: 'Credential bound to this run; good for one connection, until `expires_at`.',
       example: '1795600000.3q2-7wxKpwY2ZJ3m3Jb3gq9LNGmIbb0r8o_Fq0oU2zE',
     }),
@@ -103,12 +116,12 @@ export const SessionAccess = z
 
 export const ConversationRecord = z
   .object({
-    id: z.int(),
-    workflow_id: z.int(),
-    name: z.string(),
-    mode: z.string(),
+    id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
+    name: z.string().max(MAX_STORED_CHARS),
+    mode: z.string().max(MAX_ID_CHARS),
     created_at: Timestamp,
-    definition_id: z.int(),
+    definition_id: documentedInt(z.int()),
     initial_context: JsonObject,
     session: SessionAccess.nullable().openapi({
       description:
@@ -117,8 +130,12 @@ export const ConversationRecord = z
   })
   .openapi('ConversationRecord');
 
-export const RunLog = z.object({ timestamp: Timestamp, level: z.string(), message: z.string() }).openapi('RunLog');
-export const RunSms = z.object({ timestamp: Timestamp, to: z.string(), body: z.string() }).openapi('RunSms');
+export const RunLog = z
+  .object({ timestamp: Timestamp, level: z.string().max(MAX_ID_CHARS), message: z.string().max(MAX_STORED_CHARS) })
+  .openapi('RunLog');
+export const RunSms = z
+  .object({ timestamp: Timestamp, to: z.string().max(MAX_STORED_CHARS), body: z.string().max(MAX_STORED_CHARS) })
+  .openapi('RunSms');
 export const RunCost = z
   .object({
     currency: z.literal('USD'),
@@ -131,16 +148,18 @@ export const RunCost = z
 /** A run as listed: no links, logs or SMS. */
 export const RunListItem = z
   .object({
-    id: z.int(),
-    workflow_id: z.int(),
-    name: z.string(),
-    mode: z.string(),
+    id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
+    name: z.string().max(MAX_STORED_CHARS),
+    mode: z.string().max(MAX_ID_CHARS),
     status: z.enum(RUN_STATUSES),
-    phone_number: z.string().nullable(),
+    phone_number: z.string().max(MAX_STORED_CHARS).nullable(),
     created_at: Timestamp,
     ended_at: Timestamp.nullable(),
-    definition_id: z.int(),
-    duration_seconds: z.int().nullable().openapi({ description: 'Whole seconds; null while the call is in progress.' }),
+    definition_id: documentedInt(z.int()),
+    duration_seconds: documentedInt(z.int())
+      .nullable()
+      .openapi({ description: 'Whole seconds; null while the call is in progress.' }),
     initial_context: JsonObject,
     gathered_context: JsonObject.openapi({ description: 'Data the agent gathered, including `call_disposition`.' }),
   })
@@ -149,17 +168,27 @@ export const RunListItem = z
 export const Run = RunListItem.extend({
   recording_url: z
     .string()
+    .max(1024)
     .nullable()
     .openapi({ description: 'Storage key of the recording (not a URL), kept for existing integrations.' }),
-  transcript_url: z.string().nullable().openapi({ description: 'Storage key of the transcript (not a URL).' }),
-  recording_download_url: z.string().nullable().openapi({ description: 'Signed link to the WAV; needs no API key.' }),
+  transcript_url: z
+    .string()
+    .max(1024)
+    .nullable()
+    .openapi({ description: 'Storage key of the transcript (not a URL).' }),
+  recording_download_url: z
+    .string()
+    .max(MAX_URL_CHARS)
+    .nullable()
+    .openapi({ description: 'Signed link to the WAV; needs no API key.' }),
   transcript_download_url: z
     .string()
+    .max(MAX_URL_CHARS)
     .nullable()
     .openapi({ description: 'Signed link to the transcript text; needs no API key.' }),
   download_urls_expire_at: Timestamp.nullable().openapi({ description: 'One hour after this request.' }),
-  logs: z.array(RunLog),
-  sms: z.array(RunSms),
+  logs: z.array(RunLog).max(MAX_STORED_ITEMS),
+  sms: z.array(RunSms).max(MAX_STORED_ITEMS),
   cost: RunCost.nullable(),
   analysis: RunAnalysis.nullable(),
   answered_at: Timestamp.nullable().openapi({
@@ -170,32 +199,44 @@ export const Run = RunListItem.extend({
 
 export const TranscriptResponse = z
   .object({
-    run_id: z.int(),
-    segments: z.array(
-      z.object({ role: z.enum(['user', 'assistant']), text: z.string(), start: Timestamp, end: Timestamp }),
-    ),
-    download_url: z.string(),
+    run_id: documentedInt(z.int()),
+    segments: z
+      .array(
+        z.object({
+          role: z.enum(['user', 'assistant']),
+          text: z.string().max(MAX_STORED_CHARS),
+          start: Timestamp,
+          end: Timestamp,
+        }),
+      )
+      .max(MAX_STORED_ITEMS),
+    download_url: z.string().max(MAX_URL_CHARS),
     expires_at: Timestamp,
   })
   .openapi('Transcript');
 
 export const RecordingResponse = z
-  .object({ download_url: z.string(), content_type: z.string(), expires_at: Timestamp })
+  .object({ download_url: z.string().max(MAX_URL_CHARS), content_type: z.string().max(255), expires_at: Timestamp })
   .openapi('Recording');
 
 export const RunPage = pageOf(RunListItem, 'RunPage');
 
 export const RecordingQuery = z.object({
-  expires_in: z.int().gte(60).lte(86400).default(3600).openapi({ description: 'Lifetime of the link in seconds.' }),
+  expires_in: documentedInt(z.int().gte(60).lte(86400))
+    .default(3600)
+    .openapi({ description: 'Lifetime of the link in seconds.' }),
 });
 
 export const ConversationIdParams = z.object({
-  agent_id: z.string().regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/),
-  conversation_id: z.int().gte(1),
+  agent_id: z
+    .string()
+    .regex(/^(agent_[A-Za-z0-9]{20}|[0-9]{1,15})$/)
+    .openapi({ maxLength: 26 }),
+  conversation_id: documentedInt(z.int().gte(1)),
 });
 
 export const LegacyWorkflowIdParam = z.object({
-  workflow_id: z.int().gte(1).openapi({ description: "The agent's integer id." }),
+  workflow_id: documentedInt(z.int().gte(1)).openapi({ description: "The agent's integer id." }),
 });
 
 export const IdempotencyKeyHeader = z.object({

@@ -24,8 +24,8 @@ export const SpeechKeyRequest = z
 export const SpeechKeyStatus = z
   .object({
     provider: z.enum(SPEECH_PROVIDERS),
-    api_url: z.string().nullable(),
-    key_last4: z.string(),
+    api_url: z.string().max(500).nullable(),
+    key_last4: z.string().max(4),
     updated_at: Timestamp,
   })
   .openapi('SpeechKeyStatus', { description: 'The key itself is stored encrypted and never returned.' });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
 import { E164PhoneNumber } from './phone-number.ts';
+import { MAX_ID_CHARS, MAX_PHONE_CHARS } from './bounds.ts';
 
 export const TelephonyProviderParam = z.object({
   provider: z.enum(['twilio', 'telnyx']).openapi({ description: 'The provider that sent the callback.' }),
@@ -11,7 +12,7 @@ export const TwilioCredentials = z.object({
   account_sid: z
     .string()
     .regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID: AC followed by 32 hex digits')
-    .openapi({ example: 'AC0123456789abcdef0123456789abcdef' }),
+    .openapi({ maxLength: 34, example: 'AC0123456789abcdef0123456789abcdef' }),
   auth_token: z.string().min(16).max(128).openapi({
     description: "The account's auth token; it also verifies Twilio's webhook signatures. Never returned.",
   }),
@@ -56,8 +57,9 @@ export const TelephonyConfigResponse = z
     provider: z.enum(['twilio', 'telnyx']),
     account_id: z
       .string()
+      .max(MAX_ID_CHARS)
       .openapi({ description: 'The Twilio Account SID or the Telnyx connection id. Secrets are never returned.' }),
-    caller_id: z.string(),
+    caller_id: z.string().max(MAX_PHONE_CHARS),
     calls_per_second: z.number(),
     updated_at: Timestamp,
   })

@@ -1,9 +1,13 @@
 import * as z from 'zod';
 import { Timestamp } from './common.ts';
-import { PaginationQuery } from './pagination.ts';
+import { MAX_PAGE_SIZE, PaginationQuery } from './pagination.ts';
+import { documentedInt, MAX_ID_CHARS, MAX_NAME_CHARS, MAX_ANSWER_CHARS, MAX_HEADER_CHARS } from './bounds.ts';
 
 const Instant = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .union([
+    z.iso.datetime({ offset: true }).openapi({ maxLength: MAX_HEADER_CHARS }),
+    z.iso.date().openapi({ maxLength: 10 }),
+  ])
   .openapi({ description: 'ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with an offset.' });
 
 export const UsageQuery = z.object({
@@ -15,9 +19,9 @@ export const UsageQuery = z.object({
 });
 
 const Figures = {
-  calls: z.int(),
-  answered_calls: z.int(),
-  minutes: z.int().openapi({ description: 'Billed minutes: each call rounded up.' }),
+  calls: documentedInt(z.int()),
+  answered_calls: documentedInt(z.int()),
+  minutes: documentedInt(z.int()).openapi({ description: 'Billed minutes: each call rounded up.' }),
   cost_usd: z.number(),
 };
 
@@ -27,8 +31,12 @@ export const UsageReport = z
     to: Timestamp,
     group_by: z.enum(['day', 'month']),
     totals: z.object(Figures),
-    periods: z.array(z.object({ period: z.string(), ...Figures })),
-    agents: z.array(z.object({ workflow_id: z.int(), workflow_name: z.string(), ...Figures })),
+    periods: z.array(z.object({ period: z.string().max(MAX_ID_CHARS), ...Figures })).max(MAX_ANSWER_CHARS),
+    agents: z
+      .array(
+        z.object({ workflow_id: documentedInt(z.int()), workflow_name: z.string().max(MAX_NAME_CHARS), ...Figures }),
+      )
+      .max(MAX_ANSWER_CHARS),
   })
   .openapi('UsageReport', { description: 'From the billing records, which survive run deletion.' });
 
@@ -50,22 +58,24 @@ export const DailyUsage = z
     from: Timestamp,
     to: Timestamp,
     days: z
-      .array(z.object({ date: z.iso.date().openapi({ example: '2026-11-23' }), ...Figures }))
+      .array(z.object({ date: z.iso.date().openapi({ maxLength: 10, example: '2026-11-23' }), ...Figures }))
+      .max(MAX_ANSWER_CHARS)
       .openapi({ description: 'One item per UTC day of the range, oldest first; days without calls carry zeros.' }),
   })
   .openapi('DailyUsage');
 
 export const BilledRun = z
   .object({
-    run_id: z.int(),
-    workflow_id: z.int(),
+    run_id: documentedInt(z.int()),
+    workflow_id: documentedInt(z.int()),
     status: z
       .string()
+      .max(MAX_ID_CHARS)
       .openapi({ description: 'Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`.' }),
     started_at: Timestamp,
     ended_at: Timestamp,
-    duration_seconds: z.int(),
-    billed_minutes: z.int().openapi({ description: 'The duration rounded up to whole minutes.' }),
+    duration_seconds: documentedInt(z.int()),
+    billed_minutes: documentedInt(z.int()).openapi({ description: 'The duration rounded up to whole minutes.' }),
     cost_usd: z.number(),
   })
   .openapi('BilledRun', { description: "A billing record of one call; it survives the run's deletion." });
@@ -74,11 +84,11 @@ export const BilledRunPage = z
   .object({
     from: Timestamp,
     to: Timestamp,
-    items: z.array(BilledRun),
-    page: z.int(),
-    limit: z.int(),
-    total_count: z.int(),
-    total_pages: z.int(),
+    items: z.array(BilledRun).max(MAX_PAGE_SIZE),
+    page: documentedInt(z.int()),
+    limit: documentedInt(z.int()),
+    total_count: documentedInt(z.int()),
+    total_pages: documentedInt(z.int()),
   })
   .openapi('BilledRunPage');
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import './common.ts';
 import { CallAnalysisPlan } from './call-analysis.ts';
 import { TransferPlan } from './call-transfer.ts';
+import { documentedInt } from './bounds.ts';
 
 /**
  * The voice settings of an agent: keys of its `workflow_configurations` object (other keys are
@@ -47,10 +48,7 @@ export const WorkflowConfigurations = z
       description:
         'Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call.',
     }),
-    max_call_seconds: z
-      .int()
-      .min(10)
-      .max(3600)
+    max_call_seconds: documentedInt(z.int().min(10).max(3600))
       .optional()
       .openapi({
         description: `Longest call; the agent then says goodbye and hangs up. Default ${VOICE_DEFAULTS.max_call_seconds}.`,
@@ -63,25 +61,19 @@ export const WorkflowConfigurations = z
       .openapi({
         description: `Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default ${VOICE_DEFAULTS.silence_timeout_seconds}.`,
       }),
-    chat_idle_timeout_seconds: z
-      .int()
-      .min(10)
-      .max(3600)
+    chat_idle_timeout_seconds: documentedInt(z.int().min(10).max(3600))
       .optional()
       .openapi({
         description: `Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default ${VOICE_DEFAULTS.chat_idle_timeout_seconds}.`,
       }),
-    barge_in_min_words: z
-      .int()
-      .min(1)
-      .max(10)
+    barge_in_min_words: documentedInt(z.int().min(1).max(10))
       .optional()
       .openapi({
         description: `Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default ${VOICE_DEFAULTS.barge_in_min_words}.`,
       }),
     keypad: z
       .strictObject({
-        collect_digits: z.int().min(1).max(32).optional().openapi({
+        collect_digits: documentedInt(z.int().min(1).max(32)).optional().openapi({
           description: 'The entry ends once this many keys are pressed (an account number of fixed length).',
         }),
         end_key: z.enum(['#', '*']).nullable().optional().openapi({

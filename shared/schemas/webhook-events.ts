@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
 import { JsonObject, Timestamp } from './common.ts';
+import { documentedInt, MAX_NAME_CHARS, MAX_STORED_CHARS } from './bounds.ts';
 
 /**
  * The catalogue of events a webhook can subscribe to: each event's name, when it fires and the
@@ -13,30 +14,37 @@ const CallCost = z
   .openapi('CallCost');
 
 const CallIdentity = {
-  organization_id: z.int().openapi({ example: 1 }),
-  workflow_id: z.int().openapi({ description: "The agent's integer id.", example: 42 }),
-  workflow_run_id: z.int().openapi({ example: 1001 }),
-  workflow_run_name: z.string().openapi({ example: 'Call to +48601234561' }),
-  phone_number: z.string().nullable().openapi({ description: 'The number called (E.164).', example: '+48601234561' }),
+  organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+  workflow_id: documentedInt(z.int()).openapi({ description: "The agent's integer id.", example: 42 }),
+  workflow_run_id: documentedInt(z.int()).openapi({ example: 1001 }),
+  workflow_run_name: z.string().max(MAX_STORED_CHARS).openapi({ example: 'Call to +48601234561' }),
+  phone_number: z
+    .string()
+    .max(MAX_STORED_CHARS)
+    .nullable()
+    .openapi({ description: 'The number called (E.164).', example: '+48601234561' }),
   created_at: Timestamp,
   initial_context: JsonObject,
-  campaign_id: z.int().nullable().openapi({ description: 'The campaign that placed the call, if any.', example: null }),
+  campaign_id: documentedInt(z.int())
+    .nullable()
+    .openapi({ description: 'The campaign that placed the call, if any.', example: null }),
 };
 
 const CallEndData = z.object({
   ...CallIdentity,
   status: z.enum(['completed', 'busy', 'no_answer', 'voicemail', 'failed']),
   ended_at: Timestamp,
-  duration_seconds: z
-    .int()
-    .openapi({ description: 'Whole seconds from answer to hang-up; 0 when never answered.', example: 37 }),
+  duration_seconds: documentedInt(z.int()).openapi({
+    description: 'Whole seconds from answer to hang-up; 0 when never answered.',
+    example: 37,
+  }),
   gathered_context: JsonObject.openapi({ example: { call_disposition: 'confirmed' } }),
-  call_disposition: z.string().nullable().openapi({ example: 'confirmed' }),
-  recording_url: z.string().nullable().openapi({
+  call_disposition: z.string().max(MAX_STORED_CHARS).nullable().openapi({ example: 'confirmed' }),
+  recording_url: z.string().max(1024).nullable().openapi({
     description: 'Storage key of the recording (fetch a link with the API).',
     example: 'runs/org-1/agent-42/run-1001/recording.wav',
   }),
-  transcript_url: z.string().nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
+  transcript_url: z.string().max(1024).nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
   cost: CallCost.nullable(),
   analysis: RunAnalysis.nullable().openapi({
     description:
@@ -45,14 +53,14 @@ const CallEndData = z.object({
 });
 
 const CampaignData = z.object({
-  organization_id: z.int().openapi({ example: 1 }),
-  campaign_id: z.int().openapi({ example: 7 }),
-  name: z.string().openapi({ example: 'November reminders' }),
-  workflow_id: z.int().openapi({ example: 42 }),
+  organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+  campaign_id: documentedInt(z.int()).openapi({ example: 7 }),
+  name: z.string().max(MAX_NAME_CHARS).openapi({ example: 'November reminders' }),
+  workflow_id: documentedInt(z.int()).openapi({ example: 42 }),
   state: z.enum(['paused', 'completed']),
-  total_rows: z.int().openapi({ example: 120 }),
-  processed_rows: z.int().openapi({ example: 120 }),
-  failed_rows: z.int().openapi({ example: 4 }),
+  total_rows: documentedInt(z.int()).openapi({ example: 120 }),
+  processed_rows: documentedInt(z.int()).openapi({ example: 120 }),
+  failed_rows: documentedInt(z.int()).openapi({ example: 4 }),
   started_at: Timestamp.nullable(),
   completed_at: Timestamp.nullable(),
 });

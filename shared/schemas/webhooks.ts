@@ -4,6 +4,7 @@ import { guardedUrl } from './outbound-url.ts';
 import { pageOf } from './pagination.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '../domain/webhook-limits.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
+import { documentedInt, MAX_ID_CHARS, MAX_STORED_CHARS, MAX_STORED_ITEMS, MAX_MESSAGE_ID_CHARS } from './bounds.ts';
 
 const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi('WebhookEventType', {
   description: 'An event of the catalogue; payloads are in the `webhooks` section of this document.',
@@ -29,11 +30,11 @@ export const CreateWebhookRequest = z
 
 export const Webhook = z
   .object({
-    id: z.string().openapi({ example: 'wh_Ab3dE6gH9jK2mN5p' }),
-    url: z.string(),
-    events: z.array(z.string()),
+    id: z.string().max(MAX_ID_CHARS).openapi({ example: 'wh_Ab3dE6gH9jK2mN5p' }),
+    url: z.string().max(2048),
+    events: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
     status: z.enum(['active', 'disabled']).openapi({ description: '`disabled` after the endpoint answered 410 Gone.' }),
-    disabled_reason: z.string().nullable(),
+    disabled_reason: z.string().max(MAX_STORED_CHARS).nullable(),
     previous_secret_expires_at: Timestamp.nullable().openapi({
       description: 'After a secret rotation: until when deliveries are also signed with the previous secret.',
     }),
@@ -42,7 +43,7 @@ export const Webhook = z
   .openapi('Webhook');
 
 export const CreatedWebhook = Webhook.extend({
-  secret: z.string().openapi({
+  secret: z.string().max(128).openapi({
     description: 'Standard Webhooks signing secret (`whsec_…`), shown only in this response; stored encrypted.',
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   }),
@@ -64,7 +65,7 @@ export const UpdateWebhookRequest = z
 
 export const RotateSecretRequest = z
   .object({
-    overlap_seconds: z.int().gte(0).lte(604_800).default(DEFAULT_ROTATION_OVERLAP_SECONDS).openapi({
+    overlap_seconds: documentedInt(z.int().gte(0).lte(604_800)).default(DEFAULT_ROTATION_OVERLAP_SECONDS).openapi({
       description:
         'How long deliveries also carry a signature with the previous secret (default 24 h, at most 7 days; 0 ends it at once).',
       example: 3600,
@@ -83,42 +84,58 @@ export const TestWebhookRequest = z
 
 export const WebhookTestResult = z
   .object({
-    message_id: z.string().openapi({ description: 'The `webhook-id` of the sample (`msg_test_…`).' }),
+    message_id: z
+      .string()
+      .max(MAX_MESSAGE_ID_CHARS)
+      .openapi({ description: 'The `webhook-id` of the sample (`msg_test_…`).' }),
     event_type: EventType,
     delivered: z.boolean().openapi({ description: 'The endpoint answered 2xx.' }),
-    status_code: z.int().nullable(),
-    error: z.string().nullable().openapi({ description: '`timeout` or `network_error` when there was no answer.' }),
-    duration_ms: z.int(),
+    status_code: documentedInt(z.int()).nullable(),
+    error: z
+      .string()
+      .max(MAX_STORED_CHARS)
+      .nullable()
+      .openapi({ description: '`timeout` or `network_error` when there was no answer.' }),
+    duration_ms: documentedInt(z.int()),
   })
   .openapi('WebhookTestResult');
 
 export const WebhookList = pageOf(Webhook, 'WebhookList');
 
-export const WebhookIdParam = z.object({ webhook_id: z.string().regex(/^wh_[A-Za-z0-9]{16}$/) });
+export const WebhookIdParam = z.object({
+  webhook_id: z
+    .string()
+    .regex(/^wh_[A-Za-z0-9]{16}$/)
+    .openapi({ maxLength: 19 }),
+});
 export const DeliveryParams = WebhookIdParam.extend({
   delivery_id: z
     .string()
     .regex(/^msg_[A-Za-z0-9_-]{1,200}$/)
+    .openapi({ maxLength: 204 })
     .openapi({ description: "The delivery's `message_id` (its `webhook-id` header)." }),
 });
 
 export const DeliveryAttempt = z
   .object({
-    attempt: z.int(),
+    attempt: documentedInt(z.int()),
     at: Timestamp,
-    status_code: z.int().nullable(),
-    error: z.string().nullable(),
-    duration_ms: z.int(),
+    status_code: documentedInt(z.int()).nullable(),
+    error: z.string().max(MAX_STORED_CHARS).nullable(),
+    duration_ms: documentedInt(z.int()),
   })
   .openapi('WebhookDeliveryAttempt');
 
 export const Delivery = z
   .object({
-    message_id: z.string().openapi({ description: 'The `webhook-id` header: the same on every retry of one event.' }),
-    event_type: z.string(),
+    message_id: z
+      .string()
+      .max(MAX_MESSAGE_ID_CHARS)
+      .openapi({ description: 'The `webhook-id` header: the same on every retry of one event.' }),
+    event_type: z.string().max(MAX_ID_CHARS),
     status: z.enum(['pending', 'delivered', 'failed']),
     created_at: Timestamp,
-    attempts: z.array(DeliveryAttempt),
+    attempts: z.array(DeliveryAttempt).max(MAX_STORED_ITEMS),
     next_attempt_at: Timestamp.nullable(),
   })
   .openapi('WebhookDelivery');

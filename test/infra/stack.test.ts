@@ -19,6 +19,7 @@ import {
 } from '../../shared/api/gateway.ts';
 import { API_PREFIX, resourcePath } from '../../shared/api/route.ts';
 import { ROUTES } from '../../shared/api/routes.ts';
+import { RATE_LIMIT_POLICY } from '../../shared/http/rate-limit.ts';
 import { STATE_MACHINES } from '../../shared/api/state-machines.ts';
 import { TABLE_SCHEMA } from '../../shared/repositories/table-schema.ts';
 import { EVENT_RULES } from '../../shared/events/event-rules.ts';
@@ -234,12 +235,17 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'THROTTLED',
       StatusCode: '429',
-      ResponseParameters: { 'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
+      ResponseParameters: Match.objectLike({
+        'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'`,
+        'gatewayresponse.header.RateLimit': `'"organization";r=0;t=${THROTTLE_RETRY_AFTER_SECONDS}'`,
+        'gatewayresponse.header.RateLimit-Policy': `'${RATE_LIMIT_POLICY}'`,
+      }),
       ResponseTemplates: { 'application/json': Match.stringLikeRegexp('^\\{"detail":"rate_limited: ') },
     });
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'INVALID_API_KEY',
       StatusCode: '403',
+      ResponseParameters: Match.objectLike({ 'gatewayresponse.header.RateLimit-Policy': `'${RATE_LIMIT_POLICY}'` }),
     });
     for (const output of ['RestApiId', 'StageName', 'UsagePlanId', 'EncryptionKeyArn']) template.hasOutput(output, {});
   });

@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrganization, type TestOrganization } from '../support/api.ts';
+import { RATE_LIMIT_POLICY } from '../../shared/http/rate-limit.ts';
 
 let first: TestOrganization;
 
@@ -29,7 +30,8 @@ describe('cross-origin use (CORS)', () => {
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'GET, POST',
       'access-control-allow-headers': 'X-API-Key, Content-Type, Idempotency-Key, Authorization',
-      'access-control-expose-headers': 'Retry-After, X-Total-Count, X-Total-Pages, X-Truncated, Content-Disposition',
+      'access-control-expose-headers':
+        'RateLimit, RateLimit-Policy, Retry-After, X-Total-Count, X-Total-Pages, X-Truncated, Content-Disposition',
       'access-control-max-age': '600',
     });
     expect((await fetch(`${base}/no-such-thing`, { method: 'OPTIONS', headers: { Origin: origin } })).status).toBe(404);
@@ -44,6 +46,9 @@ describe('cross-origin use (CORS)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 422, 401]);
     for (const answer of answers) expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answers[0]!.headers.get('access-control-expose-headers')).toContain('X-Total-Pages');
+    // The rate limit, readable too: the policy on every answer, what is left once the organization is known.
+    for (const answer of answers) expect(answer.headers.get('ratelimit-policy')).toBe(RATE_LIMIT_POLICY);
+    expect(answers.map((answer) => answer.headers.get('ratelimit') !== null)).toEqual([true, true, false]);
   });
 
   it('lets it read a stored file through its presigned link (the bucket answers CORS, read-only)', async () => {

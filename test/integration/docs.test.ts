@@ -9,7 +9,7 @@ describe('public documentation', () => {
     const { status, body } = await api.request('GET', '/public-openapi.json');
     expect(status).toBe(200);
     expect(body.openapi).toBe('3.1.0');
-    expect(body.servers).toEqual([{ url: api.baseUrl }]);
+    expect(body.servers).toEqual([{ url: api.baseUrl, 'x-internal': false }]);
     expect(body.components.securitySchemes.APIKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     expect(body.components.schemas.HTTPValidationError.properties.detail.type).toBe('array');
     for (const route of ROUTES.filter((candidate) => !candidate.internal)) {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_PREFIX } from '../../shared/api/route.ts';
 import { GATEWAY_ERRORS, THROTTLE_RETRY_AFTER_SECONDS } from '../../shared/api/gateway.ts';
+import { RATE_LIMIT_POLICY } from '../../shared/http/rate-limit.ts';
 import { configureLocalFunctions } from '../../local/lambda-runtime.ts';
 import { startLocalGateway, type LocalGateway } from '../../local/gateway.ts';
 import { apiClient, needsLocalStack, newOrganization } from '../support/api.ts';
@@ -97,10 +98,16 @@ describe.skipIf(needsLocalStack)('per-organization throttling', () => {
     expect(throttled.length).toBeGreaterThanOrEqual(3);
     for (const response of throttled) {
       expect(response.headers.get('retry-after')).toBe(String(THROTTLE_RETRY_AFTER_SECONDS));
+      // The quota is used up until Retry-After (IETF RateLimit headers), and the policy says what it is.
+      expect(response.headers.get('ratelimit')).toBe(`"organization";r=0;t=${THROTTLE_RETRY_AFTER_SECONDS}`);
+      expect(response.headers.get('ratelimit-policy')).toBe(RATE_LIMIT_POLICY);
       // Distinguishable from the channel-capacity 429 of call placement.
       expect(response.body.detail).toMatch(/^rate_limited: /);
     }
-    expect((await api.request('GET', '/agents', { key: quiet.key })).status).toBe(200);
+    const quietAnswer = await api.request('GET', '/agents', { key: quiet.key });
+    expect(quietAnswer.status).toBe(200);
+    expect(quietAnswer.headers.get('ratelimit-policy')).toBe(RATE_LIMIT_POLICY);
+    expect(quietAnswer.headers.get('ratelimit')).toMatch(/^"organization";r=\d+;t=\d+$/);
     await sleep(THROTTLE_RETRY_AFTER_SECONDS * 1000);
     expect((await api.request('GET', '/agents', { key: busy.key })).status).toBe(200);
   });

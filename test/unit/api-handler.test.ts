@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineRoute } from '../../shared/api/route.ts';
 import { ConflictError } from '../../shared/domain/errors.ts';
+import { ORGANIZATION_RATE_LIMIT } from '../../shared/api/gateway.ts';
 import { createApiHandler, operation } from '../../shared/http/api-handler.ts';
+import { organizationRateLimitHeaders } from '../../shared/http/rate-limit.ts';
 import { logger } from '../../shared/observability/logger.ts';
 
 const route = defineRoute({
@@ -89,5 +91,40 @@ describe('createApiHandler', () => {
     const handler = createApiHandler([operation(route, async () => ({ status: 200, body: { n: 1 } }))]);
     const unauthenticated = { ...event('{}'), requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent;
     expect((await handler(unauthenticated, context)).statusCode).toBe(401);
+  });
+
+  it('answers every request of an organization with the usage plan in RateLimit-Policy and its quota left in RateLimit', async () => {
+    const handler = createApiHandler([
+      operation(route, async ({ body }) => {
+        if (body.n === 0) throw new ConflictError('busy', 3);
+        return { status: 200, body: { n: body.n } };
+      }),
+    ]);
+    const first = await handler(event('{"n": 1}'), context);
+    const second = await handler(event('{"n": 0}'), context);
+    const policy = `"organization";q=${ORGANIZATION_RATE_LIMIT.burstLimit};w=${ORGANIZATION_RATE_LIMIT.burstLimit / ORGANIZATION_RATE_LIMIT.rateLimit}`;
+    for (const answer of [first, second]) {
+      expect(answer.headers?.['RateLimit-Policy']).toBe(policy);
+      expect(answer.headers?.RateLimit).toMatch(/^"organization";r=\d+;t=\d+$/);
+    }
+    // An error keeps its own Retry-After; each answer spent a request of the quota (the exact count: below).
+    expect(second.headers?.['Retry-After']).toBe('3');
+    for (const answer of [first, second])
+      expect(Number(/r=(\d+)/.exec(String(answer.headers?.RateLimit))![1])).toBeLessThan(
+        ORGANIZATION_RATE_LIMIT.burstLimit,
+      );
+  });
+});
+
+describe('organizationRateLimitHeaders (an instance counts what it answered)', () => {
+  it('spends one request of the burst per answer, refills at the plan rate, and is whole again after t seconds', () => {
+    const { rateLimit, burstLimit } = ORGANIZATION_RATE_LIMIT;
+    const at = (ms: number) => organizationRateLimitHeaders(424242, ms).RateLimit;
+    expect(at(0)).toBe(`"organization";r=${burstLimit - 1};t=1`);
+    expect(at(0)).toBe(`"organization";r=${burstLimit - 2};t=1`);
+    // A second later rateLimit tokens came back, capped at the burst, less this request's.
+    expect(at(1000)).toBe(`"organization";r=${burstLimit - 1};t=1`);
+    for (let i = 0; i < burstLimit; i++) at(1000);
+    expect(at(1000)).toBe(`"organization";r=0;t=${Math.ceil(burstLimit / rateLimit)}`);
   });
 });

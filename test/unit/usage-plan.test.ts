@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsagePlanThrottle } from '../../local/usage-plan.ts';
+import { UsagePlanThrottle } from '../../shared/http/rate-limit.ts';
 
 describe('the local usage plan (API Gateway token bucket per usage identifier key)', () => {
   it.each([

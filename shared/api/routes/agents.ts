@@ -8,20 +8,23 @@ import {
   UpdateAgentRequest,
 } from '../../schemas/agents.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
-import { defineRoute } from '../route.ts';
+import { MAX_LIST_BODY_BYTES } from '../../http/json-limits.ts';
+import { defineRoute, type ResponseHeader } from '../route.ts';
 
-const PAGE_HEADERS = {
-  'X-Total-Count': { description: 'Agents matching the filter', schema: { type: 'integer' as const } },
-  'X-Total-Pages': { description: 'Pages of `limit` agents', schema: { type: 'integer' as const } },
+const COUNT_HEADER = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+const PAGE_HEADERS: Record<string, ResponseHeader> = {
+  'X-Total-Count': { description: 'Agents matching the filter', schema: COUNT_HEADER },
+  'X-Total-Pages': { description: 'Pages of `limit` agents', schema: COUNT_HEADER },
   'X-Truncated': {
     description:
       '`true` when agents were left out to keep the body under 5 MB (Lambda answers at most 6 MB); `X-Total-Count` then gives the total.',
-    schema: { type: 'string' as const },
+    schema: { type: 'string', maxLength: 4, enum: ['true'] },
   },
   Link: {
     description:
       'With `X-Truncated` on an unpaged list: `rel="next"`, the next page of as many agents as this answer holds.',
-    schema: { type: 'string' as const },
+    schema: { type: 'string', maxLength: 2048, pattern: '^<https?://[^>]+>; rel="next"$' },
   },
 };
 
@@ -37,7 +40,7 @@ export const agentRoutes = {
     tags: ['Agents'],
     request: { query: ListAgentsQuery },
     responses: {
-      200: { description: 'Agents', schema: z.array(Agent), headers: PAGE_HEADERS },
+      200: { description: 'Agents', schema: z.array(Agent).max(MAX_LIST_BODY_BYTES), headers: PAGE_HEADERS },
       ...BAD_REQUEST,
       ...UNAUTHORIZED,
       ...VALIDATION,

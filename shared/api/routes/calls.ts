@@ -18,6 +18,7 @@ import {
   VALIDATION,
 } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
+import { documentedInt } from '../../schemas/bounds.ts';
 
 const PLACE_CALL_DESCRIPTION =
   'Checks, in this order: the number is valid E.164 (422); it is not on the Do not call list (403, `detail` starts with `do_not_call`); ' +
@@ -93,7 +94,9 @@ export const callRoutes = {
     responses: {
       202: {
         description: 'Hang-up requested',
-        schema: z.object({ workflow_run_id: z.int(), status: z.literal('ending') }).openapi('EndCallResponse'),
+        schema: z
+          .object({ workflow_run_id: documentedInt(z.int()), status: z.literal('ending') })
+          .openapi('EndCallResponse'),
       },
       409: { description: 'Not a call in progress', schema: ErrorResponse },
       ...UNAUTHORIZED,
