@@ -304,6 +304,40 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     expect(span).toBeLessThan(7 * interval + 2_000);
   }, 60_000);
 
+  it('dials again later a call the provider refused over its rate (429), instead of failing it', async () => {
+    // The provider allows 1 call per second; the config claims 10, so most dials are refused at first.
+    const own = await ownTwilioAccount(1);
+    const org = await newOrganization('Over the rate', 10);
+    const agent = await newAgent(org, 'Over the rate');
+    const stored = await api.request('PUT', '/telephony-configs', {
+      key: org.key,
+      body: {
+        credentials: { provider: 'twilio', account_sid: own.sid, auth_token: own.token },
+        caller_id: own.number,
+        calls_per_second: 10,
+      },
+    });
+    expect(stored.status).toBe(200);
+    const placements = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        api.request('POST', `/agents/${agent.public_id}/calls`, {
+          key: org.key,
+          body: { phone_number: daytimeNumber(9, index), initial_context: {} },
+        }),
+      ),
+    );
+    expect(placements.map((placement) => placement.status)).toEqual(Array(10).fill(200));
+    const stats = await eventually(async () => {
+      const current = await own.stats();
+      return current.calls_created_at.length === 10 ? current : undefined;
+    }, 40_000);
+    expect(stats.rate_limited).toBeGreaterThan(0);
+    for (const placement of placements) {
+      const run = await repositoryRun(org, agent.id, (placement.body as { workflow_run_id: number }).workflow_run_id);
+      expect(run?.provider_call_id).toMatch(/^CA/);
+    }
+  }, 60_000);
+
   it('reserves send slots one interval apart under concurrent dialers, and hands back slots too far ahead', async () => {
     Object.assign(process.env, inject('stackEnv'));
     const { reserveCallSlot } = await import('../../shared/repositories/call-rate.ts');
