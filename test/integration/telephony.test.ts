@@ -338,14 +338,27 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     }
   }, 60_000);
 
-  it('reserves send slots one interval apart under concurrent dialers, and hands back slots too far ahead', async () => {
+  it('reserves send slots one interval apart under concurrent dialers, in a few shared writes, and hands back slots too far ahead', async () => {
     Object.assign(process.env, inject('stackEnv'));
     const { reserveCallSlot } = await import('../../shared/repositories/call-rate.ts');
+    const { db } = await import('../../shared/repositories/table.ts');
+    let writes = 0;
+    db().middlewareStack.add(
+      (next) => (args) => {
+        writes += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'pacingTestWrites' },
+    );
     const account = `twilio:AC-pacing-${Date.now()}`;
     const now = Date.now();
     const results = await Promise.all(Array.from({ length: 20 }, () => reserveCallSlot(account, 5, 10_000, () => now)));
+    db().middlewareStack.remove('pacingTestWrites');
     const slots = results.map((result) => ('slotAt' in result ? result.slotAt : -1)).sort((a, b) => a - b);
     expect(slots).toEqual(Array.from({ length: 20 }, (_, index) => now + index * slotIntervalMs(5)));
+    // The dialers of this process share their writes: the first takes the idle account's slot, the
+    // 19 that arrived meanwhile take theirs together (one refused write each before).
+    expect(writes).toBeLessThanOrEqual(3);
     // 20 slots at 5 per second fill 4.4 s: a dialer allowed to wait 1 s gets no slot, only the wait.
     const later = await reserveCallSlot(account, 5, 1_000, () => now);
     expect(later).toEqual({ waitMs: 20 * slotIntervalMs(5) });
