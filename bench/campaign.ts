@@ -59,6 +59,13 @@ export interface CampaignFigures {
   byOperation: Record<OperationKind, number>;
   /** Requests per attempt by the function (or local service) that sent them. */
   byFunction: Record<string, number>;
+  /** Requests per attempt by function and DynamoDB operation, and of those the ones refused. */
+  byCommand: Record<string, number>;
+  refusedByCommand: Record<string, number>;
+  /** The bench's own reads per attempt (its progress polls), neither counted nor replayed. */
+  benchReadsPerAttempt: number;
+  /** Requests sent to DynamoDB per attempt, the bench's and the SDK's retries included. */
+  sentPerAttempt: number;
   /**
    * CPU milliseconds per contact during the run (this process is the whole local stack) and during
    * the floor's replay (this process is the replaying script): steadier than wall time on a shared
@@ -156,10 +163,17 @@ function requestCounter() {
   const counts = {
     byOperation: { reads: 0, writes: 0, transactions: 0, queries: 0 } as Record<OperationKind, number>,
     byFunction: {} as Record<string, number>,
+    /** By function and command ("campaignOutcomes TransactWriteItems"), and those refused. */
+    byCommand: {} as Record<string, number>,
+    refusedByCommand: {} as Record<string, number>,
     /** Per campaign-engine invocation: its requests, and whether it wrote (dialed or moved contacts on). */
     engineSteps: new Map<number, { requests: number; wrote: boolean }>(),
     total: 0,
     refused: 0,
+    /** The bench's own reads (its progress polls): neither counted above nor replayed. */
+    benchOwnReads: 0,
+    /** Requests sent to DynamoDB, the SDK's retries included. */
+    sent: 0,
   };
   const recorded: RecordedRequest[] = [];
   const completions = new CompletionOrder();
@@ -172,10 +186,15 @@ function requestCounter() {
       const benchOwn = BENCH_OWN.has(fn);
       // The bench's own API requests (start, progress polling) are not the campaign's; the floor
       // still replays the start's writes, without which the copy's campaign would never run.
-      if (benchOwn && kind !== 'writes' && kind !== 'transactions') return next(args);
+      if (benchOwn && kind !== 'writes' && kind !== 'transactions') {
+        counts.benchOwnReads += 1;
+        return next(args);
+      }
       if (!benchOwn) {
         counts.byOperation[kind] += 1;
         counts.byFunction[fn] = (counts.byFunction[fn] ?? 0) + 1;
+        const key = commandKey(fn, context.commandName, args.input);
+        counts.byCommand[key] = (counts.byCommand[key] ?? 0) + 1;
         counts.total += 1;
         const invocation = currentInvocation();
         if (fn === 'campaignEngine' && invocation !== undefined) {
@@ -197,7 +216,11 @@ function requestCounter() {
       } catch (error) {
         if (isRefusal(error)) {
           sent.refused = true;
-          if (!benchOwn) counts.refused += 1;
+          if (!benchOwn) {
+            counts.refused += 1;
+            const key = commandKey(fn, context.commandName, args.input);
+            counts.refusedByCommand[key] = (counts.refusedByCommand[key] ?? 0) + 1;
+          }
         }
         throw error;
       } finally {
@@ -205,6 +228,14 @@ function requestCounter() {
       }
     },
     { step: 'initialize', name: 'benchRequestCounter' },
+  );
+  // Below the SDK's retries: every request that went to DynamoDB, a retried one each time.
+  dynamoDocumentClient().middlewareStack.add(
+    (next) => async (args) => {
+      if (counting) counts.sent += 1;
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'benchSentCounter', priority: 'low' },
   );
   return {
     counts,
@@ -217,6 +248,28 @@ function requestCounter() {
       counting = false;
     },
   };
+}
+
+/** "campaignOutcomes TransactWriteItems": the function and the DynamoDB operation (the command's name less `Command`). */
+const commandKey = (fn: string, command: string | undefined, input?: unknown) =>
+  `${fn} ${(command ?? '?').replace(/Command$/, '')}${process.env.BENCH_ITEM_KINDS ? ` ${itemKinds(input)}` : ''}`;
+
+/** With BENCH_ITEM_KINDS=1: the kinds of item a request touches (the partition keys' prefixes), to tell requests of one operation apart. */
+function itemKinds(input: unknown): string {
+  const prefix = (key: unknown) => String((key as { pk?: unknown } | undefined)?.pk ?? '').split('#')[0]!;
+  const { Key, Item, TransactItems, IndexName } = input as {
+    Key?: unknown;
+    Item?: unknown;
+    TransactItems?: Record<string, { Key?: unknown; Item?: unknown }>[];
+    IndexName?: string;
+  };
+  if (TransactItems)
+    return TransactItems.map((item) =>
+      Object.entries(item)
+        .map(([action, { Key: key, Item: put }]) => `${action}:${prefix(key ?? put)}`)
+        .join(),
+    ).join('+');
+  return IndexName ?? prefix(Key ?? Item);
 }
 
 const isRefusal = (error: unknown) =>
@@ -276,6 +329,14 @@ async function cpuProfiler() {
 }
 
 const per = (value: number, by: number) => (by === 0 ? 0 : value / by);
+
+/** Counts per attempt, largest first. */
+const perAttempt = (counts: Record<string, number>, attempts: number) =>
+  Object.fromEntries(
+    Object.entries(counts)
+      .sort(([, a], [, b]) => b - a)
+      .map(([key, count]) => [key, per(count, attempts)]),
+  );
 
 /** CPU milliseconds per contact between two readings, of this process and of DynamoDB Local. */
 function cpuMsPerContactBetween(
@@ -417,8 +478,48 @@ export interface CampaignScenario {
   callsPerSecond: number;
 }
 
+/**
+ * Contacts of the campaign run, uncounted, before the measured one (BENCH_WARMUP_CONTACTS, default
+ * 500; 0 for none): DynamoDB Local is a fresh JVM, and its JIT compiling the code paths the run
+ * takes cost the first minutes 20-30 s of its CPU (25 ms of its CPU per contact in a 2,000-contact
+ * run, against 12 in the replay that follows). The replay ran warm, so the ratio charged the run
+ * with the emulator's warm-up, more the smaller the run. DynamoDB itself is never cold.
+ */
+const WARMUP_CONTACTS = Number(process.env.BENCH_WARMUP_CONTACTS ?? 500);
+
+async function warmUp(baseUrl: string, { channels, lastDigit }: CampaignScenario): Promise<void> {
+  if (WARMUP_CONTACTS <= 0) return;
+  const { createOrganization } = await import('../shared/services/organizations.ts');
+  const { apiKey } = await createOrganization({ name: 'Campaign bench warm-up', maxConcurrentCalls: channels });
+  const headers = { 'X-API-Key': apiKey.key, 'Content-Type': 'application/json' };
+  const agent = (await (
+    await fetch(`${baseUrl}/agents`, { method: 'POST', headers, body: JSON.stringify({ name: 'Warm-up' }) })
+  ).json()) as { id: number };
+  const { campaign } = await createCampaign(
+    baseUrl,
+    headers,
+    agent.id,
+    await distinctDaytimeNumbers(WARMUP_CONTACTS, lastDigit),
+  );
+  await fetch(`${baseUrl}/campaigns/${campaign.id}/start`, { method: 'POST', headers });
+  await completion(baseUrl, headers, campaign.id);
+}
+
+/** Polls a campaign until it completes; answers the contacts it processed. */
+async function completion(baseUrl: string, headers: Record<string, string>, campaignId: number): Promise<number> {
+  for (;;) {
+    const campaign = (await (await poll(`${baseUrl}/campaigns/${campaignId}`, headers)).json()) as {
+      state: string;
+      processed_rows: number;
+    };
+    if (campaign.state === 'completed') return campaign.processed_rows;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export async function runCampaign(baseUrl: string, scenario: CampaignScenario): Promise<CampaignFigures> {
   const { label, contacts, channels, lastDigit } = scenario;
+  await warmUp(baseUrl, scenario);
   const counter = requestCounter();
   const { createOrganization } = await import('../shared/services/organizations.ts');
   const { apiKey } = await createOrganization({ name: `Campaign bench ${label}`, maxConcurrentCalls: channels });
@@ -441,20 +542,9 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
   const profiler = await cpuProfiler();
   const cpuBefore = cpuSeconds();
   const runStarted = performance.now();
-  let attempts = 0;
   await fetch(`${baseUrl}/campaigns/${created.campaign.id}/start`, { method: 'POST', headers });
-  for (;;) {
-    const campaign = (await (await poll(`${baseUrl}/campaigns/${created.campaign.id}`, headers)).json()) as {
-      state: string;
-      processed_rows: number;
-    };
-    if (campaign.state === 'completed') {
-      // Retries are off: every contact is dialed exactly once.
-      attempts = campaign.processed_rows;
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  // Retries are off: every contact is dialed exactly once.
+  const attempts = await completion(baseUrl, headers, created.campaign.id);
   const runSeconds = (performance.now() - runStarted) / 1000;
   const cpuAfter = cpuSeconds();
   await profiler.stop();
@@ -495,6 +585,10 @@ export async function runCampaign(baseUrl: string, scenario: CampaignScenario): 
       Object.entries(counts.byOperation).map(([kind, count]) => [kind, per(count, attempts)]),
     ) as Record<OperationKind, number>,
     byFunction: Object.fromEntries(Object.entries(counts.byFunction).map(([fn, count]) => [fn, per(count, attempts)])),
+    byCommand: perAttempt(counts.byCommand, attempts),
+    refusedByCommand: perAttempt(counts.refusedByCommand, attempts),
+    benchReadsPerAttempt: per(counts.benchOwnReads, attempts),
+    sentPerAttempt: per(counts.sent, attempts),
     cpuMsPerContact: cpuMsPerContactBetween(cpuBefore, cpuAfter, contacts),
     floorCpuMsPerContact: cpuMsPerContactBetween(cpuBeforeFloor, cpuAfterFloor, contacts),
     floorSeconds: floor,

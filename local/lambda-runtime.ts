@@ -67,6 +67,9 @@ const functionScope = new AsyncLocalStorage<FunctionScope>();
 let stackValues: Record<string, string> | undefined;
 
 /** The settings of function `name` in the local stack, with the local stack's values. */
+/** Each function's settings (a fixed list: filtering the whole table at every invocation cost the local stack's calls CPU). */
+const settingNames = new Map<FunctionName, string[]>();
+
 export function localFunctionEnvironment(
   name: FunctionName,
   fn: FunctionGroup,
@@ -74,7 +77,9 @@ export function localFunctionEnvironment(
 ): Record<string, string> {
   if (!values) throw new Error('The local functions are not configured: call configureLocalFunctions first');
   const env: Record<string, string> = {};
-  for (const setting of settingsFor(name, fn, { local: true })) {
+  let settings = settingNames.get(name);
+  if (!settings) settingNames.set(name, (settings = settingsFor(name, fn, { local: true })));
+  for (const setting of settings) {
     if (setting === 'POWERTOOLS_SERVICE_NAME') env[setting] = serviceNameOf(name);
     else if (Object.hasOwn(values, setting)) env[setting] = values[setting]!;
     else throw new Error(`The local stack gives no value for ${setting}, which function ${name} reads`);

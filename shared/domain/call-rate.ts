@@ -18,3 +18,19 @@ export const slotIntervalMs = (callsPerSecond: number): number => Math.ceil((100
  */
 export const burstToleranceMs = (callsPerSecond: number): number =>
   Math.floor((500 * Math.max(0, callsPerSecond - 1)) / callsPerSecond);
+
+/**
+ * How late after its slot a call may still be sent: a dialer that wakes later (a stalled event
+ * loop, a slow reservation write) reserves a new slot instead, or the calls of every slot missed
+ * while it was stalled would reach the provider together. Sends within this of their slots conform
+ * to a provider bucket of one second's calls (at least one) refilled at `callsPerSecond`: two
+ * consecutive sends are then at least `1000 / callsPerSecond` apart beyond what the bucket holds.
+ * Half of that margin beyond the burst tolerance is kept for the way to the provider.
+ */
+export const maxSendLatenessMs = (callsPerSecond: number): number => {
+  const interval = slotIntervalMs(callsPerSecond);
+  const capacity = Math.max(1, callsPerSecond);
+  const conforming = interval - 1000 / callsPerSecond + (1000 * (capacity - 1)) / callsPerSecond;
+  const tolerance = burstToleranceMs(callsPerSecond);
+  return tolerance + Math.floor((conforming - tolerance) / 2);
+};

@@ -46,8 +46,11 @@ export function countCallOutcome(outcome: string, answered: boolean): void {
 /** Counts `value` occurrences of `name`; never throws (a metric must not fail the work it counts). */
 export function countMetric(name: MetricName, value = 1): void {
   try {
+    // Added and published at once on one instance: `singleMetric()` builds a new Metrics (its
+    // configuration read from the environment again) for every count, on every call's path.
     metrics ??= new Metrics({ serviceName: METRICS_SERVICE });
-    metrics.singleMetric().addMetric(name, MetricUnit.Count, value);
+    metrics.addMetric(name, MetricUnit.Count, value);
+    metrics.publishStoredMetrics();
   } catch {
     // Metrics are best effort.
   }

@@ -1,7 +1,6 @@
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
-import { reserveCallSlot } from '../repositories/call-rate.ts';
 import { nextId } from '../repositories/counters.ts';
 import * as numbersRepository from '../repositories/numbers.ts';
 import type { RunRecord } from '../domain/run.ts';
@@ -13,7 +12,13 @@ import {
   insertRun,
   updateActiveRun,
 } from '../repositories/runs-lifecycle.ts';
-import type { InboundAnswer, InboundCall, InboundResponse, TelephonyAdapter } from '../telephony/adapter.ts';
+import {
+  ProviderError,
+  type InboundAnswer,
+  type InboundCall,
+  type InboundResponse,
+  type TelephonyAdapter,
+} from '../telephony/adapter.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
@@ -25,12 +30,19 @@ import {
   type CallLifecycleInput,
 } from './calls.ts';
 import { newRun } from './new-run.ts';
+import { awaitSendSlot } from './send-slot.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 
 /** A stream credential outlives ringing, answering-machine detection and the provider's connect time. */
 export const STREAM_TOKEN_SECONDS = 15 * 60;
 /** A dial waits this long in the function for its rate slot; a later slot is waited for by the state machine. */
 export const MAX_SLOT_WAIT_MS = 5_000;
+/** A dial the provider refused over its call rate (HTTP 429) is tried again after this… */
+const RATE_LIMITED_RETRY_SECONDS = 1;
+/** …until the call has waited this long since it was placed; then it fails as any provider error does. */
+const RATE_LIMITED_GIVE_UP_MS = 10 * 60_000;
+
+const isRateLimited = (error: unknown) => error instanceof ProviderError && error.status === 429;
 
 function required(name: string): string {
   const value = process.env[name];
@@ -78,19 +90,31 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
     throw new Error(
       "No caller id: assign an outbound number to the agent, or set DEFAULT_CALLER_ID (platform account) or the organization's caller_id",
     );
-  const slot = await reserveCallSlot(account.key, account.callsPerSecond, MAX_SLOT_WAIT_MS, now);
-  if ('waitMs' in slot) return { retryInSeconds: Math.max(1, Math.floor((slot.waitMs - MAX_SLOT_WAIT_MS / 2) / 1000)) };
-  const delay = slot.slotAt - now();
-  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-  const { callId } = await account.adapter.dial({
+  // Everything the request needs is ready before the slot: nothing but the request goes after it.
+  const request = {
     to: run.phone_number!,
     from,
     runRef,
     streamUrl: required('MEDIA_STREAM_URL'),
     streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, runRef),
-    onMachine: run.voicemail_message ? 'leave_message' : 'hang_up',
+    onMachine: run.voicemail_message ? ('leave_message' as const) : ('hang_up' as const),
+  };
+  const slot = await awaitSendSlot(account.key, account.callsPerSecond, MAX_SLOT_WAIT_MS, {
+    now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   });
+  if ('waitMs' in slot) return { retryInSeconds: Math.max(1, Math.floor((slot.waitMs - MAX_SLOT_WAIT_MS / 2) / 1000)) };
+  let callId: string;
+  try {
+    ({ callId } = await account.adapter.dial(request));
+  } catch (error) {
+    if (!isRateLimited(error) || Date.parse(run.created_at) < now() - RATE_LIMITED_GIVE_UP_MS) throw error;
+    // The provider's own limit was reached anyway (a send delayed on its way, another client of
+    // the account, a limit below the configured rate): the call is not placed, so dial it later.
+    logger.warn('The provider refused the dial over its call rate: dialed again later', { error: String(error) });
+    return { retryInSeconds: RATE_LIMITED_RETRY_SECONDS };
+  }
   // The provider has the call now: failing to note its id must not make anyone dial it again.
   await updateActiveRun(
     ref,

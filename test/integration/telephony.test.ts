@@ -304,14 +304,61 @@ describe.skipIf(needsLocalStack)("an organization's own telephony account", () =
     expect(span).toBeLessThan(7 * interval + 2_000);
   }, 60_000);
 
-  it('reserves send slots one interval apart under concurrent dialers, and hands back slots too far ahead', async () => {
+  it('dials again later a call the provider refused over its rate (429), instead of failing it', async () => {
+    // The provider allows 1 call per second; the config claims 10, so most dials are refused at first.
+    const own = await ownTwilioAccount(1);
+    const org = await newOrganization('Over the rate', 10);
+    const agent = await newAgent(org, 'Over the rate');
+    const stored = await api.request('PUT', '/telephony-configs', {
+      key: org.key,
+      body: {
+        credentials: { provider: 'twilio', account_sid: own.sid, auth_token: own.token },
+        caller_id: own.number,
+        calls_per_second: 10,
+      },
+    });
+    expect(stored.status).toBe(200);
+    const placements = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        api.request('POST', `/agents/${agent.public_id}/calls`, {
+          key: org.key,
+          body: { phone_number: daytimeNumber(9, index), initial_context: {} },
+        }),
+      ),
+    );
+    expect(placements.map((placement) => placement.status)).toEqual(Array(10).fill(200));
+    const stats = await eventually(async () => {
+      const current = await own.stats();
+      return current.calls_created_at.length === 10 ? current : undefined;
+    }, 40_000);
+    expect(stats.rate_limited).toBeGreaterThan(0);
+    for (const placement of placements) {
+      const run = await repositoryRun(org, agent.id, (placement.body as { workflow_run_id: number }).workflow_run_id);
+      expect(run?.provider_call_id).toMatch(/^CA/);
+    }
+  }, 60_000);
+
+  it('reserves send slots one interval apart under concurrent dialers, in a few shared writes, and hands back slots too far ahead', async () => {
     Object.assign(process.env, inject('stackEnv'));
     const { reserveCallSlot } = await import('../../shared/repositories/call-rate.ts');
+    const { db } = await import('../../shared/repositories/table.ts');
+    let writes = 0;
+    db().middlewareStack.add(
+      (next) => (args) => {
+        writes += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'pacingTestWrites' },
+    );
     const account = `twilio:AC-pacing-${Date.now()}`;
     const now = Date.now();
     const results = await Promise.all(Array.from({ length: 20 }, () => reserveCallSlot(account, 5, 10_000, () => now)));
+    db().middlewareStack.remove('pacingTestWrites');
     const slots = results.map((result) => ('slotAt' in result ? result.slotAt : -1)).sort((a, b) => a - b);
     expect(slots).toEqual(Array.from({ length: 20 }, (_, index) => now + index * slotIntervalMs(5)));
+    // The dialers of this process share their writes: the first takes the idle account's slot, the
+    // 19 that arrived meanwhile take theirs together (one refused write each before).
+    expect(writes).toBeLessThanOrEqual(3);
     // 20 slots at 5 per second fill 4.4 s: a dialer allowed to wait 1 s gets no slot, only the wait.
     const later = await reserveCallSlot(account, 5, 1_000, () => now);
     expect(later).toEqual({ waitMs: 20 * slotIntervalMs(5) });
