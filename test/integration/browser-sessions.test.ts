@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import type { Agent } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { connectSession, type SessionFrame } from '../support/sessions.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
@@ -18,7 +18,6 @@ interface Session {
   token: string;
   expires_at: string;
 }
-type Frame = { event: string; [field: string]: any };
 
 beforeAll(async () => {
   org = await newOrganization('Browser sessions', 10);
@@ -59,29 +58,6 @@ async function conversation(mode: string, key = org.key, agentRef = agent.public
   );
 }
 
-/** Connects like the client library: the start frame with the session's credential, marks echoed at once. */
-async function connect(session: Pick<Session, 'url' | 'run_ref' | 'token'>) {
-  const ws = new WebSocket(session.url);
-  const frames: Frame[] = [];
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data)) as Frame;
-    frames.push(frame);
-    if (frame.event === 'mark') ws.send(JSON.stringify(frame));
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-  );
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  ws.send(
-    JSON.stringify({
-      event: 'start',
-      start: { customParameters: { run_ref: session.run_ref, stream_token: session.token } },
-    }),
-  );
-  const of = (event: string) => frames.filter((frame) => frame.event === event);
-  return { ws, frames, closed, of, send: (frame: Frame) => ws.send(JSON.stringify(frame)) };
-}
-
 const run = (id: number) => api.request('GET', `/agents/${agent.public_id}/conversations/${id}`, { key: org.key });
 
 describe('chat sessions', () => {
@@ -96,7 +72,7 @@ describe('chat sessions', () => {
     });
     expect(Date.parse(session!.expires_at) - Date.now()).toBeGreaterThan(500_000);
 
-    const chat = await connect(session!);
+    const chat = await connectSession(session!);
     await until(() => expect(chat.of('text').map((frame) => frame.text)).toEqual(['Hi Sam, this is Ann from Smile.']));
     expect((await run(id)).body).toMatchObject({ status: 'in_progress' });
 
@@ -171,7 +147,7 @@ describe('chat sessions', () => {
     });
 
     // The session is over: connecting again is refused, and the run stays as it ended.
-    const again = await connect(session!);
+    const again = await connectSession(session!);
     expect(await again.closed).toEqual({
       code: 4409,
       reason: 'refused: not a browser or chat session that is waiting to connect (connected before, or ended)',
@@ -181,7 +157,7 @@ describe('chat sessions', () => {
 
   it('ends when the client stops it, and when it is left idle', async () => {
     const stopped = (await conversation('chat')).body;
-    const chat = await connect(stopped.session!);
+    const chat = await connectSession(stopped.session!);
     await until(() => expect(chat.of('text')).toHaveLength(1));
     chat.send({ event: 'stop' });
     await until(async () => expect((await run(stopped.id)).body.status).toBe('completed'));
@@ -198,7 +174,7 @@ describe('chat sessions', () => {
       })
     ).body as Agent;
     const idle = (await conversation('chat', org.key, idleAgent.public_id)).body;
-    const left = await connect(idle.session!);
+    const left = await connectSession(idle.session!);
     expect(await left.closed).toEqual({ code: 1000, reason: 'agent hung up' });
     expect(left.of('text').map((frame) => frame.text)).toEqual([
       'Hello.',
@@ -210,7 +186,7 @@ describe('chat sessions', () => {
 describe('browser voice sessions (webrtc over the session WebSocket)', () => {
   it('hears the browser, answers in audio, and ends completed with a recording and transcript', async () => {
     const { id, session } = (await conversation('webrtc')).body;
-    const voice = await connect(session!);
+    const voice = await connectSession(session!);
     const caller = new SimulatedCaller({ streamSid: 'browser', runRef: session!.run_ref });
     // The greeting is 31 characters: one 20 ms frame each.
     await until(() => expect(voice.of('media').length).toBe(31));
@@ -219,7 +195,7 @@ describe('browser voice sessions (webrtc over the session WebSocket)', () => {
       ...caller.say('What are your opening hours?'),
       ...caller.silence(1500),
     ])
-      voice.send(frame as Frame);
+      voice.send(frame as SessionFrame);
     await until(() =>
       expect(voice.of('transcript').map((frame) => frame.role)).toEqual(['assistant', 'user', 'assistant']),
     );
@@ -249,14 +225,14 @@ describe('session credentials', () => {
     const { url } = (await conversation('chat')).body.session!;
     expect(
       await (
-        await connect({ url, run_ref: telephonyRef, token: await mintStreamToken(telephonyRef, 60) })
+        await connectSession({ url, run_ref: telephonyRef, token: await mintStreamToken(telephonyRef, 60) })
       ).closed,
     ).toMatchObject({
       code: 4409,
     });
     expect((await run(telephony.body.id)).body).toMatchObject({ status: 'created', logs: [] });
     // An SDP offer on a session whose audio goes over the WebSocket is refused, and the session ends.
-    const voice = await connect((await conversation('webrtc')).body.session!);
+    const voice = await connectSession((await conversation('webrtc')).body.session!);
     voice.send({ event: 'offer', sdp: 'v=0' });
     expect(await voice.closed).toEqual({ code: 4501, reason: 'this session takes no SDP offer' });
     const other = await newOrganization('Browser sessions, other');
@@ -264,7 +240,7 @@ describe('session credentials', () => {
 
     const first = (await conversation('chat')).body.session!;
     const second = (await conversation('chat')).body.session!;
-    const refused = async (claim: Pick<Session, 'url' | 'run_ref' | 'token'>) => (await connect(claim)).closed;
+    const refused = async (claim: Pick<Session, 'url' | 'run_ref' | 'token'>) => (await connectSession(claim)).closed;
     // Another run's credential, a forged one, and none of them starts anything.
     expect(await refused({ ...first, token: second.token })).toEqual({
       code: 4401,
@@ -278,7 +254,7 @@ describe('session credentials', () => {
     expect((await run(firstRunId!)).body).toMatchObject({ status: 'created', logs: [] });
 
     // One connection per session: the second is refused, the first goes on.
-    const connected = await connect(first);
+    const connected = await connectSession(first);
     await until(() => expect(connected.of('text')).toHaveLength(1));
     expect(await refused(first)).toMatchObject({ code: 4409 });
     connected.send({ event: 'message', text: 'Bye.' });

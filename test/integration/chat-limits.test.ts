@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
 import type { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { connectSession } from '../support/sessions.ts';
 
 /**
  * Issue 37, item 3: a chat session is bounded (a flood gets an error frame and a close), and a
@@ -15,7 +15,6 @@ const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 1
 let org: TestOrganization;
 let agent: { id: number; public_id: string };
 
-type Frame = { event: string; [field: string]: any };
 type Log = { timestamp: string; level: string; message: string };
 
 beforeAll(async () => {
@@ -27,6 +26,9 @@ beforeAll(async () => {
       workflow_definition: {
         greeting: 'Hi, this is Ann from Smile.',
         prompt: 'You answer questions.',
+        // A plan longer than any test's turns: the local model ends a call only past its plan
+        // (or on a goodbye), so no test races the agent hanging up.
+        steps: ['Ask how you can help.', 'Answer the question.', 'Offer more help.', 'Answer again.'],
         closing: 'Bye.',
       },
     },
@@ -38,34 +40,22 @@ beforeAll(async () => {
 const path = (runId: number, what = '') => `/agents/${agent.public_id}/conversations/${runId}${what ? `/${what}` : ''}`;
 const run = (id: number) => api.request('GET', path(id), { key: org.key });
 
-/** A chat session connected like the client library does (marks echoed), once its greeting is in. */
-async function chat() {
+/** A new chat session, connected like the client library does (marks echoed). */
+async function openChat() {
   const created = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
     key: org.key,
     body: { mode: 'chat', name: 'chat limits' },
   });
   expect(created.status).toBe(200);
   const { id, session } = created.body as { id: number; session: { url: string; run_ref: string; token: string } };
-  const ws = new WebSocket(session.url);
-  const frames: Frame[] = [];
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data)) as Frame;
-    frames.push(frame);
-    if (frame.event === 'mark') ws.send(JSON.stringify(frame));
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-  );
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  ws.send(
-    JSON.stringify({
-      event: 'start',
-      start: { customParameters: { run_ref: session.run_ref, stream_token: session.token } },
-    }),
-  );
-  const of = (event: string) => frames.filter((frame) => frame.event === event);
-  await until(() => expect(of('text').length).toBeGreaterThan(0));
-  return { id, runRef: session.run_ref, ws, closed, of, send: (frame: Frame) => ws.send(JSON.stringify(frame)) };
+  return { id, runRef: session.run_ref, ...(await connectSession(session)) };
+}
+
+/** A chat session once its greeting is in. */
+async function chat() {
+  const session = await openChat();
+  await until(() => expect(session.of('text').length).toBeGreaterThan(0));
+  return session;
 }
 
 const ended = (id: number) =>
@@ -97,8 +87,10 @@ describe.skipIf(needsLocalStack)('a chat session without bounds no more', () => 
   });
 
   it('too much text in one turn gets an error frame and a 4413 close', async () => {
-    const session = await chat();
-    // Four full messages sent together: the agent cannot answer between them (one socket read).
+    // Four full messages sent with the start frame: they arrive while the session is admitted and
+    // are checked together before the agent can say anything (an answer between them would start
+    // a new turn), however loaded the machine.
+    const session = await openChat();
     const full = 'a'.repeat(4_000);
     for (let i = 0; i < 4; i++) session.send({ event: 'message', text: full });
     expect(await session.closed).toMatchObject({ code: 4413 });
