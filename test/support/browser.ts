@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -55,13 +55,14 @@ export async function launchChromium(options: { fakeMicrophoneWav?: string } & L
 /**
  * A screenshot of a console page, written by every run: into CONSOLE_SCREENSHOTS_DIR when set (the
  * README's pictures: `CONSOLE_SCREENSHOTS_DIR=docs/screenshots npm run test:integration`), else a
- * temporary folder, so a test run leaves the working tree as it was.
+ * temporary folder, so a test run leaves the working tree as it was. The whole page, or only `part`.
  */
-export async function saveScreenshot(page: Page, name: string): Promise<void> {
+export async function saveScreenshot(page: Page, name: string, part?: Locator): Promise<void> {
   const folder = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
   await mkdir(folder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+  const path = join(folder, `${name}.png`);
+  await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -1,10 +1,12 @@
 /**
  * Agents: the list (status filter, pages), a new agent (blank, from a template, or from a call
  * script whose analysis is shown for review first), and one agent's page: its definition and
- * settings, archive, a test call, its knowledge base, HTTP tools and memories.
+ * settings, archive, a test call, its response latency over time, its knowledge base, HTTP tools
+ * and memories.
  */
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
+import { AgentLatency } from '../latency/agent-latency.tsx';
 import { answer, answerWithPages, extractText, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, JsonField, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
@@ -298,6 +300,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <a href={`talk.html?agent=${encodeURIComponent(agent.data.public_id)}`}>Talk to it</a>
       </p>
       <TestCall agent={agent.data} />
+      <AgentLatency agentId={agent.data.id} />
       <AgentSettings key={agent.data.public_id} agent={agent.data} />
       <Knowledge agentId={agentId} />
       <Tools agentId={agentId} />

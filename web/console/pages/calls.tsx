@@ -2,11 +2,15 @@
  * Calls and conversations: an agent's runs with filters (status, disposition, dates, a text in
  * the name or number), refreshed while any is live; one run's page with the recording player
  * beside the transcript (the line being played highlighted), outcome, cost, analysis, gathered
- * context and the logs as a timeline. A live call refreshes until it ends, and its transcript can
+ * context and the logs as a timeline, and each agent turn's latency as a waterfall (its time marked
+ * beside each answer in the transcript). A live call refreshes until it ends, and its transcript can
  * be followed as it happens (the listen endpoint).
  */
 import { useQuery } from '@tanstack/preact-query';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { CallLatencySection, ReplyLatency } from '../latency/call-latency.tsx';
+import { repliesOf } from '../latency/layout.ts';
+import type { RunWithLatency } from '../latency/shapes.ts';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, Pager, Table, when } from '../lib/ui.tsx';
@@ -180,7 +184,8 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
   const path = { agent_id: agentId, conversation_id: runId };
   const run = useQuery({
     queryKey: ['run', agentId, runId],
-    queryFn: () => answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}', { params: { path } })),
+    queryFn: (): Promise<RunWithLatency> =>
+      answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}', { params: { path } })),
     refetchInterval: (current) =>
       current.state.data?.status === 'in_progress' || current.state.data?.status === 'created'
         ? LIVE_REFRESH_MS
@@ -197,10 +202,14 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
   const live = useLiveTranscript(agentId, runId, following && !ended);
   const [current, setCurrent] = useState(-1);
   const audio = useRef<HTMLAudioElement>(null);
+  const segments = transcript.data?.segments;
+  const replies = useMemo(
+    () => repliesOf(run.data?.latency?.turns ?? [], segments ?? [], run.data?.answered_at ?? null),
+    [run.data, segments],
+  );
   if (!run.data) return <ErrorLine error={run.error ?? new Error('Loading…')} />;
   const call = run.data;
-  const segments = transcript.data?.segments ?? [];
-  const lines = ended ? segments : live.lines;
+  const lines = ended ? (segments ?? []) : live.lines;
   return (
     <section aria-labelledby="call-title">
       <p>
@@ -239,7 +248,7 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
               preload="metadata"
               src={call.recording_download_url}
               aria-label="Recording"
-              onTimeUpdate={() => setCurrent(playing(segments, call.answered_at, audio.current?.currentTime ?? 0))}
+              onTimeUpdate={() => setCurrent(playing(lines, call.answered_at, audio.current?.currentTime ?? 0))}
             />
           )}
           <h3>Gathered context</h3>
@@ -257,10 +266,12 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
           {lines.map((segment, index) => (
             <li key={`${segment.start}${index}`} aria-current={index === current ? 'true' : undefined}>
               <strong>{segment.role === 'assistant' ? 'Agent' : 'Caller'}:</strong> {segment.text}
+              {ended && replies.has(index) && <ReplyLatency turn={replies.get(index)!} />}
             </li>
           ))}
         </ol>
       </div>
+      <CallLatencySection latency={call.latency} ended={ended} lines={lines} answeredAt={call.answered_at} />
     </section>
   );
 }
