@@ -19,7 +19,8 @@ let agent: { id: number; public_id: string };
 let browser: Browser;
 const offLoopback: string[] = [];
 
-const ANSWERED_AT = Date.parse('2026-11-25T10:00:02.000Z');
+// Long ago, so that no call but the one ending now waits for its figures.
+const ANSWERED_AT = Date.parse('2025-11-25T10:00:02.000Z');
 const at = (ms: number) => new Date(ANSWERED_AT + ms).toISOString();
 
 /** A call of six turns: two with tool calls (one with two), a slow endpointing, the figures summing up. */
@@ -312,6 +313,36 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
     await expect.poll(() => section.textContent()).toBe('Response latencyNo latency figures were kept for this call.');
     expect(await page.getByRole('table', { name: 'Latency of each agent turn' }).count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('reads a call that has just ended again until its figures are there', async () => {
+    const page = await signedIn();
+    const endedAt = new Date(Date.now() - 2_000).toISOString();
+    let reads = 0;
+    await page.route(
+      (url) => /\/conversations\/4205(\/transcript)?$/.test(url.pathname),
+      (route) => {
+        if (route.request().url().endsWith('/transcript'))
+          return json(route, {
+            run_id: 4_205,
+            segments,
+            download_url: 'https://example.invalid/t',
+            expires_at: endedAt,
+          });
+        reads += 1;
+        // The figures are written as the call ends: the first read may come before them.
+        return json(route, runOf(4_205, { ended_at: endedAt, latency: reads === 1 ? null : LATENCY }));
+      },
+    );
+    await page.goto(`${consoleUrl}#/calls/${agent.public_id}/4205`);
+    const section = page.getByRole('region', { name: 'Response latency' });
+    await expect
+      .poll(() => section.textContent())
+      .toBe('Response latencyThe call has just ended: its latency figures are on their way.');
+    const waterfall = page.getByRole('table', { name: 'Latency of each agent turn' });
+    await expect.poll(() => waterfall.getByRole('row').count()).toBe(7);
+    expect(reads).toBe(2);
     await page.close();
   });
 

@@ -3,6 +3,8 @@ import {
   callerLineOf,
   describeTurn,
   everyDay,
+  FIGURES_GRACE_MS,
+  figuresPending,
   repliesOf,
   scaleFor,
   turnLength,
@@ -166,4 +168,29 @@ it('lists every day of a period, the days without turns as null', () => {
     { day: '2026-11-02', figures: item },
     { day: '2026-11-03', figures: null },
   ]);
+});
+
+describe('figuresPending: a call that ended moments ago may still get its figures', () => {
+  const endedAt = Date.parse('2026-11-25T10:01:00Z');
+  const ended = { answered_at: '2026-11-25T10:00:00Z', ended_at: '2026-11-25T10:01:00Z' };
+  it.each([
+    {
+      name: 'read just after it ended, without figures',
+      run: { ...ended, latency: null },
+      readAt: endedAt + 2_000,
+      pending: true,
+    },
+    { name: 'the field not served yet', run: ended, readAt: endedAt + 2_000, pending: true },
+    {
+      name: 'read after the grace period',
+      run: { ...ended, latency: null },
+      readAt: endedAt + FIGURES_GRACE_MS,
+      pending: false,
+    },
+    { name: 'with its figures', run: { ...ended, latency: {} }, readAt: endedAt + 2_000, pending: false },
+    { name: 'never answered', run: { ...ended, answered_at: null, latency: null }, readAt: endedAt, pending: false },
+    { name: 'not ended', run: { ...ended, ended_at: null, latency: null }, readAt: endedAt, pending: false },
+  ])('$name', ({ run, readAt, pending }) => {
+    expect(figuresPending(run, readAt)).toBe(pending);
+  });
 });

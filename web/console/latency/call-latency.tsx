@@ -169,16 +169,20 @@ function TurnFigures({ turns }: { turns: TurnLatency[] }) {
 export function CallLatencySection({
   latency,
   ended,
+  pending,
   lines,
   answeredAt,
 }: {
   latency: CallLatency | null | undefined;
   ended: boolean;
+  /** Ended moments ago: the figures may still be on their way. */
+  pending: boolean;
   lines: Line[];
   answeredAt: string | null;
 }) {
   const body = () => {
     if (!ended) return <p>Each turn’s latency is shown here once the call ends.</p>;
+    if (pending) return <p>The call has just ended: its latency figures are on their way.</p>;
     if (!latency)
       return (
         <p>

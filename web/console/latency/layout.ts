@@ -131,3 +131,16 @@ export function callerLineOf<Line extends TranscriptLine>(
   if (answeredAt === null) return undefined;
   return lines.findLast((line) => line.role === 'user' && Date.parse(line.start) <= turnTime(answeredAt, turn));
 }
+
+/** How long after a call ends its figures may still be on their way (they are written as it ends). */
+export const FIGURES_GRACE_MS = 30_000;
+
+/** A call answered and ended moments before it was read (`readAt`), without its figures yet: they may still come. */
+export const figuresPending = (
+  run: { answered_at: string | null; ended_at: string | null; latency?: unknown },
+  readAt: number,
+): boolean =>
+  run.latency == null &&
+  run.answered_at !== null &&
+  run.ended_at !== null &&
+  readAt - Date.parse(run.ended_at) < FIGURES_GRACE_MS;

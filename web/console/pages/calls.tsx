@@ -9,7 +9,7 @@
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { CallLatencySection, ReplyLatency } from '../latency/call-latency.tsx';
-import { repliesOf } from '../latency/layout.ts';
+import { figuresPending, repliesOf } from '../latency/layout.ts';
 import type { RunWithLatency } from '../latency/shapes.ts';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
@@ -186,8 +186,9 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
     queryKey: ['run', agentId, runId],
     queryFn: (): Promise<RunWithLatency> =>
       answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}', { params: { path } })),
-    refetchInterval: (current) =>
-      current.state.data?.status === 'in_progress' || current.state.data?.status === 'created'
+    // Live, or just ended with its latency figures still being written.
+    refetchInterval: ({ state: { data, dataUpdatedAt } }) =>
+      data && (data.status === 'in_progress' || data.status === 'created' || figuresPending(data, dataUpdatedAt))
         ? LIVE_REFRESH_MS
         : false,
   });
@@ -271,7 +272,13 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
           ))}
         </ol>
       </div>
-      <CallLatencySection latency={call.latency} ended={ended} lines={lines} answeredAt={call.answered_at} />
+      <CallLatencySection
+        latency={call.latency}
+        ended={ended}
+        pending={figuresPending(call, run.dataUpdatedAt)}
+        lines={lines}
+        answeredAt={call.answered_at}
+      />
     </section>
   );
 }
