@@ -9,20 +9,10 @@ import uPlot from 'uplot';
 import { getJson, useConnection } from '../lib/api.ts';
 import { ErrorLine, Table } from '../lib/ui.tsx';
 import { everyDay } from './layout.ts';
-import { COMPONENTS, type ComponentKey, type LatencyReport, ms, type Percentiles } from './shapes.ts';
+import { COMPONENTS, type LatencyReport, ms, type Percentiles } from './shapes.ts';
 
 const DAY_MS = 86_400_000;
 const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);
-
-/** The colours of the waterfall's components (console.css), for the canvas. */
-const COLOURS: Record<ComponentKey, string> = {
-  transcription_ms: '#0b57d0',
-  endpointing_ms: '#6f42c1',
-  model_ms: '#1e7e34',
-  tools_ms: '#b35c00',
-  text_to_speech_ms: '#c2185b',
-  overhead_ms: '#5f6368',
-};
 
 type Day = ReturnType<typeof everyDay>[number];
 
@@ -103,7 +93,7 @@ function ComponentsChart({ days, percentile }: { days: Day[]; percentile: keyof 
   );
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
     () => ({
-      series: [{}, ...COMPONENTS.map(({ key, label }) => ({ label, stroke: COLOURS[key], width: 2, value: millis }))],
+      series: [{}, ...COMPONENTS.map(({ label, colour }) => ({ label, stroke: colour, width: 2, value: millis }))],
       axes: [{}, { label: 'ms', size: 60 }],
       scales: { x: timeScale, y: fromZero },
     }),

@@ -6,7 +6,7 @@
 import type { Schemas } from '../lib/api.ts';
 import { Table } from '../lib/ui.tsx';
 import { callerLineOf, describeTurn, scaleFor, turnLength, turnSegments } from './layout.ts';
-import { type CallLatency, COMPONENTS, ms, seconds, type TurnLatency } from './shapes.ts';
+import { type CallLatency, colourOf, COMPONENTS, ms, seconds, type TurnLatency } from './shapes.ts';
 
 type Line = Schemas['Transcript']['segments'][number];
 
@@ -38,7 +38,7 @@ function Axis({ scale }: { scale: { end: number; step: number } }) {
 }
 
 /** One turn's parts from the caller's end of speech, on the scale every turn of the call shares. */
-export function TurnWaterfall({ turn, scale }: { turn: TurnLatency; scale: { end: number; step: number } }) {
+function TurnWaterfall({ turn, scale }: { turn: TurnLatency; scale: { end: number; step: number } }) {
   const x = (value: number) => (value / scale.end) * BAR_WIDTH;
   return (
     <svg
@@ -54,7 +54,7 @@ export function TurnWaterfall({ turn, scale }: { turn: TurnLatency; scale: { end
       {turnSegments(turn).map((segment) => (
         <rect
           key={`${segment.key}${segment.start}`}
-          class={`latency-${segment.key}`}
+          fill={colourOf(segment.key)}
           x={x(segment.start)}
           y={3}
           width={Math.max(1, x(segment.duration))}
@@ -70,13 +70,13 @@ export function TurnWaterfall({ turn, scale }: { turn: TurnLatency; scale: { end
 }
 
 /** The colour of each component, named. */
-export function LatencyLegend() {
+function LatencyLegend() {
   return (
     <ul class="latency-legend" aria-label="Latency components">
       {COMPONENTS.map(({ key, label, hint }) => (
         <li key={key} title={hint}>
           <svg viewBox="0 0 12 12" aria-hidden="true" focusable="false">
-            <rect class={`latency-${key}`} width={12} height={12} rx={2} />
+            <rect fill={colourOf(key)} width={12} height={12} rx={2} />
           </svg>
           {label}
         </li>
@@ -93,18 +93,17 @@ const clock = (atMs: number): string => {
 
 /** The answer's time beside an agent line of the transcript: its turn's parts in small, and the total. */
 export function ReplyLatency({ turn }: { turn: TurnLatency }) {
-  const length = turnLength(turn);
-  const scale = { end: length || 1, step: length || 1 };
+  const end = turnLength(turn) || 1;
   return (
     <span class="reply-latency">
       <svg viewBox={`0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
         {turnSegments(turn).map((segment) => (
           <rect
             key={`${segment.key}${segment.start}`}
-            class={`latency-${segment.key}`}
-            x={(segment.start / scale.end) * BAR_WIDTH}
+            fill={colourOf(segment.key)}
+            x={(segment.start / end) * BAR_WIDTH}
             y={0}
-            width={(segment.duration / scale.end) * BAR_WIDTH}
+            width={(segment.duration / end) * BAR_WIDTH}
             height={BAR_HEIGHT}
           />
         ))}
@@ -128,7 +127,7 @@ function Percentiles({ latency }: { latency: CallLatency }) {
         <tr key={key}>
           <th scope="row">
             <svg class="swatch" viewBox="0 0 12 12" aria-hidden="true" focusable="false">
-              <rect class={`latency-${key}`} width={12} height={12} rx={2} />
+              <rect fill={colourOf(key)} width={12} height={12} rx={2} />
             </svg>
             {label}
           </th>

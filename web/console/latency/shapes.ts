@@ -11,16 +11,18 @@ export interface Percentiles {
   p95: number | null;
 }
 
-/** The components of a turn's voice-to-voice time, in the order they happen. */
+/** The components of a turn's voice-to-voice time, in the order they happen, each with its colour in every view. */
 export const COMPONENTS = [
-  { key: 'transcription_ms', label: 'Transcription', hint: 'end of speech to the final transcript' },
-  { key: 'endpointing_ms', label: 'Endpointing', hint: 'to the turn decided' },
-  { key: 'model_ms', label: 'Model', hint: 'to the first sentence, without tools' },
-  { key: 'tools_ms', label: 'Tools', hint: 'tool calls during the turn' },
-  { key: 'text_to_speech_ms', label: 'Text-to-speech', hint: 'to the first audio byte' },
-  { key: 'overhead_ms', label: 'Overhead', hint: 'to the first frame sent (the platform)' },
+  { key: 'transcription_ms', label: 'Transcription', hint: 'end of speech to the final transcript', colour: '#0b57d0' },
+  { key: 'endpointing_ms', label: 'Endpointing', hint: 'to the turn decided', colour: '#6f42c1' },
+  { key: 'model_ms', label: 'Model', hint: 'to the first sentence, without tools', colour: '#1e7e34' },
+  { key: 'tools_ms', label: 'Tools', hint: 'tool calls during the turn', colour: '#b35c00' },
+  { key: 'text_to_speech_ms', label: 'Text-to-speech', hint: 'to the first audio byte', colour: '#c2185b' },
+  { key: 'overhead_ms', label: 'Overhead', hint: 'to the first frame sent (the platform)', colour: '#5f6368' },
 ] as const;
 export type ComponentKey = (typeof COMPONENTS)[number]['key'];
+
+export const colourOf = (key: ComponentKey): string => COMPONENTS.find((component) => component.key === key)!.colour;
 
 export interface ToolCall {
   name: string;
