@@ -96,6 +96,26 @@ describe('turnSegments: each part where it happened on the turn’s clock', () =
       ],
     },
     {
+      name: 'a call started after the first sentence was ready: not part of the wait, not drawn',
+      latency: turn({
+        model_ms: 380,
+        tools_ms: 230,
+        tools: [
+          { name: 'lookup', start_ms: 520, duration_ms: 230 },
+          { name: 'send_sms', start_ms: 1_200, duration_ms: 300 },
+        ],
+      }),
+      segments: [
+        'Transcription 0+140',
+        'Endpointing 140+310',
+        'Model 450+70',
+        'Tool lookup 520+230',
+        'Model 750+310',
+        'Text-to-speech 1060+180',
+        'Overhead 1240+12',
+      ],
+    },
+    {
       name: 'a turn answered without speech: the missing marks are left out',
       latency: turn({ text_to_speech_ms: null, overhead_ms: null, voice_to_voice_ms: null }),
       segments: ['Transcription 0+140', 'Endpointing 140+310', 'Model 450+420'],

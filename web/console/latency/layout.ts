@@ -20,7 +20,8 @@ const labelOf = (key: ComponentKey): string => COMPONENTS.find((component) => co
 /**
  * The turn's segments, in time order. Model and tools share one span after endpointing: where the
  * tool calls fit in it one after another, each is drawn where it ran and the model fills the rest;
- * otherwise (overlapping calls) the model comes first and the tools after, as one segment.
+ * otherwise (overlapping calls) the model comes first and the tools after, as one segment. A call
+ * started once the answer was on its way (after the span) is not part of the wait, so not drawn.
  */
 export function turnSegments(turn: TurnLatency): Segment[] {
   const segments: Segment[] = [];
@@ -33,7 +34,7 @@ export function turnSegments(turn: TurnLatency): Segment[] {
   next('endpointing_ms', turn.endpointing_ms);
   const spanStart = at;
   const spanEnd = spanStart + (turn.model_ms ?? 0) + (turn.tools_ms ?? 0);
-  const calls = [...turn.tools].sort((a, b) => a.start_ms - b.start_ms);
+  const calls = turn.tools.filter((call) => call.start_ms < spanEnd).sort((a, b) => a.start_ms - b.start_ms);
   const fit =
     calls.length > 0 &&
     calls.every(
