@@ -316,7 +316,7 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
     await page.close();
   });
 
-  it('reads a call that has just ended again until its figures are there', async () => {
+  it('reads the figures of a call that has just ended again until they are there, not its recording', async () => {
     const page = await signedIn();
     const endedAt = new Date(Date.now() - 2_000).toISOString();
     let reads = 0;
@@ -332,7 +332,15 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
           });
         reads += 1;
         // The figures are written as the call ends: the first read may come before them.
-        return json(route, runOf(4_205, { ended_at: endedAt, latency: reads === 1 ? null : LATENCY }));
+        return json(
+          route,
+          runOf(4_205, {
+            ended_at: endedAt,
+            latency: reads === 1 ? null : LATENCY,
+            // A fresh link at every read, as the API signs them.
+            recording_download_url: new URL(`recording-${reads}.wav`, consoleUrl).toString(),
+          }),
+        );
       },
     );
     await page.goto(`${consoleUrl}#/calls/${agent.public_id}/4205`);
@@ -343,6 +351,8 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
     const waterfall = page.getByRole('table', { name: 'Latency of each agent turn' });
     await expect.poll(() => waterfall.getByRole('row').count()).toBe(7);
     expect(reads).toBe(2);
+    // Only the figures are read again: the player keeps the link it loaded.
+    expect(await page.getByLabel('Recording').getAttribute('src')).toMatch(/recording-1\.wav$/);
     await page.close();
   });
 

@@ -3,10 +3,50 @@
  * each agent turn as a waterfall on one shared scale (drawn in SVG, each bar named for screen
  * readers, every figure also in a table). The transcript marks each answer with its turn's time.
  */
-import type { Schemas } from '../lib/api.ts';
+import { useQuery } from '@tanstack/preact-query';
+import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { Table } from '../lib/ui.tsx';
-import { callerLineOf, describeTurn, scaleFor, turnLength, turnSegments } from './layout.ts';
-import { type CallLatency, colourOf, COMPONENTS, ms, seconds, type TurnLatency } from './shapes.ts';
+import { callerLineOf, describeTurn, figuresPending, scaleFor, turnLength, turnSegments } from './layout.ts';
+import {
+  type CallLatency,
+  colourOf,
+  COMPONENTS,
+  ms,
+  type RunWithLatency,
+  seconds,
+  type TurnLatency,
+} from './shapes.ts';
+
+const FIGURES_REFRESH_MS = 2_000;
+
+/**
+ * The call's latency figures: the run's own, or, for a call that ended moments ago without them
+ * yet (they are written as it ends), the run read again every 2 s until they are there. A query
+ * of its own, so the page's run (its fresh recording link, playing) is not read again.
+ */
+export function useCallLatency(
+  agentId: string,
+  runId: number,
+  run: RunWithLatency | undefined,
+  readAt: number,
+): { latency: CallLatency | null | undefined; pending: boolean } {
+  const api = useApi();
+  const waiting = run !== undefined && figuresPending(run, readAt);
+  const again = useQuery({
+    queryKey: ['run-latency', agentId, runId],
+    enabled: waiting,
+    queryFn: (): Promise<RunWithLatency> =>
+      answer(
+        api.GET('/agents/{agent_id}/conversations/{conversation_id}', {
+          params: { path: { agent_id: agentId, conversation_id: runId } },
+        }),
+      ),
+    refetchInterval: ({ state: { data, dataUpdatedAt } }) =>
+      data && figuresPending(data, dataUpdatedAt) ? FIGURES_REFRESH_MS : false,
+  });
+  if (!waiting || !again.data) return { latency: run?.latency, pending: waiting && !again.error };
+  return { latency: again.data.latency, pending: figuresPending(again.data, again.dataUpdatedAt) };
+}
 
 type Line = Schemas['Transcript']['segments'][number];
 

@@ -8,8 +8,8 @@
  */
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { CallLatencySection, ReplyLatency } from '../latency/call-latency.tsx';
-import { figuresPending, repliesOf } from '../latency/layout.ts';
+import { CallLatencySection, ReplyLatency, useCallLatency } from '../latency/call-latency.tsx';
+import { repliesOf } from '../latency/layout.ts';
 import type { RunWithLatency } from '../latency/shapes.ts';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
@@ -186,12 +186,12 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
     queryKey: ['run', agentId, runId],
     queryFn: (): Promise<RunWithLatency> =>
       answer(api.GET('/agents/{agent_id}/conversations/{conversation_id}', { params: { path } })),
-    // Live, or just ended with its latency figures still being written.
-    refetchInterval: ({ state: { data, dataUpdatedAt } }) =>
-      data && (data.status === 'in_progress' || data.status === 'created' || figuresPending(data, dataUpdatedAt))
+    refetchInterval: (current) =>
+      current.state.data?.status === 'in_progress' || current.state.data?.status === 'created'
         ? LIVE_REFRESH_MS
         : false,
   });
+  const figures = useCallLatency(agentId, runId, run.data, run.dataUpdatedAt);
   const ended = run.data !== undefined && run.data.status !== 'in_progress' && run.data.status !== 'created';
   const transcript = useQuery({
     queryKey: ['transcript', agentId, runId],
@@ -205,8 +205,8 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
   const audio = useRef<HTMLAudioElement>(null);
   const segments = transcript.data?.segments;
   const replies = useMemo(
-    () => repliesOf(run.data?.latency?.turns ?? [], segments ?? [], run.data?.answered_at ?? null),
-    [run.data, segments],
+    () => repliesOf(figures.latency?.turns ?? [], segments ?? [], run.data?.answered_at ?? null),
+    [figures.latency, run.data, segments],
   );
   if (!run.data) return <ErrorLine error={run.error ?? new Error('Loading…')} />;
   const call = run.data;
@@ -273,9 +273,9 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
         </ol>
       </div>
       <CallLatencySection
-        latency={call.latency}
+        latency={figures.latency}
         ended={ended}
-        pending={figuresPending(call, run.dataUpdatedAt)}
+        pending={figures.pending}
         lines={lines}
         answeredAt={call.answered_at}
       />
