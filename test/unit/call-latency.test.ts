@@ -147,7 +147,30 @@ describe("a turn's components, each from the mark before it", () => {
     {
       name: 'an answer cut before it was heard: the marks it reached, the rest null',
       timeline: { turn: 1, marks: { speech_end: 10.4, final_transcript: 99.6, turn_decided: 250 }, tools: [] },
-      turn: { ...NO_COMPONENTS, at_ms: 10, transcription_ms: 89, endpointing_ms: 150, tools: [] },
+      turn: { ...NO_COMPONENTS, at_ms: 10, transcription_ms: 90, endpointing_ms: 150, tools: [] },
+    },
+    {
+      name: 'marks off the millisecond: rounded first, so the components still sum to voice-to-voice',
+      timeline: {
+        turn: 1,
+        marks: {
+          speech_end: 100.4,
+          final_transcript: 200.4,
+          turn_decided: 300.4,
+          first_sentence: 400.4,
+          tts_first_byte: 500.4,
+          first_frame_sent: 600.6,
+        },
+        tools: [],
+      },
+      turn: {
+        transcription_ms: 100,
+        endpointing_ms: 100,
+        model_ms: 100,
+        text_to_speech_ms: 100,
+        overhead_ms: 101,
+        voice_to_voice_ms: 501,
+      },
     },
     {
       name: 'a transcript stamped before the end of speech: never negative',
@@ -290,11 +313,16 @@ describe('the agents’ histograms', () => {
     expect(LATENCY_BUCKET_STARTS.slice(0, 17)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17]);
     expect(LATENCY_BUCKET_STARTS).toHaveLength(120);
     expect(LATENCY_BUCKET_STARTS.at(-1)).toBe(131_072);
+    const worst = { upTo16Ms: 0, upTo100Ms: 0, above: 0 };
     for (let value = 1; value < 131_072; value += 1) {
       const error = Math.abs(bucketValue(bucketOf(value)) - value);
-      if (value <= 16) expect(error).toBeLessThanOrEqual(1);
-      else expect(error / value).toBeLessThanOrEqual(value < 100 ? 0.0556 : 0.0454);
+      if (value <= 16) worst.upTo16Ms = Math.max(worst.upTo16Ms, error);
+      else if (value < 100) worst.upTo100Ms = Math.max(worst.upTo100Ms, error / value);
+      else worst.above = Math.max(worst.above, error / value);
     }
+    expect(worst.upTo16Ms).toBe(1);
+    expect(worst.upTo100Ms).toBeLessThanOrEqual(0.0556);
+    expect(worst.above).toBeLessThanOrEqual(0.0454);
   });
 
   it.each<[number, number, number]>([
