@@ -2114,6 +2114,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latency: each agent's p50 and p95 per turn
+         * @description Per day or month and per agent, the p50 and p95 of each turn's voice-to-voice latency and of its components (transcription, endpointing, model, tools, text-to-speech, our own overhead), over the turns of the calls that ended in the period (UTC days; a `to` within a day includes that day). From per-agent daily histograms kept as each call ends: exact to a bucket (within 4.6 % from 100 ms up), never averages of percentiles; they hold no content and stay when runs are deleted. `agent_id` narrows it to one agent (404 if a public id names none). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/usage/latency" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getLatencyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -2876,6 +2903,31 @@ export interface components {
             workflow_run_id: number;
             workflow_run_name: string;
         };
+        /** @description Each turn's latency, measured by the media service on the call's clock (docs: Latency of each turn). The components of a turn are measured each from the previous mark: they sum to `voice_to_voice_ms` where all marks exist. Null until the call ends, and for a call that never connected. */
+        CallLatency: {
+            /**
+             * Format: int32
+             * @description The call answered (the media stream started, the session connected) to the first frame of the agent's first words sent; null when the agent did not speak first.
+             */
+            greeting_ms: number | null;
+            /** @description p50 and p95 of each component over all the call's turns. */
+            summary: {
+                endpointing_ms: components["schemas"]["LatencyPercentiles"];
+                model_ms: components["schemas"]["LatencyPercentiles"];
+                overhead_ms: components["schemas"]["LatencyPercentiles"];
+                text_to_speech_ms: components["schemas"]["LatencyPercentiles"];
+                tools_ms: components["schemas"]["LatencyPercentiles"];
+                transcription_ms: components["schemas"]["LatencyPercentiles"];
+                /**
+                 * Format: int32
+                 * @description Every turn of the call, listed or not.
+                 */
+                turn_count: number;
+                voice_to_voice_ms: components["schemas"]["LatencyPercentiles"];
+            };
+            /** @description One per caller turn the agent answered, in order (the first 200). */
+            turns: components["schemas"]["TurnLatency"][];
+        } | null;
         /** @description Calling hours (`detail` object with `retry_at`) or another conflict (`detail` string). */
         CallPlacementConflict: components["schemas"]["CallingHoursConflict"] | components["schemas"]["ErrorResponse"];
         /** @description The callee answered and the agent started talking (the media stream began). */
@@ -3588,6 +3640,44 @@ export interface components {
             }[];
             query: string;
         };
+        /** @description Nearest-rank p50 and p95; null when no turn has the value. */
+        LatencyPercentiles: {
+            /** Format: int32 */
+            p50: number | null;
+            /** Format: int32 */
+            p95: number | null;
+        };
+        /** @description Per agent, p50 and p95 of each turn's latency over a period, from per-agent daily histograms kept as each call ends (fixed buckets: exact to a bucket, within 4.6 % from 100 ms up; never averages of percentiles). They hold no content and stay when runs are deleted. */
+        LatencyUsage: {
+            /**
+             * Format: date
+             * @description First day covered (UTC).
+             */
+            from: string;
+            /** @enum {string} */
+            group_by: "day" | "month";
+            /** @description One per period and agent that had turns, by period then agent. */
+            items: {
+                /** Format: int64 */
+                agent_id: number;
+                endpointing_ms: components["schemas"]["LatencyPercentiles"];
+                model_ms: components["schemas"]["LatencyPercentiles"];
+                overhead_ms: components["schemas"]["LatencyPercentiles"];
+                /** @description `2026-11-25` per day, `2026-11` per month (UTC). */
+                period: string;
+                text_to_speech_ms: components["schemas"]["LatencyPercentiles"];
+                tools_ms: components["schemas"]["LatencyPercentiles"];
+                transcription_ms: components["schemas"]["LatencyPercentiles"];
+                /** Format: int64 */
+                turn_count: number;
+                voice_to_voice_ms: components["schemas"]["LatencyPercentiles"];
+            }[];
+            /**
+             * Format: date
+             * @description Day after the last day covered (exclusive).
+             */
+            to: string;
+        };
         /** @description Listen to a live call: a WebSocket of JSON frames, `start`, then `media` `{track: "inbound"|"outbound", timestamp, payload}` (base64 mu-law; inbound is the caller, outbound the agent), `transcript`, `tool_call`, `knowledge` and `control` as they happen, and `end` when the call ends (then the socket closes, 1000). */
         ListenSession: {
             /**
@@ -3954,6 +4044,7 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             download_urls_expire_at: string | null;
+            latency: components["schemas"]["CallLatency"];
             logs: components["schemas"]["RunLog"][];
             /** @description Signed link to the WAV; needs no API key. */
             recording_download_url: string | null;
@@ -4548,6 +4639,64 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        TurnLatency: {
+            /**
+             * Format: int32
+             * @description The end of the caller's speech, in ms since the call was answered (`answered_at`).
+             */
+            at_ms: number;
+            /**
+             * Format: int32
+             * @description The final transcript to the turn decided by the end-of-turn policy.
+             */
+            endpointing_ms: number | null;
+            /**
+             * Format: int32
+             * @description The turn decided to the model's first sentence ready to speak, minus the time in tools.
+             */
+            model_ms: number | null;
+            /**
+             * Format: int32
+             * @description The first audio byte (a chat: the first sentence) to the first frame sent to the caller: our own work.
+             */
+            overhead_ms: number | null;
+            /**
+             * Format: int32
+             * @description The first sentence to text-to-speech's first audio byte; null for a chat.
+             */
+            text_to_speech_ms: number | null;
+            /** @description Each tool call of the turn, in order (the first 20). */
+            tools: {
+                /** Format: int32 */
+                duration_ms: number;
+                name: string;
+                /**
+                 * Format: int32
+                 * @description From the end of the caller's speech.
+                 */
+                start_ms: number;
+            }[];
+            /**
+             * Format: int32
+             * @description The time in tool calls before the first sentence (they delay the answer); null when the turn called no tool.
+             */
+            tools_ms: number | null;
+            /**
+             * Format: int32
+             * @description The caller's end of speech to the final transcript of their turn; null for a turn of keys.
+             */
+            transcription_ms: number | null;
+            /**
+             * Format: int32
+             * @description 1 for the caller's first turn.
+             */
+            turn: number;
+            /**
+             * Format: int32
+             * @description The caller's end of speech to the first frame of the answer sent.
+             */
+            voice_to_voice_ms: number | null;
         };
         UpdateAgentRequest: {
             /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
@@ -13622,6 +13771,121 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked API key */
             401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getLatencyUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One agent only (integer or public id).
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id?: string;
+                /** @description Start (inclusive); default: the first day of the current month (UTC). */
+                from?: string;
+                group_by?: "day" | "month";
+                /** @description End (exclusive); default: now. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Latency per period and agent */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LatencyUsage"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];

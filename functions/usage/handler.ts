@@ -2,6 +2,7 @@ import { usageRoutes } from '../../shared/api/routes/usage.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { ok, type HttpResult } from '../../shared/http/response.ts';
 import * as usage from '../../shared/services/usage.ts';
+import { latencyUsage } from '../../shared/services/call-latency.ts';
 
 const usageCsvResult = async (orgId: number, query: { from?: string; to?: string }): Promise<HttpResult> => ({
   status: 200,
@@ -12,6 +13,9 @@ const usageCsvResult = async (orgId: number, query: { from?: string; to?: string
 export const handler = createApiHandler([
   operation(usageRoutes.usage, async ({ query }, context) =>
     ok(await usage.usageReport(callerOf(context).organizationId, query)),
+  ),
+  operation(usageRoutes.latency, async ({ query }, context) =>
+    ok(await latencyUsage(callerOf(context).organizationId, query)),
   ),
   operation(usageRoutes.legacyUsage, async ({ query }, context) =>
     ok(await usage.usageReport(callerOf(context).organizationId, query)),

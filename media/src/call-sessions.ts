@@ -35,6 +35,7 @@ import type { RunRecord, TransferState } from '../../shared/domain/run.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
@@ -250,10 +251,23 @@ export async function transferCall(session: CallPipeline, run: RunRecord, log: L
 }
 
 /**
+ * The call's latency on the run and in its agent's histograms, before the run ends (so a run seen
+ * ended has it, unless a provider's report ended it first). Measurements never hold up the ending:
+ * a failure is logged.
+ */
+async function saveLatency(ref: RunRef, result: SessionResult, log: LogFn): Promise<void> {
+  try {
+    await recordCallLatency(ref, result.endedAt, result.latency);
+  } catch (error) {
+    log('error', 'latency not recorded', { runRef: result.runRef, error: String(error) });
+  }
+}
+
+/**
  * Saves what the call produced and ends its run (exactly once, whatever else reports it); `run` is
  * what the stream's admission wrote.
  */
-export async function saveCall(result: SessionResult, run: RunRecord): Promise<void> {
+export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn): Promise<void> {
   try {
     const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
     if (!ref) return;
@@ -282,7 +296,7 @@ export async function saveCall(result: SessionResult, run: RunRecord): Promise<v
       ? (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
       : undefined;
     if (transferring) {
-      await saveFiles();
+      await Promise.all([saveFiles(), saveLatency(ref, result, log)]);
       await handOff(ref, {
         recording_key: recordingKey,
         transcript_key: keys.transcript,
@@ -298,6 +312,7 @@ export async function saveCall(result: SessionResult, run: RunRecord): Promise<v
           })
         : undefined,
       saveFiles(),
+      saveLatency(ref, result, log),
     ]);
     await completeCall(
       {

@@ -140,7 +140,7 @@ export async function startMediaService(options: {
       server,
       MEDIA_STREAM_PATH,
       (send, run) => counted(createCallSession(options.calls, send, options.log, run), run),
-      (result, run) => track(saveCall(result, run)),
+      (result, run) => track(saveCall(result, run, options.log)),
       {
         admit: admittedBy(admitStream),
         maxCallSeconds: MAX_CALL_SECONDS,
@@ -152,7 +152,7 @@ export async function startMediaService(options: {
       server,
       BROWSER_SESSION_PATH,
       (send, run) => counted(createBrowserSession(options.calls, send, options.log, run), run),
-      (result, run) => track(saveCall(result, run)),
+      (result, run) => track(saveCall(result, run, options.log)),
       {
         admit: admittedBy(admitBrowserSession),
         maxCallSeconds: MAX_CALL_SECONDS,

@@ -4,6 +4,7 @@
  * store it; the services build the API's shapes from it.
  */
 import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
+import type { CallLatency } from './call-latency.ts';
 
 /**
  * Who answered an outbound call, as the provider's asynchronous answering-machine detection
@@ -58,6 +59,8 @@ export interface RunRecord {
    * function failed every attempt is noticed (services/call-completion.ts).
    */
   event_published_at?: string | null;
+  /** Each turn's latency, once the call's media stream ended (domain/call-latency.ts); none before. */
+  latency?: CallLatency | null;
   /** A transfer to a person, from the agent's request until the run ends (services/call-transfer.ts). */
   transfer?: TransferState | null;
   /** The campaign contact attempt that placed this call, if any. */

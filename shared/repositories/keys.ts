@@ -19,6 +19,7 @@
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
  * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  |                       |                     |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
+ * | latency histogram | ORG#<orgId>         | LATENCY#<day>#<agentId, 12 digits> |                       |                     |
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
  * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
  * | integration conn. | ORG#<orgId>         | CONNECTION#<connectionId>          |                       |                     |
@@ -54,6 +55,8 @@
  * - Browser/chat sessions never connected (sweeper): Query gsi1 SESSIONS#UNCONNECTED, gsi1sk <= now,
  *   by the expiry of their credential; the entry becomes RUNS#ACTIVE when the session connects.
  * - Usage per period: Query ORG#<orgId>, sk between USAGE#<from> and USAGE#<to>.
+ * - Latency per agent and day: Query ORG#<orgId>, sk between LATENCY#<first day> and LATENCY#<last day>#~
+ *   (counters ADDed when each call ends; one agent's: the same with a filter on agent_id).
  * - Campaigns of an organization: Query ORG#<orgId>, sk begins_with CAMPAIGN#.
  * - Running or scheduled campaigns (restart reconciliation): Query gsi1 CAMPAIGNS#ACTIVE.
  * - Contacts due for a call, soonest first: Query gsi1 ORG#<o>#CAMPAIGN#<c>#DUE, gsi1sk <= now.
@@ -219,6 +222,12 @@ export const keys = {
     pk: `ORG#${orgId}`,
     sk: `USAGE#${endedAt}#${pad(runId)}`,
   }),
+  /** An agent's latency histograms of a UTC day (`2026-11-25`): days, then agents, in order. */
+  latencyDay: (orgId: number, day: string, agentId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `LATENCY#${day}#${pad(agentId)}`,
+  }),
+  latencyDaySkPrefix: 'LATENCY#',
 };
 
 /** Key attributes are storage details; they are stripped before an item leaves a repository. */

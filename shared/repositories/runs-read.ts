@@ -4,10 +4,12 @@ import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, tableName } from './table.ts';
 import type { RunRecord, RunStatus } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
+import { unpackLatency, type StoredLatency } from './run-latency.ts';
 
 const fromItem = (item: Record<string, unknown>): RunRecord => {
   const { type: _type, ...run } = stripKeys(item);
-  return { ...run, logs: run.logs ?? [] } as unknown as RunRecord;
+  const latency = run.latency ? unpackLatency(run.latency as StoredLatency) : null;
+  return { ...run, logs: run.logs ?? [], latency } as unknown as RunRecord;
 };
 
 /** Several runs by key, 100 per BatchGetItem (eventually consistent: for reconciliation, not for decisions that need the latest write). */

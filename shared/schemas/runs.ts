@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
+import { CallLatency } from './latency.ts';
 import { freeFormObject, JsonObject, nameText, Timestamp } from './common.ts';
 import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
@@ -195,6 +196,7 @@ export const Run = RunListItem.extend({
     description:
       'When the callee answered (or the session connected): where the recording starts, so a transcript line at `start` plays at `start - answered_at`.',
   }),
+  latency: CallLatency.nullable(),
 }).openapi('Run');
 
 export const TranscriptResponse = z

@@ -8,7 +8,7 @@ import { getAgent } from './agents.ts';
 /** A report covers at most about a year: the records are read in one go. */
 const MAX_RANGE_DAYS = 366;
 
-function range(query: { from?: string; to?: string }, now = new Date()): { from: string; to: string } {
+export function reportRange(query: { from?: string; to?: string }, now = new Date()): { from: string; to: string } {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const from = new Date(query.from ?? monthStart.toISOString()).toISOString();
   const to = new Date(query.to ?? now.toISOString()).toISOString();
@@ -19,7 +19,7 @@ function range(query: { from?: string; to?: string }, now = new Date()): { from:
 }
 
 export async function usageReport(orgId: number, query: { from?: string; to?: string; group_by: UsageGrouping }) {
-  const { from, to } = range(query);
+  const { from, to } = reportRange(query);
   const usage = aggregateUsage(await listUsage(orgId, from, to), query.group_by);
   const agents = await Promise.all(
     usage.agents.map(async (agent) => ({
@@ -43,13 +43,13 @@ const COLUMNS = [
 
 /** One row per call in the range (services/csv.ts: spreadsheet-safe). */
 export async function usageCsv(orgId: number, query: { from?: string; to?: string }): Promise<string> {
-  const { from, to } = range(query);
+  const { from, to } = reportRange(query);
   return writeCsv((await listUsage(orgId, from, to)).map(billedRun), COLUMNS, { header: true });
 }
 
 /** The current billing period: the calendar month (UTC) so far. `GET /organizations/usage/current-period`. */
 export async function currentPeriod(orgId: number, now = new Date()) {
-  const { from, to } = range({}, now);
+  const { from, to } = reportRange({}, now);
   const periodEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
   const { totals } = aggregateUsage(await listUsage(orgId, from, to), 'month');
   return { period_start: from, period_end: periodEnd, as_of: to, ...totals };
@@ -57,13 +57,13 @@ export async function currentPeriod(orgId: number, now = new Date()) {
 
 /** Per-day figures with zero days filled in. `GET /organizations/usage/daily-breakdown`. */
 export async function usageDailyBreakdown(orgId: number, query: { from?: string; to?: string }) {
-  const { from, to } = range(query);
+  const { from, to } = reportRange(query);
   return { from, to, days: dailyBreakdown(await listUsage(orgId, from, to), from, to) };
 }
 
 /** Billing records of calls, newest first, one page. `GET /organizations/usage/runs`. */
 export async function billedRuns(orgId: number, query: { from?: string; to?: string } & PageRequest) {
-  const { from, to } = range(query);
+  const { from, to } = reportRange(query);
   const entries = (await listUsage(orgId, from, to)).reverse();
   const page = pageOfItems(entries, query);
   return { from, to, ...page, items: page.items.map(billedRun) };

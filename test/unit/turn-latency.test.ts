@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { SpeechToTextEvents } from '../../media/src/agent/interfaces.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { MediaClock } from '../../media/src/call/media-clock.ts';
 import { TurnLatency, turnDelays, type AnswerMark, type TurnTimeline } from '../../media/src/call/turn-latency.ts';
 import { callInput } from '../support/voice.ts';
 
@@ -109,6 +110,61 @@ describe('turn latency (marks on the call clock)', () => {
     expect(record(steps)).toEqual(turns);
   });
 
+  it.each<{ name: string; steps: (Step | 'greets')[]; greetingMs: number | null }>([
+    {
+      name: 'the greeting: from the answer to its first frame sent (the first frame only)',
+      steps: [
+        'greets',
+        { at: 412 },
+        { mark: 'tts_first_byte' },
+        { mark: 'first_frame_sent' },
+        { at: 600 },
+        { mark: 'first_frame_sent' },
+      ],
+      greetingMs: 412,
+    },
+    {
+      name: 'no greeting: a frame before the first turn (a silence prompt) is not one',
+      steps: [{ at: 5000 }, { mark: 'first_frame_sent' }],
+      greetingMs: null,
+    },
+    {
+      name: 'a greeting the caller spoke over before it was heard: none',
+      steps: ['greets', { at: 900 }, { turn: { speechEndMs: 800, finalMs: 850 } }, { mark: 'first_frame_sent' }],
+      greetingMs: null,
+    },
+  ])('$name', ({ steps, greetingMs }) => {
+    let nowMs = 0;
+    const latency = new TurnLatency({ nowMs: () => nowMs });
+    for (const step of steps) {
+      if (step === 'greets') latency.greets();
+      else if ('at' in step) nowMs = step.at;
+      else if ('turn' in step) latency.turn(step.turn.speechEndMs, step.turn.finalMs);
+      else if ('mark' in step) latency.mark(step.mark);
+    }
+    expect(latency.greetingMs).toBe(greetingMs);
+    expect(latency.result().greeting_ms).toBe(greetingMs);
+  });
+
+  it('times turns to the millisecond between media frames, never going back', () => {
+    const steps: { name: string; wallMs: number; frameMs?: number; nowMs: number; preciseMs: number }[] = [
+      { name: 'the first frame leads wall time by 200 ms', wallMs: 100, frameMs: 300, nowMs: 300, preciseMs: 300 },
+      { name: 'between frames: nowMs stays, the precise clock goes on', wallMs: 107, nowMs: 300, preciseMs: 307 },
+      { name: 'still before the next frame', wallMs: 119, nowMs: 300, preciseMs: 319 },
+      { name: 'the next frame', wallMs: 120, frameMs: 320, nowMs: 320, preciseMs: 320 },
+      { name: 'frames stop: time goes on', wallMs: 500, nowMs: 500, preciseMs: 700 },
+      { name: 'a late frame: never back', wallMs: 501, frameMs: 340, nowMs: 501, preciseMs: 700 },
+    ];
+    let wall = 1_000_000;
+    const clock = new MediaClock(() => wall);
+    clock.start();
+    for (const step of steps) {
+      wall = 1_000_000 + step.wallMs;
+      if (step.frameMs !== undefined) clock.reached(step.frameMs);
+      expect([clock.nowMs(), clock.preciseMs()], step.name).toEqual([step.nowMs, step.preciseMs]);
+    }
+  });
+
   it("gives a turn's delays from the end of the caller's speech", () => {
     const [turn] = record([
       { at: 1400 },
@@ -141,7 +197,7 @@ describe('turn latency (marks on the call clock)', () => {
       const promise = new Promise<void>((done) => (resolve = done));
       return { promise, resolve };
     };
-    const gates = { model: gate(), speech: gate() };
+    const gates = { greeting: gate(), model: gate(), speech: gate() };
     const pipeline = new CallPipeline({
       clock: () => now,
       send: () => {},
@@ -167,7 +223,7 @@ describe('turn latency (marks on the call clock)', () => {
           tts: {
             name: 'tts',
             async *stream(text) {
-              if (text !== 'Hi.') await gates.speech.promise;
+              await (text === 'Hi.' ? gates.greeting : gates.speech).promise;
               yield Buffer.alloc(text.length * 160, 0x7f);
             },
           },
@@ -176,7 +232,11 @@ describe('turn latency (marks on the call clock)', () => {
     });
     await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
     await pipeline.opened;
+    // The greeting's first audio comes 412 ms after the call was answered.
+    now = BASE + 412;
+    gates.greeting.resolve();
     await pipeline.idle();
+    expect(pipeline.latency.greetingMs).toBe(412);
     // A second of the caller's audio, then their words (0.2-0.8 s) as a final result at 1.1 s and the end at 1.4 s.
     for (let atMs = 0; atMs < 1000; atMs += 20) {
       now = BASE + atMs;
@@ -206,6 +266,24 @@ describe('turn latency (marks on the call clock)', () => {
         toolsMs: 0,
       },
     ]);
-    await pipeline.finish('closed');
+    const { latency } = await pipeline.finish('closed');
+    const turn = {
+      turn: 1,
+      at_ms: 800,
+      transcription_ms: 300,
+      endpointing_ms: 300,
+      model_ms: 250,
+      tools_ms: null,
+      text_to_speech_ms: 150,
+      overhead_ms: 0,
+      voice_to_voice_ms: 1000,
+      tools: [],
+    };
+    expect(latency.turns).toEqual([turn]);
+    expect(latency.call).toMatchObject({
+      greeting_ms: 412,
+      turns: [turn],
+      summary: { turn_count: 1, voice_to_voice_ms: { p50: 1000, p95: 1000 }, tools_ms: { p50: null, p95: null } },
+    });
   });
 });

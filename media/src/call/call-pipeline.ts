@@ -38,7 +38,7 @@ export class CallPipeline {
   readonly fragments: TranscriptFragment[] = [];
   readonly gathered: Record<string, unknown> = {};
   wantsHangUp = false;
-  /** Each caller turn's latency, from the end of their speech to the answer's first frame (not stored yet). */
+  /** Each caller turn's latency, from the end of their speech to the answer's first frame, and the greeting's. */
   readonly latency: TurnLatency;
   /** Resolves once, at stop or when finish() is called by the transport. */
   readonly finished: Promise<SessionResult>;
@@ -66,7 +66,7 @@ export class CallPipeline {
     this.chat = options.transport === 'text';
     this.log = options.log ?? (() => {});
     this.clock = new MediaClock(options.clock ?? Date.now);
-    this.latency = new TurnLatency(this.clock);
+    this.latency = new TurnLatency({ nowMs: () => this.clock.preciseMs() });
     this.recorder = this.chat ? null : new CallRecorder();
     const runRef = () => this.runRef;
     this.tap = new LiveTap(
@@ -231,6 +231,7 @@ export class CallPipeline {
         recording: this.recorder?.finish() ?? null,
         durationMs: this.recorder?.durationMs ?? 0,
         transfer: this.transferIntent,
+        latency: this.measuredLatency(),
       });
     }
     return this.finished;
@@ -271,6 +272,7 @@ export class CallPipeline {
     if (this.chat) {
       parts.clocks.activity(this.clock.nowMs());
       parts.clocks.tickEvery(() => this.checkClock());
+      this.latency.greets();
       return firstMessage ? this.speaker.say(firstMessage) : this.answer(null);
     }
     await this.turns.listen(call, {
@@ -286,8 +288,15 @@ export class CallPipeline {
       parts.brain.restore(call.resume.history, call.resume.note);
       return this.answer(null);
     }
+    this.latency.greets();
     if (firstMessage) this.speaker.say(firstMessage);
     else this.answer(null);
+  }
+
+  /** The run's `latency` and every turn's components (the agent's histograms count them all). */
+  private measuredLatency(): SessionResult['latency'] {
+    const turns = this.latency.measuredTurns();
+    return { call: this.latency.result(turns), turns };
   }
 
   private onAudio(frame: Extract<InboundFrame, { type: 'audio' }>): void {

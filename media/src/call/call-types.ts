@@ -4,6 +4,7 @@ import type { CallPlan } from '../agent/call-plan.ts';
 import type { RecordingFile } from '../audio/recorder.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
+import type { CallLatency, LatencyTurn } from '../../../shared/domain/call-latency.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -30,6 +31,8 @@ export interface SessionResult {
   durationMs: number;
   /** The call was handed to a person (its provider transfer carried out by the transport's owner). */
   transfer: TransferIntent | null;
+  /** The run's `latency` (its first turns listed), and every turn's components for the agent's histograms. */
+  latency: { call: CallLatency; turns: LatencyTurn[] };
 }
 
 export interface HangUpInfo {

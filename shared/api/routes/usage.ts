@@ -7,7 +7,8 @@ import {
   UsageQuery,
   UsageReport,
 } from '../../schemas/usage.ts';
-import { BAD_REQUEST, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
+import { LatencyUsage, LatencyUsageQuery } from '../../schemas/latency.ts';
+import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 
 const USAGE_DESCRIPTION =
@@ -25,6 +26,28 @@ export const usageRoutes = {
     tags: ['Usage and reports'],
     request: { query: UsageQuery },
     responses: { 200: { description: 'Usage', schema: UsageReport }, ...BAD_REQUEST, ...UNAUTHORIZED, ...VALIDATION },
+  }),
+  latency: defineRoute({
+    operationId: 'getLatencyUsage',
+    method: 'GET',
+    path: '/usage/latency',
+    group: 'usage',
+    summary: "Latency: each agent's p50 and p95 per turn",
+    description:
+      "Per day or month and per agent, the p50 and p95 of each turn's voice-to-voice latency and of its components (transcription, " +
+      'endpointing, model, tools, text-to-speech, our own overhead), over the turns of the calls that ended in the period (UTC days; a ' +
+      '`to` within a day includes that day). From per-agent daily histograms kept as each call ends: exact to a bucket (within 4.6 % from 100 ms up), ' +
+      'never averages of percentiles; they hold no content and stay when runs are deleted. `agent_id` narrows it to one agent (404 if ' +
+      'a public id names none). Range at most 366 days; `from` must be before `to` (400 otherwise).',
+    tags: ['Usage and reports'],
+    request: { query: LatencyUsageQuery },
+    responses: {
+      200: { description: 'Latency per period and agent', schema: LatencyUsage },
+      ...BAD_REQUEST,
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      ...VALIDATION,
+    },
   }),
   legacyUsage: defineRoute({
     operationId: 'getUsageLegacy',
