@@ -38,7 +38,7 @@ export class CallPipeline {
   readonly fragments: TranscriptFragment[] = [];
   readonly gathered: Record<string, unknown> = {};
   wantsHangUp = false;
-  /** Each caller turn's latency, from the end of their speech to the answer's first frame (not stored yet). */
+  /** Each caller turn's latency, from the end of their speech to the answer's first frame, and the greeting's. */
   readonly latency: TurnLatency;
   /** Resolves once, at stop or when finish() is called by the transport. */
   readonly finished: Promise<SessionResult>;
@@ -271,6 +271,7 @@ export class CallPipeline {
     if (this.chat) {
       parts.clocks.activity(this.clock.nowMs());
       parts.clocks.tickEvery(() => this.checkClock());
+      this.latency.greets();
       return firstMessage ? this.speaker.say(firstMessage) : this.answer(null);
     }
     await this.turns.listen(call, {
@@ -286,6 +287,7 @@ export class CallPipeline {
       parts.brain.restore(call.resume.history, call.resume.note);
       return this.answer(null);
     }
+    this.latency.greets();
     if (firstMessage) this.speaker.say(firstMessage);
     else this.answer(null);
   }

@@ -1,15 +1,17 @@
 /**
  * Per-turn latency: the moments of each caller turn on the call's clock, from the end of the
  * caller's speech to the first frame of the answer sent, fed by the pipeline's parts (the caller's
- * turns, the brain, the reply). Kept in memory with the call; storing it is for later.
+ * turns, the brain, the reply), and the greeting's delay. Kept with the call; when it ends the
+ * run's `latency` is made of it (shared/domain/call-latency.ts, call-sessions.ts).
  */
+import { callLatency, latencyTurn, type CallLatency, type LatencyTurn } from '../../../shared/domain/call-latency.ts';
+import type { TurnMark, TurnTimeline } from '../../../shared/domain/call-latency.ts';
 import type { CallClock } from './call-types.ts';
+
+export type { TurnMark, TurnTimeline };
 
 /** What the brain and the reply report as a turn's answer takes shape (the first of each counts). */
 export type AnswerMark = 'model_first_token' | 'first_sentence' | 'tts_first_byte' | 'first_frame_sent';
-
-/** The moments of a turn, in ms of the call. */
-export type TurnMark = 'speech_end' | 'final_transcript' | 'turn_decided' | AnswerMark;
 
 /** How the parts report to the recorder (a no-op where nobody records). */
 export interface LatencyTrace {
@@ -19,21 +21,27 @@ export interface LatencyTrace {
 
 export const NO_TRACE: LatencyTrace = { mark: () => {}, tool: () => {} };
 
-export interface TurnTimeline {
-  /** 1 for the caller's first turn. */
-  turn: number;
-  marks: Partial<Record<TurnMark, number>>;
-  tools: { name: string; startMs: number; endMs: number | null }[];
-}
-
 /** The delays of a turn from the end of the caller's speech (ms), null where a mark is missing. */
 export type TurnDelays = Record<Exclude<TurnMark, 'speech_end'>, number | null> & { toolsMs: number };
 
 export class TurnLatency implements LatencyTrace {
   private readonly timelines: TurnTimeline[] = [];
   private current: TurnTimeline | null = null;
+  /** The greeting is under way and has sent no frame yet. */
+  private greeting = false;
+  private greetingAtMs: number | null = null;
 
   constructor(private readonly clock: CallClock) {}
+
+  /** From the call answered to the first frame of the agent's greeting sent; null without one. */
+  get greetingMs(): number | null {
+    return this.greetingAtMs;
+  }
+
+  /** The agent starts the call talking (its first message, or the model's opening): its first frame is timed. */
+  greets(): void {
+    if (!this.current && this.greetingAtMs === null) this.greeting = true;
+  }
 
   /** Every caller turn so far, in order. */
   get turns(): readonly TurnTimeline[] {
@@ -47,12 +55,27 @@ export class TurnLatency implements LatencyTrace {
   turn(speechEndMs: number, finalTranscriptMs: number | null): void {
     const marks: TurnTimeline['marks'] = { speech_end: speechEndMs, turn_decided: this.clock.nowMs() };
     if (finalTranscriptMs !== null) marks.final_transcript = finalTranscriptMs;
+    this.greeting = false;
     this.current = { turn: this.timelines.length + 1, marks, tools: [] };
     this.timelines.push(this.current);
   }
 
   mark(mark: AnswerMark): void {
     if (this.current) this.current.marks[mark] ??= this.clock.nowMs();
+    else if (this.greeting && mark === 'first_frame_sent') {
+      this.greeting = false;
+      this.greetingAtMs = this.clock.nowMs();
+    }
+  }
+
+  /** Each turn's components (every turn, for the agent's histograms). */
+  measuredTurns(): LatencyTurn[] {
+    return this.timelines.map(latencyTurn);
+  }
+
+  /** The run's `latency`: the greeting, the first turns, the summary of all. */
+  result(turns: readonly LatencyTurn[] = this.measuredTurns()): CallLatency {
+    return callLatency(turns, this.greetingAtMs);
   }
 
   tool(name: string, phase: 'start' | 'end'): void {
