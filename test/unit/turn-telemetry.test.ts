@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { SpeechToTextEvents } from '../../media/src/agent/interfaces.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { TRACE_INDEXED_ATTRIBUTES } from '../../media/src/deployment.ts';
 import {
   AGENT_DIMENSION,
   GREETING_METRIC,
@@ -194,6 +195,8 @@ describe('turn latency spans (OpenTelemetry)', () => {
     const traces = new Set(spans.map((span) => span.spanContext().traceId));
     expect(traces.size).toBe(2);
     for (const span of spans) {
+      // The attributes the collector indexes for X-Ray's filters, on every span.
+      for (const key of TRACE_INDEXED_ATTRIBUTES) expect(span.attributes).toHaveProperty(key);
       expect(span.attributes).toMatchObject({ agent_id: 12 });
       expect(
         Object.values(span.attributes).every(

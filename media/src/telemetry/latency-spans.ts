@@ -19,9 +19,6 @@ const PHASES = [
   ['overhead', 'overhead_ms'],
 ] as const;
 
-/** Span attributes the X-Ray exporter indexes (annotations), so traces are found by agent or run. */
-export const INDEXED_ATTRIBUTES = ['agent_id', 'run_id'] as const;
-
 export interface PhaseSpan {
   name: string;
   startMs: number;

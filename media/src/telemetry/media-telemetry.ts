@@ -20,10 +20,12 @@ import { everySink, type TurnTelemetry } from './turn-telemetry.ts';
 export const MEDIA_SERVICE_NAME = ACTIVE_CALLS_METRIC.serviceName;
 
 /**
- * Spans waiting to be sent: a few hundred calls' worth (a call of 20 turns makes about 130). Past
- * it spans are dropped, never the call's time.
+ * Spans waiting to be sent: dozens of calls' worth (a call of 20 turns makes about 130; the
+ * batch processor sends a full batch of 512 at once, and otherwise every 5 s). Past it spans
+ * are dropped, never the call's time. At most 16 batches, under the exporter's 30 concurrent
+ * sends, so a stopping task's final flush sends them all.
  */
-const MAX_QUEUED_SPANS = 16_384;
+const MAX_QUEUED_SPANS = 8_192;
 
 export interface MediaTelemetry {
   sink: TurnTelemetry;
