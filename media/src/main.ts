@@ -8,6 +8,8 @@
  * VoiceProviders secret (agent/providers.ts): the task starts and is healthy before the operator
  * fills the keys in (the first deploy), and a call that needs a missing key fails naming it. A
  * setting fixed at deploy that is missing stops the task, named: there is no fallback to a fake.
+ * Each voice call's turn latency leaves as metrics and spans when it ends (telemetry/); a stopping
+ * task sends the spans still queued before it exits.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
