@@ -96,9 +96,19 @@ function coveredMs(intervals: readonly { startMs: number; endMs: number }[], fro
  * A turn's components: each from the latest earlier mark that happened (a turn of keys has no
  * transcript: its endpointing counts from the end of the entry), never negative. The model's time
  * excludes the tool calls made before its first sentence, which are `tools_ms` (null: no tool
- * call). A tool still running when the call ended counts up to the turn's last mark.
+ * call). A tool still running when the call ended counts up to the turn's last mark. Marks are
+ * rounded to whole ms first.
  */
-export function latencyTurn({ turn, marks, tools }: TurnTimeline): LatencyTurn {
+export function latencyTurn({ turn, marks: measured, tools: called }: TurnTimeline): LatencyTurn {
+  // Whole ms first, so that the components sum to voice-to-voice exactly.
+  const marks = Object.fromEntries(
+    Object.entries(measured).map(([mark, atMs]) => [mark, Math.round(atMs)]),
+  ) as TurnTimeline['marks'];
+  const tools = called.map((tool) => ({
+    name: tool.name,
+    startMs: Math.round(tool.startMs),
+    endMs: tool.endMs === null ? null : Math.round(tool.endMs),
+  }));
   const speechEnd = marks.speech_end ?? marks.turn_decided ?? 0;
   const lastMark = Math.max(speechEnd, ...Object.values(marks));
   const since = (mark: TurnMark, previous: TurnMark[]): number | null => {
