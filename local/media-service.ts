@@ -1,7 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { MEDIA_STREAM_PATH, startMediaService } from '../media/src/service.ts';
+import type { LogFn } from '../media/src/call/call-types.ts';
 import type { LocalVoiceProviders } from '../shared/config/local-voice-providers.ts';
+import { mediaTelemetrySettings } from '../shared/config/media-telemetry.ts';
+import { ACTIVE_CALLS_METRIC } from '../media/src/deployment.ts';
+import { startMediaTelemetry } from '../media/src/telemetry/media-telemetry.ts';
 import { startVoiceProviders, type VoiceProviders } from './fakes/voice-providers.ts';
 
 /**
@@ -21,12 +25,23 @@ export async function startLocalMediaService(providers: LocalVoiceProviders): Pr
   stop: () => Promise<void>;
 }> {
   const logger = new Logger({ serviceName: 'media' });
+  const log: LogFn = (level, message, details) => logger[level](message, { ...details });
+  // The stack's metrics (off while POWERTOOLS_METRICS_DISABLED, as the local stack sets it), and
+  // no spans: there is no collector here.
+  const telemetry = startMediaTelemetry(
+    mediaTelemetrySettings({
+      POWERTOOLS_METRICS_NAMESPACE: ACTIVE_CALLS_METRIC.namespace,
+      OTEL_TRACES_EXPORTER: 'none',
+    }),
+    log,
+  );
   const voice = await startVoiceProviders(providers);
   const media = await startMediaService({
     port: 0,
     host: '127.0.0.1',
     calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
-    log: (level, message, details) => logger[level](message, { ...details }),
+    log,
+    telemetry: telemetry.sink,
     // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
     webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
   }).catch(async (error: unknown) => {

@@ -42,6 +42,7 @@ import {
   MEDIA_STREAM_PATH,
 } from '../../media/src/deployment.ts';
 import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant } from '../nag.ts';
+import { addTraceCollector, MEDIA_TELEMETRY_ENVIRONMENT } from './media-telemetry.ts';
 import { REPO_ROOT } from '../paths.ts';
 import type { VoiceProviders } from './voice-providers.ts';
 
@@ -214,7 +215,7 @@ export class Media extends Construct {
       },
     });
     const containerLogs = new LogGroup(this, 'ContainerLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
-    this.taskDefinition.addContainer('media', {
+    const media = this.taskDefinition.addContainer('media', {
       // Built by `cdk deploy` (needs Docker then) from the repository root, since the service
       // shares shared/ with the Lambdas; the root .dockerignore keeps the context small.
       image: ContainerImage.fromAsset(REPO_ROOT, {
@@ -239,6 +240,8 @@ export class Media extends Construct {
         MAX_CALL_SECONDS: String(settings.maxCallSeconds),
         DRAIN_SECONDS: String(DRAIN_SECONDS),
         MEDIA_MAX_CALLS: String(settings.maxCallsPerTask),
+        // Each turn's latency: metrics in this namespace, spans to the collector beside it.
+        ...MEDIA_TELEMETRY_ENVIRONMENT,
       },
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {
@@ -254,6 +257,7 @@ export class Media extends Construct {
         startPeriod: Duration.seconds(10),
       },
     });
+    addTraceCollector(this.taskDefinition, media, containerLogs);
     props.table.grantReadWriteData(this.taskDefinition.taskRole);
     props.bucket.grantReadWrite(this.taskDefinition.taskRole);
     props.eventBus.grantPutEventsTo(this.taskDefinition.taskRole);

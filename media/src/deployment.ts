@@ -31,3 +31,9 @@ export const ACTIVE_CALLS_METRIC = {
   serviceName: 'media',
   publishEverySeconds: 10,
 } as const;
+
+/**
+ * The attributes of every turn latency span (media/src/telemetry/latency-spans.ts) that the
+ * collector's X-Ray exporter indexes as annotations, so traces are found by agent or run.
+ */
+export const TRACE_INDEXED_ATTRIBUTES = ['agent_id', 'run_id'] as const;

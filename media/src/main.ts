@@ -8,12 +8,17 @@
  * VoiceProviders secret (agent/providers.ts): the task starts and is healthy before the operator
  * fills the keys in (the first deploy), and a call that needs a missing key fails naming it. A
  * setting fixed at deploy that is missing stops the task, named: there is no fallback to a fake.
+ * Each voice call's turn latency leaves as metrics and spans when it ends (telemetry/); a stopping
+ * task sends the spans still queued before it exits.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { platformProviders } from './agent/providers.ts';
+import type { LogFn } from './call/call-types.ts';
+import { mediaTelemetrySettings, type MediaTelemetrySettings } from '../../shared/config/media-telemetry.ts';
 import { ACTIVE_CALLS_METRIC } from './deployment.ts';
 import { startMediaService, type MediaService } from './service.ts';
+import { startMediaTelemetry } from './telemetry/media-telemetry.ts';
 
 const logger = new Logger({ serviceName: 'media' });
 
@@ -58,14 +63,20 @@ async function taskPrivateIp(): Promise<string> {
 let providers;
 let drainMs: number;
 let callLimit: number;
+let telemetrySettings: MediaTelemetrySettings;
 try {
   providers = platformProviders(process.env);
   drainMs = drainSeconds() * 1000;
   callLimit = maxCalls();
+  telemetrySettings = mediaTelemetrySettings(process.env);
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
 }
+
+const log: LogFn = (level, message, details) => logger[level](message, { ...details });
+// Each voice call's turn latency, as metrics per agent and spans to X-Ray, when it ends.
+const telemetry = startMediaTelemetry(telemetrySettings, log);
 
 let service: MediaService;
 try {
@@ -74,7 +85,8 @@ try {
     calls: { providers, settings: process.env },
     maxCalls: callLimit,
     advertisedHost: await taskPrivateIp(),
-    log: (level, message, details) => logger[level](message, { ...details }),
+    log,
+    telemetry: telemetry.sink,
   });
 } catch (error) {
   // No stream credential key (MEDIA_STREAM_SECRET_ARN unset, the secret unreadable), no task
@@ -97,15 +109,18 @@ const publisher = setInterval(publishActiveCalls, ACTIVE_CALLS_METRIC.publishEve
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     logger.info('Draining', { signal, activeCalls: service.activeCalls, drainSeconds: drainMs / 1000 });
-    void service.drain(drainMs).then(
-      () => {
-        clearInterval(publisher);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error('Drain failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
+    void service
+      .drain(drainMs)
+      .then(() => telemetry.shutdown())
+      .then(
+        () => {
+          clearInterval(publisher);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error('Drain failed', { error: String(error) });
+          process.exit(1);
+        },
+      );
   });
 }

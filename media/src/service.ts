@@ -31,6 +31,7 @@ import { LISTEN_PATH } from '../../shared/domain/live-call-access.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
 import type { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn } from './call/call-types.ts';
+import { emitCallLatency, type TurnTelemetry } from './telemetry/turn-telemetry.ts';
 
 export { MEDIA_STREAM_PATH };
 
@@ -55,6 +56,8 @@ export async function startMediaService(options: {
   host?: string;
   calls: CallSessionConfig;
   log: LogFn;
+  /** Where each voice call's turn latency goes when it ends (media-telemetry.ts from the task's settings). */
+  telemetry: TurnTelemetry;
   /**
    * The most calls the task holds (MEDIA_MAX_CALLS); a stream beyond it is refused cleanly, its
    * run ended `failed` with the reason. Unset: no limit (the local stack).
@@ -132,7 +135,10 @@ export async function startMediaService(options: {
     live.add(formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }), session);
     calls += 1;
     track(session.finished);
-    void session.finished.then(() => (calls -= 1));
+    void session.finished.then((result) => {
+      calls -= 1;
+      emitCallLatency(options.telemetry, session.latency, run, result, options.log);
+    });
     return session;
   };
   const endpoints = [

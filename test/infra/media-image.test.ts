@@ -25,7 +25,7 @@ async function dockerfileEsbuildArgs(): Promise<string[]> {
 }
 
 describe('media image', () => {
-  it('bundles the service as the Dockerfile does, and the bundle starts (failing only on its settings)', async () => {
+  it('bundles the service as the Dockerfile does, and the bundle starts (failing only on its settings, each named)', async () => {
     outDir = await mkdtemp(join(tmpdir(), 'media-image-'));
     const outfile = join(outDir, 'media.mjs');
     const args = (await dockerfileEsbuildArgs()).map((arg) =>
@@ -33,20 +33,31 @@ describe('media image', () => {
     );
     await run('npx', ['esbuild', ...args, '--log-level=error']);
     // Outside the repository, with none of its node_modules: the image holds this one file.
-    const started = await run(process.execPath, [outfile], {
-      cwd: outDir,
-      env: { PATH: process.env.PATH, PORT: '0' },
-      timeout: 30_000,
-    }).then(
-      () => ({ code: 0, output: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => ({
-        code: error.code,
-        output: error.stdout + error.stderr,
-      }),
-    );
+    const start = (env: Record<string, string>) =>
+      run(process.execPath, [outfile], {
+        cwd: outDir,
+        env: { PATH: process.env.PATH, PORT: '0', ...env },
+        timeout: 30_000,
+      }).then(
+        () => ({ code: 0, output: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          output: error.stdout + error.stderr,
+        }),
+      );
+    const started = await start({});
     expect(started.code).not.toBe(0);
     expect(started.output).toContain(
       'The media service cannot start: the settings LLM_API_URL and LLM_MODEL must be set',
     );
-  }, 60_000);
+    // The telemetry settings too: no silent default for where the spans go.
+    const withoutTelemetry = await start({
+      LLM_API_URL: 'http://127.0.0.1:9/v1',
+      LLM_MODEL: 'model',
+      MEDIA_MAX_CALLS: '10',
+      POWERTOOLS_METRICS_NAMESPACE: 'VoiceAgentPlatform/Media',
+    });
+    expect(withoutTelemetry.code).not.toBe(0);
+    expect(withoutTelemetry.output).toContain('Setting OTEL_TRACES_EXPORTER is not configured');
+  }, 120_000);
 });

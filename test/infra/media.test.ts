@@ -6,6 +6,8 @@ import { DRAIN_SECONDS, STOP_TIMEOUT_SECONDS } from '../../infra/constructs/medi
 import { createApp } from '../../infra/create-app.ts';
 import { ACTIVE_CALLS_METRIC, HEALTH_PATH, MEASURED_TASK_CAPACITY } from '../../media/src/deployment.ts';
 import { VOICE_SETTINGS } from '../../shared/config/voice-settings.ts';
+import { MEDIA_TELEMETRY_SETTINGS, mediaTelemetrySettings } from '../../shared/config/media-telemetry.ts';
+import { COLLECTOR_CONTAINER, COLLECTOR_IMAGE } from '../../infra/constructs/media-telemetry.ts';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-central-1:123456789012:certificate/0f3c2a4e-1111-2222-3333-444455556666';
 const CONTEXT = {
@@ -96,7 +98,7 @@ describe('media service on AWS', () => {
       TargetGroupAttributes: Match.arrayWith([{ Key: 'deregistration_delay.timeout_seconds', Value: '1800' }]),
     });
     template.hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [
+      ContainerDefinitions: Match.arrayWith([
         Match.objectLike({
           StopTimeout: STOP_TIMEOUT_SECONDS,
           Environment: Match.arrayWith([
@@ -104,7 +106,7 @@ describe('media service on AWS', () => {
             { Name: 'DRAIN_SECONDS', Value: String(DRAIN_SECONDS) },
           ]),
         }),
-      ],
+      ]),
     });
     expect(DRAIN_SECONDS).toBeLessThan(STOP_TIMEOUT_SECONDS);
     // A transfer's callbacks go to the API (the task asks the provider to call it back there).
@@ -167,6 +169,60 @@ describe('media service on AWS', () => {
       expect(fn.Properties.Environment.Variables.MEDIA_STREAM_URL).toBe('wss://media.example.com/media');
     root.hasOutput('MediaStreamUrl', { Value: 'wss://media.example.com/media' });
     root.hasOutput('MediaLoadBalancerDnsName', {});
+  });
+
+  it("runs the AWS Distro for OpenTelemetry collector beside the media container: each turn's spans to X-Ray", () => {
+    const [, task] = ofType('AWS::ECS::TaskDefinition')[0]!;
+    const [media, collector] = task.Properties.ContainerDefinitions;
+    expect(media.Name).toBe('media');
+    expect(collector).toMatchObject({ Name: COLLECTOR_CONTAINER, Image: COLLECTOR_IMAGE, Essential: false });
+    expect(collector.Memory).toBeLessThanOrEqual(256);
+    expect(collector.LogConfiguration.Options['awslogs-group']).toEqual(
+      media.LogConfiguration.Options['awslogs-group'],
+    );
+    // Started first, so the first call's spans find it.
+    expect(media.DependsOn).toEqual([{ ContainerName: COLLECTOR_CONTAINER, Condition: 'START' }]);
+
+    // Every telemetry setting the task reads is set, and the task reads them as valid (otlp to the sidecar).
+    const variables = Object.fromEntries(
+      media.Environment.map((v: { Name: string; Value: string }) => [v.Name, v.Value]),
+    ) as Record<string, string>;
+    for (const name of Object.keys(MEDIA_TELEMETRY_SETTINGS)) expect(variables).toHaveProperty(name);
+    const settings = mediaTelemetrySettings(variables);
+    expect(settings).toEqual({
+      metricsNamespace: ACTIVE_CALLS_METRIC.namespace,
+      traces: { exporter: 'otlp', endpoint: 'http://127.0.0.1:4318/v1/traces' },
+    });
+
+    // The collector's configuration: OTLP/HTTP in where the task sends, X-Ray out in the stack's region.
+    const config = JSON.parse(
+      collector.Environment.find((v: { Name: string }) => v.Name === 'AOT_CONFIG_CONTENT').Value as string,
+    );
+    expect(`http://${config.receivers.otlp.protocols.http.endpoint}/v1/traces`).toBe(
+      settings.traces.exporter === 'otlp' ? settings.traces.endpoint : '',
+    );
+    expect(config.exporters.awsxray).toEqual({ region: 'eu-central-1', indexed_attributes: ['agent_id', 'run_id'] });
+    expect(config.service.pipelines.traces).toEqual({
+      receivers: ['otlp'],
+      processors: ['batch'],
+      exporters: ['awsxray'],
+    });
+
+    // The task role may write to X-Ray (the collector signs with it).
+    const taskRole = task.Properties.TaskRoleArn['Fn::GetAtt'][0];
+    const statements = Object.values(resources)
+      .filter(
+        (r) =>
+          r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((role: { Ref: string }) => role.Ref === taskRole),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+        Effect: 'Allow',
+        Resource: '*',
+      }),
+    );
   });
 
   it('passes cdk-nag AwsSolutions with every remaining finding acknowledged', () => {

@@ -441,12 +441,14 @@ describe('VoiceAgentPlatformApi stack', () => {
       // The core bench/media-capacity.ts measured 100 calls on.
       Cpu: '1024',
       Memory: '2048',
-      ContainerDefinitions: [
+      // The media container (beside it, the trace collector: test/infra/media.test.ts).
+      ContainerDefinitions: Match.arrayWith([
         Match.objectLike({
+          Name: 'media',
           PortMappings: [Match.objectLike({ ContainerPort: 8080 })],
           LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
         }),
-      ],
+      ]),
     });
     media.hasResourceProperties('AWS::ECS::Cluster', {
       ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }],

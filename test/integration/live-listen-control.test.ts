@@ -4,6 +4,7 @@ import { apiClient, needsLocalStack, newOrganization, type TestOrganization } fr
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
+import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
 
 /**
  * Live listen and control on the local stack: a listener hears a call's two sides and follows its
@@ -218,6 +219,7 @@ describe.skipIf(needsLocalStack)('live listen and control', () => {
       advertisedHost: '127.0.0.1',
       calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
       log: () => {},
+      telemetry: NO_TELEMETRY,
     });
     try {
       const listenAt = new URL(await listenUrl(id));

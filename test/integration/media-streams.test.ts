@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { SimulatedCaller } from '../../media/src/streams/simulated-caller.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { eventually } from '../support/webhook-receiver.ts';
+import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
 
 const api = apiClient();
 let org: TestOrganization;
@@ -256,6 +257,7 @@ describe.skipIf(needsLocalStack)('a media task at its most calls', () => {
       host: '127.0.0.1',
       calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
       log: () => {},
+      telemetry: NO_TELEMETRY,
       maxCalls: 1,
     });
     const url = `ws://127.0.0.1:${media.port}/media`;

@@ -10,6 +10,7 @@ import type { LocalSecretsManager } from '../../local/secrets-manager.ts';
 import { useLocalSecretsManager } from '../support/secrets.ts';
 import { SecretNotReadyError } from '../../shared/config/secrets.ts';
 import { callInput } from '../support/voice.ts';
+import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
 
 /**
  * A fresh deploy: the VoiceProviders secret holds its first value (every key empty, as
@@ -43,6 +44,7 @@ describe('the first deploy: the media task before the operator fills in the prov
       host: '127.0.0.1',
       calls: { providers: platformProviders(fakes.settings), settings: fakes.settings },
       log: () => {},
+      telemetry: NO_TELEMETRY,
     });
     try {
       expect((await fetch(`http://127.0.0.1:${service.port}${HEALTH_PATH}`)).status).toBe(200);

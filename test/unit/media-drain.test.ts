@@ -6,6 +6,7 @@ import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fa
 import { platformProviders } from '../../media/src/agent/providers.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from '../../media/src/deployment.ts';
 import { startMediaService, type MediaService } from '../../media/src/service.ts';
+import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
 
 let service: MediaService | undefined;
 let fakes: FakeVoiceProviders | undefined;
@@ -30,6 +31,7 @@ async function start(): Promise<MediaService> {
     host: '127.0.0.1',
     calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
     log: () => {},
+    telemetry: NO_TELEMETRY,
   });
   return service;
 }
