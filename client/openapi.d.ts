@@ -3738,6 +3738,33 @@ export interface components {
             type: "globalNode";
         };
         FlowNode: components["schemas"]["FlowStartNode"] | components["schemas"]["FlowAgentNode"] | components["schemas"]["FlowTransferNode"] | components["schemas"]["FlowEndNode"] | components["schemas"]["FlowGlobalNode"];
+        /** @description One step of a call through its conversation flow. */
+        FlowPathStep: {
+            /** @description The edge the call left the step by. */
+            edge: {
+                label?: string;
+                source: string;
+                target: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            entered_at: string;
+            /**
+             * Format: date-time
+             * @description Null for the step the call ended in.
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            left_at: string | null;
+            name: string;
+            node_id: string;
+            /**
+             * @description Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one.
+             * @example age >= 18 held
+             */
+            reason: string | null;
+        };
         /**
          * @description Where every call starts: the greeting, then a conversation step.
          * @example {
@@ -4278,6 +4305,8 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             download_urls_expire_at: string | null;
+            /** @description The call's path through the agent's conversation flow (docs/flows.md), in order, once the call has ended; null for a flat definition or while in progress. The variables extracted are in `gathered_context`. */
+            flow: components["schemas"]["FlowPathStep"][] | null;
             logs: components["schemas"]["RunLog"][];
             /** @description Signed link to the WAV; needs no API key. */
             recording_download_url: string | null;
@@ -4628,6 +4657,13 @@ export interface components {
                 text: string;
                 title: string;
             }[];
+        } | {
+            /** @enum {string} */
+            event: "flow_step";
+            from: string | null;
+            name: string;
+            node_id: string;
+            reason: string | null;
         } | {
             /** @enum {string} */
             event: "answer";

@@ -199,3 +199,14 @@ export function reachableFrom(flow: FlowDefinition, startId: string): Set<string
   }
   return seen;
 }
+
+/** One step of a call's path through its flow (the run's `flow`). */
+export interface FlowPathStep {
+  node_id: string;
+  name: string;
+  entered_at: string;
+  left_at: string | null;
+  /** The edge the call left by, and why (the condition the model chose, or the variable test). */
+  edge: { source: string; target: string; label?: string } | null;
+  reason: string | null;
+}

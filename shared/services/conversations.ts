@@ -136,6 +136,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     cost: run.cost,
     analysis: run.analysis ?? null,
     answered_at: run.answered_at ?? null,
+    flow: run.flow ?? null,
   };
 }
 

@@ -231,6 +231,7 @@ export class CallPipeline {
         recording: this.recorder?.finish() ?? null,
         durationMs: this.recorder?.durationMs ?? 0,
         transfer: this.transferIntent,
+        flow: this.parts?.brain.flowPath() ?? null,
       });
     }
     return this.finished;
@@ -264,6 +265,7 @@ export class CallPipeline {
       log: this.log,
       runRef: () => this.runRef,
       trace: this.latency,
+      now: () => new Date(this.clock.wall()).toISOString(),
     });
     this.parts = parts;
     if (this.ended) return;

@@ -4,6 +4,7 @@ import type { CallPlan } from '../agent/call-plan.ts';
 import type { RecordingFile } from '../audio/recorder.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
+import type { FlowPathStep } from '../../../shared/domain/flows.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -30,6 +31,8 @@ export interface SessionResult {
   durationMs: number;
   /** The call was handed to a person (its provider transfer carried out by the transport's owner). */
   transfer: TransferIntent | null;
+  /** The path through the agent's conversation flow; null for a flat definition. */
+  flow: FlowPathStep[] | null;
 }
 
 export interface HangUpInfo {
@@ -45,6 +48,8 @@ export interface PreparedCall {
   organizationId: number;
   /** Replaces the SSRF-guarded fetch of the agent's HTTP tools (local stack and tests only). */
   toolFetch?: typeof fetch;
+  /** A flow's variables fetched before the call (pre-call-fetch.ts): gathered from the start. */
+  flowVariables?: Record<string, unknown>;
   /** Appends to the run's logs (tool calls, knowledge used). */
   runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
   /**
