@@ -47,6 +47,8 @@ export interface Brain {
   heardAgent(text: string): HeardMessage;
   /** A summary of the call for a person taking it over (a warm transfer). */
   summary(): Promise<string>;
+  /** What the agent says now may be cut by the caller (false in a flow's step that is not interruptible). */
+  interruptible(): boolean;
   /** The call's path through its flow (flow-brain.ts); null without one. */
   flowPath(): FlowPathStep[] | null;
 }

@@ -273,7 +273,7 @@ export class CallPipeline {
     if (this.chat) {
       parts.clocks.activity(this.clock.nowMs());
       parts.clocks.tickEvery(() => this.checkClock());
-      return firstMessage ? this.speaker.say(firstMessage) : this.answer(null);
+      return firstMessage ? this.speaker.say(firstMessage, false, parts.brain.interruptible()) : this.answer(null);
     }
     await this.turns.listen(call, {
       reconnecting: (reason) => {
@@ -288,7 +288,7 @@ export class CallPipeline {
       parts.brain.restore(call.resume.history, call.resume.note);
       return this.answer(null);
     }
-    if (firstMessage) this.speaker.say(firstMessage);
+    if (firstMessage) this.speaker.say(firstMessage, false, parts.brain.interruptible());
     else this.answer(null);
   }
 

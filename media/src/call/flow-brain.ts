@@ -86,6 +86,10 @@ export class FlowBrain implements Brain {
     return { id: this.node.id, name: this.node.name };
   }
 
+  interruptible(): boolean {
+    return !isConversationNode(this.node) || this.node.interruptible !== false;
+  }
+
   flowPath(): FlowPathStep[] {
     return this.path.map((step) => ({ ...step }));
   }
@@ -120,7 +124,6 @@ export class FlowBrain implements Brain {
 
   /** The answer, its words marked not interruptible while the step they are said in is (reply.ts). */
   private inStep(answer: Answer): Answer {
-    const interruptible = () => !isConversationNode(this.node) || this.node.interruptible !== false;
     return {
       get signal() {
         return answer.signal;
@@ -131,7 +134,7 @@ export class FlowBrain implements Brain {
       get hangingUp() {
         return answer.hangingUp;
       },
-      say: (text, audio) => answer.say(text, audio, { interruptible: interruptible() }),
+      say: (text, audio) => answer.say(text, audio, { interruptible: this.interruptible() }),
       finalWords: (text) => answer.finalWords(text),
       hangUp: () => answer.hangUp(),
     };

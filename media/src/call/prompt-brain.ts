@@ -88,6 +88,10 @@ export class PromptBrain implements Brain {
     return null;
   }
 
+  interruptible(): boolean {
+    return true;
+  }
+
   hearCaller(text: string): void {
     this.history.push({ role: 'user', content: text });
   }

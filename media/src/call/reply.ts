@@ -161,11 +161,11 @@ export class Speaker {
     });
   }
 
-  /** A fixed text as the whole answer. */
-  say(text: string, hangUp = false): void {
+  /** A fixed text as the whole answer (not cut by the caller's words if not `interruptible`). */
+  say(text: string, hangUp = false, interruptible = true): void {
     this.start(async (answer) => {
       answer.finalWords(text);
-      answer.say(text);
+      answer.say(text, undefined, { interruptible });
       if (hangUp) answer.hangUp();
     });
   }
