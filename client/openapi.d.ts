@@ -2517,8 +2517,10 @@ export interface components {
              */
             voicemail_message: string | null;
             workflow_configurations: components["schemas"]["WorkflowConfigurations"];
-            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. */
+            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. A definition with `nodes` and `edges` is a conversation flow instead (FlowDefinition, docs/flows.md); a flat one is a one-step flow. */
             workflow_definition: {
+                [key: string]: unknown;
+            } | components["schemas"]["FlowDefinition"] | {
                 [key: string]: unknown;
             };
         };
@@ -3324,8 +3326,10 @@ export interface components {
              */
             voicemail_message?: string | null;
             workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
-            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. At most 200 kB stored, nested at most 32 levels. */
+            /** @description What the agent does on a call. Keys the voice agent reads (all optional): `prompt` (string: instructions, the heart of the system prompt), `greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` (array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. A definition with `nodes` and `edges` is a conversation flow instead (FlowDefinition, docs/flows.md); a flat one is a one-step flow. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
+                [key: string]: unknown;
+            } | components["schemas"]["FlowDefinition"] | {
                 [key: string]: unknown;
             };
         };
@@ -3576,6 +3580,353 @@ export interface components {
              * @description PDF, DOCX, TXT or MD.
              */
             file: string;
+        };
+        /**
+         * @description A conversation step: its prompt, tools, documents and variables.
+         * @example {
+         *       "id": "disclosure",
+         *       "type": "agentNode",
+         *       "name": "Disclosure",
+         *       "prompt": "Read the recording disclosure word for word, then ask whether the caller consents.",
+         *       "interruptible": false,
+         *       "extract": [
+         *         {
+         *           "name": "consent",
+         *           "type": "boolean",
+         *           "hint": "Whether the caller agrees"
+         *         }
+         *       ]
+         *     }
+         */
+        FlowAgentNode: {
+            /** @description Ids of the knowledge documents searched in this step. Default: all of them. */
+            documents?: string[];
+            /** @description Variables to extract before the step's own edges may be taken (the model fills them through the `save_variables` function). */
+            extract?: components["schemas"]["FlowVariable"][];
+            /**
+             * @description Unique in the flow; letters, digits, `_` and `-`, at most 48.
+             * @example verify_age
+             */
+            id: string;
+            /** @description `false`: the caller's words do not cut what the agent says in this step (a disclosure). Default `true`. */
+            interruptible?: boolean;
+            /**
+             * @description The language spoken in this step, if not the call's (`pl`, `en-GB`).
+             * @example en
+             */
+            language?: string;
+            /**
+             * @description Unique in the flow (case ignored); what the run and the live events call the step.
+             * @example Verify age
+             */
+            name: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /** @description What the agent does in this step (with the global instructions). */
+            prompt: string;
+            /** @description Names of the agent's HTTP tools offered in this step; no other is. Default: none. */
+            tools?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agentNode";
+        };
+        /**
+         * @description `workflow_definition` as a conversation flow: exactly one startCall, every node reachable from it, an endCall reachable, unique node ids and names, unique variable names, no edge out of an endCall or a transferCall.
+         * @example {
+         *       "nodes": [
+         *         {
+         *           "id": "start",
+         *           "type": "startCall",
+         *           "name": "Greeting",
+         *           "greeting": "Hello, this is North Clinic.",
+         *           "prompt": "Ask the caller for their age.",
+         *           "extract": [
+         *             {
+         *               "name": "age",
+         *               "type": "number",
+         *               "hint": "The caller's age in years"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "id": "adult",
+         *           "type": "agentNode",
+         *           "name": "Adult offer",
+         *           "prompt": "Offer the adult plan."
+         *         },
+         *         {
+         *           "id": "done",
+         *           "type": "endCall",
+         *           "name": "Goodbye",
+         *           "closing": "Thank you, goodbye."
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "source": "start",
+         *           "target": "adult",
+         *           "expression": "age >= 18"
+         *         },
+         *         {
+         *           "source": "start",
+         *           "target": "done",
+         *           "expression": "age < 18"
+         *         },
+         *         {
+         *           "source": "adult",
+         *           "target": "done",
+         *           "condition": "The caller has no more questions"
+         *         }
+         *       ]
+         *     }
+         */
+        FlowDefinition: {
+            edges: components["schemas"]["FlowEdge"][];
+            nodes: components["schemas"]["FlowNode"][];
+        };
+        /** @description A transition. A step's own edges wait for its variables to be extracted; global ones (out of the globalNode) do not. */
+        FlowEdge: {
+            /**
+             * @description In words, judged by the model: offered to it as a function (`go_to_<target>`) it calls to move the call on.
+             * @example The caller is 18 or older
+             */
+            condition?: string;
+            /**
+             * @description On the gathered variables, checked before the model is asked: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`) of variables and literals (numbers, quoted text, `true`, `false`, `null`), `and`, `or`, `not`, parentheses. With a `condition` too, both must hold. With neither, the edge is taken once the step is complete.
+             * @example age >= 18
+             */
+            expression?: string;
+            label?: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /**
+             * @description The node the transition leaves (a globalNode: from any step).
+             * @example verify_age
+             */
+            source: string;
+            /**
+             * @description The node it enters.
+             * @example verify_age
+             */
+            target: string;
+        };
+        /**
+         * @description Ends the call: the closing words, the final extraction, the disposition.
+         * @example {
+         *       "id": "done",
+         *       "type": "endCall",
+         *       "name": "Goodbye",
+         *       "closing": "Thank you, goodbye.",
+         *       "disposition": "confirmed"
+         *     }
+         */
+        FlowEndNode: {
+            /** @description Said before hanging up; default the call's closing phrase. */
+            closing?: string;
+            /** @description The disposition code the call ends with (`call_disposition_codes`). */
+            disposition?: string;
+            /** @description Variables extracted from the whole conversation as the call ends. */
+            extract?: components["schemas"]["FlowVariable"][];
+            /**
+             * @description Unique in the flow; letters, digits, `_` and `-`, at most 48.
+             * @example verify_age
+             */
+            id: string;
+            /**
+             * @description Unique in the flow (case ignored); what the run and the live events call the step.
+             * @example Verify age
+             */
+            name: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "endCall";
+        };
+        /**
+         * @description Instructions for every step; its edges are global transitions, offered in every step.
+         * @example {
+         *       "id": "global",
+         *       "type": "globalNode",
+         *       "name": "Everywhere",
+         *       "prompt": "Be brief and polite."
+         *     }
+         */
+        FlowGlobalNode: {
+            /**
+             * @description Unique in the flow; letters, digits, `_` and `-`, at most 48.
+             * @example verify_age
+             */
+            id: string;
+            /**
+             * @description Unique in the flow (case ignored); what the run and the live events call the step.
+             * @example Verify age
+             */
+            name: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /** @description Instructions added to every step. */
+            prompt: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "globalNode";
+        };
+        FlowNode: components["schemas"]["FlowStartNode"] | components["schemas"]["FlowAgentNode"] | components["schemas"]["FlowTransferNode"] | components["schemas"]["FlowEndNode"] | components["schemas"]["FlowGlobalNode"];
+        /** @description One step of a call through its conversation flow. */
+        FlowPathStep: {
+            /** @description The edge the call left the step by. */
+            edge: {
+                label?: string;
+                source: string;
+                target: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            entered_at: string;
+            /**
+             * Format: date-time
+             * @description Null for the step the call ended in.
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            left_at: string | null;
+            name: string;
+            node_id: string;
+            /**
+             * @description Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one.
+             * @example age >= 18 held
+             */
+            reason: string | null;
+        };
+        /**
+         * @description Where every call starts: the greeting, then a conversation step.
+         * @example {
+         *       "id": "start",
+         *       "type": "startCall",
+         *       "name": "Greeting",
+         *       "greeting": "Hello, this is North Clinic.",
+         *       "prompt": "Ask the caller for their age.",
+         *       "extract": [
+         *         {
+         *           "name": "age",
+         *           "type": "number",
+         *           "hint": "The caller's age in years"
+         *         }
+         *       ]
+         *     }
+         */
+        FlowStartNode: {
+            /** @description Ids of the knowledge documents searched in this step. Default: all of them. */
+            documents?: string[];
+            /** @description Variables to extract before the step's own edges may be taken (the model fills them through the `save_variables` function). */
+            extract?: components["schemas"]["FlowVariable"][];
+            /** @description Said first, unless `workflow_configurations.first_message` is set. */
+            greeting?: string;
+            /**
+             * @description Unique in the flow; letters, digits, `_` and `-`, at most 48.
+             * @example verify_age
+             */
+            id: string;
+            /** @description `false`: the caller's words do not cut what the agent says in this step (a disclosure). Default `true`. */
+            interruptible?: boolean;
+            /**
+             * @description The language spoken in this step, if not the call's (`pl`, `en-GB`).
+             * @example en
+             */
+            language?: string;
+            /**
+             * @description Unique in the flow (case ignored); what the run and the live events call the step.
+             * @example Verify age
+             */
+            name: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /** @description Variables fetched before the call; a failed fetch leaves them unset. */
+            pre_call_fetch?: {
+                /**
+                 * Format: uri
+                 * @description Fetched (GET, JSON object) as the call starts; `{{initial_context.<key>}}` is filled in. Fetched through the SSRF guard: https only (plain http only on the local stack); the host must resolve to public addresses only (refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved and documentation IPv4; IPv6 unspecified, loopback, unique-local fc00::/7, site-local fec0::/10, link-local, IPv4-mapped and -compatible, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo, anything outside 2000::/3), checked when the URL is given and again on the address actually connected to, every redirect included (at most 5). Caps: answer at most 64 kB, 5 s.
+                 */
+                url: string;
+                /** @description Top-level keys of the answer that become variables (and call details). */
+                variables: string[];
+            };
+            /** @description What the agent does in this step (with the global instructions). */
+            prompt: string;
+            /** @description Names of the agent's HTTP tools offered in this step; no other is. Default: none. */
+            tools?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "startCall";
+        };
+        /**
+         * @description Hands the call to a person: the transfer phrase, then the transfer.
+         * @example {
+         *       "id": "human",
+         *       "type": "transferCall",
+         *       "name": "To a person",
+         *       "destination": "front_desk"
+         *     }
+         */
+        FlowTransferNode: {
+            /** @description A name among the agent's transfer destinations (`workflow_configurations.transfer`); the first by default. A call that cannot be transferred (a chat) stays in the step before. */
+            destination?: string;
+            /**
+             * @description Unique in the flow; letters, digits, `_` and `-`, at most 48.
+             * @example verify_age
+             */
+            id: string;
+            /**
+             * @description Unique in the flow (case ignored); what the run and the live events call the step.
+             * @example Verify age
+             */
+            name: string;
+            /** @description Where the console's editor draws the node; not read by calls. */
+            position?: {
+                x: number;
+                y: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "transferCall";
+        };
+        /** @description A variable the model extracts from the conversation. */
+        FlowVariable: {
+            /** @description What to extract, for the model. */
+            hint?: string;
+            /**
+             * @description snake_case; unique in the flow; the key in `gathered_context`.
+             * @example age
+             */
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "boolean";
         };
         FromScriptRequest: {
             agent_name: string;
@@ -4044,6 +4395,8 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             download_urls_expire_at: string | null;
+            /** @description The call's path through the agent's conversation flow (docs/flows.md), in order, once the call has ended; null for a flat definition or while in progress. The variables extracted are in `gathered_context`. */
+            flow: components["schemas"]["FlowPathStep"][] | null;
             latency: components["schemas"]["CallLatency"];
             logs: components["schemas"]["RunLog"][];
             /** @description Signed link to the WAV; needs no API key. */
@@ -4397,6 +4750,13 @@ export interface components {
             }[];
         } | {
             /** @enum {string} */
+            event: "flow_step";
+            from: string | null;
+            name: string;
+            node_id: string;
+            reason: string | null;
+        } | {
+            /** @enum {string} */
             event: "answer";
             sdp: string;
         } | {
@@ -4716,6 +5076,8 @@ export interface components {
             workflow_configurations?: components["schemas"]["WorkflowConfigurations"];
             /** @description A new definition gets a new `current_definition_id`. At most 200 kB stored, nested at most 32 levels. */
             workflow_definition?: {
+                [key: string]: unknown;
+            } | components["schemas"]["FlowDefinition"] | {
                 [key: string]: unknown;
             };
         };

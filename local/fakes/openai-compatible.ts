@@ -73,9 +73,16 @@ const BUILT_IN_TOOLS = new Set([
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
  *     quotes the caller's lines);
+ * 2c. a flow step (`Current step:` in the system prompt, media/src/agent/flow-plan.ts): `save_variables`
+ *     offered is filled from the caller's words (a number: the first number said; a boolean: true for
+ *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words), and a
+ *     transition function offered (`go_to_…`) is called when the caller's words contain a word its
+ *     condition quotes (`The caller says "card"`): both calls in one answer when both apply;
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
  *    that tool, each argument filled from the caller's words (strings), 1 (numbers), true;
  * 4. the system prompt carries knowledge passages: `According to our information, <passage>`;
+ * 4b. a flow step whose instructions quote what to say (`Say "…"`): those words (also right after a
+ *     `save_variables` or transition call); a step without them: `(<step name>) How can I help?`;
  * 5. no caller words yet: `Hello, this is <name from "You are <name>">. How can I help you?`;
  * 6. the prompt's conversation plan has a step n (n = the caller's turns so far): that step;
  * 7. otherwise (the plan is done) as 2: the closing, the disposition and the end of the call.
@@ -117,8 +124,16 @@ export function fakeReply(request: ChatRequest): Reply {
         .join('\n'),
     );
 
-  if (last?.role === 'tool') return say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
   const tools = request.tools ?? [];
+  const step = flowStep(system);
+  if (last?.role === 'tool') {
+    const flowCall = /^(save_variables|go_to_)/.test(toolNameOf(messages, last.tool_call_id) ?? '');
+    return step && flowCall ? say(step.say) : say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
+  }
+  if (step && userText) {
+    const flowCalls = flowToolCalls(tools, userText);
+    if (flowCalls.length) return { content: '', toolCalls: flowCalls };
+  }
   const endCall = (): Reply => {
     const code = tools.find((tool) => tool.function.name === 'set_call_disposition')?.function.parameters?.properties
       ?.code?.enum?.[0];
@@ -158,14 +173,63 @@ export function fakeReply(request: ChatRequest): Reply {
   }
   const passage = /Relevant knowledge[^\n]*\n+(?:\[[^\]]*\]\s*)?([^\n]+)/.exec(system)?.[1];
   if (passage) return say(`According to our information, ${passage.trim().slice(0, 200)}`);
+  if (step) return say(step.say);
   const callerTurns = messages.filter((message) => message.role === 'user').length;
   if (!callerTurns) {
     const name = /You are ([^,.\n]+)/.exec(system)?.[1] ?? 'your assistant';
     return say(`Hello, this is ${name}. How can I help you?`);
   }
   const plan = /Conversation plan, in order:\n((?:\d+\. [^\n]*\n?)+)/.exec(system)?.[1]?.trim().split('\n') ?? [];
-  const step = plan[callerTurns - 1]?.replace(/^\d+\. /, '');
-  return step ? say(step) : endCall();
+  const planned = plan[callerTurns - 1]?.replace(/^\d+\. /, '');
+  return planned ? say(planned) : endCall();
+}
+
+/** The flow step the system prompt is in (media/src/agent/flow-plan.ts), and what the fake says there. */
+function flowStep(system: string): { name: string; say: string } | null {
+  const match = /Current step: ([^\n]+)\n([\s\S]*?)(?:\n\n|$)/.exec(system);
+  if (!match) return null;
+  const name = match[1]!.trim();
+  return { name, say: /Say "([^"]+)"/.exec(match[2]!)?.[1] ?? `(${name}) How can I help?` };
+}
+
+/** The name of the tool a tool result answers. */
+function toolNameOf(messages: ChatMessage[], id: string | undefined): string | undefined {
+  for (const message of messages)
+    for (const call of message.tool_calls ?? []) if (call.id === id) return call.function.name;
+  return undefined;
+}
+
+const YES = /\b(yes|yeah|agree|sure|true)\b/i;
+const NO = /\b(no|not|don't|disagree|false)\b/i;
+
+/** Rule 2c: the step's variables from the caller's words, and the transition its words cue. */
+function flowToolCalls(tools: NonNullable<ChatRequest['tools']>, userText: string): Reply['toolCalls'] {
+  const calls: Reply['toolCalls'] = [];
+  const save = tools.find((tool) => tool.function.name === 'save_variables');
+  if (save) {
+    const values = Object.entries(save.function.parameters?.properties ?? {}).flatMap(
+      ([name, schema]): [string, unknown][] => {
+        if (schema.type === 'number') {
+          const number = /-?\d+(?:\.\d+)?/.exec(userText)?.[0];
+          return number === undefined ? [] : [[name, Number(number)]];
+        }
+        if (schema.type === 'boolean')
+          return NO.test(userText) ? [[name, false]] : YES.test(userText) ? [[name, true]] : [];
+        return [[name, userText.trim()]];
+      },
+    );
+    if (values.length) calls.push({ name: 'save_variables', arguments: Object.fromEntries(values) });
+  }
+  const said = userText.toLowerCase();
+  const transition = tools.find(
+    (tool) =>
+      tool.function.name.startsWith('go_to_') &&
+      [...(tool.function.description ?? '').matchAll(/"([^"]+)"/g)].some(([, cue]) =>
+        new RegExp(`\\b${cue!.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(said),
+      ),
+  );
+  if (transition) calls.push({ name: transition.function.name, arguments: {} });
+  return calls;
 }
 
 /**

@@ -5,7 +5,8 @@
  * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
  * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
-import { buildCallPlan } from './agent/call-plan.ts';
+import { buildCallPlan, flowOf } from './agent/call-plan.ts';
+import { preCallVariables } from './agent/pre-call-fetch.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
@@ -132,13 +133,20 @@ async function prepareCall(
         })
       : config.providers.llm(),
   ]);
+  const runLog = runLogger(ref, log);
+  // A flow's variables fetched before the call are call details too.
+  const fetched = await preCallVariables(
+    flowOf(agent.workflow_definition),
+    { ...agent.template_context_variables, ...run.initial_context },
+    { fetch: config.toolFetch, log: (message) => runLog('INFO', message) },
+  );
   return {
     plan: buildCallPlan({
       agentName: agent.name,
       workflowDefinition: agent.workflow_definition,
       workflowConfigurations: agent.workflow_configurations,
       templateContextVariables: agent.template_context_variables,
-      initialContext: run.initial_context,
+      initialContext: { ...run.initial_context, ...fetched },
       dispositionCodes: agent.call_disposition_codes,
       passages,
       tools,
@@ -149,7 +157,8 @@ async function prepareCall(
     providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
-    runLog: runLogger(ref, log),
+    runLog,
+    flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
   };
 }
@@ -320,6 +329,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         outcome: result.failure ? 'failed' : 'completed',
         endedAt: result.endedAt,
         gatheredContext: whole?.gathered ?? result.gathered,
+        flow: result.flow,
         ...(recordingKey ? { recordingKey } : {}),
         transcriptKey: keys.transcript,
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),

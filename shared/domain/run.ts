@@ -3,6 +3,7 @@
  * transfer, campaign origin and billing record hold. The repositories (repositories/runs-*.ts)
  * store it; the services build the API's shapes from it.
  */
+import type { FlowPathStep } from './flows.ts';
 import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
 import type { CallLatency } from './call-latency.ts';
 
@@ -31,6 +32,8 @@ export interface RunRecord {
   duration_seconds: number | null;
   initial_context: Record<string, unknown>;
   gathered_context: Record<string, unknown>;
+  /** The path through the agent's conversation flow, set when the call ends; absent for a flat definition. */
+  flow?: FlowPathStep[] | null;
   recording_key: string | null;
   transcript_key: string | null;
   /**

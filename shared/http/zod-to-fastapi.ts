@@ -101,6 +101,35 @@ function formatError(issue: Issue & { code: 'invalid_format' }, loc: Loc, input:
 }
 
 /**
+ * A discriminated union (zod puts the issue at the tag) as Pydantic reports it: at the object,
+ * `union_tag_not_found` without a tag, `union_tag_invalid` with an unknown one.
+ */
+function tagError(issue: Extract<Issue, { code: 'invalid_union' }>, loc: Loc, raw: unknown): ValidationErrorItem {
+  const parentPath = issue.path.slice(0, -1);
+  const objectLoc = loc.slice(0, -1) as Loc;
+  const input = valueAt(raw, parentPath);
+  const tag = valueAt(raw, issue.path);
+  const discriminator = `'${issue.discriminator}'`;
+  if (tag === undefined)
+    return {
+      type: 'union_tag_not_found',
+      loc: objectLoc,
+      msg: `Unable to extract tag using discriminator ${discriminator}`,
+      input,
+      ctx: { discriminator },
+    };
+  const options = (issue as { options?: unknown[] }).options ?? [];
+  const expectedTags = options.map((option) => `'${String(option)}'`).join(', ');
+  return {
+    type: 'union_tag_invalid',
+    loc: objectLoc,
+    msg: `Input tag '${String(tag)}' found using ${discriminator} does not match any of the expected tags: ${expectedTags}`,
+    input,
+    ctx: { discriminator, tag: String(tag), expected_tags: expectedTags },
+  };
+}
+
+/**
  * Maps one zod issue onto the Pydantic error item FastAPI would have produced. `data` is what was
  * validated (after lax coercion, with InvalidInput markers); `raw` is what the client sent, which
  * Pydantic echoes as `input` (a query or path value stays the string received).
@@ -116,6 +145,7 @@ export function toFastApiItem(
   const marker = valueAt(data, issue.path);
   if (marker instanceof InvalidInput) return { type: marker.type, loc, msg: marker.msg, input: marker.raw };
   const input = valueAt(raw, issue.path);
+  if (issue.code === 'invalid_union' && issue.discriminator) return tagError(issue, loc, raw);
   // Pydantic reports an absent field as `missing` whatever its type (an enum too), with its parent
   // object as the input; rules on a present value (custom ones) keep their own item.
   if (input === undefined && issue.code !== 'custom')

@@ -13,6 +13,7 @@ import { HTTPValidationError } from '../schemas/common.ts';
 import { MAX_MESSAGE_ID_CHARS } from '../schemas/bounds.ts';
 import { curlExample, PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './examples.ts';
 import { SessionClientFrame, SessionEvent } from '../schemas/sessions.ts';
+import { FlowDefinition } from '../schemas/flows.ts';
 import { EVENT_DESCRIPTIONS, sampleEvent, WEBHOOK_EVENTS, type WebhookEventType } from '../schemas/webhook-events.ts';
 
 const SECURITY_SCHEME = 'APIKeyHeader';
@@ -141,6 +142,7 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
   // Not in any operation: the frames of a conversation's session WebSocket (SessionAccess).
   registry.register('SessionClientFrame', SessionClientFrame);
   registry.register('SessionEvent', SessionEvent);
+  registry.register('FlowDefinition', FlowDefinition);
   for (const route of routes) if (!route.internal) registry.registerPath(toRouteConfig(route));
   registerWebhookEvents(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -111,6 +111,7 @@ export type RunEnding = Pick<
   | 'ended_at'
   | 'duration_seconds'
   | 'gathered_context'
+  | 'flow'
   | 'recording_key'
   | 'transcript_key'
   | 'cost'

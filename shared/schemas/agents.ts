@@ -3,6 +3,8 @@ import { AGENT_STATUSES } from '../domain/agent.ts';
 import { freeFormObject, JsonObject, nameText, storedAtMost, Timestamp } from './common.ts';
 import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
 import { documentedInt, MAX_NAME_CHARS } from './bounds.ts';
+import { FlowDefinition } from './flows.ts';
+import { isFlowDefinition } from '../domain/flows.ts';
 
 /**
  * Stored-size caps of an agent's objects: with the name and counters they stay under DynamoDB's
@@ -14,9 +16,20 @@ export const AGENT_OBJECT_CAPS = {
   template_context_variables: 32_000,
   call_disposition_codes: 32_000,
 } as const;
-const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition).openapi({
-  description: `${WorkflowDefinitionDoc.description} At most 200 kB stored, nested at most 32 levels.`,
-});
+/**
+ * A flat definition (free-form, WorkflowDefinitionDoc) or a flow (`nodes` and `edges`): a flow is
+ * checked as FlowDefinition, its 422s at their place inside it.
+ */
+const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition)
+  .superRefine((definition, context) => {
+    if (!isFlowDefinition(definition)) return;
+    const parsed = FlowDefinition.safeParse(definition);
+    for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue });
+  })
+  .openapi({
+    description: `${WorkflowDefinitionDoc.description} At most 200 kB stored, nested at most 32 levels.`,
+    anyOf: [{ $ref: '#/components/schemas/FlowDefinition' }, { type: 'object', additionalProperties: true }],
+  });
 const TemplateContextVariables = freeFormObject(AGENT_OBJECT_CAPS.template_context_variables);
 const CallDispositionCodes = freeFormObject(AGENT_OBJECT_CAPS.call_disposition_codes);
 const WorkflowConfigurations = storedAtMost(VoiceSettings, AGENT_OBJECT_CAPS.workflow_configurations);
@@ -42,7 +55,10 @@ export const Agent = z
     status: z.enum(AGENT_STATUSES),
     created_at: Timestamp,
     updated_at: Timestamp,
-    workflow_definition: JsonObject.openapi(WorkflowDefinitionDoc),
+    workflow_definition: JsonObject.openapi({
+      ...WorkflowDefinitionDoc,
+      anyOf: [{ $ref: '#/components/schemas/FlowDefinition' }, { type: 'object', additionalProperties: true }],
+    }),
     current_definition_id: documentedInt(z.int()),
     template_context_variables: JsonObject,
     call_disposition_codes: JsonObject,

@@ -146,6 +146,24 @@ export const RunCost = z
   })
   .openapi('RunCost');
 
+export const FlowPathStep = z
+  .object({
+    node_id: z.string().max(48),
+    name: z.string().max(100),
+    entered_at: Timestamp,
+    left_at: Timestamp.nullable().openapi({ description: 'Null for the step the call ended in.' }),
+    edge: z
+      .object({ source: z.string().max(48), target: z.string().max(48), label: z.string().max(100).optional() })
+      .nullable()
+      .openapi({ description: 'The edge the call left the step by.' }),
+    reason: z.string().max(MAX_STORED_CHARS).nullable().openapi({
+      description:
+        'Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one.',
+      example: 'age >= 18 held',
+    }),
+  })
+  .openapi('FlowPathStep', { description: 'One step of a call through its conversation flow.' });
+
 /** A run as listed: no links, logs or SMS. */
 export const RunListItem = z
   .object({
@@ -197,6 +215,10 @@ export const Run = RunListItem.extend({
       'When the callee answered (or the session connected): where the recording starts, so a transcript line at `start` plays at `start - answered_at`.',
   }),
   latency: CallLatency.nullable(),
+  flow: z.array(FlowPathStep).max(MAX_STORED_ITEMS).nullable().openapi({
+    description:
+      "The call's path through the agent's conversation flow (docs/flows.md), in order, once the call has ended; null for a flat definition or while in progress. The variables extracted are in `gathered_context`.",
+  }),
 }).openapi('Run');
 
 export const TranscriptResponse = z

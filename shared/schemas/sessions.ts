@@ -102,6 +102,18 @@ export const SessionEvent = z
           .max(20),
       })
       .openapi({ description: 'Knowledge-base passages the agent was given for the user’s last turn.' }),
+    z
+      .object({
+        event: z.literal('flow_step'),
+        node_id: z.string().max(48),
+        name: z.string().max(100),
+        from: z.string().max(48).nullable(),
+        reason: z.string().max(MAX_STORED_CHARS).nullable(),
+      })
+      .openapi({
+        description:
+          'A conversation flow entered a step (docs/flows.md): its node, the node it came from and why (null for the start). Also sent to the listeners of a live call.',
+      }),
     z.object({ event: z.literal('answer'), sdp: z.string().max(MAX_STORED_CHARS) }).openapi({
       description: '`smallwebrtc`: the media service’s SDP answer, with its ICE candidates.',
     }),

@@ -1,18 +1,29 @@
 import type { AgentStatus } from '../domain/agent.ts';
 import { parseAgentStatusFilter } from '../domain/agent-status-filter.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { isFlowDefinition, type FlowDefinition } from '../domain/flows.ts';
 import { newPublicAgentId } from '../domain/ids.ts';
 import { pageOffset, totalPages } from '../domain/pagination.ts';
 import { MAX_LIST_BODY_BYTES, takeWithinBytes } from '../http/json-limits.ts';
 import * as repository from '../repositories/agents.ts';
 import { nextId } from '../repositories/counters.ts';
 import type { Agent, AgentSummary, CreateAgentRequest, UpdateAgentRequest } from '../schemas/agents.ts';
+import { assertPublicUrl } from './public-urls.ts';
 
 /** Page size of the agent list when only `page` is given, and the largest `limit`. */
 const AGENT_LIST_DEFAULT_LIMIT = 100;
 export const AGENT_LIST_MAX_LIMIT = 100;
 
+/** A flow's pre-call fetch is a URL the platform fetches: checked by the SSRF guard when it is given. */
+async function assertFlowUrls(definition: Record<string, unknown> | undefined): Promise<void> {
+  if (!definition || !isFlowDefinition(definition)) return;
+  for (const node of (definition as unknown as FlowDefinition).nodes)
+    if (node.type === 'startCall' && node.pre_call_fetch)
+      await assertPublicUrl(node.pre_call_fetch.url, 'Pre-call fetch');
+}
+
 export async function createAgent(orgId: number, request: CreateAgentRequest): Promise<Agent> {
+  await assertFlowUrls(request.workflow_definition);
   const [id, definitionId] = await Promise.all([nextId('agent'), nextId('definition')]);
   const now = new Date().toISOString();
   const agent: Agent = {
@@ -107,6 +118,7 @@ const concurrentChange = () => new ConflictError('The agent was changed by anoth
 /** Changes only the fields sent (and the definition version when the definition changes). */
 export async function updateAgent(orgId: number, agentRef: string, changes: UpdateAgentRequest): Promise<Agent> {
   const current = await getAgent(orgId, agentRef);
+  await assertFlowUrls(changes.workflow_definition);
   const definitionChanged =
     changes.workflow_definition !== undefined &&
     JSON.stringify(changes.workflow_definition) !== JSON.stringify(current.workflow_definition);

@@ -2,6 +2,7 @@ import { endingOutcome } from '../domain/answering-machine.ts';
 import { hasSession } from '../domain/browser-sessions.ts';
 import { initialAnalysis } from '../domain/call-analysis.ts';
 import { callCost, DEFAULT_DISPOSITION, wholeSeconds, type CallOutcome } from '../domain/call-outcome.ts';
+import type { FlowPathStep } from '../domain/flows.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
 import type { RunRecord, UsageRecord } from '../domain/run.ts';
@@ -15,6 +16,8 @@ export interface CompletionReport {
   outcome: CallOutcome;
   endedAt: string;
   gatheredContext?: Record<string, unknown>;
+  /** The path through the agent's conversation flow (none for a flat definition). */
+  flow?: FlowPathStep[] | null;
   recordingKey?: string;
   transcriptKey?: string;
   /** Why the call failed, for the run's logs. */
@@ -83,6 +86,7 @@ async function finishCall(
       ...gathered,
       call_disposition: gathered.call_disposition ?? DEFAULT_DISPOSITION[outcome],
     },
+    ...(report.flow ? { flow: report.flow } : {}),
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
     cost,

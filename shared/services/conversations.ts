@@ -137,6 +137,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     analysis: run.analysis ?? null,
     answered_at: run.answered_at ?? null,
     latency: run.latency ?? null,
+    flow: run.flow ?? null,
   };
 }
 

@@ -159,6 +159,8 @@ function runOf(id: number, overrides: Partial<RunWithLatency>): RunWithLatency {
     transcript_download_url: null,
     transcript_url: null,
     sms: [],
+    latency: null,
+    flow: null,
     ...overrides,
   };
 }

@@ -117,6 +117,8 @@ describe('the enumeration of customer-settable URLs', () => {
         'setSpeechKey api_url',
         'analyzeScript url',
         'createCampaign source_config.ics_url',
+        'createAgent workflow_definition.nodes[].pre_call_fetch.url',
+        'updateAgent workflow_definition.nodes[].pre_call_fetch.url',
       ]),
     );
   });
@@ -210,6 +212,21 @@ const reaching = (): Record<string, Record<string, unknown>> => ({
   createCampaign: { workflow_id: agent.id, source_type: 'calendar', manual_contacts: undefined, source_config: {} },
 });
 
+/** A sound flow whose start fetches `url` before the call. */
+const flowFetching = (url: string) => ({
+  nodes: [
+    {
+      id: 'start',
+      type: 'startCall',
+      name: 'Start',
+      prompt: 'Greet.',
+      pre_call_fetch: { url, variables: ['tier'] },
+    },
+    { id: 'end', type: 'endCall', name: 'End' },
+  ],
+  edges: [{ source: 'start', target: 'end' }],
+});
+
 function requestSetting(field: GuardedField, url: string): { path: string; body: Schema } {
   const values: Record<string, string> = { agent_id: agent.public_id, provider: 'openai' };
   const path = field.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
@@ -220,6 +237,10 @@ function requestSetting(field: GuardedField, url: string): { path: string; body:
     ...(REQUEST_EXAMPLES[field.operationId] as Schema),
     ...reaching()[field.operationId],
   });
+  if (field.location.join('.') === 'workflow_definition.nodes[].pre_call_fetch.url') {
+    body.workflow_definition = flowFetching(url);
+    return { path, body };
+  }
   let parent = body;
   for (const key of field.location.slice(0, -1)) {
     if (key.endsWith('[]')) throw new Error(`${label(field)}: a URL in a list needs its own placement here`);

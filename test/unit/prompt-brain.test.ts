@@ -1,50 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
-import type { LanguageModel, ModelEvent, ModelRequest } from '../../media/src/agent/interfaces.ts';
+import type { LanguageModel, ModelEvent } from '../../media/src/agent/interfaces.ts';
 import { ProviderError } from '../../media/src/agent/interfaces.ts';
 import { AgentTools } from '../../media/src/call/agent-tools.ts';
-import type { Answer } from '../../media/src/call/brain.ts';
 import type { LiveEvent } from '../../media/src/call/live-tap.ts';
 import { PromptBrain } from '../../media/src/call/prompt-brain.ts';
+import { fakeAnswer, scriptedModel } from '../support/brains.ts';
 import { callInput } from '../support/voice.ts';
 
 afterEach(() => vi.useRealTimers());
-
-/** A model answering each request with the next scripted round (text pieces and tool calls). */
-function scriptedModel(rounds: ModelEvent[][], { hold }: { hold?: Promise<void> } = {}) {
-  const requests: ModelRequest[] = [];
-  const llm: LanguageModel = {
-    name: 'fake-llm',
-    defaultModel: 'fake-1',
-    async *stream(request, signal) {
-      requests.push(structuredClone(request));
-      if (hold) await Promise.race([hold, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
-      if (signal.aborted) return;
-      yield* rounds[requests.length - 1] ?? [];
-    },
-  };
-  return { llm, requests };
-}
-
-/** An answer as the reply gives it to a brain: what it said, its last words and hang-up, out. */
-function fakeAnswer() {
-  const controller = new AbortController();
-  const said: string[] = [];
-  const state = { final: '', hangUp: false };
-  const answer: Answer = {
-    signal: controller.signal,
-    get saidAnything() {
-      return said.length > 0;
-    },
-    get hangingUp() {
-      return state.hangUp;
-    },
-    say: (text) => void said.push(text.trim()),
-    finalWords: (text) => void (state.final = text),
-    hangUp: () => void (state.hangUp = true),
-  };
-  return { answer, said, state, controller };
-}
 
 function brain(
   llm: LanguageModel,

@@ -158,6 +158,51 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     expect(out.slice(-3)).toEqual([['clear'], ['media', 120, 16], ['mark', 'reply-2']]);
   });
 
+  it('words not interruptible (a disclosure) are not cut by the caller, still written or playing; the next answer follows them', async () => {
+    const { part, out, lines, history, at } = speaker();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    part.start(async (answer) => {
+      answer.say('This call is recorded.', undefined, { interruptible: false });
+      await gate;
+      answer.say('Do you agree?', undefined, { interruptible: false });
+      answer.finalWords('This call is recorded. Do you agree?');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    at(100); // mid-sentence, the answer still being written
+    part.interrupt('caller');
+    expect(part.takeCut()).toBeNull();
+    // The caller's turn is answered: the new answer waits for the disclosure instead of stopping it.
+    part.say('Thank you.');
+    release();
+    await part.idle();
+    expect(out).toEqual([
+      ['media', 0, 35],
+      ['mark', 'reply-1'],
+      ['media', 700, 10],
+      ['mark', 'reply-2'],
+    ]);
+    expect(lines()).toEqual(['@0-@700 This call is recorded. Do you agree?', '@700-@900 Thank you.']);
+    expect(history[0]).toEqual({ content: 'This call is recorded. Do you agree?' });
+    at(750);
+    part.interrupt('caller'); // interruptible words are cut as before
+    expect(out.at(-1)).toEqual(['clear']);
+  });
+
+  it('words not interruptible still playing are not cut by the caller, but are by time (a goodbye)', async () => {
+    const { part, out, at } = speaker();
+    part.start(async (answer) => answer.say('Recorded line.', undefined, { interruptible: false }));
+    await part.idle();
+    at(100);
+    part.interrupt('caller');
+    expect(out).toEqual([
+      ['media', 0, 14],
+      ['mark', 'reply-1'],
+    ]);
+    part.interrupt('time');
+    expect(out.at(-1)).toEqual(['clear']);
+  });
+
   it('a cut by time (a goodbye, the time limit) is not kept for a false start', async () => {
     const { part, at } = speaker();
     part.say('One two three four.');

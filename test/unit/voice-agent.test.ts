@@ -184,6 +184,41 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(session.gathered).toEqual({ call_disposition: 'confirmed' });
   });
 
+  it("a flow's disclosure (a step not interruptible) is not cut by the caller's words; the answer to them follows it", async () => {
+    const disclosure =
+      'This call is recorded for quality and training purposes, and your data stays with North Clinic.';
+    const { session, caller, sent, feed, listen, say, agentLines } = await call({
+      workflowDefinition: {
+        nodes: [
+          { id: 'start', type: 'startCall', name: 'Greeting', greeting: 'Hello.', prompt: 'Say "Hello again."' },
+          { id: 'terms', type: 'agentNode', name: 'Terms', prompt: `Say "${disclosure}"`, interruptible: false },
+          { id: 'done', type: 'endCall', name: 'Done', closing: 'Goodbye.' },
+        ],
+        edges: [
+          { source: 'start', target: 'terms' },
+          { source: 'terms', target: 'done', condition: 'The caller says "fine"' },
+        ],
+      },
+    });
+    await listen();
+    await say('Hi there'); // the start is complete: the call enters the disclosure
+    expect(agentLines()).toEqual(['Hello.', disclosure]);
+    const playingUntil = session.playbackEndMs;
+    await feed([...caller.say('Wait, who is this?'), ...caller.silence(400)]);
+    expect(caller.elapsedMs).toBeLessThan(playingUntil); // the caller spoke over it
+    await vi.waitFor(() => expect(agentLines()).toHaveLength(3));
+    await session.idle();
+    expect(sent.some((message) => message.event === 'clear')).toBe(false);
+    expect(agentLines()).toEqual(['Hello.', disclosure, disclosure]); // said whole, then the answer after it
+    const [first, second] = session.fragments.filter((fragment) => fragment.text === disclosure);
+    expect(first!.end).toEqual(expect.any(String));
+    expect(Date.parse(second!.timestamp)).toBeGreaterThanOrEqual(Date.parse(first!.end!));
+    await listen();
+    await say('That is fine');
+    await session.hangUpRequested;
+    expect(agentLines().at(-1)).toBe('Goodbye.');
+  });
+
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
     const { session, feed, caller, agentLines, listen } = await call({
       workflowDefinition: { greeting: 'Hello.' },

@@ -5,7 +5,9 @@
  * settings with their defaults, and the knowledge base searched on every caller turn.
  * Pure: the caller loads the data (call-sessions.ts).
  */
+import { isFlowDefinition, type FlowDefinition } from '../../../shared/domain/flows.ts';
 import { rankPassages } from '../../../shared/domain/knowledge.ts';
+import { FlowDefinition as FlowDefinitionSchema } from '../../../shared/schemas/flows.ts';
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
 import type { Memory } from '../../../shared/schemas/memories.ts';
 import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
@@ -48,6 +50,13 @@ export interface VoiceSettings {
 export interface CallPlan {
   settings: VoiceSettings;
   systemPrompt: string;
+  agentName: string;
+  /** `{{initial_context.<key>}}`'s values: the call's `initial_context` over `template_context_variables`. */
+  variables: Record<string, unknown>;
+  /** The call details and the agent's notes, as sections of a system prompt (a flow's steps take them too). */
+  callContext: string[];
+  /** The definition as a conversation flow (flow-brain.ts); null: the flat prompt above. */
+  flow: FlowDefinition | null;
   tools: ToolDefinition[];
   httpTools: Map<string, ToolRecord>;
   dispositionCodes: string[];
@@ -55,8 +64,8 @@ export interface CallPlan {
   phrases: Phrases;
   /** Transfer to a person (`workflow_configurations.transfer`), on a phone call. */
   transfer: { destinations: TransferDestination[]; timeoutSeconds: number; continueOnFailure: boolean } | null;
-  /** The knowledge passages that best match what the caller just said. */
-  knowledge: (query: string) => { title: string; text: string; score: number }[];
+  /** The knowledge passages that best match what the caller just said (of these documents only, if given). */
+  knowledge: (query: string, documentIds?: readonly string[]) => { title: string; text: string; score: number }[];
 }
 
 /** Replaces `{{initial_context.key}}` (whitespace allowed); unknown keys become ''. */
@@ -169,8 +178,21 @@ function transferTool(destinations: TransferDestination[]): ToolDefinition {
   };
 }
 
+/** A stored flow as the call reads it; null for a flat definition (or one no longer valid). */
+export function flowOf(definition: Record<string, unknown>): FlowDefinition | null {
+  if (!isFlowDefinition(definition)) return null;
+  const parsed = FlowDefinitionSchema.safeParse(definition);
+  return parsed.success ? (parsed.data as FlowDefinition) : null;
+}
+
 export function buildCallPlan(input: CallInput): CallPlan {
-  const definition = input.workflowDefinition;
+  const flow = flowOf(input.workflowDefinition);
+  const start = flow?.nodes.find((node) => node.type === 'startCall');
+  // A flow's greeting is its start's: the flat keys the rest reads are absent from it.
+  const definition =
+    start?.type === 'startCall' && start.greeting
+      ? { ...input.workflowDefinition, greeting: start.greeting }
+      : input.workflowDefinition;
   const variables = { ...input.templateContextVariables, ...input.initialContext };
   const render = (value: string) => renderTemplate(value, variables);
   const settings = voiceSettings(input.workflowConfigurations, definition);
@@ -192,6 +214,14 @@ export function buildCallPlan(input: CallInput): CallPlan {
     : [];
   const mandatory = strings(definition.mandatory_phrases);
   const memories = input.memories.filter((memory) => !memory.done);
+  const callContext = [
+    Object.keys(variables).length &&
+      `Call details:\n${Object.entries(variables)
+        .map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join('\n')}`,
+    memories.length &&
+      `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
+  ].filter((section): section is string => typeof section === 'string' && section.length > 0);
 
   const sections = [
     `You are ${input.agentName}, a voice agent on a phone call. Speak ${settings.language}. Answer in one to three short spoken sentences: no lists, no markup.`,
@@ -204,12 +234,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
       `Say these phrases during the call:\n${mandatory.map((phrase) => `- ${render(phrase)}`).join('\n')}`,
     dataToCollect.length &&
       `Collect and save with save_information:\n${dataToCollect.map((item) => `- ${item}`).join('\n')}`,
-    Object.keys(variables).length &&
-      `Call details:\n${Object.entries(variables)
-        .map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-        .join('\n')}`,
-    memories.length &&
-      `Your notes:\n${memories.map((memory) => `- ${memory.topic ? `[${memory.topic}] ` : ''}${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`).join('\n')}`,
+    ...callContext,
     dispositionCodes.length &&
       `When the outcome is clear, record it with set_call_disposition, one of:\n${dispositionCodes.map((code) => `- ${code}: ${typeof input.dispositionCodes[code] === 'string' ? input.dispositionCodes[code] : JSON.stringify(input.dispositionCodes[code])}`).join('\n')}`,
     `When the conversation is over, say "${phrases.closing}" and call end_call.`,
@@ -230,6 +255,10 @@ export function buildCallPlan(input: CallInput): CallPlan {
   return {
     settings,
     systemPrompt: sections.join('\n\n'),
+    agentName: input.agentName,
+    variables,
+    callContext,
+    flow,
     tools: [
       ...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
       ...builtInTools(dispositionCodes, dataToCollect, settings.keypad.sendDigits),
@@ -239,8 +268,12 @@ export function buildCallPlan(input: CallInput): CallPlan {
     dispositionCodes,
     phrases,
     transfer,
-    knowledge: (query) =>
-      rankPassages(query, input.passages, KNOWLEDGE_PASSAGES_PER_TURN).map(({ title, text: passage, score }) => ({
+    knowledge: (query, documentIds) =>
+      rankPassages(
+        query,
+        documentIds ? input.passages.filter((passage) => documentIds.includes(passage.document_id)) : input.passages,
+        KNOWLEDGE_PASSAGES_PER_TURN,
+      ).map(({ title, text: passage, score }) => ({
         title,
         text: passage,
         score,

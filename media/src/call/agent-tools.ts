@@ -93,7 +93,8 @@ export class AgentTools {
   }
 }
 
-function parseObject(json: string): Record<string, unknown> {
+/** A tool call's arguments as an object (none when they are not one). */
+export function parseObject(json: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(json || '{}');
     return isRecord(parsed) ? parsed : {};

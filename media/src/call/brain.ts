@@ -5,6 +5,7 @@
  * reply.ts owns the answer's speech, and what of it the caller really heard.
  */
 import type { ChatMessage } from '../agent/interfaces.ts';
+import type { FlowPathStep } from '../../../shared/domain/flows.ts';
 
 /** Audio already in the call's format (8 kHz mu-law), instead of text-to-speech of the text. */
 export type AnswerAudio = () => AsyncIterable<Uint8Array>;
@@ -17,8 +18,11 @@ export interface Answer {
   readonly saidAnything: boolean;
   /** The answer ends the call once said. */
   readonly hangingUp: boolean;
-  /** Says `text` after what the answer already queued (spoken, or written in a chat). */
-  say(text: string, audio?: AnswerAudio): void;
+  /**
+   * Says `text` after what the answer already queued (spoken, or written in a chat). Words not
+   * `interruptible` (a flow step's disclosure) are not cut by the caller's (reply.ts).
+   */
+  say(text: string, audio?: AnswerAudio, options?: { interruptible: boolean }): void;
   /** The words the answer ends with (after any tool calls), for the conversation's history. */
   finalWords(text: string): void;
   /** Hang up once the answer has played. */
@@ -43,4 +47,8 @@ export interface Brain {
   heardAgent(text: string): HeardMessage;
   /** A summary of the call for a person taking it over (a warm transfer). */
   summary(): Promise<string>;
+  /** What the agent says now may be cut by the caller (false in a flow's step that is not interruptible). */
+  interruptible(): boolean;
+  /** The call's path through its flow (flow-brain.ts); null without one. */
+  flowPath(): FlowPathStep[] | null;
 }

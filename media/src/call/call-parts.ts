@@ -6,6 +6,9 @@ import { Handoff } from './handoff.ts';
 import { Keypad } from './keypad.ts';
 import type { LiveTap } from './live-tap.ts';
 import { PromptBrain } from './prompt-brain.ts';
+import { FlowBrain } from './flow-brain.ts';
+import type { LiveEvent } from './live-tap.ts';
+import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { Speaker } from './reply.ts';
 import type { LatencyTrace } from './turn-latency.ts';
 
@@ -32,27 +35,39 @@ export interface CallPartsContext {
   log: LogFn;
   runRef(): string | null;
   trace: LatencyTrace;
+  /** Wall time, ISO 8601. */
+  now(): string;
 }
 
-/** Builds the parts for a prepared call: its brain (the prompt and its tools), keypad, clocks and handoff. */
+/**
+ * Builds the parts for a prepared call: its brain (the flow brain for a flow, else the prompt and
+ * its tools), keypad, clocks and handoff.
+ */
 export function assembleParts(call: PreparedCall, context: CallPartsContext): CallParts {
   const { tap, log, runRef } = context;
-  const brain: PromptBrain = new PromptBrain(call, {
+  const transfer = (destination: TransferDestination, reason: string) =>
+    handoff.prepare(destination, 'the agent', reason);
+  const options = {
     chat: context.chat,
     timing: context.timing,
-    sessionEvent: (event) => tap.sessionEvent(event),
+    sessionEvent: (event: LiveEvent) => tap.sessionEvent(event),
     isEnded: context.isEnded,
     log,
     runRef,
     trace: context.trace,
-    tools: new AgentTools(call, {
-      gathered: context.gathered,
-      closing: context.closing,
-      transfer: (destination, reason) => handoff.prepare(destination, 'the agent', reason),
-      log,
-      runRef,
-    }),
-  });
+    tools: new AgentTools(call, { gathered: context.gathered, closing: context.closing, transfer, log, runRef }),
+  };
+  if (call.flowVariables) Object.assign(context.gathered, call.flowVariables);
+  const brain: Brain = call.plan.flow
+    ? new FlowBrain(call, {
+        ...options,
+        gathered: context.gathered,
+        variables: call.plan.variables,
+        closing: context.closing,
+        transfer,
+        now: context.now,
+      })
+    : new PromptBrain(call, options);
   const handoff = new Handoff(call, { brain, notify: (event) => tap.notify(event), log, runRef });
   context.speaker.useVoice(call.providers.tts, {
     voice: call.plan.settings.voice,

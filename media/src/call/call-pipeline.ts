@@ -232,6 +232,7 @@ export class CallPipeline {
         durationMs: this.recorder?.durationMs ?? 0,
         transfer: this.transferIntent,
         latency: this.measuredLatency(),
+        flow: this.parts?.brain.flowPath() ?? null,
       });
     }
     return this.finished;
@@ -265,6 +266,7 @@ export class CallPipeline {
       log: this.log,
       runRef: () => this.runRef,
       trace: this.latency,
+      now: () => new Date(this.clock.wall()).toISOString(),
     });
     this.parts = parts;
     if (this.ended) return;
@@ -273,7 +275,7 @@ export class CallPipeline {
       parts.clocks.activity(this.clock.nowMs());
       parts.clocks.tickEvery(() => this.checkClock());
       this.latency.greets();
-      return firstMessage ? this.speaker.say(firstMessage) : this.answer(null);
+      return firstMessage ? this.speaker.say(firstMessage, false, parts.brain.interruptible()) : this.answer(null);
     }
     await this.turns.listen(call, {
       reconnecting: (reason) => {
@@ -289,7 +291,7 @@ export class CallPipeline {
       return this.answer(null);
     }
     this.latency.greets();
-    if (firstMessage) this.speaker.say(firstMessage);
+    if (firstMessage) this.speaker.say(firstMessage, false, parts.brain.interruptible());
     else this.answer(null);
   }
 

@@ -5,6 +5,7 @@ import type { RecordingFile } from '../audio/recorder.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { CallLatency, LatencyTurn } from '../../../shared/domain/call-latency.ts';
+import type { FlowPathStep } from '../../../shared/domain/flows.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -33,6 +34,8 @@ export interface SessionResult {
   transfer: TransferIntent | null;
   /** The run's `latency` (its first turns listed), and every turn's components for the agent's histograms. */
   latency: { call: CallLatency; turns: LatencyTurn[] };
+  /** The path through the agent's conversation flow; null for a flat definition. */
+  flow: FlowPathStep[] | null;
 }
 
 export interface HangUpInfo {
@@ -48,6 +51,8 @@ export interface PreparedCall {
   organizationId: number;
   /** Replaces the SSRF-guarded fetch of the agent's HTTP tools (local stack and tests only). */
   toolFetch?: typeof fetch;
+  /** A flow's variables fetched before the call (pre-call-fetch.ts): gathered from the start. */
+  flowVariables?: Record<string, unknown>;
   /** Appends to the run's logs (tool calls, knowledge used). */
   runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
   /**

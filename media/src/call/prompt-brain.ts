@@ -4,11 +4,17 @@
  * rounds. A model slow to answer gets the filler; one that has not started answering in time has
  * failed.
  */
-import { ProviderError, type ChatMessage, type ModelEvent, type ModelRequest } from '../agent/interfaces.ts';
+import {
+  ProviderError,
+  type ChatMessage,
+  type ModelEvent,
+  type ModelRequest,
+  type ToolDefinition,
+} from '../agent/interfaces.ts';
 import { knowledgeSection } from '../agent/call-plan.ts';
 import { boundedContext } from '../agent/context-window.ts';
 import type { Answer, Brain, HeardMessage } from './brain.ts';
-import type { AgentTools } from './agent-tools.ts';
+import type { AgentTools, ToolCall } from './agent-tools.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
 import type { LiveEvent } from './live-tap.ts';
 import { sentenceEnd } from './reply.ts';
@@ -24,6 +30,21 @@ export const MODEL_ANSWER_LIMIT_MS = 10_000;
 const TRANSFER_SUMMARY_PROMPT =
   'You hand this call to a colleague taking over. In one or two sentences for them, say who is calling and what they need, from the conversation. No greeting.';
 
+/**
+ * What the model is given each round and how its tool calls run: by default the call's prompt and
+ * tools (the plan); a flow's current step instead (flow-brain.ts). Read each round: a tool call
+ * may move a flow on to another step within one answer.
+ */
+export interface Steering {
+  /** The system prompt, before the knowledge section. */
+  systemPrompt(): string;
+  tools(): ToolDefinition[];
+  /** The knowledge passages for the caller's words. */
+  knowledge(query: string): { title: string; text: string }[];
+  /** Runs one tool call; its result for the model. `waiting` starts the filler for a slow tool. */
+  runTool(answer: Answer, toolCall: ToolCall, waiting: () => { cancel: () => void }): Promise<string>;
+}
+
 export interface PromptBrainOptions {
   /** A chat shows its own "typing": no filler. */
   chat: boolean;
@@ -37,15 +58,39 @@ export interface PromptBrainOptions {
   runRef(): string | null;
   /** The turn's latency marks: the model's first token, the first sentence, the tool calls. */
   trace?: LatencyTrace;
+  /** Default: the call's prompt and tools. */
+  steering?: Steering;
 }
 
 export class PromptBrain implements Brain {
   private readonly history: ChatMessage[] = [];
+  private readonly steering: Steering;
 
   constructor(
     private readonly call: PreparedCall,
     private readonly options: PromptBrainOptions,
-  ) {}
+  ) {
+    const { plan } = call;
+    this.steering = options.steering ?? {
+      systemPrompt: () => plan.systemPrompt,
+      tools: () => plan.tools,
+      knowledge: (query) => plan.knowledge(query),
+      runTool: (answer, toolCall, waiting) => options.tools.run(answer, toolCall, waiting),
+    };
+  }
+
+  /** The conversation so far (a flow's final extraction reads it). */
+  get conversation(): readonly ChatMessage[] {
+    return this.history;
+  }
+
+  flowPath(): null {
+    return null;
+  }
+
+  interruptible(): boolean {
+    return true;
+  }
 
   hearCaller(text: string): void {
     this.history.push({ role: 'user', content: text });
@@ -69,7 +114,8 @@ export class PromptBrain implements Brain {
   async answer(answer: Answer, userText: string | null): Promise<void> {
     const call = this.call;
     const { plan, providers } = call;
-    const passages = userText ? plan.knowledge(userText) : [];
+    const { steering } = this;
+    const passages = userText ? steering.knowledge(userText) : [];
     if (passages.length) {
       call.runLog?.(
         'INFO',
@@ -77,7 +123,7 @@ export class PromptBrain implements Brain {
       );
       this.options.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
     }
-    const system = plan.systemPrompt + knowledgeSection(passages);
+    const knowledge = knowledgeSection(passages);
     const trace = this.options.trace ?? NO_TRACE;
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       let text = '';
@@ -86,8 +132,11 @@ export class PromptBrain implements Brain {
       const request = {
         model: plan.settings.model ?? providers.llm.defaultModel,
         temperature: plan.settings.temperature,
-        tools: plan.tools,
-        messages: [{ role: 'system' as const, content: system }, ...boundedContext(this.history)],
+        tools: steering.tools(),
+        messages: [
+          { role: 'system' as const, content: steering.systemPrompt() + knowledge },
+          ...boundedContext(this.history),
+        ],
       };
       for await (const event of this.modelAnswer(answer, request)) {
         if (event.type === 'tool_call') {
@@ -123,7 +172,7 @@ export class PromptBrain implements Brain {
       });
       for (const toolCall of toolCalls) {
         trace.tool(toolCall.name, 'start');
-        const result = await this.options.tools.run(answer, toolCall, () => this.fillerAfterWait(answer));
+        const result = await steering.runTool(answer, toolCall, () => this.fillerAfterWait(answer));
         trace.tool(toolCall.name, 'end');
         this.history.push({ role: 'tool', tool_call_id: toolCall.id, content: result });
         this.options.sessionEvent({ event: 'tool_call', name: toolCall.name, arguments: toolCall.arguments, result });

@@ -32,6 +32,8 @@ export interface Reply {
   /** Cut off by the caller at this offset. */
   bargedInAtMs: number | null;
   hangUp: boolean;
+  /** Texts not interruptible (answer.say's option) whose audio is not all sent yet. */
+  holding: number;
   /** The words the answer ends with (after any tool calls), for the model's history. */
   finalText: string;
   /** Its transcript line and history message, once complete (a barge-in may still cut them). */
@@ -94,6 +96,8 @@ export class Speaker {
   private lastReply: Reply | null = null;
   private cutByCaller: CutAnswer | null = null;
   private markCount = 0;
+  /** Where the audio of the last words not interruptible ends: the caller's words do not cut before. */
+  private holdUntilMs = 0;
   private voice: { tts: TextToSpeech | undefined; options: { voice?: string; language: string } } | null = null;
 
   private readonly trace: LatencyTrace;
@@ -125,7 +129,8 @@ export class Speaker {
   /** Starts an answer after the previous one has stopped (answers never overlap); `produce` writes it. */
   start(produce: (answer: Answer) => Promise<void>): void {
     const previous = this.reply;
-    previous?.controller.abort();
+    // Words not interruptible are said to the end; the new answer follows them.
+    if (previous && !this.holds(previous)) previous.controller.abort();
     const reply: Reply = {
       controller: new AbortController(),
       texts: [],
@@ -133,6 +138,7 @@ export class Speaker {
       speech: Promise.resolve(),
       bargedInAtMs: null,
       hangUp: false,
+      holding: 0,
       finalText: '',
       fragment: null,
       historyMessage: null,
@@ -155,11 +161,11 @@ export class Speaker {
     });
   }
 
-  /** A fixed text as the whole answer. */
-  say(text: string, hangUp = false): void {
+  /** A fixed text as the whole answer (not cut by the caller's words if not `interruptible`). */
+  say(text: string, hangUp = false, interruptible = true): void {
     this.start(async (answer) => {
       answer.finalWords(text);
-      answer.say(text);
+      answer.say(text, undefined, { interruptible });
       if (hangUp) answer.hangUp();
     });
   }
@@ -174,6 +180,13 @@ export class Speaker {
     const now = this.options.clock.nowMs();
     const playing = this.outboundCursorMs > now;
     if (!reply && !playing) return;
+    if (by === 'caller' && ((reply && this.holds(reply)) || now < this.holdUntilMs)) {
+      this.options.log('info', 'barge-in ignored: the words are not interruptible', {
+        runRef: this.options.runRef(),
+        atMs: now,
+      });
+      return;
+    }
     if (reply && reply.bargedInAtMs === null) {
       reply.bargedInAtMs = now;
       reply.controller.abort();
@@ -200,6 +213,11 @@ export class Speaker {
       runRef: this.options.runRef(),
       atMs: now,
     });
+  }
+
+  /** The reply still has words not interruptible to say, or they are playing. */
+  private holds(reply: Reply): boolean {
+    return reply.holding > 0 || this.options.clock.nowMs() < this.holdUntilMs;
   }
 
   /** The answer the caller's words cut, if any, forgotten here. */
@@ -257,7 +275,7 @@ export class Speaker {
       get hangingUp() {
         return reply.hangUp;
       },
-      say: (text, audio) => this.queueSpeech(reply, text, audio),
+      say: (text, audio, options) => this.queueSpeech(reply, text, audio, options?.interruptible === false),
       finalWords: (text) => {
         reply.finalText = text;
       },
@@ -268,10 +286,22 @@ export class Speaker {
   }
 
   /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */
-  private queueSpeech(reply: Reply, text: string, audio?: AnswerAudio): void {
+  private queueSpeech(reply: Reply, text: string, audio?: AnswerAudio, holding = false): void {
     const spoken = text.trim();
     if (!spoken) return;
-    if (this.options.chat) return this.queueText(reply, spoken);
+    if (holding) reply.holding++;
+    if (this.options.chat) this.queueText(reply, spoken);
+    else this.queueAudio(reply, spoken, audio);
+    if (holding)
+      reply.speech = reply.speech.finally(() => {
+        reply.holding--;
+        // Its audio plays until the cursor: the caller's words do not cut it before.
+        this.holdUntilMs = Math.max(this.holdUntilMs, this.outboundCursorMs);
+      });
+  }
+
+  /** Speech of `spoken`: its audio goes out as it streams in. */
+  private queueAudio(reply: Reply, spoken: string, audio?: AnswerAudio): void {
     const tts = this.voice?.tts;
     if (!tts) throw new Error('no text-to-speech provider for a voice session');
     const { options } = this.voice!;

@@ -6,10 +6,10 @@
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { getJson, useConnection } from '../lib/api.ts';
+import { answer, useApi } from '../lib/api.ts';
 import { ErrorLine, Table } from '../lib/ui.tsx';
 import { everyDay } from './layout.ts';
-import { COMPONENTS, type LatencyReport, ms, type Percentiles } from './shapes.ts';
+import { COMPONENTS, ms, type Percentiles } from './shapes.ts';
 
 const DAY_MS = 86_400_000;
 const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);
@@ -113,19 +113,25 @@ const figure = (value: number | null) => (value == null ? '—' : grouped.format
 const pair = (figures: Percentiles) => `${figure(figures.p50)} / ${figure(figures.p95)}`;
 
 export function AgentLatency({ agentId }: { agentId: number }) {
-  const connection = useConnection();
+  const api = useApi();
   const [from, setFrom] = useState(isoDay(Date.now() - 29 * DAY_MS));
   const [to, setTo] = useState(isoDay(Date.now()));
   const [percentile, setPercentile] = useState<keyof Percentiles>('p50');
   const report = useQuery({
     queryKey: ['latency', agentId, from, to],
     queryFn: () =>
-      getJson<LatencyReport>(connection, '/usage/latency', {
-        agent_id: String(agentId),
-        from,
-        to: isoDay(Date.parse(`${to}T00:00:00Z`) + DAY_MS),
-        group_by: 'day',
-      }),
+      answer(
+        api.GET('/usage/latency', {
+          params: {
+            query: {
+              agent_id: String(agentId),
+              from,
+              to: isoDay(Date.parse(`${to}T00:00:00Z`) + DAY_MS),
+              group_by: 'day',
+            },
+          },
+        }),
+      ),
   });
   const items = report.data?.items;
   const days = useMemo(() => (items ? everyDay(items, from, to) : []), [items, from, to]);

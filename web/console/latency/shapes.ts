@@ -1,15 +1,13 @@
 /**
- * The per-turn latency figures the API gives: a run's `latency` (GET /calls/{run_id}, the run of an
- * agent) and `GET /usage/latency`. Typed here, matching their documentation, until the generated
- * client (`client/openapi.d.ts`) carries them; then these become aliases of its schemas. All times
- * are whole milliseconds, `null` where the mark never happened.
+ * The per-turn latency figures the API gives (a run's `latency` and `GET /usage/latency`), as the
+ * generated client types them, and the components' labels and colours in every view. All times are
+ * whole milliseconds, `null` where the mark never happened.
  */
 import type { components } from '../../../client/openapi.d.ts';
 
-export interface Percentiles {
-  p50: number | null;
-  p95: number | null;
-}
+type Schemas = components['schemas'];
+
+export type Percentiles = Schemas['LatencyPercentiles'];
 
 /** The components of a turn's voice-to-voice time, in the order they happen, each with its colour in every view. */
 export const COMPONENTS = [
@@ -24,37 +22,14 @@ export type ComponentKey = (typeof COMPONENTS)[number]['key'];
 
 export const colourOf = (key: ComponentKey): string => COMPONENTS.find((component) => component.key === key)!.colour;
 
-export interface ToolCall {
-  name: string;
-  /** From the end of the caller's speech. */
-  start_ms: number;
-  duration_ms: number;
-}
-
-export type TurnLatency = { turn: number; at_ms: number; voice_to_voice_ms: number | null; tools: ToolCall[] } & Record<
-  ComponentKey,
-  number | null
->;
-
-export type LatencyFigures = { voice_to_voice_ms: Percentiles } & Record<ComponentKey, Percentiles>;
-
-export interface CallLatency {
-  greeting_ms: number | null;
-  turns: TurnLatency[];
-  summary: { turn_count: number } & LatencyFigures;
-}
-
-/** A run as the API gives it once `latency` is documented on it (absent on a run served before). */
-export type RunWithLatency = components['schemas']['Run'] & { latency?: CallLatency | null };
-
-export type LatencyPeriod = { period: string; agent_id: number; turn_count: number } & LatencyFigures;
-
-export interface LatencyReport {
-  from: string;
-  to: string;
-  group_by: 'day' | 'month';
-  items: LatencyPeriod[];
-}
+export type ToolCall = Schemas['TurnLatency']['tools'][number];
+export type TurnLatency = Schemas['TurnLatency'];
+export type CallLatency = NonNullable<Schemas['CallLatency']>;
+export type LatencyFigures = CallLatency['summary'];
+/** A run as `GET …/conversations/{id}` gives it (`latency` null until the call ends). */
+export type RunWithLatency = Schemas['Run'];
+export type LatencyReport = Schemas['LatencyUsage'];
+export type LatencyPeriod = LatencyReport['items'][number];
 
 const grouped = new Intl.NumberFormat('en-US');
 

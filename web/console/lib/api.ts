@@ -89,19 +89,6 @@ export function useConnection(): Connection {
 
 export const useApi = (): Api => useConnection().api;
 
-/**
- * A JSON answer of an operation the generated client does not describe yet (`T` typed by the
- * caller from the API's documentation); errors as `answer` gives them.
- */
-export async function getJson<T>(connection: Connection, path: string, query: Record<string, string>): Promise<T> {
-  const response = await fetch(`${connection.baseUrl}${path}?${new URLSearchParams(query).toString()}`, {
-    headers: { 'X-API-Key': connection.key },
-  });
-  const body: unknown = await response.json().catch(() => undefined);
-  if (!response.ok || body === undefined) throw new ApiError(detailOf(body, response.status), response.status);
-  return body as T;
-}
-
 /** A file the API serves behind the key (a CSV report), saved by the browser under `name`. */
 export async function download(connection: Connection, path: string, name: string): Promise<void> {
   const response = await fetch(`${connection.baseUrl}${path}`, { headers: { 'X-API-Key': connection.key } });

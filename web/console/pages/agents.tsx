@@ -364,7 +364,8 @@ function mergedSettings(rest: Record<string, unknown>, fields: Record<SettingKey
 
 function AgentSettings({ agent }: { agent: Agent }) {
   const api = useApi();
-  const { prompt, ...definitionRest } = agent.workflow_definition;
+  // A flow's step prompts are in its nodes; the flat definition's instructions are its `prompt`.
+  const { prompt, ...definitionRest } = agent.workflow_definition as Record<string, unknown>;
   const [name, setName] = useState(agent.name);
   const [instructions, setInstructions] = useState(typeof prompt === 'string' ? prompt : '');
   const [voicemail, setVoicemail] = useState(agent.voicemail_message ?? '');
