@@ -6,6 +6,8 @@
  * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
 import { buildCallPlan } from './agent/call-plan.ts';
+import { listenEarly, speakEarly, warmModel } from './agent/early-providers.ts';
+import type { EarlyCall } from './call-preparer.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
@@ -101,20 +103,41 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
 
 /**
  * The agent and resources behind a stream; `run` is the run as its admission (stream-admission.ts)
- * marked it answered: the call counts as answered from there.
+ * marked it answered: the call counts as answered from there. A call prepared while it rang
+ * (`early`, prepareEarlyCall) starts with what was made ready then.
  */
 async function prepareCall(
   config: CallSessionConfig,
   runRefText: string | null,
   run: RunRecord,
   log: LogFn,
+  early?: Promise<EarlyCall | undefined>,
 ): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
+  const prepared = await early;
+  if (prepared && !run.transfer) {
+    await emitCallStarted(run);
+    return prepared.call;
+  }
+  return setUpCall(config, ref, run, log, () => emitCallStarted(run));
+}
+
+/**
+ * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
+ * `beforeProviders` (the call.started event of an answered call), then the providers.
+ */
+async function setUpCall(
+  config: CallSessionConfig,
+  ref: RunRef,
+  run: RunRecord,
+  log: LogFn,
+  beforeProviders?: () => Promise<void>,
+): Promise<PreparedCall> {
   const { organizationId: orgId, agentId } = ref;
   const { agent, passages, tools, notes, model, speechKeys } = await agentSetup(`${orgId}/${agentId}`);
-  if (!agent) throw new Error(`No agent for ${runRefText}`);
-  await emitCallStarted(run);
+  if (!agent) throw new Error(`No agent for ${formatRunRef(ref)}`);
+  await beforeProviders?.();
   // The organization's own keys first; the platform's only for what they do not cover. A platform
   // key missing (not filled in since the first deploy) fails the call here, naming the key. A
   // chat speaks no words: it needs the model only.
@@ -150,6 +173,45 @@ async function prepareCall(
     toolFetch: config.toolFetch,
     runLog: runLogger(ref, log),
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
+  };
+}
+
+/**
+ * A dialed call made ready while it rings (call-preparer.ts): its setup read, and what its first
+ * words need opened: the speech-to-text stream, the greeting's speech (its text is known), the
+ * model's connection. Nothing for a run that is not a phone call waiting for its media.
+ */
+export async function prepareEarlyCall(
+  config: CallSessionConfig,
+  runRef: string,
+  log: LogFn,
+): Promise<EarlyCall | undefined> {
+  const ref = parseRunRef(runRef);
+  if (!ref) return undefined;
+  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
+  if (!run || run.status !== 'in_progress' || run.media_host || run.transfer || hasSession(run.mode)) return undefined;
+  const call = await setUpCall(config, ref, run, log);
+  const { stt, tts, llm } = call.providers;
+  const { language, voice, firstMessage } = call.plan.settings;
+  const greeting = firstMessage?.trim();
+  const listening = stt && listenEarly(stt, language);
+  const speaking = tts && greeting ? speakEarly(tts, greeting, { voice, language }) : undefined;
+  const warming = warmModel(llm).then(
+    () => true,
+    () => false,
+  );
+  return {
+    call: {
+      ...call,
+      providers: { llm, stt: listening?.provider ?? stt, tts: speaking?.provider ?? tts },
+    },
+    ready: Promise.all([listening?.opened ?? false, speaking?.synthesized ?? false, warming]).then(
+      ([speechToText, greeting, model]) => ({ speechToText, greeting, model }),
+    ),
+    used: () => ({ speechToText: listening?.used ?? false, greeting: speaking?.used ?? false }),
+    release: async () => {
+      await Promise.all([listening?.release(), speaking?.release()]);
+    },
   };
 }
 
@@ -198,14 +260,21 @@ async function afterTakeBack(
   };
 }
 
-/** The session of an admitted phone stream; `run` is what its admission wrote. */
+/**
+ * The session of an admitted phone stream; `run` is what its admission wrote, `early` the call's
+ * preparation while it rang, if this task made one.
+ */
 export function createCallSession(
   config: CallSessionConfig,
   send: (message: object) => void,
   log: LogFn,
   run: RunRecord,
+  early?: Promise<EarlyCall | undefined>,
 ): CallPipeline {
-  return new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
+  const session = new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log, early), send, log });
+  // What the call did not take of its preparation is closed with it.
+  if (early) void session.finished.then(() => early).then((prepared) => prepared?.release());
+  return session;
 }
 
 /**

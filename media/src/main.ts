@@ -35,6 +35,13 @@ function maxCalls(): number {
   return calls;
 }
 
+/** Whether dialed calls are made ready while they ring (the stack sets it from context mediaEarlyConnections). */
+function earlyConnections(): boolean {
+  const raw = process.env.MEDIA_EARLY_CONNECTIONS ?? '';
+  if (raw !== 'on' && raw !== 'off') throw new Error(`MEDIA_EARLY_CONNECTIONS must be on or off, got '${raw}'`);
+  return raw === 'on';
+}
+
 /**
  * The task's private IP, where the other tasks reach it to pass on a listener or a control command
  * (live-call-server.ts): from the task metadata endpoint ECS gives every Fargate task.
@@ -58,10 +65,12 @@ async function taskPrivateIp(): Promise<string> {
 let providers;
 let drainMs: number;
 let callLimit: number;
+let early: boolean;
 try {
   providers = platformProviders(process.env);
   drainMs = drainSeconds() * 1000;
   callLimit = maxCalls();
+  early = earlyConnections();
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
@@ -73,6 +82,7 @@ try {
     port: Number(process.env.PORT ?? 8080),
     calls: { providers, settings: process.env },
     maxCalls: callLimit,
+    earlyConnections: early,
     advertisedHost: await taskPrivateIp(),
     log: (level, message, details) => logger[level](message, { ...details }),
   });
