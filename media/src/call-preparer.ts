@@ -5,8 +5,7 @@
  * model's connection). The stream of the answered call takes its preparation here; one never
  * answered (busy, no answer, or streamed to another task) is released after PREPARED_CALL_TTL_MS.
  */
-import type { PreparedCall } from './call/call-types.ts';
-import type { LogFn } from './call/call-types.ts';
+import type { LogFn, PreparedCall } from './call/call-types.ts';
 
 /** Twilio rings an unanswered call for 60 s by default (Telnyx 30 s); a preparation outlives that a little. */
 export const PREPARED_CALL_TTL_MS = 75_000;
@@ -21,6 +20,8 @@ export interface EarlyParts {
 /** A call prepared before its answer: what it needs, and how to close what it did not take. */
 export interface EarlyCall {
   call: PreparedCall;
+  /** What was opened for it, in words (the run's log line when the call starts with them). */
+  parts: string[];
   /** Resolves when every early connection has opened or failed, with what is ready. */
   ready: Promise<EarlyParts>;
   /** What the call took of it (the greeting's audio, the speech-to-text stream). */

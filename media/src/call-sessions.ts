@@ -118,10 +118,14 @@ async function prepareCall(
   const prepared = await early;
   if (prepared && !run.transfer) {
     await emitCallStarted(run);
+    prepared.call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
     return prepared.call;
   }
   return setUpCall(config, ref, run, log, () => emitCallStarted(run));
 }
+
+/** What of its run a call's setup reads. */
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer'>;
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
@@ -130,7 +134,7 @@ async function prepareCall(
 async function setUpCall(
   config: CallSessionConfig,
   ref: RunRef,
-  run: RunRecord,
+  run: CallOfRun,
   log: LogFn,
   beforeProviders?: () => Promise<void>,
 ): Promise<PreparedCall> {
@@ -179,18 +183,18 @@ async function setUpCall(
 /**
  * A dialed call made ready while it rings (call-preparer.ts): its setup read, and what its first
  * words need opened: the speech-to-text stream, the greeting's speech (its text is known), the
- * model's connection. Nothing for a run that is not a phone call waiting for its media.
+ * model's connection. `dialed` is what the dialer knows of the run (it was just dialed, so it
+ * waits for its media and has no transfer): nothing is read of it here.
  */
 export async function prepareEarlyCall(
   config: CallSessionConfig,
   runRef: string,
+  dialed: Pick<RunRecord, 'mode' | 'initial_context'>,
   log: LogFn,
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);
-  if (!ref) return undefined;
-  const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
-  if (!run || run.status !== 'in_progress' || run.media_host || run.transfer || hasSession(run.mode)) return undefined;
-  const call = await setUpCall(config, ref, run, log);
+  if (!ref || hasSession(dialed.mode)) return undefined;
+  const call = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
   const { stt, tts, llm } = call.providers;
   const { language, voice, firstMessage } = call.plan.settings;
   const greeting = firstMessage?.trim();
@@ -200,11 +204,17 @@ export async function prepareEarlyCall(
     () => true,
     () => false,
   );
+  const parts = [
+    listening && 'the speech-to-text stream',
+    speaking && "the greeting's speech",
+    "the model's connection",
+  ];
   return {
     call: {
       ...call,
       providers: { llm, stt: listening?.provider ?? stt, tts: speaking?.provider ?? tts },
     },
+    parts: parts.filter((part): part is string => Boolean(part)),
     ready: Promise.all([listening?.opened ?? false, speaking?.synthesized ?? false, warming]).then(
       ([speechToText, greeting, model]) => ({ speechToText, greeting, model }),
     ),

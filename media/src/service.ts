@@ -29,7 +29,7 @@ import { CHAT_LIMITS } from './streams/chat-limits.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
 import { LiveCalls } from './live-call-server.ts';
 import { CallPreparer } from './call-preparer.ts';
-import { handlePrepareRequest } from './prepare-endpoint.ts';
+import { handlePrepareRequest, type PrepareRequest } from './prepare-endpoint.ts';
 import { LISTEN_PATH } from '../../shared/domain/live-call-access.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
 import type { CallPipeline } from './call/call-pipeline.ts';
@@ -100,7 +100,10 @@ export async function startMediaService(options: {
       !draining && (options.maxCalls === undefined || calls + admitting + prepared < options.maxCalls),
   });
   const prepare = options.earlyConnections
-    ? (runRef: string) => preparer.prepare(runRef, () => prepareEarlyCall(options.calls, runRef, options.log))
+    ? ({ runRef, mode, initialContext }: PrepareRequest) =>
+        preparer.prepare(runRef, () =>
+          prepareEarlyCall(options.calls, runRef, { mode, initial_context: initialContext }, options.log),
+        )
     : null;
   const server = createServer((request, response) => {
     if (live.handleRequest(request, response)) return;

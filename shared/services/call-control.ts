@@ -124,7 +124,7 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
       { provider_call_id: callId },
       { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
     ).catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) })),
-    askMediaToPrepare(runRef, request.streamUrl),
+    askMediaToPrepare(run, runRef, request.streamUrl),
   ]);
   return { callId };
 }

@@ -5,19 +5,25 @@
  * a call not prepared opens them on answer, so a failure here is logged, never the dial's.
  */
 import { PREPARE_TOKEN_SECONDS, prepareUrl, purposeRef } from '../domain/live-call-access.ts';
+import type { RunRecord } from '../domain/run.ts';
 import { logger } from '../observability/logger.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 
 /** The dialer waits this long at most for the media service to take the request. */
 export const PREPARE_TIMEOUT_MS = 1_500;
 
-export async function askMediaToPrepare(runRef: string, mediaStreamUrl: string): Promise<void> {
+/** `run` is the run just dialed: its mode and initial context go with the request (the greeting may use them). */
+export async function askMediaToPrepare(
+  run: Pick<RunRecord, 'mode' | 'initial_context'>,
+  runRef: string,
+  mediaStreamUrl: string,
+): Promise<void> {
   try {
     const token = await mintStreamToken(purposeRef('prepare', runRef), PREPARE_TOKEN_SECONDS);
     const response = await fetch(prepareUrl(mediaStreamUrl), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ run_ref: runRef, token }),
+      body: JSON.stringify({ run_ref: runRef, token, mode: run.mode, initial_context: run.initial_context }),
       signal: AbortSignal.timeout(PREPARE_TIMEOUT_MS),
     });
     const answer = (await response.json().catch(() => ({}))) as { status?: string; detail?: string };

@@ -19,6 +19,7 @@ function earlyCall(): EarlyCall & { released: number } {
   const early = {
     released: 0,
     call: {} as EarlyCall['call'],
+    parts: [],
     ready: Promise.resolve({ speechToText: true, greeting: true, model: true }),
     used: () => ({ speechToText: false, greeting: false }),
     release: async () => void (early.released += 1),
