@@ -3,7 +3,8 @@
  * authorizer included over 1,000 sequential requests, with the authorizer cache (as on AWS) and
  * without (every request runs the authorizer's GetItem); call placement latency; and admission of
  * 200 concurrent placements against 10 channels; the voice pipeline's own latency per turn
- * (bench/voice-latency.ts). Prints figures; a campaign row over the engine's goals (ratio to its
+ * (bench/voice-latency.ts), and the greeting's delay with and without early connections
+ * (bench/greeting-latency.ts). Prints figures; a campaign row over the engine's goals (ratio to its
  * floor, DynamoDB requests per attempt) is flagged, and the run then exits 1.
  * `BENCH_ONLY=campaigns` runs the campaign rows alone.
  */
@@ -12,6 +13,7 @@ import { REPO_ROOT } from '../local/paths.ts';
 import { measureBundles, printBundleTables } from './bundle-sizes.ts';
 import type { CampaignFigures } from './campaign.ts';
 import type { LatencyFigures } from './latency.ts';
+import type { GreetingLatencyFigures } from './greeting-latency.ts';
 import type { VoiceLatencyFigures } from './voice-latency.ts';
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -168,6 +170,11 @@ if (!CAMPAIGNS_ONLY) {
     `Voice pipeline, ${voice.turns} turns, end of caller speech to first agent audio frame: overhead p50 ${ms(voice.overhead.p50)}, p95 ${ms(voice.overhead.p95)}, ` +
       `max ${ms(voice.overhead.max)} (total p50 ${ms(voice.total.p50)}, p95 ${ms(voice.total.p95)}; fixed provider delays STT ${voice.fakeDelaysMs.stt} + ` +
       `model ${voice.fakeDelaysMs.llm} + TTS ${voice.fakeDelaysMs.tts} ms = ${(voice.providerShareP50 * 100).toFixed(1)} % of the p50 total)`,
+  );
+  const greeting = runJson<GreetingLatencyFigures>('bench/greeting-latency.ts', process.env.BENCH_GREETINGS ?? '200');
+  console.log(
+    `Greeting, ${greeting.calls} calls alternating, answer to its first frame sent: opened on answer p50 ${ms(greeting.on_answer.p50)}, p95 ${ms(greeting.on_answer.p95)}; ` +
+      `opened while ringing p50 ${ms(greeting.early.p50)}, p95 ${ms(greeting.early.p95)} (new connection ${greeting.fakeDelaysMs.connect} ms, TTS first byte ${greeting.fakeDelaysMs.tts} ms)`,
   );
 }
 
