@@ -1,4 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
+import { startMediaService, type MediaService } from '../../media/src/service.ts';
+import { prepareUrl, purposeRef } from '../../shared/domain/live-call-access.ts';
+import { mintStreamToken } from '../../shared/telephony/stream-token.ts';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -70,4 +75,90 @@ describe.skipIf(needsLocalStack)('a dialed call made ready while it rings (the l
       expect(lines[0]).toBe('assistant: Hello, this is Early. How can I help you?');
     },
   );
+});
+
+describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepare)', () => {
+  let service: MediaService | undefined;
+  let fakes: FakeVoiceProviders | undefined;
+  afterEach(async () => {
+    await service?.close();
+    await fakes?.stop();
+    service = fakes = undefined;
+  });
+
+  /** A media service of its own (the stack's table and credential key), with fakes this test can watch. */
+  async function start(options: { earlyConnections?: boolean; maxCalls?: number } = {}) {
+    Object.assign(process.env, inject('stackEnv'));
+    fakes = await startFakeVoiceProviders();
+    service = await startMediaService({
+      port: 0,
+      host: '127.0.0.1',
+      calls: { providers: platformProviders(fakes.settings, fakes.readKeys), settings: fakes.settings },
+      log: () => {},
+      ...options,
+    });
+    return { service, fakes };
+  }
+
+  async function agentRunRef(runId: number) {
+    const agent = await api.request('POST', '/agents', {
+      key: org.key,
+      body: { name: 'Prepared', workflow_definition: { greeting: 'Hi {{initial_context.name}}.' } },
+    });
+    expect(agent.status).toBe(201);
+    return `${org.organizationId}.${agent.body.id}.${runId}`;
+  }
+
+  const ask = async (port: number, body: object) => {
+    const response = await fetch(prepareUrl(`ws://127.0.0.1:${port}/media`), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { status?: string; detail?: string } };
+  };
+  const request = async (runRef: string, purpose: 'prepare' | 'control' = 'prepare') => ({
+    run_ref: runRef,
+    token: await mintStreamToken(purposeRef(purpose, runRef), 60),
+    mode: 'outbound',
+    initial_context: { name: 'Anna' },
+  });
+
+  it('opens the stream and synthesizes the greeting of a call nobody answers, and closes them when the task stops', async () => {
+    const { service, fakes } = await start({ earlyConnections: true });
+    const runRef = await agentRunRef(900_001);
+    expect(await ask(service.port, await request(runRef))).toEqual({ status: 202, body: { status: 'preparing' } });
+    expect(await ask(service.port, await request(runRef))).toEqual({ status: 202, body: { status: 'already' } });
+    expect(service.preparedCalls).toBe(1);
+    await expect.poll(() => fakes.deepgram.openStreams()).toBe(1);
+    await expect.poll(() => fakes.elevenlabs.texts).toEqual(['Hi Anna.']);
+    await expect.poll(() => fakes.openai.modelListings()).toBe(1);
+    await service.close();
+    expect(service.preparedCalls).toBe(0);
+    await expect.poll(() => fakes.deepgram.openStreams()).toBe(0);
+  });
+
+  it('prepares no more calls than the task holds, and none when early connections are off', async () => {
+    const full = await start({ earlyConnections: true, maxCalls: 1 });
+    const [first, second] = [await agentRunRef(900_002), await agentRunRef(900_003)];
+    expect((await ask(full.service.port, await request(first))).body.status).toBe('preparing');
+    expect((await ask(full.service.port, await request(second))).body.status).toBe('full');
+    await full.service.close();
+    await full.fakes.stop();
+
+    const off = await start();
+    expect(await ask(off.service.port, await request(first))).toEqual({ status: 202, body: { status: 'off' } });
+    expect(off.service.preparedCalls).toBe(0);
+    expect(off.fakes.deepgram.connections).toHaveLength(0);
+  });
+
+  it('refuses a request without a prepare credential for the run, or malformed', async () => {
+    const { service } = await start({ earlyConnections: true });
+    const runRef = `${org.organizationId}.1.900004`;
+    const forged = { ...(await request(runRef)), token: 'forged' };
+    expect((await ask(service.port, forged)).status).toBe(401);
+    expect((await ask(service.port, await request(runRef, 'control'))).status).toBe(401);
+    expect((await ask(service.port, { run_ref: runRef })).status).toBe(400);
+    expect(service.preparedCalls).toBe(0);
+  });
 });
