@@ -27,8 +27,9 @@ export async function startLocalMediaService(providers: LocalVoiceProviders): Pr
     host: '127.0.0.1',
     calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
     log: (level, message, details) => logger[level](message, { ...details }),
-    // Dialed calls are made ready while they ring, as on AWS (MEDIA_EARLY_CONNECTIONS=on).
-    earlyConnections: true,
+    // Dialed calls are made ready while they ring, as on AWS; MEDIA_EARLY_CONNECTIONS=off turns it
+    // off, as the context mediaEarlyConnections does on AWS (to compare).
+    earlyConnections: process.env.MEDIA_EARLY_CONNECTIONS !== 'off',
     // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
     webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
   }).catch(async (error: unknown) => {
