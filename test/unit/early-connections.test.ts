@@ -230,6 +230,23 @@ describe('speakEarly: the greeting synthesized while the phone rings', () => {
     expect(early.used).toBe(false);
   });
 
+  it("a synthesis that fails while the call plays it fails the call's speech (as a live stream would)", async () => {
+    let fail!: () => void;
+    const tts: TextToSpeech = {
+      name: 'speech',
+      async *stream() {
+        yield Buffer.from('H');
+        await new Promise<void>((resolve) => (fail = resolve));
+        throw new Error('speech failed');
+      },
+    };
+    const early = speakEarly(tts, 'Hello.', voice);
+    const played = collect(early.provider.stream('Hello.', voice, signal()));
+    await vi.waitFor(() => expect(fail).toBeDefined());
+    fail();
+    await expect(played).rejects.toThrow('speech failed');
+  });
+
   it('released unused, the synthesis under way is aborted', async () => {
     let open!: () => void;
     const speech = countingSpeech({ gate: new Promise((resolve) => (open = resolve)) });

@@ -94,6 +94,7 @@ export function speakEarly(
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let state: 'streaming' | 'done' | 'unusable' = 'streaming';
+  let failure: unknown = null;
   let taken = false;
   let wake: (() => void) | null = null;
   const changed = () => {
@@ -104,13 +105,15 @@ export function speakEarly(
     try {
       for await (const chunk of tts.stream(text, options, controller.signal)) {
         bytes += chunk.length;
-        if (bytes > MAX_PREFETCHED_SPEECH_BYTES) throw new Error('longer than the prefetch keeps');
+        // Once the call plays it, the greeting is the call's speech, however long.
+        if (!taken && bytes > MAX_PREFETCHED_SPEECH_BYTES) throw new Error('longer than the prefetch keeps');
         chunks.push(chunk);
         changed();
       }
       state = controller.signal.aborted ? 'unusable' : 'done';
-    } catch {
+    } catch (error) {
       state = 'unusable';
+      failure = error;
       controller.abort();
     }
     changed();
@@ -123,6 +126,8 @@ export function speakEarly(
       if (signal.aborted) return;
       if (next < chunks.length) yield chunks[next++]!;
       else if (state === 'done') return;
+      // It failed while the call played it: the call's speech failed, as a live stream's would.
+      else if (state === 'unusable') throw failure;
       else await new Promise<void>((resolve) => (wake = resolve));
     }
   }
