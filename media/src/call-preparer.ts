@@ -10,22 +10,11 @@ import type { LogFn, PreparedCall } from './call/call-types.ts';
 /** Twilio rings an unanswered call for 60 s by default (Telnyx 30 s); a preparation outlives that a little. */
 export const PREPARED_CALL_TTL_MS = 75_000;
 
-/** What was opened for a call before it was answered (each true once ready). */
-export interface EarlyParts {
-  speechToText: boolean;
-  greeting: boolean;
-  model: boolean;
-}
-
 /** A call prepared before its answer: what it needs, and how to close what it did not take. */
 export interface EarlyCall {
   call: PreparedCall;
   /** What was opened for it, in words (the run's log line when the call starts with them). */
   parts: string[];
-  /** Resolves when every early connection has opened or failed, with what is ready. */
-  ready: Promise<EarlyParts>;
-  /** What the call took of it (the greeting's audio, the speech-to-text stream). */
-  used(): { speechToText: boolean; greeting: boolean };
   /** Closes what the call did not take (idempotent). */
   release(): Promise<void>;
 }

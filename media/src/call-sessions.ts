@@ -200,10 +200,7 @@ export async function prepareEarlyCall(
   const greeting = firstMessage?.trim();
   const listening = stt && listenEarly(stt, language);
   const speaking = tts && greeting ? speakEarly(tts, greeting, { voice, language }) : undefined;
-  const warming = warmModel(llm).then(
-    () => true,
-    () => false,
-  );
+  void warmModel(llm);
   const parts = [
     listening && 'the speech-to-text stream',
     speaking && "the greeting's speech",
@@ -215,10 +212,6 @@ export async function prepareEarlyCall(
       providers: { llm, stt: listening?.provider ?? stt, tts: speaking?.provider ?? tts },
     },
     parts: parts.filter((part): part is string => Boolean(part)),
-    ready: Promise.all([listening?.opened ?? false, speaking?.synthesized ?? false, warming]).then(
-      ([speechToText, greeting, model]) => ({ speechToText, greeting, model }),
-    ),
-    used: () => ({ speechToText: listening?.used ?? false, greeting: speaking?.used ?? false }),
     release: async () => {
       await Promise.all([listening?.release(), speaking?.release()]);
     },

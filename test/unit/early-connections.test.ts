@@ -20,8 +20,6 @@ function earlyCall(): EarlyCall & { released: number } {
     released: 0,
     call: {} as EarlyCall['call'],
     parts: [],
-    ready: Promise.resolve({ speechToText: true, greeting: true, model: true }),
-    used: () => ({ speechToText: false, greeting: false }),
     release: async () => void (early.released += 1),
   };
   return early;
