@@ -3,8 +3,9 @@
  * authorizer included over 1,000 sequential requests, with the authorizer cache (as on AWS) and
  * without (every request runs the authorizer's GetItem); call placement latency; and admission of
  * 200 concurrent placements against 10 channels; the voice pipeline's own latency per turn
- * (bench/voice-latency.ts) and what each turn's latency telemetry costs a call in CPU
- * (bench/turn-telemetry.ts). Prints figures; a campaign row over the engine's goals (ratio to its
+ * (bench/voice-latency.ts), what each turn's latency telemetry costs a call in CPU
+ * (bench/turn-telemetry.ts), and the greeting's delay with and without early connections
+ * (bench/greeting-latency.ts). Prints figures; a campaign row over the engine's goals (ratio to its
  * floor, DynamoDB requests per attempt) is flagged, and the run then exits 1.
  * `BENCH_ONLY=campaigns` runs the campaign rows alone.
  */
@@ -14,6 +15,7 @@ import { measureBundles, printBundleTables } from './bundle-sizes.ts';
 import type { CampaignFigures } from './campaign.ts';
 import type { LatencyFigures } from './latency.ts';
 import type { TurnTelemetryFigures } from './turn-telemetry.ts';
+import type { GreetingLatencyFigures } from './greeting-latency.ts';
 import type { VoiceLatencyFigures } from './voice-latency.ts';
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -176,6 +178,11 @@ if (!CAMPAIGNS_ONLY) {
     `Turn latency recorder + telemetry (metrics, spans over OTLP), ${telemetry.callsPerRound * telemetry.rounds} synthetic calls each way: ` +
       `${telemetry.costUsPerCallSecond.recorderAndTelemetry.toFixed(2)} µs of CPU per call-second over none ` +
       `(recorder alone ${telemetry.costUsPerCallSecond.recorder.toFixed(2)} µs), ${telemetry.shareOfGoalPercent.toFixed(2)} % of the 2 ms goal`,
+  );
+  const greeting = runJson<GreetingLatencyFigures>('bench/greeting-latency.ts', process.env.BENCH_GREETINGS ?? '200');
+  console.log(
+    `Greeting, ${greeting.calls} calls alternating, answer to its first frame sent: opened on answer p50 ${ms(greeting.on_answer.p50)}, p95 ${ms(greeting.on_answer.p95)}; ` +
+      `opened while ringing p50 ${ms(greeting.early.p50)}, p95 ${ms(greeting.early.p95)} (new connection ${greeting.fakeDelaysMs.connect} ms, TTS first byte ${greeting.fakeDelaysMs.tts} ms)`,
   );
 }
 

@@ -42,6 +42,9 @@ export async function startLocalMediaService(providers: LocalVoiceProviders): Pr
     calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
     log,
     telemetry: telemetry.sink,
+    // Dialed calls are made ready while they ring, as on AWS; MEDIA_EARLY_CONNECTIONS=off turns it
+    // off, as the context mediaEarlyConnections does on AWS (to compare).
+    earlyConnections: process.env.MEDIA_EARLY_CONNECTIONS !== 'off',
     // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
     webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
   }).catch(async (error: unknown) => {

@@ -70,6 +70,8 @@ export interface MediaSettings {
   maxCallsPerTask: number;
   /** The tasks' CPU architecture; the image is built for it (cross-building needs Docker buildx with QEMU). */
   architecture: 'arm64' | 'x86_64';
+  /** Dialed calls are made ready while they ring (media/src/call-preparer.ts); off for comparison. */
+  earlyConnections: boolean;
 }
 
 const ARCHITECTURES = {
@@ -105,7 +107,10 @@ export function mediaSettingsFromContext(node: Node): MediaSettings {
       Math.max(MEASURED_TASK_CAPACITY.calls, positiveInteger(node, 'mediaCallsPerTask', DEFAULT_CALLS_PER_TASK)),
     ),
     architecture: (text('mediaArchitecture') ?? 'arm64') as MediaSettings['architecture'],
+    earlyConnections: (text('mediaEarlyConnections') ?? 'on') !== 'off',
   };
+  if (!['on', 'off'].includes(text('mediaEarlyConnections') ?? 'on'))
+    throw new Error(`Context mediaEarlyConnections must be on or off, got ${text('mediaEarlyConnections')}`);
   if (!Object.hasOwn(ARCHITECTURES, settings.architecture))
     throw new Error(`Context mediaArchitecture must be arm64 or x86_64, got ${settings.architecture}`);
   if (settings.maxCallsPerTask < settings.callsPerTask)
@@ -242,6 +247,7 @@ export class Media extends Construct {
         MEDIA_MAX_CALLS: String(settings.maxCallsPerTask),
         // Each turn's latency: metrics in this namespace, spans to the collector beside it.
         ...MEDIA_TELEMETRY_ENVIRONMENT,
+        MEDIA_EARLY_CONNECTIONS: settings.earlyConnections ? 'on' : 'off',
       },
       stopTimeout: Duration.seconds(STOP_TIMEOUT_SECONDS),
       healthCheck: {

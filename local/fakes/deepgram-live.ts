@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer } from 'ws';
+import { connectionDelay } from './connection-delay.ts';
 import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { decodeSpeechFrame, FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
 
@@ -10,6 +11,8 @@ export interface FakeDeepgramOptions {
   apiKey: string;
   /** Fixed delay before each final result (latency bench); default 0. */
   finalDelayMs?: number;
+  /** A stream's connection setup (TLS and the upgrade across the internet) before it opens (latency bench); default 0. */
+  connectDelayMs?: number;
   /** Closes a stream abruptly (1011) once it has received this much audio (fault tests). */
   dropAfterAudioMs?: number;
   /** How many streams drop at dropAfterAudioMs (the first ones); default every stream. */
@@ -36,6 +39,8 @@ export interface FakeDeepgram {
   readonly connections: URLSearchParams[];
   /** KeepAlive messages received, all streams together. */
   readonly keepAlives: () => number;
+  /** Streams open now (tests check none is left behind). */
+  readonly openStreams: () => number;
   stop: () => Promise<void>;
 }
 
@@ -59,6 +64,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   const connections: URLSearchParams[] = [];
   let keepAlives = 0;
   let streamsOpened = 0;
+  let openStreams = 0;
+  const connecting = connectionDelay(options.connectDelayMs);
   const server = createServer((_request, response) => response.writeHead(404).end());
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (request: IncomingMessage, socket, head) => {
@@ -69,7 +76,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     if (url.searchParams.get('encoding') !== 'mulaw' || url.searchParams.get('sample_rate') !== '8000')
       return void socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     connections.push(url.searchParams);
-    wss.handleUpgrade(request, socket, head, (ws) => transcribe(ws, url.searchParams));
+    void connecting(request).then(() =>
+      wss.handleUpgrade(request, socket, head, (ws) => transcribe(ws, url.searchParams)),
+    );
   });
 
   function transcribe(ws: WebSocket, query: URLSearchParams): void {
@@ -89,7 +98,11 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       idle.unref();
     };
     resetIdle();
-    ws.on('close', () => clearTimeout(idle));
+    openStreams += 1;
+    ws.on('close', () => {
+      openStreams -= 1;
+      clearTimeout(idle);
+    });
     const endpointingMs = Number(query.get('endpointing') ?? 10);
     const utteranceEndMs = query.has('utterance_end_ms') ? Number(query.get('utterance_end_ms')) : null;
     const interim = query.get('interim_results') === 'true';
@@ -230,6 +243,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections,
     keepAlives: () => keepAlives,
+    openStreams: () => openStreams,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

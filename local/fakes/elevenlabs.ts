@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connectionDelay } from './connection-delay.ts';
 import { encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 
@@ -8,6 +9,8 @@ export interface FakeElevenLabsOptions {
   apiKey: string;
   /** Fixed delay before the first audio byte (latency bench); default 0. */
   firstByteDelayMs?: number;
+  /** A new connection's setup (TLS across the internet) before its first answer (latency bench); default 0. */
+  connectDelayMs?: number;
   /** Answers 500 from the n-th request (1-based) on (fault tests). */
   failFromRequest?: number;
 }
@@ -36,7 +39,9 @@ export async function startFakeElevenLabs(options: FakeElevenLabsOptions): Promi
       .end(JSON.stringify({ detail: { status: code, message } }));
   };
 
+  const connecting = connectionDelay(options.connectDelayMs);
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    await connecting(request);
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (request.method !== 'POST' || !/^\/v1\/text-to-speech\/[^/]+\/stream$/.test(url.pathname))
       return error(response, 404, 'not_found', 'Not found');

@@ -5,12 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { SCRIPT_READING } from '../../shared/ai/script-reading.ts';
 import { CALL_ANALYSIS } from '../../shared/domain/call-analysis.ts';
+import { connectionDelay } from './connection-delay.ts';
 import { readScriptPrompt } from './script-reader.ts';
 
 export interface FakeOpenAiOptions {
   apiKey: string;
   /** Fixed delay before the first streamed chunk (latency bench); default 0. */
   firstTokenDelayMs?: number;
+  /** A new connection's setup (TLS across the internet) before its first answer (latency bench); default 0. */
+  connectDelayMs?: number;
   /** Answers 500 to the n-th chat request (1-based) and later ones (fault tests). */
   failFromRequest?: number;
 }
@@ -22,6 +25,8 @@ export interface FakeOpenAi {
   readonly chatRequests: ChatRequest[];
   /** Chat requests whose system prompt contains one of these answer 500 (also `POST /fake/faults {system_contains}`). */
   readonly faults: string[];
+  /** `GET /v1/models` requests so far (a media task opens its connection so before a call starts). */
+  readonly modelListings: () => number;
   stop: () => Promise<void>;
 }
 
@@ -288,11 +293,12 @@ const lines = (text: string) =>
 /**
  * A local OpenAI-compatible API: `POST /v1/chat/completions` (JSON or `stream: true` server-sent
  * events with `chat.completion.chunk` objects, tool calls streamed in pieces, then `data: [DONE]`)
- * and `POST /v1/audio/speech` (`response_format: "pcm"`: 24 kHz 16-bit mono, streamed), with
- * Bearer authentication and OpenAI's error body.
+ * and `POST /v1/audio/speech` (`response_format: "pcm"`: 24 kHz 16-bit mono, streamed), `GET
+ * /v1/models`, with Bearer authentication and OpenAI's error body.
  */
 export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeOpenAi> {
   const chatRequests: ChatRequest[] = [];
+  let modelListings = 0;
   const faults: string[] = [];
 
   const error = (response: ServerResponse, status: number, message: string, type: string): void => {
@@ -393,7 +399,9 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
     response.end();
   }
 
+  const connecting = connectionDelay(options.connectDelayMs);
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    await connecting(request);
     if (request.headers.authorization !== `Bearer ${options.apiKey}`)
       return error(response, 401, 'Incorrect API key provided.', 'invalid_request_error');
     const chunks: Buffer[] = [];
@@ -402,6 +410,13 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method === 'POST' && path === '/v1/chat/completions') return chat(body, response);
     if (request.method === 'POST' && path === '/v1/audio/speech') return speech(body, response);
+    if (request.method === 'GET' && path === '/v1/models') {
+      modelListings += 1;
+      const model = { id: 'fake-chat', object: 'model', created: 0, owned_by: 'system' };
+      return void response
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [model] }));
+    }
     if (
       request.method === 'POST' &&
       path === '/fake/faults' &&
@@ -424,6 +439,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     chatRequests,
     faults,
+    modelListings: () => modelListings,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -7,6 +7,8 @@
  */
 import { buildCallPlan, flowOf } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
+import { listenEarly, speakEarly, warmModel } from './agent/early-providers.ts';
+import type { EarlyCall } from './call-preparer.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
@@ -103,20 +105,45 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
 
 /**
  * The agent and resources behind a stream; `run` is the run as its admission (stream-admission.ts)
- * marked it answered: the call counts as answered from there.
+ * marked it answered: the call counts as answered from there. A call prepared while it rang
+ * (`early`, prepareEarlyCall) starts with what was made ready then.
  */
 async function prepareCall(
   config: CallSessionConfig,
   runRefText: string | null,
   run: RunRecord,
   log: LogFn,
+  early?: Promise<EarlyCall | undefined>,
 ): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
+  const prepared = await early;
+  if (prepared && !run.transfer) {
+    await emitCallStarted(run);
+    prepared.call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
+    return prepared.call;
+  }
+  return setUpCall(config, ref, run, log, () => emitCallStarted(run));
+}
+
+/** What of its run a call's setup reads. */
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer'>;
+
+/**
+ * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
+ * `beforeProviders` (the call.started event of an answered call), then the providers.
+ */
+async function setUpCall(
+  config: CallSessionConfig,
+  ref: RunRef,
+  run: CallOfRun,
+  log: LogFn,
+  beforeProviders?: () => Promise<void>,
+): Promise<PreparedCall> {
   const { organizationId: orgId, agentId } = ref;
   const { agent, passages, tools, notes, model, speechKeys } = await agentSetup(`${orgId}/${agentId}`);
-  if (!agent) throw new Error(`No agent for ${runRefText}`);
-  await emitCallStarted(run);
+  if (!agent) throw new Error(`No agent for ${formatRunRef(ref)}`);
+  await beforeProviders?.();
   // The organization's own keys first; the platform's only for what they do not cover. A platform
   // key missing (not filled in since the first deploy) fails the call here, naming the key. A
   // chat speaks no words: it needs the model only.
@@ -160,6 +187,44 @@ async function prepareCall(
     runLog,
     flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
+  };
+}
+
+/**
+ * A dialed call made ready while it rings (call-preparer.ts): its setup read, and what its first
+ * words need opened: the speech-to-text stream, the greeting's speech (its text is known), the
+ * model's connection. `dialed` is what the dialer knows of the run (it was just dialed, so it
+ * waits for its media and has no transfer): nothing is read of it here.
+ */
+export async function prepareEarlyCall(
+  config: CallSessionConfig,
+  runRef: string,
+  dialed: Pick<RunRecord, 'mode' | 'initial_context'>,
+  log: LogFn,
+): Promise<EarlyCall | undefined> {
+  const ref = parseRunRef(runRef);
+  if (!ref || hasSession(dialed.mode)) return undefined;
+  const call = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
+  const { stt, tts, llm } = call.providers;
+  const { language, voice, firstMessage } = call.plan.settings;
+  const greeting = firstMessage?.trim();
+  const listening = stt && listenEarly(stt, language);
+  const speaking = tts && greeting ? speakEarly(tts, greeting, { voice, language }) : undefined;
+  void warmModel(llm);
+  const parts = [
+    listening && 'the speech-to-text stream',
+    speaking && "the greeting's speech",
+    "the model's connection",
+  ];
+  return {
+    call: {
+      ...call,
+      providers: { llm, stt: listening?.provider ?? stt, tts: speaking?.provider ?? tts },
+    },
+    parts: parts.filter((part): part is string => Boolean(part)),
+    release: async () => {
+      await Promise.all([listening?.release(), speaking?.release()]);
+    },
   };
 }
 
@@ -208,14 +273,21 @@ async function afterTakeBack(
   };
 }
 
-/** The session of an admitted phone stream; `run` is what its admission wrote. */
+/**
+ * The session of an admitted phone stream; `run` is what its admission wrote, `early` the call's
+ * preparation while it rang, if this task made one.
+ */
 export function createCallSession(
   config: CallSessionConfig,
   send: (message: object) => void,
   log: LogFn,
   run: RunRecord,
+  early?: Promise<EarlyCall | undefined>,
 ): CallPipeline {
-  return new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log), send, log });
+  const session = new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log, early), send, log });
+  // What the call did not take of its preparation is closed with it.
+  if (early) void session.finished.then(() => early).then((prepared) => prepared?.release());
+  return session;
 }
 
 /**

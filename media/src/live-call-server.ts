@@ -247,7 +247,8 @@ export function controlLogMessage(command: LiveCommand): string {
 /** Close codes a peer may send (1005, 1006 and 1015 are reserved for reporting). */
 const sendableCode = (code: number): number => ([1005, 1006, 1015].includes(code) ? 1011 : code);
 
-async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+/** A request's body as text; undefined past `limit` bytes. */
+export async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {

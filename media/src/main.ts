@@ -40,6 +40,13 @@ function maxCalls(): number {
   return calls;
 }
 
+/** Whether dialed calls are made ready while they ring (the stack sets it from context mediaEarlyConnections). */
+function earlyConnections(): boolean {
+  const raw = process.env.MEDIA_EARLY_CONNECTIONS ?? '';
+  if (raw !== 'on' && raw !== 'off') throw new Error(`MEDIA_EARLY_CONNECTIONS must be on or off, got '${raw}'`);
+  return raw === 'on';
+}
+
 /**
  * The task's private IP, where the other tasks reach it to pass on a listener or a control command
  * (live-call-server.ts): from the task metadata endpoint ECS gives every Fargate task.
@@ -64,11 +71,13 @@ let providers;
 let drainMs: number;
 let callLimit: number;
 let telemetrySettings: MediaTelemetrySettings;
+let early: boolean;
 try {
   providers = platformProviders(process.env);
   drainMs = drainSeconds() * 1000;
   callLimit = maxCalls();
   telemetrySettings = mediaTelemetrySettings(process.env);
+  early = earlyConnections();
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
@@ -84,6 +93,7 @@ try {
     port: Number(process.env.PORT ?? 8080),
     calls: { providers, settings: process.env },
     maxCalls: callLimit,
+    earlyConnections: early,
     advertisedHost: await taskPrivateIp(),
     log,
     telemetry: telemetry.sink,

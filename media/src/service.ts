@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createBrowserSession,
   createCallSession,
+  prepareEarlyCall,
   saveCall,
   transferCall,
   type CallSessionConfig,
@@ -27,6 +28,8 @@ import { admitBrowserSession, admitStream } from './stream-admission.ts';
 import { CHAT_LIMITS } from './streams/chat-limits.ts';
 import { attachMediaStreams, type AdmissionResult, type StreamClaim } from './streams/websocket-server.ts';
 import { LiveCalls } from './live-call-server.ts';
+import { CallPreparer } from './call-preparer.ts';
+import { handlePrepareRequest, type PrepareRequest } from './prepare-endpoint.ts';
 import { LISTEN_PATH } from '../../shared/domain/live-call-access.ts';
 import { formatRunRef } from '../../shared/domain/run-ref.ts';
 import type { CallPipeline } from './call/call-pipeline.ts';
@@ -42,6 +45,8 @@ export interface MediaService {
   port: number;
   /** Calls whose media stream is open. */
   readonly activeCalls: number;
+  /** Calls prepared while they ring, their stream not started yet (call-preparer.ts). */
+  readonly preparedCalls: number;
   /**
    * Graceful stop: the health check answers 503 and new streams are refused, calls in progress
    * run on for up to `maxWaitMs`, then whatever is left is closed and saved like `close()`.
@@ -74,15 +79,38 @@ export async function startMediaService(options: {
    * one the service listens on.
    */
   advertisedHost?: string;
+  /**
+   * Calls are made ready while they ring (MEDIA_EARLY_CONNECTIONS, call-preparer.ts): the dialer
+   * asks (POST /prepare), and the answered call's stream starts with them. Off: every call opens
+   * what it needs on answer.
+   */
+  earlyConnections?: boolean;
 }): Promise<MediaService> {
   // Streams are admitted only with credentials signed with this key (read at run time, cached):
   // refuse to start without it, naming the secret.
   await streamTokenKey();
   let draining = false;
   let address = '';
+  /** Calls in progress, and streams being admitted (each takes a slot until it is one or is refused). */
+  let calls = 0;
+  let admitting = 0;
   const live = new LiveCalls(() => address, options.log);
+  // A prepared call holds a speech-to-text stream and its greeting's audio, not a call's per-frame
+  // work: preparing stops where prepared and running calls together fill the task.
+  const preparer = new CallPreparer({
+    log: options.log,
+    room: (prepared) =>
+      !draining && (options.maxCalls === undefined || calls + admitting + prepared < options.maxCalls),
+  });
+  const prepare = options.earlyConnections
+    ? ({ runRef, mode, initialContext }: PrepareRequest) =>
+        preparer.prepare(runRef, () =>
+          prepareEarlyCall(options.calls, runRef, { mode, initial_context: initialContext }, options.log),
+        )
+    : null;
   const server = createServer((request, response) => {
     if (live.handleRequest(request, response)) return;
+    if (handlePrepareRequest(request, response, prepare)) return;
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const health = path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD');
     const [status, body] = !health
@@ -103,9 +131,6 @@ export async function startMediaService(options: {
     );
     return work;
   };
-  /** Calls in progress, and streams being admitted (each takes a slot until it is one or is refused). */
-  let calls = 0;
-  let admitting = 0;
   /** Calls and browser sessions share the task's capacity. */
   const admittedBy =
     (
@@ -131,8 +156,10 @@ export async function startMediaService(options: {
         admitting -= 1;
       }
     };
+  const runRefOf = (run: RunRecord) =>
+    formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id });
   const counted = (session: CallPipeline, run: RunRecord) => {
-    live.add(formatRunRef({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }), session);
+    live.add(runRefOf(run), session);
     calls += 1;
     track(session.finished);
     void session.finished.then((result) => {
@@ -145,7 +172,8 @@ export async function startMediaService(options: {
     attachMediaStreams<RunRecord>(
       server,
       MEDIA_STREAM_PATH,
-      (send, run) => counted(createCallSession(options.calls, send, options.log, run), run),
+      (send, run) =>
+        counted(createCallSession(options.calls, send, options.log, run, preparer.take(runRefOf(run))), run),
       (result, run) => track(saveCall(result, run, options.log)),
       {
         admit: admittedBy(admitStream),
@@ -185,6 +213,7 @@ export async function startMediaService(options: {
   const activeConnections = () => endpoints.reduce((sum, endpoint) => sum + endpoint.activeConnections, 0);
   const close = async () => {
     live.close();
+    await preparer.close();
     await Promise.all(endpoints.map((endpoint) => endpoint.close()));
     while (unfinished.size > 0) await Promise.allSettled([...unfinished]);
     await new Promise<void>((resolve) => {
@@ -202,6 +231,9 @@ export async function startMediaService(options: {
     port,
     get activeCalls() {
       return activeConnections();
+    },
+    get preparedCalls() {
+      return preparer.size;
     },
     drain: async (maxWaitMs) => {
       draining = true;

@@ -7,6 +7,10 @@
  */
 export const LISTEN_PATH = '/listen';
 export const CONTROL_PATH = '/control';
+/** Where the dialer asks the media service to make a call ready while it rings (media/src/prepare-endpoint.ts). */
+export const PREPARE_PATH = '/prepare';
+/** The dialer's request to prepare a call carries a credential good for this long. */
+export const PREPARE_TOKEN_SECONDS = 60;
 
 /** A listen URL must be connected within this; the connection then lasts as long as the call. */
 export const LISTEN_TOKEN_SECONDS = 300;
@@ -31,8 +35,11 @@ export const MAX_CONTROL_REQUEST_BYTES = MAX_COMMAND_TEXT_CHARS * 6 + 4 * 1024;
 
 export const RELAY_HEADER = 'x-media-relay';
 
-/** `resume`: the media stream that gives a call back to the agent after a transfer nobody took. */
-export type LivePurpose = 'listen' | 'control' | 'resume';
+/**
+ * `resume`: the media stream that gives a call back to the agent after a transfer nobody took;
+ * `prepare`: the dialer's request to make a call ready while it rings.
+ */
+export type LivePurpose = 'listen' | 'control' | 'resume' | 'prepare';
 
 /** What a live credential is signed over: the purpose and the run. */
 export const purposeRef = (purpose: LivePurpose, runRef: string): string => `${purpose}:${runRef}`;
@@ -47,7 +54,16 @@ export function listenUrl(mediaStreamUrl: string, runRef: string, token: string)
 
 /** The control endpoint (HTTP) of the media service whose Media Streams URL is `mediaStreamUrl`. */
 export function controlUrl(mediaStreamUrl: string): string {
+  return httpEndpoint(mediaStreamUrl, CONTROL_PATH);
+}
+
+/** The prepare endpoint (HTTP) of the media service whose Media Streams URL is `mediaStreamUrl`. */
+export function prepareUrl(mediaStreamUrl: string): string {
+  return httpEndpoint(mediaStreamUrl, PREPARE_PATH);
+}
+
+function httpEndpoint(mediaStreamUrl: string, path: string): string {
   const url = new URL(mediaStreamUrl);
   const http = url.protocol === 'wss:' ? 'https:' : 'http:';
-  return `${http}//${url.host}${CONTROL_PATH}`;
+  return `${http}//${url.host}${path}`;
 }

@@ -29,6 +29,7 @@ import {
   WATCHDOG_MARGIN_SECONDS,
   type CallLifecycleInput,
 } from './calls.ts';
+import { askMediaToPrepare } from './media-preparation.ts';
 import { newRun } from './new-run.ts';
 import { awaitSendSlot } from './send-slot.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
@@ -116,11 +117,15 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
     return { retryInSeconds: RATE_LIMITED_RETRY_SECONDS };
   }
   // The provider has the call now: failing to note its id must not make anyone dial it again.
-  await updateActiveRun(
-    ref,
-    { provider_call_id: callId },
-    { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
-  ).catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) }));
+  // While it rings, the media service makes ready what its first words need.
+  await Promise.all([
+    updateActiveRun(
+      ref,
+      { provider_call_id: callId },
+      { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
+    ).catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) })),
+    askMediaToPrepare(run, runRef, request.streamUrl),
+  ]);
   return { callId };
 }
 

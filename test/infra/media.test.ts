@@ -269,6 +269,12 @@ describe('media service on AWS', () => {
     expect(environment(synth({ ...CONTEXT, mediaCallsPerTask: '150' }).template).MEDIA_MAX_CALLS).toBe('150');
     expect(environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30' }).template).MEDIA_MAX_CALLS).toBe('30');
     expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
+    // Dialed calls are made ready while they ring, unless turned off (to compare).
+    expect(environment(template).MEDIA_EARLY_CONNECTIONS).toBe('on');
+    expect(environment(synth({ ...CONTEXT, mediaEarlyConnections: 'off' }).template).MEDIA_EARLY_CONNECTIONS).toBe(
+      'off',
+    );
+    expect(() => synth({ ...CONTEXT, mediaEarlyConnections: 'yes' })).toThrow(/mediaEarlyConnections/);
   });
 
   it('sets every voice setting from context, and builds the image for the architecture the tasks run on', () => {

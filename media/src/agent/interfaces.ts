@@ -61,6 +61,8 @@ export interface LanguageModel {
   readonly defaultModel: string;
   /** Streams the answer: text as it is generated, then each complete tool call. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** Opens the connection a first answer will use (a call about to start); its failure is the answer's to report. */
+  warmUp?(): Promise<void>;
 }
 
 export interface TextToSpeech {

@@ -214,6 +214,14 @@ export class OpenAiChatModel implements LanguageModel {
     this.name = settings.name ?? `language model at ${new URL(settings.apiUrl).host}`;
   }
 
+  /**
+   * The API's model list (`GET /models`, which every OpenAI-compatible API serves): a cheap request
+   * that leaves a kept-alive connection (DNS, TCP, TLS done) for the call's first answer.
+   */
+  async warmUp(): Promise<void> {
+    await this.client.models.list({ signal: AbortSignal.timeout(5_000) });
+  }
+
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     try {
