@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FUNCTION_GROUPS, type FunctionGroupName } from '../shared/api/function-groups.ts';
-import { EVENT_RULES } from '../shared/events/event-rules.ts';
+import { EVENT_RULES, matchesDetail } from '../shared/events/event-rules.ts';
 import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { invokeLocal } from './lambda-runtime.ts';
 
@@ -65,6 +65,7 @@ export async function startLocalEventBus(options: { region: string }): Promise<L
         };
         for (const rule of EVENT_RULES) {
           if (bus !== EVENT_BUS_NAME || rule.source !== entry.Source || rule.detailType !== entry.DetailType) continue;
+          if (!matchesDetail(rule.detail, event.detail)) continue;
           const delivery = deliver(rule.target as FunctionGroupName, event);
           inFlight.add(delivery);
           void delivery.finally(() => inFlight.delete(delivery));

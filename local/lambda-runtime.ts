@@ -91,14 +91,15 @@ function scopedEnvironment(real: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const visible = (scope: FunctionScope, key: string) => Object.hasOwn(scope.env, key) || !isSetting(key);
   return new Proxy(real, {
     get(target, key) {
+      // Most reads are of other variables (the SDK reads a few at every request): they pass
+      // through without looking up the invocation, whose environment holds settings only.
+      if (typeof key !== 'string' || !isSetting(key)) return Reflect.get(target, key);
       const scope = functionScope.getStore();
-      if (!scope || typeof key !== 'string') return Reflect.get(target, key);
+      if (!scope) return Reflect.get(target, key);
       if (Object.hasOwn(scope.env, key)) return scope.env[key];
-      if (isSetting(key))
-        throw new Error(
-          `Function ${scope.name} reads ${key}, which the stack does not give it (shared/config/settings.ts)`,
-        );
-      return Reflect.get(target, key);
+      throw new Error(
+        `Function ${scope.name} reads ${key}, which the stack does not give it (shared/config/settings.ts)`,
+      );
     },
     has(target, key) {
       const scope = functionScope.getStore();

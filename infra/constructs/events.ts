@@ -23,7 +23,11 @@ export class Events extends Construct {
       const rule = new Rule(this, spec.name, {
         eventBus: this.bus,
         description: `${spec.source} ${spec.detailType} → ${spec.target}`,
-        eventPattern: { source: [spec.source], detailType: [spec.detailType] },
+        eventPattern: {
+          source: [spec.source],
+          detailType: [spec.detailType],
+          ...(spec.detail ? { detail: spec.detail } : {}),
+        },
         // Retried for a day, then kept in the dead-letter queue (alarmed) rather than dropped.
         targets: [
           new LambdaFunction(functions.get(spec.target), {

@@ -146,7 +146,9 @@ export function twilioAdapter(
           twiml: streamTwiml(request.streamUrl, request.runRef, request.streamToken),
           statusCallback: request.statusCallbackUrl,
           statusCallbackMethod: 'POST',
-          statusCallbackEvent: ['ringing', 'answered', 'completed'],
+          // Only the final status: the platform acts on no other (the media stream's admission marks
+          // a call answered), and each event is a signed request and a function invocation.
+          statusCallbackEvent: ['completed'],
           // Asynchronous AMD: the stream starts at once (the agent greets a person without a
           // silence), the verdict comes to its own signed callback. DetectMessageEnd waits for the
           // greeting's end (the beep) to report a machine, so a message left then is recorded.

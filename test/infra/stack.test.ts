@@ -417,7 +417,11 @@ describe('VoiceAgentPlatformApi stack', () => {
     template.resourceCountIs('AWS::Events::Rule', EVENT_RULES.length);
     for (const rule of EVENT_RULES) {
       template.hasResourceProperties('AWS::Events::Rule', {
-        EventPattern: { source: [rule.source], 'detail-type': [rule.detailType] },
+        EventPattern: {
+          source: [rule.source],
+          'detail-type': [rule.detailType],
+          ...(rule.detail ? { detail: rule.detail } : {}),
+        },
       });
     }
     template.resourceCountIs('AWS::StepFunctions::StateMachine', STATE_MACHINES.length);

@@ -84,7 +84,8 @@ describe('Twilio adapter', () => {
     expect(form.get('From')).toBe('+12125550100');
     expect(form.get('StatusCallback')).toBe('https://api.example.com/api/v1/telephony/twilio/status?run=1.2.3');
     expect(form.get('StatusCallbackMethod')).toBe('POST');
-    expect(form.getAll('StatusCallbackEvent')).toEqual(['ringing', 'answered', 'completed']);
+    // Only the final status: the platform acts on no other, and each would be a signed callback.
+    expect(form.getAll('StatusCallbackEvent')).toEqual(['completed']);
     // Asynchronous AMD to the same signed callback; DetectMessageEnd as the agent leaves a message.
     expect(form.get('MachineDetection')).toBe('DetectMessageEnd');
     expect(form.get('AsyncAmd')).toBe('true');
