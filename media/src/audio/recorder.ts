@@ -5,14 +5,15 @@
  *
  * Memory stays bounded however long the call: only the last WINDOW_SECONDS of the timeline are
  * held, where both directions still arrive (the agent's audio is recorded once it has played);
- * older audio goes to a WAV file on local disk as the call goes, and the rare frame stamped before
- * the window is mixed into the file in place. At the end the file is uploaded as it is (no copy of
+ * older audio goes to a WAV file on local disk as the call goes, FLUSH_SECONDS at a time (one
+ * write and one shift of the window a second, not one per 20 ms frame), and the rare frame stamped
+ * before the window is mixed into the file in place. At the end the file is uploaded as it is (no copy of
  * the call in memory) and deleted. Only erasable TypeScript syntax (the container strips types).
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeMulaw } from './mulaw.ts';
 import { WAV_HEADER_BYTES, wavHeader } from './wav.ts';
@@ -22,6 +23,10 @@ const SAMPLES_PER_MS = RECORDING_SAMPLE_RATE / 1000;
 /** The part of the timeline held in memory (160 KB). */
 export const WINDOW_SECONDS = 10;
 const WINDOW_SAMPLES = WINDOW_SECONDS * RECORDING_SAMPLE_RATE;
+/** How far the window moves when a frame passes its end: the window always keeps the last 9 s. */
+export const FLUSH_SECONDS = 1;
+const FLUSH_SAMPLES = FLUSH_SECONDS * RECORDING_SAMPLE_RATE;
+const HOST_LITTLE_ENDIAN = endianness() === 'LE';
 
 /** A finished recording on local disk: a complete WAV file. */
 export interface RecordingFile {
@@ -61,7 +66,7 @@ export class CallRecorder {
     if (this.fd === null || samples.length === 0) return;
     const offset = Math.max(0, Math.round(atMs * SAMPLES_PER_MS));
     const end = offset + samples.length;
-    if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES);
+    if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES + FLUSH_SAMPLES);
     // A frame stamped before the window (late, or far behind the other direction) goes into the file.
     const inFile = Math.max(0, Math.min(samples.length, this.windowStart - offset));
     if (inFile > 0) this.mixIntoFile(samples.subarray(0, inFile), offset);
@@ -112,9 +117,15 @@ export class CallRecorder {
       if (start > this.windowStart) this.moveWindow(start);
       return;
     }
-    const bytes = Buffer.allocUnsafe(count * 2);
-    for (let i = 0; i < count; i++) bytes.writeInt16LE(this.window[i]!, i * 2);
-    writeSync(this.fd!, bytes, 0, bytes.length, WAV_HEADER_BYTES + this.windowStart * 2);
+    // The samples' own memory (WAV is little-endian; a big-endian host writes a swapped copy).
+    const bytes = Buffer.from(this.window.buffer, this.window.byteOffset, count * 2);
+    writeSync(
+      this.fd!,
+      HOST_LITTLE_ENDIAN ? bytes : Buffer.from(bytes).swap16(),
+      0,
+      count * 2,
+      WAV_HEADER_BYTES + this.windowStart * 2,
+    );
     this.moveWindow(start);
   }
 
