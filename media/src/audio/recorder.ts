@@ -15,7 +15,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeMulaw } from './mulaw.ts';
+import { decodeMulawInto } from './mulaw.ts';
 import { WAV_HEADER_BYTES, wavHeader } from './wav.ts';
 
 export const RECORDING_SAMPLE_RATE = 8000;
@@ -27,6 +27,8 @@ const WINDOW_SAMPLES = WINDOW_SECONDS * RECORDING_SAMPLE_RATE;
 export const FLUSH_SECONDS = 1;
 const FLUSH_SAMPLES = FLUSH_SECONDS * RECORDING_SAMPLE_RATE;
 const HOST_LITTLE_ENDIAN = endianness() === 'LE';
+/** The frame being mixed, decoded: one buffer for every recorder, not one array per 20 ms frame. */
+let decoded = new Int16Array(1600);
 
 /** A finished recording on local disk: a complete WAV file. */
 export interface RecordingFile {
@@ -54,23 +56,34 @@ export class CallRecorder {
   }
 
   addInbound(mulawBytes: Uint8Array, atMs: number): void {
-    this.addPcm(decodeMulaw(mulawBytes), atMs);
+    this.addMulaw(mulawBytes, atMs);
   }
 
   addOutbound(mulawBytes: Uint8Array, atMs: number): void {
-    this.addPcm(decodeMulaw(mulawBytes), atMs);
+    this.addMulaw(mulawBytes, atMs);
   }
 
   /** Mixes linear samples in at atMs (sample offset atMs * 8); negative offsets clamp to 0. */
   addPcm(samples: Int16Array, atMs: number): void {
-    if (this.fd === null || samples.length === 0) return;
+    this.mix(samples, samples.length, atMs);
+  }
+
+  private addMulaw(mulawBytes: Uint8Array, atMs: number): void {
+    if (mulawBytes.length > decoded.length) decoded = new Int16Array(mulawBytes.length);
+    decodeMulawInto(mulawBytes, decoded);
+    this.mix(decoded, mulawBytes.length, atMs);
+  }
+
+  /** Mixes the first `count` of `samples` in at atMs. */
+  private mix(samples: Int16Array, count: number, atMs: number): void {
+    if (this.fd === null || count === 0) return;
     const offset = Math.max(0, Math.round(atMs * SAMPLES_PER_MS));
-    const end = offset + samples.length;
+    const end = offset + count;
     if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES + FLUSH_SAMPLES);
     // A frame stamped before the window (late, or far behind the other direction) goes into the file.
-    const inFile = Math.max(0, Math.min(samples.length, this.windowStart - offset));
+    const inFile = Math.max(0, Math.min(count, this.windowStart - offset));
     if (inFile > 0) this.mixIntoFile(samples.subarray(0, inFile), offset);
-    for (let i = inFile; i < samples.length; i++) {
+    for (let i = inFile; i < count; i++) {
       const at = offset + i - this.windowStart;
       const mixed = this.window[at]! + samples[i]!;
       this.window[at] = mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed;
