@@ -303,6 +303,9 @@ export class Speaker {
       if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
       if (startMs !== null) reply.segments.push({ index, text: spoken, startMs, endMs: this.outboundCursorMs });
     });
+    // The answer awaits its speech once written; a speech failure before then (or an answer that
+    // fails itself first) must not be an unhandled rejection, which would end the whole task.
+    reply.speech.catch(() => {});
   }
 
   /** A chat's sentence: sent as it is complete, after what the answer sent before it. */
