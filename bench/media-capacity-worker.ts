@@ -7,7 +7,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { CallPipeline } from '../media/src/call/call-pipeline.ts';
@@ -30,6 +32,9 @@ export interface WorkerFigures {
   windowMs: number;
   eventLoopDelayP99Ms: number;
   eventLoopDelayMaxMs: number;
+  /** Time spent in garbage collection over the window, and how many collections. */
+  gcMs: number;
+  gcCount: number;
   rssBaselineBytes: number;
   rssPeakBytes: number;
   calls: CallReport[];
@@ -100,7 +105,19 @@ let rssBaseline = process.memoryUsage.rss();
 let rssPeak = rssBaseline;
 setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 250).unref();
 
-process.on('message', (message: { type: string }) => {
+let gcMs = 0;
+let gcCount = 0;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcCount += 1;
+  }
+});
+/** BENCH_CPU_PROFILE=file.cpuprofile: a CPU profile of the measured window (the process is killed, so --cpu-prof writes none). */
+const profilePath = process.env.BENCH_CPU_PROFILE;
+const profiler = profilePath ? new Session() : undefined;
+
+process.on('message', async (message: { type: string }) => {
   if (message.type === 'baseline') {
     globalThis.gc?.();
     rssBaseline = process.memoryUsage.rss();
@@ -109,17 +126,34 @@ process.on('message', (message: { type: string }) => {
   } else if (message.type === 'measure') {
     delay.reset();
     delay.enable();
+    gcMs = 0;
+    gcCount = 0;
+    gcObserver.observe({ entryTypes: ['gc'] });
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 500 });
+      await profiler.post('Profiler.start');
+    }
     cpuStart = process.cpuUsage();
     windowStart = performance.now();
     process.send!({ type: 'measuring' });
   } else if (message.type === 'report') {
     delay.disable();
+    gcObserver.disconnect();
     const cpu = process.cpuUsage(cpuStart);
+    const windowMs = performance.now() - windowStart;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      await writeFile(profilePath!, JSON.stringify(profile));
+    }
     const figures: WorkerFigures = {
       cpuMs: (cpu.user + cpu.system) / 1000,
-      windowMs: performance.now() - windowStart,
+      windowMs,
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       eventLoopDelayMaxMs: delay.max / 1e6,
+      gcMs,
+      gcCount,
       rssBaselineBytes: rssBaseline,
       rssPeakBytes: rssPeak,
       calls,

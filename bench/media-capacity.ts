@@ -13,12 +13,15 @@
  *   and the raw gap between consecutive frames of an answer;
  * - turn overhead: from the caller's end of speech (the last frame of the endpointing pause sent)
  *   to the answer's first frame, minus the fakes' fixed delays (as bench/voice-latency.ts);
- * - the media process's event-loop delay p99, CPU ms per call-second, resident memory per call
- *   (peak over the idle baseline), recording and transcript bytes written;
+ * - the media process's event-loop delay p99, CPU ms per call-second (and the share of it spent
+ *   collecting garbage), resident memory per call (peak over the idle baseline), recording and
+ *   transcript bytes written;
  * - the driver's own event-loop delay: when it is high, the driver, not the media process, limits.
  * Every call must end as the agent's goodbye with the caller's every line in its transcript.
  *
  *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
+ *   BENCH_CPU_PROFILE=media.cpuprofile npx tsx bench/media-capacity.ts 200
+ *     a V8 CPU profile of the media process over the measured window (the last N's)
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -40,7 +43,7 @@ const TURNS = Math.ceil((CALL_SECONDS * 1000) / TURN_MS);
 const RAMP_MS = 5000;
 const FRAME_MS = 20;
 const PROVIDER_MS = FAKE_DELAYS_MS.stt + FAKE_DELAYS_MS.llm + FAKE_DELAYS_MS.tts;
-export const GOALS = { latenessP99Ms: 20, overheadP95Ms: 50, memoryPerCallMiB: 8 } as const;
+export const GOALS = { latenessP99Ms: 20, overheadP95Ms: 50, memoryPerCallMiB: 4, cpuMsPerCallSecond: 2 } as const;
 
 const lineOf = (call: number, turn: number) =>
   turn % 2 === 0
@@ -245,6 +248,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     turnsMeasured: overheads.length,
     eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
     cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
+    gcShareOfCpu: Math.round((worker.gcMs / worker.cpuMs) * 100) / 100,
     cpuShareOfCore: Math.round((worker.cpuMs / worker.windowMs) * 100) / 100,
     memoryPerCallMiB: Math.round(((worker.rssPeakBytes - worker.rssBaselineBytes) / calls / 2 ** 20) * 100) / 100,
     rssPeakMiB: Math.round(worker.rssPeakBytes / 2 ** 20),
@@ -257,7 +261,8 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     complete.length === calls &&
     (figures.playoutLatenessMs.p99 ?? Infinity) <= GOALS.latenessP99Ms &&
     (figures.turnOverheadMs.p95 ?? Infinity) <= GOALS.overheadP95Ms &&
-    figures.memoryPerCallMiB <= GOALS.memoryPerCallMiB;
+    figures.memoryPerCallMiB <= GOALS.memoryPerCallMiB &&
+    figures.cpuMsPerCallSecond <= GOALS.cpuMsPerCallSecond;
   return { ...figures, meetsGoals };
 }
 

@@ -266,7 +266,8 @@ describe('media service on AWS', () => {
     };
     expect(environment(template).MEDIA_MAX_CALLS).toBe(String(MEASURED_TASK_CAPACITY.calls));
     // A scaling target set above the measured figure raises the cap with it.
-    expect(environment(synth({ ...CONTEXT, mediaCallsPerTask: '150' }).template).MEDIA_MAX_CALLS).toBe('150');
+    const above = String(MEASURED_TASK_CAPACITY.calls + 50);
+    expect(environment(synth({ ...CONTEXT, mediaCallsPerTask: above }).template).MEDIA_MAX_CALLS).toBe(above);
     expect(environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30' }).template).MEDIA_MAX_CALLS).toBe('30');
     expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
     // Dialed calls are made ready while they ring, unless turned off (to compare).
@@ -331,6 +332,17 @@ describe('the first deploy into a fresh account (default context, no provider ke
   const [, service] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ECS::Service')!;
   const [, task] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ECS::TaskDefinition')!;
   const container = task.Properties.ContainerDefinitions[0];
+
+  it('takes the measured capacity of a 1 vCPU task (200 calls) and scales at half of it', () => {
+    const variables = Object.fromEntries(
+      container.Environment.map((v: { Name: string; Value: unknown }) => [v.Name, v.Value]),
+    );
+    expect(variables.MEDIA_MAX_CALLS).toBe('200');
+    expect(task.Properties.Cpu).toBe('1024');
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 100 }),
+    });
+  });
 
   it('needs nothing at task start that the operator fills in later: no secret injected, the keys read when a call needs them', () => {
     expect(container.Secrets).toBeUndefined();

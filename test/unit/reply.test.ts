@@ -65,6 +65,37 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     expect(part.playbackEndMs).toBe(240);
   });
 
+  it('a speech failure while the answer is still being written fails the answer, and is no unhandled rejection (which ends the process, every call on it)', async () => {
+    const { part, out } = speaker();
+    part.useVoice(
+      {
+        name: 'timing-out',
+        // eslint-disable-next-line require-yield
+        async *stream() {
+          throw new Error('speech timed out');
+        },
+      },
+      { language: 'en' },
+    );
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      part.start(async (answer) => {
+        answer.say('Hello.');
+        // The model is still writing when the speech fails; then it fails too.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('model timed out');
+      });
+      await part.idle();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    expect(unhandled).toEqual([]);
+    expect(out).toEqual([['failed', 'Error: model timed out']]);
+  });
+
   it("pads a sentence's last partial frame with silence", async () => {
     const { part, out } = speaker();
     part.useVoice(

@@ -35,8 +35,13 @@ const DECODE_TABLE = Int16Array.from({ length: 256 }, (_, byte) => mulawToLinear
 
 export function decodeMulaw(bytes: Uint8Array): Int16Array {
   const out = new Int16Array(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = DECODE_TABLE[bytes[i]!]!;
+  decodeMulawInto(bytes, out);
   return out;
+}
+
+/** Decodes into `out` (at least as long as `bytes`), for a caller that reuses one buffer per frame. */
+export function decodeMulawInto(bytes: Uint8Array, out: Int16Array): void {
+  for (let i = 0; i < bytes.length; i++) out[i] = DECODE_TABLE[bytes[i]!]!;
 }
 
 export function encodeMulaw(samples: Int16Array): Buffer {

@@ -5,16 +5,17 @@
  *
  * Memory stays bounded however long the call: only the last WINDOW_SECONDS of the timeline are
  * held, where both directions still arrive (the agent's audio is recorded once it has played);
- * older audio goes to a WAV file on local disk as the call goes, and the rare frame stamped before
- * the window is mixed into the file in place. At the end the file is uploaded as it is (no copy of
+ * older audio goes to a WAV file on local disk as the call goes, FLUSH_SECONDS at a time (one
+ * write and one shift of the window a second, not one per 20 ms frame), and the rare frame stamped
+ * before the window is mixed into the file in place. At the end the file is uploaded as it is (no copy of
  * the call in memory) and deleted. Only erasable TypeScript syntax (the container strips types).
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeMulaw } from './mulaw.ts';
+import { decodeMulawInto } from './mulaw.ts';
 import { WAV_HEADER_BYTES, wavHeader } from './wav.ts';
 
 export const RECORDING_SAMPLE_RATE = 8000;
@@ -22,6 +23,12 @@ const SAMPLES_PER_MS = RECORDING_SAMPLE_RATE / 1000;
 /** The part of the timeline held in memory (160 KB). */
 export const WINDOW_SECONDS = 10;
 const WINDOW_SAMPLES = WINDOW_SECONDS * RECORDING_SAMPLE_RATE;
+/** How far the window moves when a frame passes its end: the window always keeps the last 9 s. */
+export const FLUSH_SECONDS = 1;
+const FLUSH_SAMPLES = FLUSH_SECONDS * RECORDING_SAMPLE_RATE;
+const HOST_LITTLE_ENDIAN = endianness() === 'LE';
+/** The frame being mixed, decoded: one buffer for every recorder, not one array per 20 ms frame. */
+let decoded = new Int16Array(1600);
 
 /** A finished recording on local disk: a complete WAV file. */
 export interface RecordingFile {
@@ -49,23 +56,34 @@ export class CallRecorder {
   }
 
   addInbound(mulawBytes: Uint8Array, atMs: number): void {
-    this.addPcm(decodeMulaw(mulawBytes), atMs);
+    this.addMulaw(mulawBytes, atMs);
   }
 
   addOutbound(mulawBytes: Uint8Array, atMs: number): void {
-    this.addPcm(decodeMulaw(mulawBytes), atMs);
+    this.addMulaw(mulawBytes, atMs);
   }
 
   /** Mixes linear samples in at atMs (sample offset atMs * 8); negative offsets clamp to 0. */
   addPcm(samples: Int16Array, atMs: number): void {
-    if (this.fd === null || samples.length === 0) return;
+    this.mix(samples, samples.length, atMs);
+  }
+
+  private addMulaw(mulawBytes: Uint8Array, atMs: number): void {
+    if (mulawBytes.length > decoded.length) decoded = new Int16Array(mulawBytes.length);
+    decodeMulawInto(mulawBytes, decoded);
+    this.mix(decoded, mulawBytes.length, atMs);
+  }
+
+  /** Mixes the first `count` of `samples` in at atMs. */
+  private mix(samples: Int16Array, count: number, atMs: number): void {
+    if (this.fd === null || count === 0) return;
     const offset = Math.max(0, Math.round(atMs * SAMPLES_PER_MS));
-    const end = offset + samples.length;
-    if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES);
+    const end = offset + count;
+    if (end > this.windowStart + WINDOW_SAMPLES) this.flushBefore(end - WINDOW_SAMPLES + FLUSH_SAMPLES);
     // A frame stamped before the window (late, or far behind the other direction) goes into the file.
-    const inFile = Math.max(0, Math.min(samples.length, this.windowStart - offset));
+    const inFile = Math.max(0, Math.min(count, this.windowStart - offset));
     if (inFile > 0) this.mixIntoFile(samples.subarray(0, inFile), offset);
-    for (let i = inFile; i < samples.length; i++) {
+    for (let i = inFile; i < count; i++) {
       const at = offset + i - this.windowStart;
       const mixed = this.window[at]! + samples[i]!;
       this.window[at] = mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed;
@@ -112,9 +130,15 @@ export class CallRecorder {
       if (start > this.windowStart) this.moveWindow(start);
       return;
     }
-    const bytes = Buffer.allocUnsafe(count * 2);
-    for (let i = 0; i < count; i++) bytes.writeInt16LE(this.window[i]!, i * 2);
-    writeSync(this.fd!, bytes, 0, bytes.length, WAV_HEADER_BYTES + this.windowStart * 2);
+    // The samples' own memory (WAV is little-endian; a big-endian host writes a swapped copy).
+    const bytes = Buffer.from(this.window.buffer, this.window.byteOffset, count * 2);
+    writeSync(
+      this.fd!,
+      HOST_LITTLE_ENDIAN ? bytes : Buffer.from(bytes).swap16(),
+      0,
+      count * 2,
+      WAV_HEADER_BYTES + this.windowStart * 2,
+    );
     this.moveWindow(start);
   }
 

@@ -128,7 +128,11 @@ export class CallerTurns {
   }
 
   private toSpeechToText(bytes: Buffer, atMs: number): void {
-    this.sttTimeline.push({ audioMs: this.sttAudioMs, atMs });
+    // A chunk that continues the last one on both clocks adds nothing to the map (one entry per
+    // gap, not one per 20 ms frame: the timeline stays small however long the call).
+    const last = this.sttTimeline.at(-1);
+    if (!last || last.atMs + (this.sttAudioMs - last.audioMs) !== atMs)
+      this.sttTimeline.push({ audioMs: this.sttAudioMs, atMs });
     this.sttAudioMs += bytes.length / 8; // 8 kHz, one byte per sample
     this.stt?.send(bytes);
   }

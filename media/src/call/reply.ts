@@ -257,13 +257,14 @@ export class Speaker {
 
   /** Records the audio sent that has played by `untilMs`. */
   recordPlayed(untilMs: number): void {
-    if (!this.unplayed.length) return;
-    const keep: { bytes: Buffer; atMs: number }[] = [];
-    for (const frame of this.unplayed) {
-      if (frame.atMs < untilMs) this.options.recorder?.addOutbound(frame.bytes, frame.atMs);
-      else keep.push(frame);
+    // Frames are queued in playing order (each after the last), so the played ones lead: this runs
+    // for every frame the caller sends, and an answer can queue seconds of frames ahead.
+    let played = 0;
+    for (; played < this.unplayed.length && this.unplayed[played]!.atMs < untilMs; played++) {
+      const frame = this.unplayed[played]!;
+      this.options.recorder?.addOutbound(frame.bytes, frame.atMs);
     }
-    this.unplayed = keep;
+    if (played > 0) this.unplayed.splice(0, played);
   }
 
   private answerOf(reply: Reply): Answer {
@@ -332,6 +333,9 @@ export class Speaker {
       if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
       if (startMs !== null) reply.segments.push({ index, text: spoken, startMs, endMs: this.outboundCursorMs });
     });
+    // The answer awaits its speech once written; a speech failure before then (or an answer that
+    // fails itself first) must not be an unhandled rejection, which would end the whole task.
+    reply.speech.catch(() => {});
   }
 
   /** A chat's sentence: sent as it is complete, after what the answer sent before it. */
