@@ -90,9 +90,13 @@ export interface FlowIssue {
   message: string;
 }
 
-/** A definition is a flow when it has nodes; any other is the flat prompt (a one-step flow). */
+/**
+ * A definition is a flow when it has both `nodes` and `edges` (a valid flow always has an edge to
+ * its end); any other is the flat prompt (a one-step flow), so a definition that happened to carry
+ * a `nodes` key of its own before flows existed keeps working unchanged.
+ */
 export const isFlowDefinition = (definition: Record<string, unknown>): boolean =>
-  Object.hasOwn(definition, 'nodes') || Object.hasOwn(definition, 'edges');
+  Object.hasOwn(definition, 'nodes') && Object.hasOwn(definition, 'edges');
 
 export const isConversationNode = (node: FlowNode): node is ConversationNode =>
   node.type === 'startCall' || node.type === 'agentNode';

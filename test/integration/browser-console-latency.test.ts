@@ -322,9 +322,13 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
     const page = await signedIn();
     const endedAt = new Date(Date.now() - 2_000).toISOString();
     let reads = 0;
+    // The second read is answered only once the test has seen the first one's state, so the
+    // assertion does not race the console's re-read on a busy machine.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     await page.route(
       (url) => /\/conversations\/4205(\/transcript)?$/.test(url.pathname),
-      (route) => {
+      async (route) => {
         if (route.request().url().endsWith('/transcript'))
           return json(route, {
             run_id: 4_205,
@@ -333,6 +337,7 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
             expires_at: endedAt,
           });
         reads += 1;
+        if (reads > 1) await released;
         // The figures are written as the call ends: the first read may come before them.
         return json(
           route,
@@ -350,6 +355,7 @@ describe.skipIf(needsLocalStack)('the console’s latency views (Chromium)', () 
     await expect
       .poll(() => section.textContent())
       .toBe('Response latencyThe call has just ended: its latency figures are on their way.');
+    release();
     const waterfall = page.getByRole('table', { name: 'Latency of each agent turn' });
     await expect.poll(() => waterfall.getByRole('row').count()).toBe(7);
     expect(reads).toBe(2);
