@@ -1,10 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startTelnyxSimulator,
-  type SimulatedTelnyxAccount,
-  type TelnyxSimulator,
-} from '../../local/telnyx-simulator.ts';
+import { startLocalTelnyx, type LocalTelnyx, type SimulatedTelnyxAccount } from '../../local/carrier/telnyx-wire.ts';
 import { telnyxMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { mapTelnyxEvent, telnyxAdapter } from '../../shared/telephony/telnyx.ts';
 import { telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
@@ -14,14 +10,14 @@ import { telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
  * makes and answers Telnyx's JSON shapes; its webhooks and streams go to loopback addresses only,
  * so the example.com URLs below are never contacted.
  */
-let telnyx: TelnyxSimulator;
+let telnyx: LocalTelnyx;
 let ACCOUNT: SimulatedTelnyxAccount & { provider: 'telnyx' };
 /** Another Ed25519 key pair: Telnyx signs with the account's private key, the portal shows the public one. */
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const OWN_NUMBER = '+48221234599';
 
 beforeAll(async () => {
-  telnyx = await startTelnyxSimulator({ callSeconds: 1, ringMs: 10 });
+  telnyx = await startLocalTelnyx({ callSeconds: 1, ringMs: 10 });
   ACCOUNT = { provider: 'telnyx', ...telnyx.createAccount([OWN_NUMBER]) };
 });
 afterAll(() => telnyx.stop());
