@@ -175,7 +175,7 @@ export class SimulatedCarrier {
   }
 
   /** Logs a failure of a call's work, unless the carrier is stopping (calls cut short then). */
-  report(name: string, what: string, error: unknown): void {
+  logFailure(name: string, what: string, error: unknown): void {
     if (!this.inProgress.stopping) console.error(`${name}: ${what}`, error);
   }
 
@@ -184,7 +184,7 @@ export class SimulatedCarrier {
     try {
       return await send();
     } catch (error) {
-      this.report(name, 'webhook failed', error);
+      this.logFailure(name, 'webhook failed', error);
       return undefined;
     }
   }

@@ -148,7 +148,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
       try {
         end = await converse(call, machine);
       } catch (error) {
-        carrier.report('Local Telnyx', 'media stream failed', error);
+        carrier.logFailure('Local Telnyx', 'media stream failed', error);
         return 'unspecified';
       }
       call.streamEndedAt = Date.now();
@@ -386,7 +386,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
       call.streamStop = new AbortController();
       const streaming = converse(call).then(
         () => undefined,
-        (error: unknown) => carrier.report('Local Telnyx', 'media stream failed', error),
+        (error: unknown) => carrier.logFailure('Local Telnyx', 'media stream failed', error),
       );
       carrier.track(new AbortController(), streaming);
     } else if (verb === 'transfer') {

@@ -264,7 +264,7 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
       call.stream = twiml.stream;
       call.redirect = new AbortController();
       call.replacedBy = null;
-      await converse(call).catch((error: unknown) => carrier.report('Local Twilio', 'media stream failed', error));
+      await converse(call).catch((error: unknown) => carrier.logFailure('Local Twilio', 'media stream failed', error));
       await playReplacedTwiml(call);
     } else if (!twiml.dial) await playReplacedTwiml(call, twiml);
   }
@@ -290,7 +290,7 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
         try {
           await converse(call, machine);
         } catch (error) {
-          carrier.report('Local Twilio', 'media stream failed', error);
+          carrier.logFailure('Local Twilio', 'media stream failed', error);
           call.status = 'failed';
           return 'failed';
         }
@@ -310,7 +310,7 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
   async function runIncoming(call: TwilioCall): Promise<void> {
     call.status = 'in-progress';
     call.answeredAt = Date.now();
-    await converse(call).catch((error: unknown) => carrier.report('Local Twilio', 'media stream failed', error));
+    await converse(call).catch((error: unknown) => carrier.logFailure('Local Twilio', 'media stream failed', error));
     call.status = 'completed';
   }
 
