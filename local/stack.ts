@@ -19,8 +19,8 @@ import { startLocalSecretsManager } from './secrets-manager.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
-import { startTelephonySimulator } from './telephony-simulator.ts';
-import { startTelnyxSimulator } from './telnyx-simulator.ts';
+import { startLocalTwilio } from './carrier/twilio-wire.ts';
+import { startLocalTelnyx } from './carrier/telnyx-wire.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
@@ -165,7 +165,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
     const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
     const callsPerSecond = options.callsPerSecond ?? Number(process.env.SIM_CALLS_PER_SECOND ?? 20);
-    const telephony = await startTelephonySimulator({
+    const telephony = await startLocalTwilio({
       account: twilioAccount,
       ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
@@ -173,7 +173,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
-    const telnyx = await startTelnyxSimulator({
+    const telnyx = await startLocalTelnyx({
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
     });
     stops.push(telnyx.stop);

@@ -28,7 +28,7 @@ function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackReq
 }
 
 async function verified(adapter: TelephonyAdapter, provider: string, request: CallbackRequest): Promise<void> {
-  if (adapter.provider !== provider || !(await adapter.verifyCallback(request))) {
+  if (adapter.provider !== provider || !(await adapter.callbacks.verifyCallback(request))) {
     logger.warn('Refused a telephony callback with an invalid signature', { provider, url: request.url });
     throw new ForbiddenError('Invalid telephony callback signature');
   }
@@ -43,7 +43,7 @@ export const handler = createApiHandler([
     const ref = runRef ? parseRunRef(runRef) : undefined;
     const account = ref ? await accountOf(ref.organizationId) : await platformAccount();
     await verified(account.adapter, params.provider, request);
-    const status = account.adapter.parseStatus(request);
+    const status = account.adapter.callbacks.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
     return noContent();
   }),
@@ -54,9 +54,11 @@ export const handler = createApiHandler([
     if (!ref) throw new NotFoundError('No transfer for this request');
     const account = await accountOf(ref.organizationId);
     await verified(account.adapter, params.provider, request);
-    const step = account.adapter.parseTransferStep(request);
-    if (!step) throw new NotFoundError('No transfer step in this request');
-    const response = await transferStep(step, account.adapter);
+    // Only a provider with transfer callbacks of their own (Twilio) calls here; Telnyx reports transfers as call events.
+    const steps = account.adapter.transferCallbacks;
+    const step = steps?.parseTransferStep(request);
+    if (!steps || !step) throw new NotFoundError('No transfer step in this request');
+    const response = await transferStep(step, account.adapter.provider, steps);
     return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {
@@ -66,10 +68,10 @@ export const handler = createApiHandler([
     const number = to ? await findNumberByE164(to) : undefined;
     const account = number ? await accountOf(number.organization_id) : await platformAccount();
     await verified(account.adapter, params.provider, request);
-    const call = account.adapter.parseInbound(request);
+    const call = account.adapter.callbacks.parseInbound(request);
     const response = call
       ? await connectIncomingCall(call, account.adapter)
-      : await account.adapter.answerInbound(NOT_IN_SERVICE);
+      : await account.adapter.calls.answerInbound(NOT_IN_SERVICE);
     return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
   }),
 ]);

@@ -108,7 +108,7 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
   if ('waitMs' in slot) return { retryInSeconds: Math.max(1, Math.floor((slot.waitMs - MAX_SLOT_WAIT_MS / 2) / 1000)) };
   let callId: string;
   try {
-    ({ callId } = await account.adapter.dial(request));
+    ({ callId } = await account.adapter.calls.dial(request));
   } catch (error) {
     if (!isRateLimited(error) || Date.parse(run.created_at) < now() - RATE_LIMITED_GIVE_UP_MS) throw error;
     // The provider's own limit was reached anyway (a send delayed on its way, another client of
@@ -150,7 +150,7 @@ export async function endCall(orgId: number, agentRef: string, runId: number) {
     });
   } else {
     const account = await accountOf(orgId);
-    await account.adapter.hangUp(run.provider_call_id);
+    await account.adapter.calls.hangUp(run.provider_call_id);
     await updateActiveRun(
       ref,
       {},
@@ -281,7 +281,7 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
  */
 export async function connectIncomingCall(call: InboundCall, adapter: TelephonyAdapter): Promise<InboundResponse> {
   const answer = await answerIncomingCall(call, adapter);
-  const response = await adapter.answerInbound(answer, call);
+  const response = await adapter.calls.answerInbound(answer, call);
   const ref = answer.action === 'connect' && response.callEnded ? parseRunRef(answer.runRef) : undefined;
   // Only a run whose stream never started: a retried webhook may come after the conversation began.
   const run = ref && (await getRun(ref.organizationId, ref.agentId, ref.runId));

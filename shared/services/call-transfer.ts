@@ -19,6 +19,7 @@ import type {
   ProviderCallStatus,
   TelephonyAdapter,
   StreamTarget,
+  TransferCallbacks,
   TransferLegEvent,
   TransferStep,
 } from '../telephony/adapter.ts';
@@ -98,7 +99,7 @@ export async function transferAtProvider(
   try {
     const from = run.from_number || account.callerId;
     if (!from) throw new Error('no caller id for the transfer leg');
-    await account.adapter.transfer(callId, {
+    await account.adapter.calls.transfer(callId, {
       runRef,
       to: destination.address,
       from,
@@ -107,7 +108,7 @@ export async function transferAtProvider(
       whisper: intent.whisper
         ? {
             text: intent.whisper,
-            audioUrl: account.adapter.whisperAs === 'audio' ? await whisperAudio(intent.whisper) : null,
+            audioUrl: account.adapter.calls.whisperAs === 'audio' ? await whisperAudio(intent.whisper) : null,
           }
         : null,
       callbackUrl: transferCallbackUrl(account.adapter.provider, runRef),
@@ -121,7 +122,7 @@ export async function transferAtProvider(
       new Date().toISOString(),
       `the provider refused it: ${(error as Error).message}`,
     );
-    await account.adapter.sayAndHangUp(callId, intent.failedMessage).catch(() => {});
+    await account.adapter.calls.sayAndHangUp(callId, intent.failedMessage).catch(() => {});
   }
   return true;
 }
@@ -139,24 +140,28 @@ const OUTCOMES: Partial<Record<ProviderCallStatus, TransferOutcome>> = {
 };
 
 /** A Twilio transfer step: the whisper for the person answering, or the dial's outcome. */
-export async function transferStep(step: TransferStep, adapter: TelephonyAdapter): Promise<InboundResponse> {
+export async function transferStep(
+  step: TransferStep,
+  provider: TelephonyAdapter['provider'],
+  steps: TransferCallbacks,
+): Promise<InboundResponse> {
   const ref = parseRunRef(step.runRef);
   const run = ref && (await getRun(ref.organizationId, ref.agentId, ref.runId));
   const transfer = run?.status === 'in_progress' ? run.transfer : undefined;
-  if (!ref || !transfer) return adapter.answerTransferStep(step, null);
+  if (!ref || !transfer) return steps.answerTransferStep(step, null);
   const now = new Date().toISOString();
   if (step.step === 'whisper') {
     // A machine answered a warm transfer: hung up on; the dial's outcome then says voicemail.
     await noteTransfer(ref, step.machine ? { machine: true } : { answered_at: now });
-    return adapter.answerTransferStep(step, step.machine || !transfer.whisper ? null : { say: transfer.whisper });
+    return steps.answerTransferStep(step, step.machine || !transfer.whisper ? null : { say: transfer.whisper });
   }
   const outcome = transfer.machine ? 'voicemail' : (OUTCOMES[step.status] ?? 'failed');
   await finishTransfer(ref, outcome, outcome === 'completed' ? step.legSeconds : 0, now);
-  if (outcome === 'completed') return adapter.answerTransferStep(step, null);
-  return adapter.answerTransferStep(
+  if (outcome === 'completed') return steps.answerTransferStep(step, null);
+  return steps.answerTransferStep(
     step,
     transfer.continue_on_failure
-      ? { reconnect: await takeBackTarget(adapter.provider, step.runRef) }
+      ? { reconnect: await takeBackTarget(provider, step.runRef) }
       : { say: transfer.failed_message },
   );
 }
@@ -171,7 +176,7 @@ export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAda
   }
   if (event.transferLeg === 'machine') {
     await noteTransfer(ref, { machine: true });
-    await adapter.hangUp(event.callId);
+    await adapter.calls.hangUp(event.callId);
     return;
   }
   const run = await getRun(ref.organizationId, ref.agentId, ref.runId);
@@ -187,8 +192,8 @@ export async function transferLeg(event: TransferLegEvent, adapter: TelephonyAda
   // told and it is hung up.
   if (outcome === 'completed' || !run.provider_call_id) return;
   if (transfer.continue_on_failure)
-    await adapter.reconnectStream(run.provider_call_id, await takeBackTarget(adapter.provider, event.runRef));
-  else await adapter.sayAndHangUp(run.provider_call_id, transfer.failed_message);
+    await adapter.calls.reconnectStream(run.provider_call_id, await takeBackTarget(adapter.provider, event.runRef));
+  else await adapter.calls.sayAndHangUp(run.provider_call_id, transfer.failed_message);
 }
 
 /**

@@ -19,8 +19,8 @@ export async function hangUpAtProvider(
     // Loaded with the first hang-up: the provider SDKs are a chunk of their own.
     const { accountOf } = await import('../telephony/accounts.ts');
     const { adapter } = await accountOf(ref.organizationId);
-    if (options.onlyWhereTheStreamKeepsTheCall && adapter.streamEndsCall) return;
-    await adapter.hangUp(callId);
+    if (options.onlyWhereTheStreamKeepsTheCall && adapter.calls.streamEndsCall) return;
+    await adapter.calls.hangUp(callId);
     // The run's log is closed once the run is complete (the watchdog's case): then only the logger has it.
     await updateActiveRun(
       ref,

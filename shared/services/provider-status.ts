@@ -34,7 +34,7 @@ export async function recordProviderStatus(event: ProviderCallEvent, adapter: Te
     return;
   }
   if ('verdict' in event) return machineDetected(ref, event, adapter);
-  if ('messageSpoken' in event) return adapter.hangUp(event.callId);
+  if ('messageSpoken' in event) return adapter.calls.hangUp(event.callId);
   if ('transferLeg' in event) return transferLeg(event, adapter);
   const outcome = UNANSWERED[event.status];
   if (outcome) {
@@ -83,7 +83,7 @@ async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapte
       {},
       { timestamp: event.timestamp, level: 'INFO', message: 'Answering machine: hanging up' },
     );
-    await adapter.hangUp(event.callId);
+    await adapter.calls.hangUp(event.callId);
   } else if (action === 'leave_message') {
     // Logged before the provider is asked: the stream's end (which ends the run) follows the request.
     await updateActiveRun(
@@ -95,6 +95,6 @@ async function machineDetected(ref: RunRef, event: MachineDetectionEvent, adapte
         message: `Leaving the voicemail message: ${run.voicemail_message}`,
       },
     );
-    await adapter.leaveVoicemail(event.callId, run.voicemail_message!);
+    await adapter.calls.leaveVoicemail(event.callId, run.voicemail_message!);
   }
 }

@@ -31,7 +31,7 @@ export async function putTelephonyConfig(
   const adapter = await adapterFor(request.credentials);
   let owned: boolean;
   try {
-    owned = await adapter.ownsNumber(request.caller_id);
+    owned = await adapter.numbers.ownsNumber(request.caller_id);
   } catch (error) {
     if (error instanceof ProviderError && (error.status === 401 || error.status === 403)) {
       throw invalid(['body', 'credentials'], `${request.credentials.provider} refused these credentials`, {

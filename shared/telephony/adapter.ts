@@ -156,10 +156,11 @@ export interface MediaFrameCodec {
   encode(frame: Record<string, unknown>): Record<string, unknown>;
 }
 
-export interface TelephonyAdapter {
-  readonly provider: 'twilio' | 'telnyx';
-  /** The provider account (rate limits are per account). */
-  readonly accountId: string;
+/**
+ * Placing and steering calls: dialing, hanging up, answering incoming calls, and what a live call
+ * can be made to do (a voicemail message, a transfer, speech, a new media stream).
+ */
+export interface CallControl {
   /**
    * Whether the media stream's end ends the call. Twilio: yes, `<Connect><Stream>` is the call's
    * last verb. Telnyx: no, the call stays up (and billed) until it is hung up through Call Control.
@@ -168,10 +169,6 @@ export interface TelephonyAdapter {
   dial(request: DialRequest): Promise<{ callId: string }>;
   /** Ends a call in any state (ringing calls are cancelled). */
   hangUp(callId: string): Promise<void>;
-  /** True when the request carries the provider's valid, fresh signature. */
-  verifyCallback(request: CallbackRequest): Promise<boolean>;
-  /** What a verified status callback reports, or undefined for events the platform ignores. */
-  parseStatus(request: CallbackRequest): ProviderCallEvent | undefined;
   /**
    * Leaves `message` on the answering machine of a call whose greeting is over, then hangs up:
    * the media stream is stopped (the provider closes it) and the provider speaks the message with
@@ -191,17 +188,8 @@ export interface TelephonyAdapter {
   transfer(callId: string, request: TransferRequest): Promise<void>;
   /** Says `message` on a live call without a media stream, then the call is hung up (Telnyx: on `call.speak.ended`). */
   sayAndHangUp(callId: string, message: string): Promise<void>;
-  /** A verified transfer callback's step (Twilio's whisper and dial action); undefined where the provider has none. */
-  parseTransferStep(request: CallbackRequest): TransferStep | undefined;
-  /**
-   * The answer to a transfer step: say something then go on (whisper) or hang up (outcome), or
-   * connect the caller's media to the agent again (an outcome nobody took, the agent continuing).
-   */
-  answerTransferStep(step: TransferStep, next: { say: string } | { reconnect: StreamTarget } | null): InboundResponse;
   /** Connects a live call without a stream to the media service again (the agent takes it back). */
   reconnectStream(callId: string, target: StreamTarget): Promise<void>;
-  /** The incoming call a verified voice webhook announces; undefined for any other event. */
-  parseInbound(request: CallbackRequest): InboundCall | undefined;
   /**
    * Connects (or politely rejects) an incoming call, by the webhook's response (Twilio TwiML) or
    * by a command (Telnyx Call Control); returns the webhook's response, and `callEnded` when the
@@ -209,6 +197,34 @@ export interface TelephonyAdapter {
    * else) it only answers the webhook.
    */
   answerInbound(answer: InboundAnswer, call?: InboundCall): Promise<InboundResponse>;
+}
+
+/** Reading the provider's webhooks: their signature, and what they report. */
+export interface CallbackParsing {
+  /** True when the request carries the provider's valid, fresh signature. */
+  verifyCallback(request: CallbackRequest): Promise<boolean>;
+  /** What a verified status callback reports, or undefined for events the platform ignores. */
+  parseStatus(request: CallbackRequest): ProviderCallEvent | undefined;
+  /** The incoming call a verified voice webhook announces; undefined for any other event. */
+  parseInbound(request: CallbackRequest): InboundCall | undefined;
+}
+
+/**
+ * A transfer's own callbacks (Twilio: the whisper URL and the `<Dial>` action, answered with
+ * TwiML). A provider that reports transfers as call events (Telnyx) has none.
+ */
+export interface TransferCallbacks {
+  /** A verified transfer callback's step. */
+  parseTransferStep(request: CallbackRequest): TransferStep | undefined;
+  /**
+   * The answer to a transfer step: say something then go on (whisper) or hang up (outcome), or
+   * connect the caller's media to the agent again (an outcome nobody took, the agent continuing).
+   */
+  answerTransferStep(step: TransferStep, next: { say: string } | { reconnect: StreamTarget } | null): InboundResponse;
+}
+
+/** The account's numbers and the provider's stock of numbers for sale. */
+export interface NumberInventory {
   /** Numbers the account owns (a caller id must be one of them). */
   ownsNumber(e164: string): Promise<boolean>;
   /** The provider's stock of numbers for sale. */
@@ -219,6 +235,13 @@ export interface TelephonyAdapter {
     options: { voiceUrl: string; regulatoryBundleId?: string },
   ): Promise<{ providerNumberId: string }>;
   releaseNumber(providerNumberId: string): Promise<void>;
+}
+
+/**
+ * The provider's regulatory review through its API (Twilio's regulatory bundles). A provider
+ * whose regulated numbers are prepared in its portal (Telnyx's requirement groups) has none.
+ */
+export interface RegulatoryReview {
   /**
    * Submits the subscriber's data for a regulated number (a Polish mobile) to the provider's
    * regulatory review; the number is bought once the bundle is approved.
@@ -229,6 +252,21 @@ export interface TelephonyAdapter {
     endUser: Record<string, unknown>;
     email: string;
   }): Promise<{ bundleId: string }>;
+}
+
+/**
+ * A programmable-voice provider account, by concern: each part is what the provider offers, and a
+ * part it does not offer is absent rather than a stub. (Messaging is to join as another part.)
+ */
+export interface TelephonyAdapter {
+  readonly provider: 'twilio' | 'telnyx';
+  /** The provider account (rate limits are per account). */
+  readonly accountId: string;
+  readonly calls: CallControl;
+  readonly callbacks: CallbackParsing;
+  readonly numbers: NumberInventory;
+  readonly transferCallbacks?: TransferCallbacks;
+  readonly regulatoryReview?: RegulatoryReview;
 }
 
 export interface AvailableNumber {

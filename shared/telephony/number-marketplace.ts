@@ -15,7 +15,9 @@ export const isUnavailable = (error: unknown): boolean =>
 
 export async function searchNumbers(country: string, type?: NumberType): Promise<AvailableNumber[]> {
   const { adapter } = await platformAccount();
-  const lists = await Promise.all((type ? [type] : NUMBER_TYPES).map((each) => adapter.searchNumbers(country, each)));
+  const lists = await Promise.all(
+    (type ? [type] : NUMBER_TYPES).map((each) => adapter.numbers.searchNumbers(country, each)),
+  );
   return lists.flat();
 }
 
@@ -28,15 +30,23 @@ function voiceUrl(provider: string): string {
 /** Buys a number whose incoming calls ring this API's voice webhook. */
 export async function buyNumber(e164: string, regulatoryBundleId?: string) {
   const { adapter } = await platformAccount();
-  return adapter.buyNumber(e164, { voiceUrl: voiceUrl(adapter.provider), regulatoryBundleId });
+  return adapter.numbers.buyNumber(e164, { voiceUrl: voiceUrl(adapter.provider), regulatoryBundleId });
 }
 
 export const releaseNumber = async (providerNumberId: string) =>
-  (await platformAccount()).adapter.releaseNumber(providerNumberId);
+  (await platformAccount()).adapter.numbers.releaseNumber(providerNumberId);
 
 export const submitRegulatoryBundle = async (request: {
   country: string;
   type: NumberType;
   endUser: Record<string, unknown>;
   email: string;
-}) => (await platformAccount()).adapter.submitRegulatoryBundle(request);
+}) => {
+  const { adapter } = await platformAccount();
+  // A provider without regulatory review through its API (Telnyx: requirement groups in its portal).
+  if (!adapter.regulatoryReview)
+    throw new ProviderError(
+      `Regulated numbers on a ${adapter.provider} account need their regulatory requirements prepared in the provider's portal; buy them there`,
+    );
+  return adapter.regulatoryReview.submitRegulatoryBundle(request);
+};

@@ -156,233 +156,236 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
   return {
     provider: 'telnyx',
     accountId: credentials.connection_id,
-    // streaming_start's stream is a side channel of the call: closing it leaves the call up.
-    streamEndsCall: false,
+    calls: {
+      // streaming_start's stream is a side channel of the call: closing it leaves the call up.
+      streamEndsCall: false,
 
-    async dial(request: DialRequest) {
-      try {
-        const response = await client.calls.dial({
-          connection_id: credentials.connection_id,
-          to: request.to,
-          from: request.from,
-          ...streamCommand({ ...request, webhookUrl: request.statusCallbackUrl }),
-          // Runs alongside the stream (the agent greets at once); its events come to webhook_url.
-          // detect_beep adds the greeting's end (the beep) to the verdict.
-          answering_machine_detection: 'detect_beep',
-        });
-        const callId = response.data?.call_control_id;
-        if (!callId) throw new ProviderError('Telnyx answered the dial without a call_control_id');
-        return { callId };
-      } catch (error) {
-        if (error instanceof ProviderError) throw error;
-        rethrow(error, 'dial');
-      }
-    },
-
-    async hangUp(callId) {
-      try {
-        await client.calls.actions.hangup(callId, {});
-      } catch (error) {
-        // 422 "call has already ended" / 404: nothing left to hang up.
-        const status = (error as { status?: number }).status;
-        if (status === 404 || status === 422) return;
-        rethrow(error, 'hang-up');
-      }
-    },
-
-    async leaveVoicemail(callId, message) {
-      // The stream stops first (the agent's audio would play over the message), then Telnyx speaks
-      // it; the platform hangs up on `call.speak.ended`. command_ids make a retried webhook's repeat harmless.
-      try {
-        await client.calls.actions.stopStreaming(callId, { command_id: `voicemail-stream-${callId}` });
-        await client.calls.actions.speak(callId, {
-          payload: message,
-          voice: 'female',
-          command_id: `voicemail-speak-${callId}`,
-        });
-      } catch (error) {
-        // 422 "call has already ended" / 404: the machine hung up meanwhile.
-        const status = (error as { status?: number }).status;
-        if (status === 404 || status === 422) return;
-        rethrow(error, 'voicemail');
-      }
-    },
-
-    whisperAs: 'audio',
-
-    async transfer(callId, request) {
-      // The stream stops (Telnyx keeps it through a transfer otherwise), then Call Control dials the
-      // destination and bridges the caller once it answers (after `audio_url`, warm). The new leg's
-      // events carry the run, marked, and come to the same signed webhook. If the destination does not
-      // answer, the caller's call stays up for the platform to tell them.
-      try {
-        await client.calls.actions
-          .stopStreaming(callId, { command_id: `transfer-stream-${callId}` })
-          .catch((error: unknown) => {
-            if ((error as { status?: number }).status !== 422) throw error;
+      async dial(request: DialRequest) {
+        try {
+          const response = await client.calls.dial({
+            connection_id: credentials.connection_id,
+            to: request.to,
+            from: request.from,
+            ...streamCommand({ ...request, webhookUrl: request.statusCallbackUrl }),
+            // Runs alongside the stream (the agent greets at once); its events come to webhook_url.
+            // detect_beep adds the greeting's end (the beep) to the verdict.
+            answering_machine_detection: 'detect_beep',
           });
-        await client.calls.actions.transfer(callId, {
-          to: request.to,
-          from: request.from,
-          timeout_secs: request.timeoutSeconds,
-          webhook_url: request.callbackUrl,
-          target_leg_client_state: Buffer.from(`${TRANSFER_LEG_PREFIX}${request.runRef}`).toString('base64'),
-          command_id: `transfer-${callId}`,
-          ...(request.extension ? { send_digits_on_answer: request.extension } : {}),
-          ...(request.whisper
-            ? {
-                answering_machine_detection: 'detect' as const,
-                ...(request.whisper.audioUrl ? { audio_url: request.whisper.audioUrl } : {}),
-              }
-            : {}),
-        });
-      } catch (error) {
-        rethrow(error, 'transfer');
-      }
-    },
-
-    async sayAndHangUp(callId, message) {
-      try {
-        await client.calls.actions.speak(callId, { payload: message, voice: 'female', command_id: `say-${callId}` });
-      } catch (error) {
-        const status = (error as { status?: number }).status;
-        if (status === 404 || status === 422) return;
-        rethrow(error, 'speak');
-      }
-    },
-
-    // Telnyx reports a transfer through Call Control events (mapTelnyxEvent), not a callback of its own.
-    parseTransferStep: () => undefined,
-    answerTransferStep: () => ({ contentType: 'application/json', body: '{}' }),
-
-    async reconnectStream(callId, target) {
-      const {
-        webhook_url: _webhook,
-        webhook_url_method: _method,
-        ...stream
-      } = streamCommand({
-        ...target,
-        webhookUrl: target.statusCallbackUrl,
-      });
-      try {
-        await client.calls.actions.startStreaming(callId, { ...stream, command_id: `resume-stream-${callId}` });
-      } catch (error) {
-        rethrow(error, 'stream');
-      }
-    },
-
-    async verifyCallback({ headers, rawBody }: CallbackRequest) {
-      try {
-        // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).
-        await client.webhooks.unwrap(rawBody, {
-          headers: Object.fromEntries(
-            Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
-          ),
-        });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-
-    parseStatus({ rawBody }: CallbackRequest) {
-      const event = mapTelnyxEvent(JSON.parse(rawBody) as TelnyxEvent);
-      return event?.runRef ? ({ ...event, runRef: event.runRef } as ProviderCallEvent) : undefined;
-    },
-
-    parseInbound({ rawBody }: CallbackRequest) {
-      const event = JSON.parse(rawBody) as TelnyxEvent;
-      const payload = event.data?.payload ?? {};
-      // A new incoming call is parked until a command answers or rejects it; every other event of
-      // the application (the hang-up of a rejected call, ...) needs no command.
-      if (event.data?.event_type !== 'call.initiated' || payload.direction !== 'incoming') return undefined;
-      const { call_control_id: callId, from, to } = payload;
-      if (typeof callId !== 'string' || typeof from !== 'string' || typeof to !== 'string') return undefined;
-      return { callId, from, to };
-    },
-
-    async answerInbound(answer: InboundAnswer, call?: InboundCall) {
-      // Call Control answers by command; the webhook itself only needs a 2xx.
-      const acknowledged = { contentType: 'application/json', body: '{}' };
-      if (!call) return acknowledged;
-      // A retried webhook repeats the same command: Telnyx runs a command_id once per call.
-      const command_id = `${answer.action}-${call.callId}`;
-      try {
-        if (answer.action === 'connect') {
-          await client.calls.actions.answer(call.callId, {
-            ...streamCommand({ ...answer, webhookUrl: answer.statusCallbackUrl }),
-            command_id,
-          });
-        } else {
-          // A signalling-level refusal: busy for a line that cannot take the call now, rejected otherwise.
-          await client.calls.actions.reject(call.callId, {
-            cause: answer.reason === 'unavailable' ? 'USER_BUSY' : 'CALL_REJECTED',
-            command_id,
-          });
+          const callId = response.data?.call_control_id;
+          if (!callId) throw new ProviderError('Telnyx answered the dial without a call_control_id');
+          return { callId };
+        } catch (error) {
+          if (error instanceof ProviderError) throw error;
+          rethrow(error, 'dial');
         }
-      } catch (error) {
-        // 422 "Call has already ended" (or 404): the caller hung up while the webhook was on its way.
-        const status = (error as { status?: number }).status;
-        if (status === 404 || status === 422) return { ...acknowledged, callEnded: true };
-        rethrow(error, answer.action === 'connect' ? 'answer' : 'reject');
-      }
-      return acknowledged;
-    },
+      },
 
-    async ownsNumber(e164) {
-      try {
-        const page = await client.phoneNumbers.list({ filter: { phone_number: e164 } });
-        return page.data.some((number) => number.phone_number === e164);
-      } catch (error) {
-        rethrow(error, 'number lookup');
-      }
-    },
+      async hangUp(callId) {
+        try {
+          await client.calls.actions.hangup(callId, {});
+        } catch (error) {
+          // 422 "call has already ended" / 404: nothing left to hang up.
+          const status = (error as { status?: number }).status;
+          if (status === 404 || status === 422) return;
+          rethrow(error, 'hang-up');
+        }
+      },
 
-    async searchNumbers(country, type) {
-      if (type !== 'local' && type !== 'mobile' && type !== 'toll_free') return [];
-      try {
-        const found = await client.availablePhoneNumbers.list({
-          filter: { country_code: country, phone_number_type: type, features: ['voice'], limit: 50 },
+      async leaveVoicemail(callId, message) {
+        // The stream stops first (the agent's audio would play over the message), then Telnyx speaks
+        // it; the platform hangs up on `call.speak.ended`. command_ids make a retried webhook's repeat harmless.
+        try {
+          await client.calls.actions.stopStreaming(callId, { command_id: `voicemail-stream-${callId}` });
+          await client.calls.actions.speak(callId, {
+            payload: message,
+            voice: 'female',
+            command_id: `voicemail-speak-${callId}`,
+          });
+        } catch (error) {
+          // 422 "call has already ended" / 404: the machine hung up meanwhile.
+          const status = (error as { status?: number }).status;
+          if (status === 404 || status === 422) return;
+          rethrow(error, 'voicemail');
+        }
+      },
+
+      whisperAs: 'audio',
+
+      async transfer(callId, request) {
+        // The stream stops (Telnyx keeps it through a transfer otherwise), then Call Control dials the
+        // destination and bridges the caller once it answers (after `audio_url`, warm). The new leg's
+        // events carry the run, marked, and come to the same signed webhook. If the destination does not
+        // answer, the caller's call stays up for the platform to tell them.
+        try {
+          await client.calls.actions
+            .stopStreaming(callId, { command_id: `transfer-stream-${callId}` })
+            .catch((error: unknown) => {
+              if ((error as { status?: number }).status !== 422) throw error;
+            });
+          await client.calls.actions.transfer(callId, {
+            to: request.to,
+            from: request.from,
+            timeout_secs: request.timeoutSeconds,
+            webhook_url: request.callbackUrl,
+            target_leg_client_state: Buffer.from(`${TRANSFER_LEG_PREFIX}${request.runRef}`).toString('base64'),
+            command_id: `transfer-${callId}`,
+            ...(request.extension ? { send_digits_on_answer: request.extension } : {}),
+            ...(request.whisper
+              ? {
+                  answering_machine_detection: 'detect' as const,
+                  ...(request.whisper.audioUrl ? { audio_url: request.whisper.audioUrl } : {}),
+                }
+              : {}),
+          });
+        } catch (error) {
+          rethrow(error, 'transfer');
+        }
+      },
+
+      async sayAndHangUp(callId, message) {
+        try {
+          await client.calls.actions.speak(callId, { payload: message, voice: 'female', command_id: `say-${callId}` });
+        } catch (error) {
+          const status = (error as { status?: number }).status;
+          if (status === 404 || status === 422) return;
+          rethrow(error, 'speak');
+        }
+      },
+
+      async reconnectStream(callId, target) {
+        const {
+          webhook_url: _webhook,
+          webhook_url_method: _method,
+          ...stream
+        } = streamCommand({
+          ...target,
+          webhookUrl: target.statusCallbackUrl,
         });
-        return (found.data ?? []).flatMap((number) =>
-          number.phone_number
-            ? [{ phone_number: number.phone_number, country_code: country, number_type: type, capabilities: ['voice'] }]
-            : [],
-        );
-      } catch (error) {
-        rethrow(error, 'number search');
-      }
+        try {
+          await client.calls.actions.startStreaming(callId, { ...stream, command_id: `resume-stream-${callId}` });
+        } catch (error) {
+          rethrow(error, 'stream');
+        }
+      },
+
+      async answerInbound(answer: InboundAnswer, call?: InboundCall) {
+        // Call Control answers by command; the webhook itself only needs a 2xx.
+        const acknowledged = { contentType: 'application/json', body: '{}' };
+        if (!call) return acknowledged;
+        // A retried webhook repeats the same command: Telnyx runs a command_id once per call.
+        const command_id = `${answer.action}-${call.callId}`;
+        try {
+          if (answer.action === 'connect') {
+            await client.calls.actions.answer(call.callId, {
+              ...streamCommand({ ...answer, webhookUrl: answer.statusCallbackUrl }),
+              command_id,
+            });
+          } else {
+            // A signalling-level refusal: busy for a line that cannot take the call now, rejected otherwise.
+            await client.calls.actions.reject(call.callId, {
+              cause: answer.reason === 'unavailable' ? 'USER_BUSY' : 'CALL_REJECTED',
+              command_id,
+            });
+          }
+        } catch (error) {
+          // 422 "Call has already ended" (or 404): the caller hung up while the webhook was on its way.
+          const status = (error as { status?: number }).status;
+          if (status === 404 || status === 422) return { ...acknowledged, callEnded: true };
+          rethrow(error, answer.action === 'connect' ? 'answer' : 'reject');
+        }
+        return acknowledged;
+      },
     },
 
-    async buyNumber(e164, { regulatoryBundleId }) {
-      // Incoming calls reach the Call Control application's webhook: the connection is the voice URL.
-      try {
-        const order = await client.numberOrders.create({
-          connection_id: credentials.connection_id,
-          phone_numbers: [{ phone_number: e164, ...(regulatoryBundleId ? { bundle_id: regulatoryBundleId } : {}) }],
-        });
-        const id = order.data?.phone_numbers?.[0]?.id ?? order.data?.id;
-        if (!id) throw new ProviderError('Telnyx answered the number order without an id');
-        return { providerNumberId: id };
-      } catch (error) {
-        if (error instanceof ProviderError) throw error;
-        rethrow(error, 'number purchase');
-      }
+    callbacks: {
+      async verifyCallback({ headers, rawBody }: CallbackRequest) {
+        try {
+          // Ed25519 over `<timestamp>|<body>`, timestamp within 5 minutes (the SDK's tolerance).
+          await client.webhooks.unwrap(rawBody, {
+            headers: Object.fromEntries(
+              Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+            ),
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+
+      parseStatus({ rawBody }: CallbackRequest) {
+        const event = mapTelnyxEvent(JSON.parse(rawBody) as TelnyxEvent);
+        return event?.runRef ? ({ ...event, runRef: event.runRef } as ProviderCallEvent) : undefined;
+      },
+
+      parseInbound({ rawBody }: CallbackRequest) {
+        const event = JSON.parse(rawBody) as TelnyxEvent;
+        const payload = event.data?.payload ?? {};
+        // A new incoming call is parked until a command answers or rejects it; every other event of
+        // the application (the hang-up of a rejected call, ...) needs no command.
+        if (event.data?.event_type !== 'call.initiated' || payload.direction !== 'incoming') return undefined;
+        const { call_control_id: callId, from, to } = payload;
+        if (typeof callId !== 'string' || typeof from !== 'string' || typeof to !== 'string') return undefined;
+        return { callId, from, to };
+      },
     },
 
-    async releaseNumber(providerNumberId) {
-      try {
-        await client.phoneNumbers.delete(providerNumberId);
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) return;
-        rethrow(error, 'number release');
-      }
-    },
+    numbers: {
+      async ownsNumber(e164) {
+        try {
+          const page = await client.phoneNumbers.list({ filter: { phone_number: e164 } });
+          return page.data.some((number) => number.phone_number === e164);
+        } catch (error) {
+          rethrow(error, 'number lookup');
+        }
+      },
 
-    async submitRegulatoryBundle() {
-      throw new ProviderError(
-        'Regulated numbers on a Telnyx account need a requirement group prepared in the Telnyx portal; buy them there',
-      );
+      async searchNumbers(country, type) {
+        if (type !== 'local' && type !== 'mobile' && type !== 'toll_free') return [];
+        try {
+          const found = await client.availablePhoneNumbers.list({
+            filter: { country_code: country, phone_number_type: type, features: ['voice'], limit: 50 },
+          });
+          return (found.data ?? []).flatMap((number) =>
+            number.phone_number
+              ? [
+                  {
+                    phone_number: number.phone_number,
+                    country_code: country,
+                    number_type: type,
+                    capabilities: ['voice'],
+                  },
+                ]
+              : [],
+          );
+        } catch (error) {
+          rethrow(error, 'number search');
+        }
+      },
+
+      async buyNumber(e164, { regulatoryBundleId }) {
+        // Incoming calls reach the Call Control application's webhook: the connection is the voice URL.
+        try {
+          const order = await client.numberOrders.create({
+            connection_id: credentials.connection_id,
+            phone_numbers: [{ phone_number: e164, ...(regulatoryBundleId ? { bundle_id: regulatoryBundleId } : {}) }],
+          });
+          const id = order.data?.phone_numbers?.[0]?.id ?? order.data?.id;
+          if (!id) throw new ProviderError('Telnyx answered the number order without an id');
+          return { providerNumberId: id };
+        } catch (error) {
+          if (error instanceof ProviderError) throw error;
+          rethrow(error, 'number purchase');
+        }
+      },
+
+      async releaseNumber(providerNumberId) {
+        try {
+          await client.phoneNumbers.delete(providerNumberId);
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return;
+          rethrow(error, 'number release');
+        }
+      },
     },
   };
 }

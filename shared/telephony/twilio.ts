@@ -135,257 +135,272 @@ export function twilioAdapter(
   return {
     provider: 'twilio',
     accountId: credentials.account_sid,
-    // The call's TwiML is `<Connect><Stream>` alone (streamTwiml): when the stream ends, so does the call.
-    streamEndsCall: true,
+    calls: {
+      // The call's TwiML is `<Connect><Stream>` alone (streamTwiml): when the stream ends, so does the call.
+      streamEndsCall: true,
 
-    async dial(request: DialRequest) {
-      try {
-        const call = await client.calls.create({
-          to: request.to,
-          from: request.from,
-          twiml: streamTwiml(request.streamUrl, request.runRef, request.streamToken),
-          statusCallback: request.statusCallbackUrl,
-          statusCallbackMethod: 'POST',
-          // Only the final status: the platform acts on no other (the media stream's admission marks
-          // a call answered), and each event is a signed request and a function invocation.
-          statusCallbackEvent: ['completed'],
-          // Asynchronous AMD: the stream starts at once (the agent greets a person without a
-          // silence), the verdict comes to its own signed callback. DetectMessageEnd waits for the
-          // greeting's end (the beep) to report a machine, so a message left then is recorded.
-          machineDetection: request.onMachine === 'leave_message' ? 'DetectMessageEnd' : 'Enable',
-          asyncAmd: 'true',
-          asyncAmdStatusCallback: request.statusCallbackUrl,
-          asyncAmdStatusCallbackMethod: 'POST',
+      async dial(request: DialRequest) {
+        try {
+          const call = await client.calls.create({
+            to: request.to,
+            from: request.from,
+            twiml: streamTwiml(request.streamUrl, request.runRef, request.streamToken),
+            statusCallback: request.statusCallbackUrl,
+            statusCallbackMethod: 'POST',
+            // Only the final status: the platform acts on no other (the media stream's admission marks
+            // a call answered), and each event is a signed request and a function invocation.
+            statusCallbackEvent: ['completed'],
+            // Asynchronous AMD: the stream starts at once (the agent greets a person without a
+            // silence), the verdict comes to its own signed callback. DetectMessageEnd waits for the
+            // greeting's end (the beep) to report a machine, so a message left then is recorded.
+            machineDetection: request.onMachine === 'leave_message' ? 'DetectMessageEnd' : 'Enable',
+            asyncAmd: 'true',
+            asyncAmdStatusCallback: request.statusCallbackUrl,
+            asyncAmdStatusCallbackMethod: 'POST',
+          });
+          return { callId: call.sid };
+        } catch (error) {
+          rethrow(error, 'dial');
+        }
+      },
+
+      async hangUp(callId) {
+        try {
+          // `completed` ends an answered call and cancels a queued or ringing one.
+          await client.calls(callId).update({ status: 'completed' });
+        } catch (error) {
+          // 404: the call is already over; nothing to hang up.
+          if ((error as { status?: number }).status === 404) return;
+          rethrow(error, 'hang-up');
+        }
+      },
+
+      // New TwiML for the live call: the `<Connect><Stream>` ends (the media stream stops), Twilio
+      // speaks the message and hangs up.
+      leaveVoicemail: (callId, message) => sayThenHangUp(callId, message, 'voicemail'),
+
+      whisperAs: 'text',
+
+      async transfer(callId, request) {
+        // New TwiML for the live call: the `<Connect><Stream>` ends, Twilio dials the destination and
+        // bridges the caller when it answers. Warm: the whisper callback (`<Number url>`) answers with
+        // the message, said to the person before the bridge; a machine there (AnsweredBy) is hung up on.
+        const step = (name: 'whisper' | 'outcome') => {
+          const url = new URL(request.callbackUrl);
+          url.searchParams.set('step', name);
+          return url.href;
+        };
+        const response = new twilio.twiml.VoiceResponse();
+        const dial = response.dial({
+          callerId: request.from,
+          timeout: request.timeoutSeconds,
+          action: step('outcome'),
+          method: 'POST',
+          answerOnBridge: true,
         });
-        return { callId: call.sid };
-      } catch (error) {
-        rethrow(error, 'dial');
-      }
+        const whisper = request.whisper ? { url: step('whisper'), method: 'POST' } : {};
+        if (request.to.startsWith('sip')) dial.sip(whisper, request.to);
+        else
+          dial.number(
+            {
+              ...whisper,
+              ...(request.whisper ? { machineDetection: 'Enable' } : {}),
+              ...(request.extension ? { sendDigits: request.extension } : {}),
+            },
+            request.to,
+          );
+        try {
+          await client.calls(callId).update({ twiml: response.toString() });
+        } catch (error) {
+          rethrow(error, 'transfer');
+        }
+      },
+
+      sayAndHangUp: (callId, message) => sayThenHangUp(callId, message, 'say'),
+
+      async reconnectStream(callId, { streamUrl, runRef, streamToken, statusCallbackUrl }) {
+        try {
+          await client.calls(callId).update({ twiml: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) });
+        } catch (error) {
+          rethrow(error, 'stream');
+        }
+      },
+
+      // Twilio answers by the webhook's TwiML, whatever the webhook announced.
+      async answerInbound(answer: InboundAnswer) {
+        if (answer.action === 'connect') {
+          return { contentType: 'text/xml', body: streamTwiml(answer.streamUrl, answer.runRef, answer.streamToken) };
+        }
+        const response = new twilio.twiml.VoiceResponse();
+        response.say(answer.message);
+        response.hangup();
+        return { contentType: 'text/xml', body: response.toString() };
+      },
     },
 
-    async hangUp(callId) {
-      try {
-        // `completed` ends an answered call and cancels a queued or ringing one.
-        await client.calls(callId).update({ status: 'completed' });
-      } catch (error) {
-        // 404: the call is already over; nothing to hang up.
-        if ((error as { status?: number }).status === 404) return;
-        rethrow(error, 'hang-up');
-      }
-    },
+    callbacks: {
+      async verifyCallback({ url, headers, rawBody }: CallbackRequest) {
+        const signature = headers['x-twilio-signature'];
+        if (!signature) return false;
+        const params = formParams(rawBody);
+        if (!twilio.validateRequest(credentials.auth_token, signature, url, params)) return false;
+        // The signature has no time in it; a status callback's signed Timestamp bounds replays.
+        if (params.Timestamp) {
+          const at = Date.parse(params.Timestamp);
+          if (!Number.isFinite(at) || Math.abs(now() - at) > TWILIO_CALLBACK_TOLERANCE_SECONDS * 1000) return false;
+        }
+        return true;
+      },
 
-    // New TwiML for the live call: the `<Connect><Stream>` ends (the media stream stops), Twilio
-    // speaks the message and hangs up.
-    leaveVoicemail: (callId, message) => sayThenHangUp(callId, message, 'voicemail'),
-
-    whisperAs: 'text',
-
-    async transfer(callId, request) {
-      // New TwiML for the live call: the `<Connect><Stream>` ends, Twilio dials the destination and
-      // bridges the caller when it answers. Warm: the whisper callback (`<Number url>`) answers with
-      // the message, said to the person before the bridge; a machine there (AnsweredBy) is hung up on.
-      const step = (name: 'whisper' | 'outcome') => {
-        const url = new URL(request.callbackUrl);
-        url.searchParams.set('step', name);
-        return url.href;
-      };
-      const response = new twilio.twiml.VoiceResponse();
-      const dial = response.dial({
-        callerId: request.from,
-        timeout: request.timeoutSeconds,
-        action: step('outcome'),
-        method: 'POST',
-        answerOnBridge: true,
-      });
-      const whisper = request.whisper ? { url: step('whisper'), method: 'POST' } : {};
-      if (request.to.startsWith('sip')) dial.sip(whisper, request.to);
-      else
-        dial.number(
-          {
-            ...whisper,
-            ...(request.whisper ? { machineDetection: 'Enable' } : {}),
-            ...(request.extension ? { sendDigits: request.extension } : {}),
-          },
-          request.to,
-        );
-      try {
-        await client.calls(callId).update({ twiml: response.toString() });
-      } catch (error) {
-        rethrow(error, 'transfer');
-      }
-    },
-
-    sayAndHangUp: (callId, message) => sayThenHangUp(callId, message, 'say'),
-
-    parseTransferStep({ url, rawBody }: CallbackRequest): TransferStep | undefined {
-      const query = new URL(url).searchParams;
-      const runRef = query.get(RUN_QUERY_PARAMETER);
-      const params = formParams(rawBody);
-      if (!runRef) return undefined;
-      if (query.get('step') === 'whisper')
-        return { runRef, step: 'whisper', machine: mapTwilioAnsweredBy(params.AnsweredBy ?? '').verdict === 'machine' };
-      if (query.get('step') !== 'outcome') return undefined;
-      // The `<Dial>` action: DialCallStatus completed (answered, then over), busy, no-answer, failed, canceled.
-      const status = params.DialCallStatus === 'answered' ? 'completed' : mapTwilioStatus(params.DialCallStatus ?? '');
-      return {
-        runRef,
-        step: 'outcome',
-        status: status ?? 'failed',
-        legSeconds: Math.max(0, Number(params.DialCallDuration ?? 0) || 0),
-      };
-    },
-
-    answerTransferStep(step, next) {
-      if (next && 'reconnect' in next) {
-        const { streamUrl, runRef, streamToken, statusCallbackUrl } = next.reconnect;
-        return { contentType: 'text/xml', body: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) };
-      }
-      const response = new twilio.twiml.VoiceResponse();
-      if (next) response.say(next.say);
-      // The whisper goes on to the bridge; anything else ends the (called, or calling) leg.
-      if (step.step === 'outcome' || (step.step === 'whisper' && !next)) response.hangup();
-      return { contentType: 'text/xml', body: response.toString() };
-    },
-
-    async reconnectStream(callId, { streamUrl, runRef, streamToken, statusCallbackUrl }) {
-      try {
-        await client.calls(callId).update({ twiml: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) });
-      } catch (error) {
-        rethrow(error, 'stream');
-      }
-    },
-
-    async verifyCallback({ url, headers, rawBody }: CallbackRequest) {
-      const signature = headers['x-twilio-signature'];
-      if (!signature) return false;
-      const params = formParams(rawBody);
-      if (!twilio.validateRequest(credentials.auth_token, signature, url, params)) return false;
-      // The signature has no time in it; a status callback's signed Timestamp bounds replays.
-      if (params.Timestamp) {
-        const at = Date.parse(params.Timestamp);
-        if (!Number.isFinite(at) || Math.abs(now() - at) > TWILIO_CALLBACK_TOLERANCE_SECONDS * 1000) return false;
-      }
-      return true;
-    },
-
-    parseStatus({ url, rawBody }: CallbackRequest): ProviderCallEvent | undefined {
-      const params = formParams(rawBody);
-      const runRef = new URL(url).searchParams.get(RUN_QUERY_PARAMETER);
-      if (!runRef || !params.CallSid) return undefined;
-      // The asyncAmdStatusCallback: CallSid, AccountSid, AnsweredBy, MachineDetectionDuration.
-      if (params.AnsweredBy && !params.CallStatus)
+      parseStatus({ url, rawBody }: CallbackRequest): ProviderCallEvent | undefined {
+        const params = formParams(rawBody);
+        const runRef = new URL(url).searchParams.get(RUN_QUERY_PARAMETER);
+        if (!runRef || !params.CallSid) return undefined;
+        // The asyncAmdStatusCallback: CallSid, AccountSid, AnsweredBy, MachineDetectionDuration.
+        if (params.AnsweredBy && !params.CallStatus)
+          return {
+            callId: params.CallSid,
+            runRef,
+            ...mapTwilioAnsweredBy(params.AnsweredBy),
+            detail: params.AnsweredBy,
+            timestamp: new Date(now()).toISOString(),
+          };
+        const status = mapTwilioStatus(params.CallStatus ?? '');
+        if (!status) return undefined;
+        const at = params.Timestamp ? Date.parse(params.Timestamp) : NaN;
         return {
           callId: params.CallSid,
           runRef,
-          ...mapTwilioAnsweredBy(params.AnsweredBy),
-          detail: params.AnsweredBy,
-          timestamp: new Date(now()).toISOString(),
+          status,
+          timestamp: new Date(Number.isFinite(at) ? at : now()).toISOString(),
         };
-      const status = mapTwilioStatus(params.CallStatus ?? '');
-      if (!status) return undefined;
-      const at = params.Timestamp ? Date.parse(params.Timestamp) : NaN;
-      return {
-        callId: params.CallSid,
-        runRef,
-        status,
-        timestamp: new Date(Number.isFinite(at) ? at : now()).toISOString(),
-      };
+      },
+
+      parseInbound({ rawBody }: CallbackRequest): InboundCall | undefined {
+        const params = formParams(rawBody);
+        if (!params.CallSid || !params.From || !params.To || params.Direction !== 'inbound') return undefined;
+        return { callId: params.CallSid, from: params.From, to: params.To };
+      },
     },
 
-    parseInbound({ rawBody }: CallbackRequest): InboundCall | undefined {
-      const params = formParams(rawBody);
-      if (!params.CallSid || !params.From || !params.To || params.Direction !== 'inbound') return undefined;
-      return { callId: params.CallSid, from: params.From, to: params.To };
+    transferCallbacks: {
+      parseTransferStep({ url, rawBody }: CallbackRequest): TransferStep | undefined {
+        const query = new URL(url).searchParams;
+        const runRef = query.get(RUN_QUERY_PARAMETER);
+        const params = formParams(rawBody);
+        if (!runRef) return undefined;
+        if (query.get('step') === 'whisper')
+          return {
+            runRef,
+            step: 'whisper',
+            machine: mapTwilioAnsweredBy(params.AnsweredBy ?? '').verdict === 'machine',
+          };
+        if (query.get('step') !== 'outcome') return undefined;
+        // The `<Dial>` action: DialCallStatus completed (answered, then over), busy, no-answer, failed, canceled.
+        const status =
+          params.DialCallStatus === 'answered' ? 'completed' : mapTwilioStatus(params.DialCallStatus ?? '');
+        return {
+          runRef,
+          step: 'outcome',
+          status: status ?? 'failed',
+          legSeconds: Math.max(0, Number(params.DialCallDuration ?? 0) || 0),
+        };
+      },
+
+      answerTransferStep(step, next) {
+        if (next && 'reconnect' in next) {
+          const { streamUrl, runRef, streamToken, statusCallbackUrl } = next.reconnect;
+          return { contentType: 'text/xml', body: streamTwiml(streamUrl, runRef, streamToken, statusCallbackUrl) };
+        }
+        const response = new twilio.twiml.VoiceResponse();
+        if (next) response.say(next.say);
+        // The whisper goes on to the bridge; anything else ends the (called, or calling) leg.
+        if (step.step === 'outcome' || (step.step === 'whisper' && !next)) response.hangup();
+        return { contentType: 'text/xml', body: response.toString() };
+      },
     },
 
-    // Twilio answers by the webhook's TwiML, whatever the webhook announced.
-    async answerInbound(answer: InboundAnswer) {
-      if (answer.action === 'connect') {
-        return { contentType: 'text/xml', body: streamTwiml(answer.streamUrl, answer.runRef, answer.streamToken) };
-      }
-      const response = new twilio.twiml.VoiceResponse();
-      response.say(answer.message);
-      response.hangup();
-      return { contentType: 'text/xml', body: response.toString() };
+    numbers: {
+      async ownsNumber(e164) {
+        try {
+          const owned = await client.incomingPhoneNumbers.list({ phoneNumber: e164, limit: 1 });
+          return owned.some((number) => number.phoneNumber === e164);
+        } catch (error) {
+          rethrow(error, 'number lookup');
+        }
+      },
+
+      async searchNumbers(country, type) {
+        const inCountry = client.availablePhoneNumbers(country);
+        const query = { voiceEnabled: true, limit: 50 };
+        try {
+          let numbers: { phoneNumber: string; isoCountry: string; capabilities?: Record<string, boolean> }[];
+          if (type === 'local') numbers = await inCountry.local.list(query);
+          else if (type === 'mobile') numbers = await inCountry.mobile.list(query);
+          else if (type === 'toll_free') numbers = await inCountry.tollFree.list(query);
+          else return [];
+          return numbers.map((number) => ({
+            phone_number: number.phoneNumber,
+            country_code: number.isoCountry,
+            number_type: type,
+            capabilities: Object.entries(number.capabilities ?? {}).flatMap(([name, enabled]) =>
+              enabled ? [name.toLowerCase()] : [],
+            ),
+          }));
+        } catch (error) {
+          // Twilio answers 404 for a country without that type of number.
+          if ((error as { status?: number }).status === 404) return [];
+          rethrow(error, 'number search');
+        }
+      },
+
+      async buyNumber(e164, { voiceUrl, regulatoryBundleId }) {
+        try {
+          const number = await client.incomingPhoneNumbers.create({
+            phoneNumber: e164,
+            voiceUrl,
+            voiceMethod: 'POST',
+            ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}),
+          });
+          return { providerNumberId: number.sid };
+        } catch (error) {
+          rethrow(error, 'number purchase');
+        }
+      },
+
+      async releaseNumber(providerNumberId) {
+        try {
+          await client.incomingPhoneNumbers(providerNumberId).remove();
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return;
+          rethrow(error, 'number release');
+        }
+      },
     },
 
-    async ownsNumber(e164) {
-      try {
-        const owned = await client.incomingPhoneNumbers.list({ phoneNumber: e164, limit: 1 });
-        return owned.some((number) => number.phoneNumber === e164);
-      } catch (error) {
-        rethrow(error, 'number lookup');
-      }
-    },
-
-    async searchNumbers(country, type) {
-      const inCountry = client.availablePhoneNumbers(country);
-      const query = { voiceEnabled: true, limit: 50 };
-      try {
-        let numbers: { phoneNumber: string; isoCountry: string; capabilities?: Record<string, boolean> }[];
-        if (type === 'local') numbers = await inCountry.local.list(query);
-        else if (type === 'mobile') numbers = await inCountry.mobile.list(query);
-        else if (type === 'toll_free') numbers = await inCountry.tollFree.list(query);
-        else return [];
-        return numbers.map((number) => ({
-          phone_number: number.phoneNumber,
-          country_code: number.isoCountry,
-          number_type: type,
-          capabilities: Object.entries(number.capabilities ?? {}).flatMap(([name, enabled]) =>
-            enabled ? [name.toLowerCase()] : [],
-          ),
-        }));
-      } catch (error) {
-        // Twilio answers 404 for a country without that type of number.
-        if ((error as { status?: number }).status === 404) return [];
-        rethrow(error, 'number search');
-      }
-    },
-
-    async buyNumber(e164, { voiceUrl, regulatoryBundleId }) {
-      try {
-        const number = await client.incomingPhoneNumbers.create({
-          phoneNumber: e164,
-          voiceUrl,
-          voiceMethod: 'POST',
-          ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}),
-        });
-        return { providerNumberId: number.sid };
-      } catch (error) {
-        rethrow(error, 'number purchase');
-      }
-    },
-
-    async releaseNumber(providerNumberId) {
-      try {
-        await client.incomingPhoneNumbers(providerNumberId).remove();
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) return;
-        rethrow(error, 'number release');
-      }
-    },
-
-    async submitRegulatoryBundle({ country, type, endUser, email }) {
-      const compliance = client.numbers.v2.regulatoryCompliance;
-      try {
-        const bundle = await compliance.bundles.create({
-          friendlyName: `${country} ${type} ${String(endUser.name ?? '')}`.slice(0, 64),
-          email,
-          isoCountry: country,
-          numberType: type === 'toll_free' ? 'toll free' : type,
-          endUserType: endUser.document_type === 'company_registration' ? 'business' : 'individual',
-        });
-        const subscriber = await compliance.endUsers.create({
-          friendlyName: String(endUser.name ?? 'subscriber').slice(0, 64),
-          type: endUser.document_type === 'company_registration' ? 'business' : 'individual',
-          attributes: endUser,
-        });
-        await compliance.bundles(bundle.sid).itemAssignments.create({ objectSid: subscriber.sid });
-        await compliance.bundles(bundle.sid).update({ status: 'pending-review' });
-        return { bundleId: bundle.sid };
-      } catch (error) {
-        rethrow(error, 'regulatory bundle');
-      }
+    regulatoryReview: {
+      async submitRegulatoryBundle({ country, type, endUser, email }) {
+        const compliance = client.numbers.v2.regulatoryCompliance;
+        try {
+          const bundle = await compliance.bundles.create({
+            friendlyName: `${country} ${type} ${String(endUser.name ?? '')}`.slice(0, 64),
+            email,
+            isoCountry: country,
+            numberType: type === 'toll_free' ? 'toll free' : type,
+            endUserType: endUser.document_type === 'company_registration' ? 'business' : 'individual',
+          });
+          const subscriber = await compliance.endUsers.create({
+            friendlyName: String(endUser.name ?? 'subscriber').slice(0, 64),
+            type: endUser.document_type === 'company_registration' ? 'business' : 'individual',
+            attributes: endUser,
+          });
+          await compliance.bundles(bundle.sid).itemAssignments.create({ objectSid: subscriber.sid });
+          await compliance.bundles(bundle.sid).update({ status: 'pending-review' });
+          return { bundleId: bundle.sid };
+        } catch (error) {
+          rethrow(error, 'regulatory bundle');
+        }
+      },
     },
   };
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
-import { DEAD_AIR_PATIENCE_MS } from '../../local/simulated-callee.ts';
+import { DEAD_AIR_PATIENCE_MS } from '../../local/carrier/callee-directory.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
@@ -9,7 +9,7 @@ import { eventually } from '../support/webhook-receiver.ts';
 
 /**
  * Organizations with their own Telnyx account, through the local stack: the official `telnyx` SDK
- * at the local Telnyx (`local/telnyx-simulator.ts`), which speaks Call Control (REST commands,
+ * at the local Telnyx (`local/carrier/telnyx-wire.ts`), which speaks Call Control (REST commands,
  * Ed25519-signed webhooks) and media streaming like Telnyx.
  */
 const api = apiClient();

@@ -1,5 +1,5 @@
 import { expect, inject } from 'vitest';
-import type { SimulatedTelnyxAccount } from '../../local/telnyx-simulator.ts';
+import type { SimulatedTelnyxAccount } from '../../local/carrier/telnyx-wire.ts';
 import { apiClient, type TestOrganization } from './api.ts';
 
 /** How the local Telnyx saw an account's calls (`GET /_simulator/accounts/{connection_id}`). */

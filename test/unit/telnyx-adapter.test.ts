@@ -1,10 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startTelnyxSimulator,
-  type SimulatedTelnyxAccount,
-  type TelnyxSimulator,
-} from '../../local/telnyx-simulator.ts';
+import { startLocalTelnyx, type LocalTelnyx, type SimulatedTelnyxAccount } from '../../local/carrier/telnyx-wire.ts';
 import { telnyxMediaCodec } from '../../shared/telephony/media-codecs.ts';
 import { mapTelnyxEvent, telnyxAdapter } from '../../shared/telephony/telnyx.ts';
 import { telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
@@ -14,14 +10,14 @@ import { telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
  * makes and answers Telnyx's JSON shapes; its webhooks and streams go to loopback addresses only,
  * so the example.com URLs below are never contacted.
  */
-let telnyx: TelnyxSimulator;
+let telnyx: LocalTelnyx;
 let ACCOUNT: SimulatedTelnyxAccount & { provider: 'telnyx' };
 /** Another Ed25519 key pair: Telnyx signs with the account's private key, the portal shows the public one. */
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const OWN_NUMBER = '+48221234599';
 
 beforeAll(async () => {
-  telnyx = await startTelnyxSimulator({ callSeconds: 1, ringMs: 10 });
+  telnyx = await startLocalTelnyx({ callSeconds: 1, ringMs: 10 });
   ACCOUNT = { provider: 'telnyx', ...telnyx.createAccount([OWN_NUMBER]) };
 });
 afterAll(() => telnyx.stop());
@@ -36,7 +32,7 @@ const lastRequests = (count: number) => telnyx.requests.slice(-count);
 
 describe('Telnyx adapter', () => {
   it('dials through Call Control: bidirectional mu-law stream with the run and its credential, AMD, signed webhooks, the run as client_state', async () => {
-    const result = await adapter().dial({
+    const result = await adapter().calls.dial({
       to: '+48601234560',
       from: OWN_NUMBER,
       runRef: '1.2.3',
@@ -69,7 +65,7 @@ describe('Telnyx adapter', () => {
   });
 
   it('hangs up through the hangup action; a call that already ended is not an error', async () => {
-    const { callId } = await adapter().dial({
+    const { callId } = await adapter().calls.dial({
       to: '+48601234561',
       from: OWN_NUMBER,
       runRef: '1.2.4',
@@ -78,11 +74,11 @@ describe('Telnyx adapter', () => {
       statusCallbackUrl: 'https://api.example.com/s',
       onMachine: 'hang_up',
     });
-    await adapter().hangUp(callId);
+    await adapter().calls.hangUp(callId);
     expect(lastRequests(1)[0]).toMatchObject({ method: 'POST', path: `/v2/calls/${callId}/actions/hangup` });
     await telnyx.idle();
     // Telnyx answers 422 "Call has already ended".
-    await expect(adapter().hangUp(callId)).resolves.toBeUndefined();
+    await expect(adapter().calls.hangUp(callId)).resolves.toBeUndefined();
   });
 
   it('refuses a dial with a wrong API key (401) or from a number the account does not own', async () => {
@@ -95,8 +91,10 @@ describe('Telnyx adapter', () => {
       statusCallbackUrl: 'https://api.example.com/s',
       onMachine: 'hang_up' as const,
     };
-    await expect(adapter({ ...ACCOUNT, api_key: 'KEY-not-issued' }).dial(call)).rejects.toMatchObject({ status: 401 });
-    await expect(adapter().dial({ ...call, from: '+48221234598' })).rejects.toMatchObject({ status: 422 });
+    await expect(adapter({ ...ACCOUNT, api_key: 'KEY-not-issued' }).calls.dial(call)).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(adapter().calls.dial({ ...call, from: '+48221234598' })).rejects.toMatchObject({ status: 422 });
   });
 
   it('answers an incoming call by command with the same stream as a dial, or rejects it (busy or rejected)', async () => {
@@ -112,11 +110,11 @@ describe('Telnyx adapter', () => {
       onMachine: 'hang_up',
     };
     // Only an incoming call.initiated is a call to answer; without one the webhook is only acknowledged.
-    expect(await adapter().answerInbound(connect)).toEqual({ contentType: 'application/json', body: '{}' });
+    expect(await adapter().calls.answerInbound(connect)).toEqual({ contentType: 'application/json', body: '{}' });
     const before = telnyx.requests.length;
     // Telnyx does not know the call (404), as for a caller who hung up: reported, not thrown.
     const gone = { contentType: 'application/json', body: '{}', callEnded: true };
-    expect(await adapter().answerInbound(connect, parked())).toEqual(gone);
+    expect(await adapter().calls.answerInbound(connect, parked())).toEqual(gone);
     expect(lastRequests(1)[0]).toMatchObject({
       path: '/v2/calls/v3:unknown/actions/answer',
       body: {
@@ -132,14 +130,14 @@ describe('Telnyx adapter', () => {
       },
     });
     expect(
-      await adapter().answerInbound({ action: 'reject', reason: 'unavailable', message: 'Busy.' }, parked()),
+      await adapter().calls.answerInbound({ action: 'reject', reason: 'unavailable', message: 'Busy.' }, parked()),
     ).toEqual(gone);
     expect(lastRequests(1)[0]).toMatchObject({
       path: '/v2/calls/v3:unknown/actions/reject',
       body: { cause: 'USER_BUSY', command_id: 'reject-v3:unknown' },
     });
     expect(
-      await adapter().answerInbound({ action: 'reject', reason: 'not_in_service', message: 'No.' }, parked()),
+      await adapter().calls.answerInbound({ action: 'reject', reason: 'not_in_service', message: 'No.' }, parked()),
     ).toEqual(gone);
     expect(lastRequests(1)[0]!.body).toMatchObject({ cause: 'CALL_REJECTED' });
     expect(telnyx.requests.length - before).toBe(3);
@@ -148,7 +146,7 @@ describe('Telnyx adapter', () => {
   it('reads an incoming call from call.initiated (direction incoming) only', () => {
     const event = (type: string, payload: Record<string, unknown>) =>
       JSON.stringify({ data: { event_type: type, payload: { call_control_id: 'v3:in', ...payload } } });
-    const inbound = (rawBody: string) => adapter().parseInbound({ url: '', headers: {}, rawBody });
+    const inbound = (rawBody: string) => adapter().callbacks.parseInbound({ url: '', headers: {}, rawBody });
     expect(inbound(event('call.initiated', { direction: 'incoming', from: '+48601234563', to: OWN_NUMBER }))).toEqual({
       callId: 'v3:in',
       from: '+48601234563',
@@ -201,7 +199,7 @@ describe('Telnyx adapter', () => {
       ],
       ['no signature', request({ 'telnyx-timestamp': now }), false],
     ])('%s', async (_name, callback, valid) => {
-      expect(await adapter({ ...ACCOUNT, public_key: PUBLIC_KEY }).verifyCallback(callback)).toBe(valid);
+      expect(await adapter({ ...ACCOUNT, public_key: PUBLIC_KEY }).callbacks.verifyCallback(callback)).toBe(valid);
     });
   });
 
@@ -287,7 +285,7 @@ describe('Telnyx adapter', () => {
   });
 
   it('leaves a voicemail: stops the stream, then speaks the message (the hang-up follows call.speak.ended)', async () => {
-    const { callId } = await adapter().dial({
+    const { callId } = await adapter().calls.dial({
       to: '+48601234561',
       from: OWN_NUMBER,
       runRef: '1.2.9',
@@ -298,7 +296,7 @@ describe('Telnyx adapter', () => {
     });
     // Answered after the simulator's 10 ms of ringing (the stream URL is not the machine's: no stream).
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await adapter().leaveVoicemail(callId, 'Please call us back.');
+    await adapter().calls.leaveVoicemail(callId, 'Please call us back.');
     const [stop, speak] = lastRequests(2);
     expect(stop).toMatchObject({
       path: `/v2/calls/${callId}/actions/streaming_stop`,
@@ -308,7 +306,7 @@ describe('Telnyx adapter', () => {
       path: `/v2/calls/${callId}/actions/speak`,
       body: { payload: 'Please call us back.', voice: 'female', command_id: `voicemail-speak-${callId}` },
     });
-    await adapter().hangUp(callId);
+    await adapter().calls.hangUp(callId);
   });
 
   it('translates Telnyx media frames to the canonical ones and back', () => {
@@ -342,8 +340,12 @@ describe('Telnyx adapter', () => {
     expect(telnyxMediaCodec.encode({ event: 'clear', streamSid: 's1' })).toEqual({ event: 'clear' });
   });
 
+  it('offers only the parts Telnyx has: no transfer callbacks (transfers are call events), no regulatory review through the API', () => {
+    expect(Object.keys(adapter()).sort()).toEqual(['accountId', 'callbacks', 'calls', 'numbers', 'provider']);
+  });
+
   it('searches available numbers, orders one on the connection, checks ownership', async () => {
-    const found = await adapter().searchNumbers('PL', 'local');
+    const found = await adapter().numbers.searchNumbers('PL', 'local');
     expect(found).toContainEqual({
       phone_number: '+48221234500',
       country_code: 'PL',
@@ -353,17 +355,17 @@ describe('Telnyx adapter', () => {
     expect(lastRequests(1)[0]!.path).toContain(
       '/v2/available_phone_numbers?filter[country_code]=PL&filter[phone_number_type]=local',
     );
-    expect(await adapter().ownsNumber('+48221234500')).toBe(false);
-    const { providerNumberId } = await adapter().buyNumber('+48221234500', { voiceUrl: 'ignored' });
+    expect(await adapter().numbers.ownsNumber('+48221234500')).toBe(false);
+    const { providerNumberId } = await adapter().numbers.buyNumber('+48221234500', { voiceUrl: 'ignored' });
     expect(providerNumberId).toEqual(expect.any(String));
     expect(lastRequests(1)[0]!.body).toEqual({
       connection_id: ACCOUNT.connection_id,
       phone_numbers: [{ phone_number: '+48221234500' }],
     });
-    expect(await adapter().ownsNumber('+48221234500')).toBe(true);
-    await adapter().releaseNumber(providerNumberId);
-    expect(await adapter().ownsNumber('+48221234500')).toBe(false);
+    expect(await adapter().numbers.ownsNumber('+48221234500')).toBe(true);
+    await adapter().numbers.releaseNumber(providerNumberId);
+    expect(await adapter().numbers.ownsNumber('+48221234500')).toBe(false);
     // Released twice: Telnyx answers 404, nothing left to release.
-    await expect(adapter().releaseNumber(providerNumberId)).resolves.toBeUndefined();
+    await expect(adapter().numbers.releaseNumber(providerNumberId)).resolves.toBeUndefined();
   });
 });

@@ -64,7 +64,7 @@ describe('Twilio adapter', () => {
   it('dials through the Calls resource: Basic auth, TwiML <Connect><Stream> with the run and its credential, status callbacks, AMD', async () => {
     captured = [];
     answer = () => ({ status: 201, body: { sid: `CA${'2'.repeat(32)}`, status: 'queued' } });
-    const result = await adapter().dial({
+    const result = await adapter().calls.dial({
       to: '+48601234560',
       from: '+12125550100',
       runRef: '1.2.3',
@@ -107,7 +107,7 @@ describe('Twilio adapter', () => {
         status: 429,
       },
     });
-    const failure = adapter().dial({
+    const failure = adapter().calls.dial({
       to: '+48601234560',
       from: '+12125550100',
       runRef: '1.2.3',
@@ -123,14 +123,14 @@ describe('Twilio adapter', () => {
   it('hangs up through the REST API (Status=completed), and a call already gone is not an error', async () => {
     captured = [];
     answer = () => ({ status: 200, body: { sid: 'CAx', status: 'completed' } });
-    await adapter().hangUp('CA0123');
+    await adapter().calls.hangUp('CA0123');
     expect(captured[0]).toMatchObject({
       method: 'POST',
       path: `/2010-04-01/Accounts/${ACCOUNT.account_sid}/Calls/CA0123.json`,
     });
     expect(captured[0]!.form.get('Status')).toBe('completed');
     answer = () => ({ status: 404, body: { code: 20404, message: 'Not found', status: 404 } });
-    await expect(adapter().hangUp('CA0404')).resolves.toBeUndefined();
+    await expect(adapter().calls.hangUp('CA0404')).resolves.toBeUndefined();
   });
 
   describe('webhook signatures (X-Twilio-Signature)', () => {
@@ -163,7 +163,7 @@ describe('Twilio adapter', () => {
       ["another account's token", request(params, twilioSignature('f'.repeat(32), url, params)), false],
       ['no signature', request(params, undefined), false],
     ])('%s', async (_name, callback, valid) => {
-      expect(await adapter(() => now).verifyCallback(callback)).toBe(valid);
+      expect(await adapter(() => now).callbacks.verifyCallback(callback)).toBe(valid);
     });
 
     it('refuses a stale callback (signed Timestamp beyond the tolerance), accepts one within it', async () => {
@@ -172,11 +172,15 @@ describe('Twilio adapter', () => {
         Timestamp: new Date(now - (TWILIO_CALLBACK_TOLERANCE_SECONDS + 60) * 1000).toUTCString(),
       };
       expect(
-        await adapter(() => now).verifyCallback(request(stale, twilioSignature(ACCOUNT.auth_token, url, stale))),
+        await adapter(() => now).callbacks.verifyCallback(
+          request(stale, twilioSignature(ACCOUNT.auth_token, url, stale)),
+        ),
       ).toBe(false);
       const fresh = { ...params, Timestamp: new Date(now - 60_000).toUTCString() };
       expect(
-        await adapter(() => now).verifyCallback(request(fresh, twilioSignature(ACCOUNT.auth_token, url, fresh))),
+        await adapter(() => now).callbacks.verifyCallback(
+          request(fresh, twilioSignature(ACCOUNT.auth_token, url, fresh)),
+        ),
       ).toBe(true);
     });
   });
@@ -208,7 +212,7 @@ describe('Twilio adapter', () => {
   });
 
   it('reads a status callback: the run from the signed URL, the event time', () => {
-    const event = adapter().parseStatus({
+    const event = adapter().callbacks.parseStatus({
       url: 'https://api.example.com/api/v1/telephony/twilio/status?run=4.5.6',
       headers: {},
       rawBody: new URLSearchParams({
@@ -226,7 +230,7 @@ describe('Twilio adapter', () => {
   });
 
   it('reads an asyncAmdStatusCallback (AnsweredBy, no CallStatus) as a detection result', () => {
-    const event = adapter().parseStatus({
+    const event = adapter().callbacks.parseStatus({
       url: 'https://api.example.com/api/v1/telephony/twilio/status?run=4.5.6',
       headers: {},
       rawBody: new URLSearchParams({
@@ -251,15 +255,15 @@ describe('Twilio adapter', () => {
       status: 400,
       body: { code: 21220, message: 'Call is not in-progress. Cannot redirect.', status: 400 },
     });
-    await expect(adapter().leaveVoicemail('CA9', 'Hi')).resolves.toBeUndefined();
+    await expect(adapter().calls.leaveVoicemail('CA9', 'Hi')).resolves.toBeUndefined();
     answer = () => ({ status: 400, body: { code: 12100, message: 'Document parse failure', status: 400 } });
-    await expect(adapter().leaveVoicemail('CA9', 'Hi')).rejects.toBeInstanceOf(ProviderError);
+    await expect(adapter().calls.leaveVoicemail('CA9', 'Hi')).rejects.toBeInstanceOf(ProviderError);
   });
 
   it('leaves a voicemail by updating the live call with <Say> and <Hangup>', async () => {
     captured = [];
     answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
-    await adapter().leaveVoicemail('CA9', 'Please call us back.');
+    await adapter().calls.leaveVoicemail('CA9', 'Please call us back.');
     const [request] = captured;
     expect(request).toMatchObject({
       method: 'POST',
@@ -274,7 +278,7 @@ describe('Twilio adapter', () => {
     captured = [];
     answer = () => ({ status: 200, body: { sid: 'CA9', status: 'in-progress' } });
     const callbackUrl = 'https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3';
-    await adapter().transfer('CA9', {
+    await adapter().calls.transfer('CA9', {
       runRef: '1.2.3',
       to: '+442071230412',
       from: '+12125550100',
@@ -289,7 +293,7 @@ describe('Twilio adapter', () => {
         '<Number url="https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3&amp;step=whisper" method="POST" machineDetection="Enable" sendDigits="ww12">+442071230412</Number></Dial></Response>',
     );
     captured = [];
-    await adapter().transfer('CA9', {
+    await adapter().calls.transfer('CA9', {
       runRef: '1.2.3',
       to: 'sip:desk@pbx.example.com',
       from: '+12125550100',
@@ -317,17 +321,21 @@ describe('Twilio adapter', () => {
     ['step=outcome', { DialCallStatus: 'canceled' }, { step: 'outcome', status: 'failed', legSeconds: 0 }],
   ])('reads a transfer callback (%s, %j)', (query, params, expected) => {
     const url = `https://api.example.com/api/v1/telephony/twilio/transfer?run=1.2.3&${query}`;
-    const step = adapter().parseTransferStep({ url, headers: {}, rawBody: new URLSearchParams(params).toString() });
+    const step = adapter().transferCallbacks!.parseTransferStep({
+      url,
+      headers: {},
+      rawBody: new URLSearchParams(params).toString(),
+    });
     expect(step).toEqual({ runRef: '1.2.3', ...expected });
     // The whisper says its text and goes on to the bridge; the outcome says why, then hangs up.
-    expect(adapter().answerTransferStep(step!, { say: 'Hi.' }).body).toBe(
+    expect(adapter().transferCallbacks!.answerTransferStep(step!, { say: 'Hi.' }).body).toBe(
       `<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi.</Say>${expected.step === 'outcome' ? '<Hangup/>' : ''}</Response>`,
     );
   });
 
   it('answers an incoming call with a stream, or turns it away with <Say> and <Hangup>', async () => {
     const twilio = adapter();
-    const connect = await twilio.answerInbound({
+    const connect = await twilio.calls.answerInbound({
       action: 'connect',
       streamUrl: 'wss://m/media',
       runRef: '1.2.3',
@@ -338,7 +346,7 @@ describe('Twilio adapter', () => {
     expect(connect.body).toContain(
       '<Connect><Stream url="wss://m/media"><Parameter name="run_ref" value="1.2.3"/><Parameter name="stream_token" value="tok"/>',
     );
-    const reject = await twilio.answerInbound({
+    const reject = await twilio.calls.answerInbound({
       action: 'reject',
       reason: 'not_in_service',
       message: 'Not in service.',
@@ -347,7 +355,7 @@ describe('Twilio adapter', () => {
       '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Not in service.</Say><Hangup/></Response>',
     );
     expect(
-      twilio.parseInbound({
+      twilio.callbacks.parseInbound({
         url: '',
         headers: {},
         rawBody: 'CallSid=CA1&From=%2B48601234560&To=%2B12125550101&Direction=inbound',
@@ -377,7 +385,7 @@ describe('Twilio adapter', () => {
             },
           }
         : { status: 201, body: { sid: `PN${'3'.repeat(32)}`, phone_number: '+48601234500' } };
-    const found = await adapter().searchNumbers('PL', 'mobile');
+    const found = await adapter().numbers.searchNumbers('PL', 'mobile');
     expect(captured[0]!.path).toBe(
       `/2010-04-01/Accounts/${ACCOUNT.account_sid}/AvailablePhoneNumbers/PL/Mobile.json?VoiceEnabled=true&PageSize=50`,
     );
@@ -385,7 +393,7 @@ describe('Twilio adapter', () => {
       { phone_number: '+48601234500', country_code: 'PL', number_type: 'mobile', capabilities: ['voice', 'sms'] },
     ]);
 
-    const bought = await adapter().buyNumber('+48601234500', {
+    const bought = await adapter().numbers.buyNumber('+48601234500', {
       voiceUrl: 'https://api.example.com/api/v1/telephony/twilio/voice',
       regulatoryBundleId: 'BU1',
     });

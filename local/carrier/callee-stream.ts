@@ -1,10 +1,10 @@
-import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { KeyDetector } from '../media/src/audio/dtmf.ts';
-import { decodeMulaw, encodeMulaw } from '../media/src/audio/mulaw.ts';
-import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../media/src/audio/tones.ts';
-import { DEFAULT_CALLER_SCRIPT, TRANSFER_CALLER_SCRIPT } from '../media/src/streams/caller-script.ts';
+import { KeyDetector } from '../../media/src/audio/dtmf.ts';
+import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
+import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import { menuScript, type AnsweringMachine } from './callee-directory.ts';
 
 const FRAME_MS = 20;
 /** The callee answers this long after the agent stops talking. */
@@ -155,127 +155,5 @@ export async function talkAsCallee(options: {
   }
 }
 
-/**
- * Who picks up an answered call, by the local callee directory (the dialed number, as the last
- * digit decides busy or no answer): a number ending in 9 reaches an answering machine, `…59` one
- * without a beep; `…56` a person whom answering-machine detection cannot classify (`unknown`);
- * anything else a person.
- */
-export type SimulatedAnswerer = 'human' | 'unknown' | 'machine_with_beep' | 'machine_without_beep';
-
-export function simulatedAnswerer(number: string): SimulatedAnswerer {
-  if (number.endsWith('59')) return 'machine_without_beep';
-  if (number.endsWith('9')) return 'machine_with_beep';
-  if (number.endsWith('56')) return 'unknown';
-  return 'human';
-}
-
-/** An answering machine's greeting on the line: its audio frames and when it is over (beep included). */
-export interface AnsweringMachine {
-  frames: Int16Array[];
-  greetingMs: number;
-  beep: boolean;
-}
-
-/**
- * Timing of the providers' detection, as they report it: a verdict (person, machine) a few seconds
- * after the answer, `unknown` when detection times out (Twilio's default is 30 s; shortened
- * here), the greeting's end once the greeting, its beep or the silence after it are over.
- */
-export const DETECTION_MS = { verdict: 2_500, unknown: 5_000, silenceAfterGreeting: 1_500 } as const;
-
-/** What a phone menu says: its choices, then which keys it heard. */
-const menuScript = (heard: string) => [
-  'For appointments press 2, for prices press 3.',
-  heard ? `You chose ${heard}. Goodbye.` : 'No key was pressed. Goodbye.',
-];
-
-/** A number ending in 345 reaches a phone menu (the local callee directory). */
-export const simulatedMenu = (number: string): boolean => number.endsWith('345');
-
-/** A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them on). */
-export const simulatedScript = (number: string): readonly string[] | undefined =>
-  number.endsWith('341') ? TRANSFER_CALLER_SCRIPT : undefined;
-
-/**
- * A transfer's destination, by the same directory as a dialed number (simulatedOutcome): a person
- * who answers, listens to what is said first (a warm transfer's message), talks with the caller for
- * this long and hangs up.
- */
-export const TRANSFER_TALK_MS = 2_000;
-
 /** A callee presses a key every 100 ms (5 frames). */
 const KEY_INTERVAL_FRAMES = 5;
-
-/**
- * The keys a callee presses as its first answer, by the local callee directory: a number ending in
- * 346 enters `1234#` (an account number, as an agent with a `keypad` setting asks for); others speak.
- */
-export const simulatedKeys = (number: string): string | undefined => (number.endsWith('346') ? '1234#' : undefined);
-
-/**
- * How long a callee stays on a call that has gone silent (its media stream closed, the call still
- * up, as Telnyx keeps it) before hanging up: a person says "hello?" a few times, then gives up.
- */
-export const DEAD_AIR_PATIENCE_MS = 10_000;
-
-/** The providers' text-to-speech pace (Twilio `<Say>`, Telnyx `speak`): about 15 characters a second. */
-export const TTS_MS_PER_CHARACTER = 65;
-
-/** Waits `ms`, or less when `signal` aborts (a call hung up); no timer is left behind either way. */
-export const waitUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> =>
-  sleep(ms, undefined, { signal }).catch(() => undefined);
-
-const GREETING = "Hi, you've reached Anna. I can't take your call right now, please leave a message";
-const BEEP_MS = 500;
-
-/** A machine's greeting: words (for about 4 s, silence padding them), then a 1 kHz beep when it has one. */
-export function answeringMachine(beep: boolean): AnsweringMachine {
-  const words = frames(synthesizeSpeech(GREETING));
-  const padding = Math.max(0, Math.round(4_000 / FRAME_MS) - words.length);
-  const greeting = [...words, ...Array.from({ length: padding }, () => new Int16Array(FRAME_SAMPLES))];
-  const tone = frames(
-    Int16Array.from({ length: (BEEP_MS / 1000) * 8000 }, (_, i) =>
-      Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)),
-    ),
-  );
-  const all = beep ? [...greeting, ...tone] : greeting;
-  return { frames: all, greetingMs: all.length * FRAME_MS, beep };
-}
-
-/** A simulator's calls in progress: what `idle` waits for and `stop` hangs up. */
-export class CallsInProgress {
-  /** Open media stream sockets (talkAsCallee adds and removes them). */
-  readonly sockets = new Set<WebSocket>();
-  private readonly running = new Set<Promise<void>>();
-  private readonly hangUps = new Set<AbortController>();
-  /** Set once stopping: failures of calls cut short are expected then, not logged. */
-  stopping = false;
-
-  /** Follows a call until `work` ends; `hangUp` ends it early when the simulator stops. */
-  track(hangUp: AbortController, work: Promise<void>): void {
-    this.hangUps.add(hangUp);
-    this.running.add(work);
-    void work.finally(() => {
-      this.running.delete(work);
-      this.hangUps.delete(hangUp);
-    });
-  }
-
-  /** Resolves when every call so far has ended and reported it. */
-  async idle(): Promise<void> {
-    while (this.running.size) await Promise.allSettled([...this.running]);
-  }
-
-  /** Hangs up every call, closes their streams, then the simulator's server. */
-  async stop(server: Server): Promise<void> {
-    this.stopping = true;
-    for (const hangUp of this.hangUps) hangUp.abort();
-    for (const socket of this.sockets) socket.terminate();
-    await Promise.allSettled([...this.running]);
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  }
-}
