@@ -176,6 +176,8 @@ export async function getRecording(orgId: number, agentRef: string, runId: numbe
   return { download_url: link.url, content_type: WAV, expires_at: link.expiresAt };
 }
 
+/** A campaign records a call's outcome within moments of its end (the event outbox). */
+const OUTCOME_PENDING_RETRY_SECONDS = 5;
 /** Times the deletion reads the campaign contact again after a call outcome or an analysis changed it meanwhile. */
 const CONTACT_ERASURE_ATTEMPTS = 5;
 
@@ -199,7 +201,10 @@ async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
     { id: run.id, attempt: origin.attempt },
   );
   if (erasure.kind === 'outcome_pending')
-    throw new ConflictError("The campaign is still recording this call's outcome; delete it in a moment");
+    throw new ConflictError(
+      "The campaign is still recording this call's outcome; delete it in a moment",
+      OUTCOME_PENDING_RETRY_SECONDS,
+    );
   if (erasure.kind === 'nothing') return [];
   return [
     campaigns.contactErasureItem(run.organization_id, origin.campaign_id, contact, {
