@@ -220,8 +220,8 @@ async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
  * Deletes a run for good, every copy of what the call said or gathered (docs/data-model.md,
  * "Erasure"): its files first (everything under the run's folder, so issued links die with them),
  * then its webhook delivery records and its log lines, then, in one transaction, the run item, its
- * Idempotency-Key record and its campaign contact's disposition and analysis; its billing record
- * stays. Each step can be repeated: a failure part-way leaves the run in place, so the request can
+ * Idempotency-Key record and its campaign contact's disposition and analysis, then the deliveries
+ * again (a delivery is created only while its run exists); its billing record stays. Each step can be repeated: a failure part-way leaves the run in place, so the request can
  * be repeated and finishes the erasure.
  */
 export async function deleteConversation(orgId: number, agentRef: string, runId: number): Promise<void> {
@@ -237,7 +237,11 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   await deleteRunLogs(ref);
   for (let attempt = 1; ; attempt += 1) {
     const result = await deleteRun(run, contactItems);
-    if (result === 'deleted') return;
+    if (result === 'deleted') {
+      // A fan-out that ran between the first pass and the run's deletion made a delivery; none can now.
+      await deleteDeliveriesOfRun(ref);
+      return;
+    }
     if (result === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
     if (attempt >= CONTACT_ERASURE_ATTEMPTS)
       throw new ConflictError('The campaign contact of this call keeps changing; try again in a moment');
