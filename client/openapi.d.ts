@@ -283,7 +283,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a run irreversibly
-         * @description Removes the recording, transcript, contexts, logs, SMS and webhook delivery records; links already issued stop working. Duration and cost stay in the billing record. 409 while the call is in progress. Payloads already delivered are not recalled.
+         * @description Removes the recording, transcript (every file of the run), `initial_context` with the phone number, `gathered_context`, logs, SMS, the analysis and webhook delivery records; links already issued stop working. For a campaign call, the contact loses the call's disposition and post-call analysis (the campaign report then shows `run_erased_at`, and `erased` in the CSV); it keeps its status, attempts, outcome, run id and times, which the campaign counts. Duration and cost stay in the billing record. 409 while the call is in progress, or while its campaign is still recording its outcome (a moment). Payloads already delivered are not recalled.
          *
          *     **Example**
          *
@@ -1065,7 +1065,7 @@ export interface paths {
         };
         /**
          * Campaign report as JSON (one row per contact, paginated)
-         * @description One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`.
+         * @description One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`. A contact whose latest call was deleted keeps its status, attempts, outcome, run id and times; its disposition and analysis are null and `run_erased_at` says when.
          *
          *     **Example**
          *
@@ -1092,7 +1092,7 @@ export interface paths {
         };
         /**
          * Campaign report as CSV (one row per contact)
-         * @description RFC 4180 with a header row: row, phone_number, first_name, last_name, status, attempts, last_outcome, call_disposition, run_id, last_attempt_at, next_attempt_at, error. Reports over 5 MB answer 302 to a signed download link valid one hour.
+         * @description RFC 4180 with a header row: row, phone_number, first_name, last_name, status, attempts, last_outcome, call_disposition, run_id, last_attempt_at, next_attempt_at, error, analysis_summary, analysis_successful, analysis_data, run_erased_at. A contact whose latest call was deleted reads `erased` in the disposition and analysis cells. Reports over 5 MB answer 302 to a signed download link valid one hour (the stored file is deleted after a day).
          *
          *     **Example**
          *
@@ -3245,6 +3245,7 @@ export interface components {
             analysis_summary: string | null;
             /** Format: int64 */
             attempts: number;
+            /** @description The disposition the agent chose on the contact's latest call (`run_id`); null once that call is deleted (`run_erased_at`). */
             call_disposition: string | null;
             error: string | null;
             first_name: string;
@@ -3263,7 +3264,16 @@ export interface components {
             phone_number: string;
             /** Format: int64 */
             row: number;
-            /** Format: int64 */
+            /**
+             * Format: date-time
+             * @description When the contact's latest call (`run_id`) was deleted (`DELETE /agents/{agent_id}/conversations/{conversation_id}`). Its disposition and post-call analysis were erased with it: null here, `erased` in those cells of the CSV report. Status, attempts, `last_outcome`, `run_id` and the attempt times stay: the campaign counts and retries them.
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            run_erased_at: string | null;
+            /**
+             * Format: int64
+             * @description The contact's latest call; it stays (as in the billing records) after the call is deleted.
+             */
             run_id: number | null;
             /** @description `pending`, `dialing`, `retry_scheduled`, or final: `completed`, `busy`, `no_answer`, `voicemail`, `failed`, `do_not_call`, `invalid`. */
             status: string;
@@ -6743,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Call in progress */
+            /** @description Call in progress, or its campaign outcome not recorded yet */
             409: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

@@ -4,12 +4,17 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import { MEDIA_BUCKET_CORS } from '../media-bucket-cors.ts';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/repositories/table-schema.ts';
+import {
+  CAMPAIGN_REPORT_DAYS,
+  CAMPAIGN_REPORTS_PREFIX,
+  RUN_FILES_PREFIX,
+} from '../../shared/repositories/bucket-layout.ts';
 
 /** Recordings and transcripts are deleted after this many days unless context `retentionDays` says otherwise. */
 export const DEFAULT_RETENTION_DAYS = 90;
 
 export interface DataProps {
-  /** Days objects (recordings, transcripts) stay in the bucket. */
+  /** Days a run's files (recordings, transcripts, under `runs/`) stay in the bucket. */
   retentionDays?: number;
 }
 
@@ -65,7 +70,15 @@ export class Data extends Construct {
         },
       ],
       lifecycleRules: [
-        { id: 'expire-recordings', expiration: Duration.days(retentionDays) },
+        // Retention applies to calls' files only: knowledge-base originals and campaign imports stay.
+        { id: 'expire-recordings', prefix: RUN_FILES_PREFIX, expiration: Duration.days(retentionDays) },
+        // A large campaign report is a copy of its contacts' call results, served by a link that lives
+        // an hour: it goes after a day, so a deleted call's content does not outlive it there.
+        {
+          id: 'expire-campaign-reports',
+          prefix: CAMPAIGN_REPORTS_PREFIX,
+          expiration: Duration.days(CAMPAIGN_REPORT_DAYS),
+        },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,

@@ -75,6 +75,9 @@ export interface ContactRecord {
   error: string | null;
   /** The post-call analysis of a run of this contact; the report shows it while `run_id` is that run. */
   analysis?: ContactAnalysis | null;
+  /** Set when the run `run_id` named was erased (domain/contact-erasure.ts): its content is gone. */
+  erased_run_id?: number;
+  erased_at?: string;
 }
 
 export interface ContactAnalysis {
@@ -556,7 +559,8 @@ export async function recordContactAnalysis(
         TableName: tableName(),
         Key: keys.contact(orgId, campaignId, row),
         UpdateExpression: 'SET analysis = :analysis',
-        ConditionExpression: 'run_id = :runId',
+        // Not once the run is erased: an analysis finishing as its run is deleted is not kept here.
+        ConditionExpression: 'run_id = :runId AND (attribute_not_exists(erased_run_id) OR erased_run_id <> :runId)',
         ExpressionAttributeValues: { ':analysis': analysis, ':runId': analysis.run_id },
       }),
     );
@@ -565,6 +569,46 @@ export async function recordContactAnalysis(
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/**
+ * The transaction item erasing a run's content from its contact (domain/contact-erasure.ts),
+ * written with the run's deletion. It holds only while the contact is as it was read (same status,
+ * attempts, latest run and analysed run), so a call outcome or an analysis written meanwhile makes
+ * the deletion read the contact again.
+ */
+export function contactErasureItem(
+  orgId: number,
+  campaignId: number,
+  seen: ContactRecord,
+  erase: { runId: number; disposition: boolean; analysis: boolean; at: string },
+): TransactItem {
+  const sets = erase.disposition ? ['call_disposition = :null', 'erased_run_id = :runId', 'erased_at = :at'] : [];
+  const seenAnalysisRun = seen.analysis?.run_id;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.contact(orgId, campaignId, seen.row),
+      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', erase.analysis ? 'REMOVE analysis' : '']
+        .filter(Boolean)
+        .join(' '),
+      ConditionExpression:
+        '#status = :status AND attempts = :attempts AND ' +
+        (seen.run_id === null ? '(attribute_not_exists(run_id) OR run_id = :null)' : 'run_id = :seenRun') +
+        (seenAnalysisRun === undefined
+          ? ' AND attribute_not_exists(analysis.run_id)'
+          : ' AND analysis.run_id = :analysisRun'),
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': seen.status,
+        ':attempts': seen.attempts,
+        ...(erase.disposition ? { ':runId': erase.runId, ':at': erase.at } : {}),
+        ...(erase.disposition || seen.run_id === null ? { ':null': null } : {}),
+        ...(seen.run_id === null ? {} : { ':seenRun': seen.run_id }),
+        ...(seenAnalysisRun === undefined ? {} : { ':analysisRun': seenAnalysisRun }),
+      },
+    },
+  };
 }
 
 /** What happens to a contact: a final status (counted in the campaign) or its next attempt's time. */

@@ -1,5 +1,6 @@
 import {
   DeleteObjectsCommand,
+  ListObjectsV2Command,
   GetObjectCommand,
   HeadObjectCommand,
   NotFound,
@@ -12,11 +13,14 @@ import { crc32 } from 'node:zlib';
 import { s3 } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
 import type { RunRef } from '../domain/run-ref.ts';
+import { RUN_FILES_PREFIX } from './bucket-layout.ts';
 
 /** S3 layout: every file of a run under one prefix, so retention rules and deletion are per run. */
 export const runFileKeys = (ref: RunRef) => {
-  const prefix = `runs/org-${ref.organizationId}/agent-${ref.agentId}/run-${ref.runId}`;
+  const prefix = `${RUN_FILES_PREFIX}org-${ref.organizationId}/agent-${ref.agentId}/run-${ref.runId}`;
   return {
+    /** Everything of this run (and of no other: `run-1/` is not a prefix of `run-12/`). */
+    folder: `${prefix}/`,
     recording: `${prefix}/recording.wav`,
     transcript: `${prefix}/transcript.txt`,
     // A warm transfer's message, as audio for a provider that plays a URL (Telnyx).
@@ -79,15 +83,31 @@ export async function runFileExists(key: string): Promise<boolean> {
   }
 }
 
-export async function deleteRunFiles(keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
-  const result = await s3().send(
-    new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
-  );
-  if (result.Errors?.length)
-    throw new Error(
-      `Could not delete ${result.Errors.map((error) => error.Key).join(', ')}: ${result.Errors[0]?.Message}`,
+/** The keys of every object under `prefix`, a listing page (up to 1,000) at a time. */
+export async function* listRunFiles(prefix: string): AsyncGenerator<string[]> {
+  let token: string | undefined;
+  do {
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: bucket(), Prefix: prefix, ContinuationToken: token }),
     );
+    const found = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+    if (found.length) yield found;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** Deletes the objects (a missing one is no error, so a repeated deletion succeeds), 1,000 per request. */
+export async function deleteRunFiles(keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
+    const result = await s3().send(
+      new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    if (result.Errors?.length)
+      throw new Error(
+        `Could not delete ${result.Errors.map((error) => error.Key).join(', ')}: ${result.Errors[0]?.Message}`,
+      );
+  }
 }
 
 /** A presigned GET valid for `seconds`: what a download link redirects to. */

@@ -388,9 +388,14 @@ export async function startSession(
 
 /**
  * Deletes a run that is not in progress, and with it the Idempotency-Key record that kept its
- * first response (which names the number); false when it is in progress (or gone).
+ * first response (which names the number) and the `alongside` items (its campaign contact's
+ * erasure), all or nothing: `in_progress` when it is in progress (or gone), `alongside_refused`
+ * when an alongside item's condition failed.
  */
-export async function deleteRun(run: RunRecord): Promise<boolean> {
+export async function deleteRun(
+  run: RunRecord,
+  alongside: TransactItem[] = [],
+): Promise<'deleted' | 'in_progress' | 'alongside_refused'> {
   const table = tableName();
   const items: TransactItem[] = [
     {
@@ -412,10 +417,11 @@ export async function deleteRun(run: RunRecord): Promise<boolean> {
     });
   }
   try {
-    await sendTransaction(items);
-    return true;
+    await sendTransaction([...items, ...alongside]);
+    return 'deleted';
   } catch (error) {
-    if (cancelledBy(error, 0)) return false;
+    if (cancelledBy(error, 0)) return 'in_progress';
+    if (alongside.some((_, i) => cancelledBy(error, items.length + i))) return 'alongside_refused';
     throw error;
   }
 }

@@ -211,11 +211,24 @@ const pendingIndex = (
  * Creates the delivery of one event to one endpoint, once: its message item (keyed by the
  * deterministic webhook-id) and the delivery record, in one transaction. A repeated fan-out of the
  * same event finds the message item and gets the existing delivery's `created_at` back instead.
+ * A delivery about a run is created only while the run exists: an event fanned out after the run's
+ * deletion leaves no copy of its payload (`run_deleted`).
  */
 export async function insertDelivery(
   orgId: number,
   delivery: DeliveryRecord,
-): Promise<{ created: boolean; createdAt: string }> {
+): Promise<{ created: boolean; createdAt: string } | 'run_deleted'> {
+  const runExists = delivery.run
+    ? [
+        {
+          ConditionCheck: {
+            TableName: tableName(),
+            Key: keys.run(orgId, delivery.run.agentId, delivery.run.runId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+      ]
+    : [];
   try {
     await sendTransaction([
       {
@@ -247,9 +260,11 @@ export async function insertDelivery(
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      ...runExists,
     ]);
     return { created: true, createdAt: delivery.created_at };
   } catch (error) {
+    if (runExists.length && cancelledBy(error, 2)) return 'run_deleted';
     if (!cancelledBy(error, 0)) throw error;
     const existing = await findDeliveryKey(orgId, delivery.webhook_id, delivery.message_id);
     return { created: false, createdAt: existing?.created_at ?? delivery.created_at };

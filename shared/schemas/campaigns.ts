@@ -208,8 +208,13 @@ export const ReportRow = z
     }),
     attempts: documentedInt(z.int()),
     last_outcome: z.string().max(MAX_STORED_CHARS).nullable(),
-    call_disposition: z.string().max(MAX_STORED_CHARS).nullable(),
-    run_id: documentedInt(z.int()).nullable(),
+    call_disposition: z.string().max(MAX_STORED_CHARS).nullable().openapi({
+      description:
+        "The disposition the agent chose on the contact's latest call (`run_id`); null once that call is deleted (`run_erased_at`).",
+    }),
+    run_id: documentedInt(z.int()).nullable().openapi({
+      description: "The contact's latest call; it stays (as in the billing records) after the call is deleted.",
+    }),
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
     error: z.string().max(MAX_STORED_CHARS).nullable(),
@@ -222,6 +227,12 @@ export const ReportRow = z
     }),
     analysis_data: JsonObject.nullable().openapi({
       description: 'The structured data of its analysis (a JSON text in the CSV report).',
+    }),
+    run_erased_at: Timestamp.nullable().openapi({
+      description:
+        "When the contact's latest call (`run_id`) was deleted (`DELETE /agents/{agent_id}/conversations/{conversation_id}`). " +
+        'Its disposition and post-call analysis were erased with it: null here, `erased` in those cells of the CSV report. ' +
+        'Status, attempts, `last_outcome`, `run_id` and the attempt times stay: the campaign counts and retries them.',
     }),
   })
   .openapi('CampaignReportRow');

@@ -7,6 +7,7 @@ import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts'
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { nextId } from '../repositories/counters.ts';
+import { CAMPAIGN_REPORTS_PREFIX } from '../repositories/bucket-layout.ts';
 import { putRunFile } from '../repositories/run-files.ts';
 import type { Campaign, CreateCampaignRequest } from '../schemas/campaigns.ts';
 import { getAgent } from './agents.ts';
@@ -196,11 +197,16 @@ const REPORT_COLUMNS = [
   'analysis_summary',
   'analysis_successful',
   'analysis_data',
+  'run_erased_at',
 ] as const;
 
 /** The contact's latest run's post-call analysis, if that run has one yet. */
 const contactAnalysis = (contact: repository.ContactRecord) =>
   contact.analysis && contact.analysis.run_id === contact.run_id ? contact.analysis : null;
+
+/** When the contact's latest call (`run_id`) was deleted: its disposition and analysis were erased with it. */
+const runErasedAt = (contact: repository.ContactRecord) =>
+  contact.erased_run_id !== undefined && contact.erased_run_id === contact.run_id ? (contact.erased_at ?? null) : null;
 
 const reportRow = (contact: repository.ContactRecord) => ({
   row: contact.row,
@@ -218,7 +224,22 @@ const reportRow = (contact: repository.ContactRecord) => ({
   analysis_summary: contactAnalysis(contact)?.summary ?? null,
   analysis_successful: contactAnalysis(contact)?.successful ?? null,
   analysis_data: contactAnalysis(contact)?.structured_data ?? null,
+  run_erased_at: runErasedAt(contact),
 });
+
+/** The CSV says `erased` where the erased call's content was, rather than an empty cell (never had one). */
+const ERASED = 'erased';
+const csvRow = (contact: repository.ContactRecord) => {
+  const row = reportRow(contact);
+  if (row.run_erased_at === null) return row;
+  return {
+    ...row,
+    call_disposition: ERASED,
+    analysis_summary: ERASED,
+    analysis_successful: ERASED,
+    analysis_data: ERASED,
+  };
+};
 
 export async function reportPage(orgId: number, campaignId: number, page: PageRequest) {
   await findCampaign(orgId, campaignId);
@@ -236,10 +257,10 @@ export async function reportCsv(orgId: number, campaignId: number, baseUrl: stri
   await findCampaign(orgId, campaignId);
   const parts = [await writeCsv([], REPORT_COLUMNS, { header: true })];
   for await (const contacts of repository.allContacts(orgId, campaignId))
-    parts.push(await writeCsv(contacts.map(reportRow), REPORT_COLUMNS, { header: false }));
+    parts.push(await writeCsv(contacts.map(csvRow), REPORT_COLUMNS, { header: false }));
   const csv = parts.join('');
   if (Buffer.byteLength(csv) <= INLINE_REPORT_BYTES) return { kind: 'inline', csv };
-  const key = `reports/org-${orgId}/campaign-${campaignId}/report-${Date.now()}.csv`;
+  const key = `${CAMPAIGN_REPORTS_PREFIX}org-${orgId}/campaign-${campaignId}/report-${Date.now()}.csv`;
   await putRunFile(key, csv, 'text/csv; charset=utf-8');
   return {
     kind: 'link',

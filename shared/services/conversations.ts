@@ -2,11 +2,20 @@ import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { pageInfo, pageOffset } from '../domain/pagination.ts';
 import { hasSession, SESSION_TOKEN_SECONDS, sessionExpiresAt, sessionUrl } from '../domain/browser-sessions.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
+import { contactErasure } from '../domain/contact-erasure.ts';
+import * as campaigns from '../repositories/campaigns.ts';
+import type { TransactItem } from '../repositories/table.ts';
 import { requiredSetting } from '../config/settings.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { nextId } from '../repositories/counters.ts';
-import { deleteRunFiles, readRunFileText, runFileExists, runFileKeys } from '../repositories/run-files.ts';
+import {
+  deleteRunFiles,
+  listRunFiles,
+  readRunFileText,
+  runFileExists,
+  runFileKeys,
+} from '../repositories/run-files.ts';
 import { deleteRunLogs, listRunLogs } from '../repositories/run-logs.ts';
 import type { RunRecord } from '../domain/run.ts';
 import { getRun, listRuns } from '../repositories/runs-read.ts';
@@ -169,21 +178,75 @@ export async function getRecording(orgId: number, agentRef: string, runId: numbe
   return { download_url: link.url, content_type: WAV, expires_at: link.expiresAt };
 }
 
+/** A campaign records a call's outcome within moments of its end (the event outbox). */
+const OUTCOME_PENDING_RETRY_SECONDS = 5;
+/** Times the deletion reads the campaign contact again after a call outcome or an analysis changed it meanwhile. */
+const CONTACT_ERASURE_ATTEMPTS = 5;
+
 /**
- * Deletes a run for good: its files first (so issued links die with them), then its webhook
- * delivery records and its log lines, then the run item itself; its billing record stays. A failure part-way leaves
- * the run in place, so the request can be repeated.
+ * The transaction item erasing the run's content from its campaign contact (none for a run not
+ * placed by a campaign, or when the contact holds nothing of it); ConflictError while the campaign
+ * has not recorded the call's outcome yet (it would write the disposition after the erasure).
+ */
+async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
+  const origin = run.campaign;
+  if (!origin) return [];
+  const contact = await campaigns.getContact(run.organization_id, origin.campaign_id, origin.row);
+  if (!contact) return [];
+  const erasure = contactErasure(
+    {
+      status: contact.status,
+      attempts: contact.attempts,
+      run_id: contact.run_id,
+      analysis_run_id: contact.analysis?.run_id ?? null,
+    },
+    { id: run.id, attempt: origin.attempt },
+  );
+  if (erasure.kind === 'outcome_pending')
+    throw new ConflictError(
+      "The campaign is still recording this call's outcome; delete it in a moment",
+      OUTCOME_PENDING_RETRY_SECONDS,
+    );
+  if (erasure.kind === 'nothing') return [];
+  return [
+    campaigns.contactErasureItem(run.organization_id, origin.campaign_id, contact, {
+      runId: run.id,
+      disposition: erasure.disposition,
+      analysis: erasure.analysis,
+      at: new Date().toISOString(),
+    }),
+  ];
+}
+
+/**
+ * Deletes a run for good, every copy of what the call said or gathered (docs/data-model.md,
+ * "Erasure"): its files first (everything under the run's folder, so issued links die with them),
+ * then its webhook delivery records and its log lines, then, in one transaction, the run item, its
+ * Idempotency-Key record and its campaign contact's disposition and analysis, then the deliveries
+ * again (a delivery is created only while its run exists); its billing record stays. Each step can be repeated: a failure part-way leaves the run in place, so the request can
+ * be repeated and finishes the erasure.
  */
 export async function deleteConversation(orgId: number, agentRef: string, runId: number): Promise<void> {
   const { run, ref } = await findRun(orgId, agentRef, runId);
   if (run.status === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
+  // Refused before anything is deleted while the campaign still records the call's outcome.
+  let contactItems = await contactErasureItems(run);
   const keys = runFileKeys(ref);
-  await deleteRunFiles(
-    [run.recording_key, run.transcript_key, keys.recording, keys.transcript, keys.whisper].filter(
-      (key): key is string => Boolean(key),
-    ),
-  );
+  const named = [run.recording_key, run.transcript_key].filter((key): key is string => Boolean(key));
+  await deleteRunFiles(named);
+  for await (const page of listRunFiles(keys.folder)) await deleteRunFiles(page);
   await deleteDeliveriesOfRun(ref);
   await deleteRunLogs(ref);
-  if (!(await deleteRun(run))) throw new ConflictError('The call is in progress; delete it after it ends');
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await deleteRun(run, contactItems);
+    if (result === 'deleted') {
+      // A fan-out that ran between the first pass and the run's deletion made a delivery; none can now.
+      await deleteDeliveriesOfRun(ref);
+      return;
+    }
+    if (result === 'in_progress') throw new ConflictError('The call is in progress; delete it after it ends');
+    if (attempt >= CONTACT_ERASURE_ATTEMPTS)
+      throw new ConflictError('The campaign contact of this call keeps changing; try again in a moment');
+    contactItems = await contactErasureItems(run);
+  }
 }

@@ -239,9 +239,10 @@ export async function fanOutEvent(
   );
   const now = new Date().toISOString();
   const body = JSON.stringify(payload);
+  let started = 0;
   for (const webhook of webhooks) {
     const messageId = `msg_${eventKey}_${webhook.id}`.replace(/[^A-Za-z0-9_-]/g, '');
-    const { createdAt } = await repository.insertDelivery(orgId, {
+    const inserted = await repository.insertDelivery(orgId, {
       message_id: messageId,
       webhook_id: webhook.id,
       event_type: eventType,
@@ -252,9 +253,12 @@ export async function fanOutEvent(
       next_attempt_at: now,
       payload: body,
     });
-    await startDelivery(orgId, { webhook_id: webhook.id, created_at: createdAt, message_id: messageId }, 1);
+    // The run was deleted after its event was published: nothing of it is kept or sent.
+    if (inserted === 'run_deleted') break;
+    await startDelivery(orgId, { webhook_id: webhook.id, created_at: inserted.createdAt, message_id: messageId }, 1);
+    started += 1;
   }
-  return webhooks.length;
+  return started;
 }
 
 async function send(webhook: repository.WebhookRecord, messageId: string, payload: string): Promise<AttemptResult> {

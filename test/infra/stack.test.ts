@@ -403,6 +403,20 @@ describe('VoiceAgentPlatformApi stack', () => {
         Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: DEFAULT_RETENTION_DAYS, Status: 'Enabled' })]),
       },
     });
+  });
+
+  it("expires only the runs' files by retention, and stored campaign reports after a day", () => {
+    const media = Object.values(template.findResources('AWS::S3::Bucket')).find(
+      (bucket) => bucket.Properties.CorsConfiguration,
+    )!;
+    const expiring = (media.Properties.LifecycleConfiguration.Rules as Record<string, unknown>[]).filter(
+      (rule) => rule.ExpirationInDays !== undefined,
+    );
+    // Knowledge-base originals (`knowledge/`) and campaign imports (`campaign-imports/`) never expire.
+    expect(expiring).toEqual([
+      { Id: 'expire-recordings', Prefix: 'runs/', ExpirationInDays: DEFAULT_RETENTION_DAYS, Status: 'Enabled' },
+      { Id: 'expire-campaign-reports', Prefix: 'reports/', ExpirationInDays: 1, Status: 'Enabled' },
+    ]);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([

@@ -20,6 +20,22 @@ async function stackModules() {
   };
 }
 
+/** A finished run's item, for events about it fanned out directly (a delivery is made only while its run exists). */
+async function storedRun(orgId: number, agentId: number, runId: number) {
+  Object.assign(process.env, inject('stackEnv'));
+  const [{ db, tableName }, { keys }, { PutCommand }] = await Promise.all([
+    import('../../shared/repositories/table.ts'),
+    import('../../shared/repositories/keys.ts'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.run(orgId, agentId, runId), type: 'run', id: runId, status: 'completed' },
+    }),
+  );
+}
+
 beforeAll(async () => {
   org = await newOrganization('Webhook events');
   agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Eventful' } })).body;
@@ -226,6 +242,7 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
       data: { organization_id: org.organizationId, workflow_run_id: 999_001 },
     };
     const run = { organizationId: org.organizationId, agentId: agent.id, runId: 999_001 };
+    await storedRun(org.organizationId, agent.id, 999_001);
     await webhooks.fanOutEvent(org.organizationId, 'call.completed', `${org.organizationId}-999001`, event, run);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await webhooks.fanOutEvent(org.organizationId, 'call.completed', `${org.organizationId}-999001`, event, run);
@@ -236,6 +253,23 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
     expect(page.total_count).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sink.received).toHaveLength(1);
+  });
+
+  it('keeps and sends nothing for an event about a run deleted before its fan-out', async () => {
+    const sink = await receiver();
+    const webhook = await subscribe(org.key, sink.url, ['call.completed']);
+    const { webhooks } = await stackModules();
+    const event = {
+      type: 'call.completed',
+      timestamp: new Date().toISOString(),
+      data: { organization_id: org.organizationId, workflow_run_id: 999_002, initial_context: { name: 'Anna' } },
+    };
+    const run = { organizationId: org.organizationId, agentId: agent.id, runId: 999_002 };
+    expect(
+      await webhooks.fanOutEvent(org.organizationId, 'call.completed', `${org.organizationId}-999002`, event, run),
+    ).toBe(0);
+    const deliveries = await api.request('GET', `/webhooks/${webhook.id}/deliveries`, { key: org.key });
+    expect(deliveries.body.total_count).toBe(0);
   });
 
   it('fans out to an endpoint subscribed since the last read once SUBSCRIPTIONS_CACHE_MS has passed', async () => {
@@ -353,6 +387,7 @@ describe.skipIf(needsLocalStack)('webhook events', () => {
       cost: null,
       campaign_id: null,
     };
+    await storedRun(org.organizationId, agent.id, 999_002);
     const detail = { type: 'call.completed', timestamp: data.ended_at, data };
     const put = () =>
       bus.send(

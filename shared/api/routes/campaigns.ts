@@ -105,7 +105,8 @@ export const campaignRoutes = {
     group: 'campaigns',
     summary: 'Campaign report as JSON (one row per contact, paginated)',
     description:
-      'One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`.',
+      'One row per contact in row order: status, attempts, last outcome, call disposition, run id and the next attempt; the same rows as `report.csv`. ' +
+      'A contact whose latest call was deleted keeps its status, attempts, outcome, run id and times; its disposition and analysis are null and `run_erased_at` says when.',
     tags: ['Campaigns'],
     request: { params: CampaignIdParam, query: PaginationQuery },
     responses: {
@@ -123,7 +124,8 @@ export const campaignRoutes = {
     summary: 'Campaign report as CSV (one row per contact)',
     description:
       'RFC 4180 with a header row: row, phone_number, first_name, last_name, status, attempts, last_outcome, call_disposition, run_id, last_attempt_at, ' +
-      'next_attempt_at, error. Reports over 5 MB answer 302 to a signed download link valid one hour.',
+      'next_attempt_at, error, analysis_summary, analysis_successful, analysis_data, run_erased_at. A contact whose latest call was deleted reads `erased` in the ' +
+      'disposition and analysis cells. Reports over 5 MB answer 302 to a signed download link valid one hour (the stored file is deleted after a day).',
     tags: ['Campaigns'],
     request: { params: CampaignIdParam },
     responses: {

@@ -68,13 +68,15 @@ export const conversationRoutes = {
     group: 'conversations',
     summary: 'Delete a run irreversibly',
     description:
-      'Removes the recording, transcript, contexts, logs, SMS and webhook delivery records; links already issued stop working. ' +
-      'Duration and cost stay in the billing record. 409 while the call is in progress. Payloads already delivered are not recalled.',
+      'Removes the recording, transcript (every file of the run), `initial_context` with the phone number, `gathered_context`, logs, SMS, the analysis and webhook delivery records; links already issued stop working. ' +
+      "For a campaign call, the contact loses the call's disposition and post-call analysis (the campaign report then shows `run_erased_at`, and `erased` in the CSV); " +
+      'it keeps its status, attempts, outcome, run id and times, which the campaign counts. ' +
+      'Duration and cost stay in the billing record. 409 while the call is in progress, or while its campaign is still recording its outcome (a moment). Payloads already delivered are not recalled.',
     tags: ['Conversations'],
     request: { params: ConversationIdParams },
     responses: {
       204: { description: 'Deleted' },
-      409: { description: 'Call in progress', schema: ErrorResponse },
+      409: { description: 'Call in progress, or its campaign outcome not recorded yet', schema: ErrorResponse },
       ...UNAUTHORIZED,
       ...NOT_FOUND,
       ...VALIDATION,

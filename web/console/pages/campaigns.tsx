@@ -339,8 +339,13 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
             </td>
             <td>{row.error ? `${row.status}: ${row.error}` : row.status}</td>
             <td>{row.attempts}</td>
-            <td>{row.call_disposition ?? ''}</td>
-            <td>{row.run_id !== null && <a href={href('calls', current.workflow_id, row.run_id)}>Open</a>}</td>
+            {/* A deleted call's disposition was erased with it, and its page is gone. */}
+            <td>{row.run_erased_at ? 'erased' : (row.call_disposition ?? '')}</td>
+            <td>
+              {row.run_erased_at
+                ? 'deleted'
+                : row.run_id !== null && <a href={href('calls', current.workflow_id, row.run_id)}>Open</a>}
+            </td>
           </tr>
         ))}
       </Table>
