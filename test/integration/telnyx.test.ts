@@ -124,17 +124,19 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     const callerId = '+442079460557';
     const account = await telnyxAccount([callerId]);
     expect((await useTelnyx(org, account, callerId)).status).toBe(200);
-    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
-      key: org.key,
-      body: { phone_number: daytimeNumber(4), initial_context: {} },
-    });
-    const runId = placed.body.workflow_run_id as number;
-    // The watchdog's task, as its state machine runs it when no completion report came in time.
+    // The watchdog's task, as its state machine runs it when no completion report came in time;
+    // loaded before the call is placed, so a slow import on a busy machine cannot let the call
+    // run its course first.
     Object.assign(process.env, inject('stackEnv'));
     const [{ endForgottenCall }, runs] = await Promise.all([
       import('../../shared/services/call-control.ts'),
       import('../../shared/repositories/runs-read.ts'),
     ]);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: daytimeNumber(4), initial_context: {} },
+    });
+    const runId = placed.body.workflow_run_id as number;
     const ref = { organizationId: org.organizationId, agentId: agent.id, runId };
     await eventually(async () => (await runs.getRun(ref.organizationId, ref.agentId, runId))?.provider_call_id);
     const calledAt = Date.now();
