@@ -1,4 +1,4 @@
-import { CfnElement, Names, Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Names, type NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -17,14 +17,31 @@ export function acknowledge(scopes: IConstruct | IConstruct[], reason: string, .
  * flattenCfnReference does (`{Ref: X}` → `<X>`, `{Fn::GetAtt: [R, A]}` → `<R.A>`).
  */
 export function flattenForNag(scope: IConstruct, value: string): string {
-  // In a nested stack a value of the parent arrives as a parameter named after the referenced
-  // construct's unique id: `referenceto<unique id><attribute>`.
-  const parent = Stack.of(scope).nestedStackParent;
-  const uniqueIdOf = (logicalId: string): string => {
-    const element = parent?.node
+  const stack = Stack.of(scope);
+  const parent = stack.nestedStackParent;
+  const elementOf = (owner: Stack, logicalId: string) =>
+    owner.node
       .findAll()
-      .find((c) => CfnElement.isCfnElement(c) && parent.getLogicalId(c) === logicalId);
-    return element ? Names.uniqueId(element) : logicalId;
+      .find(
+        (c): c is CfnElement =>
+          CfnElement.isCfnElement(c) && Stack.of(c) === owner && owner.getLogicalId(c) === logicalId,
+      );
+  // A value of the parent arrives in a nested stack as a parameter named after the referenced
+  // construct's unique id (`referenceto<unique id><attribute>`); a value of a nested stack arrives
+  // in its parent as an output of it (`<nested stack resource>.Outputs.<unique id><attribute>`).
+  const reference = (logicalId: string, attribute: string | undefined): string => {
+    if (logicalId.startsWith('AWS::') || elementOf(stack, logicalId))
+      return attribute === undefined ? `<${logicalId}>` : `<${logicalId}.${attribute}>`;
+    const fromParent = parent && elementOf(parent, logicalId);
+    if (fromParent) return `<referenceto${Names.uniqueId(fromParent)}${attribute ?? 'Ref'}>`;
+    for (const child of stack.node.findAll()) {
+      if (!(child instanceof Stack) || child.nestedStackParent !== stack) continue;
+      const element = elementOf(child, logicalId);
+      const resource = (child as NestedStack).nestedStackResource;
+      if (element && resource)
+        return `<${stack.getLogicalId(resource)}.Outputs.${Names.uniqueId(element)}${attribute ?? 'Ref'}>`;
+    }
+    return attribute === undefined ? `<${logicalId}>` : `<${logicalId}.${attribute}>`;
   };
   const visit = (node: unknown): string => {
     if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
@@ -35,14 +52,12 @@ export function flattenForNag(scope: IConstruct, value: string): string {
     }
     if (fn['Fn::GetAtt']) {
       const [resource, attribute] = fn['Fn::GetAtt'] as [unknown, unknown];
-      return parent
-        ? `<referenceto${uniqueIdOf(visit(resource))}${visit(attribute)}>`
-        : `<${visit(resource)}.${visit(attribute)}>`;
+      return reference(visit(resource), visit(attribute));
     }
-    if (fn.Ref) return parent ? `<referenceto${uniqueIdOf(visit(fn.Ref))}Ref>` : `<${visit(fn.Ref)}>`;
+    if (fn.Ref) return reference(visit(fn.Ref), undefined);
     return JSON.stringify(node);
   };
-  return visit((parent ?? Stack.of(scope)).resolve(value));
+  return visit(stack.resolve(value));
 }
 
 /** Id of the IAM5 finding for a wildcard resource (value may hold tokens). */

@@ -70,7 +70,9 @@ export class VoiceAgentPlatformApiStack extends Stack {
       telephonySecret: this.secrets.telephonySecret,
     });
     this.deadLetters = new DeadLetters(this, 'DeadLetters');
-    this.functions = new Functions(this, 'Functions', {
+    // The functions with their roles, policies, log groups, invoke configs, schedules and the API's
+    // invoke permissions: a nested stack of their own, so the root keeps room for more routes.
+    this.functions = new Functions(new NestedStack(this, 'Functions'), 'Functions', {
       table: this.data.table,
       bucket: this.data.bucket,
       eventBus: this.events.bus,

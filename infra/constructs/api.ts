@@ -3,10 +3,10 @@ import {
   AccessLogField,
   AccessLogFormat,
   ApiKeySourceType,
+  AwsIntegration,
   AuthorizationType,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
@@ -16,6 +16,8 @@ import {
   type Method,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
@@ -137,18 +139,34 @@ export class Api extends Construct {
     });
 
     const authorizer = new RequestAuthorizer(this, 'ApiKeyAuthorizer', {
-      handler: functions.authorizer,
+      // The function lives in the functions' nested stack. Handed over by ARN, its invoke
+      // permission (which names this authorizer) is created here: created beside the function it
+      // would reference the authorizer, which references the function, a cycle between the stacks.
+      handler: LambdaFunction.fromFunctionAttributes(this, 'AuthorizerFunction', {
+        functionArn: functions.authorizer.functionArn,
+        sameEnvironment: true,
+      }),
       identitySources: [IdentitySource.header(API_KEY_HEADER)],
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
 
-    // One integration per function: with an API-scoped permission it adds a single
-    // Lambda permission per function instead of two per method.
-    const integrations = new Map<string, LambdaIntegration>();
+    // One integration per function with one API-scoped permission each, instead of two per method.
+    // The Lambda proxy integration LambdaIntegration builds, but with the permission created beside
+    // the function (its nested stack) rather than beside the API: the root stack keeps the room.
+    const integrations = new Map<string, AwsIntegration>();
     const integration = (group: string) => {
       let found = integrations.get(group);
       if (!found) {
-        found = new LambdaIntegration(functions.get(group), { scopePermissionToMethod: false });
+        const handler = functions.get(group);
+        found = new AwsIntegration({
+          proxy: true,
+          service: 'lambda',
+          path: `2015-03-31/functions/${handler.functionArn}/invocations`,
+        });
+        handler.addPermission('ApiInvoke', {
+          principal: new ServicePrincipal('apigateway.amazonaws.com'),
+          sourceArn: this.api.arnForExecuteApi(),
+        });
         integrations.set(group, found);
       }
       return found;
