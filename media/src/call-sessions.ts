@@ -81,7 +81,8 @@ function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']>
  * How long the service reuses an agent's setup (the agent, its knowledge passages, tools and notes,
  * the organization's model and speech keys) for the next calls of that agent instead of reading it
  * per call: a change made through the API reaches the calls that start up to this much later (a
- * call itself writes none of them). A campaign's calls to one agent then read it once per interval
+ * call itself writes none of them). The definition is not taken from here but from the run's
+ * version (definitionVersion below). A campaign's calls to one agent then read it once per interval
  * rather than with 6 requests each.
  */
 export const AGENT_SETUP_REUSE_MS = 5_000;

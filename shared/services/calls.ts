@@ -117,7 +117,10 @@ export async function placeCallForAgent(
   const from = prepared ? prepared.from : await screenCall(orgId, agent, to, now);
   const [runId, definitionId] = await Promise.all([
     prepared ? prepared.runId : nextId('run'),
-    runDefinitionId(orgId, agent, request.definition_id),
+    // A batch dispatcher's version is the campaign's, pinned from the agent when it started.
+    prepared
+      ? (request.definition_id ?? agent.current_definition_id)
+      : runDefinitionId(orgId, agent, request.definition_id),
   ]);
   const createdAt = now.toISOString();
   const run = newRun(orgId, agent, {
