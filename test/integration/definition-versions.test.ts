@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Agent } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
 import { connectSession } from '../support/sessions.ts';
@@ -215,6 +215,27 @@ describe('definition versions', () => {
     });
     expect(run.status).toBe(404);
     expect(run.body).toEqual({ detail: 'Definition not found' });
+  });
+
+  it('of two publishes that read the same agent, one wins and the other changes nothing', async () => {
+    Object.assign(process.env, inject('stackEnv'));
+    const definitions = await import('../../shared/repositories/definitions.ts');
+    const read = (await api.request('GET', agentPath(), { key: org.key })).body as Agent;
+    const [a, b] = (await Promise.all(
+      ['five', 'six'].map(
+        async (version) => (await saveDraft({ workflow_definition: flow(version) })).body.id as number,
+      ),
+    )) as [number, number];
+    const [versionA, versionB] = await Promise.all(
+      [a, b].map(async (id) => (await definitions.getDefinition(org.organizationId, agent.id, id))!),
+    );
+    const now = new Date().toISOString();
+    expect(await definitions.publishDefinition(org.organizationId, versionA!, read.updated_at, now)).toBe(true);
+    expect(await definitions.publishDefinition(org.organizationId, versionB!, read.updated_at, now)).toBe(false);
+    const stored = await api.request('GET', agentPath(), { key: org.key });
+    expect(stored.body).toMatchObject({ current_definition_id: a, workflow_definition: flow('five') });
+    const loser = await api.request('GET', `${agentPath()}/definitions/${b}`, { key: org.key });
+    expect(loser.body).toMatchObject({ status: 'draft', published_at: null });
   });
 
   it("409 for publishing an archived agent's version", async () => {
