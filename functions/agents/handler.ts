@@ -1,8 +1,10 @@
 import { agentRoutes } from '../../shared/api/routes/agents.ts';
+import { definitionRoutes } from '../../shared/api/routes/definitions.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
 import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { created, ok } from '../../shared/http/response.ts';
 import * as agents from '../../shared/services/agents.ts';
+import * as definitions from '../../shared/services/definitions.ts';
 
 export const handler = createApiHandler([
   operation(agentRoutes.listAgents, async ({ query }, context) => {
@@ -43,5 +45,17 @@ export const handler = createApiHandler([
   ),
   operation(agentRoutes.unarchiveAgent, async ({ params }, context) =>
     ok(await agents.setAgentStatus(callerOf(context).organizationId, params.agent_id, 'active')),
+  ),
+  operation(definitionRoutes.listDefinitions, async ({ params, query }, context) =>
+    ok(await definitions.listDefinitions(callerOf(context).organizationId, params.agent_id, query)),
+  ),
+  operation(definitionRoutes.saveDraft, async ({ params, body }, context) =>
+    created(await definitions.saveDraft(callerOf(context).organizationId, params.agent_id, body)),
+  ),
+  operation(definitionRoutes.getDefinition, async ({ params }, context) =>
+    ok(await definitions.getDefinition(callerOf(context).organizationId, params.agent_id, params.definition_id)),
+  ),
+  operation(definitionRoutes.publishDefinition, async ({ params }, context) =>
+    ok(await definitions.publishDefinition(callerOf(context).organizationId, params.agent_id, params.definition_id)),
   ),
 ]);

@@ -23,6 +23,7 @@ import { formatRunRef, parseRunRef, type RunRef } from '../../shared/domain/run-
 import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
+import * as definitions from '../../shared/repositories/definitions.ts';
 import * as memories from '../../shared/repositories/memories.ts';
 import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import {
@@ -80,7 +81,8 @@ function runLogger(ref: RunRef, log: LogFn): NonNullable<PreparedCall['runLog']>
  * How long the service reuses an agent's setup (the agent, its knowledge passages, tools and notes,
  * the organization's model and speech keys) for the next calls of that agent instead of reading it
  * per call: a change made through the API reaches the calls that start up to this much later (a
- * call itself writes none of them). A campaign's calls to one agent then read it once per interval
+ * call itself writes none of them). The definition is not taken from here but from the run's
+ * version (definitionVersion below). A campaign's calls to one agent then read it once per interval
  * rather than with 6 requests each.
  */
 export const AGENT_SETUP_REUSE_MS = 5_000;
@@ -102,6 +104,20 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
   };
   return { agent, passages, tools, notes, model, speechKeys };
 });
+
+/**
+ * The definition version a run executes (its `definition_id`), not the agent's current one: a
+ * publish while a call or campaign runs changes only the runs started after it. A version never
+ * changes, so it is reused as long as it is asked for; at most 500 are kept (up to 200 kB each).
+ */
+const definitionVersion = reuseFor(
+  Number.POSITIVE_INFINITY,
+  async (versionKey: string) => {
+    const [orgId, agentId, definitionId] = versionKey.split('/').map(Number) as [number, number, number];
+    return definitions.getDefinition(orgId, agentId, definitionId);
+  },
+  500,
+);
 
 /**
  * The agent and resources behind a stream; `run` is the run as its admission (stream-admission.ts)
@@ -127,7 +143,7 @@ async function prepareCall(
 }
 
 /** What of its run a call's setup reads. */
-type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer'>;
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id'>;
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
@@ -141,8 +157,12 @@ async function setUpCall(
   beforeProviders?: () => Promise<void>,
 ): Promise<PreparedCall> {
   const { organizationId: orgId, agentId } = ref;
-  const { agent, passages, tools, notes, model, speechKeys } = await agentSetup(`${orgId}/${agentId}`);
+  const [{ agent, passages, tools, notes, model, speechKeys }, version] = await Promise.all([
+    agentSetup(`${orgId}/${agentId}`),
+    definitionVersion(`${orgId}/${agentId}/${run.definition_id}`),
+  ]);
   if (!agent) throw new Error(`No agent for ${formatRunRef(ref)}`);
+  if (!version) throw new Error(`No definition ${run.definition_id} for ${formatRunRef(ref)}`);
   await beforeProviders?.();
   // The organization's own keys first; the platform's only for what they do not cover. A platform
   // key missing (not filled in since the first deploy) fails the call here, naming the key. A
@@ -163,14 +183,14 @@ async function setUpCall(
   const runLog = runLogger(ref, log);
   // A flow's variables fetched before the call are call details too.
   const fetched = await preCallVariables(
-    flowOf(agent.workflow_definition),
+    flowOf(version.workflow_definition),
     { ...agent.template_context_variables, ...run.initial_context },
     { fetch: config.toolFetch, log: (message) => runLog('INFO', message) },
   );
   return {
     plan: buildCallPlan({
       agentName: agent.name,
-      workflowDefinition: agent.workflow_definition,
+      workflowDefinition: version.workflow_definition,
       workflowConfigurations: agent.workflow_configurations,
       templateContextVariables: agent.template_context_variables,
       initialContext: { ...run.initial_context, ...fetched },
@@ -199,7 +219,7 @@ async function setUpCall(
 export async function prepareEarlyCall(
   config: CallSessionConfig,
   runRef: string,
-  dialed: Pick<RunRecord, 'mode' | 'initial_context'>,
+  dialed: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'>,
   log: LogFn,
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);

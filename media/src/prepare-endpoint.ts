@@ -1,8 +1,8 @@
 /**
- * POST PREPARE_PATH `{run_ref, token, mode, initial_context}`: the dialer (shared/services/media-preparation.ts) asks the
+ * POST PREPARE_PATH `{run_ref, token, mode, initial_context, definition_id}`: the dialer (shared/services/media-preparation.ts) asks the
  * task to make a call ready while it rings (call-preparer.ts). The credential is a stream token
  * minted for the run's `prepare` purpose: only the platform asks, and what it says of the run (its
- * mode and initial context, for the greeting) is taken as it says it, with no read of the run. The answer says what was done
+ * mode and initial context, for the greeting, and its definition version) is taken as it says it, with no read of the run. The answer says what was done
  * (`preparing`, `already`, `full`: the task has no room, `off`: early connections are off); the
  * dialer only logs it, since a call not prepared still starts, opening what it needs on answer.
  */
@@ -21,6 +21,7 @@ export interface PrepareRequest {
   runRef: string;
   mode: string;
   initialContext: Record<string, unknown>;
+  definitionId: number;
 }
 
 /** Handles POST PREPARE_PATH (false for other requests); `prepare` null: early connections are off. */
@@ -48,24 +49,39 @@ async function answer(
   prepare: ((request: PrepareRequest) => PrepareOutcome) | null,
 ): Promise<{ status: number; body: object }> {
   const raw = await readBody(request, MAX_PREPARE_REQUEST_BYTES);
-  let body: { run_ref?: unknown; token?: unknown; mode?: unknown; initial_context?: unknown } = {};
+  let body: {
+    run_ref?: unknown;
+    token?: unknown;
+    mode?: unknown;
+    initial_context?: unknown;
+    definition_id?: unknown;
+  } = {};
   try {
     body = (raw ? (JSON.parse(raw) as typeof body | null) : null) ?? {};
   } catch {
     // answered below
   }
-  const { run_ref: runRef, token, mode, initial_context: initialContext } = body;
+  const { run_ref: runRef, token, mode, initial_context: initialContext, definition_id: definitionId } = body;
   const isObject = typeof initialContext === 'object' && initialContext !== null && !Array.isArray(initialContext);
   if (
     typeof runRef !== 'string' ||
     !parseRunRef(runRef) ||
     typeof token !== 'string' ||
     typeof mode !== 'string' ||
-    !isObject
+    !isObject ||
+    !Number.isSafeInteger(definitionId)
   )
-    return { status: 400, body: { detail: 'A prepare request is {run_ref, token, mode, initial_context}' } };
+    return {
+      status: 400,
+      body: { detail: 'A prepare request is {run_ref, token, mode, initial_context, definition_id}' },
+    };
   const check = await checkStreamToken(purposeRef('prepare', runRef), token);
   if (check !== 'valid') return { status: 401, body: { detail: `prepare credential ${check}` } };
-  const asked = { runRef, mode, initialContext: initialContext as Record<string, unknown> };
+  const asked = {
+    runRef,
+    mode,
+    initialContext: initialContext as Record<string, unknown>,
+    definitionId: definitionId as number,
+  };
   return { status: 202, body: { status: prepare ? prepare(asked) : 'off' } };
 }

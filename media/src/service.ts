@@ -103,9 +103,14 @@ export async function startMediaService(options: {
       !draining && (options.maxCalls === undefined || calls + admitting + prepared < options.maxCalls),
   });
   const prepare = options.earlyConnections
-    ? ({ runRef, mode, initialContext }: PrepareRequest) =>
+    ? ({ runRef, mode, initialContext, definitionId }: PrepareRequest) =>
         preparer.prepare(runRef, () =>
-          prepareEarlyCall(options.calls, runRef, { mode, initial_context: initialContext }, options.log),
+          prepareEarlyCall(
+            options.calls,
+            runRef,
+            { mode, initial_context: initialContext, definition_id: definitionId },
+            options.log,
+          ),
         )
     : null;
   const server = createServer((request, response) => {

@@ -1,5 +1,6 @@
 import type { Route } from './route.ts';
 import { agentRoutes } from './routes/agents.ts';
+import { definitionRoutes } from './routes/definitions.ts';
 import { callRoutes } from './routes/calls.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { downloadRoutes } from './routes/downloads.ts';
@@ -20,6 +21,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 
 export {
   agentRoutes,
+  definitionRoutes,
   callRoutes,
   conversationRoutes,
   downloadRoutes,
@@ -43,6 +45,7 @@ export {
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
 export const ROUTES: Route[] = [
   ...Object.values(agentRoutes),
+  ...Object.values(definitionRoutes),
   ...Object.values(callRoutes),
   ...Object.values(conversationRoutes),
   ...Object.values(downloadRoutes),

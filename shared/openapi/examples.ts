@@ -28,6 +28,7 @@ export const PARAMETER_EXAMPLES: Record<string, string | number> = {
   q: 'opening hours',
   provider: 'deepgram',
   key_id: 'key_Q2x8T1mZ0aB4cD6e',
+  definition_id: 118,
 };
 
 const WORKFLOW_DEFINITION = {
@@ -59,6 +60,10 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   placeCallLegacy: CALL,
   placeTriggerCall: CALL,
   createConversation: { mode: 'chat', name: 'Website chat', initial_context: { name: 'Anna' } },
+  saveDefinitionDraft: {
+    workflow_definition: { ...WORKFLOW_DEFINITION, closing: 'Thank you, see you tomorrow.' },
+    note: 'A warmer closing',
+  },
   controlConversation: { type: 'say', text: 'A colleague will call you back today.', end_call: false },
   createCampaign: {
     name: 'November reminders',

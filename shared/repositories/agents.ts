@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { AgentStatus } from '../domain/agent.ts';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import type { Agent } from '../schemas/agents.ts';
+import { definitionItem } from './definitions.ts';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, queryPages, tableName } from './table.ts';
 
@@ -20,13 +21,16 @@ const agentItem = (orgId: number, agent: Agent) => ({
   ...agent,
 });
 
-const definitionItem = (orgId: number, agent: Agent) => ({
-  ...keys.agentDefinition(orgId, agent.id, agent.current_definition_id),
-  type: 'agentDefinition',
-  definition_id: agent.current_definition_id,
-  workflow_definition: agent.workflow_definition,
-  created_at: agent.updated_at,
-});
+/** The agent's definition as a version published with the agent's change (created or updated). */
+const publishedVersion = (orgId: number, agent: Agent) =>
+  definitionItem(orgId, {
+    id: agent.current_definition_id,
+    workflow_id: agent.id,
+    note: null,
+    created_at: agent.updated_at,
+    published_at: agent.updated_at,
+    workflow_definition: agent.workflow_definition,
+  });
 
 /** Writes the agent, its public-id alias and its first definition together, or none of them. */
 export async function insertAgent(orgId: number, agent: Agent): Promise<void> {
@@ -42,7 +46,7 @@ export async function insertAgent(orgId: number, agent: Agent): Promise<void> {
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        { Put: { TableName: table, Item: definitionItem(orgId, agent) } },
+        { Put: { TableName: table, Item: publishedVersion(orgId, agent) } },
       ],
     }),
   );
@@ -81,7 +85,7 @@ export async function updateAgentFields(
     }
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [{ Update: update }, { Put: { TableName: table, Item: definitionItem(orgId, definition) } }],
+        TransactItems: [{ Update: update }, { Put: { TableName: table, Item: publishedVersion(orgId, definition) } }],
       }),
     );
     return getAgent(orgId, agentId);

@@ -37,6 +37,12 @@ export interface CampaignRecord {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /**
+   * The agent's definition version when the campaign first started: every call of the campaign
+   * runs it, whatever is published meanwhile. Absent before the first start (and on campaigns
+   * started before versions were pinned: their calls run the current version).
+   */
+  definition_id?: number;
   /** Bumped on every start/resume: an engine execution of an older generation stops itself. */
   generation: number;
   /** While `importing`: the S3 object holding the contacts, and how many of them are stored. */
@@ -290,7 +296,7 @@ export async function transitionCampaign(
   campaignId: number,
   from: readonly CampaignState[],
   to: CampaignState,
-  changes: Partial<Pick<CampaignRecord, 'started_at' | 'completed_at' | 'import_error'>> & {
+  changes: Partial<Pick<CampaignRecord, 'started_at' | 'completed_at' | 'import_error' | 'definition_id'>> & {
     bumpGeneration?: boolean;
   } = {},
 ): Promise<CampaignRecord | undefined> {

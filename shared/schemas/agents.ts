@@ -20,7 +20,7 @@ export const AGENT_OBJECT_CAPS = {
  * A flat definition (free-form, WorkflowDefinitionDoc) or a flow (`nodes` and `edges`): a flow is
  * checked as FlowDefinition, its 422s at their place inside it.
  */
-const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition)
+export const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition)
   .superRefine((definition, context) => {
     if (!isFlowDefinition(definition)) return;
     const parsed = FlowDefinition.safeParse(definition);

@@ -53,6 +53,13 @@ export const ListConversationsQuery = PaginationQuery.extend({
 });
 export type ListConversationsQuery = z.output<typeof ListConversationsQuery>;
 
+/** A run may name the version it executes: a draft being tried, or an earlier version. */
+const RunDefinitionId = documentedInt(z.int().gte(1)).optional().openapi({
+  description:
+    "A version of the agent's definition to run instead of its current one (`GET /agents/{agent_id}/definitions`), such as a draft being tried; the run's `definition_id` records it. 404 when the agent has no such version.",
+  example: 118,
+});
+
 export const PlaceCallRequest = z
   .object({
     phone_number: E164PhoneNumber.openapi({
@@ -63,6 +70,7 @@ export const PlaceCallRequest = z
       description:
         'Variables for this call, read in prompts as `{{initial_context.<key>}}`; merged over the agent defaults. At most 32 kB stored, nested at most 32 levels.',
     }),
+    definition_id: RunDefinitionId,
   })
   .openapi('PlaceCallRequest');
 
@@ -83,6 +91,7 @@ export const CreateConversationRequest = z
     mode: z.enum([...CONVERSATION_MODES, ...TELEPHONY_MODES]),
     name: nameText(z.string().max(255)).optional().openapi({ description: 'Label; defaults to `<mode> <timestamp>`.' }),
     initial_context: InitialContext.default({}),
+    definition_id: RunDefinitionId,
   })
   .openapi('CreateConversationRequest');
 

@@ -15,7 +15,7 @@ const AGENT_LIST_DEFAULT_LIMIT = 100;
 export const AGENT_LIST_MAX_LIMIT = 100;
 
 /** A flow's pre-call fetch is a URL the platform fetches: checked by the SSRF guard when it is given. */
-async function assertFlowUrls(definition: Record<string, unknown> | undefined): Promise<void> {
+export async function assertFlowUrls(definition: Record<string, unknown> | undefined): Promise<void> {
   if (!definition || !isFlowDefinition(definition)) return;
   for (const node of (definition as unknown as FlowDefinition).nodes)
     if (node.type === 'startCall' && node.pre_call_fetch)

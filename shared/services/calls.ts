@@ -10,6 +10,7 @@ import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { startNamedExecution } from '../workflows/executions.ts';
 import { getAgent } from './agents.ts';
+import { runDefinitionId } from './definitions.ts';
 import { completeCall } from './call-completion.ts';
 import { isBlocked } from './do-not-call.ts';
 import { newRun } from './new-run.ts';
@@ -36,6 +37,8 @@ export interface CallLifecycleInput {
 export interface PlaceCallRequest {
   phone_number: string;
   initial_context: Record<string, unknown>;
+  /** A version other than the agent's current one (a draft being tried). */
+  definition_id?: number;
 }
 
 /**
@@ -112,7 +115,13 @@ export async function placeCallForAgent(
   const to = request.phone_number;
   const { prepared, idempotencyRecord } = options;
   const from = prepared ? prepared.from : await screenCall(orgId, agent, to, now);
-  const runId = prepared ? prepared.runId : await nextId('run');
+  const [runId, definitionId] = await Promise.all([
+    prepared ? prepared.runId : nextId('run'),
+    // A batch dispatcher's version is the campaign's, pinned from the agent when it started.
+    prepared
+      ? (request.definition_id ?? agent.current_definition_id)
+      : runDefinitionId(orgId, agent, request.definition_id),
+  ]);
   const createdAt = now.toISOString();
   const run = newRun(orgId, agent, {
     id: runId,
@@ -126,6 +135,7 @@ export async function placeCallForAgent(
     logs: [{ timestamp: createdAt, level: 'INFO', message: `Call to ${to} initiated` }],
     campaign: origin,
     initialContext: request.initial_context,
+    definitionId,
   });
   if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
   if (!(await insertRun(run, true, prepared?.alongside))) {

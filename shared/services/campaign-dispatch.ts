@@ -260,6 +260,7 @@ async function placeContact(
       {
         phone_number: contact.e164!,
         initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 },
+        definition_id: campaign.definition_id,
       },
       { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
       now,

@@ -170,9 +170,12 @@ export async function changeCampaignState(
   const current = await findCampaign(orgId, campaignId);
   const to = nextCampaignState(current.state, action);
   const starts = action === 'start' || action === 'resume';
+  // The first start pins the agent's current definition version for every call of the campaign.
+  const firstStart = starts && !current.started_at;
+  const pinned = firstStart ? (await getAgent(orgId, String(current.workflow_id))).current_definition_id : undefined;
   const updated = await repository.transitionCampaign(orgId, campaignId, [current.state], to, {
     bumpGeneration: starts,
-    ...(starts && !current.started_at ? { started_at: new Date().toISOString() } : {}),
+    ...(firstStart ? { started_at: new Date().toISOString(), definition_id: pinned } : {}),
   });
   if (!updated) throw new ConflictError('The campaign changed meanwhile; fetch it and retry');
   if (starts) await startEngine(updated);

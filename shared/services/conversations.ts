@@ -23,6 +23,7 @@ import { deleteRun, insertRun } from '../repositories/runs-lifecycle.ts';
 import type { ListConversationsQuery } from '../schemas/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
 import { getAgent } from './agents.ts';
+import { runDefinitionId } from './definitions.ts';
 import { createDownloadLink } from './download-links.ts';
 import { newRun } from './new-run.ts';
 
@@ -60,12 +61,17 @@ const listItem = (run: RunRecord) => ({
 export async function createConversation(
   orgId: number,
   agentRef: string,
-  request: { mode: string; name?: string; initial_context: Record<string, unknown> },
+  request: { mode: string; name?: string; initial_context: Record<string, unknown>; definition_id?: number },
 ) {
   const agent = await getAgent(orgId, agentRef);
+  const [runId, definitionId] = await Promise.all([
+    nextId('run'),
+    runDefinitionId(orgId, agent, request.definition_id),
+  ]);
   const createdAt = new Date().toISOString();
   const run = newRun(orgId, agent, {
-    id: await nextId('run'),
+    id: runId,
+    definitionId,
     name: request.name ?? `${request.mode} ${createdAt}`,
     mode: request.mode,
     status: 'created',

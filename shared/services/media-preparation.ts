@@ -12,9 +12,12 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 /** The dialer waits this long at most for the media service to take the request. */
 export const PREPARE_TIMEOUT_MS = 1_500;
 
-/** `run` is the run just dialed: its mode and initial context go with the request (the greeting may use them). */
+/**
+ * `run` is the run just dialed: its mode, initial context (the greeting may use them) and
+ * definition version go with the request.
+ */
 export async function askMediaToPrepare(
-  run: Pick<RunRecord, 'mode' | 'initial_context'>,
+  run: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'>,
   runRef: string,
   mediaStreamUrl: string,
 ): Promise<void> {
@@ -23,7 +26,13 @@ export async function askMediaToPrepare(
     const response = await fetch(prepareUrl(mediaStreamUrl), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ run_ref: runRef, token, mode: run.mode, initial_context: run.initial_context }),
+      body: JSON.stringify({
+        run_ref: runRef,
+        token,
+        mode: run.mode,
+        initial_context: run.initial_context,
+        definition_id: run.definition_id,
+      }),
       signal: AbortSignal.timeout(PREPARE_TIMEOUT_MS),
     });
     const answer = (await response.json().catch(() => ({}))) as { status?: string; detail?: string };

@@ -13,15 +13,17 @@ export function newRun(
     'id' | 'name' | 'mode' | 'status' | 'phone_number' | 'from_number' | 'created_at' | 'logs' | 'campaign'
   > & {
     initialContext: Record<string, unknown>;
+    /** The version it executes when not the agent's current one (a draft being tried). */
+    definitionId?: number;
   },
 ): RunRecord {
-  const { initialContext, ...fields } = start;
+  const { initialContext, definitionId, ...fields } = start;
   return {
     ...fields,
     organization_id: orgId,
     workflow_id: agent.id,
     ended_at: null,
-    definition_id: agent.current_definition_id,
+    definition_id: definitionId ?? agent.current_definition_id,
     duration_seconds: null,
     initial_context: { ...agent.template_context_variables, ...initialContext },
     gathered_context: {},

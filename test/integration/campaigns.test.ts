@@ -306,6 +306,14 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
       processed_rows: 1,
     });
 
+    // A definition published while the campaign runs is not what its calls run: they keep the
+    // version the campaign started with.
+    const republished = await api.request('PATCH', `/agents/${pauseAgent.id}`, {
+      key: single.key,
+      body: { workflow_definition: { greeting: 'Hello, new version.', steps: [], closing: 'Bye.' } },
+    });
+    expect(republished.body.current_definition_id).toBeGreaterThan(pauseAgent.current_definition_id);
+
     expect((await api.request('POST', `/campaigns/${id}/resume`, { key: single.key })).body.state).toBe('running');
     await waitForState(id, 'completed', single.key);
     const rows = await reportRows(id, single.key);
@@ -316,6 +324,9 @@ describe.skipIf(needsLocalStack)('running a campaign', () => {
     ]);
     const runs = await api.request('GET', `/agents/${pauseAgent.id}/conversations?limit=100`, { key: single.key });
     expect(runs.body.total_count).toBe(3);
+    expect(runs.body.items.map((run: { definition_id: number }) => run.definition_id)).toEqual(
+      Array(3).fill(pauseAgent.current_definition_id),
+    );
   });
 
   it('never uses more channels than the organization has', async () => {

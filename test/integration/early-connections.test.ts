@@ -102,13 +102,17 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
     return { service, fakes };
   }
 
+  /** The definition version of each run ref's agent: a prepare request names the run's. */
+  const definitionOf = new Map<string, number>();
   async function agentRunRef(runId: number) {
     const agent = await api.request('POST', '/agents', {
       key: org.key,
       body: { name: 'Prepared', workflow_definition: { greeting: 'Hi {{initial_context.name}}.' } },
     });
     expect(agent.status).toBe(201);
-    return `${org.organizationId}.${agent.body.id}.${runId}`;
+    const runRef = `${org.organizationId}.${agent.body.id}.${runId}`;
+    definitionOf.set(runRef, agent.body.current_definition_id);
+    return runRef;
   }
 
   const ask = async (port: number, body: object) => {
@@ -124,6 +128,7 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
     token: await mintStreamToken(purposeRef(purpose, runRef), 60),
     mode: 'outbound',
     initial_context: { name: 'Anna' },
+    definition_id: definitionOf.get(runRef) ?? 1,
   });
 
   it('opens the stream and synthesizes the greeting of a call nobody answers, and closes them when the task stops', async () => {
@@ -161,6 +166,8 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
     expect((await ask(service.port, forged)).status).toBe(401);
     expect((await ask(service.port, await request(runRef, 'control'))).status).toBe(401);
     expect((await ask(service.port, { run_ref: runRef })).status).toBe(400);
+    const { definition_id: _version, ...withoutVersion } = await request(runRef);
+    expect((await ask(service.port, withoutVersion)).status).toBe(400);
     expect(service.preparedCalls).toBe(0);
   });
 });

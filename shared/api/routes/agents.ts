@@ -88,7 +88,8 @@ export const agentRoutes = {
     path: '/agents/{agent_id}',
     group: 'agents',
     summary: 'Update an agent',
-    description: 'Only the fields sent change. A new `workflow_definition` becomes a new definition version.',
+    description:
+      'Only the fields sent change. A new `workflow_definition` is saved as a new definition version and published in the same step (it becomes `current_definition_id`); to save a draft and try it first, use `POST /agents/{agent_id}/definitions` and `…/publish`.',
     tags: ['Agents'],
     request: { params: AgentIdParam, body: UpdateAgentRequest },
     responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
