@@ -138,7 +138,10 @@ describe.skipIf(needsLocalStack)("an organization's own Telnyx account", () => {
     });
     const runId = placed.body.workflow_run_id as number;
     const ref = { organizationId: org.organizationId, agentId: agent.id, runId };
-    await eventually(async () => (await runs.getRun(ref.organizationId, ref.agentId, runId))?.provider_call_id);
+    // Null until the provider has accepted the dial.
+    await eventually(
+      async () => (await runs.getRun(ref.organizationId, ref.agentId, runId))?.provider_call_id ?? undefined,
+    );
     const calledAt = Date.now();
     expect(await endForgottenCall(ref)).toBe(true);
     const run = await finished(org, agent, runId);
