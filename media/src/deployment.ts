@@ -7,15 +7,14 @@
 export const MEDIA_STREAM_PATH = '/media';
 
 /**
- * What one media task holds, measured by bench/media-capacity.ts on one core (docs/benchmarks.md,
- * "Media capacity"). 100 calls met every goal before the recorder stopped shifting its 160 KB
- * window for every frame; with the per-frame cost cut (issue 31) 200 calls use about a quarter of
- * the core at under 2 ms of CPU per call-second (measured on a loaded machine; the turn-overhead
- * goal at 200 is to be confirmed on a quiet one). The task gets that core (1 vCPU), refuses calls
- * beyond the figure, and scaling aims at half of it, since a new task takes minutes to start and
+ * What one media task holds, measured by bench/media-capacity.ts on one core of a quiet machine
+ * (docs/benchmarks.md, "Media capacity"): 100 concurrent calls meet every goal (frames on time,
+ * turn overhead p95 26 ms, 1.7 MiB per call); 200 do not (p95 289 ms at 74 % of the core, after
+ * the recorder's per-frame cost was cut). The task gets that core (1 vCPU), refuses calls beyond
+ * the measured figure, and scaling aims at half of it, since a new task takes minutes to start and
  * calls arrive in seconds.
  */
-export const MEASURED_TASK_CAPACITY = { vcpu: 1, memoryMiB: 2048, calls: 200 } as const;
+export const MEASURED_TASK_CAPACITY = { vcpu: 1, memoryMiB: 2048, calls: 100 } as const;
 export const DEFAULT_CALLS_PER_TASK = MEASURED_TASK_CAPACITY.calls / 2;
 
 /** The load balancer's health check: 200 while serving, 503 once draining. */

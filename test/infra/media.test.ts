@@ -334,14 +334,14 @@ describe('the first deploy into a fresh account (default context, no provider ke
   const [, task] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ECS::TaskDefinition')!;
   const container = task.Properties.ContainerDefinitions[0];
 
-  it('takes the measured capacity of a 1 vCPU task (200 calls) and scales at half of it', () => {
+  it('takes the measured capacity of a 1 vCPU task (100 calls) and scales at half of it', () => {
     const variables = Object.fromEntries(
       container.Environment.map((v: { Name: string; Value: unknown }) => [v.Name, v.Value]),
     );
-    expect(variables.MEDIA_MAX_CALLS).toBe('200');
+    expect(variables.MEDIA_MAX_CALLS).toBe('100');
     expect(task.Properties.Cpu).toBe('1024');
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
-      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 100 }),
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 50 }),
     });
   });
 
