@@ -169,7 +169,7 @@ export async function startMediaService(options: {
     track(session.finished);
     void session.finished.then((result) => {
       calls -= 1;
-      emitCallLatency(options.telemetry, session.latency, run, result, options.log);
+      emitCallLatency(options.telemetry, run, result, options.log);
     });
     return session;
   };

@@ -321,7 +321,7 @@ describe('the seam: a call that ends reports what its recorder measured', () => 
     const result = await pipeline.finish('closed');
 
     const run = { workflow_id: 12, id: 345, mode: 'webrtc' };
-    const measured = callLatencyReport(pipeline.latency, run, result);
+    const measured = callLatencyReport(run, result);
     expect(measured).toEqual({
       agentId: 12,
       runId: 345,
@@ -337,9 +337,9 @@ describe('the seam: a call that ends reports what its recorder measured', () => 
       { name: 'turn', parent: 'call', startMs: 800, endMs: 1650 },
     ]);
     // A chat is not a voice call; a call that measured nothing has nothing to report.
-    expect(callLatencyReport(pipeline.latency, { ...run, mode: 'chat' }, result)).toBeNull();
+    expect(callLatencyReport({ ...run, mode: 'chat' }, result)).toBeNull();
     const silent = new CallPipeline({ prepare: async () => ({}) as never, send: () => {} });
-    expect(callLatencyReport(silent.latency, run, await silent.finish('closed'))).toBeNull();
+    expect(callLatencyReport(run, await silent.finish('closed'))).toBeNull();
   });
 
   it('gives the report to every sink, one that throws logged and the others still called', () => {

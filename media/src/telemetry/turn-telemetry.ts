@@ -8,7 +8,6 @@ import { CHAT_MODE } from '../../../shared/domain/browser-sessions.ts';
 import type { LatencyTurn } from '../../../shared/domain/call-latency.ts';
 import type { RunRecord } from '../../../shared/domain/run.ts';
 import type { LogFn, SessionResult } from '../call/call-types.ts';
-import type { TurnLatency } from '../call/turn-latency.ts';
 
 /** A voice call's latency as it ended, for telemetry. No transcript text: only times and ids. */
 export interface CallLatencyReport {
@@ -51,31 +50,31 @@ export function everySink(sinks: readonly TurnTelemetry[], log: LogFn): TurnTele
  * never started, or ended before the agent or the caller spoke).
  */
 export function callLatencyReport(
-  latency: TurnLatency,
   run: Pick<RunRecord, 'workflow_id' | 'id' | 'mode'>,
-  result: Pick<SessionResult, 'startedAt' | 'endedAt'>,
+  result: Pick<SessionResult, 'startedAt' | 'endedAt' | 'latency'>,
 ): CallLatencyReport | null {
-  if (run.mode === CHAT_MODE || (!latency.turns.length && latency.greetingMs === null)) return null;
+  // The turns the pipeline measured once as the call ended (the run's `latency` comes from them too).
+  const { turns, call } = result.latency;
+  if (run.mode === CHAT_MODE || (!turns.length && call.greeting_ms === null)) return null;
   return {
     agentId: run.workflow_id,
     runId: run.id,
     startedAtEpochMs: Date.parse(result.startedAt),
     endedAtEpochMs: Date.parse(result.endedAt),
-    greetingMs: latency.greetingMs,
-    turns: latency.measuredTurns(),
+    greetingMs: call.greeting_ms,
+    turns,
   };
 }
 
 /** Reports the session that ended to `telemetry`; never throws (telemetry must not fail a call's end). */
 export function emitCallLatency(
   telemetry: TurnTelemetry,
-  latency: TurnLatency,
   run: Pick<RunRecord, 'workflow_id' | 'id' | 'mode'>,
-  result: Pick<SessionResult, 'startedAt' | 'endedAt'>,
+  result: Pick<SessionResult, 'startedAt' | 'endedAt' | 'latency'>,
   log: LogFn,
 ): void {
   try {
-    const report = callLatencyReport(latency, run, result);
+    const report = callLatencyReport(run, result);
     if (report) telemetry.callEnded(report);
   } catch (error) {
     log('warn', 'turn latency telemetry not emitted', { runId: run.id, error: String(error) });
