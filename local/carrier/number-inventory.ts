@@ -9,7 +9,7 @@ export interface SimulatedNumber {
 
 /**
  * A simulated carrier's stock of numbers for sale: valid numbers, Polish
- * mobile and landline, US local and toll-free, UK.
+ * mobile and landline, US local and toll-free, UK landline and mobile.
  */
 function availableInventory(): Map<string, SimulatedNumber> {
   const numbers: SimulatedNumber[] = [];
@@ -27,6 +27,7 @@ function availableInventory(): Map<string, SimulatedNumber> {
   add('+121255501', 10, 'US', 'local');
   add('+180020000', 5, 'US', 'toll_free');
   add('+4420794600', 10, 'GB', 'local');
+  add('+4479111234', 10, 'GB', 'mobile');
   return new Map(numbers.map((number) => [number.phone_number, number]));
 }
 

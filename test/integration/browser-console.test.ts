@@ -317,8 +317,10 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await fundOrganization(org.organizationId, 5);
     await api.request('POST', '/agents', { key: org.key, body: { name: 'Front desk' } });
     const page = await signedIn('numbers');
-    // Great Britain: no other suite buys there, so the offer stays free while suites run at once.
+    // British mobiles: no other suite buys them, so the first offer stays free while suites run at once
+    // (another suite buying the same number between search and purchase would answer 409).
     await page.getByLabel('Country (ISO code)').fill('GB');
+    await page.getByLabel('Type', { exact: true }).selectOption('mobile');
     await page.getByRole('button', { name: 'Search' }).click();
     const forSale = page.getByRole('table', { name: 'Numbers for sale' });
     await forSale.getByRole('row').nth(1).waitFor();
