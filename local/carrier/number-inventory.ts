@@ -27,7 +27,7 @@ function availableInventory(): Map<string, SimulatedNumber> {
   add('+121255501', 10, 'US', 'local');
   add('+180020000', 5, 'US', 'toll_free');
   add('+4420794600', 10, 'GB', 'local');
-  add('+4479111234', 10, 'GB', 'mobile');
+  add('+4474001234', 10, 'GB', 'mobile');
   return new Map(numbers.map((number) => [number.phone_number, number]));
 }
 
