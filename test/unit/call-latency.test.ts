@@ -22,16 +22,7 @@ import {
   latencyReport,
 } from '../../shared/domain/latency-histograms.ts';
 import { packLatency, unpackLatency } from '../../shared/repositories/run-latency.ts';
-
-const NO_COMPONENTS = {
-  transcription_ms: null,
-  endpointing_ms: null,
-  model_ms: null,
-  tools_ms: null,
-  text_to_speech_ms: null,
-  overhead_ms: null,
-  voice_to_voice_ms: null,
-};
+import { NO_COMPONENTS } from '../support/latency-turns.ts';
 
 describe("a turn's components, each from the mark before it", () => {
   it.each<{ name: string; timeline: TurnTimeline; turn: Partial<LatencyTurn> }>([

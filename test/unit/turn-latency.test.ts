@@ -1,10 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
-import type { SpeechToTextEvents } from '../../media/src/agent/interfaces.ts';
-import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { MediaClock } from '../../media/src/call/media-clock.ts';
 import { TurnLatency, turnDelays, type AnswerMark, type TurnTimeline } from '../../media/src/call/turn-latency.ts';
-import { callInput } from '../support/voice.ts';
+import { scriptedCall } from '../support/scripted-call.ts';
 
 /** What the parts report, on the call's clock, in; each turn's timeline, out. */
 type Step =
@@ -191,69 +188,21 @@ describe('turn latency (marks on the call clock)', () => {
   it("is fed by the pipeline: the caller's turn, the model, text-to-speech and the frames sent", async () => {
     const BASE = Date.parse('2026-11-26T10:00:00.000Z');
     let now = BASE;
-    let recognition!: SpeechToTextEvents;
-    const gate = () => {
-      let resolve!: () => void;
-      const promise = new Promise<void>((done) => (resolve = done));
-      return { promise, resolve };
-    };
-    const gates = { greeting: gate(), model: gate(), speech: gate() };
-    const pipeline = new CallPipeline({
-      clock: () => now,
-      send: () => {},
-      prepare: async () => ({
-        plan: buildCallPlan(callInput({ workflowDefinition: { greeting: 'Hi.' } })),
-        organizationId: 1,
-        providers: {
-          stt: {
-            name: 'stt',
-            open: async (_options, events) => {
-              recognition = events;
-              return { send: () => {}, close: async () => {} };
-            },
-          },
-          llm: {
-            name: 'llm',
-            defaultModel: 'm',
-            async *stream() {
-              await gates.model.promise;
-              yield { type: 'text', text: 'We open at 8. ' };
-            },
-          },
-          tts: {
-            name: 'tts',
-            async *stream(text) {
-              await (text === 'Hi.' ? gates.greeting : gates.speech).promise;
-              yield Buffer.alloc(text.length * 160, 0x7f);
-            },
-          },
-        },
-      }),
-    });
-    await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
-    await pipeline.opened;
+    const call = scriptedCall(() => now, { greeting: true, speech: true });
+    const { pipeline, gates } = call;
+    await call.start('1.2.3');
     // The greeting's first audio comes 412 ms after the call was answered.
     now = BASE + 412;
-    gates.greeting.resolve();
+    gates.greeting.open();
     await pipeline.idle();
     expect(pipeline.latency.greetingMs).toBe(412);
     // A second of the caller's audio, then their words (0.2-0.8 s) as a final result at 1.1 s and the end at 1.4 s.
-    for (let atMs = 0; atMs < 1000; atMs += 20) {
-      now = BASE + atMs;
-      await pipeline.handle({
-        event: 'media',
-        media: { payload: Buffer.alloc(160, 0xff).toString('base64'), timestamp: atMs },
-      });
-    }
-    now = BASE + 1100;
-    recognition.transcript({ text: 'When do you open?', isFinal: true, speechFinal: false, start: 0.2, end: 0.8 });
-    now = BASE + 1400;
-    recognition.transcript({ text: '', isFinal: true, speechFinal: true, start: 0.8, end: 1.0 });
+    await call.callerAsks((ms) => (now = BASE + ms), { untilMs: 1000, finalAtMs: 1100, endAtMs: 1400 });
     now = BASE + 1650;
-    gates.model.resolve();
+    gates.model.open();
     await vi.waitFor(() => expect(pipeline.latency.turns[0]?.marks.first_sentence).toBe(1650));
     now = BASE + 1800;
-    gates.speech.resolve();
+    gates.speech.open();
     await pipeline.idle();
     expect(pipeline.latency.turns.map(turnDelays)).toEqual([
       {

@@ -4,9 +4,6 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { HrTime } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
-import type { SpeechToTextEvents } from '../../media/src/agent/interfaces.ts';
-import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { TRACE_INDEXED_ATTRIBUTES } from '../../media/src/deployment.ts';
 import {
   AGENT_DIMENSION,
@@ -23,7 +20,9 @@ import {
   type TurnTelemetry,
 } from '../../media/src/telemetry/turn-telemetry.ts';
 import { latencyTurn, type LatencyTurn } from '../../shared/domain/call-latency.ts';
-import { callInput } from '../support/voice.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { latencyTurnWith } from '../support/latency-turns.ts';
+import { scriptedCall } from '../support/scripted-call.ts';
 
 const NAMESPACE = 'VoiceAgentPlatform/Media';
 const STARTED = Date.parse('2026-11-26T10:00:00.000Z');
@@ -33,20 +32,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** A turn as the run lists it: its components from the end of the caller's speech (`at_ms`). */
-function turn(values: Partial<LatencyTurn> & Pick<LatencyTurn, 'turn' | 'at_ms'>): LatencyTurn {
-  return {
-    transcription_ms: null,
-    endpointing_ms: null,
-    model_ms: null,
-    tools_ms: null,
-    text_to_speech_ms: null,
-    overhead_ms: null,
-    voice_to_voice_ms: null,
-    tools: [],
-    ...values,
-  };
-}
+const turn = latencyTurnWith;
 
 /** The example of docs (latency-shape): 140 + 310 + 420 + 230 (a tool) + 180 + 12 = voice to voice 1292. */
 const TOOL_TURN = turn({
@@ -266,56 +252,13 @@ describe('turn latency spans (OpenTelemetry)', () => {
 describe('the seam: a call that ends reports what its recorder measured', () => {
   it('reports the greeting and each turn of a voice call, with their epoch times, to every sink', async () => {
     let now = STARTED;
-    let recognition!: SpeechToTextEvents;
-    let answer!: () => void;
-    const model = new Promise<void>((resolve) => (answer = resolve));
-    const pipeline = new CallPipeline({
-      clock: () => now,
-      send: () => {},
-      prepare: async () => ({
-        plan: buildCallPlan(callInput({ workflowDefinition: { greeting: 'Hi.' } })),
-        organizationId: 1,
-        providers: {
-          stt: {
-            name: 'stt',
-            open: async (_options, events) => {
-              recognition = events;
-              return { send: () => {}, close: async () => {} };
-            },
-          },
-          llm: {
-            name: 'llm',
-            defaultModel: 'm',
-            async *stream() {
-              await model;
-              yield { type: 'text', text: 'We open at 8. ' };
-            },
-          },
-          tts: {
-            name: 'tts',
-            async *stream(text) {
-              yield Buffer.alloc(text.length * 160, 0x7f);
-            },
-          },
-        },
-      }),
-    });
-    await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.12.345' } } });
-    await pipeline.opened;
+    const call = scriptedCall(() => now);
+    const { pipeline, gates } = call;
+    await call.start('1.12.345');
     await pipeline.idle();
-    for (let atMs = 0; atMs < 1000; atMs += 20) {
-      now = STARTED + atMs;
-      await pipeline.handle({
-        event: 'media',
-        media: { payload: Buffer.alloc(160, 0xff).toString('base64'), timestamp: atMs },
-      });
-    }
-    now = STARTED + 1100;
-    recognition.transcript({ text: 'When do you open?', isFinal: true, speechFinal: false, start: 0.2, end: 0.8 });
-    now = STARTED + 1400;
-    recognition.transcript({ text: '', isFinal: true, speechFinal: true, start: 0.8, end: 1.0 });
+    await call.callerAsks((ms) => (now = STARTED + ms), { untilMs: 1000, finalAtMs: 1100, endAtMs: 1400 });
     now = STARTED + 1650;
-    answer();
+    gates.model.open();
     await pipeline.idle();
     now = STARTED + 3000;
     const result = await pipeline.finish('closed');
