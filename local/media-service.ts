@@ -15,7 +15,10 @@ import { startVoiceProviders, type VoiceProviders } from './fakes/voice-provider
  * real one at its own endpoint; the others are the local fakes of Deepgram, the OpenAI-compatible
  * API and ElevenLabs. Agents' HTTP tools reach the local tool endpoint.
  */
-export async function startLocalMediaService(providers: LocalVoiceProviders): Promise<{
+export async function startLocalMediaService(
+  providers: LocalVoiceProviders,
+  options: { earlyConnections: boolean } = { earlyConnections: true },
+): Promise<{
   streamUrl: string;
   providers: VoiceProviders;
   /** What the local stack puts in the VoiceProviders secret, as the operator does on AWS. */
@@ -42,9 +45,9 @@ export async function startLocalMediaService(providers: LocalVoiceProviders): Pr
     calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
     log,
     telemetry: telemetry.sink,
-    // Dialed calls are made ready while they ring, as on AWS; MEDIA_EARLY_CONNECTIONS=off turns it
-    // off, as the context mediaEarlyConnections does on AWS (to compare).
-    earlyConnections: process.env.MEDIA_EARLY_CONNECTIONS !== 'off',
+    // Dialed calls are made ready while they ring, as on AWS; the local stack's
+    // MEDIA_EARLY_CONNECTIONS=off turns it off, as the context mediaEarlyConnections does on AWS (to compare).
+    earlyConnections: options.earlyConnections,
     // Peer-to-peer sessions on loopback only: candidates offered and tried are 127.0.0.1.
     webrtc: { hostAddresses: ['127.0.0.1'], remoteAddresses: ['127.0.0.1'] },
   }).catch(async (error: unknown) => {

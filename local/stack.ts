@@ -21,6 +21,7 @@ import { startLocalScheduler } from './scheduler.ts';
 import { startSheetsSimulator } from './sheets-simulator.ts';
 import { startLocalTwilio } from './carrier/twilio-wire.ts';
 import { startLocalTelnyx } from './carrier/telnyx-wire.ts';
+import { localStackSettings } from './local-settings.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
 export const LOCAL_BUCKET_NAME = 'voice-agent-platform-local';
@@ -43,6 +44,10 @@ export interface LocalStackOptions {
   usagePlan?: { rateLimit: number; burstLimit: number };
   /** Longest simulated answered call (SIM_CALL_SECONDS, default 20); the agent usually hangs up first. */
   simCallSeconds?: number;
+  /** The longest call (MAX_CALL_SECONDS, default one hour, as on AWS). */
+  maxCallSeconds?: number;
+  /** Dialed calls made ready while they ring (MEDIA_EARLY_CONNECTIONS; default on, as on AWS). */
+  earlyConnections?: boolean;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
@@ -86,7 +91,18 @@ export interface LocalStack {
  * the API gateway, with every Lambda handler running in this process against them through the
  * AWS SDK, configured only by environment variables, exactly as on AWS.
  */
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+export async function startLocalStack(given: LocalStackOptions): Promise<LocalStack> {
+  // What the caller does not give comes from the environment's knobs (benches run with them too).
+  const fromEnvironment = localStackSettings(process.env);
+  const options: LocalStackOptions = {
+    ...given,
+    maxCallSeconds: given.maxCallSeconds ?? fromEnvironment.maxCallSeconds,
+    simCallSeconds: given.simCallSeconds ?? fromEnvironment.simCallSeconds,
+    callsPerSecond: given.callsPerSecond ?? fromEnvironment.callsPerSecond,
+    earlyConnections: given.earlyConnections ?? fromEnvironment.earlyConnections,
+    campaignTimeScale: given.campaignTimeScale ?? fromEnvironment.campaignTimeScale,
+    campaignPollSeconds: given.campaignPollSeconds ?? fromEnvironment.campaignPollSeconds,
+  };
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const stopOne of stops.reverse())
@@ -135,7 +151,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_METRICS_DISABLED: 'true',
       DOWNLOAD_LINK_SECRET_ARN: secretsManager.arns['download-links']!,
       SHEETS_SECRET_ARN: secretsManager.arns['sheets-oauth']!,
-      MAX_CALL_SECONDS: process.env.MAX_CALL_SECONDS ?? '3600',
+      MAX_CALL_SECONDS: String(options.maxCallSeconds ?? 3600),
       DEFAULT_CALLER_ID: LOCAL_CALLER_ID,
       MEDIA_STREAM_SECRET_ARN: secretsManager.arns['media-streams']!,
       OUTBOUND_ALLOW_LOOPBACK: 'true',
@@ -160,21 +176,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Imported only now, as the services below: the media service's code reaches the handlers' logger,
     // which reads its level (POWERTOOLS_LOG_LEVEL, SILENT in tests and benchmarks) once, when loaded.
     const { startLocalMediaService } = await import('./media-service.ts');
-    const media = await startLocalMediaService(options.voiceProviders ?? localVoiceProviders({}));
+    const media = await startLocalMediaService(options.voiceProviders ?? localVoiceProviders({}), {
+      earlyConnections: options.earlyConnections ?? true,
+    });
     stops.push(media.stop);
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
     const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
-    const callsPerSecond = options.callsPerSecond ?? Number(process.env.SIM_CALLS_PER_SECOND ?? 20);
+    const callsPerSecond = options.callsPerSecond ?? 20;
     const telephony = await startLocalTwilio({
       account: twilioAccount,
       ownedNumbers: [LOCAL_CALLER_ID],
-      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+      callSeconds: options.simCallSeconds ?? 20,
       callsPerSecond,
     });
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
     const telnyx = await startLocalTelnyx({
-      callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+      callSeconds: options.simCallSeconds ?? 20,
     });
     stops.push(telnyx.stop);
     const sheets = await startSheetsSimulator();

@@ -8,11 +8,14 @@ import { acquireStackLock, releaseStackLock } from './lock.ts';
 import { LOCAL_DATA_DIR, LOCAL_STACK_ENV_FILE } from './paths.ts';
 import { keepLocalDataPrivate } from './private-files.ts';
 import { describeLocalVoiceProviders, localVoiceProviders } from '../shared/config/local-voice-providers.ts';
+import { localStackSettings } from './local-settings.ts';
 import { startLocalStack } from './stack.ts';
 
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number, not '${process.env.PORT}'`);
+let settings: ReturnType<typeof localStackSettings>;
+try {
+  settings = localStackSettings(process.env);
+} catch (error) {
+  console.error((error as Error).message);
   process.exit(2);
 }
 
@@ -51,13 +54,8 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 try {
   stack = await startLocalStack({
-    port,
+    ...settings,
     dataDir: LOCAL_DATA_DIR,
-    logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
-    authorizerCacheTtlSeconds:
-      process.env.AUTHORIZER_CACHE_TTL_SECONDS === undefined
-        ? undefined
-        : Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS),
     voiceProviders,
   });
   // The operator CLI (`npm run admin`) finds the running stack through this file.

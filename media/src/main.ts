@@ -15,37 +15,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { platformProviders } from './agent/providers.ts';
 import type { LogFn } from './call/call-types.ts';
+import { mediaTaskSettings, type MediaTaskSettings } from '../../shared/config/media-task.ts';
 import { mediaTelemetrySettings, type MediaTelemetrySettings } from '../../shared/config/media-telemetry.ts';
 import { ACTIVE_CALLS_METRIC } from './deployment.ts';
 import { startMediaService, type MediaService } from './service.ts';
 import { startMediaTelemetry } from './telemetry/media-telemetry.ts';
 
 const logger = new Logger({ serviceName: 'media' });
-
-/** Seconds a stopping task lets calls run on; the stack sets it below the container's stop timeout. */
-function drainSeconds(): number {
-  const raw = process.env.DRAIN_SECONDS ?? '110';
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 0)
-    throw new Error(`DRAIN_SECONDS must be a number of seconds >= 0, got '${raw}'`);
-  return seconds;
-}
-
-/** The most calls a task holds (the stack sets it from context mediaMaxCallsPerTask). */
-function maxCalls(): number {
-  const raw = process.env.MEDIA_MAX_CALLS ?? '';
-  const calls = Number(raw);
-  if (!Number.isInteger(calls) || calls < 1)
-    throw new Error(`MEDIA_MAX_CALLS must be a whole number >= 1, got '${raw}'`);
-  return calls;
-}
-
-/** Whether dialed calls are made ready while they ring (the stack sets it from context mediaEarlyConnections). */
-function earlyConnections(): boolean {
-  const raw = process.env.MEDIA_EARLY_CONNECTIONS ?? '';
-  if (raw !== 'on' && raw !== 'off') throw new Error(`MEDIA_EARLY_CONNECTIONS must be on or off, got '${raw}'`);
-  return raw === 'on';
-}
 
 /**
  * The task's private IP, where the other tasks reach it to pass on a listener or a control command
@@ -68,16 +44,12 @@ async function taskPrivateIp(): Promise<string> {
 }
 
 let providers;
-let drainMs: number;
-let callLimit: number;
+let task: MediaTaskSettings;
 let telemetrySettings: MediaTelemetrySettings;
-let early: boolean;
 try {
   providers = platformProviders(process.env);
-  drainMs = drainSeconds() * 1000;
-  callLimit = maxCalls();
+  task = mediaTaskSettings(process.env);
   telemetrySettings = mediaTelemetrySettings(process.env);
-  early = earlyConnections();
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);
@@ -90,10 +62,10 @@ const telemetry = startMediaTelemetry(telemetrySettings, log);
 let service: MediaService;
 try {
   service = await startMediaService({
-    port: Number(process.env.PORT ?? 8080),
+    port: task.port,
     calls: { providers, settings: process.env },
-    maxCalls: callLimit,
-    earlyConnections: early,
+    maxCalls: task.maxCalls,
+    earlyConnections: task.earlyConnections,
     advertisedHost: await taskPrivateIp(),
     log,
     telemetry: telemetry.sink,
@@ -118,9 +90,9 @@ const publisher = setInterval(publishActiveCalls, ACTIVE_CALLS_METRIC.publishEve
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    logger.info('Draining', { signal, activeCalls: service.activeCalls, drainSeconds: drainMs / 1000 });
+    logger.info('Draining', { signal, activeCalls: service.activeCalls, drainSeconds: task.drainSeconds });
     void service
-      .drain(drainMs)
+      .drain(task.drainSeconds * 1000)
       .then(() => telemetry.shutdown())
       .then(
         () => {

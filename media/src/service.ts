@@ -18,7 +18,7 @@ import {
   type CallSessionConfig,
 } from './call-sessions.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
-import { MAX_CALL_SECONDS } from '../../shared/domain/call-limits.ts';
+import { maxCallSeconds } from '../../shared/config/call-length.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';
 import type { RunRecord } from '../../shared/domain/run.ts';
 import { BROWSER_SESSION_PATH, PEER_TO_PEER_MODE } from '../../shared/domain/browser-sessions.ts';
@@ -182,7 +182,7 @@ export async function startMediaService(options: {
       (result, run) => track(saveCall(result, run, options.log)),
       {
         admit: admittedBy(admitStream),
-        maxCallSeconds: MAX_CALL_SECONDS,
+        maxCallSeconds: maxCallSeconds(),
         log: options.log,
         beforeAgentHangUp: (session, run) => transferCall(session, run, options.log),
       },
@@ -194,7 +194,7 @@ export async function startMediaService(options: {
       (result, run) => track(saveCall(result, run, options.log)),
       {
         admit: admittedBy(admitBrowserSession),
-        maxCallSeconds: MAX_CALL_SECONDS,
+        maxCallSeconds: maxCallSeconds(),
         log: options.log,
         codec: twilioMediaCodec,
         statusCloseCodes: true,

@@ -227,3 +227,16 @@ export function requiredSetting(name: SettingName): string {
 export function optionalSetting(name: SettingName): string | undefined {
   return process.env[name] || undefined;
 }
+
+/**
+ * A numeric setting with a documented default; a value that is not a number greater than zero
+ * fails with its name rather than falling back in silence.
+ */
+export function positiveNumberSetting(name: SettingName, fallback: number): number {
+  const raw = optionalSetting(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`Setting ${name} must be a number greater than 0, not '${raw}'`);
+  return value;
+}

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { optionalSetting } from '../config/settings.ts';
 
 /**
  * Encryption of secrets at rest (OAuth refresh tokens). On AWS: KMS (`KMS_KEY_ID`), with the
@@ -10,7 +11,7 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 let kms: KMSClient | undefined;
 
 function localKey(): Buffer {
-  const encoded = process.env.LOCAL_ENCRYPTION_KEY;
+  const encoded = optionalSetting('LOCAL_ENCRYPTION_KEY');
   if (!encoded) throw new Error('Set KMS_KEY_ID (AWS) or LOCAL_ENCRYPTION_KEY (local) to store secrets');
   const key = Buffer.from(encoded, 'base64url');
   if (key.length !== 32) throw new Error('LOCAL_ENCRYPTION_KEY must be 32 bytes, base64url');
@@ -18,7 +19,7 @@ function localKey(): Buffer {
 }
 
 export async function encryptSecret(plaintext: string, context: Record<string, string>): Promise<string> {
-  const keyId = process.env.KMS_KEY_ID;
+  const keyId = optionalSetting('KMS_KEY_ID');
   if (keyId) {
     kms ??= new KMSClient({});
     const result = await kms.send(

@@ -2,6 +2,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
 import type { CampaignOrigin, EndedCall, RunRecord } from '../domain/run.ts';
 import { CALL_ANALYZED, CALL_COMPLETED, EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
+import { optionalSetting } from '../config/settings.ts';
 
 /**
  * The `call.completed` payload, as webhooks deliver it (Standard Webhooks' `{type, timestamp, data}`).
@@ -73,7 +74,7 @@ async function publishRunEvent(detailType: string, run: RunRecord): Promise<void
     new PutEventsCommand({
       Entries: [
         {
-          EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME,
+          EventBusName: optionalSetting('EVENT_BUS_NAME') ?? EVENT_BUS_NAME,
           Source: EVENT_SOURCE,
           DetailType: detailType,
           Detail: JSON.stringify({

@@ -5,6 +5,7 @@ import type { CampaignRecord } from '../repositories/campaigns.ts';
 import type { RunRecord } from '../domain/run.ts';
 import type { WebhookEvent } from '../schemas/webhook-events.ts';
 import { EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
+import { optionalSetting } from '../config/settings.ts';
 
 /**
  * Producers of the webhook events other than `call.completed` (which has its own outbox in
@@ -18,7 +19,7 @@ async function publish(event: WebhookEvent): Promise<void> {
       new PutEventsCommand({
         Entries: [
           {
-            EventBusName: process.env.EVENT_BUS_NAME ?? EVENT_BUS_NAME,
+            EventBusName: optionalSetting('EVENT_BUS_NAME') ?? EVENT_BUS_NAME,
             Source: EVENT_SOURCE,
             DetailType: event.type,
             Detail: JSON.stringify(event),

@@ -1,5 +1,6 @@
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import { getSecretFields } from '../config/secrets.ts';
+import { optionalSetting } from '../config/settings.ts';
 
 /**
  * The hosted-spreadsheet provider adapter (Google Sheets API v4 and Google OAuth 2.0, the shapes
@@ -22,9 +23,9 @@ export class SpreadsheetProviderError extends Error {
 }
 
 const settings = () => ({
-  tokenUrl: process.env.SHEETS_OAUTH_TOKEN_URL ?? 'https://oauth2.googleapis.com/token',
-  userinfoUrl: process.env.SHEETS_USERINFO_URL ?? 'https://openidconnect.googleapis.com/v1/userinfo',
-  apiUrl: (process.env.SHEETS_API_URL ?? 'https://sheets.googleapis.com').replace(/\/$/, ''),
+  tokenUrl: optionalSetting('SHEETS_OAUTH_TOKEN_URL') ?? 'https://oauth2.googleapis.com/token',
+  userinfoUrl: optionalSetting('SHEETS_USERINFO_URL') ?? 'https://openidconnect.googleapis.com/v1/userinfo',
+  apiUrl: (optionalSetting('SHEETS_API_URL') ?? 'https://sheets.googleapis.com').replace(/\/$/, ''),
 });
 
 /** The sheet and range come from the organization: through the SSRF guard, 10 s and 10 MiB at most. */

@@ -1,3 +1,5 @@
+import { maxCallSeconds } from '../config/call-length.ts';
+import { requiredSetting } from '../config/settings.ts';
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { formatRunRef, parseRunRef, RUN_QUERY_PARAMETER, type RunRef } from '../domain/run-ref.ts';
 import { logger } from '../observability/logger.ts';
@@ -23,12 +25,7 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 import { getAgent } from './agents.ts';
 import { completeCall } from './call-completion.ts';
 import { hangUpAtProvider } from './provider-hangup.ts';
-import {
-  CALL_LIFECYCLE_ARN_VARIABLE,
-  MAX_CALL_SECONDS,
-  WATCHDOG_MARGIN_SECONDS,
-  type CallLifecycleInput,
-} from './calls.ts';
+import { CALL_LIFECYCLE_ARN_VARIABLE, WATCHDOG_MARGIN_SECONDS, type CallLifecycleInput } from './calls.ts';
 import { askMediaToPrepare } from './media-preparation.ts';
 import { newRun } from './new-run.ts';
 import { awaitSendSlot } from './send-slot.ts';
@@ -45,15 +42,12 @@ const RATE_LIMITED_GIVE_UP_MS = 10 * 60_000;
 
 const isRateLimited = (error: unknown) => error instanceof ProviderError && error.status === 429;
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Missing required environment variable ${name}`);
-  return value.replace(/\/$/, '');
-}
+/** A URL setting without its trailing slash. */
+const urlSetting = (name: 'PUBLIC_BASE_URL' | 'MEDIA_STREAM_URL'): string => requiredSetting(name).replace(/\/$/, '');
 
 /** The provider's callback endpoints of this API (PUBLIC_BASE_URL ends with /api/v1). */
 export const statusCallbackUrl = (provider: string, runRef: string): string =>
-  `${required('PUBLIC_BASE_URL')}/telephony/${provider}/status?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
+  `${urlSetting('PUBLIC_BASE_URL')}/telephony/${provider}/status?${RUN_QUERY_PARAMETER}=${encodeURIComponent(runRef)}`;
 
 /**
  * The organization's provider account, loaded with the first request that reaches the provider:
@@ -96,7 +90,7 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
     to: run.phone_number!,
     from,
     runRef,
-    streamUrl: required('MEDIA_STREAM_URL'),
+    streamUrl: urlSetting('MEDIA_STREAM_URL'),
     streamToken: await mintStreamToken(runRef, STREAM_TOKEN_SECONDS),
     statusCallbackUrl: statusCallbackUrl(account.adapter.provider, runRef),
     onMachine: run.voicemail_message ? ('leave_message' as const) : ('hang_up' as const),
@@ -211,7 +205,7 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
     return NOT_IN_SERVICE;
   }
   const orgId = number.organization_id;
-  const streamUrl = required('MEDIA_STREAM_URL');
+  const streamUrl = urlSetting('MEDIA_STREAM_URL');
   const connect = async (runRef: string): Promise<InboundAnswer> => ({
     action: 'connect',
     runRef,
@@ -257,7 +251,7 @@ async function answerIncomingCall(call: InboundCall, adapter: TelephonyAdapter):
   }
   // The call-lifecycle execution skips dialing (the run has its provider call) and keeps its watchdog.
   const lifecycle: CallLifecycleInput = {
-    call: { ref, runRef, watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS },
+    call: { ref, runRef, watchdogSeconds: maxCallSeconds() + WATCHDOG_MARGIN_SECONDS },
   };
   try {
     await startNamedExecution(CALL_LIFECYCLE_ARN_VARIABLE, `call-${orgId}-${runId}`, lifecycle);

@@ -1,4 +1,4 @@
-import { MAX_CALL_SECONDS } from '../domain/call-limits.ts';
+import { maxCallSeconds } from '../config/call-length.ts';
 import { decideCallingHours } from '../domain/calling-hours.ts';
 import { CapacityError, ConflictError, ForbiddenError } from '../domain/errors.ts';
 import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
@@ -25,7 +25,6 @@ export const CAPACITY_RETRY_AFTER_SECONDS = 30;
 export const CALL_LIFECYCLE_ARN_VARIABLE = 'CALL_LIFECYCLE_STATE_MACHINE_ARN';
 
 /** The longest a call may last; the media service hangs up then, and the watchdog ends the run after a margin. */
-export { MAX_CALL_SECONDS };
 export const WATCHDOG_MARGIN_SECONDS = 300;
 
 /** Input of the call-lifecycle state machine. */
@@ -73,7 +72,7 @@ export async function startCallLifecycle(run: RunRecord, dialed = false): Promis
     call: {
       ref,
       runRef: formatRunRef(ref),
-      watchdogSeconds: MAX_CALL_SECONDS + WATCHDOG_MARGIN_SECONDS,
+      watchdogSeconds: maxCallSeconds() + WATCHDOG_MARGIN_SECONDS,
       ...(dialed ? { dialed } : {}),
     },
   };

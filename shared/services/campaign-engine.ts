@@ -15,6 +15,7 @@ import { startCallLifecycle } from './calls.ts';
 import { emitCampaignState } from '../events/webhook-events.ts';
 import { failImport, ImportFailedError, importContacts } from './campaign-import.ts';
 import { countMetric, METRICS } from '../observability/metrics.ts';
+import { positiveNumberSetting } from '../config/settings.ts';
 
 export const CAMPAIGN_ENGINE_ARN_VARIABLE = 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN';
 
@@ -27,9 +28,9 @@ export const MAX_STEPS_PER_EXECUTION = 1000;
  * their channels themselves, so this only bounds how late the engine notices channels freed by
  * other traffic or recovers a crashed placement.
  */
-const pollSeconds = () => Number(process.env.CAMPAIGN_POLL_SECONDS ?? 60);
+const pollSeconds = () => positiveNumberSetting('CAMPAIGN_POLL_SECONDS', 60);
 /** Local speed-up of retry delays (1 on AWS). */
-const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
+const timeScale = () => positiveNumberSetting('CAMPAIGN_TIME_SCALE', 1);
 /** Time a step spends storing an import before handing over to the next (the function's timeout is 60 s). */
 const IMPORT_BUDGET_MS = 30_000;
 /** A claim older than this whose run never dialed, or ended unapplied, is recovered by the engine. */

@@ -5,9 +5,10 @@ import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/campaigns.ts';
 import { startEngine } from './campaign-engine.ts';
 import { newContacts, readSourceRows } from './campaign-sources.ts';
+import { positiveNumberSetting } from '../config/settings.ts';
 
 /** Local speed-up of refresh intervals (1 on AWS), as for retry delays. */
-const timeScale = () => Number(process.env.CAMPAIGN_TIME_SCALE ?? 1) || 1;
+const timeScale = () => positiveNumberSetting('CAMPAIGN_TIME_SCALE', 1);
 /** Sources re-synced per scheduled run at most; the rest wait for the next run. */
 const SYNC_BATCH = 20;
 

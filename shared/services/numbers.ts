@@ -8,6 +8,7 @@ import { nextId } from '../repositories/counters.ts';
 import * as repository from '../repositories/numbers.ts';
 import { getOrganization } from '../repositories/organizations.ts';
 import { getAgent } from './agents.ts';
+import { requiredSetting } from '../config/settings.ts';
 
 /**
  * The platform account and its number marketplace load with the first request that reaches the
@@ -186,14 +187,7 @@ export async function purchaseNumber(
 }
 
 /** Where the provider sends news of regulatory reviews (Twilio requires one per bundle). */
-function regulatoryEmail(): string {
-  const email = process.env.TELEPHONY_REGULATORY_EMAIL;
-  if (!email)
-    throw new Error(
-      'Missing required environment variable TELEPHONY_REGULATORY_EMAIL (the contact for regulatory reviews of numbers)',
-    );
-  return email;
-}
+const regulatoryEmail = (): string => requiredSetting('TELEPHONY_REGULATORY_EMAIL');
 
 async function findNumber(orgId: number, numberId: number) {
   const number = await repository.getNumber(orgId, numberId);

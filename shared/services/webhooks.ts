@@ -13,6 +13,7 @@ import { startNamedExecution } from '../workflows/executions.ts';
 import { assertPublicUrl } from './public-urls.ts';
 import { MAX_WEBHOOKS_PER_ORGANIZATION } from '../domain/webhook-limits.ts';
 import { countMetric, METRICS } from '../observability/metrics.ts';
+import { positiveNumberSetting } from '../config/settings.ts';
 
 export const WEBHOOK_DELIVERY_ARN_VARIABLE = 'WEBHOOK_DELIVERY_STATE_MACHINE_ARN';
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -20,7 +21,7 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 const deliveryFetch = createGuardedFetch({ timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: 64 * 1024 });
 
 /** Local speed-up of the retry schedule (1 on AWS). */
-const retryTimeScale = () => Number(process.env.WEBHOOK_RETRY_TIME_SCALE ?? 1) || 1;
+const retryTimeScale = () => positiveNumberSetting('WEBHOOK_RETRY_TIME_SCALE', 1);
 
 const publicView = ({
   secret_ciphertext: _secret,

@@ -1,6 +1,7 @@
 import { NUMBER_TYPES, type NumberType } from '../domain/number-pricing.ts';
 import { ProviderError, type AvailableNumber } from './adapter.ts';
 import { platformAccount } from './accounts.ts';
+import { requiredSetting } from '../config/settings.ts';
 
 /**
  * The number marketplace: the platform account's provider sells the numbers (Twilio
@@ -22,9 +23,7 @@ export async function searchNumbers(country: string, type?: NumberType): Promise
 }
 
 function voiceUrl(provider: string): string {
-  const base = process.env.PUBLIC_BASE_URL;
-  if (!base) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
-  return `${base.replace(/\/$/, '')}/telephony/${provider}/voice`;
+  return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/voice`;
 }
 
 /** Buys a number whose incoming calls ring this API's voice webhook. */

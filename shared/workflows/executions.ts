@@ -5,11 +5,10 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { stepFunctions } from '../aws/clients.ts';
+import { requiredSetting, type SettingName } from '../config/settings.ts';
 
 function stateMachineArn(envVar: string): string {
-  const arn = process.env[envVar];
-  if (!arn) throw new Error(`Missing required environment variable ${envVar}`);
-  return arn;
+  return requiredSetting(envVar as SettingName);
 }
 
 /**
