@@ -3241,7 +3241,10 @@ export interface components {
             };
             /** @default  */
             source_id: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description How often the source is read again for new rows (minutes). Only for sources that live outside the request: `google-sheet`, and `calendar` with `ics_url`. A `csv`, `manual` or `calendar` with `ics_text` source is read once; giving it a refresh period is a 422.
+             */
             source_refresh_minutes?: number | null;
             source_type: string;
             /**

@@ -126,7 +126,15 @@ export const CreateCampaignRequest = z
           'Omitted or null: the default policy applies, one retry one hour after a busy or unanswered call (not after voicemail), so a contact ' +
           'may be called twice. Send `{"enabled": false}` to call each contact once.',
       }),
-    source_refresh_minutes: documentedInt(z.int().gte(5).lte(10080)).nullable().optional(),
+    source_refresh_minutes: documentedInt(z.int().gte(5).lte(10080))
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'How often the source is read again for new rows (minutes). Only for sources that live outside the request: ' +
+          '`google-sheet`, and `calendar` with `ics_url`. A `csv`, `manual` or `calendar` with `ics_text` source is read once; ' +
+          'giving it a refresh period is a 422.',
+      }),
     scheduled_start_at: z.iso
       .datetime({ offset: true })
       .openapi({ maxLength: MAX_REQUEST_CHARS })

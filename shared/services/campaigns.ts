@@ -77,6 +77,21 @@ async function createCampaignNow(orgId: number, request: CreateCampaignRequest):
       `source_config.csv_text is limited to ${MAX_CSV_BYTES / 1024 / 1024} MB; split the list into several campaigns`,
     );
   }
+  if (request.source_refresh_minutes != null && !refreshable(request)) {
+    // Only a source that lives outside the request can change; one read from the request never would.
+    const message = `source_refresh_minutes applies to sources read again (google-sheet, calendar with ics_url); a ${
+      request.source_type === 'calendar' ? 'calendar given as ics_text' : request.source_type
+    } source is read once, when the campaign is created`;
+    throw new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['body', 'source_refresh_minutes'],
+        msg: `Value error, ${message}`,
+        input: request.source_refresh_minutes,
+        ctx: { error: message },
+      },
+    ]);
+  }
   const agent = await getAgent(orgId, String(request.workflow_id));
   const now = new Date();
   let rows: SourceRow[];

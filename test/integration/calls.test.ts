@@ -49,11 +49,13 @@ const placeCall = (
 const getRun = (runId: number, key = org.key) =>
   api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key });
 
+// A whole call: the simulated callee talks in real time (about 10 s, 20 s at most), which a
+// loaded machine stretches; the poll's default 15 s was the call's length, not a bound on it.
 const finishedRun = (runId: number) =>
   eventually(async () => {
     const run = await getRun(runId);
     return run.body.status !== 'in_progress' ? run.body : undefined;
-  });
+  }, 60_000);
 
 describe.skipIf(needsLocalStack)('placing a call', () => {
   it('runs the whole call: initiated, in progress, completed with recording, transcript and a signed webhook', async () => {

@@ -87,6 +87,32 @@ describe('campaign validation', () => {
     expect(response.body.detail).toContainEqual(expect.objectContaining({ loc, type }));
   });
 
+  it.each([
+    ['manual', { manual_contacts: [{ phone_number: daytimeNumber(1) }] }, 'a manual source'],
+    ['csv', { source_config: { csv_text: `phone_number\n${daytimeNumber(1)}\n` } }, 'a csv source'],
+    [
+      'calendar',
+      { source_config: { ics_text: 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n' } },
+      'a calendar given as ics_text source',
+    ],
+  ])(
+    'refuses source_refresh_minutes on a %s source, which is read once (nothing created)',
+    async (type, source, named) => {
+      const before = (await api.request('GET', '/campaigns?limit=1', { key: org.key })).body.total_count;
+      const response = await create({ source_type: type, source_refresh_minutes: 60, ...source });
+      expect(response.status).toBe(422);
+      expect(response.body.detail).toEqual([
+        expect.objectContaining({
+          type: 'value_error',
+          loc: ['body', 'source_refresh_minutes'],
+          input: 60,
+          msg: expect.stringContaining(`${named} is read once`),
+        }),
+      ]);
+      expect((await api.request('GET', '/campaigns?limit=1', { key: org.key })).body.total_count).toBe(before);
+    },
+  );
+
   it("accepts the agent's public id as workflow_id and answers with the integer", async () => {
     const created = await create({
       workflow_id: agent.public_id,
