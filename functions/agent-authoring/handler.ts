@@ -48,13 +48,14 @@ export const handler = createApiHandler([
     ok(await authoring.createFromScript(callerOf(context).organizationId, body)),
   ),
   operation(agentTemplateRoutes.extractText, async ({ query }, context) => {
-    callerOf(context);
+    const { organizationId } = callerOf(context);
     const { files } = await parseMultipart(
       context.event,
       query.purpose === 'script' ? MAX_SCRIPT_UPLOAD_BYTES : MAX_UPLOAD_BYTES,
     );
     return ok(
       await extractDocumentText(
+        organizationId,
         files.find((file) => file.fieldName === 'file'),
         query.purpose,
       ),

@@ -1,7 +1,7 @@
 import { RequestValidationError } from '../http/validation-error.ts';
 import { UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
-import { platformModel } from '../ai/language-model.ts';
+import { modelFor } from './language-models.ts';
 import { ArchiveTooLargeError, expandedSize } from './zip-expansion.ts';
 import { DecompressionBudget, DecompressionLimitError } from './decompression-budget.ts';
 import { decodedPdfSize, UnmeasurablePdfError } from './pdf-streams.ts';
@@ -116,7 +116,7 @@ async function textOf(file: UploadedFile): Promise<string> {
   }
 }
 
-export async function extractDocumentText(file: UploadedFile | undefined, purpose: Purpose) {
+export async function extractDocumentText(orgId: number, file: UploadedFile | undefined, purpose: Purpose) {
   if (!file)
     throw new RequestValidationError([{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }]);
   let text: string;
@@ -172,9 +172,10 @@ export async function extractDocumentText(file: UploadedFile | undefined, purpos
     ]);
   }
   // A script is distilled by the model (cleaned into one utterance per line); knowledge is kept as is.
+  // The organization's own model when it set a key, as translate and analyze-script use it.
   if (purpose === 'script')
     text = await (
-      await platformModel()
-    ).complete({ system: 'Clean up this call script: one utterance per line.', prompt: text });
+      await modelFor(orgId)
+    ).model.complete({ system: 'Clean up this call script: one utterance per line.', prompt: text });
   return { text, characters: text.length, purpose, file_name: file.fileName, content_type: file.contentType };
 }

@@ -128,7 +128,7 @@ describe('agent templates', () => {
   });
 
   it.skipIf(needsLocalStack)(
-    'translates with the platform model (the local fake), or with the organization key once set (never returned)',
+    'translates and cleans up scripts with the platform model (the local fake), or with the organization key once set (never returned)',
     async () => {
       const platform = await api.request('POST', '/agents/translate-prompt', {
         key: org.key,
@@ -153,6 +153,10 @@ describe('agent templates', () => {
       });
       expect(refused.status).toBe(502);
       expect(refused.body.detail).toMatch(/^The organization's language model answered 401/);
+      // extract-text's clean-up of a script goes to the same model: the wrong key's 401.
+      const script = await upload(new Blob(['Hello   there'], { type: 'text/plain' }), 'script.txt', 'script');
+      expect(script.status).toBe(502);
+      expect(script.body.detail).toMatch(/^The organization's language model answered 401/);
       await api.request('PUT', '/model-key', {
         key: org.key,
         body: { api_key: apiKey, api_url: apiUrl, model: 'own-model' },

@@ -123,14 +123,14 @@ describe('extractDocumentText with a PDF bomb', () => {
   });
 
   it('reads a compressed page as before', async () => {
-    const result = await extractDocumentText(upload(pdf(deflateSync(text), '/Filter /FlateDecode')), 'knowledge');
+    const result = await extractDocumentText(1, upload(pdf(deflateSync(text), '/Filter /FlateDecode')), 'knowledge');
     expect(result.text).toBe('Hello from a compressed page');
   });
 
   it('is a 422 on the file before pdf.js inflates the stream', async () => {
     const bomb = pdf(deflateSync(Buffer.alloc(MAX_PDF_DECODED_BYTES + 1024 * 1024)), '/Filter /FlateDecode');
     expect(bomb.length).toBeLessThan(100_000);
-    const error = await extractDocumentText(upload(bomb), 'knowledge').catch((caught: unknown) => caught);
+    const error = await extractDocumentText(1, upload(bomb), 'knowledge').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).items).toEqual([
       {

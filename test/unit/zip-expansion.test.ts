@@ -87,6 +87,7 @@ describe('extractDocumentText with a DOCX bomb', () => {
     });
     expect(bomb.length).toBeLessThan(100_000);
     const error = await extractDocumentText(
+      1,
       { fieldName: 'file', fileName: 'bomb.docx', contentType: 'application/octet-stream', data: bomb },
       'knowledge',
     ).catch((caught: unknown) => caught);
