@@ -1,4 +1,3 @@
-import twilio from 'twilio';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { burstToleranceMs, RATE_HEADROOM, slotIntervalMs } from '../../shared/domain/call-rate.ts';
 import {
@@ -10,6 +9,7 @@ import {
 } from '../support/api.ts';
 import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
+import { platformTwilio, twilioAt } from '../support/twilio.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
@@ -42,25 +42,6 @@ async function ring(
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { call_sid: string; answer: 'connected' | 'rejected'; say: string[] };
-}
-
-/** The platform's Twilio account (the stack's telephony secret, read as the functions read it) through the official client, at the local Twilio. */
-async function platformTwilio() {
-  Object.assign(process.env, inject('stackEnv'));
-  const { getSecretFields } = await import('../../shared/config/secrets.ts');
-  const account = await getSecretFields('TELEPHONY_SECRET_ARN', ['account_sid', 'auth_token']);
-  return { account, client: twilioAt(account.account_sid, account.auth_token) };
-}
-
-function twilioAt(sid: string, token: string) {
-  const origin = inject('telephonyApiUrl');
-  class Local extends twilio.RequestClient {
-    override request<T>(options: Parameters<twilio.RequestClient['request']>[0]) {
-      const uri = new URL(options.uri);
-      return super.request<T>({ ...options, uri: `${origin}${uri.pathname}${uri.search}` } as never);
-    }
-  }
-  return twilio(sid, token, { httpClient: new Local({}) });
 }
 
 /** A Twilio account of the organization's own (a subaccount at the local Twilio) owning one number. */
