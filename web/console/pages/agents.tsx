@@ -1,8 +1,9 @@
 /**
  * Agents: the list (status filter, pages) with the ways to make a new one (blank, from a template,
- * or from a call script whose analysis is shown for review first), and one agent's page: a test
- * call, its response latency over time, its definition and settings, archive, its knowledge base,
- * HTTP tools and memories (each a component of ../agents/).
+ * or from a call script whose analysis is shown for review first), and one agent's page: a talk or
+ * chat with it in place, a test call, its response latency over time, its definition and
+ * settings, archive, its knowledge base, HTTP tools and memories (each a component of
+ * ../agents/).
  */
 import { useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
@@ -17,6 +18,7 @@ import { AgentLatency } from '../latency/agent-latency.tsx';
 import { answer, answerWithPages, useApi } from '../lib/api.ts';
 import { href } from '../lib/route.ts';
 import { ErrorLine, Pager, Table, when } from '../lib/ui.tsx';
+import { TalkPanel } from '../talk/TalkPanel.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -71,6 +73,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
     queryKey: ['agent', agentId],
     queryFn: () => answer(api.GET('/agents/{agent_id}', { params: { path: { agent_id: agentId } } })),
   });
+  const [talking, setTalking] = useState(false);
   if (!agent.data) return <ErrorLine error={agent.error ?? new Error('Loading…')} />;
   return (
     <section aria-labelledby="agent-title">
@@ -80,9 +83,12 @@ export function AgentPage({ agentId }: { agentId: string }) {
       <h2 id="agent-title">{agent.data.name}</h2>
       <p>
         <code>{agent.data.public_id}</code> · {agent.data.status} · {agent.data.total_runs} runs ·{' '}
-        <a href={href('calls', agent.data.public_id)}>Its calls</a> ·{' '}
-        <a href={`talk.html?agent=${encodeURIComponent(agent.data.public_id)}`}>Talk to it</a>
+        <a href={href('calls', agent.data.public_id)}>Its calls</a>
       </p>
+      <button type="button" aria-expanded={talking} onClick={() => setTalking(!talking)}>
+        Talk or chat
+      </button>
+      {talking && <TalkPanel agentId={agent.data.public_id} title={`Talk to ${agent.data.name}`} />}
       <TestCall agent={agent.data} />
       <AgentLatency agentId={agent.data.id} />
       <AgentSettings key={agent.data.public_id} agent={agent.data} />
