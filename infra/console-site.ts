@@ -57,7 +57,7 @@ const CSS = 'text/css; charset=utf-8';
  */
 export function consoleFiles(options: { sourceMaps: boolean }): Map<string, SiteFile> {
   const bundle = buildSync({
-    entryPoints: [repoPath('web/console/console.tsx'), repoPath('web/console/talk.ts')],
+    entryPoints: [repoPath('web/console/console.tsx')],
     outdir: 'out',
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -72,7 +72,6 @@ export function consoleFiles(options: { sourceMaps: boolean }): Map<string, Site
   });
   return new Map<string, SiteFile>([
     ['index.html', file(HTML, 'web/console/index.html')],
-    ['talk.html', file(HTML, 'web/console/talk.html')],
     ['console.css', file(CSS, 'web/console/console.css')],
     // uPlot's own stylesheet (the usage chart's legend and axes).
     ['uplot.css', file(CSS, 'node_modules/uplot/dist/uPlot.min.css')],

@@ -3,7 +3,8 @@
  * the API's own message), create an agent, place a test call and watch it complete, play its
  * recording beside the transcript with the line being said highlighted, find the call with the
  * list's filters, run a campaign from a CSV upload to completed and download its report, create
- * and revoke a key, retry a webhook delivery, see usage and keep a Do-not-call list. Loopback only.
+ * and revoke a key, retry a webhook delivery, see usage and keep a Do-not-call list; every page
+ * (the Talk section and an agent's open talk panel too) through axe. Loopback only.
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
@@ -343,7 +344,8 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
   it('meets WCAG 2 A and AA on every page (axe-core: labels, names, contrast, structure)', async () => {
     const page = await signedIn();
     const found: string[] = [];
-    for (const section of ['agents', 'calls', 'campaigns', 'numbers', 'do-not-call', 'usage', 'keys', 'webhooks']) {
+    const sections = ['agents', 'calls', 'campaigns', 'numbers', 'do-not-call', 'usage', 'keys', 'webhooks', 'talk'];
+    for (const section of sections) {
       await page.goto(`${consoleUrl}#/${section}`);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
       await page.waitForLoadState('networkidle');
@@ -353,6 +355,9 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.goto(`${consoleUrl}#/agents`);
     await page.getByRole('link', { name: 'Reminders', exact: true }).click();
     await page.getByRole('heading', { name: 'Place a test call' }).waitFor();
+    // With its talk panel open in place.
+    await page.getByRole('button', { name: 'Talk or chat' }).click();
+    await page.getByRole('region', { name: 'Talk to Reminders' }).waitFor();
     found.push(...(await accessibilityViolations(page)).map((violation) => `agent: ${violation}`));
     await page.getByRole('link', { name: 'Its calls' }).click();
     await page.getByRole('table', { name: 'Calls of the agent' }).getByRole('link').first().click();

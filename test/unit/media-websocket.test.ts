@@ -129,4 +129,37 @@ describe('attachMediaStreams', () => {
     });
     expect(status).toBe(404);
   });
+
+  it.each([
+    ['closes', (ws: WebSocket) => ws.close()],
+    [
+      'breaks a rule (too many frames before admission)',
+      (ws: WebSocket, caller: SimulatedCaller) => {
+        for (const message of caller.silence(260 * 20)) ws.send(JSON.stringify(message));
+      },
+    ],
+  ])(
+    'a stream that %s while its run is admitted still ends that run: its session starts and finishes as closed',
+    async (_what, leave) => {
+      // The admission takes the run (in progress, one of the organization's channels): only a session ends it.
+      let letIn!: () => void;
+      const checked = new Promise<void>((resolve) => (letIn = resolve));
+      const admit = vi.fn(async (claim: { runRef: string | null }) => {
+        await checked;
+        return { accepted: true as const, runRef: claim.runRef ?? '', admitted: null };
+      });
+      const { port, onFinished, finished, handle } = await startServer({ admit });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);
+      await new Promise((resolve) => ws.once('open', resolve));
+      const caller = new SimulatedCaller({ runRef: '4.5.8' });
+      for (const message of caller.start()) ws.send(JSON.stringify(message));
+      await vi.waitFor(() => expect(admit).toHaveBeenCalledOnce());
+      leave(ws, caller);
+      await vi.waitFor(() => expect(handle.activeConnections).toBe(0));
+      letIn();
+      await vi.waitFor(() => expect(onFinished).toHaveBeenCalledOnce());
+      // Nothing was said: the session ended before its greeting.
+      expect(finished[0]).toMatchObject({ runRef: '4.5.8', reason: 'closed', fragments: [] });
+    },
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * The console (Preact): sign in with an organization API key (kept in this browser session only),
- * then agents, calls, campaigns, numbers, Do-not-call, usage, API keys and webhooks, each a page
- * addressed by the location hash. Everything goes through the public API with the generated typed
+ * then agents, calls, campaigns, numbers, Do-not-call, usage, API keys, webhooks and talking to an
+ * agent (voice or chat), each a page addressed by the location hash. Everything goes through the public API with the generated typed
  * client; the API's own message is shown for every error.
  */
 import { QueryClientProvider } from '@tanstack/preact-query';
@@ -24,6 +24,7 @@ import { CampaignPage, CampaignsPage } from './pages/campaigns.tsx';
 import { DoNotCallPage } from './pages/do-not-call.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { NumbersPage } from './pages/numbers.tsx';
+import { TalkPage } from './pages/talk.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 
@@ -36,6 +37,7 @@ const SECTIONS = [
   ['usage', 'Usage'],
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],
+  ['talk', 'Talk to an agent'],
 ] as const;
 
 function SignIn({ onSignedIn, refusal }: { onSignedIn: (connection: Connection) => void; refusal: string }) {
@@ -91,6 +93,8 @@ function Page({ route }: { route: string[] }) {
       return <KeysPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'talk':
+      return <TalkPage agentId={id} definitionId={child ? Number(child) : undefined} />;
     default:
       return id ? <AgentPage agentId={id} /> : <AgentsPage />;
   }
@@ -123,9 +127,6 @@ function Console() {
                 </a>
               </li>
             ))}
-            <li>
-              <a href="talk.html">Talk to an agent</a>
-            </li>
           </ul>
         </nav>
         {connection && (

@@ -285,10 +285,21 @@ export function attachMediaStreams<Admitted>(
       } catch (error) {
         result = { accepted: false, reason: `admission failed: ${String(error)}` };
       }
-      if ((phase as string) === 'refused') return; // the peer broke a rule while we checked
+      // The peer left, or broke a rule, while we checked.
+      const gone = (phase as string) === 'refused' || ws.readyState !== WebSocket.OPEN;
       if (!result.accepted)
-        return refuse(result.reason, { runRef: claim.runRef, callSid: claim.callSid }, result.status);
-      if (ws.readyState !== WebSocket.OPEN) return;
+        return gone
+          ? undefined
+          : refuse(result.reason, { runRef: claim.runRef, callSid: claim.callSid }, result.status);
+      if (gone) {
+        // Admitted all the same: the run is in progress and holds a channel, and only a session ends
+        // it. This one ends at once, before its greeting, as when the caller hangs up.
+        log('info', 'media stream gone while it was admitted: ending its run', { runRef: result.runRef });
+        const ended = startSession(result.admitted);
+        void ended.handle(start);
+        void ended.finish('closed');
+        return;
+      }
       phase = 'accepted';
       log('info', 'media stream admitted', { runRef: result.runRef, callSid: claim.callSid });
       leg = options.peerLeg?.(result.admitted, (frame) => deliver?.(frame), log);

@@ -8,9 +8,10 @@ import createClient from 'openapi-fetch';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { components, paths } from '../../../client/openapi.d.ts';
-import { detailOf } from './api-messages.ts';
 
-export { BASE_URL_STORAGE, detailOf, KEY_STORAGE } from './api-messages.ts';
+/** Where the key and the API's base URL are kept for this browser session (sessionStorage). */
+export const KEY_STORAGE = 'voice-agent-api-key';
+export const BASE_URL_STORAGE = 'voice-agent-base-url';
 
 export type Api = ReturnType<typeof createClient<paths>>;
 export type Schemas = components['schemas'];
@@ -26,6 +27,15 @@ export const connect = (baseUrl: string, key: string): Connection => ({
   baseUrl,
   key,
 });
+
+/** The API's own message for an error body (`detail`, a string or FastAPI's list). */
+export function detailOf(error: unknown, status: number): string {
+  const detail = (error as { detail?: unknown } | undefined)?.detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail))
+    return detail.map((item: { loc?: unknown[]; msg?: string }) => `${item.loc?.at(-1) ?? ''}: ${item.msg}`).join('; ');
+  return `The API answered ${status}`;
+}
 
 /** An error answer of the API: its own message, and its status. */
 export class ApiError extends Error {
