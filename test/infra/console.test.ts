@@ -106,6 +106,7 @@ describe('the console on AWS', () => {
       'talk.html',
       'talk.js',
       'uplot.css',
+      'xyflow.css',
     ]);
     // Every file the pages load is deployed; no source map leaks the sources.
     for (const page of ['index.html', 'talk.html']) {

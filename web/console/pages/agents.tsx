@@ -297,6 +297,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
       <p>
         <code>{agent.data.public_id}</code> · {agent.data.status} · {agent.data.total_runs} runs ·{' '}
         <a href={href('calls', agent.data.public_id)}>Its calls</a> ·{' '}
+        <a href={href('agents', agent.data.public_id, 'flow')}>Conversation flow and versions</a> ·{' '}
         <a href={`talk.html?agent=${encodeURIComponent(agent.data.public_id)}`}>Talk to it</a>
       </p>
       <TestCall agent={agent.data} />

@@ -8,6 +8,7 @@
  */
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { RunPath } from '../flows/run-path.tsx';
 import { CallLatencySection, ReplyLatency, useCallLatency } from '../latency/call-latency.tsx';
 import { repliesOf } from '../latency/layout.ts';
 import type { RunWithLatency } from '../latency/shapes.ts';
@@ -272,6 +273,7 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
           ))}
         </ol>
       </div>
+      {call.flow && <RunPath agentId={agentId} definitionId={call.definition_id} steps={call.flow} />}
       <CallLatencySection
         latency={figures.latency}
         ended={ended}
