@@ -284,6 +284,20 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
       .toBe('Changed step “Ask age”: prompt: “Ask the caller for their age.” → “Find out how old the caller is.”');
     await saveScreenshot(page, 'console-flow-versions', page.getByRole('region', { name: 'Versions' }));
 
+    // Try it: a chat with the draft, while the published version stays what others get.
+    await page.getByRole('link', { name: `Try it: talk to draft #${draftId}` }).click();
+    await page.getByLabel('API key').fill(org.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByLabel('Agent', { exact: true }).inputValue()).toBe(agentId);
+    await page.getByRole('button', { name: 'Chat' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Connected: conversation \d+$/);
+    const tried = Number((await page.getByRole('status').textContent())!.match(/(\d+)$/)![1]);
+    const run = await api.request('GET', `/agents/${agentId}/conversations/${tried}`, { key: org.key });
+    expect(run.body.definition_id).toBe(draftId);
+    await page.goBack();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Conversation flow of North Clinic' }).waitFor();
+
     await page.getByRole('button', { name: `Roll back to #${firstVersion}` }).click();
     await expect
       .poll(() => page.getByRole('status').last().textContent())

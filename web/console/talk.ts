@@ -35,6 +35,8 @@ const startChat = element<HTMLButtonElement>('start-chat');
 const startPeer = element<HTMLButtonElement>('start-peer');
 const stopButton = element<HTMLButtonElement>('stop');
 const statusLine = element<HTMLParagraphElement>('status');
+/** The console's links here: `agent` (its page, the flow editor), `definition` (the editor's "Try it"). */
+const linked = new URLSearchParams(location.search);
 const transcript = element<HTMLOListElement>('transcript');
 const chatForm = element<HTMLFormElement>('chat-form');
 const messageInput = element<HTMLInputElement>('message');
@@ -73,7 +75,7 @@ signIn.addEventListener('submit', async (event) => {
       .map((agent) => new Option(`${agent.name} (${agent.public_id})`, agent.public_id)),
   );
   // The console's agent page links here with its agent chosen.
-  const chosen = new URLSearchParams(location.search).get('agent');
+  const chosen = linked.get('agent');
   if (chosen && data.some((agent) => agent.public_id === chosen)) agentSelect.value = chosen;
   signIn.hidden = true;
   talk.hidden = false;
@@ -107,6 +109,14 @@ function addActivity(text: string): void {
   activity.append(item);
 }
 
+/** The version the flow editor's "Try it" links here with (a draft), for its agent only. */
+function linkedVersion(agentId: string): { definition_id?: number } {
+  const definition = Number(linked.get('definition'));
+  return linked.get('agent') === agentId && Number.isInteger(definition) && definition > 0
+    ? { definition_id: definition }
+    : {};
+}
+
 async function start(mode: 'webrtc' | 'smallwebrtc' | 'chat'): Promise<void> {
   if (!api) return;
   transcript.replaceChildren();
@@ -114,7 +124,7 @@ async function start(mode: 'webrtc' | 'smallwebrtc' | 'chat'): Promise<void> {
   setRunning(true, 'Connecting…');
   const { data, error, response } = await api.POST('/agents/{agent_id}/conversations', {
     params: { path: { agent_id: agentSelect.value } },
-    body: { mode, name: `Console ${mode}`, initial_context: {} },
+    body: { mode, name: `Console ${mode}`, initial_context: {}, ...linkedVersion(agentSelect.value) },
   });
   if (!data?.session) {
     setRunning(false, data ? 'This conversation has no session' : detailOf(error, response.status));

@@ -193,8 +193,12 @@ export function freeSpot(flow: EditedFlow, below?: string): { x: number; y: numb
       undefined,
     ) ?? { x: 0, y: -LAYER_HEIGHT };
   const spot = { x: anchor.x, y: anchor.y + LAYER_HEIGHT };
-  const near = (x: number) =>
-    placed.some(([, position]) => Math.abs(position.x - x) < COLUMN_WIDTH / 2 && Math.abs(position.y - spot.y) < 80);
-  while (near(spot.x)) spot.x += COLUMN_WIDTH;
+  const blocking = () =>
+    placed.find(
+      ([, position]) =>
+        Math.abs(position.x - spot.x) < COLUMN_WIDTH && Math.abs(position.y - spot.y) < LAYER_HEIGHT / 2,
+    )?.[1];
+  // Each node in the way moves the spot past it, so this ends.
+  for (let blocker = blocking(); blocker; blocker = blocking()) spot.x = blocker.x + COLUMN_WIDTH;
   return spot;
 }

@@ -2,9 +2,10 @@
  * Calls and conversations: an agent's runs with filters (status, disposition, dates, a text in
  * the name or number), refreshed while any is live; one run's page with the recording player
  * beside the transcript (the line being played highlighted), outcome, cost, analysis, gathered
- * context and the logs as a timeline, and each agent turn's latency as a waterfall (its time marked
- * beside each answer in the transcript). A live call refreshes until it ends, and its transcript can
- * be followed as it happens (the listen endpoint).
+ * context and the logs as a timeline, the path through its flow (flows/run-path.tsx), and each
+ * agent turn's latency as a waterfall (its time marked beside each answer in the transcript). A
+ * live call refreshes until it ends, and its transcript can be followed as it happens (the listen
+ * endpoint).
  */
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
