@@ -2,8 +2,9 @@
  * The console's flow editor in a real headless Chromium: a three-step flow with a branch built by
  * keyboard (steps, fields, a transition from the side panel) and by mouse (transitions dragged
  * between the steps' handles), saved as a draft and published; an invalid graph gets the API's
- * 422 on the steps and transitions it concerns; the version history says what changed and rolls
- * back; a call's page draws the path a chat took through the published flow. Loopback only.
+ * 422 on the steps and transitions it concerns; the version history says what changed, tries a
+ * draft in a chat, rolls back and opens an earlier version; a call's page draws the path a chat
+ * took through the published flow. Loopback only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -308,6 +309,20 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
       prompt: 'You book visits at North Clinic.',
       greeting: 'Hello, North Clinic here.',
     });
+    // An earlier version opens in the editor, to start a draft from it.
+    await page.getByRole('button', { name: `Open #${draftId}` }).click();
+    await page.getByText(`Editing version #${draftId}.`).waitFor();
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
+    expect(await page.getByLabel('Prompt: what the agent does here').count()).toBe(0);
+    await page.getByRole('list', { name: 'Steps' }).getByRole('button', { name: 'Ask age' }).click();
+    expect(await page.getByLabel('Prompt: what the agent does here').inputValue()).toBe(
+      'Ask the caller for their age.',
+    );
+    // The selected step goes with the Delete key on the canvas, and its transitions with it.
+    await node(page, 'step_1').focus();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
+    expect(await transitions(page).getByRole('listitem').count()).toBe(0);
     await page.close();
   });
 });
