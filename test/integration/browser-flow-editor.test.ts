@@ -148,6 +148,8 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
       'Ask age → Minor Too young',
     ]);
 
+    // The flow is sound by the API's rules, as checked while it was edited.
+    expect(await page.getByRole('list', { name: 'Problems', exact: true }).count()).toBe(0);
     // Placed anew in layers from the start: the two ends side by side under "Ask age".
     await press(page, 'Arrange the steps');
     const [ask, adult, young] = await Promise.all(['step_1', 'end', 'end_1'].map((id) => node(page, id).boundingBox()));
@@ -234,6 +236,10 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
     // An end nobody reaches, and a test naming a variable no step extracts.
     await page.getByLabel('New step').selectOption('endCall');
     await press(page, 'Add step');
+    // Checked as it is edited, by the API's own rules: the new end is out of reach at once.
+    await expect
+      .poll(() => node(page, 'end_2').locator('.flow-problems').textContent())
+      .toBe('node end_2 cannot be reached from the start');
     await transitions(page).getByRole('button', { name: 'Ask age → Goodbye' }).click();
     await page.getByLabel('Expression on the variables (checked first)').fill('weight > 80');
     await press(page, 'Save as draft');
@@ -248,7 +254,7 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
     expect(await page.locator('.react-flow__edge.flow-invalid').textContent()).toContain(
       'expression: weight is not a variable of the flow',
     );
-    const problems = page.getByRole('list', { name: 'Problems found by the API' });
+    const problems = page.getByRole('list', { name: 'Problems', exact: true });
     expect(await problems.getByRole('listitem').allTextContents()).toEqual([
       'Transition “Ask age” → “Goodbye”: expression: weight is not a variable of the flow (extracted by a node, or fetched before the call)',
       'Step “End 2”: node end_2 cannot be reached from the start',
@@ -260,6 +266,21 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
     );
     await saveScreenshot(page, 'console-flow-problems');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A field only the API checks: its 422 on the step, beside the problems checked as it is edited.
+    await page.getByRole('list', { name: 'Steps' }).getByRole('button', { name: 'Ask age' }).click();
+    await page.getByLabel('Variable 1: name').fill('Age');
+    await press(page, 'Save as draft');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Not saved: the API found 1 problem(s), shown on the flow.' })
+      .waitFor();
+    expect(await node(page, 'step_1').locator('.flow-problems').textContent()).toContain(
+      "extract.0.name: String should match pattern '^[a-z][a-z0-9_]{0,63}$'",
+    );
+    expect(await problems.getByRole('listitem').first().textContent()).toMatch(
+      /^Step “Ask age”: extract\.0\.name: String should match pattern/,
+    );
     await page.close();
   });
 

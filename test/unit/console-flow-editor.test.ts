@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FlowDefinition as FlowSchema, FlowNode } from '../../shared/schemas/flows.ts';
 import { definitionChanges } from '../../web/console/flows/diff.ts';
-import { issuesOf } from '../../web/console/flows/issues.ts';
+import { checkedIssues, currentIssues, issuesOf } from '../../web/console/flows/issues.ts';
 import {
   addEdge,
   arranged,
@@ -164,6 +164,61 @@ describe('the API’s 422 on the flow', () => {
 
   it('finds nothing in a body that is not a list of items', () => {
     expect(issuesOf('Agent not found', sent)).toEqual([]);
+  });
+});
+
+describe('the problems shown as the flow is edited', () => {
+  const sent = editable(FLOW);
+  const fieldProblem = {
+    loc: ['body', 'workflow_definition', 'nodes', 1, 'prompt'],
+    msg: 'String should have at least 1 character',
+  };
+  const rejected = { issues: issuesOf([fieldProblem], sent), sent };
+
+  it('checks the rules between the parts as the API does (lintFlow)', () => {
+    expect(checkedIssues(sent)).toEqual([]);
+    const cut = removeNode(sent, 'offer');
+    expect(checkedIssues(cut)).toEqual([
+      { node: 'done', edge: null, field: '', message: 'node done cannot be reached from the start' },
+    ]);
+  });
+
+  it.each<[string, (flow: typeof sent) => typeof sent, number]>([
+    ['the flow as it was sent', (flow) => flow, 1],
+    [
+      'the step only moved',
+      (flow) => ({ ...flow, nodes: flow.nodes.map((node) => ({ ...node, position: { x: 5, y: 5 } })) }),
+      1,
+    ],
+    [
+      'another step changed',
+      (flow) => ({
+        ...flow,
+        nodes: flow.nodes.map((node) => (node.id === 'done' ? { ...node, closing: 'Bye.' } : node)),
+      }),
+      1,
+    ],
+    [
+      'the step itself changed',
+      (flow) => ({
+        ...flow,
+        nodes: flow.nodes.map((node) => (node.id === 'offer' ? { ...node, prompt: 'Offer a loan.' } : node)),
+      }),
+      0,
+    ],
+    ['the step removed', (flow) => removeNode(flow, 'offer'), 0],
+  ])('keeps the API’s problem with a step while it stands: %s', (_what, edit, kept) => {
+    const shown = currentIssues(rejected, edit(sent));
+    expect(shown.filter((issue) => issue.field === 'prompt').length).toBe(kept);
+  });
+
+  it('shows a problem the API and the check both found once', () => {
+    const cut = removeNode(sent, 'offer');
+    const unreachable = {
+      loc: ['body', 'workflow_definition', 'nodes', 1],
+      msg: 'Value error, node done cannot be reached from the start',
+    };
+    expect(currentIssues({ issues: issuesOf([unreachable], cut), sent: cut }, cut)).toHaveLength(1);
   });
 });
 

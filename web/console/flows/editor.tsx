@@ -4,13 +4,13 @@
  * steps and transitions it concerns), trying and publishing the draft, and the version history.
  */
 import { useMutation, useQuery } from '@tanstack/preact-query';
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { answer, ApiError, queryClient, type Schemas, useApi } from '../lib/api.ts';
 import { detailOf } from '../lib/api-messages.ts';
 import { href } from '../lib/route.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';
 import { FlowGraph, type Selection } from './graph.tsx';
-import { type FlowIssue, issuesOf, issuesOfEdge, issuesOfNode } from './issues.ts';
+import { currentIssues, type FlowIssue, issuesOf, issuesOfEdge, issuesOfNode } from './issues.ts';
 import * as model from './model.ts';
 import { Outline } from './outline.tsx';
 import { type AgentChoices, EdgePanel, NodePanel } from './panel.tsx';
@@ -69,7 +69,9 @@ function FlowEditor({ agent }: { agent: Agent }) {
       : `a flow made from the current version's flat prompt (#${agent.current_definition_id}); saving makes it a flow`,
   );
   const [selection, setSelection] = useState<Selection>(null);
-  const [issues, setIssues] = useState<FlowIssue[]>([]);
+  // The API's answer to the last save that failed, with the flow it was sent.
+  const [rejected, setRejected] = useState<{ issues: FlowIssue[]; sent: model.EditedFlow } | null>(null);
+  const issues = useMemo(() => currentIssues(rejected, flow), [rejected, flow]);
   const [saved, setSaved] = useState<Saved | null>(null);
   const [note, setNote] = useState('');
   const [newType, setNewType] = useState<model.NodeType>('agentNode');
@@ -86,7 +88,7 @@ function FlowEditor({ agent }: { agent: Agent }) {
       });
       if (response.status === 422) {
         const found = issuesOf((error as { detail?: unknown }).detail, sent);
-        setIssues(found);
+        setRejected({ issues: found, sent });
         throw new ApiError(`Not saved: the API found ${found.length} problem(s), shown on the flow.`, 422);
       }
       if (!data) throw new ApiError(detailOf(error, response.status), response.status);
@@ -94,7 +96,7 @@ function FlowEditor({ agent }: { agent: Agent }) {
     },
     meta: { touches: ['definitions', agent.public_id] },
     onSuccess: (draft) => {
-      setIssues([]);
+      setRejected(null);
       setSaved(draft);
       setNote('');
     },
@@ -243,7 +245,7 @@ function FlowEditor({ agent }: { agent: Agent }) {
           setFlow(flowOf(definition.workflow_definition as Record<string, unknown>));
           setSource(`version #${definition.id}`);
           setSelection(null);
-          setIssues([]);
+          setRejected(null);
         }}
       />
     </section>

@@ -1,6 +1,6 @@
 /**
  * The flow as lists beside the canvas: every step and transition as a button that selects it, and
- * the problems the API found, each one a button to what it concerns. With the panel's buttons this
+ * the problems (checked as the flow is edited, and the API's), each one a button to what it concerns. With the panel's buttons this
  * makes the editor usable without a mouse (and tells a screen reader what the canvas draws).
  */
 import type { Selection } from './graph.tsx';
@@ -30,7 +30,8 @@ export function Outline({
     <div class="flow-outline">
       {issues.length > 0 && (
         <>
-          <h4 id="flow-problems-title">Problems found by the API</h4>
+          <h4 id="flow-problems-title">Problems</h4>
+          <p>Checked as you edit, and by the API when the flow is saved.</p>
           <ul aria-labelledby="flow-problems-title" class="flow-problems">
             {issues.map((issue, index) => (
               <li key={index}>
