@@ -61,6 +61,9 @@ export function consoleFiles(options: { sourceMaps: boolean }): Map<string, Site
     outdir: 'out',
     jsx: 'automatic',
     jsxImportSource: 'preact',
+    // The flow editor's graph library (@xyflow/react) is written for React: it runs on Preact's
+    // compatibility layer, so the page carries one renderer.
+    alias: { react: 'preact/compat', 'react-dom': 'preact/compat', 'react/jsx-runtime': 'preact/jsx-runtime' },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -75,6 +78,8 @@ export function consoleFiles(options: { sourceMaps: boolean }): Map<string, Site
     ['console.css', file(CSS, 'web/console/console.css')],
     // uPlot's own stylesheet (the usage chart's legend and axes).
     ['uplot.css', file(CSS, 'node_modules/uplot/dist/uPlot.min.css')],
+    // @xyflow/react's own stylesheet (the flow editor's canvas, nodes, edges and controls).
+    ['xyflow.css', file(CSS, 'node_modules/@xyflow/react/dist/style.css')],
     ...bundle.outputFiles.map((output): [string, SiteFile] => [
       basename(output.path),
       { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(output.contents) },

@@ -99,7 +99,7 @@ describe('the console on AWS', () => {
     });
     Template.fromStack(stack).hasOutput('ConsoleUrl', {});
     const files = consoleFiles({ sourceMaps: false });
-    expect([...files.keys()].sort()).toEqual(['console.css', 'console.js', 'index.html', 'uplot.css']);
+    expect([...files.keys()].sort()).toEqual(['console.css', 'console.js', 'index.html', 'uplot.css', 'xyflow.css']);
     // Every file the page loads is deployed; no source map leaks the sources.
     const html = files.get('index.html')!.body.toString();
     for (const [, name] of html.matchAll(/(?:src|href)="([^"#]+\.(?:js|css))"/g)) expect(files.has(name!)).toBe(true);

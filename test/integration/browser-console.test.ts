@@ -359,6 +359,12 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByRole('button', { name: 'Talk or chat' }).click();
     await page.getByRole('region', { name: 'Talk to Reminders' }).waitFor();
     found.push(...(await accessibilityViolations(page)).map((violation) => `agent: ${violation}`));
+    // Its flow editor (a flat agent's flow, as the editor draws it).
+    await page.getByRole('link', { name: 'Conversation flow and versions' }).click();
+    await page.locator('.react-flow__node').first().waitFor();
+    await page.getByRole('table', { name: 'Versions of the definition' }).getByRole('row').nth(1).waitFor();
+    found.push(...(await accessibilityViolations(page)).map((violation) => `flow editor: ${violation}`));
+    await page.getByRole('link', { name: 'Back to Reminders' }).click();
     await page.getByRole('link', { name: 'Its calls' }).click();
     await page.getByRole('table', { name: 'Calls of the agent' }).getByRole('link').first().click();
     await page.getByLabel('Call status').waitFor();

@@ -17,6 +17,7 @@ import {
   keyRefused,
   queryClient,
 } from './lib/api.ts';
+import { FlowEditorPage } from './flows/editor.tsx';
 import { href, useRoute } from './lib/route.ts';
 import { AgentPage, AgentsPage } from './pages/agents.tsx';
 import { CallPage, CallsPage } from './pages/calls.tsx';
@@ -96,6 +97,7 @@ function Page({ route }: { route: string[] }) {
     case 'talk':
       return <TalkPage agentId={id} definitionId={child ? Number(child) : undefined} />;
     default:
+      if (id && child === 'flow') return <FlowEditorPage agentId={id} />;
       return id ? <AgentPage agentId={id} /> : <AgentsPage />;
   }
 }

@@ -2,12 +2,14 @@
  * Calls and conversations: an agent's runs with filters (status, disposition, dates, a text in
  * the name or number), refreshed while any is live; one run's page with the recording player
  * beside the transcript (the line being played highlighted), outcome, cost, analysis, gathered
- * context and the logs as a timeline, and each agent turn's latency as a waterfall (its time marked
- * beside each answer in the transcript). A live call refreshes until it ends, and its transcript can
- * be followed as it happens (the listen endpoint).
+ * context and the logs as a timeline, the path through its flow (flows/run-path.tsx), and each
+ * agent turn's latency as a waterfall (its time marked beside each answer in the transcript). A
+ * live call refreshes until it ends, and its transcript can be followed as it happens (the listen
+ * endpoint).
  */
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { RunPath } from '../flows/run-path.tsx';
 import { CallLatencySection, ReplyLatency, useCallLatency } from '../latency/call-latency.tsx';
 import { repliesOf } from '../latency/layout.ts';
 import type { RunWithLatency } from '../latency/shapes.ts';
@@ -272,6 +274,7 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
           ))}
         </ol>
       </div>
+      {call.flow && <RunPath agentId={agentId} definitionId={call.definition_id} steps={call.flow} />}
       <CallLatencySection
         latency={figures.latency}
         ended={ended}
