@@ -43,6 +43,13 @@ export interface LocalStackOptions {
   usagePlan?: { rateLimit: number; burstLimit: number };
   /** Longest simulated answered call (SIM_CALL_SECONDS, default 20); the agent usually hangs up first. */
   simCallSeconds?: number;
+  /**
+   * How many times faster than real time the simulated carriers' lines run (default 1: `npm start`
+   * talks in real time; the tests' global setup speeds them up): the callee's speech, the playing
+   * of the agent's audio, the carriers' text-to-speech and answering-machine detection
+   * (local/carrier/carrier.ts, SimulatedCarrierOptions.linePace).
+   */
+  linePace?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
@@ -169,12 +176,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       account: twilioAccount,
       ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+      linePace: options.linePace,
       callsPerSecond,
     });
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
     const telnyx = await startLocalTelnyx({
       callSeconds: options.simCallSeconds ?? Number(process.env.SIM_CALL_SECONDS ?? 20),
+      linePace: options.linePace,
     });
     stops.push(telnyx.stop);
     const sheets = await startSheetsSimulator();
