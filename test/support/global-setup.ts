@@ -17,12 +17,14 @@ declare module 'vitest' {
 }
 
 /**
- * The simulated lines run twice as fast as real time: the callees' speech, the playing of the
- * agents' audio, the carriers' text-to-speech and answering-machine detection (the media service
- * follows the stream's timestamps), so calls take half the time; the people's own waits (ringing,
- * a transfer's talk, the callee's patience) stay real time.
+ * How many times faster than real time the simulated lines run: the callees' speech, the playing
+ * of the agents' audio, the carriers' text-to-speech and answering-machine detection (the media
+ * service follows the stream's timestamps); the people's own waits (ringing, a transfer's talk,
+ * the callee's patience) stay real time. Real time for now: at 2 the call-placing files take about
+ * 0.57 of their time, but a machine's greeting is missing from the transcript of a voicemail call
+ * (docs/testing.md, "Where the time goes"), which must be fixed first.
  */
-const LINE_PACE = 2;
+const LINE_PACE = 1;
 
 /**
  * Starts the local stack (in-memory DynamoDB Local, s3rver in a temporary folder) once for the
