@@ -48,6 +48,13 @@ export interface LocalStackOptions {
   maxCallSeconds?: number;
   /** Dialed calls made ready while they ring (MEDIA_EARLY_CONNECTIONS; default on, as on AWS). */
   earlyConnections?: boolean;
+  /**
+   * How many times faster than real time the simulated carriers' lines run (default 1: `npm start`
+   * talks in real time; the tests' global setup speeds them up): the callee's speech, the playing
+   * of the agent's audio, the carriers' text-to-speech and answering-machine detection
+   * (local/carrier/carrier.ts, SimulatedCarrierOptions.linePace).
+   */
+  linePace?: number;
   /** Divides the webhook retry schedule (default 60: 5 min becomes 5 s). */
   webhookRetryTimeScale?: number;
   /** Divides campaign retry delays (default 60: a one-hour retry delay becomes one minute). */
@@ -187,12 +194,14 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
       account: twilioAccount,
       ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? 20,
+      linePace: options.linePace,
       callsPerSecond,
     });
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
     const telnyx = await startLocalTelnyx({
       callSeconds: options.simCallSeconds ?? 20,
+      linePace: options.linePace,
     });
     stops.push(telnyx.stop);
     const sheets = await startSheetsSimulator();

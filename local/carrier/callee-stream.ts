@@ -27,16 +27,20 @@ export interface MediaStreamWire {
 }
 
 /**
- * The callee's side of an answered call over a provider's media stream: real-time 20 ms mu-law
- * frames of synthetic speech (media/src/audio/tones.ts), one line of a fixed script after each
- * agent turn, mark echoes once the agent's audio has "played", `clear` dropping it; the callee
- * hangs up after `callSeconds` or when `hangUp` aborts (the platform hung up). Resolves to
- * `stream-closed` when the platform closed the stream first, else `ended`.
+ * The callee's side of an answered call over a provider's media stream: 20 ms mu-law frames of
+ * synthetic speech (media/src/audio/tones.ts) in real time, or `pace` times faster, one line of a
+ * fixed script after each agent turn, mark echoes once the agent's audio has "played", `clear`
+ * dropping it; the callee hangs up after `callSeconds` (real time) or when `hangUp` aborts (the
+ * platform hung up). Resolves to `stream-closed` when the platform closed the stream first, else
+ * `ended`. Everything on the line is timed on the line's clock, `pace` times wall time: a frame
+ * every 20 ms of it, stamped with it, the agent's audio playing and the pause before a reply.
  */
 export async function talkAsCallee(options: {
   url: string;
   wire: MediaStreamWire;
   callSeconds: number;
+  /** How many times faster than real time the line runs (SimulatedCarrierOptions.linePace). */
+  pace: number;
   hangUp: AbortSignal;
   /** Open sockets, so that a stopping simulator can terminate them. */
   sockets: Set<WebSocket>;
@@ -62,6 +66,9 @@ export async function talkAsCallee(options: {
       socket.once('error', reject);
     });
     const startedAt = Date.now();
+    /** Ms on the line's clock since the stream started. */
+    const lineMs = () => (Date.now() - startedAt) * options.pace;
+    /** When (line ms) the agent audio received so far has finished playing. */
     let agentSpeechEndsAt = 0;
     let agentSpokeSinceReply = false;
     let scriptLine = 0;
@@ -78,14 +85,17 @@ export async function talkAsCallee(options: {
       if (message.event === 'mark') {
         const entry = {
           name: message.mark?.name,
-          timer: setTimeout(() => send(wire.mark(message.mark?.name)), Math.max(0, agentSpeechEndsAt - Date.now())),
+          timer: setTimeout(
+            () => send(wire.mark(message.mark?.name)),
+            Math.max(0, agentSpeechEndsAt - lineMs()) / options.pace,
+          ),
         };
         marks.push(entry);
         return;
       }
       if (message.event === 'clear') {
         // The buffered agent audio is dropped and pending marks are echoed at once.
-        agentSpeechEndsAt = Date.now();
+        agentSpeechEndsAt = lineMs();
         for (const entry of marks.splice(0)) {
           clearTimeout(entry.timer);
           send(wire.mark(entry.name));
@@ -97,7 +107,7 @@ export async function talkAsCallee(options: {
       if (options.menu) for (const frame of frames(decodeMulaw(audio))) heardKeys += keyDetector.push(frame) ?? '';
       // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
       const durationMs = (audio.length / FRAME_SAMPLES) * FRAME_MS;
-      agentSpeechEndsAt = Math.max(agentSpeechEndsAt, Date.now()) + durationMs;
+      agentSpeechEndsAt = Math.max(agentSpeechEndsAt, lineMs()) + durationMs;
       agentSpokeSinceReply = true;
     });
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -114,12 +124,8 @@ export async function talkAsCallee(options: {
       !options.hangUp.aborted &&
       Date.now() - startedAt < options.callSeconds * 1000
     ) {
-      if (
-        !options.machine &&
-        !pending.length &&
-        agentSpokeSinceReply &&
-        Date.now() > agentSpeechEndsAt + REPLY_PAUSE_MS
-      ) {
+      const frameMs = lineMs();
+      if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > agentSpeechEndsAt + REPLY_PAUSE_MS) {
         agentSpokeSinceReply = false;
         if (keysToPress) {
           pressing = [...keysToPress];
@@ -138,11 +144,11 @@ export async function talkAsCallee(options: {
         wire.media({
           sequence: sequence++,
           chunk,
-          timestampMs: Date.now() - startedAt,
+          timestampMs: frameMs,
           payload: encodeMulaw(frame).toString('base64'),
         }),
       );
-      await sleep(FRAME_MS);
+      await sleep(FRAME_MS / options.pace);
     }
     for (const entry of marks) clearTimeout(entry.timer);
     const closedByPlatform = socket.readyState !== WebSocket.OPEN;

@@ -148,15 +148,25 @@ export interface TransferLine {
 }
 
 export interface SimulatedCarrierOptions {
-  /** How long an answered call lasts before the callee hangs up. */
+  /** How long an answered call lasts before the callee hangs up (real time, at any linePace). */
   callSeconds: number;
   /** Ringing before an outcome. */
   ringMs?: number;
+  /**
+   * How many times faster than real time the audio on the line runs (default 1, real time, as
+   * `npm start` has it; the tests' configuration raises it): the callee's speech and the playing
+   * of the agent's audio, the carrier's text-to-speech and played audio, and answering-machine
+   * detection, timed against the machine's greeting. The media service keeps its own clock by the
+   * stream's timestamps, so it follows. The people's own waits stay real time: ringing, a
+   * transfer's talk, patience on dead air, `callSeconds`.
+   */
+  linePace?: number;
 }
 
 export class SimulatedCarrier {
   readonly callSeconds: number;
   readonly ringMs: number;
+  readonly linePace: number;
   readonly inProgress = new CallsInProgress();
   readonly numbers = new NumberInventory();
   /** What the carrier's text-to-speech said on calls (a voicemail message), for `GET /_simulator/spoken`. */
@@ -167,6 +177,8 @@ export class SimulatedCarrier {
   constructor(options: SimulatedCarrierOptions) {
     this.callSeconds = options.callSeconds;
     this.ringMs = options.ringMs ?? 300;
+    this.linePace = options.linePace ?? 1;
+    if (!(this.linePace > 0)) throw new Error(`linePace must be a positive number, not ${options.linePace}`);
   }
 
   /** Follows a call's work until it ends (idle waits for it; stop hangs the call up). */
@@ -206,7 +218,7 @@ export class SimulatedCarrier {
     const answerer = answererOf(call.to);
     const callOver = new AbortController();
     const at = async (ms: number) => {
-      await waitUnlessAborted(Math.max(0, answeredAt + ms - Date.now()), callOver.signal);
+      await waitUnlessAborted(Math.max(0, answeredAt + ms / this.linePace - Date.now()), callOver.signal);
       return !callOver.signal.aborted && !call.hangUp.signal.aborted;
     };
     const detection = line.detect(call, answerer, at);
@@ -228,6 +240,7 @@ export class SimulatedCarrier {
     return talkAsCallee({
       url: stream.url,
       callSeconds: this.callSeconds,
+      pace: this.linePace,
       hangUp: stream.hangUp,
       sockets: this.inProgress.sockets,
       machine,
@@ -245,15 +258,16 @@ export class SimulatedCarrier {
     return completed;
   }
 
-  /** Plays `text` as speech on the call (about 15 characters a second); false when the call ended first. */
+  /** Plays `text` as speech on the call (about 15 characters a second, at linePace); false when the call ended first. */
   async speak(call: CarrierCall, text: string): Promise<boolean> {
-    await waitUnlessAborted(text.length * TTS_MS_PER_CHARACTER, call.hangUp.signal);
+    await waitUnlessAborted((text.length * TTS_MS_PER_CHARACTER) / this.linePace, call.hangUp.signal);
     return !call.hangUp.signal.aborted;
   }
 
   /**
    * Plays the WAV at `url` (a loopback address) to the far end of the call, for as long as it
-   * lasts: the words the person hears (a warm transfer's message), or null when it cannot be fetched.
+   * lasts (at linePace): the words the person hears (a warm transfer's message), or null when it
+   * cannot be fetched.
    */
   async play(call: CarrierCall, url: string): Promise<string | null> {
     const audio = await fetch(url).then(
@@ -266,7 +280,7 @@ export class SimulatedCarrier {
     const data = wav.subarray(WAV_HEADER_BYTES, WAV_HEADER_BYTES + header.dataBytes);
     const samples = new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
     const words = speechText(samples);
-    await waitUnlessAborted((samples.length / 8000) * 1000, call.hangUp.signal);
+    await waitUnlessAborted(((samples.length / 8000) * 1000) / this.linePace, call.hangUp.signal);
     return words;
   }
 

@@ -47,6 +47,14 @@ async function endedCall(agentId: string, phoneNumber: string) {
   return finishedRun(agentId, placed.body.workflow_run_id);
 }
 
+/**
+ * The last line the call itself logged. Answering-machine detection's verdict comes on the
+ * provider's own schedule (seconds after the answer) and is logged whenever the run is still open,
+ * so it may land after a call's last words while the call is being ended.
+ */
+const lastCallLog = (run: { logs: { level: string; message: string }[] }) =>
+  run.logs.filter((log) => !log.message.startsWith('Answering-machine detection: ')).at(-1)!;
+
 /** The run's transcript as `role: text` lines. */
 async function transcriptLines(agentId: string, runId: number): Promise<string[]> {
   const transcript = await api.request('GET', `/agents/${agentId}/conversations/${runId}/transcript`, { key: org.key });
@@ -221,7 +229,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
     await failModelWhenPromptHolds(`[billing] ${content}`);
     const run = await endedCall(agent.public_id, daytimeNumber(6, 3));
     expect(run.status).toBe('failed');
-    expect(run.logs.at(-1).message).toMatch(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/);
+    expect(lastCallLog(run).message).toMatch(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/);
   });
 
   it(
@@ -234,7 +242,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
       await failModelWhenPromptHolds(name);
       const run = await endedCall(agent.public_id, daytimeNumber(3, 2));
       expect(run.status).toBe('failed');
-      expect(run.logs.at(-1)).toMatchObject({
+      expect(lastCallLog(run)).toMatchObject({
         level: 'ERROR',
         message: expect.stringMatching(/^Call failed: language model at 127\.0\.0\.1:\d+: 500/),
       });
@@ -305,7 +313,7 @@ describe.skipIf(needsLocalStack)('a call held by the voice agent (local provider
         return current.body.status !== 'in_progress' ? current.body : undefined;
       }, 40_000);
       expect(run.status).toBe('failed');
-      expect(run.logs.at(-1).message).toMatch(/^Call failed: Deepgram: /);
+      expect(lastCallLog(run).message).toMatch(/^Call failed: Deepgram: /);
 
       expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(204);
       expect((await api.request('DELETE', '/speech-keys/deepgram', { key: own.key })).status).toBe(404);
