@@ -35,6 +35,9 @@ export interface WorkerFigures {
   /** Time spent in garbage collection over the window, and how many collections. */
   gcMs: number;
   gcCount: number;
+  /** Media frames the calls received and sent over the window: the work done, whatever the machine's load. */
+  framesIn: number;
+  framesOut: number;
   rssBaselineBytes: number;
   rssPeakBytes: number;
   calls: CallReport[];
@@ -66,20 +69,32 @@ const toolFetch: typeof fetch = (input, init) =>
   });
 
 const calls: CallReport[] = [];
+let framesIn = 0;
+let framesOut = 0;
 const server = createServer((_request, response) => response.writeHead(404).end());
 attachMediaStreams(
   server,
   '/media',
-  (send) =>
-    new CallPipeline({
+  (send) => {
+    const pipeline = new CallPipeline({
       prepare: async () => ({
         plan,
         providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },
         organizationId: 1,
         toolFetch,
       }),
-      send,
-    }),
+      send: (message) => {
+        if ((message as { event?: unknown }).event === 'media') framesOut += 1;
+        send(message);
+      },
+    });
+    const handle = pipeline.handle.bind(pipeline);
+    pipeline.handle = (message) => {
+      if ((message as { event?: unknown }).event === 'media') framesIn += 1;
+      return handle(message);
+    };
+    return pipeline;
+  },
   async (result) => {
     calls.push({
       runRef: result.runRef,
@@ -128,6 +143,8 @@ process.on('message', async (message: { type: string }) => {
     delay.enable();
     gcMs = 0;
     gcCount = 0;
+    framesIn = 0;
+    framesOut = 0;
     gcObserver.observe({ entryTypes: ['gc'] });
     if (profiler) {
       profiler.connect();
@@ -154,6 +171,8 @@ process.on('message', async (message: { type: string }) => {
       eventLoopDelayMaxMs: delay.max / 1e6,
       gcMs,
       gcCount,
+      framesIn,
+      framesOut,
       rssBaselineBytes: rssBaseline,
       rssPeakBytes: rssPeak,
       calls,

@@ -22,9 +22,13 @@
  *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
  *   BENCH_CPU_PROFILE=media.cpuprofile npx tsx bench/media-capacity.ts 200
  *     a V8 CPU profile of the media process over the measured window (the last N's)
+ *   BENCH_SYSCALLS=1 npx tsx bench/media-capacity.ts 20
+ *     the media process's system calls per inbound frame, by kind (`perf stat`; root)
+ *   BENCH_MEDIA_NODE_FLAGS='--max-semi-space-size=16' npx tsx bench/media-capacity.ts 200
+ *     Node flags for the media process
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
 import { ENDPOINTING_MS } from '../media/src/agent/providers.ts';
@@ -76,11 +80,52 @@ function pinTo(pid: number, core: number): boolean {
   }
 }
 
+/** The media process's system calls over the window, by kind (BENCH_SYSCALLS=1: `perf stat`, root). */
+function countSyscalls(pid: number): () => Promise<Record<string, number>> {
+  const kinds = ['read', 'write', 'writev', 'epoll_wait', 'epoll_pwait', 'epoll_ctl', 'futex'];
+  const perf = spawn(
+    'perf',
+    [
+      'stat',
+      '-x',
+      ',',
+      '-p',
+      String(pid),
+      '-e',
+      ['raw_syscalls:sys_enter', ...kinds.map((kind) => `syscalls:sys_enter_${kind}`)].join(','),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let output = '';
+  perf.stderr.on('data', (data) => (output += String(data)));
+  return () =>
+    new Promise((resolve) => {
+      perf.once('close', () =>
+        resolve(
+          Object.fromEntries(
+            output
+              .split('\n')
+              .map((line) => line.split(','))
+              .filter((fields) => fields.length > 2 && /^\d+$/.test(fields[0]!))
+              .map((fields) => [fields[2]!.replace(/^.*sys_enter_?/, '') || 'all', Number(fields[0])]),
+          ),
+        ),
+      );
+      perf.kill('SIGINT');
+    });
+}
+
 async function startWorker(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; port: number; pinned: boolean }> {
   const child = fork(new URL('./media-capacity-worker.ts', import.meta.url), {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    // BENCH_MEDIA_NODE_FLAGS: Node flags to try on the media process (a heap setting, say).
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env.BENCH_MEDIA_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    ],
     env: { ...process.env, ...env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -208,6 +253,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     await new Promise((resolve) => setTimeout(resolve, RAMP_MS / calls));
   }
   await ask(child, 'measure', 'measuring');
+  const syscalls = process.env.BENCH_SYSCALLS ? countSyscalls(child.pid!) : undefined;
   const driverCpuStart = process.cpuUsage();
   const driverWindowStart = performance.now();
   await Promise.race([
@@ -221,6 +267,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
   // The last saves of the media process.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const worker = await ask<WorkerFigures>(child, 'report', 'report');
+  const syscallCounts = await syscalls?.();
   child.kill();
   for (const state of states) state.ws.terminate();
 
@@ -248,7 +295,13 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     turnsMeasured: overheads.length,
     eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
     cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
+    // The same per second of the callers' audio the media process received: on a loaded machine
+    // the driver falls behind, and the calls send less than a call-second each second.
+    cpuMsPerAudioSecond: Math.round((worker.cpuMs / ((worker.framesIn * FRAME_MS) / 1000)) * 100) / 100,
+    framesInOut: [worker.framesIn, worker.framesOut],
+    loadAverage: loadavg().map((load) => Math.round(load * 10) / 10),
     gcShareOfCpu: Math.round((worker.gcMs / worker.cpuMs) * 100) / 100,
+    gcPerSecond: Math.round(worker.gcCount / (worker.windowMs / 1000)),
     cpuShareOfCore: Math.round((worker.cpuMs / worker.windowMs) * 100) / 100,
     memoryPerCallMiB: Math.round(((worker.rssPeakBytes - worker.rssBaselineBytes) / calls / 2 ** 20) * 100) / 100,
     rssPeakMiB: Math.round(worker.rssPeakBytes / 2 ** 20),
@@ -256,6 +309,11 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     transcriptBytes: worker.calls.reduce((sum, call) => sum + call.transcriptBytes, 0),
     driverEventLoopDelayP99Ms: Math.round((driverDelay.percentile(99) / 1e6) * 10) / 10,
     driverCpuShareOfCore: Math.round(driverCpuShare * 100) / 100,
+    ...(syscallCounts && {
+      syscallsPerFrameIn: Object.fromEntries(
+        Object.entries(syscallCounts).map(([name, count]) => [name, Math.round((count / worker.framesIn) * 100) / 100]),
+      ),
+    }),
   };
   const meetsGoals =
     complete.length === calls &&

@@ -83,7 +83,10 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
       const answered = new Promise<number>((resolve) => (firstFrame = resolve));
       endOfSpeech = performance.now();
       await session.handle(pause.at(-1)!);
-      const at = await answered;
+      // A phone stream goes on: silence every 20 ms while the answer comes (speech-to-text is sent
+      // two frames to a message, so the pause's last frame may wait for the next one).
+      const stream = setInterval(() => void session.handle(caller.silence(20)[0]!), 20);
+      const at = await answered.finally(() => clearInterval(stream));
       firstFrame = null;
       if (turn >= 5) totals.push(at - endOfSpeech); // the first turns warm the JIT and connections
       endOfSpeech = null;

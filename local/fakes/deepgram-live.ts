@@ -41,6 +41,8 @@ export interface FakeDeepgram {
   readonly keepAlives: () => number;
   /** Streams open now (tests check none is left behind). */
   readonly openStreams: () => number;
+  /** Binary (audio) messages received and their bytes, all streams together. */
+  readonly audioReceived: () => { messages: number; bytes: number };
   stop: () => Promise<void>;
 }
 
@@ -63,6 +65,7 @@ const ONSET_LEVEL = 300;
 export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<FakeDeepgram> {
   const connections: URLSearchParams[] = [];
   let keepAlives = 0;
+  const audioReceived = { messages: 0, bytes: 0 };
   let streamsOpened = 0;
   let openStreams = 0;
   const connecting = connectionDelay(options.connectDelayMs);
@@ -214,6 +217,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         }
         return;
       }
+      audioReceived.messages += 1;
+      audioReceived.bytes += (data as Buffer).length;
       pending = Buffer.concat([pending, data as Buffer]);
       for (;;) {
         // Like a real recogniser, words are heard wherever the chunks of audio begin (a browser's
@@ -244,6 +249,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     connections,
     keepAlives: () => keepAlives,
     openStreams: () => openStreams,
+    audioReceived: () => ({ ...audioReceived }),
     stop: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

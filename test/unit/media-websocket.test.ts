@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
@@ -107,6 +107,40 @@ describe('attachMediaStreams', () => {
     ]);
     expect(parseWavHeader(await result!.recording!.read()).sampleRate).toBe(8000);
     await result!.recording!.dispose();
+  });
+
+  it("sends the agent's frames of a chunk of speech in one socket write, each frame as before", async () => {
+    const { port } = await startServer();
+    // The server's writes to this connection: each is a system call, one per frame without corking.
+    let writes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = Socket.prototype[method] as (...args: unknown[]) => void;
+      const spy = vi.spyOn(Socket.prototype, method).mockImplementation(function (this: Socket, ...args: unknown[]) {
+        if (this.localPort === port) writes += 1;
+        return original.apply(this, args);
+      });
+      cleanups.push(async () => spy.mockRestore());
+    }
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/media-stream`);
+    const media: unknown[] = [];
+    const greeted = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { event: string; mark?: { name: string } };
+        if (message.event === 'media') media.push(message);
+        if (message.event === 'mark' && message.mark?.name === 'reply-1') resolve();
+      }),
+    );
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const caller = new SimulatedCaller({ streamSid: 'MZcork', runRef: '4.5.8' });
+    writes = 0;
+    for (const message of caller.start()) ws.send(JSON.stringify(message));
+    await greeted;
+    ws.close();
+    // "Hello, this is Ann.": a frame a character, in the one or two writes of its chunks.
+    expect(media.length).toBeGreaterThanOrEqual(19);
+    expect(writes).toBeLessThanOrEqual(media.length / 4);
+    expect(media[0]).toEqual({ event: 'media', streamSid: 'MZcork', media: { payload: expect.any(String) } });
+    expect(Object.keys(media[0] as object)).toEqual(['event', 'streamSid', 'media']);
   });
 
   it('finishes once on stop, and refuses other upgrade paths', async () => {

@@ -490,6 +490,32 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
     },
   );
 
+  it("sends the caller's 20 ms frames in 40 ms chunks, and what is held once the audio stops", async () => {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+    cleanups.push(deepgram.stop);
+    const heard: string[] = [];
+    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
+      { language: 'en' },
+      {
+        speechStarted: () => {},
+        transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
+        utteranceEnd: () => {},
+        failed: () => {},
+      },
+    );
+    cleanups.push(() => stream.close());
+    const audio = encodeMulaw(synthesizeSpeech('Hello there.'));
+    // The speech, then an odd number of silent frames: the last one is held, then sent alone.
+    const bytes = Buffer.concat([audio, Buffer.alloc(160 * (49 + ((audio.length / 160) % 2)), 0xff)]);
+    const frameCount = bytes.length / 160;
+    expect(frameCount % 2).toBe(1);
+    for (let start = 0; start < bytes.length; start += 160) stream.send(bytes.subarray(start, start + 160));
+    await vi.waitFor(() =>
+      expect(deepgram.audioReceived()).toEqual({ messages: (frameCount + 1) / 2, bytes: bytes.length }),
+    );
+    await vi.waitFor(() => expect(heard).toEqual(['Hello there.']));
+  });
+
   it('without them, Deepgram closes the idle stream (NET-0001) and the client opens it again', async () => {
     const { deepgram, events } = await openStream({ idleTimeoutMs: 300 }, 60_000);
     await vi.waitFor(() => expect(deepgram.connections).toHaveLength(2));

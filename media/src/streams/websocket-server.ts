@@ -160,11 +160,25 @@ export function attachMediaStreams<Admitted>(
     pinger?.unref();
 
     let leg: PeerLeg | undefined;
+    // Frames sent in one go (a chunk of speech is many 20 ms frames) leave in one write: the socket
+    // is corked from the first until the end of the tick, not written once per frame.
+    const socket = request.socket;
+    let corked = false;
+    const uncork = (): void => {
+      corked = false;
+      socket.uncork();
+    };
     const send = (message: object): void => {
       const frame = message as Record<string, unknown>;
       if (frame.event === 'transcript' && frame.role === 'assistant') chat?.agentAnswered();
       if (leg && PEER_FRAMES.has(String(frame.event))) return leg.send(frame);
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(codec.encode(frame)));
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
+      ws.send(JSON.stringify(codec.encode(frame)));
     };
     /** A peer leg's SDP exchange, over the WebSocket. */
     const negotiate = (frame: Record<string, unknown>): void => {
