@@ -101,3 +101,23 @@ export function answeringMachine(beep: boolean): AnsweringMachine {
   const all = beep ? [...greeting, ...tone] : greeting;
   return { frames: all, greetingMs: all.length * FRAME_MS, beep };
 }
+
+/**
+ * What becomes of a text message sent to a number, by the local callee directory (its last two
+ * digits, so a test can pick a number in any zone and keep its last digit's call outcome): `…22`
+ * is a landline, which cannot take a text (the provider reports the delivery failed: Twilio
+ * 30006, Telnyx 40001); `…23`'s delivery receipt comes late (LATE_RECEIPT_MS); `…24`'s never comes
+ * (the message stays `sent`, as with a handset switched off whose network sends no receipt);
+ * anything else is delivered at once.
+ */
+export type SimulatedTextFate = 'delivered' | 'late_receipt' | 'no_receipt' | 'landline';
+
+export function simulatedTextFate(number: string): SimulatedTextFate {
+  if (number.endsWith('22')) return 'landline';
+  if (number.endsWith('23')) return 'late_receipt';
+  if (number.endsWith('24')) return 'no_receipt';
+  return 'delivered';
+}
+
+/** How long a late delivery receipt takes, and how long a message takes to be handed to the network and delivered. */
+export const TEXT_TIMING_MS = { sent: 150, delivered: 400, lateReceipt: 4_000 } as const;
