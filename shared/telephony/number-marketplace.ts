@@ -21,16 +21,20 @@ export async function searchNumbers(country: string, type?: NumberType): Promise
   return lists.flat();
 }
 
-function voiceUrl(provider: string): string {
+function webhookUrl(provider: string, path: 'voice' | 'messages'): string {
   const base = process.env.PUBLIC_BASE_URL;
   if (!base) throw new Error('Missing required environment variable PUBLIC_BASE_URL');
-  return `${base.replace(/\/$/, '')}/telephony/${provider}/voice`;
+  return `${base.replace(/\/$/, '')}/telephony/${provider}/${path}`;
 }
 
-/** Buys a number whose incoming calls ring this API's voice webhook. */
+/** Buys a number whose incoming calls ring this API's voice webhook, and whose texts reach its messaging webhook. */
 export async function buyNumber(e164: string, regulatoryBundleId?: string) {
   const { adapter } = await platformAccount();
-  return adapter.numbers.buyNumber(e164, { voiceUrl: voiceUrl(adapter.provider), regulatoryBundleId });
+  return adapter.numbers.buyNumber(e164, {
+    voiceUrl: webhookUrl(adapter.provider, 'voice'),
+    messagingUrl: webhookUrl(adapter.provider, 'messages'),
+    regulatoryBundleId,
+  });
 }
 
 export const releaseNumber = async (providerNumberId: string) =>
