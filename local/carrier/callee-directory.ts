@@ -1,5 +1,5 @@
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import { TEXTING_CALLER_SCRIPT, TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
 
 /**
  * The local callee directory: what a dialed number reaches, by its last digits, at both simulated
@@ -59,9 +59,16 @@ export const menuScript = (heard: string) => [
 /** A number ending in 345 reaches a phone menu (the local callee directory). */
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
-/** A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them on). */
-export const simulatedScript = (number: string): readonly string[] | undefined =>
-  number.endsWith('341') ? TRANSFER_CALLER_SCRIPT : undefined;
+/**
+ * A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them
+ * on); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks for a text (the last two
+ * digits then decide the text's fate: simulatedTextFate).
+ */
+export function simulatedScript(number: string): readonly string[] | undefined {
+  if (number.endsWith('341')) return TRANSFER_CALLER_SCRIPT;
+  if (number.slice(-4, -2) === '35') return TEXTING_CALLER_SCRIPT;
+  return undefined;
+}
 
 /**
  * A transfer's destination, by the same directory as a dialed number (simulatedOutcome): a person

@@ -40,8 +40,8 @@ export const messageStatusUrl = (provider: string, runRef: string, smsId: string
 export interface SmsRequest {
   ref: RunRef;
   to: string;
-  /** The sending number (the agent's, or a messaging-capable number of the organization). */
-  from: string;
+  /** The sending number (the agent's, or a messaging-capable number of the organization); null: the account's caller id. */
+  from: string | null;
   body: string;
   sentBy: SmsSender;
   /** The agent's settings for this call: whether texts are on, and how many it may send. */
@@ -72,7 +72,11 @@ const providerRefusal = (error: ProviderError): SmsRefusal | null => error.refus
  * provider's refusal leaves the text on the run `failed`, with the reason.
  */
 export async function sendRunSms(request: SmsRequest, now = new Date()): Promise<SmsOutcome> {
-  const { ref, to, from } = request;
+  const { ref, to } = request;
+  const { accountOf } = await import('../telephony/accounts.ts');
+  const { adapter, callerId } = await accountOf(ref.organizationId);
+  const from = request.from ?? callerId;
+  if (!from) return logRefusal(ref, to, 'sender_cannot_text', now);
   const [onDoNotCall, zones, sender] = await Promise.all([
     isBlocked(ref.organizationId, to),
     phoneNumberTimeZones(to),
@@ -90,8 +94,6 @@ export async function sendRunSms(request: SmsRequest, now = new Date()): Promise
   if (!(await takeSmsSlot(ref.organizationId, now, SMS_PER_MINUTE_PER_ORGANIZATION)))
     return logRefusal(ref, to, 'rate_limited', now);
 
-  const { accountOf } = await import('../telephony/accounts.ts');
-  const { adapter } = await accountOf(ref.organizationId);
   if (!adapter.messaging) return logRefusal(ref, to, 'sender_cannot_text', now);
   const timestamp = now.toISOString();
   const sms: RunSmsRecord = {
