@@ -83,7 +83,8 @@ export type SmsRefusal =
   | 'sender_cannot_text'
   | 'rate_limited'
   | 'invalid_destination'
-  | 'call_not_live';
+  | 'call_not_live'
+  | 'unavailable';
 
 export const SMS_REFUSALS: Record<SmsRefusal, string> = {
   disabled: 'Text messages are not enabled for this agent (workflow_configurations.sms).',
@@ -97,6 +98,7 @@ export const SMS_REFUSALS: Record<SmsRefusal, string> = {
   rate_limited: 'Too many text messages right now; try again in a minute.',
   invalid_destination: 'The destination is not a number that can take a text.',
   call_not_live: 'The call has ended.',
+  unavailable: 'The text message could not be sent right now.',
 };
 
 /** What is known when a text is asked for: the rules below decide in this order. */

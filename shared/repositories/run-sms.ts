@@ -92,8 +92,9 @@ export async function recordSmsAccepted(
     new UpdateCommand({
       TableName: tableName(),
       Key: key(ref, smsId),
-      UpdateExpression: 'SET provider_message_id = :id, segments = :segments, cost_usd = :cost',
+      UpdateExpression: 'SET provider_message_id = :id, #segments = :segments, cost_usd = :cost',
       ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#segments': 'segments' },
       ExpressionAttributeValues: {
         ':id': accepted.providerMessageId,
         ':segments': accepted.segments,

@@ -51,7 +51,7 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
   const { tap, log, runRef } = context;
   const transfer = (destination: TransferDestination, reason: string) =>
     handoff.prepare(destination, 'the agent', reason);
-  const texts = new CallTexts(call, { gathered: context.gathered, transcriptEvent: context.transcriptEvent });
+  const texts = new CallTexts(call, { gathered: context.gathered, transcriptEvent: context.transcriptEvent, log });
   const options = {
     chat: context.chat,
     timing: context.timing,

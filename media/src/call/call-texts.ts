@@ -11,7 +11,8 @@ import {
   type SmsSender,
 } from '../../../shared/domain/text-messages.ts';
 import type { RunSmsView } from '../../../shared/domain/run.ts';
-import type { PreparedCall } from './call-types.ts';
+import type { SmsOutcome } from '../../../shared/services/text-messages.ts';
+import type { LogFn, PreparedCall } from './call-types.ts';
 
 export type TextOutcome = { sent: true; sms: RunSmsView } | { sent: false; refusal: SmsRefusal; reason: string };
 
@@ -29,6 +30,7 @@ export class CallTexts {
       gathered: Record<string, unknown>;
       /** An event in the transcript, at the current time. */
       transcriptEvent(text: string): void;
+      log?: LogFn;
     },
   ) {}
 
@@ -51,7 +53,14 @@ export class CallTexts {
     }
     body = body.trim().slice(0, 640);
     if (!body) return refused('empty');
-    const outcome = await this.call.sendSms({ body, sentBy });
+    let outcome: SmsOutcome;
+    try {
+      outcome = await this.call.sendSms({ body, sentBy });
+    } catch (error) {
+      // A text that could not be sent (the table, the provider's account) does not end the call.
+      this.effects.log?.('error', 'a text message could not be sent', { error: String(error) });
+      return refused('unavailable');
+    }
     if (!outcome.sent) return refused(outcome.refusal, outcome.reason);
     const { provider_message_id: _id, ...sms } = outcome.sms;
     this.effects.transcriptEvent(`[text message to ${sms.to}: ${body}]`);
