@@ -2844,6 +2844,8 @@ export interface components {
                  * @example runs/org-1/agent-42/run-1001/recording.wav
                  */
                 recording_url: string | null;
+                /** @description The text messages of the call (sent during it, and the replies received by its end), as on the run. */
+                sms: components["schemas"]["RunSms"][];
                 /** @enum {string} */
                 status: "completed" | "busy" | "no_answer" | "voicemail" | "failed";
                 /** @example runs/org-1/agent-42/run-1001/transcript.txt */
@@ -2874,6 +2876,8 @@ export interface components {
             /** @enum {string} */
             currency: "USD";
             platform_usd: number;
+            /** @description The texts the call sent (by segment); only when it sent any. */
+            sms_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;
@@ -2932,6 +2936,8 @@ export interface components {
                  * @example runs/org-1/agent-42/run-1001/recording.wav
                  */
                 recording_url: string | null;
+                /** @description The text messages of the call (sent during it, and the replies received by its end), as on the run. */
+                sms: components["schemas"]["RunSms"][];
                 /** @enum {string} */
                 status: "failed";
                 /** @example runs/org-1/agent-42/run-1001/transcript.txt */
@@ -4237,12 +4243,12 @@ export interface components {
          *       "text": "A colleague will call you back today."
          *     }
          */
-        LiveCommand: components["schemas"]["LiveSayCommand"] | components["schemas"]["LiveAddMessageCommand"] | components["schemas"]["LiveEndCommand"] | components["schemas"]["LiveTransferCommand"];
+        LiveCommand: components["schemas"]["LiveSayCommand"] | components["schemas"]["LiveAddMessageCommand"] | components["schemas"]["LiveEndCommand"] | components["schemas"]["LiveTransferCommand"] | components["schemas"]["LiveSendSmsCommand"];
         LiveCommandResponse: {
             /** @enum {string} */
             status: "applied";
             /** @enum {string} */
-            type: "say" | "add_message" | "end" | "transfer";
+            type: "say" | "add_message" | "end" | "transfer" | "send_sms";
             /** Format: int64 */
             workflow_run_id: number;
         };
@@ -4265,6 +4271,18 @@ export interface components {
              * @enum {string}
              */
             type: "say";
+        };
+        /** @description Text the caller now (or the agent's `sms.destination`), under the same rules as the agent's texts: Do-not-call, calling hours, the per-call cap, the organization's rate. Refused with 409 and the reason. */
+        LiveSendSmsCommand: {
+            /** @description One of the agent's message templates (`workflow_configurations.sms.templates`), by name. */
+            template?: string;
+            /** @description A text of your own (instead of a template); allowed whatever the agent's `allow_free_text`. */
+            text?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "send_sms";
         };
         LiveTransferCommand: {
             /** @description One of the agent's transfer destinations (`workflow_configurations.transfer`), by name. */
@@ -4634,6 +4652,8 @@ export interface components {
             /** @enum {string} */
             currency: "USD";
             platform_usd: number;
+            /** @description The texts the call sent (by segment); only when it sent any. */
+            sms_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;
@@ -4692,13 +4712,89 @@ export interface components {
             /** Format: int64 */
             total_pages: number;
         };
+        /**
+         * @description A text message of the run, with its delivery status as the provider reported it.
+         * @example {
+         *       "id": "sms_0mifk2x3aa1b2c3d4",
+         *       "direction": "outbound",
+         *       "timestamp": "2026-11-26T10:15:04.120Z",
+         *       "from": "+48221234500",
+         *       "to": "+48601234561",
+         *       "body": "Your booking is confirmed: Friday 10:00, Dr Nowak. Reply to this number with any question.",
+         *       "status": "delivered",
+         *       "status_history": [
+         *         {
+         *           "status": "queued",
+         *           "timestamp": "2026-11-26T10:15:04.120Z",
+         *           "error_code": null
+         *         },
+         *         {
+         *           "status": "sent",
+         *           "timestamp": "2026-11-26T10:15:04.410Z",
+         *           "error_code": null
+         *         },
+         *         {
+         *           "status": "delivered",
+         *           "timestamp": "2026-11-26T10:15:05.020Z",
+         *           "error_code": null
+         *         }
+         *       ],
+         *       "error_code": null,
+         *       "error_reason": null,
+         *       "segments": 1,
+         *       "cost_usd": 0.0079,
+         *       "sent_by": "agent"
+         *     }
+         */
         RunSms: {
             body: string;
+            /** @description What its segments cost (0 for a received text). */
+            cost_usd: number;
+            /** @enum {string} */
+            direction: "outbound" | "inbound";
+            /** @description The provider's error code of a failed delivery (Twilio `30006`, Telnyx `40001`: a landline). */
+            error_code: string | null;
+            /** @description `landline_or_unreachable_carrier`, `unreachable`, `unknown_destination`, `blocked`, `filtered`, `undeliverable`, `rate_limited`, `sender_cannot_text`, `invalid_destination`, `provider_error`; null when nothing went wrong. */
+            error_reason: string | null;
+            /** @description E.164. */
+            from: string;
+            id: string;
+            /**
+             * Format: int64
+             * @description How many segments the provider split it into (160 GSM-7 characters, or 70 others, each; longer texts 153 and 67 a segment).
+             */
+            segments: number;
+            /**
+             * @description `agent`: the model's `send_sms` tool; `api`: the live-control command; null for a received text.
+             * @enum {string|null}
+             */
+            sent_by: "agent" | "api" | null;
+            /**
+             * @description `queued` (the provider took it), `sent` (handed to the network), `delivered` (the handset confirmed it), `undelivered` (the network could not deliver it: see `error_code`, `error_reason`), `failed` (the provider refused it), `received` (a text from the caller).
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "delivered" | "undelivered" | "failed" | "received";
+            /** @description Every status it went through, in order, from the provider's signed status callbacks. */
+            status_history: {
+                error_code: string | null;
+                /**
+                 * @description `queued` (the provider took it), `sent` (handed to the network), `delivered` (the handset confirmed it), `undelivered` (the network could not deliver it: see `error_code`, `error_reason`), `failed` (the provider refused it), `received` (a text from the caller).
+                 * @enum {string}
+                 */
+                status: "queued" | "sent" | "delivered" | "undelivered" | "failed" | "received";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T15:47:34.123Z
+                 */
+                timestamp: string;
+            }[];
             /**
              * Format: date-time
+             * @description When it was queued (outbound) or received (inbound).
              * @example 2026-11-22T15:47:34.123Z
              */
             timestamp: string;
+            /** @description E.164. */
             to: string;
         };
         SaveDraftRequest: {
@@ -4950,6 +5046,64 @@ export interface components {
             detail: string;
             /** @enum {string} */
             event: "error";
+        };
+        /**
+         * @description Text messages during calls: the model gets a `send_sms` tool (a template by name, or free text when allowed), and the live-control API a `send_sms` command. Texts go from the call's number to the caller (or `destination`) through the provider's messaging API; the same rules as calls apply (a number on the Do-not-call list gets none, 08:00-21:00 in the destination's time zones, the organization's rate of 30 texts a minute), and the model is told why a text was refused. Each text is on the run's `sms` with its delivery status, in its logs and transcript, in `call.completed` and in the cost.
+         * @example {
+         *       "templates": [
+         *         {
+         *           "name": "booking_confirmation",
+         *           "body": "Hi {{initial_context.name}}, your visit is booked for {{gathered_context.slot}}. Reply here with any question.",
+         *           "description": "Once the caller has agreed to a time."
+         *         }
+         *       ],
+         *       "allow_free_text": false,
+         *       "max_per_call": 2
+         *     }
+         */
+        SmsPlan: {
+            /**
+             * @description The model may write a text of its own (up to 640 characters), not only a template.
+             * @default false
+             */
+            allow_free_text: boolean;
+            /**
+             * @description Where texts go; default: the caller (the number called, or the number that called).
+             * @example +48601234561
+             */
+            destination?: string;
+            /**
+             * @description Offer the model the `send_sms` tool (default true).
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description The sending number: one of the organization's numbers with the `sms` capability. Default: the call's own number (the agent's outbound number, or the number called on an inbound call).
+             * @example +48601234561
+             */
+            from_number?: string;
+            /**
+             * Format: int32
+             * @description Texts one call may send (the agent and the live-control API together).
+             * @default 3
+             */
+            max_per_call: number;
+            /** @default [] */
+            templates: components["schemas"]["SmsTemplate"][];
+        };
+        SmsTemplate: {
+            /**
+             * @description The text; `{{initial_context.<key>}}` and `{{gathered_context.<key>}}` (what the agent gathered so far) are filled in when it is sent.
+             * @example Hi {{initial_context.name}}, your visit is booked for {{gathered_context.slot}}.
+             */
+            body: string;
+            /**
+             * @description When to send it; the model reads it.
+             * @example Once the caller has agreed to a time.
+             */
+            description: string;
+            /** @example booking_confirmation */
+            name: string;
         };
         /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
         SpeechKeyList: {
@@ -5521,6 +5675,7 @@ export interface components {
             };
             /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
             silence_timeout_seconds?: number;
+            sms?: components["schemas"]["SmsPlan"];
             /** @description Sampling temperature of the model. Default 0.4. */
             temperature?: number;
             transfer?: components["schemas"]["TransferPlan"];
@@ -15947,8 +16102,42 @@ export interface operations {
                  *           "currency": "USD",
                  *           "telephony_usd": 0.014,
                  *           "platform_usd": 0.05,
-                 *           "total_usd": 0.064
+                 *           "sms_usd": 0.0079,
+                 *           "total_usd": 0.0719
                  *         },
+                 *         "sms": [
+                 *           {
+                 *             "id": "sms_0mifk2x3aa1b2c3d4",
+                 *             "direction": "outbound",
+                 *             "timestamp": "2026-11-23T10:15:20.000Z",
+                 *             "from": "+48221234500",
+                 *             "to": "+48601234561",
+                 *             "body": "Your visit is confirmed: Tuesday 10:00.",
+                 *             "status": "delivered",
+                 *             "status_history": [
+                 *               {
+                 *                 "status": "queued",
+                 *                 "timestamp": "2026-11-23T10:15:20.000Z",
+                 *                 "error_code": null
+                 *               },
+                 *               {
+                 *                 "status": "sent",
+                 *                 "timestamp": "2026-11-23T10:15:20.300Z",
+                 *                 "error_code": null
+                 *               },
+                 *               {
+                 *                 "status": "delivered",
+                 *                 "timestamp": "2026-11-23T10:15:21.100Z",
+                 *                 "error_code": null
+                 *               }
+                 *             ],
+                 *             "error_code": null,
+                 *             "error_reason": null,
+                 *             "segments": 1,
+                 *             "cost_usd": 0.0079,
+                 *             "sent_by": "agent"
+                 *           }
+                 *         ],
                  *         "analysis": {
                  *           "status": "completed",
                  *           "summary": "The callee confirmed the visit on Tuesday at 10:00.",
@@ -16028,8 +16217,10 @@ export interface operations {
                  *           "currency": "USD",
                  *           "telephony_usd": 0.014,
                  *           "platform_usd": 0.05,
-                 *           "total_usd": 0.064
+                 *           "sms_usd": 0.0079,
+                 *           "total_usd": 0.0719
                  *         },
+                 *         "sms": [],
                  *         "analysis": null,
                  *         "status": "failed"
                  *       }

@@ -254,6 +254,9 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     telephony.setVoiceUrl(`${baseUrl}/telephony/twilio/voice`);
     // Telnyx sends the events of incoming calls to the Call Control application's webhook URL.
     telnyx.setVoiceUrl(`${baseUrl}/telephony/telnyx/voice`);
+    // Texts to the numbers (Twilio: a number's SmsUrl, else this; Telnyx: the messaging profile's webhook).
+    telephony.setMessagingUrl(`${baseUrl}/telephony/twilio/messages`);
+    telnyx.setMessagingUrl(`${baseUrl}/telephony/telnyx/messages`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');

@@ -10,9 +10,10 @@ import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
 import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import { transferStep } from '../../shared/services/call-transfer.ts';
+import { recordSmsStatus, SMS_QUERY_PARAMETER } from '../../shared/services/text-messages.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
-import { formParams, telnyxCalledNumber } from '../../shared/telephony/webhook-fields.ts';
+import { formParams, telnyxCalledNumber, telnyxMessageRecipient } from '../../shared/telephony/webhook-fields.ts';
 
 /** The request as the provider signed it: the public URL it called (with its query), headers, raw body. */
 function callbackRequest(event: APIGatewayProxyEvent, path: string): CallbackRequest {
@@ -60,6 +61,27 @@ export const handler = createApiHandler([
     if (!steps || !step) throw new NotFoundError('No transfer step in this request');
     const response = await transferStep(step, account.adapter.provider, steps);
     return { status: 200, rawBody: response.body, headers: { 'Content-Type': response.contentType } };
+  }),
+  operation(callRoutes.telephonyMessages, async ({ params }, { event }) => {
+    const request = callbackRequest(event, `/telephony/${params.provider}/messages`);
+    const query = new URL(request.url).searchParams;
+    const runRef = query.get(RUN_QUERY_PARAMETER);
+    const ref = runRef ? parseRunRef(runRef) : undefined;
+    const smsId = query.get(SMS_QUERY_PARAMETER);
+    if (ref && smsId) {
+      // A sent text's status: the run in the signed URL names the account whose key must have signed it.
+      const account = await accountOf(ref.organizationId);
+      await verified(account.adapter, params.provider, request);
+      const status = account.adapter.messaging?.parseMessageStatus(request);
+      if (status) await recordSmsStatus(ref, smsId, status);
+      return noContent();
+    }
+    // A text to one of the platform's numbers: the called number names its organization's account.
+    const to = params.provider === 'twilio' ? formParams(request.rawBody).To : telnyxMessageRecipient(request.rawBody);
+    const number = to ? await findNumberByE164(to) : undefined;
+    const account = number ? await accountOf(number.organization_id) : await platformAccount();
+    await verified(account.adapter, params.provider, request);
+    return noContent();
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {
     const request = callbackRequest(event, `/telephony/${params.provider}/voice`);

@@ -1,5 +1,5 @@
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import { TEXTING_CALLER_SCRIPT, TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
 
 /**
  * The local callee directory: what a dialed number reaches, by its last digits, at both simulated
@@ -59,9 +59,16 @@ export const menuScript = (heard: string) => [
 /** A number ending in 345 reaches a phone menu (the local callee directory). */
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
-/** A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them on). */
-export const simulatedScript = (number: string): readonly string[] | undefined =>
-  number.endsWith('341') ? TRANSFER_CALLER_SCRIPT : undefined;
+/**
+ * A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them
+ * on); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks for a text (the last two
+ * digits then decide the text's fate: simulatedTextFate).
+ */
+export function simulatedScript(number: string): readonly string[] | undefined {
+  if (number.endsWith('341')) return TRANSFER_CALLER_SCRIPT;
+  if (number.slice(-4, -2) === '35') return TEXTING_CALLER_SCRIPT;
+  return undefined;
+}
 
 /**
  * A transfer's destination, by the same directory as a dialed number (simulatedOutcome): a person
@@ -101,3 +108,23 @@ export function answeringMachine(beep: boolean): AnsweringMachine {
   const all = beep ? [...greeting, ...tone] : greeting;
   return { frames: all, greetingMs: all.length * FRAME_MS, beep };
 }
+
+/**
+ * What becomes of a text message sent to a number, by the local callee directory (its last two
+ * digits, so a test can pick a number in any zone and keep its last digit's call outcome): `…22`
+ * is a landline, which cannot take a text (the provider reports the delivery failed: Twilio
+ * 30006, Telnyx 40001); `…23`'s delivery receipt comes late (LATE_RECEIPT_MS); `…24`'s never comes
+ * (the message stays `sent`, as with a handset switched off whose network sends no receipt);
+ * anything else is delivered at once.
+ */
+export type SimulatedTextFate = 'delivered' | 'late_receipt' | 'no_receipt' | 'landline';
+
+export function simulatedTextFate(number: string): SimulatedTextFate {
+  if (number.endsWith('22')) return 'landline';
+  if (number.endsWith('23')) return 'late_receipt';
+  if (number.endsWith('24')) return 'no_receipt';
+  return 'delivered';
+}
+
+/** How long a late delivery receipt takes, and how long a message takes to be handed to the network and delivered. */
+export const TEXT_TIMING_MS = { sent: 150, delivered: 400, lateReceipt: 4_000 } as const;

@@ -17,6 +17,7 @@ import {
   type SimulatedAnswerer,
 } from './callee-directory.ts';
 import { talkAsCallee, type MediaStreamWire } from './callee-stream.ts';
+import { CarrierMessaging } from './messaging.ts';
 import { NumberInventory } from './number-inventory.ts';
 
 /**
@@ -25,7 +26,8 @@ import { NumberInventory } from './number-inventory.ts';
  * media stream to the platform's media service (callee-stream.ts), are checked for answering
  * machines, hear text-to-speech, and are transferred to people; numbers are sold and owned
  * (number-inventory.ts). The wire layers (twilio-wire.ts, telnyx-wire.ts) turn it into a
- * provider's REST API, signed callbacks and stream framing. Messaging is to join as another part.
+ * provider's REST API, signed callbacks and stream framing. Text messages go through its messaging
+ * (messaging.ts), by the same directory.
  */
 
 /** Waits `ms`, or less when `signal` aborts (a call hung up); no timer is left behind either way. */
@@ -169,6 +171,7 @@ export class SimulatedCarrier {
   readonly linePace: number;
   readonly inProgress = new CallsInProgress();
   readonly numbers = new NumberInventory();
+  readonly messaging = new CarrierMessaging((stop, work) => this.track(stop, work), waitUnlessAborted);
   /** What the carrier's text-to-speech said on calls (a voicemail message), for `GET /_simulator/spoken`. */
   readonly spoken: { callId: string; to: string; text: string; completed: boolean }[] = [];
   /** Calls handed on to a person, for `GET /_simulator/transfers`. */

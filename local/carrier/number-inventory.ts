@@ -31,10 +31,14 @@ function availableInventory(): Map<string, SimulatedNumber> {
   return new Map(numbers.map((number) => [number.phone_number, number]));
 }
 
-/** A number a carrier account owns: its id at the carrier, and where its incoming calls ring (Twilio's VoiceUrl). */
+/**
+ * A number a carrier account owns: its id at the carrier, where its incoming calls ring (Twilio's
+ * VoiceUrl) and where texts to it are announced (Twilio's SmsUrl; none: the wire's default).
+ */
 export interface OwnedNumber extends SimulatedNumber {
   id: string;
   voiceUrl: string | null;
+  smsUrl?: string | null;
 }
 
 /**
@@ -63,11 +67,16 @@ export class NumberInventory {
   }
 
   /** `owner` buys a number on sale; it leaves the stock. */
-  sell(owner: string, e164: string, id: string, voiceUrl: string | null = null): OwnedNumber | undefined {
+  sell(
+    owner: string,
+    e164: string,
+    id: string,
+    urls: { voiceUrl?: string | null; smsUrl?: string | null } = {},
+  ): OwnedNumber | undefined {
     const offered = this.stock.get(e164);
     if (!offered) return undefined;
     this.stock.delete(e164);
-    return this.assign(owner, { ...offered, id, voiceUrl });
+    return this.assign(owner, { ...offered, id, voiceUrl: urls.voiceUrl ?? null, smsUrl: urls.smsUrl ?? null });
   }
 
   /** Gives `owner` a number from outside the stock (one the account has from the start). */

@@ -45,7 +45,7 @@ export class TelnyxAccounts {
         phone_number: number,
         country_code: '',
         number_type: 'local',
-        capabilities: ['voice'],
+        capabilities: ['voice', 'sms'],
         id: randomUUID(),
         voiceUrl: null,
       });

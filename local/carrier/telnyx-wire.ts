@@ -12,6 +12,7 @@ import {
 } from './carrier.ts';
 import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { signedEvent, TelnyxAccounts, type SimulatedTelnyxAccount, type TelnyxAccount } from './telnyx-accounts.ts';
+import { telnyxMessages } from './telnyx-messages.ts';
 import { telnyxError, telnyxNumbers } from './telnyx-numbers.ts';
 import { telnyxStreamFrames } from './telnyx-stream-frames.ts';
 
@@ -27,6 +28,8 @@ export interface LocalTelnyx {
   createAccount: (phoneNumbers: string[]) => SimulatedTelnyxAccount;
   /** Where the Call Control applications send the events of incoming calls (the platform's voice webhook). */
   setVoiceUrl: (url: string) => void;
+  /** Where the accounts' messaging profiles send `message.received` (the platform's messaging webhook). */
+  setMessagingUrl: (url: string) => void;
   /** Every API request received, in order (tests assert on the requests the SDK made). */
   requests: { method: string; path: string; authorization: string | undefined; body: unknown }[];
   /** Resolves when every call placed so far has ended and reported it. */
@@ -80,7 +83,9 @@ const streamOf = (body: Record<string, unknown>): TelnyxCall['stream'] =>
  * application's webhook gets `call.initiated`, the platform answers or rejects by command;
  * `hang_up_first: true` makes the caller give up first, `deliver_twice: true` repeats the webhook
  * as a Telnyx retry does). Accounts are created by `POST /_simulator/accounts` `{phone_numbers}`
- * (the portal) and read back at `GET /_simulator/accounts/{connection_id}`.
+ * (the portal) and read back at `GET /_simulator/accounts/{connection_id}`. Texts go through the
+ * Messaging API of telnyx-messages.ts; a phone texts a number through
+ * `POST /_simulator/incoming-messages` `{from, to, text}`.
  */
 export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<LocalTelnyx> {
   const carrier = new SimulatedCarrier(options);
@@ -88,6 +93,11 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
   const calls = new Map<string, TelnyxCall>();
   const requests: LocalTelnyx['requests'] = [];
   let voiceUrl: string | null = null;
+  let messagingUrl: string | null = null;
+  const messages = telnyxMessages(carrier.messaging, carrier.numbers, async (connectionId, url, eventType, payload) => {
+    const account = accounts.get(connectionId);
+    return account ? carrier.deliver('Local Telnyx', () => signedEvent(account, url, eventType, payload)) : undefined;
+  });
 
   /** A Call Control webhook as Telnyx sends it: JSON, signed with the account's Ed25519 key. */
   async function sendEvent(call: TelnyxCall, eventType: string, extra: Record<string, unknown> = {}) {
@@ -413,10 +423,22 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     const stats = /^\/_simulator\/accounts\/(\d+)$/.exec(path);
     if (stats) {
       const found = accounts.get(stats[1]!);
+      const perSecond =
+        method === 'POST' && typeof body.messages_per_second === 'number' ? body.messages_per_second : undefined;
       return found
-        ? { status: 200, body: { calls_created_at: found.created, calls_ended: found.ended } }
+        ? {
+            status: 200,
+            body: {
+              calls_created_at: found.created,
+              calls_ended: found.ended,
+              ...carrier.messaging.limits(found.connection_id, perSecond),
+            },
+          }
         : { status: 404, body: { detail: 'Not Found' } };
     }
+    if (path === '/_simulator/incoming-messages' && method === 'POST')
+      return messages.incoming(String(body.from ?? ''), String(body.to ?? ''), String(body.text ?? ''), messagingUrl);
+    if (path === '/_simulator/messages' && method === 'GET') return { status: 200, body: carrier.messaging.messages };
     if (path === '/_simulator/spoken' && method === 'GET')
       return {
         status: 200,
@@ -472,6 +494,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
       if (!call || call.account !== user) return telnyxError(response, 404, '10005', 'Resource not found');
       return command(call, action[2]!, body, response);
     }
+    if (messages.resource(user.connection_id, { method: request.method, path, body }, response)) return;
     const numbersRequest = { method: request.method, path, query: url.searchParams, body };
     if (telnyxNumbers(carrier.numbers, user.connection_id, numbersRequest, response)) return;
     return telnyxError(response, 404, '10005', 'Resource not found');
@@ -486,6 +509,9 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     createAccount: (phoneNumbers) => accounts.create(phoneNumbers),
     setVoiceUrl: (url) => {
       voiceUrl = url;
+    },
+    setMessagingUrl: (url) => {
+      messagingUrl = url;
     },
     requests,
     idle: () => carrier.idle(),

@@ -88,6 +88,8 @@ export function twilioNumbers(numbers: NumberInventory) {
           account_sid: accountSid,
           phone_number: number.phone_number,
           voice_url: number.voiceUrl,
+          sms_url: number.smsUrl ?? null,
+          capabilities: { voice: number.capabilities.includes('voice'), sms: number.capabilities.includes('sms') },
           status: 'in-use',
         })),
         page: 0,
@@ -124,12 +126,16 @@ export function twilioNumbers(numbers: NumberInventory) {
     ) {
       return twilioError(response, 400, 21649, 'Phone Number Requires an approved Bundle');
     }
-    const owned = numbers.sell(accountSid, phoneNumber, twilioSid('PN'), form.get('VoiceUrl'))!;
+    const owned = numbers.sell(accountSid, phoneNumber, twilioSid('PN'), {
+      voiceUrl: form.get('VoiceUrl'),
+      smsUrl: form.get('SmsUrl'),
+    })!;
     return sendJson(response, 201, {
       sid: owned.id,
       account_sid: accountSid,
       phone_number: phoneNumber,
       voice_url: owned.voiceUrl,
+      sms_url: owned.smsUrl ?? null,
       status: 'in-use',
       bundle_sid: form.get('BundleSid'),
     });

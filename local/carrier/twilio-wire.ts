@@ -12,6 +12,7 @@ import {
 import { readBody, sendJson, serveOnLoopback } from './http.ts';
 import { readTwiml, type Twiml, type TwimlDial } from './twiml.ts';
 import { signedWebhook, TwilioAccounts, type TwilioAccount } from './twilio-accounts.ts';
+import { twilioMessages } from './twilio-messages.ts';
 import { twilioNumbers } from './twilio-numbers.ts';
 import { twilioStreamFrames } from './twilio-stream-frames.ts';
 import { API_VERSION, twilioError, twilioErrorBody, twilioSid } from './twilio-rest.ts';
@@ -30,6 +31,8 @@ export interface LocalTwilio {
   apiUrl: string;
   /** Where incoming calls to the platform's numbers are announced (the numbers' VoiceUrl). */
   setVoiceUrl: (url: string) => void;
+  /** Where texts to numbers without an SmsUrl of their own are announced (the platform's messaging webhook). */
+  setMessagingUrl: (url: string) => void;
   /** Resolves when every call placed so far has ended and reported its status (tests). */
   idle: () => Promise<void>;
   stop: () => Promise<void>;
@@ -69,7 +72,8 @@ function asyncAmdOf(form: URLSearchParams): TwilioCall['asyncAmd'] {
  * whisper URL and an action), and Media Streams framing. As on Twilio, `<Connect><Stream>` is the
  * call's last verb: when the stream ends, so does the call. Incoming calls are rung through the
  * test control resource `POST /_simulator/incoming-calls` (a phone calling a platform number),
- * which calls the number's VoiceUrl like Twilio.
+ * which calls the number's VoiceUrl like Twilio. Texts go through the Messages API of
+ * twilio-messages.ts; a phone texts a number through `POST /_simulator/incoming-messages`.
  */
 export async function startLocalTwilio(options: LocalTwilioOptions): Promise<LocalTwilio> {
   const carrier = new SimulatedCarrier(options);
@@ -78,13 +82,14 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
   const { platform } = accounts;
   const calls = new Map<string, TwilioCall>();
   let voiceUrl: string | null = null;
+  let messagingUrl: string | null = null;
 
   for (const number of options.ownedNumbers ?? []) {
     carrier.numbers.assign(platform.sid, {
       phone_number: number,
       country_code: 'US',
       number_type: 'local',
-      capabilities: ['voice'],
+      capabilities: ['voice', 'sms'],
       id: twilioSid('PN'),
       voiceUrl: null,
     });
@@ -112,6 +117,10 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
     carrier.deliver('Local Twilio', () =>
       signedWebhook(account, url, params).catch(() => signedWebhook(account, url, params)),
     );
+
+  const messages = twilioMessages(carrier.messaging, carrier.numbers, (sid, url, params) =>
+    signedPost(accounts.get(sid) ?? platform, url, params),
+  );
 
   async function report(
     call: TwilioCall,
@@ -405,11 +414,21 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
       };
     if (path === '/_simulator/incoming-calls' && method === 'POST')
       return { status: 200, body: await ringIncoming(form.get('From') ?? '', form.get('To') ?? '') };
+    if (path === '/_simulator/incoming-messages' && method === 'POST')
+      return messages.incoming(form.get('From') ?? '', form.get('To') ?? '', form.get('Body') ?? '', messagingUrl);
+    if (path === '/_simulator/messages' && method === 'GET') return { status: 200, body: carrier.messaging.messages };
     const limits = /^\/_simulator\/accounts\/(AC\w+)$/.exec(path);
     if (!limits) return undefined;
     const account = accounts.get(limits[1]!);
     if (!account) return { status: 404, body: twilioErrorBody(404, 20404, 'Not found') };
-    return { status: 200, body: accounts.limits(account, method === 'POST' ? form.get('CallsPerSecond') : null) };
+    const messagesPerSecond = method === 'POST' ? form.get('MessagesPerSecond') : null;
+    return {
+      status: 200,
+      body: {
+        ...accounts.limits(account, method === 'POST' ? form.get('CallsPerSecond') : null),
+        ...carrier.messaging.limits(account.sid, messagesPerSecond === null ? undefined : Number(messagesPerSecond)),
+      },
+    };
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -463,6 +482,7 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
       }
       return sendJson(response, 200, callResource(call));
     }
+    if (messages.accountResource(account.sid, resource, request.method, form, response)) return;
     if (
       numbers.accountResource(
         account.sid,
@@ -487,6 +507,9 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
     apiUrl: origin,
     setVoiceUrl: (url) => {
       voiceUrl = url;
+    },
+    setMessagingUrl: (url) => {
+      messagingUrl = url;
     },
     idle: () => carrier.idle(),
     stop: () => carrier.stop(server),

@@ -67,6 +67,7 @@ const BUILT_IN_TOOLS = new Set([
   'end_call',
   'send_digits',
   'transfer_call',
+  'send_sms',
 ]);
 
 /**
@@ -77,7 +78,8 @@ const BUILT_IN_TOOLS = new Set([
  * 2b. `send_digits` is offered and the caller (a phone menu) says "press <keys>": a call of it with those keys;
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
- *     quotes the caller's lines);
+ *     quotes the caller's lines); `send_sms` is offered and the caller asks for a text ("text me",
+ *     "SMS"): a call of it with its first template (else free text saying so);
  * 2c. a flow step (`Current step:` in the system prompt, media/src/agent/flow-plan.ts): `save_variables`
  *     offered is filled from the caller's words (a number: the first number said; a boolean: true for
  *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words), and a
@@ -155,6 +157,12 @@ export function fakeReply(request: ChatRequest): Reply {
   if (transfer && /\b(person|human|someone)\b/i.test(userText)) {
     const destination = transfer.function.parameters?.properties?.destination?.enum?.[0];
     return { content: '', toolCalls: [{ name: 'transfer_call', arguments: { destination, reason: userText } }] };
+  }
+  const texting = tools.find((tool) => tool.function.name === 'send_sms');
+  if (texting && /\b(text me|sms)\b/i.test(userText)) {
+    const template = texting.function.parameters?.properties?.template?.enum?.[0];
+    const args = template !== undefined ? { template } : { text: 'Here are the details you asked for.' };
+    return { content: '', toolCalls: [{ name: 'send_sms', arguments: args }] };
   }
   const menuKeys = /\bpress ([0-9*#]+)/i.exec(userText)?.[1];
   if (menuKeys && tools.some((tool) => tool.function.name === 'send_digits'))

@@ -42,6 +42,7 @@ import { completeCall } from '../../shared/services/call-completion.ts';
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
+import { sendRunSms } from '../../shared/services/text-messages.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
 /** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
@@ -137,9 +138,41 @@ async function prepareCall(
   if (prepared && !run.transfer) {
     await emitCallStarted(run);
     prepared.call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
-    return prepared.call;
+    return withTexts(prepared.call, ref, run);
   }
-  return setUpCall(config, ref, run, log, () => emitCallStarted(run));
+  return withTexts(await setUpCall(config, ref, run, log, () => emitCallStarted(run)), ref, run);
+}
+
+/**
+ * The call's sender of texts, where its agent allows them: to the caller (the run's number: the
+ * one called, or the one that called) or the agent's destination, from the agent's `from_number`
+ * or the call's own number (the run's caller id; the account's when the run has none), at most
+ * `max_per_call` (counted when asked, so texts asked for at once cannot pass the cap together).
+ */
+function withTexts(call: PreparedCall, ref: RunRef, run: RunRecord): PreparedCall {
+  const plan = call.plan.sms;
+  const to = plan?.destination ?? run.phone_number;
+  if (!plan || !to) return call;
+  let asked = 0;
+  return {
+    ...call,
+    sendSms: async ({ body, sentBy }) => {
+      const sentThisCall = asked;
+      asked += 1;
+      const outcome = await sendRunSms({
+        ref,
+        to,
+        from: plan.fromNumber ?? run.from_number,
+        body,
+        sentBy,
+        enabled: true,
+        sentThisCall,
+        maxPerCall: plan.maxPerCall,
+      });
+      if (!outcome.sent) asked -= 1;
+      return outcome;
+    },
+  };
 }
 
 /** What of its run a call's setup reads. */
@@ -200,6 +233,7 @@ async function setUpCall(
       memories: notes,
       // A phone call has a provider call to hand on (once); a browser or chat session does not.
       transferable: !hasSession(run.mode) && !run.transfer,
+      textable: !hasSession(run.mode),
     }),
     providers: { stt, tts, llm },
     organizationId: orgId,

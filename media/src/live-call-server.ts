@@ -217,7 +217,7 @@ export class LiveCalls {
         body: { detail: 'The command was not applied: the run log could not record it; try again' },
       };
     }
-    const refusal = where.session.control(command.data);
+    const refusal = await where.session.control(command.data);
     if (refusal) {
       const notApplied = { timestamp: new Date().toISOString(), level: 'WARN', message: `Not applied: ${refusal}` };
       await this.appendLog(ref, notApplied).catch((error: unknown) =>
@@ -241,6 +241,8 @@ export function controlLogMessage(command: LiveCommand): string {
       return 'Ended through the control API';
     case 'transfer':
       return `Transfer to ${command.destination} through the control API`;
+    case 'send_sms':
+      return `Text message through the control API: ${command.template ? `template ${command.template}` : (command.text ?? '').slice(0, 300)}`;
   }
 }
 

@@ -6,6 +6,10 @@
 import type { FlowPathStep } from './flows.ts';
 import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
 import type { CallLatency } from './call-latency.ts';
+import type { RunSmsRecord } from './text-messages.ts';
+
+/** A text message as the API and the webhooks show it (the provider's id of it stays inside). */
+export type RunSmsView = Omit<RunSmsRecord, 'provider_message_id'>;
 
 /**
  * Who answered an outbound call, as the provider's asynchronous answering-machine detection
@@ -41,8 +45,12 @@ export interface RunRecord {
    * back from an item: the lines a run written before log items kept on itself (run-logs reads both).
    */
   logs: RunLogLine[];
-  sms: { timestamp: string; to: string; body: string }[];
-  cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; total_usd: number } | null;
+  /**
+   * The run's text messages: stored as items of their own (repositories/run-sms.ts), never on the
+   * run item; filled in where a run is shown or its `call.completed` sent.
+   */
+  sms: RunSmsView[];
+  cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; sms_usd?: number; total_usd: number } | null;
   provider_call_id: string | null;
   /** When the callee picked up and the media stream started; the duration counts from here. */
   answered_at: string | null;
@@ -136,6 +144,9 @@ export interface UsageRecord {
   ended_at: string;
   duration_seconds: number;
   cost_usd: number;
+  /** The texts the call sent, their segments (their cost is in `cost_usd`); absent: none. */
+  sms_messages?: number;
+  sms_segments?: number;
 }
 
 /** One line of a run's logs. */

@@ -28,6 +28,7 @@ export function callCompletedPayload(run: RunRecord) {
       recording_url: run.recording_key,
       transcript_url: run.transcript_key,
       cost: run.cost,
+      sms: run.sms ?? [],
       campaign_id: run.campaign?.campaign_id ?? null,
       analysis: run.analysis ?? null,
     },

@@ -14,6 +14,8 @@
  * | run               | ORG#<o>#AGENT#<a>   | RUN#<runId, 12 digits>             | RUNS#ACTIVE (sparse)  | <createdAt>#<o>#<a>#<runId> |
  * |   … once ended    |                     |                                    | EVENTS#PENDING until call.completed is published | <endedAt>#<o>#<a>#<runId> |
  * | run log line      | ORG#<o>#AGENT#<a>#RUN#<r> | LOG#<timestamp>#<seq, 10 d.>#<rand> |              |                     |
+ * | run text message  | ORG#<o>#AGENT#<a>#RUN#<r> | SMS#<smsId (time-ordered)>   |                       |                     |
+ * | SMS rate window   | ORG#<orgId>         | SMSRATE#<minute> (TTL)             |                       |                     |
  * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
@@ -47,8 +49,10 @@
  * - Do-not-call check: GetItem ORG#<orgId> / DNC#<number>; list: Query begins_with DNC#.
  * - Runs of an agent, newest first: Query ORG#<o>#AGENT#<a> descending. A run is in the agent's
  *   partition, not the organization's, so busy organizations spread over many partitions.
- * - A run's log lines in order (single run read, deletion): Query ORG#<o>#AGENT#<a>#RUN#<r>, sk
- *   begins_with LOG#. A partition per run: lines never count toward the run item's 400 KB, and a
+ * - A run's log lines in order (single run read): Query ORG#<o>#AGENT#<a>#RUN#<r>, sk
+ *   begins_with LOG#; its text messages: the same, begins_with SMS#; deletion: the whole partition.
+ *   A text's status callback: GetItem/UpdateItem by the run and the text's id (both in its URL).
+ * - An organization's texts this minute (its SMS rate): UpdateItem ADD on ORG#<orgId> / SMSRATE#<minute>. A partition per run: lines never count toward the run item's 400 KB, and a
  *   long call's lines do not crowd its agent's partition.
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the entry moves to EVENTS#PENDING when the run
  *   ends and is removed once call.completed is on the bus (the outbox: unpublished events are re-sent).
@@ -109,6 +113,12 @@ export const keys = {
   runLogSk: (timestamp: string, seq: number, unique: string) =>
     `LOG#${timestamp}#${String(seq).padStart(10, '0')}#${unique}`,
   runLogSkPrefix: 'LOG#',
+  runSms: (orgId: number, agentId: number, runId: number, smsId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}#RUN#${pad(runId)}`,
+    sk: `SMS#${smsId}`,
+  }),
+  runSmsSkPrefix: 'SMS#',
+  smsRate: (orgId: number, minute: string) => ({ pk: `ORG#${orgId}`, sk: `SMSRATE#${minute}` }),
   memory: (orgId: number, agentId: number, memoryId: string) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `MEMORY#${memoryId}`,

@@ -93,10 +93,18 @@ export async function listRunLogs(ref: RunRef, legacy: readonly RunLogLine[] = [
   return [...legacy, ...lines].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
 }
 
-/** Deletes every log line of a run (its deletion), 25 per BatchWriteItem, unprocessed ones again. */
-export async function deleteRunLogs(ref: RunRef): Promise<void> {
+/**
+ * Deletes every item of the run's partition (its deletion): its log lines and its text messages
+ * (bodies and numbers; their counts and cost stay on the billing record), 25 per BatchWriteItem,
+ * unprocessed ones again.
+ */
+export async function deleteRunPartition(ref: RunRef): Promise<void> {
   const table = tableName();
-  for await (const page of queryPages({ ...logQuery(ref), ProjectionExpression: 'pk, sk' })) {
+  const partition = {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.runLogPartition(ref.organizationId, ref.agentId, ref.runId) },
+  };
+  for await (const page of queryPages({ ...partition, ProjectionExpression: 'pk, sk' })) {
     for (let i = 0; i < page.length; i += 25) {
       let pending: Record<string, unknown>[] | undefined = page
         .slice(i, i + 25)

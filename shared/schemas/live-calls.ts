@@ -40,6 +40,23 @@ export const LiveCommand = z
         }),
       })
       .openapi('LiveTransferCommand'),
+    z
+      .strictObject({
+        type: z.literal('send_sms'),
+        template: z.string().min(1).max(40).optional().openapi({
+          description: "One of the agent's message templates (`workflow_configurations.sms.templates`), by name.",
+        }),
+        text: z.string().min(1).max(640).optional().openapi({
+          description: "A text of your own (instead of a template); allowed whatever the agent's `allow_free_text`.",
+        }),
+      })
+      .refine((command) => (command.template === undefined) !== (command.text === undefined), {
+        message: 'give either template or text',
+      })
+      .openapi('LiveSendSmsCommand', {
+        description:
+          "Text the caller now (or the agent's `sms.destination`), under the same rules as the agent's texts: Do-not-call, calling hours, the per-call cap, the organization's rate. Refused with 409 and the reason.",
+      }),
   ])
   .openapi('LiveCommand', {
     description:
@@ -51,7 +68,7 @@ export type LiveCommand = z.infer<typeof LiveCommand>;
 export const LiveCommandResponse = z
   .object({
     workflow_run_id: documentedInt(z.int()),
-    type: z.enum(['say', 'add_message', 'end', 'transfer']),
+    type: z.enum(['say', 'add_message', 'end', 'transfer', 'send_sms']),
     status: z.literal('applied'),
   })
   .openapi('LiveCommandResponse');

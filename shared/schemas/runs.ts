@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
 import { CallLatency } from './latency.ts';
+import { RunSms } from './text-messages.ts';
 import { freeFormObject, JsonObject, nameText, Timestamp } from './common.ts';
 import { PaginationQuery, pageOf } from './pagination.ts';
 import { E164PhoneNumber } from './phone-number.ts';
@@ -143,14 +144,15 @@ export const ConversationRecord = z
 export const RunLog = z
   .object({ timestamp: Timestamp, level: z.string().max(MAX_ID_CHARS), message: z.string().max(MAX_STORED_CHARS) })
   .openapi('RunLog');
-export const RunSms = z
-  .object({ timestamp: Timestamp, to: z.string().max(MAX_STORED_CHARS), body: z.string().max(MAX_STORED_CHARS) })
-  .openapi('RunSms');
 export const RunCost = z
   .object({
     currency: z.literal('USD'),
     telephony_usd: z.number(),
     platform_usd: z.number(),
+    sms_usd: z
+      .number()
+      .optional()
+      .openapi({ description: 'The texts the call sent (by segment); only when it sent any.' }),
     total_usd: z.number(),
   })
   .openapi('RunCost');

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import './common.ts';
 import { CallAnalysisPlan } from './call-analysis.ts';
 import { TransferPlan } from './call-transfer.ts';
+import { SmsPlan } from './text-messages.ts';
 import { documentedInt } from './bounds.ts';
 
 /**
@@ -95,6 +96,7 @@ export const WorkflowConfigurations = z
       }),
     analysis: CallAnalysisPlan.optional(),
     transfer: TransferPlan.optional(),
+    sms: SmsPlan.optional(),
     phrases: z
       .strictObject({
         silence_prompt: Phrase.optional(),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RunAnalysis } from './call-analysis.ts';
+import { RunSms } from './text-messages.ts';
 import { JsonObject, Timestamp } from './common.ts';
 import { documentedInt, MAX_NAME_CHARS, MAX_STORED_CHARS } from './bounds.ts';
 
@@ -10,7 +11,16 @@ import { documentedInt, MAX_NAME_CHARS, MAX_STORED_CHARS } from './bounds.ts';
  * samples `POST /webhooks/{id}/test` sends.
  */
 const CallCost = z
-  .object({ currency: z.literal('USD'), telephony_usd: z.number(), platform_usd: z.number(), total_usd: z.number() })
+  .object({
+    currency: z.literal('USD'),
+    telephony_usd: z.number(),
+    platform_usd: z.number(),
+    sms_usd: z
+      .number()
+      .optional()
+      .openapi({ description: 'The texts the call sent (by segment); only when it sent any.' }),
+    total_usd: z.number(),
+  })
   .openapi('CallCost');
 
 const CallIdentity = {
@@ -46,6 +56,9 @@ const CallEndData = z.object({
   }),
   transcript_url: z.string().max(1024).nullable().openapi({ example: 'runs/org-1/agent-42/run-1001/transcript.txt' }),
   cost: CallCost.nullable(),
+  sms: z.array(RunSms).max(MAX_STORED_CHARS).openapi({
+    description: 'The text messages of the call (sent during it, and the replies received by its end), as on the run.',
+  }),
   analysis: RunAnalysis.nullable().openapi({
     description:
       "The post-call analysis (the agent's `workflow_configurations.analysis`): the event waits for it, so it is `completed` or `failed`; null without a plan or a transcript.",
@@ -135,7 +148,28 @@ const sampleEnd = {
   call_disposition: 'confirmed',
   recording_url: 'runs/org-1/agent-42/run-1001/recording.wav',
   transcript_url: 'runs/org-1/agent-42/run-1001/transcript.txt',
-  cost: { currency: 'USD' as const, telephony_usd: 0.014, platform_usd: 0.05, total_usd: 0.064 },
+  cost: { currency: 'USD' as const, telephony_usd: 0.014, platform_usd: 0.05, sms_usd: 0.0079, total_usd: 0.0719 },
+  sms: [
+    {
+      id: 'sms_0mifk2x3aa1b2c3d4',
+      direction: 'outbound' as const,
+      timestamp: '2026-11-23T10:15:20.000Z',
+      from: '+48221234500',
+      to: '+48601234561',
+      body: 'Your visit is confirmed: Tuesday 10:00.',
+      status: 'delivered' as const,
+      status_history: [
+        { status: 'queued' as const, timestamp: '2026-11-23T10:15:20.000Z', error_code: null },
+        { status: 'sent' as const, timestamp: '2026-11-23T10:15:20.300Z', error_code: null },
+        { status: 'delivered' as const, timestamp: '2026-11-23T10:15:21.100Z', error_code: null },
+      ],
+      error_code: null,
+      error_reason: null,
+      segments: 1,
+      cost_usd: 0.0079,
+      sent_by: 'agent' as const,
+    },
+  ],
   analysis: {
     status: 'completed' as const,
     summary: 'The callee confirmed the visit on Tuesday at 10:00.',
@@ -177,6 +211,7 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
         call_disposition: null,
         recording_url: null,
         transcript_url: null,
+        sms: [],
         analysis: null,
       },
     },

@@ -1,6 +1,7 @@
 import { ANALYSIS_DEADLINE_MS, failedAnalysis } from '../domain/call-analysis.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallAnalyzed } from '../events/call-events.ts';
+import { withRunSms } from './text-messages.ts';
 import { logger } from '../observability/logger.ts';
 import * as campaigns from '../repositories/campaigns.ts';
 import type { RunRecord } from '../domain/run.ts';
@@ -51,6 +52,6 @@ export async function settleAnalysis(ref: RunRef, run: RunRecord, analysis: RunA
       if (!settled?.analysis || settled.analysis.status === 'pending') return false;
     }
   }
-  await publishCallAnalyzed(settled);
+  await publishCallAnalyzed(await withRunSms(settled));
   return true;
 }

@@ -7,6 +7,9 @@ import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
 import type { RunRecord, UsageRecord } from '../domain/run.ts';
 import { getRun } from '../repositories/runs-read.ts';
+import { listRunSms } from '../repositories/run-sms.ts';
+import { smsTotals } from '../domain/text-messages.ts';
+import { smsView } from './text-messages.ts';
 import { type RunEnding, finishRun } from '../repositories/runs-lifecycle.ts';
 import { markEventPublished } from '../repositories/runs-events.ts';
 import { countCallOutcome } from '../observability/metrics.ts';
@@ -72,10 +75,14 @@ async function finishCall(
   const outcome = endingOutcome(report.outcome, run.answered_by);
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
+  // The texts the call sent are billed with it (a call that was never answered sent none).
+  const messages = run.answered_at ? await listRunSms(report.ref) : [];
+  const texts = smsTotals(messages);
   const cost = callCost(durationSeconds, !hasSession(run.mode), {
     agentSeconds:
       run.answered_at && report.agentEndedAt ? wholeSeconds(run.answered_at, report.agentEndedAt) : undefined,
     transferLegSeconds: report.transferLegSeconds,
+    smsUsd: texts.sms_usd,
   });
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
   const ending: RunEnding = {
@@ -107,13 +114,14 @@ async function finishCall(
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
+    ...(texts.sms_messages ? { sms_messages: texts.sms_messages, sms_segments: texts.sms_segments } : {}),
   };
   if (!(await finishRun(report.ref, ending, usage, run.answered_by, from))) {
     const now = await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
     return now?.status === 'in_progress' && (now.answered_by ?? null) !== (run.answered_by ?? null) ? now : false;
   }
   const { log: _log, ...changes } = ending;
-  const finished: RunRecord = { ...run, ...changes };
+  const finished: RunRecord = { ...run, ...changes, sms: messages.map(smsView) };
   countCallOutcome(outcome, Boolean(run.answered_at));
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.

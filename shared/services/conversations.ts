@@ -16,7 +16,9 @@ import {
   runFileExists,
   runFileKeys,
 } from '../repositories/run-files.ts';
-import { deleteRunLogs, listRunLogs } from '../repositories/run-logs.ts';
+import { deleteRunPartition, listRunLogs } from '../repositories/run-logs.ts';
+import { listRunSms } from '../repositories/run-sms.ts';
+import { smsView } from './text-messages.ts';
 import type { RunRecord } from '../domain/run.ts';
 import { getRun, listRuns } from '../repositories/runs-read.ts';
 import { deleteRun, insertRun } from '../repositories/runs-lifecycle.ts';
@@ -134,10 +136,11 @@ async function fileLink(baseUrl: string, key: string | null, contentType: string
 
 export async function getConversation(orgId: number, agentRef: string, runId: number, baseUrl: string) {
   const { run, ref } = await findRun(orgId, agentRef, runId);
-  const [recording, transcript, logs] = await Promise.all([
+  const [recording, transcript, logs, sms] = await Promise.all([
     fileLink(baseUrl, run.recording_key, WAV, RUN_LINK_SECONDS),
     fileLink(baseUrl, run.transcript_key, TEXT, RUN_LINK_SECONDS),
     listRunLogs(ref, run.logs),
+    listRunSms(ref),
   ]);
   return {
     ...listItem(run),
@@ -147,7 +150,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     transcript_download_url: transcript?.url ?? null,
     download_urls_expire_at: (recording ?? transcript)?.expiresAt ?? null,
     logs,
-    sms: run.sms ?? [],
+    sms: sms.map(smsView),
     cost: run.cost,
     analysis: run.analysis ?? null,
     answered_at: run.answered_at ?? null,
@@ -242,7 +245,7 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   await deleteRunFiles(named);
   for await (const page of listRunFiles(keys.folder)) await deleteRunFiles(page);
   await deleteDeliveriesOfRun(ref);
-  await deleteRunLogs(ref);
+  await deleteRunPartition(ref);
   for (let attempt = 1; ; attempt += 1) {
     const result = await deleteRun(run, contactItems);
     if (result === 'deleted') {

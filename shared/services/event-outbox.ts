@@ -1,5 +1,6 @@
 import { analysisOverdue } from '../domain/call-analysis.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
+import { withRunSms } from './text-messages.ts';
 import { listRunsWithPendingEvents } from '../repositories/runs-read.ts';
 import { markEventPublished, releaseAnalyzedRun } from '../repositories/runs-events.ts';
 import { abandonOverdueAnalysis } from './analysis-records.ts';
@@ -25,7 +26,7 @@ export async function publishPendingEvents(now = new Date()): Promise<number> {
       else if (analysisOverdue(run.ended_at, now)) await abandonOverdueAnalysis(run, now);
       continue;
     }
-    await publishCallCompleted(run);
+    await publishCallCompleted(await withRunSms(run));
     await markEventPublished(ref, now);
     published += 1;
   }

@@ -229,10 +229,13 @@ export interface NumberInventory {
   ownsNumber(e164: string): Promise<boolean>;
   /** The provider's stock of numbers for sale. */
   searchNumbers(country: string, type: NumberType): Promise<AvailableNumber[]>;
-  /** Buys a number and points its incoming calls at `voiceUrl`; a regulated number needs its approved bundle. */
+  /**
+   * Buys a number and points its incoming calls at `voiceUrl` (and its texts at `messagingUrl`,
+   * where the number carries that setting: Twilio's SmsUrl); a regulated number needs its approved bundle.
+   */
   buyNumber(
     e164: string,
-    options: { voiceUrl: string; regulatoryBundleId?: string },
+    options: { voiceUrl: string; messagingUrl?: string; regulatoryBundleId?: string },
   ): Promise<{ providerNumberId: string }>;
   releaseNumber(providerNumberId: string): Promise<void>;
 }
@@ -254,9 +257,63 @@ export interface RegulatoryReview {
   }): Promise<{ bundleId: string }>;
 }
 
+/** Where a text message is, in the platform's words (Twilio `MessageStatus`, Telnyx's recipient status). */
+export type ProviderMessageStatus = 'queued' | 'sent' | 'delivered' | 'undelivered' | 'failed';
+
+export interface SendMessageRequest {
+  to: string;
+  /** The sending number: the account must own it, with the `sms` capability. */
+  from: string;
+  body: string;
+  /** Where the provider reports the message's progress (signed; carries the run and the message). */
+  statusCallbackUrl: string;
+}
+
+/** A text message the provider accepted. */
+export interface SentMessage {
+  messageId: string;
+  status: ProviderMessageStatus;
+  /** How many segments the provider split it into (each billed). */
+  segments: number;
+}
+
+/** A message's progress, from a verified status callback (the run and message are in its URL). */
+export interface MessageStatusEvent {
+  messageId: string;
+  status: ProviderMessageStatus;
+  /** The provider's error code of a failed delivery (Twilio `ErrorCode` 30006, Telnyx `40001`), else null. */
+  errorCode: string | null;
+  /** What the code means, for the run and the model (`landline_or_unreachable`, …), else null. */
+  errorReason: string | null;
+  timestamp: string;
+}
+
+/** A text from a phone to one of the account's numbers, as the provider's messaging webhook announces it. */
+export interface InboundMessage {
+  messageId: string;
+  from: string;
+  to: string;
+  body: string;
+  segments: number;
+}
+
+/**
+ * Text messages (Twilio Programmable Messaging, Telnyx Messaging): sending from one of the
+ * account's numbers, and reading the provider's signed message webhooks (status and incoming).
+ * A refusal is a ProviderError with its `refusal` (the provider's rate limit, a sender that cannot
+ * text, a destination that is no number).
+ */
+export interface Messaging {
+  send(request: SendMessageRequest): Promise<SentMessage>;
+  /** A verified message status callback's news; undefined for anything else. */
+  parseMessageStatus(request: CallbackRequest): MessageStatusEvent | undefined;
+  /** The incoming text a verified messaging webhook announces; undefined for anything else. */
+  parseInboundMessage(request: CallbackRequest): InboundMessage | undefined;
+}
+
 /**
  * A programmable-voice provider account, by concern: each part is what the provider offers, and a
- * part it does not offer is absent rather than a stub. (Messaging is to join as another part.)
+ * part it does not offer is absent rather than a stub.
  */
 export interface TelephonyAdapter {
   readonly provider: 'twilio' | 'telnyx';
@@ -265,6 +322,7 @@ export interface TelephonyAdapter {
   readonly calls: CallControl;
   readonly callbacks: CallbackParsing;
   readonly numbers: NumberInventory;
+  readonly messaging?: Messaging;
   readonly transferCallbacks?: TransferCallbacks;
   readonly regulatoryReview?: RegulatoryReview;
 }
@@ -276,12 +334,20 @@ export interface AvailableNumber {
   capabilities: string[];
 }
 
-/** The provider refused or failed a request; `retryable` when nothing happened and a retry may succeed. */
+/**
+ * Why a provider refused a text: its rate limit (Twilio 429/20429, Telnyx 429/10011: nothing was
+ * sent, a retry later may succeed), a sender number that cannot text (Twilio 21606, Telnyx 40305),
+ * a destination that is no valid number (Twilio 21211/21614, Telnyx 40310).
+ */
+export type MessageRefusal = 'rate_limited' | 'sender_cannot_text' | 'invalid_destination';
+
+/** The provider refused or failed a request. */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   constructor(
     message: string,
     readonly status?: number,
+    readonly refusal?: MessageRefusal,
   ) {
     super(message);
   }

@@ -22,14 +22,18 @@ export async function searchNumbers(country: string, type?: NumberType): Promise
   return lists.flat();
 }
 
-function voiceUrl(provider: string): string {
-  return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/voice`;
+function webhookUrl(provider: string, path: 'voice' | 'messages'): string {
+  return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/${path}`;
 }
 
-/** Buys a number whose incoming calls ring this API's voice webhook. */
+/** Buys a number whose incoming calls ring this API's voice webhook, and whose texts reach its messaging webhook. */
 export async function buyNumber(e164: string, regulatoryBundleId?: string) {
   const { adapter } = await platformAccount();
-  return adapter.numbers.buyNumber(e164, { voiceUrl: voiceUrl(adapter.provider), regulatoryBundleId });
+  return adapter.numbers.buyNumber(e164, {
+    voiceUrl: webhookUrl(adapter.provider, 'voice'),
+    messagingUrl: webhookUrl(adapter.provider, 'messages'),
+    regulatoryBundleId,
+  });
 }
 
 export const releaseNumber = async (providerNumberId: string) =>

@@ -7,7 +7,10 @@ import {
   type InboundAnswer,
   type InboundCall,
   type MachineDetectionEvent,
+  type MessageRefusal,
   type MessageSpokenEvent,
+  type MessageStatusEvent,
+  type ProviderMessageStatus,
   type ProviderCallEvent,
   type ProviderCallStatus,
   type ProviderStatusEvent,
@@ -137,11 +140,47 @@ function streamCommand(request: { streamUrl: string; runRef: string; streamToken
   } as const;
 }
 
+/**
+ * A message event's news: `message.sent`, then `message.finalized` with the recipient's status
+ * (`delivered`; `delivery_failed` with its error; `sending_failed`, `expired`: never handed on;
+ * `delivery_unconfirmed`: no receipt came, it stays sent).
+ */
+export function mapTelnyxMessageStatus(eventType: string, recipientStatus: string): ProviderMessageStatus | undefined {
+  if (eventType === 'message.sent') return 'sent';
+  if (eventType !== 'message.finalized') return undefined;
+  if (recipientStatus === 'delivered') return 'delivered';
+  if (recipientStatus === 'delivery_failed') return 'undelivered';
+  if (recipientStatus === 'sending_failed' || recipientStatus === 'expired') return 'failed';
+  if (recipientStatus === 'delivery_unconfirmed' || recipientStatus === 'sent') return 'sent';
+  return undefined;
+}
+
+/** Telnyx's messaging error codes the platform names. */
+const TELNYX_DELIVERY_ERRORS: Record<string, string> = {
+  '40001': 'landline_or_unreachable_carrier',
+  '40002': 'blocked',
+  '40006': 'unreachable',
+  '40008': 'undeliverable',
+  '40300': 'filtered',
+};
+
+/** Telnyx's refusals of a new message, by error code. */
+const TELNYX_MESSAGE_REFUSALS: Record<string, MessageRefusal> = {
+  '10011': 'rate_limited',
+  '40305': 'sender_cannot_text',
+  '40013': 'sender_cannot_text',
+  '40310': 'invalid_destination',
+};
+
 function rethrow(error: unknown, what: string): never {
   const status = (error as { status?: number }).status;
+  const body = (error as { error?: { errors?: { code?: string }[] } }).error;
+  const code = body?.errors?.[0]?.code;
+  const refusal = (code && TELNYX_MESSAGE_REFUSALS[code]) || (status === 429 ? 'rate_limited' : undefined);
   throw new ProviderError(
     `Telnyx ${what} failed${status ? ` (HTTP ${status})` : ''}: ${error instanceof Error ? error.message : String(error)}`,
     status,
+    refusal,
   );
 }
 
@@ -326,6 +365,62 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
         const { call_control_id: callId, from, to } = payload;
         if (typeof callId !== 'string' || typeof from !== 'string' || typeof to !== 'string') return undefined;
         return { callId, from, to };
+      },
+    },
+
+    messaging: {
+      async send({ to, from, body, statusCallbackUrl }) {
+        try {
+          const response = await client.messages.send({
+            to,
+            from,
+            text: body,
+            type: 'SMS',
+            webhook_url: statusCallbackUrl,
+            use_profile_webhooks: false,
+          });
+          const id = response.data?.id;
+          if (!id) throw new ProviderError('Telnyx answered the message without an id');
+          return { messageId: id, status: 'queued', segments: Math.max(1, response.data?.parts ?? 1) };
+        } catch (error) {
+          if (error instanceof ProviderError) throw error;
+          rethrow(error, 'message');
+        }
+      },
+
+      parseMessageStatus({ rawBody }: CallbackRequest): MessageStatusEvent | undefined {
+        const event = JSON.parse(rawBody) as TelnyxEvent;
+        const payload = event.data?.payload ?? {};
+        const recipients = Array.isArray(payload.to) ? (payload.to as { status?: string }[]) : [];
+        const status = mapTelnyxMessageStatus(event.data?.event_type ?? '', String(recipients[0]?.status ?? ''));
+        if (typeof payload.id !== 'string' || !status) return undefined;
+        const errors = Array.isArray(payload.errors) ? (payload.errors as { code?: string }[]) : [];
+        const errorCode =
+          status === 'undelivered' || status === 'failed' ? String(errors[0]?.code ?? '') || null : null;
+        return {
+          messageId: payload.id,
+          status,
+          errorCode,
+          errorReason: errorCode ? (TELNYX_DELIVERY_ERRORS[errorCode] ?? 'undeliverable') : null,
+          timestamp: event.data?.occurred_at ?? new Date().toISOString(),
+        };
+      },
+
+      parseInboundMessage({ rawBody }: CallbackRequest) {
+        const event = JSON.parse(rawBody) as TelnyxEvent;
+        const payload = event.data?.payload ?? {};
+        if (event.data?.event_type !== 'message.received') return undefined;
+        const from = (payload.from as { phone_number?: unknown } | undefined)?.phone_number;
+        const to = (Array.isArray(payload.to) ? (payload.to[0] as { phone_number?: unknown }) : undefined)
+          ?.phone_number;
+        if (typeof payload.id !== 'string' || typeof from !== 'string' || typeof to !== 'string') return undefined;
+        return {
+          messageId: payload.id,
+          from,
+          to,
+          body: typeof payload.text === 'string' ? payload.text : '',
+          segments: Math.max(1, Number(payload.parts) || 1),
+        };
       },
     },
 

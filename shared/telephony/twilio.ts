@@ -9,6 +9,9 @@ import {
   type InboundAnswer,
   type InboundCall,
   type MachineDetectionEvent,
+  type MessageRefusal,
+  type MessageStatusEvent,
+  type ProviderMessageStatus,
   type ProviderCallEvent,
   type ProviderCallStatus,
   type TelephonyAdapter,
@@ -106,10 +109,39 @@ export function mapTwilioStatus(callStatus: string): ProviderCallStatus | undefi
   }
 }
 
+/** Twilio `MessageStatus` → platform status (accepted, scheduled, sending: not handed on yet; read: delivered). */
+export function mapTwilioMessageStatus(messageStatus: string): ProviderMessageStatus | undefined {
+  if (['accepted', 'scheduled', 'queued', 'sending'].includes(messageStatus)) return 'queued';
+  if (messageStatus === 'read') return 'delivered';
+  if (['sent', 'delivered', 'undelivered', 'failed'].includes(messageStatus))
+    return messageStatus as ProviderMessageStatus;
+  return undefined; // receiving, received, canceled: not an outbound message's progress
+}
+
+/** Twilio's delivery error codes (30xxx) the platform names. */
+const TWILIO_DELIVERY_ERRORS: Record<string, string> = {
+  '30003': 'unreachable',
+  '30004': 'blocked',
+  '30005': 'unknown_destination',
+  '30006': 'landline_or_unreachable_carrier',
+  '30007': 'filtered',
+  '30008': 'unknown_error',
+};
+
+/** Twilio's refusals of a new message, by error code. */
+const TWILIO_MESSAGE_REFUSALS: Record<number, MessageRefusal> = {
+  20429: 'rate_limited',
+  21606: 'sender_cannot_text',
+  21612: 'sender_cannot_text',
+  21211: 'invalid_destination',
+  21614: 'invalid_destination',
+};
+
 function rethrow(error: unknown, what: string): never {
-  const status = (error as { status?: number }).status;
+  const { status, code } = error as { status?: number; code?: number };
   const message = error instanceof Error ? error.message : String(error);
-  throw new ProviderError(`Twilio ${what} failed${status ? ` (HTTP ${status})` : ''}: ${message}`, status);
+  const refusal = (code && TWILIO_MESSAGE_REFUSALS[code]) || (status === 429 ? 'rate_limited' : undefined);
+  throw new ProviderError(`Twilio ${what} failed${status ? ` (HTTP ${status})` : ''}: ${message}`, status, refusal);
 }
 
 export function twilioAdapter(
@@ -283,6 +315,49 @@ export function twilioAdapter(
       },
     },
 
+    messaging: {
+      async send({ to, from, body, statusCallbackUrl }) {
+        try {
+          const message = await client.messages.create({ to, from, body, statusCallback: statusCallbackUrl });
+          return {
+            messageId: message.sid,
+            status: mapTwilioMessageStatus(message.status) ?? 'queued',
+            segments: Math.max(1, Number(message.numSegments) || 1),
+          };
+        } catch (error) {
+          rethrow(error, 'message');
+        }
+      },
+
+      // MessageStatus callbacks (no Timestamp: a replay changes nothing, statuses only move forward).
+      parseMessageStatus({ rawBody }: CallbackRequest): MessageStatusEvent | undefined {
+        const params = formParams(rawBody);
+        const status = mapTwilioMessageStatus(params.MessageStatus ?? '');
+        if (!params.MessageSid || !status) return undefined;
+        const errorCode = params.ErrorCode || null;
+        return {
+          messageId: params.MessageSid,
+          status,
+          errorCode,
+          errorReason: errorCode ? (TWILIO_DELIVERY_ERRORS[errorCode] ?? 'undeliverable') : null,
+          timestamp: new Date(now()).toISOString(),
+        };
+      },
+
+      parseInboundMessage({ rawBody }: CallbackRequest) {
+        const params = formParams(rawBody);
+        if (!params.MessageSid || !params.From || !params.To || params.Body === undefined || params.CallSid)
+          return undefined;
+        return {
+          messageId: params.MessageSid,
+          from: params.From,
+          to: params.To,
+          body: params.Body,
+          segments: Math.max(1, Number(params.NumSegments) || 1),
+        };
+      },
+    },
+
     transferCallbacks: {
       parseTransferStep({ url, rawBody }: CallbackRequest): TransferStep | undefined {
         const query = new URL(url).searchParams;
@@ -354,12 +429,13 @@ export function twilioAdapter(
         }
       },
 
-      async buyNumber(e164, { voiceUrl, regulatoryBundleId }) {
+      async buyNumber(e164, { voiceUrl, messagingUrl, regulatoryBundleId }) {
         try {
           const number = await client.incomingPhoneNumbers.create({
             phoneNumber: e164,
             voiceUrl,
             voiceMethod: 'POST',
+            ...(messagingUrl ? { smsUrl: messagingUrl, smsMethod: 'POST' } : {}),
             ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}),
           });
           return { providerNumberId: number.sid };

@@ -17,3 +17,14 @@ export function telnyxCalledNumber(rawBody: string): string | undefined {
     return undefined;
   }
 }
+
+/** The number a Telnyx `message.received` was sent to (its first recipient). */
+export function telnyxMessageRecipient(rawBody: string): string | undefined {
+  try {
+    const to = (JSON.parse(rawBody) as { data?: { payload?: { to?: { phone_number?: unknown }[] } } }).data?.payload
+      ?.to?.[0]?.phone_number;
+    return typeof to === 'string' ? to : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { KeyDetector } from '../../media/src/audio/dtmf.ts';
+import { CallTexts } from '../../media/src/call/call-texts.ts';
 import { AgentTools } from '../../media/src/call/agent-tools.ts';
 import type { Answer, AnswerAudio } from '../../media/src/call/brain.ts';
 import type { PreparedCall } from '../../media/src/call/call-types.ts';
@@ -37,10 +38,12 @@ function tools(toolFetch?: typeof fetch) {
     toolFetch,
     runLog: (_level, message) => void runLogs.push(message),
   };
+  const gathered = {};
   const effects = {
-    gathered: {},
+    gathered,
     closing: vi.fn(),
     transfer: vi.fn(async () => {}),
+    texts: new CallTexts(call, { gathered, transcriptEvent: () => {} }),
     log: () => {},
     runRef: () => null,
   };

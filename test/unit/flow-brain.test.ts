@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { LanguageModel, ModelEvent } from '../../media/src/agent/interfaces.ts';
+import { CallTexts } from '../../media/src/call/call-texts.ts';
 import { AgentTools } from '../../media/src/call/agent-tools.ts';
 import { FlowBrain } from '../../media/src/call/flow-brain.ts';
 import type { LiveEvent } from '../../media/src/call/live-tap.ts';
@@ -62,7 +63,14 @@ function flowBrain(llm: LanguageModel, { transferable = true } = {}) {
   let clock = 0;
   const options = {
     chat: false,
-    tools: new AgentTools(call, { gathered, closing, transfer, log: () => {}, runRef: () => '1.2.3' }),
+    tools: new AgentTools(call, {
+      gathered,
+      closing,
+      transfer,
+      texts: new CallTexts(call, { gathered, transcriptEvent: () => {} }),
+      log: () => {},
+      runRef: () => '1.2.3',
+    }),
     sessionEvent: (event: LiveEvent) => void events.push(event),
     isEnded: () => false,
     log: () => {},

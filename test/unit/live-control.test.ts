@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { Brain } from '../../media/src/call/brain.ts';
 import type { Handoff } from '../../media/src/call/handoff.ts';
+import { CallTexts } from '../../media/src/call/call-texts.ts';
 import { applyCommand, type ControlTarget } from '../../media/src/call/live-control.ts';
 import { LiveTap, type LiveCommand, type LiveEvent } from '../../media/src/call/live-tap.ts';
 import type { Speaker } from '../../media/src/call/reply.ts';
@@ -30,8 +31,15 @@ function target({ transferable = true, live = true } = {}) {
   } as unknown as Handoff;
   const brain = { addNote: (content: string) => void did.push(`note "${content}"`) } as unknown as Brain;
   const runLogs: string[] = [];
+  const call = {
+    plan,
+    providers: {} as never,
+    organizationId: 1,
+    runLog: (_level: string, message: string) => void runLogs.push(message),
+  };
   const control: ControlTarget = {
-    call: { plan, providers: {} as never, organizationId: 1, runLog: (_level, message) => void runLogs.push(message) },
+    call,
+    texts: new CallTexts(call, { gathered: {}, transcriptEvent: () => {} }),
     brain,
     handoff,
     speaker,
@@ -83,7 +91,7 @@ describe('control of a live call', () => {
     { command: { type: 'end', say: 'Goodbye.' }, did: ['goodbye "Goodbye."'], log: 'Ended through the control API' },
   ])('$command', async ({ command, did: expected, log }) => {
     const { control, did, runLogs } = target();
-    expect(applyCommand(command, control)).toBeNull();
+    expect(await applyCommand(command, control)).toBeNull();
     await settle();
     expect(did).toEqual(expected);
     // The command's line is the media service's, written before it is applied (live-call-server.ts):
@@ -92,18 +100,18 @@ describe('control of a live call', () => {
     expect(controlLogMessage(command)).toBe(log);
   });
 
-  it('refuses a transfer to a destination the call does not have', () => {
-    expect(applyCommand({ type: 'transfer', destination: 'nobody' }, target().control)).toBe(
+  it('refuses a transfer to a destination the call does not have', async () => {
+    expect(await applyCommand({ type: 'transfer', destination: 'nobody' }, target().control)).toBe(
       'no transfer destination named nobody',
     );
-    expect(applyCommand({ type: 'transfer', destination: 'front_desk' }, target({ transferable: false }).control)).toBe(
-      'this call has no transfer destinations (or is not a phone call)',
-    );
+    expect(
+      await applyCommand({ type: 'transfer', destination: 'front_desk' }, target({ transferable: false }).control),
+    ).toBe('this call has no transfer destinations (or is not a phone call)');
   });
 
   it('an answer asked for is dropped if the call ends meanwhile', async () => {
     const { control, did } = target({ live: false });
-    applyCommand({ type: 'add_message', content: 'x', respond: true }, control);
+    await applyCommand({ type: 'add_message', content: 'x', respond: true }, control);
     await settle();
     expect(did).toEqual(['note "x"', 'waits for the answer in progress']);
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { LanguageModel, ModelEvent } from '../../media/src/agent/interfaces.ts';
 import { ProviderError } from '../../media/src/agent/interfaces.ts';
+import { CallTexts } from '../../media/src/call/call-texts.ts';
 import { AgentTools } from '../../media/src/call/agent-tools.ts';
 import type { LiveEvent } from '../../media/src/call/live-tap.ts';
 import { PromptBrain } from '../../media/src/call/prompt-brain.ts';
@@ -24,7 +25,14 @@ function brain(
     organizationId: 1,
     runLog: (_level: string, message: string) => void runLogs.push(message),
   };
-  const effects = { gathered, closing: vi.fn(), transfer: vi.fn(async () => {}), log: () => {}, runRef: () => '1.2.3' };
+  const effects = {
+    gathered,
+    closing: vi.fn(),
+    transfer: vi.fn(async () => {}),
+    texts: new CallTexts(call, { gathered, transcriptEvent: () => {} }),
+    log: () => {},
+    runRef: () => '1.2.3',
+  };
   const part = new PromptBrain(call, {
     chat: false,
     timing,

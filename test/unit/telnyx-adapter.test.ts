@@ -341,7 +341,14 @@ describe('Telnyx adapter', () => {
   });
 
   it('offers only the parts Telnyx has: no transfer callbacks (transfers are call events), no regulatory review through the API', () => {
-    expect(Object.keys(adapter()).sort()).toEqual(['accountId', 'callbacks', 'calls', 'numbers', 'provider']);
+    expect(Object.keys(adapter()).sort()).toEqual([
+      'accountId',
+      'callbacks',
+      'calls',
+      'messaging',
+      'numbers',
+      'provider',
+    ]);
   });
 
   it('searches available numbers, orders one on the connection, checks ownership', async () => {

@@ -12,6 +12,7 @@ import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts
 import type { Memory } from '../../../shared/schemas/memories.ts';
 import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
+import type { SmsPlan } from '../../../shared/schemas/text-messages.ts';
 import type { ToolDefinition } from './interfaces.ts';
 import { phrasesFor, type Phrases } from './phrases.ts';
 
@@ -29,6 +30,19 @@ export interface CallInput {
   memories: Memory[];
   /** A phone call (a browser or chat session has no provider call to hand on). */
   transferable?: boolean;
+  /** A phone call: there is a caller's number to text (a browser or chat session has none). */
+  textable?: boolean;
+}
+
+/** Texts during the call (`workflow_configurations.sms`), on a phone call whose agent enabled them. */
+export interface CallSmsPlan {
+  templates: SmsPlan['templates'];
+  allowFreeText: boolean;
+  maxPerCall: number;
+  /** Where texts go; null: the caller. */
+  destination: string | null;
+  /** The sending number; null: the call's own. */
+  fromNumber: string | null;
 }
 
 export interface VoiceSettings {
@@ -64,6 +78,8 @@ export interface CallPlan {
   phrases: Phrases;
   /** Transfer to a person (`workflow_configurations.transfer`), on a phone call. */
   transfer: { destinations: TransferDestination[]; timeoutSeconds: number; continueOnFailure: boolean } | null;
+  /** Texts the agent may send (the `send_sms` tool, the control API's command); null: none. */
+  sms: CallSmsPlan | null;
   /** The knowledge passages that best match what the caller just said (of these documents only, if given). */
   knowledge: (query: string, documentIds?: readonly string[]) => { title: string; text: string; score: number }[];
 }
@@ -178,6 +194,27 @@ function transferTool(destinations: TransferDestination[]): ToolDefinition {
   };
 }
 
+/** `send_sms`: a template by name (from their descriptions), or free text where allowed. */
+function sendSmsTool(plan: CallSmsPlan): ToolDefinition {
+  const templates = plan.templates.map((template) => `- ${template.name}: ${template.description}`).join('\n');
+  return {
+    name: 'send_sms',
+    description: `Send a text message to ${plan.destination ? 'the number your settings name' : "the caller's phone"} during the call (at most ${plan.maxPerCall}). ${
+      templates ? `Templates, by name:\n${templates}\n` : ''
+    }${plan.allowFreeText ? 'Or write the text yourself (up to 640 characters).' : 'Only these templates may be sent.'} Tell the caller you sent it; if it is refused, tell them why.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        ...(plan.templates.length
+          ? { template: { type: 'string', enum: plan.templates.map((template) => template.name) } }
+          : {}),
+        ...(plan.allowFreeText ? { text: { type: 'string', maxLength: 640 } } : {}),
+      },
+      required: [],
+    },
+  };
+}
+
 /** A stored flow as the call reads it; null for a flat definition (or one no longer valid). */
 export function flowOf(definition: Record<string, unknown>): FlowDefinition | null {
   if (!isFlowDefinition(definition)) return null;
@@ -251,6 +288,16 @@ export function buildCallPlan(input: CallInput): CallPlan {
         continueOnFailure: transferPlan.on_failure === 'continue',
       }
     : null;
+  const smsSettings = input.textable && configured.success ? configured.data.sms : undefined;
+  const sms: CallSmsPlan | null = smsSettings?.enabled
+    ? {
+        templates: smsSettings.templates,
+        allowFreeText: smsSettings.allow_free_text,
+        maxPerCall: smsSettings.max_per_call,
+        destination: smsSettings.destination ?? null,
+        fromNumber: smsSettings.from_number ?? null,
+      }
+    : null;
   const httpTools = new Map(input.tools.map((tool) => [tool.name, tool]));
   return {
     settings,
@@ -263,11 +310,13 @@ export function buildCallPlan(input: CallInput): CallPlan {
       ...input.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
       ...builtInTools(dispositionCodes, dataToCollect, settings.keypad.sendDigits),
       ...(transfer ? [transferTool(transfer.destinations)] : []),
+      ...(sms ? [sendSmsTool(sms)] : []),
     ],
     httpTools,
     dispositionCodes,
     phrases,
     transfer,
+    sms,
     knowledge: (query, documentIds) =>
       rankPassages(
         query,

@@ -8,6 +8,7 @@ import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import type { Answer } from './brain.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
+import type { CallTexts } from './call-texts.ts';
 import { isRecord } from './media-stream-frames.ts';
 
 export interface ToolCall {
@@ -23,6 +24,8 @@ export interface ToolEffects {
   closing(): void;
   /** Notes the transfer to carry out after the handoff phrase (handoff.ts). */
   transfer(destination: TransferDestination, reason: string): Promise<void>;
+  /** Texts to the caller (`send_sms`). */
+  texts: CallTexts;
   log: LogFn;
   runRef(): string | null;
 }
@@ -79,6 +82,15 @@ export class AgentTools {
         });
         call.runLog?.('INFO', `Keys sent by the agent: ${keys}`);
         return JSON.stringify({ ok: true, sent: keys });
+      }
+      case 'send_sms': {
+        // The outcome, or why not, in words the model can tell the caller.
+        const outcome = await effects.texts.send(args, 'agent');
+        return JSON.stringify(
+          outcome.sent
+            ? { ok: true, to: outcome.sms.to, status: outcome.sms.status, segments: outcome.sms.segments }
+            : { error: outcome.reason, refused: outcome.refusal },
+        );
       }
     }
     const tool = call.plan.httpTools.get(toolCall.name);

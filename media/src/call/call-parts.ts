@@ -1,4 +1,5 @@
 import { AgentTools } from './agent-tools.ts';
+import { CallTexts } from './call-texts.ts';
 import type { Brain } from './brain.ts';
 import { CallClocks } from './call-clocks.ts';
 import type { CallPipelineOptions, LogFn, PreparedCall } from './call-types.ts';
@@ -19,6 +20,7 @@ export interface CallParts {
   keypad: Keypad;
   clocks: CallClocks;
   handoff: Handoff;
+  texts: CallTexts;
 }
 
 /** What the parts share with the rest of the pipeline (call-pipeline.ts). */
@@ -37,6 +39,8 @@ export interface CallPartsContext {
   trace: LatencyTrace;
   /** Wall time, ISO 8601. */
   now(): string;
+  /** An event in the transcript (a text sent), at the current time. */
+  transcriptEvent(text: string): void;
 }
 
 /**
@@ -47,6 +51,7 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
   const { tap, log, runRef } = context;
   const transfer = (destination: TransferDestination, reason: string) =>
     handoff.prepare(destination, 'the agent', reason);
+  const texts = new CallTexts(call, { gathered: context.gathered, transcriptEvent: context.transcriptEvent, log });
   const options = {
     chat: context.chat,
     timing: context.timing,
@@ -55,7 +60,7 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     log,
     runRef,
     trace: context.trace,
-    tools: new AgentTools(call, { gathered: context.gathered, closing: context.closing, transfer, log, runRef }),
+    tools: new AgentTools(call, { gathered: context.gathered, closing: context.closing, transfer, texts, log, runRef }),
   };
   if (call.flowVariables) Object.assign(context.gathered, call.flowVariables);
   const brain: Brain = call.plan.flow
@@ -79,5 +84,6 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     handoff,
     keypad: new Keypad(call.plan.settings.keypad),
     clocks: new CallClocks(call.plan.settings, context.chat),
+    texts,
   };
 }

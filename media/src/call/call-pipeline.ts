@@ -140,13 +140,14 @@ export class CallPipeline {
    * to say or an answer asked for waits for the agent's answer in progress (answers never overlap);
    * ending cuts it off.
    */
-  control(command: LiveCommand): string | null {
+  async control(command: LiveCommand): Promise<string | null> {
     const parts = this.parts;
     if (this.ended || !parts) return this.ended ? 'the call has ended' : 'the call is not set up yet';
     if (this.closing) return 'the call is ending';
-    const refusal = applyCommand(command, {
+    const refusal = await applyCommand(command, {
       call: parts.call,
       handoff: parts.handoff,
+      texts: parts.texts,
       brain: parts.brain,
       speaker: this.speaker,
       live: () => !this.closing && !this.ended,
@@ -267,6 +268,10 @@ export class CallPipeline {
       runRef: () => this.runRef,
       trace: this.latency,
       now: () => new Date(this.clock.wall()).toISOString(),
+      transcriptEvent: (text) => {
+        const at = this.clock.isoAt(this.clock.nowMs());
+        this.addFragment({ timestamp: at, end: at, role: 'assistant', text });
+      },
     });
     this.parts = parts;
     if (this.ended) return;

@@ -6,6 +6,8 @@ import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { CallLatency, LatencyTurn } from '../../../shared/domain/call-latency.ts';
 import type { FlowPathStep } from '../../../shared/domain/flows.ts';
+import type { SmsSender } from '../../../shared/domain/text-messages.ts';
+import type { SmsOutcome } from '../../../shared/services/text-messages.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFn = (level: LogLevel, message: string, details?: Record<string, unknown>) => void;
@@ -53,6 +55,11 @@ export interface PreparedCall {
   toolFetch?: typeof fetch;
   /** A flow's variables fetched before the call (pre-call-fetch.ts): gathered from the start. */
   flowVariables?: Record<string, unknown>;
+  /**
+   * Sends a text from the run (the plan's `sms`: to the caller or its destination, from the call's
+   * number), under the platform's rules and the call's cap; absent where the call cannot text.
+   */
+  sendSms?: (request: { body: string; sentBy: SmsSender }) => Promise<SmsOutcome>;
   /** Appends to the run's logs (tool calls, knowledge used). */
   runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
   /**

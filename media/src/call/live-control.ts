@@ -3,6 +3,7 @@ import type { PreparedCall } from './call-types.ts';
 import type { Handoff } from './handoff.ts';
 import type { LiveCommand } from './live-tap.ts';
 import type { Speaker } from './reply.ts';
+import type { CallTexts } from './call-texts.ts';
 
 /** What a command of the control API acts on: the call's parts, and how the call ends. */
 export interface ControlTarget {
@@ -10,6 +11,7 @@ export interface ControlTarget {
   brain: Brain;
   handoff: Handoff;
   speaker: Speaker;
+  texts: CallTexts;
   /** Neither ending nor ended. */
   live(): boolean;
   ended(): boolean;
@@ -25,9 +27,10 @@ export interface ControlTarget {
 /**
  * Applies a command of the control API to a live call (checked live by the caller); the reason it
  * cannot be, otherwise. A sentence to say or an answer asked for waits for the agent's answer in
- * progress (answers never overlap); ending cuts it off.
+ * progress (answers never overlap); ending cuts it off. A text is sent at once (its refusal, such
+ * as a number on the Do-not-call list, is the reason).
  */
-export function applyCommand(command: LiveCommand, target: ControlTarget): string | null {
+export async function applyCommand(command: LiveCommand, target: ControlTarget): Promise<string | null> {
   const { call, speaker } = target;
   const afterAnswer = (then: () => void) =>
     void speaker.idle().then(() => {
@@ -62,6 +65,11 @@ export function applyCommand(command: LiveCommand, target: ControlTarget): strin
       if (command.say) target.goodbye(command.say);
       else target.endNow();
       break;
+    case 'send_sms': {
+      const outcome = await target.texts.send(command, 'api');
+      if (!outcome.sent) return outcome.reason;
+      break;
+    }
   }
   return null;
 }

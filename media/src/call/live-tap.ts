@@ -12,7 +12,8 @@ export type LiveCommand =
   | { type: 'say'; text: string; end_call?: boolean }
   | { type: 'add_message'; content: string; respond?: boolean }
   | { type: 'end'; say?: string }
-  | { type: 'transfer'; destination: string };
+  | { type: 'transfer'; destination: string }
+  | { type: 'send_sms'; template?: string; text?: string };
 
 /**
  * The live tap of a call: its listeners (the listen endpoint, media/src/live-call-server.ts) follow it

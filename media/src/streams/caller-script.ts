@@ -13,3 +13,10 @@ export const DEFAULT_CALLER_SCRIPT: readonly string[] = [
 
 /** A caller who asks for a person (the local callee directory: a number ending in 341), then waits. */
 export const TRANSFER_CALLER_SCRIPT: readonly string[] = ['Hello, who is this?', 'Can I talk to a person, please?'];
+
+/** A caller who asks for a text (the local callee directory: a number whose 4th and 3rd last digits are 35). */
+export const TEXTING_CALLER_SCRIPT: readonly string[] = [
+  'Hello, who is this?',
+  'Can you text me the details, please?',
+  'Thank you, goodbye.',
+];

@@ -138,6 +138,21 @@ export const callRoutes = {
       404: { description: 'Not a provider with transfer callbacks' },
     },
   }),
+  telephonyMessages: defineRoute({
+    operationId: 'telephonyMessagingWebhook',
+    method: 'POST',
+    path: '/telephony/{provider}/messages',
+    group: 'telephonyCallbacks',
+    public: true,
+    internal: true,
+    summary:
+      "Text messages at the provider, signed: a sent text's status callbacks (`?run=…&sms=…`) and texts to the platform's numbers",
+    description:
+      "Machine-to-machine: Twilio's message `StatusCallback` and Telnyx's `message.sent` / `message.finalized` events move a text of a run on (queued, sent, delivered, undelivered with the provider's error code); incoming texts (Twilio's `SmsUrl`, Telnyx's `message.received`) are acknowledged. Requests without a valid signature are refused with 403.",
+    tags: ['Telephony'],
+    request: { params: TelephonyProviderParam },
+    responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
+  }),
   telephonyVoice: defineRoute({
     operationId: 'telephonyVoiceWebhook',
     method: 'POST',

@@ -256,6 +256,21 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
           )}
           <h3>Gathered context</h3>
           <pre>{JSON.stringify(call.gathered_context, null, 2)}</pre>
+          {call.sms.length > 0 && (
+            <>
+              <h3>Text messages</h3>
+              <ol aria-label="Text messages" class="timeline">
+                {call.sms.map((sms) => (
+                  <li key={sms.id}>
+                    <time dateTime={sms.timestamp}>{new Date(sms.timestamp).toLocaleTimeString()}</time>{' '}
+                    {sms.direction === 'outbound' ? `To ${sms.to}` : `From ${sms.from}`}: {sms.body}{' '}
+                    <strong>{sms.status}</strong>
+                    {sms.error_reason ? ` (${sms.error_code}: ${sms.error_reason})` : ''}
+                  </li>
+                ))}
+              </ol>
+            </>
+          )}
           <h3>Logs</h3>
           <ol aria-label="Logs" class="timeline">
             {call.logs.map((log, index) => (

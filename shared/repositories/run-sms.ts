@@ -1,0 +1,215 @@
+/**
+ * A run's text messages, each an item of its own in the run's partition (keys.ts `runSms`, beside
+ * its log lines): an outbound text is written `queued` in the same transaction as its log line,
+ * conditioned on the run being in progress, then moved on by its provider's status reports, each a
+ * conditional update that only moves it forward.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys.ts';
+import { runLogItem } from './run-logs.ts';
+import { db, queryPages, sendTransaction, tableName } from './table.ts';
+import { statusesBefore, type RunSmsRecord, type SmsStatus } from '../domain/text-messages.ts';
+import type { RunLogLine } from '../domain/run.ts';
+import type { RunRef } from '../domain/run-ref.ts';
+
+const key = (ref: RunRef, smsId: string) => keys.runSms(ref.organizationId, ref.agentId, ref.runId, smsId);
+
+const RUN_IN_PROGRESS = (ref: RunRef) => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+    ConditionExpression: '#status = :inProgress',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':inProgress': 'in_progress' },
+  },
+});
+
+/**
+ * Records a text on a run in progress, with its log line: false when the run has ended (or is
+ * gone), and nothing is written then.
+ */
+export async function putRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogLine): Promise<boolean> {
+  try {
+    await sendTransaction([
+      RUN_IN_PROGRESS(ref),
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...key(ref, record.id), type: 'runSms', ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      runLogItem(ref, line),
+    ]);
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+    )
+      return false;
+    throw error;
+  }
+}
+
+/**
+ * Records a text of a run whatever its status (a reply after the call has ended): false when the
+ * run is gone (deleted) or the text is already recorded (a repeated webhook).
+ */
+export async function putLateRunSms(ref: RunRef, record: RunSmsRecord): Promise<boolean> {
+  try {
+    await sendTransaction([
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...key(ref, record.id), type: 'runSms', ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return false;
+    throw error;
+  }
+}
+
+/** What the provider said when it took the text: its id there, its segments and their cost. */
+export async function recordSmsAccepted(
+  ref: RunRef,
+  smsId: string,
+  accepted: { providerMessageId: string; segments: number; costUsd: number },
+): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key(ref, smsId),
+      UpdateExpression: 'SET provider_message_id = :id, #segments = :segments, cost_usd = :cost',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#segments': 'segments' },
+      ExpressionAttributeValues: {
+        ':id': accepted.providerMessageId,
+        ':segments': accepted.segments,
+        ':cost': accepted.costUsd,
+      },
+    }),
+  );
+}
+
+/**
+ * Moves a text on to `status` (a provider's report, or the provider's refusal: `failed`), with its
+ * history: false when it is already as far or further (a late, repeated or out-of-order report), or
+ * is gone. A report must name the provider's id of the text (a signed report of another text of the
+ * same account cannot move this one); a refusal has none yet.
+ */
+export async function applySmsStatus(
+  ref: RunRef,
+  smsId: string,
+  change: {
+    status: SmsStatus;
+    timestamp: string;
+    errorCode: string | null;
+    errorReason: string | null;
+    providerMessageId: string | null;
+  },
+): Promise<boolean> {
+  const earlier = statusesBefore(change.status);
+  const values: Record<string, unknown> = {
+    ':status': change.status,
+    ':history': [{ status: change.status, timestamp: change.timestamp, error_code: change.errorCode }],
+    ':code': change.errorCode,
+    ':reason': change.errorReason,
+  };
+  earlier.forEach((status, index) => (values[`:s${index}`] = status));
+  let condition = `attribute_exists(pk) AND #status IN (${earlier.map((_, index) => `:s${index}`).join(', ')})`;
+  if (change.providerMessageId) {
+    condition += ' AND provider_message_id = :id';
+    values[':id'] = change.providerMessageId;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(ref, smsId),
+        UpdateExpression:
+          'SET #status = :status, status_history = list_append(status_history, :history), error_code = :code, error_reason = :reason',
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+const FIELDS = [
+  'id',
+  'direction',
+  'timestamp',
+  'from',
+  'to',
+  'body',
+  'status',
+  'status_history',
+  'error_code',
+  'error_reason',
+  'segments',
+  'cost_usd',
+  'sent_by',
+  'provider_message_id',
+] as const;
+
+/** The run's texts, in the order they were sent or received. */
+export async function listRunSms(ref: RunRef): Promise<RunSmsRecord[]> {
+  const messages: RunSmsRecord[] = [];
+  for await (const page of queryPages({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': keys.runLogPartition(ref.organizationId, ref.agentId, ref.runId),
+      ':prefix': keys.runSmsSkPrefix,
+    },
+    ConsistentRead: true,
+  })) {
+    for (const item of page)
+      messages.push(Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as RunSmsRecord);
+  }
+  return messages.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/**
+ * Takes one of the organization's texts of this minute (SMS_PER_MINUTE_PER_ORGANIZATION): one
+ * conditional ADD on the minute's counter, which expires a day later; false when the minute's are
+ * all taken.
+ */
+export async function takeSmsSlot(orgId: number, now: Date, perMinute: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.smsRate(orgId, now.toISOString().slice(0, 16)),
+        UpdateExpression: 'ADD sent :one SET expiresAt = if_not_exists(expiresAt, :expires)',
+        ConditionExpression: 'attribute_not_exists(sent) OR sent < :limit',
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':limit': perMinute,
+          ':expires': Math.floor(now.getTime() / 1000) + 86_400,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

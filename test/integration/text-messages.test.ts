@@ -1,0 +1,192 @@
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { daytimeNumber } from '../support/phone-numbers.ts';
+import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
+import { eventually } from '../support/webhook-receiver.ts';
+
+/**
+ * Text messages during calls end to end, through the local Twilio (Messages API, signed
+ * StatusCallbacks) and the local Telnyx (Messaging, signed events): a caller who asks for a text
+ * (the local callee directory: …35xx) gets the agent's confirmation, delivered, its status history
+ * on the run, in the logs, the transcript and the cost; a landline (…22) cannot take it (the
+ * provider's error code); a destination on the Do-not-call list is refused and the model told
+ * why; forged status callbacks are refused; deleting the run erases the texts.
+ */
+const api = apiClient();
+type Provider = 'twilio' | 'telnyx';
+
+interface RunSms {
+  id: string;
+  to: string;
+  from: string;
+  body: string;
+  status: string;
+  status_history: { status: string; error_code: string | null }[];
+  error_code: string | null;
+  error_reason: string | null;
+  segments: number;
+  cost_usd: number;
+  sent_by: string | null;
+}
+
+/** A daytime number (calls are allowed now) of a caller who asks for a text; `fate`: its last two digits. */
+const texter = (offset: number, fate = '21') => daytimeNumber(1, offset).replace(/\d{4}$/, `35${fate}`);
+
+describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('text messages on %s', (provider: Provider) => {
+  let org: TestOrganization;
+  let offset = 0;
+
+  beforeAll(async () => {
+    org = await newOrganization(`Texts ${provider}`, 8);
+    if (provider === 'telnyx') {
+      const callerId = '+442079460591';
+      expect((await useTelnyx(org, await telnyxAccount([callerId]), callerId)).status).toBe(200);
+    }
+  });
+
+  async function textingAgent(sms: Record<string, unknown>) {
+    const created = await api.request('POST', '/agents', {
+      key: org.key,
+      body: {
+        name: 'Bookings',
+        workflow_definition: { greeting: 'Hi, Smile clinic here.', steps: ['How can I help?'], closing: 'Bye.' },
+        workflow_configurations: { silence_timeout_seconds: 10, sms },
+      },
+    });
+    expect(created.status).toBe(201);
+    return created.body as { id: number; public_id: string };
+  }
+
+  async function call(agent: { public_id: string }, number: string) {
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: number, initial_context: { name: 'Anna' } },
+    });
+    expect(placed.status).toBe(200);
+    return placed.body.workflow_run_id as number;
+  }
+
+  const read = (agent: { public_id: string }, runId: number) =>
+    api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key });
+
+  const ended = (agent: { public_id: string }, runId: number) =>
+    eventually(
+      async () => {
+        const run = await read(agent, runId);
+        return run.body.status !== 'in_progress' ? run.body : undefined;
+      },
+      60_000,
+      250,
+    );
+
+  const template = {
+    name: 'confirmation',
+    body: 'Hi {{initial_context.name}}, your visit is booked. Smile clinic.',
+    description: 'When the caller asks for the details in writing.',
+  };
+
+  it.concurrent('sends the confirmation mid-call; delivered, with its status history on the run', async () => {
+    const agent = await textingAgent({ templates: [template], max_per_call: 2 });
+    offset += 1;
+    const number = texter(offset);
+    const runId = await call(agent, number);
+    const run = await ended(agent, runId);
+    expect(run.status).toBe('completed');
+    // The receipt may come after the call: the run is read until it has it.
+    const sms = await eventually(async () => {
+      const texts = (await read(agent, runId)).body.sms as RunSms[];
+      return texts[0]?.status === 'delivered' ? texts : undefined;
+    });
+    expect(sms).toHaveLength(1);
+    expect(sms[0]).toMatchObject({
+      to: number,
+      body: 'Hi Anna, your visit is booked. Smile clinic.',
+      status: 'delivered',
+      error_code: null,
+      segments: 1,
+      cost_usd: 0.0079,
+      sent_by: 'agent',
+    });
+    expect(sms[0]!.status_history.map((change) => change.status)).toEqual(['queued', 'sent', 'delivered']);
+    expect(run.cost).toMatchObject({ sms_usd: 0.0079 });
+    const logs = (await read(agent, runId)).body.logs.map((log: { message: string }) => log.message);
+    expect(logs).toEqual(
+      expect.arrayContaining([`Text message ${sms[0]!.id} to ${number} (by the agent): ${sms[0]!.body}`]),
+    );
+    const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, {
+      key: org.key,
+    });
+    // An event of the agent's turn (it may share a segment with the words around it).
+    expect(
+      transcript.body.segments.some((segment: { role: string; text: string }) =>
+        segment.text.includes(`[text message to ${number}: ${sms[0]!.body}]`),
+      ),
+    ).toBe(true);
+
+    // Deleting the run erases the texts with it (the provider's copy is the provider's).
+    const deleted = await api.request('DELETE', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key });
+    expect(deleted.status).toBe(204);
+    expect((await read(agent, runId)).status).toBe(404);
+  });
+
+  it.concurrent("a landline cannot take the text: undelivered with the provider's error code", async () => {
+    const agent = await textingAgent({ templates: [template] });
+    offset += 1;
+    const runId = await call(agent, texter(offset + 20, '22'));
+    await ended(agent, runId);
+    const sms = await eventually(async () => {
+      const texts = (await read(agent, runId)).body.sms as RunSms[];
+      return texts[0]?.status === 'undelivered' ? texts : undefined;
+    });
+    expect(sms[0]).toMatchObject({
+      error_code: provider === 'twilio' ? '30006' : '40001',
+      error_reason: 'landline_or_unreachable_carrier',
+    });
+  });
+
+  it.concurrent('a destination on the Do-not-call list gets no text; the agent is told why', async () => {
+    const blocked = `+4860123${String(4000 + offset + (provider === 'twilio' ? 0 : 1)).padStart(4, '0')}`;
+    expect(
+      (await api.request('POST', '/do-not-call', { key: org.key, body: { phone_number: blocked } })).status,
+    ).toBeLessThan(300);
+    const agent = await textingAgent({ templates: [template], destination: blocked });
+    offset += 1;
+    const runId = await call(agent, texter(offset + 40));
+    const run = await ended(agent, runId);
+    expect(run.sms).toEqual([]);
+    expect(run.logs.map((log: { message: string }) => log.message)).toEqual(
+      expect.arrayContaining([
+        `Text message to ${blocked} not sent: The number is on the Do-not-call list: it gets no text messages.`,
+      ]),
+    );
+  });
+
+  it('refuses a forged status callback (403) and changes nothing', async () => {
+    const body =
+      provider === 'twilio'
+        ? new URLSearchParams({ MessageSid: 'SMforged', MessageStatus: 'delivered' }).toString()
+        : JSON.stringify({
+            data: { event_type: 'message.finalized', payload: { id: 'x', to: [{ status: 'delivered' }] } },
+          });
+    const forged = await fetch(
+      `${inject('baseUrl')}/telephony/${provider}/messages?run=${org.organizationId}.1.1&sms=sms_x`,
+      {
+        method: 'POST',
+        headers:
+          provider === 'twilio'
+            ? {
+                'Content-Type': 'application/x-www-form-urlencoded',
+                'X-Twilio-Signature': createHmac('sha1', 'not-the-token').update('x').digest('base64'),
+              }
+            : {
+                'Content-Type': 'application/json',
+                'telnyx-timestamp': String(Math.floor(Date.now() / 1000)),
+                'telnyx-signature-ed25519': Buffer.alloc(64).toString('base64'),
+              },
+        body,
+      },
+    );
+    expect(forged.status).toBe(403);
+  });
+});
