@@ -743,6 +743,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test cases
+         * @description The agent's test cases in the page envelope; `tag` keeps those with that tag.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listTestCases"];
+        put?: never;
+        /**
+         * Create a test case
+         * @description A simulated conversation with the agent: the caller a model plays (persona, goal, language, behaviour, optionally a script), the `initial_context`, mocked answers for the agent's HTTP tools, a turn limit, tags, and what the conversation must show (`expectations`: deterministic checks, and criteria in words a model grades). Run cases with `POST /agents/{agent_id}/test-runs`. Expectations and mocks are checked against the agent: a tool, step, variable or disposition code it does not have (in its current version), a mock of a tool it does not have, or a turn limit the case cannot meet is a 422 pointing at the field. At most 200 cases per agent (409).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"name":"Reschedules to Friday","caller":{"persona":"Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing","goal":"Move tomorrow'\''s 10:00 appointment to Friday afternoon","language":"en","behaviour":["hesitant"]},"initial_context":{"name":"Anna","appointment":"2026-11-24T10:00:00+01:00"},"tool_mocks":[{"tool":"find_slots","status":200,"body":{"slots":["Friday 14:00","Friday 15:30"]}}],"max_turns":8,"tags":["smoke","rescheduling"],"expectations":[{"type":"tool_called","tool":"find_slots"},{"type":"disposition","code":"reschedule"},{"type":"phrase_said","phrase":"this call is recorded"},{"type":"max_turns","turns":6},{"type":"judged","criteria":"The agent confirms the new date and time before ending the call"}]}'
+         *     ```
+         */
+        post: operations["createTestCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test case
+         * @description One test case of the agent.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getTestCase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a test case
+         * @description Deletes the case; test runs that ran it keep their results.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["deleteTestCase"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a test case
+         * @description Each field given replaces the stored one; the case as it would be is checked again. Expectations and mocks are checked against the agent: a tool, step, variable or disposition code it does not have (in its current version), a mock of a tool it does not have, or a turn limit the case cannot meet is a 422 pointing at the field. At most 200 cases per agent (409). 409 when another request changed it meanwhile.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"tags":["smoke"],"max_turns":10}'
+         *     ```
+         */
+        patch: operations["updateTestCase"];
+        trace?: never;
+    };
     "/agents/{agent_id}/tools": {
         parameters: {
             query?: never;
@@ -3496,6 +3587,37 @@ export interface components {
             /** @default  */
             topic: string;
         };
+        CreateTestCaseRequest: {
+            /**
+             * @description `true`: a tool without a mock is called for real (the customer's system). Default `false`: it answers an error saying it is not mocked.
+             * @default false
+             */
+            call_real_tools: boolean;
+            caller: components["schemas"]["SimulatedCaller"];
+            expectations: components["schemas"]["Expectation"][];
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
+            initial_context?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description The caller's turns after which the test ends the conversation.
+             * @default 10
+             */
+            max_turns: number;
+            /** @example Reschedules to Friday */
+            name: string;
+            /** @default [] */
+            tags: string[];
+            /**
+             * Format: int32
+             * @description A conversation still going after this is stopped and the case fails.
+             * @default 120
+             */
+            timeout_seconds: number;
+            /** @default [] */
+            tool_mocks: components["schemas"]["ToolMock"][];
+        };
         CreateToolRequest: {
             description: string;
             /**
@@ -3689,6 +3811,16 @@ export interface components {
              */
             workflow_id: number;
         };
+        DispositionExpectation: {
+            code: string;
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "disposition";
+        };
         DoNotCallEntry: {
             /**
              * Format: date-time
@@ -3715,6 +3847,20 @@ export interface components {
             /** Format: int64 */
             workflow_run_id: number;
         };
+        EndedByAgentExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description `false`: the agent must not end the conversation.
+             * @default true
+             */
+            ended: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ended_by_agent";
+        };
         /** @description The subscriber's data Polish regulation requires for a mobile number. */
         EndUser: {
             address: string;
@@ -3730,6 +3876,7 @@ export interface components {
             /** @example Not Found */
             detail: string;
         };
+        Expectation: components["schemas"]["ToolCalledExpectation"] | components["schemas"]["StepReachedExpectation"] | components["schemas"]["VariableGatheredExpectation"] | components["schemas"]["DispositionExpectation"] | components["schemas"]["EndedByAgentExpectation"] | components["schemas"]["PhraseSaidExpectation"] | components["schemas"]["MaxTurnsExpectation"] | components["schemas"]["JudgedExpectation"];
         ExtractedText: {
             /** Format: int64 */
             characters: number;
@@ -4120,6 +4267,20 @@ export interface components {
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
         };
+        JudgedExpectation: {
+            /**
+             * @description In words; a model grades the transcript against it (pass or fail, with its reason).
+             * @example The agent reads the recording notice before asking for personal data
+             */
+            criteria: string;
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "judged";
+        };
         KnowledgeDocument: {
             /** Format: int64 */
             characters: number;
@@ -4301,6 +4462,20 @@ export interface components {
             /** Format: int64 */
             total_pages: number;
         };
+        MaxTurnsExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * Format: int32
+             * @description The caller's turns must be at most this many (less than the case's `max_turns`).
+             */
+            turns: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "max_turns";
+        };
         /** @description A note or task the agent keeps about its work; `due_at` makes it a task. */
         Memory: {
             content: string;
@@ -4461,6 +4636,22 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        PhraseSaidExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /** @description Said by the agent (case and spaces ignored). */
+            phrase: string;
+            /**
+             * @description `false`: the agent must never say it.
+             * @default true
+             */
+            said: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "phrase_said";
         };
         PickerToken: {
             access_token: string;
@@ -4948,6 +5139,43 @@ export interface components {
             /** @enum {string} */
             event: "error";
         };
+        /** @description The caller a model plays against the agent. */
+        SimulatedCaller: {
+            /**
+             * @description How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts`, `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).
+             * @default [
+             *       "cooperative"
+             *     ]
+             * @example [
+             *       "hesitant"
+             *     ]
+             */
+            behaviour: ("cooperative" | "hesitant" | "rushed" | "interrupts" | "off_topic" | "presses_keys")[];
+            /**
+             * @description What the caller wants from the conversation, in words.
+             * @example Move tomorrow’s 10:00 appointment to Friday afternoon
+             */
+            goal: string;
+            /**
+             * @description BCP 47 language the caller speaks.
+             * @default en
+             * @example en
+             */
+            language: string;
+            /**
+             * @description Who the caller is, in words: the model playing the caller reads it.
+             * @example Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing
+             */
+            persona: string;
+            /**
+             * @description The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`.
+             * @example [
+             *       "Hello, I need to move my appointment.",
+             *       "Friday afternoon, please."
+             *     ]
+             */
+            script?: string[];
+        };
         /** @description The organization's own speech provider keys. Calls use them instead of the platform's: a Deepgram key for speech to text; an ElevenLabs (preferred) or OpenAI key for text to speech. */
         SpeechKeyList: {
             items: components["schemas"]["SpeechKeyStatus"][];
@@ -4979,6 +5207,19 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             updated_at: string;
+        };
+        StepReachedExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /** @default true */
+            reached: boolean;
+            /** @description A node id of the tested flow. */
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step_reached";
         };
         TelephonyConfig: {
             /** @description The Twilio Account SID or the Telnyx connection id. Secrets are never returned. */
@@ -5022,6 +5263,62 @@ export interface components {
                 public_key: string;
             };
         };
+        /** @description A simulated conversation with an agent and what it must show. */
+        TestCase: {
+            /**
+             * @description `true`: a tool without a mock is called for real (the customer's system). Default `false`: it answers an error saying it is not mocked.
+             * @default false
+             */
+            call_real_tools: boolean;
+            caller: components["schemas"]["SimulatedCaller"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            expectations: components["schemas"]["Expectation"][];
+            /** @example test_Hq3mT8vW1xZ5bN7c */
+            id: string;
+            initial_context: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description The caller's turns after which the test ends the conversation.
+             * @default 10
+             */
+            max_turns: number;
+            /** @example Reschedules to Friday */
+            name: string;
+            /** @default [] */
+            tags: string[];
+            /**
+             * Format: int32
+             * @description A conversation still going after this is stopped and the case fails.
+             * @default 120
+             */
+            timeout_seconds: number;
+            /** @default [] */
+            tool_mocks: components["schemas"]["ToolMock"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            updated_at: string;
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        TestCasePage: {
+            items: components["schemas"]["TestCase"][];
+            /** Format: int32 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total_count: number;
+            /** Format: int64 */
+            total_pages: number;
+        };
         TestWebhookRequest: {
             event_type?: components["schemas"]["WebhookEventType"] & unknown;
         };
@@ -5047,6 +5344,26 @@ export interface components {
             /** Format: int64 */
             workflow_id: number;
         };
+        ToolCalledExpectation: {
+            /** @description The call must carry at least these arguments (strings compared without case). */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `false`: the tool must not be called.
+             * @default true
+             */
+            called: boolean;
+            /** @description Shown in the results. */
+            description?: string;
+            /** @description The name of one of the agent's HTTP tools. */
+            tool: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_called";
+        };
         ToolList: {
             items: components["schemas"]["Tool"][];
             /** Format: int32 */
@@ -5057,6 +5374,27 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        /** @description The answer the agent gets when it calls this tool during the test: the customer's system is not called. */
+        ToolMock: {
+            /**
+             * @description What the tool answers (JSON, or a string sent as it is).
+             * @example {
+             *       "slots": [
+             *         "Friday 14:00",
+             *         "Friday 15:30"
+             *       ]
+             *     }
+             */
+            body?: unknown;
+            /**
+             * Format: int32
+             * @description The HTTP status answered.
+             * @default 200
+             */
+            status: number;
+            /** @description The name of one of the agent's HTTP tools. */
+            tool: string;
         };
         Transcript: {
             download_url: string;
@@ -5275,6 +5613,24 @@ export interface components {
             due_at?: string | null;
             topic?: string;
         };
+        /** @description The fields to change; each replaces the stored one whole. */
+        UpdateTestCaseRequest: {
+            call_real_tools?: boolean;
+            caller?: components["schemas"]["SimulatedCaller"];
+            expectations?: components["schemas"]["Expectation"][];
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
+            initial_context?: {
+                [key: string]: unknown;
+            };
+            /** Format: int32 */
+            max_turns?: number;
+            /** @example Reschedules to Friday */
+            name?: string;
+            tags?: string[];
+            /** Format: int32 */
+            timeout_seconds?: number;
+            tool_mocks?: components["schemas"]["ToolMock"][];
+        };
         UpdateWebhookRequest: {
             /**
              * @description The events this endpoint receives from now on (replaces the list).
@@ -5357,6 +5713,18 @@ export interface components {
             msg: string;
             /** @example less_than_equal */
             type: string;
+        };
+        VariableGatheredExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "variable_gathered";
+            /** @description The value it must have; any value when absent. */
+            value?: unknown;
+            variable: string;
         };
         Webhook: {
             /**
@@ -8935,6 +9303,600 @@ export interface operations {
             };
             /** @description Does not exist or belongs to another organization */
             404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTestCases: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Only the cases with this tag. */
+                tag?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCasePage"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Reschedules to Friday",
+                 *       "caller": {
+                 *         "persona": "Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing",
+                 *         "goal": "Move tomorrow's 10:00 appointment to Friday afternoon",
+                 *         "language": "en",
+                 *         "behaviour": [
+                 *           "hesitant"
+                 *         ]
+                 *       },
+                 *       "initial_context": {
+                 *         "name": "Anna",
+                 *         "appointment": "2026-11-24T10:00:00+01:00"
+                 *       },
+                 *       "tool_mocks": [
+                 *         {
+                 *           "tool": "find_slots",
+                 *           "status": 200,
+                 *           "body": {
+                 *             "slots": [
+                 *               "Friday 14:00",
+                 *               "Friday 15:30"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ],
+                 *       "max_turns": 8,
+                 *       "tags": [
+                 *         "smoke",
+                 *         "rescheduling"
+                 *       ],
+                 *       "expectations": [
+                 *         {
+                 *           "type": "tool_called",
+                 *           "tool": "find_slots"
+                 *         },
+                 *         {
+                 *           "type": "disposition",
+                 *           "code": "reschedule"
+                 *         },
+                 *         {
+                 *           "type": "phrase_said",
+                 *           "phrase": "this call is recorded"
+                 *         },
+                 *         {
+                 *           "type": "max_turns",
+                 *           "turns": 6
+                 *         },
+                 *         {
+                 *           "type": "judged",
+                 *           "criteria": "The agent confirms the new date and time before ending the call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The agent has 200 test cases */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test case */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "smoke"
+                 *       ],
+                 *       "max_turns": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Changed by another request meanwhile */
+            409: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];

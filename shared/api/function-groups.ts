@@ -194,6 +194,11 @@ export const FUNCTION_GROUPS = {
     schedule: { everyMinutes: 5 },
     timeoutSeconds: 300,
   },
+  agentTests: {
+    entry: 'functions/agent-tests/handler.ts',
+    description: 'Agent tests: test cases, test runs (started as agent-test-run executions), cancel',
+    access: { table: 'readWrite', stateMachines: true },
+  },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
     description: "Agents' knowledge bases (documents, passages, search) and HTTP tools (headers encrypted)",
