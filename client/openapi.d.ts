@@ -743,6 +743,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test runs
+         * @description The agent's test runs, newest first, each with its summary (without the cases' results: get the run).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listTestRuns"];
+        put?: never;
+        /**
+         * Run test cases against a version
+         * @description Runs the listed cases (`test_ids`), those with a `tag`, or all of the agent's, against `definition_id` (a draft included; the current version by default), each `repeat` times. Each case is a real chat conversation with the agent (the same agent loop as calls) against a caller played by a model; HTTP tools answer from the case's mocks. At most `parallelism` cases talk at once, and never more than half of the organization's channels: live calls keep the other half. A case past its `timeout_seconds` fails. Answers 201 with the run; `GET` it for progress and verdicts, or subscribe to `test_run.completed`. 409 for an archived agent (or an organization with a single channel), 404 for a version the agent does not have, 422 when no case is selected or a case names what the tested version lacks.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"tag":"smoke","definition_id":118,"repeat":2,"parallelism":4}'
+         *     ```
+         */
+        post: operations["createTestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/test-runs/{test_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test run with its verdicts
+         * @description The run's status and summary, and per case its verdict and each attempt: every expectation's result and reason, the transcript, the tool calls, the flow path, the latency, the cost and the conversation it ran in.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs/31" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getTestRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/test-runs/{test_run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a test run
+         * @description No further case starts; conversations in progress finish and record their verdicts, which stay; the cases never run are `cancelled`. Sends `test_run.completed` with `status: "cancelled"`. 409 once the run has ended.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs/31/cancel" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["cancelTestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/tests": {
         parameters: {
             query?: never;
@@ -2348,7 +2442,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
+         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
          *
          *     **Example**
          *
@@ -2643,6 +2737,26 @@ export interface webhooks {
          * @description A campaign was paused (`POST /campaigns/{id}/pause`); calls in progress finish. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
          */
         post: operations["webhook_campaign_paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "test_run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `test_run.completed` event
+         * @description An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_test_run_completed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3618,6 +3732,33 @@ export interface components {
             /** @default [] */
             tool_mocks: components["schemas"]["ToolMock"][];
         };
+        CreateTestRunRequest: {
+            /**
+             * Format: int64
+             * @description The version to test (a draft included); the current one by default.
+             * @example 118
+             */
+            definition_id?: number;
+            /**
+             * Format: int32
+             * @description Cases talking at once, at most; never more than half of the organization's channels, so live calls always have the other half.
+             * @default 5
+             */
+            parallelism: number;
+            /**
+             * Format: int32
+             * @description Attempts per case (a model varies): the verdict says how many passed.
+             * @default 1
+             */
+            repeat: number;
+            /**
+             * @description Run the cases with this tag.
+             * @example smoke
+             */
+            tag?: string;
+            /** @description The cases to run; all of the agent’s when neither this nor `tag` is given. */
+            test_ids?: string[];
+        };
         CreateToolRequest: {
             description: string;
             /**
@@ -3877,6 +4018,21 @@ export interface components {
             detail: string;
         };
         Expectation: components["schemas"]["ToolCalledExpectation"] | components["schemas"]["StepReachedExpectation"] | components["schemas"]["VariableGatheredExpectation"] | components["schemas"]["DispositionExpectation"] | components["schemas"]["EndedByAgentExpectation"] | components["schemas"]["PhraseSaidExpectation"] | components["schemas"]["MaxTurnsExpectation"] | components["schemas"]["JudgedExpectation"];
+        ExpectationResult: {
+            /**
+             * Format: int64
+             * @description The expectation's place in the case.
+             */
+            index: number;
+            passed: boolean;
+            /**
+             * @description Why, quoting the conversation (for a judged criterion, the model’s reason).
+             * @example find_slots was called with arguments matching {"day":"Friday"}: {"day":"Friday"}
+             */
+            reason: string;
+            /** @enum {string} */
+            type: "tool_called" | "step_reached" | "variable_gathered" | "disposition" | "ended_by_agent" | "phrase_said" | "max_turns" | "judged";
+        };
         ExtractedText: {
             /** Format: int64 */
             characters: number;
@@ -5263,6 +5419,51 @@ export interface components {
                 public_key: string;
             };
         };
+        TestAttempt: {
+            /** Format: int64 */
+            attempt: number;
+            /**
+             * Format: int64
+             * @description The chat conversation it ran in (`GET /agents/{agent_id}/conversations/{id}`: logs, cost).
+             */
+            conversation_id: number | null;
+            cost_usd: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            ended_at: string;
+            /** @description Why the attempt has no verdict of its expectations (its time exceeded, no channel free). */
+            error: string | null;
+            expectations: components["schemas"]["ExpectationResult"][];
+            /**
+             * Format: int64
+             * @description Median time from the caller's message to the agent's first words.
+             */
+            latency_ms: number | null;
+            /** @description The flow steps entered, in order (empty for a flat definition). */
+            path: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            started_at: string;
+            tool_calls: {
+                arguments: {
+                    [key: string]: unknown;
+                };
+                name: string;
+                result: string | null;
+            }[];
+            /** @description The conversation: `user` is the simulated caller. */
+            transcript: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                text: string;
+            }[];
+            /** @enum {string} */
+            verdict: "passed" | "failed" | "error";
+        };
         /** @description A simulated conversation with an agent and what it must show. */
         TestCase: {
             /**
@@ -5318,6 +5519,176 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        TestCaseResult: {
+            attempts: components["schemas"]["TestAttempt"][];
+            name: string;
+            /** Format: int64 */
+            passed_attempts: number;
+            /** @example test_Hq3mT8vW1xZ5bN7c */
+            test_id: string;
+            /**
+             * @description `passed` when every attempt passed; `error` when one could not run; `pending` until its attempts are in; `cancelled` when the run was cancelled first.
+             * @enum {string}
+             */
+            verdict: "passed" | "failed" | "error" | "pending" | "cancelled";
+        };
+        /** @description A run of test cases against one version of the agent, with each verdict. */
+        TestRun: {
+            cases: components["schemas"]["TestCaseResult"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            /** Format: int64 */
+            definition_id: number;
+            /**
+             * Format: int64
+             * @description Id of a test run of this agent.
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Cases talking at once (as allowed).
+             */
+            parallelism: number;
+            /** Format: int64 */
+            repeat: number;
+            /**
+             * @description `running`, then `completed` (every case has its verdict) or `cancelled` (the verdicts so far stay).
+             * @enum {string}
+             */
+            status: "running" | "completed" | "cancelled";
+            summary: components["schemas"]["TestRunSummary"];
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        /** @description An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case. */
+        TestRunCompletedEvent: {
+            data: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T15:47:34.123Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: int64
+                 * @example 118
+                 */
+                definition_id: number;
+                failing_cases: {
+                    name: string;
+                    test_id: string;
+                    verdict: string;
+                }[];
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                /** @enum {string} */
+                status: "completed" | "cancelled";
+                summary: {
+                    /** Format: int64 */
+                    cancelled: number;
+                    /** Format: int64 */
+                    cases: number;
+                    cost_usd: number;
+                    /** Format: int64 */
+                    errors: number;
+                    /** Format: int64 */
+                    failed: number;
+                    /** Format: int64 */
+                    passed: number;
+                    /** Format: int64 */
+                    pending: number;
+                };
+                /**
+                 * Format: int64
+                 * @example 31
+                 */
+                test_run_id: number;
+                /**
+                 * Format: int64
+                 * @example 42
+                 */
+                workflow_id: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "test_run.completed";
+        };
+        TestRunListItem: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            /** Format: int64 */
+            definition_id: number;
+            /**
+             * Format: int64
+             * @description Id of a test run of this agent.
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Cases talking at once (as allowed).
+             */
+            parallelism: number;
+            /** Format: int64 */
+            repeat: number;
+            /**
+             * @description `running`, then `completed` (every case has its verdict) or `cancelled` (the verdicts so far stay).
+             * @enum {string}
+             */
+            status: "running" | "completed" | "cancelled";
+            summary: components["schemas"]["TestRunSummary"];
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        TestRunPage: {
+            items: components["schemas"]["TestRunListItem"][];
+            /** Format: int32 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total_count: number;
+            /** Format: int64 */
+            total_pages: number;
+        };
+        TestRunSummary: {
+            /** Format: int64 */
+            cancelled: number;
+            /** Format: int64 */
+            cases: number;
+            cost_usd: number;
+            /** Format: int64 */
+            errors: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: int64 */
+            passed: number;
+            /** Format: int64 */
+            pending: number;
         };
         TestWebhookRequest: {
             event_type?: components["schemas"]["WebhookEventType"] & unknown;
@@ -5796,7 +6167,7 @@ export interface components {
          * @description An event of the catalogue; payloads are in the `webhooks` section of this document.
          * @enum {string}
          */
-        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused";
+        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** Format: int32 */
@@ -5884,6 +6255,8 @@ export interface components {
                 transfer_failed?: string;
                 transferring?: string;
             };
+            /** @description Publishing a version (`POST /agents/{agent_id}/definitions/{definition_id}/publish`) requires its latest completed test run (`POST /agents/{agent_id}/test-runs` with its `definition_id`) to have passed every case; otherwise 409 naming the failing cases. Default `false`. */
+            publish_requires_passing_tests?: boolean;
             /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
             silence_timeout_seconds?: number;
             /** @description Sampling temperature of the model. Default 0.4. */
@@ -9303,6 +9676,441 @@ export interface operations {
             };
             /** @description Does not exist or belongs to another organization */
             404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTestRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunPage"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag": "smoke",
+                 *       "definition_id": 118,
+                 *       "repeat": 2,
+                 *       "parallelism": 4
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestRunRequest"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The agent is archived, or the organization has no channel for tests */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example 31 */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test run */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example 31 */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The run has ended */
+            409: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
@@ -17158,6 +17966,72 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CampaignPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_test_run_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "test_run.completed",
+                 *       "timestamp": "2026-11-23T10:15:42.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "workflow_id": 42,
+                 *         "test_run_id": 31,
+                 *         "definition_id": 118,
+                 *         "status": "completed",
+                 *         "summary": {
+                 *           "cases": 3,
+                 *           "passed": 2,
+                 *           "failed": 1,
+                 *           "errors": 0,
+                 *           "pending": 0,
+                 *           "cancelled": 0,
+                 *           "cost_usd": 0.0214
+                 *         },
+                 *         "failing_cases": [
+                 *           {
+                 *             "test_id": "test_Hq3mT8vW1xZ5bN7c",
+                 *             "name": "Reschedules to Friday",
+                 *             "verdict": "failed"
+                 *           }
+                 *         ],
+                 *         "completed_at": "2026-11-23T10:15:42.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestRunCompletedEvent"];
             };
         };
         responses: {

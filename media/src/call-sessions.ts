@@ -143,7 +143,7 @@ async function prepareCall(
 }
 
 /** What of its run a call's setup reads. */
-type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id'>;
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test'>;
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
@@ -204,6 +204,7 @@ async function setUpCall(
     providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
+    ...(run.test ? { test: run.test } : {}),
     runLog,
     flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),

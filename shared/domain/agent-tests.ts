@@ -43,6 +43,34 @@ export interface ToolMock {
   body: unknown;
 }
 
+/** What a conversation run by a test carries: the mocked answers its HTTP tools give. */
+export interface RunTest {
+  test_run_id: number;
+  test_id: string;
+  tool_mocks: ToolMock[];
+  call_real_tools: boolean;
+}
+
+/**
+ * What a tool answers the model in a test conversation (the JSON text a real call gives:
+ * `{status, body}`), or undefined when the test lets it be called for real. A tool without a
+ * mock in a test that does not call real tools answers an error: the customer's system is never
+ * reached by surprise.
+ */
+export function mockedToolAnswer(
+  test: Pick<RunTest, 'tool_mocks' | 'call_real_tools'>,
+  tool: string,
+): string | undefined {
+  const mock = test.tool_mocks.find((candidate) => candidate.tool === tool);
+  if (mock)
+    return JSON.stringify({
+      status: mock.status,
+      body: typeof mock.body === 'string' ? mock.body : JSON.stringify(mock.body ?? null),
+    });
+  if (test.call_real_tools) return undefined;
+  return JSON.stringify({ error: `The tool ${tool} has no mocked answer in this test` });
+}
+
 /** What a test case names that must exist. */
 export interface TestCaseShape {
   max_turns: number;

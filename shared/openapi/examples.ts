@@ -178,6 +178,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     ],
   },
   updateTestCase: { tags: ['smoke'], max_turns: 10 },
+  createTestRun: { tag: 'smoke', definition_id: 118, repeat: 2, parallelism: 4 },
   addKnowledgeDocument: {
     title: 'Opening hours',
     content: 'We are open Monday to Friday, 8:00-18:00, and on Saturdays 9:00-13:00.',

@@ -1,5 +1,10 @@
 import { AgentIdParam } from '../../schemas/agents.ts';
+import { PaginationQuery } from '../../schemas/pagination.ts';
 import {
+  CreateTestRunRequest,
+  TestRun,
+  TestRunPage,
+  TestRunParams,
   CreateTestCaseRequest,
   ListTestCasesQuery,
   TestCase,
@@ -86,5 +91,68 @@ export const agentTestRoutes = {
     tags: ['Agent tests'],
     request: { params: TestCaseParams },
     responses: { 204: { description: 'Deleted' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  createTestRun: defineRoute({
+    operationId: 'createTestRun',
+    method: 'POST',
+    path: '/agents/{agent_id}/test-runs',
+    group: 'agentTests',
+    summary: 'Run test cases against a version',
+    description:
+      "Runs the listed cases (`test_ids`), those with a `tag`, or all of the agent's, against `definition_id` (a draft included; the current version by default), each `repeat` times. Each case is a real chat conversation with the agent (the same agent loop as calls) against a caller played by a model; HTTP tools answer from the case's mocks. At most `parallelism` cases talk at once, and never more than half of the organization's channels: live calls keep the other half. A case past its `timeout_seconds` fails. Answers 201 with the run; `GET` it for progress and verdicts, or subscribe to `test_run.completed`. 409 for an archived agent (or an organization with a single channel), 404 for a version the agent does not have, 422 when no case is selected or a case names what the tested version lacks.",
+    tags: ['Agent tests'],
+    request: { params: AgentIdParam, body: CreateTestRunRequest },
+    responses: {
+      201: { description: 'Started', schema: TestRun },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      409: {
+        description: 'The agent is archived, or the organization has no channel for tests',
+        schema: ErrorResponse,
+      },
+      ...VALIDATION,
+    },
+  }),
+  listTestRuns: defineRoute({
+    operationId: 'listTestRuns',
+    method: 'GET',
+    path: '/agents/{agent_id}/test-runs',
+    group: 'agentTests',
+    summary: "List an agent's test runs",
+    description:
+      "The agent's test runs, newest first, each with its summary (without the cases' results: get the run).",
+    tags: ['Agent tests'],
+    request: { params: AgentIdParam, query: PaginationQuery },
+    responses: { 200: { description: 'One page', schema: TestRunPage }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  getTestRun: defineRoute({
+    operationId: 'getTestRun',
+    method: 'GET',
+    path: '/agents/{agent_id}/test-runs/{test_run_id}',
+    group: 'agentTests',
+    summary: 'Get a test run with its verdicts',
+    description:
+      "The run's status and summary, and per case its verdict and each attempt: every expectation's result and reason, the transcript, the tool calls, the flow path, the latency, the cost and the conversation it ran in.",
+    tags: ['Agent tests'],
+    request: { params: TestRunParams },
+    responses: { 200: { description: 'Test run', schema: TestRun }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
+  cancelTestRun: defineRoute({
+    operationId: 'cancelTestRun',
+    method: 'POST',
+    path: '/agents/{agent_id}/test-runs/{test_run_id}/cancel',
+    group: 'agentTests',
+    summary: 'Cancel a test run',
+    description:
+      'No further case starts; conversations in progress finish and record their verdicts, which stay; the cases never run are `cancelled`. Sends `test_run.completed` with `status: "cancelled"`. 409 once the run has ended.',
+    tags: ['Agent tests'],
+    request: { params: TestRunParams },
+    responses: {
+      200: { description: 'Cancelled', schema: TestRun },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      409: { description: 'The run has ended', schema: ErrorResponse },
+      ...VALIDATION,
+    },
   }),
 };
