@@ -743,6 +743,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test runs
+         * @description The agent's test runs, newest first, each with its summary (without the cases' results: get the run).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listTestRuns"];
+        put?: never;
+        /**
+         * Run test cases against a version
+         * @description Runs the listed cases (`test_ids`), those with a `tag`, or all of the agent's, against `definition_id` (a draft included; the current version by default), each `repeat` times. Each case is a real chat conversation with the agent (the same agent loop as calls) against a caller played by a model; HTTP tools answer from the case's mocks. At most `parallelism` cases talk at once, and never more than half of the organization's channels: live calls keep the other half. A case past its `timeout_seconds` fails. Answers 201 with the run; `GET` it for progress and verdicts, or subscribe to `test_run.completed`. 409 for an archived agent (or an organization with a single channel), 404 for a version the agent does not have, 422 when no case is selected or a case names what the tested version lacks.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"tag":"smoke","definition_id":118,"repeat":2,"parallelism":4}'
+         *     ```
+         */
+        post: operations["createTestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/test-runs/{test_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test run with its verdicts
+         * @description The run's status and summary, and per case its verdict and each attempt: every expectation's result and reason, the transcript, the tool calls, the flow path, the latency, the cost and the conversation it ran in.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs/31" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getTestRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/test-runs/{test_run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a test run
+         * @description No further case starts; conversations in progress finish and record their verdicts, which stay; the cases never run are `cancelled`. Sends `test_run.completed` with `status: "cancelled"`. 409 once the run has ended.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/test-runs/31/cancel" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["cancelTestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test cases
+         * @description The agent's test cases in the page envelope; `tag` keeps those with that tag.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["listTestCases"];
+        put?: never;
+        /**
+         * Create a test case
+         * @description A simulated conversation with the agent: the caller a model plays (persona, goal, language, behaviour, optionally a script), the `initial_context`, mocked answers for the agent's HTTP tools, a turn limit, tags, and what the conversation must show (`expectations`: deterministic checks, and criteria in words a model grades). Run cases with `POST /agents/{agent_id}/test-runs`. Expectations and mocks are checked against the agent: a tool, step, variable or disposition code it does not have (in its current version), a mock of a tool it does not have, or a turn limit the case cannot meet is a 422 pointing at the field. At most 200 cases per agent (409).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"name":"Reschedules to Friday","caller":{"persona":"Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing","goal":"Move tomorrow'\''s 10:00 appointment to Friday afternoon","language":"en","behaviour":["hesitant"]},"initial_context":{"name":"Anna","appointment":"2026-11-24T10:00:00+01:00"},"tool_mocks":[{"tool":"find_slots","status":200,"body":{"slots":["Friday 14:00","Friday 15:30"]}}],"max_turns":8,"tags":["smoke","rescheduling"],"expectations":[{"type":"tool_called","tool":"find_slots"},{"type":"disposition","code":"reschedule"},{"type":"phrase_said","phrase":"this call is recorded"},{"type":"max_turns","turns":6},{"type":"judged","criteria":"The agent confirms the new date and time before ending the call"}]}'
+         *     ```
+         */
+        post: operations["createTestCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test case
+         * @description One test case of the agent.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X GET "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        get: operations["getTestCase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a test case
+         * @description Deletes the case; test runs that ran it keep their results.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["deleteTestCase"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a test case
+         * @description Each field given replaces the stored one; the case as it would be is checked again. Expectations and mocks are checked against the agent: a tool, step, variable or disposition code it does not have (in its current version), a mock of a tool it does not have, or a turn limit the case cannot meet is a 422 pointing at the field. At most 200 cases per agent (409). 409 when another request changed it meanwhile.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "$BASE/agents/agent_Q8xT2mV7pL4nR9sK3wZ1/tests/test_Hq3mT8vW1xZ5bN7c" \
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"tags":["smoke"],"max_turns":10}'
+         *     ```
+         */
+        patch: operations["updateTestCase"];
+        trace?: never;
+    };
     "/agents/{agent_id}/tools": {
         parameters: {
             query?: never;
@@ -2257,7 +2442,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
+         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
          *
          *     **Example**
          *
@@ -2552,6 +2737,26 @@ export interface webhooks {
          * @description A campaign was paused (`POST /campaigns/{id}/pause`); calls in progress finish. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
          */
         post: operations["webhook_campaign_paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "test_run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `test_run.completed` event
+         * @description An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_test_run_completed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3505,6 +3710,64 @@ export interface components {
             /** @default  */
             topic: string;
         };
+        CreateTestCaseRequest: {
+            /**
+             * @description `true`: a tool without a mock is called for real (the customer's system). Default `false`: it answers an error saying it is not mocked.
+             * @default false
+             */
+            call_real_tools: boolean;
+            caller: components["schemas"]["SimulatedCaller"];
+            expectations: components["schemas"]["Expectation"][];
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
+            initial_context?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description The caller's turns after which the test ends the conversation.
+             * @default 10
+             */
+            max_turns: number;
+            /** @example Reschedules to Friday */
+            name: string;
+            /** @default [] */
+            tags: string[];
+            /**
+             * Format: int32
+             * @description A conversation still going after this is stopped and the case fails.
+             * @default 120
+             */
+            timeout_seconds: number;
+            /** @default [] */
+            tool_mocks: components["schemas"]["ToolMock"][];
+        };
+        CreateTestRunRequest: {
+            /**
+             * Format: int64
+             * @description The version to test (a draft included); the current one by default.
+             * @example 118
+             */
+            definition_id?: number;
+            /**
+             * Format: int32
+             * @description Cases talking at once, at most; never more than half of the organization's channels, so live calls always have the other half.
+             * @default 5
+             */
+            parallelism: number;
+            /**
+             * Format: int32
+             * @description Attempts per case (a model varies): the verdict says how many passed.
+             * @default 1
+             */
+            repeat: number;
+            /**
+             * @description Run the cases with this tag.
+             * @example smoke
+             */
+            tag?: string;
+            /** @description The cases to run; all of the agent’s when neither this nor `tag` is given. */
+            test_ids?: string[];
+        };
         CreateToolRequest: {
             description: string;
             /**
@@ -3698,6 +3961,16 @@ export interface components {
              */
             workflow_id: number;
         };
+        DispositionExpectation: {
+            code: string;
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "disposition";
+        };
         DoNotCallEntry: {
             /**
              * Format: date-time
@@ -3724,6 +3997,20 @@ export interface components {
             /** Format: int64 */
             workflow_run_id: number;
         };
+        EndedByAgentExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description `false`: the agent must not end the conversation.
+             * @default true
+             */
+            ended: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ended_by_agent";
+        };
         /** @description The subscriber's data Polish regulation requires for a mobile number. */
         EndUser: {
             address: string;
@@ -3738,6 +4025,22 @@ export interface components {
         ErrorResponse: {
             /** @example Not Found */
             detail: string;
+        };
+        Expectation: components["schemas"]["ToolCalledExpectation"] | components["schemas"]["StepReachedExpectation"] | components["schemas"]["VariableGatheredExpectation"] | components["schemas"]["DispositionExpectation"] | components["schemas"]["EndedByAgentExpectation"] | components["schemas"]["PhraseSaidExpectation"] | components["schemas"]["MaxTurnsExpectation"] | components["schemas"]["JudgedExpectation"];
+        ExpectationResult: {
+            /**
+             * Format: int64
+             * @description The expectation's place in the case.
+             */
+            index: number;
+            passed: boolean;
+            /**
+             * @description Why, quoting the conversation (for a judged criterion, the model’s reason).
+             * @example find_slots was called with arguments matching {"day":"Friday"}: {"day":"Friday"}
+             */
+            reason: string;
+            /** @enum {string} */
+            type: "tool_called" | "step_reached" | "variable_gathered" | "disposition" | "ended_by_agent" | "phrase_said" | "max_turns" | "judged";
         };
         ExtractedText: {
             /** Format: int64 */
@@ -4129,6 +4432,20 @@ export interface components {
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
         };
+        JudgedExpectation: {
+            /**
+             * @description In words; a model grades the transcript against it (pass or fail, with its reason).
+             * @example The agent reads the recording notice before asking for personal data
+             */
+            criteria: string;
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "judged";
+        };
         KnowledgeDocument: {
             /** Format: int64 */
             characters: number;
@@ -4322,6 +4639,20 @@ export interface components {
             /** Format: int64 */
             total_pages: number;
         };
+        MaxTurnsExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * Format: int32
+             * @description The caller's turns must be at most this many (less than the case's `max_turns`).
+             */
+            turns: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "max_turns";
+        };
         /** @description A note or task the agent keeps about its work; `due_at` makes it a task. */
         Memory: {
             content: string;
@@ -4482,6 +4813,22 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        PhraseSaidExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /** @description Said by the agent (case and spaces ignored). */
+            phrase: string;
+            /**
+             * @description `false`: the agent must never say it.
+             * @default true
+             */
+            said: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "phrase_said";
         };
         PickerToken: {
             access_token: string;
@@ -5047,6 +5394,43 @@ export interface components {
             /** @enum {string} */
             event: "error";
         };
+        /** @description The caller a model plays against the agent. */
+        SimulatedCaller: {
+            /**
+             * @description How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts`, `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).
+             * @default [
+             *       "cooperative"
+             *     ]
+             * @example [
+             *       "hesitant"
+             *     ]
+             */
+            behaviour: ("cooperative" | "hesitant" | "rushed" | "interrupts" | "off_topic" | "presses_keys")[];
+            /**
+             * @description What the caller wants from the conversation, in words.
+             * @example Move tomorrow’s 10:00 appointment to Friday afternoon
+             */
+            goal: string;
+            /**
+             * @description BCP 47 language the caller speaks.
+             * @default en
+             * @example en
+             */
+            language: string;
+            /**
+             * @description Who the caller is, in words: the model playing the caller reads it.
+             * @example Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing
+             */
+            persona: string;
+            /**
+             * @description The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`.
+             * @example [
+             *       "Hello, I need to move my appointment.",
+             *       "Friday afternoon, please."
+             *     ]
+             */
+            script?: string[];
+        };
         /**
          * @description Text messages during calls: the model gets a `send_sms` tool (a template by name, or free text when allowed), and the live-control API a `send_sms` command. Texts go from the call's number to the caller (or `destination`) through the provider's messaging API; the same rules as calls apply (a number on the Do-not-call list gets none, 08:00-21:00 in the destination's time zones, the organization's rate of 30 texts a minute), and the model is told why a text was refused. Each text is on the run's `sms` with its delivery status, in its logs and transcript, in `call.completed` and in the cost.
          * @example {
@@ -5137,6 +5521,19 @@ export interface components {
              */
             updated_at: string;
         };
+        StepReachedExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /** @default true */
+            reached: boolean;
+            /** @description A node id of the tested flow. */
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step_reached";
+        };
         TelephonyConfig: {
             /** @description The Twilio Account SID or the Telnyx connection id. Secrets are never returned. */
             account_id: string;
@@ -5179,6 +5576,277 @@ export interface components {
                 public_key: string;
             };
         };
+        TestAttempt: {
+            /** Format: int64 */
+            attempt: number;
+            /**
+             * Format: int64
+             * @description The chat conversation it ran in (`GET /agents/{agent_id}/conversations/{id}`: logs, cost).
+             */
+            conversation_id: number | null;
+            cost_usd: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            ended_at: string;
+            /** @description Why the attempt has no verdict of its expectations (its time exceeded, no channel free). */
+            error: string | null;
+            expectations: components["schemas"]["ExpectationResult"][];
+            /**
+             * Format: int64
+             * @description Median time from the caller's message to the agent's first words.
+             */
+            latency_ms: number | null;
+            /** @description The flow steps entered, in order (empty for a flat definition). */
+            path: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            started_at: string;
+            tool_calls: {
+                arguments: {
+                    [key: string]: unknown;
+                };
+                name: string;
+                result: string | null;
+            }[];
+            /** @description The conversation: `user` is the simulated caller. */
+            transcript: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                text: string;
+            }[];
+            /** @enum {string} */
+            verdict: "passed" | "failed" | "error";
+        };
+        /** @description A simulated conversation with an agent and what it must show. */
+        TestCase: {
+            /**
+             * @description `true`: a tool without a mock is called for real (the customer's system). Default `false`: it answers an error saying it is not mocked.
+             * @default false
+             */
+            call_real_tools: boolean;
+            caller: components["schemas"]["SimulatedCaller"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            expectations: components["schemas"]["Expectation"][];
+            /** @example test_Hq3mT8vW1xZ5bN7c */
+            id: string;
+            initial_context: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description The caller's turns after which the test ends the conversation.
+             * @default 10
+             */
+            max_turns: number;
+            /** @example Reschedules to Friday */
+            name: string;
+            /** @default [] */
+            tags: string[];
+            /**
+             * Format: int32
+             * @description A conversation still going after this is stopped and the case fails.
+             * @default 120
+             */
+            timeout_seconds: number;
+            /** @default [] */
+            tool_mocks: components["schemas"]["ToolMock"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            updated_at: string;
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        TestCasePage: {
+            items: components["schemas"]["TestCase"][];
+            /** Format: int32 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total_count: number;
+            /** Format: int64 */
+            total_pages: number;
+        };
+        TestCaseResult: {
+            attempts: components["schemas"]["TestAttempt"][];
+            name: string;
+            /** Format: int64 */
+            passed_attempts: number;
+            /** @example test_Hq3mT8vW1xZ5bN7c */
+            test_id: string;
+            /**
+             * @description `passed` when every attempt passed; `error` when one could not run; `pending` until its attempts are in; `cancelled` when the run was cancelled first.
+             * @enum {string}
+             */
+            verdict: "passed" | "failed" | "error" | "pending" | "cancelled";
+        };
+        /** @description A run of test cases against one version of the agent, with each verdict. */
+        TestRun: {
+            cases: components["schemas"]["TestCaseResult"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            /** Format: int64 */
+            definition_id: number;
+            /**
+             * Format: int64
+             * @description Id of a test run of this agent.
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Cases talking at once (as allowed).
+             */
+            parallelism: number;
+            /** Format: int64 */
+            repeat: number;
+            /**
+             * @description `running`, then `completed` (every case has its verdict) or `cancelled` (the verdicts so far stay).
+             * @enum {string}
+             */
+            status: "running" | "completed" | "cancelled";
+            summary: components["schemas"]["TestRunSummary"];
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        /** @description An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case. */
+        TestRunCompletedEvent: {
+            data: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T15:47:34.123Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: int64
+                 * @example 118
+                 */
+                definition_id: number;
+                failing_cases: {
+                    name: string;
+                    test_id: string;
+                    verdict: string;
+                }[];
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                /** @enum {string} */
+                status: "completed" | "cancelled";
+                summary: {
+                    /** Format: int64 */
+                    cancelled: number;
+                    /** Format: int64 */
+                    cases: number;
+                    cost_usd: number;
+                    /** Format: int64 */
+                    errors: number;
+                    /** Format: int64 */
+                    failed: number;
+                    /** Format: int64 */
+                    passed: number;
+                    /** Format: int64 */
+                    pending: number;
+                };
+                /**
+                 * Format: int64
+                 * @example 31
+                 */
+                test_run_id: number;
+                /**
+                 * Format: int64
+                 * @example 42
+                 */
+                workflow_id: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "test_run.completed";
+        };
+        TestRunListItem: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            /** Format: int64 */
+            definition_id: number;
+            /**
+             * Format: int64
+             * @description Id of a test run of this agent.
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description Cases talking at once (as allowed).
+             */
+            parallelism: number;
+            /** Format: int64 */
+            repeat: number;
+            /**
+             * @description `running`, then `completed` (every case has its verdict) or `cancelled` (the verdicts so far stay).
+             * @enum {string}
+             */
+            status: "running" | "completed" | "cancelled";
+            summary: components["schemas"]["TestRunSummary"];
+            /** Format: int64 */
+            workflow_id: number;
+        };
+        TestRunPage: {
+            items: components["schemas"]["TestRunListItem"][];
+            /** Format: int32 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total_count: number;
+            /** Format: int64 */
+            total_pages: number;
+        };
+        TestRunSummary: {
+            /** Format: int64 */
+            cancelled: number;
+            /** Format: int64 */
+            cases: number;
+            cost_usd: number;
+            /** Format: int64 */
+            errors: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: int64 */
+            passed: number;
+            /** Format: int64 */
+            pending: number;
+        };
         TestWebhookRequest: {
             event_type?: components["schemas"]["WebhookEventType"] & unknown;
         };
@@ -5204,6 +5872,26 @@ export interface components {
             /** Format: int64 */
             workflow_id: number;
         };
+        ToolCalledExpectation: {
+            /** @description The call must carry at least these arguments (strings compared without case). */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `false`: the tool must not be called.
+             * @default true
+             */
+            called: boolean;
+            /** @description Shown in the results. */
+            description?: string;
+            /** @description The name of one of the agent's HTTP tools. */
+            tool: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_called";
+        };
         ToolList: {
             items: components["schemas"]["Tool"][];
             /** Format: int32 */
@@ -5214,6 +5902,27 @@ export interface components {
             total_count: number;
             /** Format: int64 */
             total_pages: number;
+        };
+        /** @description The answer the agent gets when it calls this tool during the test: the customer's system is not called. */
+        ToolMock: {
+            /**
+             * @description What the tool answers (JSON, or a string sent as it is).
+             * @example {
+             *       "slots": [
+             *         "Friday 14:00",
+             *         "Friday 15:30"
+             *       ]
+             *     }
+             */
+            body?: unknown;
+            /**
+             * Format: int32
+             * @description The HTTP status answered.
+             * @default 200
+             */
+            status: number;
+            /** @description The name of one of the agent's HTTP tools. */
+            tool: string;
         };
         Transcript: {
             download_url: string;
@@ -5432,6 +6141,24 @@ export interface components {
             due_at?: string | null;
             topic?: string;
         };
+        /** @description The fields to change; each replaces the stored one whole. */
+        UpdateTestCaseRequest: {
+            call_real_tools?: boolean;
+            caller?: components["schemas"]["SimulatedCaller"];
+            expectations?: components["schemas"]["Expectation"][];
+            /** @description Free-form object; at most 32 kB stored, nested at most 32 levels. */
+            initial_context?: {
+                [key: string]: unknown;
+            };
+            /** Format: int32 */
+            max_turns?: number;
+            /** @example Reschedules to Friday */
+            name?: string;
+            tags?: string[];
+            /** Format: int32 */
+            timeout_seconds?: number;
+            tool_mocks?: components["schemas"]["ToolMock"][];
+        };
         UpdateWebhookRequest: {
             /**
              * @description The events this endpoint receives from now on (replaces the list).
@@ -5515,6 +6242,18 @@ export interface components {
             /** @example less_than_equal */
             type: string;
         };
+        VariableGatheredExpectation: {
+            /** @description Shown in the results. */
+            description?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "variable_gathered";
+            /** @description The value it must have; any value when absent. */
+            value?: unknown;
+            variable: string;
+        };
         Webhook: {
             /**
              * Format: date-time
@@ -5585,7 +6324,7 @@ export interface components {
          * @description An event of the catalogue; payloads are in the `webhooks` section of this document.
          * @enum {string}
          */
-        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused";
+        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** Format: int32 */
@@ -5673,6 +6412,8 @@ export interface components {
                 transfer_failed?: string;
                 transferring?: string;
             };
+            /** @description Publishing a version (`POST /agents/{agent_id}/definitions/{definition_id}/publish`) requires its latest completed test run (`POST /agents/{agent_id}/test-runs` with its `definition_id`) to have passed every case; otherwise 409 naming the failing cases. Default `false`. */
+            publish_requires_passing_tests?: boolean;
             /** @description Caller silence after which the agent asks whether they are still there; after a second such silence it says goodbye and hangs up. Default 8. */
             silence_timeout_seconds?: number;
             sms?: components["schemas"]["SmsPlan"];
@@ -9093,6 +9834,1035 @@ export interface operations {
             };
             /** @description Does not exist or belongs to another organization */
             404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTestRuns: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunPage"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag": "smoke",
+                 *       "definition_id": 118,
+                 *       "repeat": 2,
+                 *       "parallelism": 4
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestRunRequest"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The agent is archived, or the organization has no channel for tests */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example 31 */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test run */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example 31 */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The run has ended */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTestCases: {
+        parameters: {
+            query?: {
+                /** @description Items per page (default 20, at most 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Only the cases with this tag. */
+                tag?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCasePage"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Reschedules to Friday",
+                 *       "caller": {
+                 *         "persona": "Anna Kowalska, 67, a patient of North Clinic, polite but a little hard of hearing",
+                 *         "goal": "Move tomorrow's 10:00 appointment to Friday afternoon",
+                 *         "language": "en",
+                 *         "behaviour": [
+                 *           "hesitant"
+                 *         ]
+                 *       },
+                 *       "initial_context": {
+                 *         "name": "Anna",
+                 *         "appointment": "2026-11-24T10:00:00+01:00"
+                 *       },
+                 *       "tool_mocks": [
+                 *         {
+                 *           "tool": "find_slots",
+                 *           "status": 200,
+                 *           "body": {
+                 *             "slots": [
+                 *               "Friday 14:00",
+                 *               "Friday 15:30"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ],
+                 *       "max_turns": 8,
+                 *       "tags": [
+                 *         "smoke",
+                 *         "rescheduling"
+                 *       ],
+                 *       "expectations": [
+                 *         {
+                 *           "type": "tool_called",
+                 *           "tool": "find_slots"
+                 *         },
+                 *         {
+                 *           "type": "disposition",
+                 *           "code": "reschedule"
+                 *         },
+                 *         {
+                 *           "type": "phrase_said",
+                 *           "phrase": "this call is recorded"
+                 *         },
+                 *         {
+                 *           "type": "max_turns",
+                 *           "turns": 6
+                 *         },
+                 *         {
+                 *           "type": "judged",
+                 *           "criteria": "The agent confirms the new date and time before ending the call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The agent has 200 test cases */
+            409: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test case */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateTestCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Public id (`agent_` + 20 letters or digits) or the legacy integer id.
+                 * @example agent_Q8xT2mV7pL4nR9sK3wZ1
+                 */
+                agent_id: string;
+                /** @example test_Hq3mT8vW1xZ5bN7c */
+                test_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "smoke"
+                 *       ],
+                 *       "max_turns": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCase"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Changed by another request meanwhile */
+            409: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
@@ -16390,6 +18160,72 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CampaignPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_test_run_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "test_run.completed",
+                 *       "timestamp": "2026-11-23T10:15:42.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "workflow_id": 42,
+                 *         "test_run_id": 31,
+                 *         "definition_id": 118,
+                 *         "status": "completed",
+                 *         "summary": {
+                 *           "cases": 3,
+                 *           "passed": 2,
+                 *           "failed": 1,
+                 *           "errors": 0,
+                 *           "pending": 0,
+                 *           "cancelled": 0,
+                 *           "cost_usd": 0.0214
+                 *         },
+                 *         "failing_cases": [
+                 *           {
+                 *             "test_id": "test_Hq3mT8vW1xZ5bN7c",
+                 *             "name": "Reschedules to Friday",
+                 *             "verdict": "failed"
+                 *           }
+                 *         ],
+                 *         "completed_at": "2026-11-23T10:15:42.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestRunCompletedEvent"];
             };
         };
         responses: {

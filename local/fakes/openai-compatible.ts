@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { SCRIPT_READING } from '../../shared/ai/script-reading.ts';
 import { CALL_ANALYSIS } from '../../shared/domain/call-analysis.ts';
+import { SIMULATED_CALLER } from '../../shared/domain/agent-test-runs.ts';
 import { connectionDelay } from './connection-delay.ts';
 import { readScriptPrompt } from './script-reader.ts';
 
@@ -96,7 +97,8 @@ const BUILT_IN_TOOLS = new Set([
  * Authoring prompts: translation (`Target language: X`) answers `[X] <text>`; question writing
  * answers one `Could you tell me about <line>?` per line; script clean-up returns the trimmed lines;
  * the `script_analysis` JSON schema is answered by the rules of ./script-reader.ts, the
- * `call_analysis` one by `analyzeCall` below.
+ * `call_analysis` one by `analyzeCall` below, the `simulated_caller` one (an agent test's caller)
+ * by `playCaller`.
  */
 export function fakeReply(request: ChatRequest): Reply {
   const messages = request.messages;
@@ -107,6 +109,8 @@ export function fakeReply(request: ChatRequest): Reply {
 
   if (request.response_format?.json_schema?.name === SCRIPT_READING)
     return say(JSON.stringify(readScriptPrompt(userText)));
+  if (request.response_format?.json_schema?.name === SIMULATED_CALLER)
+    return say(JSON.stringify(playCaller(system, userText)));
   if (request.response_format?.json_schema?.name === CALL_ANALYSIS)
     return say(JSON.stringify(analyzeCall(system, userText, request.response_format.json_schema.schema ?? {})));
   if (/colleague taking over/.test(system)) {
@@ -243,6 +247,20 @@ function flowToolCalls(tools: NonNullable<ChatRequest['tools']>, userText: strin
   );
   if (transition) calls.push({ name: transition.function.name, arguments: {} });
   return calls;
+}
+
+/**
+ * An agent test's simulated caller (shared/domain/agent-test-runs.ts callerRequest), played
+ * deterministically: its first turn says its goal, the next ones the persona's `Then: …` sentences
+ * in order (`|` ends one), and after them it says goodbye and hangs up.
+ */
+function playCaller(system: string, prompt: string): { say: string; hang_up: boolean } {
+  const turn = lines(prompt).filter((line) => line.startsWith('Caller: ')).length;
+  const goal = /^Goal: (.+)$/m.exec(system)?.[1]?.trim() ?? 'I have a question.';
+  const persona = /^Persona: (.+)$/m.exec(system)?.[1] ?? '';
+  const then = [...persona.matchAll(/Then: ([^|]+)/g)].map((match) => match[1]!.trim());
+  const said = [goal, ...then][turn];
+  return said ? { say: said, hang_up: false } : { say: 'Thank you, goodbye.', hang_up: true };
 }
 
 /**

@@ -176,7 +176,7 @@ function withTexts(call: PreparedCall, ref: RunRef, run: RunRecord): PreparedCal
 }
 
 /** What of its run a call's setup reads. */
-type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id'>;
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test'>;
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
@@ -238,6 +238,7 @@ async function setUpCall(
     providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
+    ...(run.test ? { test: run.test } : {}),
     runLog,
     flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),

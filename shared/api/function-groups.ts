@@ -194,6 +194,26 @@ export const FUNCTION_GROUPS = {
     schedule: { everyMinutes: 5 },
     timeoutSeconds: 300,
   },
+  agentTests: {
+    entry: 'functions/agent-tests/handler.ts',
+    description: 'Agent tests: test cases, test runs (started as agent-test-run executions), cancel',
+    access: { table: 'readWrite', stateMachines: true },
+  },
+  agentTestRunner: {
+    entry: 'functions/agent-test-runner/handler.ts',
+    description:
+      'Agent-test-run state machine tasks: one case as a chat conversation against a simulated caller, judged; a crashed case; the run completed (test_run.completed)',
+    access: {
+      table: 'readWrite',
+      eventBus: true,
+      encryption: true,
+      languageModel: true,
+      browserSessions: true,
+    },
+    memorySize: 512,
+    // A case talks for at most its timeout_seconds (600 at most), then is judged.
+    timeoutSeconds: 900,
+  },
   agentResources: {
     entry: 'functions/agent-resources/handler.ts',
     description: "Agents' knowledge bases (documents, passages, search) and HTTP tools (headers encrypted)",

@@ -18,6 +18,7 @@ import { usageRoutes } from './routes/usage.ts';
 import { campaignReportRoutes } from './routes/campaign-reports.ts';
 import { knowledgeRoutes, toolRoutes } from './routes/agent-resources.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { agentTestRoutes } from './routes/agent-tests.ts';
 
 export {
   agentRoutes,
@@ -40,6 +41,7 @@ export {
   knowledgeRoutes,
   toolRoutes,
   apiKeyRoutes,
+  agentTestRoutes,
 };
 
 /** The route table: every endpoint of the API, one file per domain in `routes/`. */
@@ -62,6 +64,7 @@ export const ROUTES: Route[] = [
   ...Object.values(campaignReportRoutes),
   ...Object.values(knowledgeRoutes),
   ...Object.values(toolRoutes),
+  ...Object.values(agentTestRoutes),
   ...Object.values(apiKeyRoutes),
   ...Object.values(docsRoutes),
 ] as Route[];

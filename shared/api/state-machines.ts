@@ -32,4 +32,10 @@ export const STATE_MACHINES: StateMachineSpec[] = [
     envVar: 'CAMPAIGN_ENGINE_STATE_MACHINE_ARN',
     tasks: { Step: 'campaignEngine', ContinueAsNew: 'campaignEngine' },
   },
+  {
+    name: 'agent-test-run',
+    definitionFile: 'statemachines/agent-test-run.asl.json',
+    envVar: 'AGENT_TEST_RUN_STATE_MACHINE_ARN',
+    tasks: { RunCase: 'agentTestRunner', CaseCrashed: 'agentTestRunner', Complete: 'agentTestRunner' },
+  },
 ];

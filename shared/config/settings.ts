@@ -77,7 +77,7 @@ export const SETTINGS = {
       "Secrets Manager secret: the platform's telephony provider account (JSON TelephonyCredentials; a placeholder until the operator fills it)",
   },
   MEDIA_STREAM_SECRET_ARN: {
-    readBy: [...STREAMS_CALLS, 'conversations'],
+    readBy: [...STREAMS_CALLS, 'conversations', 'agentTestRunner'],
     description:
       'Secrets Manager secret: HMAC key of per-call media stream and browser session credentials (generated)',
   },

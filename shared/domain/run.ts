@@ -1,3 +1,4 @@
+import type { RunTest } from './agent-tests.ts';
 /**
  * A run (a call or a conversation) as the platform keeps it: its record, its states and what its
  * transfer, campaign origin and billing record hold. The repositories (repositories/runs-*.ts)
@@ -74,6 +75,8 @@ export interface RunRecord {
   latency?: CallLatency | null;
   /** A transfer to a person, from the agent's request until the run ends (services/call-transfer.ts). */
   transfer?: TransferState | null;
+  /** A conversation an agent test runs: its tools answer from the test's mocks (domain/agent-tests.ts). */
+  test?: RunTest | null;
   /** The campaign contact attempt that placed this call, if any. */
   campaign: CampaignOrigin | null;
   /** Sort key of the Idempotency-Key record holding this call's first response, if placed with a key. */

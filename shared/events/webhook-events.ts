@@ -79,3 +79,10 @@ export async function emitCampaignState(campaign: CampaignRecord | undefined, no
       : { type: 'campaign.paused', timestamp: now.toISOString(), data: { ...common, state: 'paused' } },
   );
 }
+
+/** `test_run.completed`: an agent test run finished or was cancelled (each at most once: its state transition). */
+export async function emitTestRunCompleted(
+  data: Extract<WebhookEvent, { type: 'test_run.completed' }>['data'],
+): Promise<void> {
+  await publish({ type: 'test_run.completed', timestamp: data.completed_at, data });
+}

@@ -20,6 +20,9 @@
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
  * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  |                       |                     |
+ * | agent test case   | ORG#<o>#AGENT#<a>   | AGENTTEST#<testId>                 |                       |                     |
+ * | agent test run    | ORG#<o>#AGENT#<a>   | TESTRUN#<testRunId, 12 digits>     |                       |                     |
+ * | test case attempt | ORG#<o>#AGENT#<a>#TESTRUN#<t> | ATTEMPT#<case, 4 d.>#<attempt, 3 d.> |             |                     |
  * | usage (billing)   | ORG#<orgId>         | USAGE#<endedAt>#<runId>            |                       |                     |
  * | latency histogram | ORG#<orgId>         | LATENCY#<day>#<agentId, 12 digits> |                       |                     |
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
@@ -79,6 +82,8 @@
  * - Pending deliveries (resumed when the local stack restarts): Query gsi1 DELIVERIES#PENDING.
  * - An agent's memories, knowledge documents, passages (search reads them all) and tools:
  *   Query ORG#<o>#AGENT#<a>, sk begins_with MEMORY# / KBDOC# / KBCHUNK# (or KBCHUNK#<doc>#) / TOOL#.
+ * - An agent's test cases: Query ORG#<o>#AGENT#<a>, sk begins_with AGENTTEST#; its test runs, newest
+ *   first: the same on TESTRUN#, descending; a test run's attempts in case order: Query its own partition.
  * - Idempotency-Key replay (Powertools): GetItem IDEMPOTENCY#<scope> / <hash>; TTL 24 h.
  * Integer ids come from atomic counters (UpdateItem ADD), unique per table.
  */
@@ -139,6 +144,22 @@ export const keys = {
     sk: `TOOL#${toolId}`,
   }),
   toolSkPrefix: 'TOOL#',
+  agentTest: (orgId: number, agentId: number, testId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `AGENTTEST#${testId}`,
+  }),
+  agentTestSkPrefix: 'AGENTTEST#',
+  testRun: (orgId: number, agentId: number, testRunId: number) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `TESTRUN#${pad(testRunId)}`,
+  }),
+  testRunSkPrefix: 'TESTRUN#',
+  testAttemptPartition: (orgId: number, agentId: number, testRunId: number) =>
+    `ORG#${orgId}#AGENT#${pad(agentId)}#TESTRUN#${pad(testRunId)}`,
+  testAttempt: (orgId: number, agentId: number, testRunId: number, caseIndex: number, attempt: number) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}#TESTRUN#${pad(testRunId)}`,
+    sk: `ATTEMPT#${String(caseIndex).padStart(4, '0')}#${String(attempt).padStart(3, '0')}`,
+  }),
   activeRunIndex: (createdAt: string, orgId: number, agentId: number, runId: number) => ({
     gsi1pk: 'RUNS#ACTIVE',
     gsi1sk: `${createdAt}#${orgId}#${agentId}#${runId}`,

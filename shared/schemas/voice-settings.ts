@@ -95,6 +95,10 @@ export const WorkflowConfigurations = z
         example: { collect_digits: 8, end_key: '#' },
       }),
     analysis: CallAnalysisPlan.optional(),
+    publish_requires_passing_tests: z.boolean().optional().openapi({
+      description:
+        'Publishing a version (`POST /agents/{agent_id}/definitions/{definition_id}/publish`) requires its latest completed test run (`POST /agents/{agent_id}/test-runs` with its `definition_id`) to have passed every case; otherwise 409 naming the failing cases. Default `false`.',
+    }),
     transfer: TransferPlan.optional(),
     sms: SmsPlan.optional(),
     phrases: z

@@ -117,12 +117,41 @@ export const CampaignPausedEvent = envelope(
   'A campaign was paused (`POST /campaigns/{id}/pause`); calls in progress finish.',
 );
 
+export const TestRunCompletedEvent = envelope(
+  'test_run.completed',
+  z.object({
+    organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+    workflow_id: documentedInt(z.int()).openapi({ example: 42 }),
+    test_run_id: documentedInt(z.int()).openapi({ example: 31 }),
+    definition_id: documentedInt(z.int()).openapi({ example: 118 }),
+    status: z.enum(['completed', 'cancelled']),
+    summary: z.object({
+      cases: documentedInt(z.int().gte(0)),
+      passed: documentedInt(z.int().gte(0)),
+      failed: documentedInt(z.int().gte(0)),
+      errors: documentedInt(z.int().gte(0)),
+      pending: documentedInt(z.int().gte(0)),
+      cancelled: documentedInt(z.int().gte(0)),
+      cost_usd: z.number().gte(0),
+    }),
+    failing_cases: z
+      .array(
+        z.object({ test_id: z.string().max(64), name: z.string().max(MAX_NAME_CHARS), verdict: z.string().max(16) }),
+      )
+      .max(200),
+    completed_at: Timestamp,
+  }),
+  'TestRunCompletedEvent',
+  'An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case.',
+);
+
 export const WEBHOOK_EVENTS = {
   'call.started': CallStartedEvent,
   'call.completed': CallCompletedEvent,
   'call.failed': CallFailedEvent,
   'campaign.completed': CampaignCompletedEvent,
   'campaign.paused': CampaignPausedEvent,
+  'test_run.completed': TestRunCompletedEvent,
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -224,6 +253,20 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
       type: 'campaign.paused',
       timestamp: SAMPLE_TIME,
       data: { ...sampleCampaign, state: 'paused', processed_rows: 37, completed_at: null },
+    },
+    'test_run.completed': {
+      type: 'test_run.completed',
+      timestamp: SAMPLE_TIME,
+      data: {
+        organization_id: 1,
+        workflow_id: 42,
+        test_run_id: 31,
+        definition_id: 118,
+        status: 'completed',
+        summary: { cases: 3, passed: 2, failed: 1, errors: 0, pending: 0, cancelled: 0, cost_usd: 0.0214 },
+        failing_cases: [{ test_id: 'test_Hq3mT8vW1xZ5bN7c', name: 'Reschedules to Friday', verdict: 'failed' }],
+        completed_at: SAMPLE_TIME,
+      },
     },
   };
   const sample = samples[type];

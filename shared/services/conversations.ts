@@ -20,6 +20,7 @@ import { deleteRunPartition, listRunLogs } from '../repositories/run-logs.ts';
 import { listRunSms } from '../repositories/run-sms.ts';
 import { smsView } from './text-messages.ts';
 import type { RunRecord } from '../domain/run.ts';
+import type { RunTest } from '../domain/agent-tests.ts';
 import { getRun, listRuns } from '../repositories/runs-read.ts';
 import { deleteRun, insertRun } from '../repositories/runs-lifecycle.ts';
 import type { ListConversationsQuery } from '../schemas/runs.ts';
@@ -63,7 +64,14 @@ const listItem = (run: RunRecord) => ({
 export async function createConversation(
   orgId: number,
   agentRef: string,
-  request: { mode: string; name?: string; initial_context: Record<string, unknown>; definition_id?: number },
+  request: {
+    mode: string;
+    name?: string;
+    initial_context: Record<string, unknown>;
+    definition_id?: number;
+    /** A conversation an agent test runs (services/agent-test-runner.ts), never a customer's request. */
+    test?: RunTest;
+  },
 ) {
   const agent = await getAgent(orgId, agentRef);
   const [runId, definitionId] = await Promise.all([
@@ -71,7 +79,7 @@ export async function createConversation(
     runDefinitionId(orgId, agent, request.definition_id),
   ]);
   const createdAt = new Date().toISOString();
-  const run = newRun(orgId, agent, {
+  const started = newRun(orgId, agent, {
     id: runId,
     definitionId,
     name: request.name ?? `${request.mode} ${createdAt}`,
@@ -84,6 +92,7 @@ export async function createConversation(
     campaign: null,
     initialContext: request.initial_context,
   });
+  const run: RunRecord = request.test ? { ...started, test: request.test } : started;
   // Not dialed: it takes a channel only once its session connects (runs-lifecycle.ts startSession).
   await insertRun(run, false);
   return {

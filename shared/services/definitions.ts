@@ -6,6 +6,7 @@ import * as repository from '../repositories/definitions.ts';
 import type { Agent } from '../schemas/agents.ts';
 import type { Definition, SaveDraftRequest } from '../schemas/definitions.ts';
 import { assertFlowUrls, getAgent } from './agents.ts';
+import { assertTestsPassed } from './publish-gate.ts';
 
 const view = <T extends Omit<repository.DefinitionRecord, 'workflow_definition'>>(version: T, agent: Agent) => ({
   ...version,
@@ -55,6 +56,7 @@ export async function publishDefinition(orgId: number, agentRef: string, definit
   const version = await versionOf(orgId, agent, definitionId);
   if (agent.status !== 'active') throw new ConflictError('The agent is archived; unarchive it to publish');
   if (agent.current_definition_id === version.id) return view(version, agent);
+  await assertTestsPassed(orgId, agent, version.id);
   const now = new Date().toISOString();
   if (!(await repository.publishDefinition(orgId, version, agent.updated_at, now)))
     throw new ConflictError('The agent was changed by another request; fetch it and retry');

@@ -44,5 +44,7 @@ export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
           run: null,
         },
       ];
+    case 'test_run.completed':
+      return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.test_run_id}`, run: null }];
   }
 }

@@ -239,8 +239,9 @@ describe('VoiceAgentPlatformApi stack', () => {
     }
     expect(readers.get('TELEPHONY_SECRET_ARN')).toEqual(TELEPHONY_FUNCTIONS);
     // Stream credentials are minted only where a call is connected to the media service (dialed or
-    // answered), or a browser or chat session is (a conversation created).
+    // answered), or a browser or chat session is (a conversation created, or an agent test's chat).
     expect(readers.get('MEDIA_STREAM_SECRET_ARN')).toEqual([
+      'agentTestRunner',
       'callLifecycle',
       'campaignEngine',
       'campaignOutcomes',

@@ -40,9 +40,17 @@ describe('settings per function', () => {
     for (const [name, fn] of allFunctions(AUTHORIZER)) {
       const settings = settingsFor(name, fn, { local: false });
       expect(settings.includes('TELEPHONY_SECRET_ARN'), name).toBe(Boolean(fn.access.telephony));
-      // Only the functions that connect calls (dial or answer them) or browser sessions to the media service sign their credentials.
+      // Only the functions that connect calls (dial or answer them) or browser sessions to the media service sign their credentials
+      // (the agent test runner opens the chat sessions its cases talk in).
       expect(settings.includes('MEDIA_STREAM_SECRET_ARN'), name).toBe(
-        ['callLifecycle', 'telephonyCallbacks', 'campaignEngine', 'campaignOutcomes', 'conversations'].includes(name),
+        [
+          'callLifecycle',
+          'telephonyCallbacks',
+          'campaignEngine',
+          'campaignOutcomes',
+          'conversations',
+          'agentTestRunner',
+        ].includes(name),
       );
       expect(settings.includes('SHEETS_SECRET_ARN'), name).toBe(Boolean(fn.access.encryption));
       expect(settings.includes('TABLE_NAME'), name).toBe(Boolean(fn.access.table));

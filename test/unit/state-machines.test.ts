@@ -100,3 +100,48 @@ describe('webhook-delivery.asl.json', () => {
     }
   });
 });
+
+describe('agent-test-run.asl.json', () => {
+  it('runs every attempt at most `parallelism` at once, records a crashed one, then completes the run', async () => {
+    const actions: string[] = [];
+    let running = 0;
+    let most = 0;
+    const runCase = async (input: unknown) => {
+      const { attempt } = input as { attempt: { case_index: number } };
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      running -= 1;
+      if (attempt.case_index === 1) throw Object.assign(new Error('boom'), { name: 'CaseBroke' });
+      actions.push(`run ${attempt.case_index}`);
+      return { verdict: 'passed' };
+    };
+    const { result } = machine('agent-test-run.asl.json').run(
+      {
+        run: { organization_id: 1, workflow_id: 2, test_run_id: 3 },
+        attempts: [0, 1, 2, 3].map((case_index) => ({ case_index })),
+        parallelism: 2,
+      },
+      {
+        overrides: {
+          taskResourceLocalHandlers: {
+            RunCase: runCase,
+            CaseCrashed: async (input: unknown) => {
+              const { attempt, failure } = input as { attempt: { case_index: number }; failure: { Error: string } };
+              actions.push(`crashed ${attempt.case_index} ${failure.Error}`);
+              return {};
+            },
+            Complete: async (input: unknown) => {
+              actions.push(`complete ${(input as { run: { test_run_id: number } }).run.test_run_id}`);
+              return {};
+            },
+          },
+        },
+      },
+    );
+    await result;
+    expect(most).toBe(2);
+    expect(actions.toSorted()).toEqual(['complete 3', 'crashed 1 CaseBroke', 'run 0', 'run 2', 'run 3']);
+    expect(actions.at(-1)).toBe('complete 3');
+  });
+});

@@ -68,6 +68,11 @@ describe('deliveriesOf', () => {
       sampleEvent('campaign.paused', 3),
       [['campaign.paused', `campaign.paused-3-7-${Date.parse('2026-11-23T10:15:42.000Z')}`]],
     ],
+    [
+      'a finished test run, once per run',
+      sampleEvent('test_run.completed', 3),
+      [['test_run.completed', 'test_run.completed-3-31']],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);

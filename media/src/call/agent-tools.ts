@@ -4,6 +4,7 @@
  */
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import { executeHttpTool } from '../agent/tool-executor.ts';
+import { mockedToolAnswer } from '../../../shared/domain/agent-tests.ts';
 import { keyTones, KEY_SEQUENCE } from '../audio/dtmf.ts';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import type { Answer } from './brain.ts';
@@ -95,6 +96,14 @@ export class AgentTools {
     }
     const tool = call.plan.httpTools.get(toolCall.name);
     if (!tool) return JSON.stringify({ error: `No tool named ${toolCall.name}` });
+    const mocked = call.test && mockedToolAnswer(call.test, tool.name);
+    if (mocked !== undefined) {
+      call.runLog?.(
+        'INFO',
+        `Tool ${tool.name} answered by the test's mock (${toolCall.arguments.slice(0, 300)}): ${mocked.slice(0, 300)}`,
+      );
+      return mocked;
+    }
     const filler = waiting(); // a slow tool is a wait too
     const result = await executeHttpTool(call.organizationId, tool, toolCall.arguments, {
       fetch: call.toolFetch,

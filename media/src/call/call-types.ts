@@ -1,3 +1,4 @@
+import type { RunTest } from '../../../shared/domain/agent-tests.ts';
 /** What a call's pipeline gives and needs at its edges (call-pipeline.ts), shared by its parts. */
 import type { CallProviders, ChatMessage } from '../agent/interfaces.ts';
 import type { CallPlan } from '../agent/call-plan.ts';
@@ -53,6 +54,8 @@ export interface PreparedCall {
   organizationId: number;
   /** Replaces the SSRF-guarded fetch of the agent's HTTP tools (local stack and tests only). */
   toolFetch?: typeof fetch;
+  /** A conversation an agent test runs: its HTTP tools answer from the test's mocks. */
+  test?: Pick<RunTest, 'tool_mocks' | 'call_real_tools'>;
   /** A flow's variables fetched before the call (pre-call-fetch.ts): gathered from the start. */
   flowVariables?: Record<string, unknown>;
   /**

@@ -1,0 +1,195 @@
+/**
+ * A test run: the cases it runs, each attempt's result, its summary, and what the simulated
+ * caller is told. Pure.
+ */
+import type { CaseVerdict, ExpectationResult } from './agent-tests.ts';
+import { caseVerdict } from './agent-tests.ts';
+import { extractedBy, isFlowDefinition, type FlowDefinition } from './flows.ts';
+
+export const TEST_RUN_STATUSES = ['running', 'completed', 'cancelled'] as const;
+export type TestRunStatus = (typeof TEST_RUN_STATUSES)[number];
+
+/** Attempts of one test run at most (cases × repeat): the Map state's input stays small. */
+export const MAX_TEST_RUN_ATTEMPTS = 500;
+
+export interface TestRunCase {
+  index: number;
+  test_id: string;
+  name: string;
+}
+
+export interface TestRunRecord {
+  id: number;
+  organization_id: number;
+  workflow_id: number;
+  definition_id: number;
+  status: TestRunStatus;
+  cases: TestRunCase[];
+  repeat: number;
+  parallelism: number;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface TestAttempt {
+  test_run_id: number;
+  case_index: number;
+  test_id: string;
+  attempt: number;
+  verdict: CaseVerdict;
+  expectations: ExpectationResult[];
+  transcript: { role: 'user' | 'assistant'; text: string }[];
+  tool_calls: { name: string; arguments: Record<string, unknown>; result: string | null }[];
+  path: string[];
+  /** The conversation run the case talked in (its logs and recording are there). */
+  conversation_id: number | null;
+  /** Median time from the caller's message to the agent's first words, in milliseconds. */
+  latency_ms: number | null;
+  cost_usd: number;
+  /** Why the attempt could not be judged (time exceeded, no channel, a failure of the platform). */
+  error: string | null;
+  started_at: string;
+  ended_at: string;
+}
+
+/** One attempt to run: what the state machine's Map state iterates over. */
+export interface AttemptRef {
+  organization_id: number;
+  workflow_id: number;
+  test_run_id: number;
+  case_index: number;
+  test_id: string;
+  attempt: number;
+}
+
+/** Every attempt of a run, case by case. */
+export const attemptRefs = (run: TestRunRecord): AttemptRef[] =>
+  run.cases.flatMap((item) =>
+    Array.from({ length: run.repeat }, (_, i) => ({
+      organization_id: run.organization_id,
+      workflow_id: run.workflow_id,
+      test_run_id: run.id,
+      case_index: item.index,
+      test_id: item.test_id,
+      attempt: i + 1,
+    })),
+  );
+
+export type CaseStatus = CaseVerdict | 'pending' | 'cancelled';
+
+export interface CaseResult {
+  index: number;
+  test_id: string;
+  name: string;
+  verdict: CaseStatus;
+  passed_attempts: number;
+  attempts: TestAttempt[];
+}
+
+/**
+ * Each case's verdict from its recorded attempts: pending while some are still to come (or, for
+ * a cancelled run, `cancelled` when some never ran; the recorded ones stay).
+ */
+export function caseResults(run: TestRunRecord, attempts: readonly TestAttempt[]): CaseResult[] {
+  return run.cases.map((item) => {
+    const own = attempts.filter((attempt) => attempt.case_index === item.index);
+    const complete = own.length >= run.repeat;
+    const verdict: CaseStatus = complete ? caseVerdict(own) : run.status === 'cancelled' ? 'cancelled' : 'pending';
+    return {
+      ...item,
+      verdict,
+      passed_attempts: own.filter((attempt) => attempt.verdict === 'passed').length,
+      attempts: own,
+    };
+  });
+}
+
+export interface TestRunSummary {
+  cases: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  pending: number;
+  cancelled: number;
+  cost_usd: number;
+}
+
+export function summarize(results: readonly CaseResult[]): TestRunSummary {
+  const count = (verdict: CaseStatus) => results.filter((result) => result.verdict === verdict).length;
+  const cost = results.flatMap((result) => result.attempts).reduce((sum, attempt) => sum + attempt.cost_usd, 0);
+  return {
+    cases: results.length,
+    passed: count('passed'),
+    failed: count('failed'),
+    errors: count('error'),
+    pending: count('pending'),
+    cancelled: count('cancelled'),
+    cost_usd: Math.round(cost * 1e6) / 1e6,
+  };
+}
+
+/** What a test case may name in a version: its flow's steps and variables (none for a flat definition). */
+export function definitionParts(definition: Record<string, unknown>): {
+  steps: string[] | null;
+  variables: string[] | null;
+} {
+  if (!isFlowDefinition(definition)) return { steps: null, variables: null };
+  const flow = definition as unknown as FlowDefinition;
+  const nodes = Array.isArray(flow.nodes) ? flow.nodes : [];
+  return {
+    steps: nodes.filter((node) => node.type !== 'globalNode').map((node) => node.id),
+    variables: nodes.flatMap((node) => [
+      ...extractedBy(node).map((variable) => variable.name),
+      ...(node.type === 'startCall' ? (node.pre_call_fetch?.variables ?? []) : []),
+    ]),
+  };
+}
+
+/** The `response_format` name of the simulated caller's turn (the local fake plays it by name). */
+export const SIMULATED_CALLER = 'simulated_caller';
+
+/** What the simulated caller answers each turn: its words, or that it hangs up. */
+export interface CallerTurn {
+  say: string;
+  hang_up: boolean;
+}
+
+const BEHAVIOUR_WORDS: Record<string, string> = {
+  cooperative: 'You answer what you are asked.',
+  hesitant: 'You hesitate, hedge and sometimes ask for things to be repeated.',
+  rushed: 'You are in a hurry: short answers, no small talk.',
+  interrupts: 'You interrupt the agent and change your mind once.',
+  off_topic: 'You drift to an unrelated subject once before coming back to your goal.',
+  presses_keys: 'When the agent offers a menu, you answer with the key to press ("press 1").',
+};
+
+/**
+ * The simulated caller's next turn as a model request: the persona, goal and behaviour as the
+ * system prompt, the conversation so far as the prompt. A scripted turn is not asked of the model.
+ */
+export function callerRequest(
+  caller: { persona: string; goal: string; language: string; behaviour: readonly string[] },
+  transcript: readonly { role: 'user' | 'assistant'; text: string }[],
+): { system: string; prompt: string } {
+  const system = [
+    'You are playing a caller talking to an AI agent, to test it. Stay in character; never say you are testing.',
+    `Persona: ${caller.persona}`,
+    `Goal: ${caller.goal}`,
+    `Language: ${caller.language}`,
+    `Behaviour: ${caller.behaviour.map((item) => BEHAVIOUR_WORDS[item] ?? item).join(' ')}`,
+    'Answer with JSON: say (your next words, one or two sentences) and hang_up (true once your goal is reached or cannot be, after saying goodbye).',
+  ].join('\n');
+  const prompt = [
+    'Conversation so far:',
+    ...transcript.map((line) => `${line.role === 'assistant' ? 'Agent' : 'Caller'}: ${line.text}`),
+  ].join('\n');
+  return { system, prompt };
+}
+
+/** The median of the latencies measured, or null without any. */
+export function median(values: readonly number[]): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}

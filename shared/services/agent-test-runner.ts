@@ -1,0 +1,225 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as z from 'zod';
+import { analysisAnswerSchema, analysisRequest, CALL_ANALYSIS } from '../domain/call-analysis.ts';
+import {
+  callerRequest,
+  median,
+  SIMULATED_CALLER,
+  type AttemptRef,
+  type CallerTurn,
+  type TestAttempt,
+} from '../domain/agent-test-runs.ts';
+import {
+  attemptVerdict,
+  checkExpectation,
+  testMayTakeChannel,
+  type ConversationOutcome,
+  type ExpectationResult,
+} from '../domain/agent-tests.ts';
+import type { LanguageModel } from '../ai/language-model.ts';
+import { logger } from '../observability/logger.ts';
+import * as repository from '../repositories/agent-tests.ts';
+import { getOrganization } from '../repositories/organizations.ts';
+import { getRun } from '../repositories/runs-read.ts';
+import type { TestCase } from '../schemas/agent-tests.ts';
+import { createConversation } from './conversations.ts';
+import { modelFor } from './language-models.ts';
+import { talkOverChat, type ChatTalk } from './test-conversation.ts';
+
+const CallerAnswer = z.object({ say: z.string().max(4000), hang_up: z.boolean() });
+
+/** The simulated caller: the case's script first, then the model playing the persona. */
+export function simulatedCaller(testCase: TestCase, model: LanguageModel) {
+  const script = testCase.caller.script;
+  return async (transcript: ChatTalk['transcript'], turn: number): Promise<CallerTurn> => {
+    if (script) {
+      const line = script[turn - 1];
+      return line !== undefined ? { say: line, hang_up: false } : { say: 'Thank you, goodbye.', hang_up: true };
+    }
+    return model.extract({
+      name: SIMULATED_CALLER,
+      ...callerRequest(testCase.caller, transcript),
+      schema: CallerAnswer,
+    });
+  };
+}
+
+/**
+ * A judged criterion graded as the post-call analysis grades its success criteria (the same
+ * request and answer schema), against the transcript the test saw.
+ */
+export async function judge(
+  model: LanguageModel,
+  criteria: string,
+  outcome: ConversationOutcome,
+  index: number,
+): Promise<ExpectationResult> {
+  const plan = { success_criteria: criteria };
+  const answer = await model.extract({
+    name: CALL_ANALYSIS,
+    ...analysisRequest(plan, outcome.transcript, outcome.disposition),
+    schema: analysisAnswerSchema(plan),
+    strict: false,
+  });
+  const evaluation = (answer as { success_evaluation?: { successful: boolean; reason: string } }).success_evaluation;
+  return {
+    index,
+    type: 'judged',
+    passed: evaluation?.successful === true,
+    reason: evaluation?.reason ?? 'The model gave no evaluation',
+  };
+}
+
+/** Every expectation of the case against the outcome, the judged ones by the model. */
+export async function evaluate(testCase: TestCase, outcome: ConversationOutcome, model: LanguageModel) {
+  return Promise.all(
+    testCase.expectations.map((expectation, index) =>
+      expectation.type === 'judged'
+        ? judge(model, expectation.criteria, outcome, index)
+        : checkExpectation(expectation, index, outcome),
+    ),
+  );
+}
+
+/** Waits until a test may take a channel (half are kept for live calls); false past `deadline`. */
+async function channelFree(orgId: number, deadline: number, wait: (ms: number) => Promise<unknown>): Promise<boolean> {
+  for (;;) {
+    const organization = await getOrganization(orgId);
+    if (organization && testMayTakeChannel(organization.active_calls ?? 0, organization.maxConcurrentCalls))
+      return true;
+    if (Date.now() >= deadline) return false;
+    await wait(500);
+  }
+}
+
+/** The run once it has ended (the media service completes it after the session closes). */
+async function endedRun(ref: AttemptRef, runId: number, wait: (ms: number) => Promise<unknown>) {
+  for (let tries = 0; tries < 100; tries += 1) {
+    const run = await getRun(ref.organization_id, ref.workflow_id, runId);
+    if (run?.ended_at) return run;
+    await wait(200);
+  }
+  return getRun(ref.organization_id, ref.workflow_id, runId);
+}
+
+/**
+ * One attempt of one case (a task of the agent-test-run state machine): a chat conversation with
+ * the tested version against the simulated caller, judged and recorded. A cancelled run starts no
+ * new attempt. Past its time the attempt is recorded failed; a failure of the platform, as an error.
+ */
+export async function runAttempt(
+  ref: AttemptRef,
+  wait: (ms: number) => Promise<unknown> = sleep,
+): Promise<{ verdict: TestAttempt['verdict'] | 'skipped' }> {
+  const { organization_id: orgId, workflow_id: agentId } = ref;
+  const run = await repository.getTestRun(orgId, agentId, ref.test_run_id);
+  if (!run || run.status !== 'running') return { verdict: 'skipped' };
+  const startedAt = new Date().toISOString();
+  const record = async (fields: Partial<TestAttempt>) => {
+    const attempt: TestAttempt = {
+      test_run_id: ref.test_run_id,
+      case_index: ref.case_index,
+      test_id: ref.test_id,
+      attempt: ref.attempt,
+      verdict: 'error',
+      expectations: [],
+      transcript: [],
+      tool_calls: [],
+      path: [],
+      conversation_id: null,
+      latency_ms: null,
+      cost_usd: 0,
+      error: null,
+      started_at: startedAt,
+      ended_at: new Date().toISOString(),
+      ...fields,
+    };
+    await repository.putTestAttempt(orgId, agentId, attempt);
+    return { verdict: attempt.verdict };
+  };
+  const testCase = await repository.getTestCase(orgId, agentId, ref.test_id);
+  if (!testCase) return record({ error: 'The test case was deleted before it ran' });
+  const deadline = Date.now() + testCase.timeout_seconds * 1000;
+  if (!(await channelFree(orgId, deadline, wait)))
+    return record({
+      verdict: 'failed',
+      error: `No channel was free for tests within ${testCase.timeout_seconds} s (half are kept for live calls)`,
+    });
+  const { model } = await modelFor(orgId);
+  const conversation = await createConversation(orgId, String(agentId), {
+    mode: 'chat',
+    name: `Test: ${testCase.name}`.slice(0, 255),
+    initial_context: testCase.initial_context,
+    definition_id: run.definition_id,
+    test: {
+      test_run_id: run.id,
+      test_id: testCase.id,
+      tool_mocks: testCase.tool_mocks,
+      call_real_tools: testCase.call_real_tools,
+    },
+  });
+  let talk: ChatTalk;
+  try {
+    talk = await talkOverChat(conversation.session!, {
+      maxTurns: testCase.max_turns,
+      timeoutSeconds: Math.max(1, Math.round((deadline - Date.now()) / 1000)),
+      caller: simulatedCaller(testCase, model),
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    logger.warn('A test conversation failed', { testRunId: ref.test_run_id, testId: ref.test_id, error: message });
+    return record({
+      verdict: (error as Error).name === 'ConversationTimeoutError' ? 'failed' : 'error',
+      conversation_id: conversation.id,
+      error: message,
+    });
+  }
+  const ended = await endedRun(ref, conversation.id, wait);
+  const gathered = { ...(ended?.gathered_context ?? {}) };
+  const disposition = typeof gathered.call_disposition === 'string' ? gathered.call_disposition : null;
+  delete gathered.call_disposition;
+  const outcome: ConversationOutcome = {
+    transcript: talk.transcript,
+    toolCalls: talk.toolCalls,
+    path: (ended?.flow ?? []).map((step) => step.node_id),
+    gathered,
+    disposition,
+    endedBy: talk.endedBy,
+    callerTurns: talk.callerTurns,
+  };
+  const expectations = await evaluate(testCase, outcome, model);
+  return record({
+    verdict: attemptVerdict(expectations),
+    expectations,
+    transcript: talk.transcript,
+    tool_calls: talk.toolCalls,
+    path: outcome.path,
+    conversation_id: conversation.id,
+    latency_ms: median(talk.latencies),
+    cost_usd: ended?.cost?.total_usd ?? 0,
+  });
+}
+
+/** An attempt whose task failed (or exceeded the state machine's bound): recorded as an error, once. */
+export async function recordCrashedAttempt(ref: AttemptRef, cause: string): Promise<void> {
+  const existing = await repository.listTestAttempts(ref.organization_id, ref.workflow_id, ref.test_run_id);
+  if (existing.some((item) => item.case_index === ref.case_index && item.attempt === ref.attempt)) return;
+  const now = new Date().toISOString();
+  await repository.putTestAttempt(ref.organization_id, ref.workflow_id, {
+    test_run_id: ref.test_run_id,
+    case_index: ref.case_index,
+    test_id: ref.test_id,
+    attempt: ref.attempt,
+    verdict: 'error',
+    expectations: [],
+    transcript: [],
+    tool_calls: [],
+    path: [],
+    conversation_id: null,
+    latency_ms: null,
+    cost_usd: 0,
+    error: cause.slice(0, 1000),
+    started_at: now,
+    ended_at: now,
+  });
+}
