@@ -1,5 +1,10 @@
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import {
+  FLOW_CARD_CALLER_SCRIPT,
+  FLOW_LOAN_CALLER_SCRIPT,
+  TRANSFER_CALLER_SCRIPT,
+  type CallerLine,
+} from '../../media/src/streams/caller-script.ts';
 
 /**
  * The local callee directory: what a dialed number reaches, by its last digits, at both simulated
@@ -59,9 +64,17 @@ export const menuScript = (heard: string) => [
 /** A number ending in 345 reaches a phone menu (the local callee directory). */
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
-/** A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them on). */
-export const simulatedScript = (number: string): readonly string[] | undefined =>
-  number.endsWith('341') ? TRANSFER_CALLER_SCRIPT : undefined;
+/**
+ * A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them
+ * on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
+ * FLOW_LOAN_CALLER_SCRIPT).
+ */
+export function simulatedScript(number: string): readonly CallerLine[] | undefined {
+  if (number.endsWith('341')) return TRANSFER_CALLER_SCRIPT;
+  if (number.endsWith('342')) return FLOW_CARD_CALLER_SCRIPT;
+  if (number.endsWith('343')) return FLOW_LOAN_CALLER_SCRIPT;
+  return undefined;
+}
 
 /**
  * A transfer's destination, by the same directory as a dialed number (simulatedOutcome): a person
