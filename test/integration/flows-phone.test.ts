@@ -185,5 +185,56 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         );
       },
     );
+
+    it.concurrent(
+      "a transfer step ends the agent's part: the path ends there, kept until the transferred call ends",
+      async () => {
+        const destination = provider === 'twilio' ? '+442071230442' : '+442071230452';
+        const created = await api.request('POST', '/agents', {
+          key: org.key,
+          body: {
+            name: 'North Bank desk',
+            workflow_definition: {
+              nodes: [
+                {
+                  id: 'start',
+                  type: 'startCall',
+                  name: 'Greeting',
+                  greeting: 'Hello, North Bank.',
+                  prompt: 'Say "How can I help?"',
+                },
+                { id: 'human', type: 'transferCall', name: 'Advisor', destination: 'advisor' },
+                { id: 'done', type: 'endCall', name: 'Done' },
+                { id: 'global', type: 'globalNode', name: 'Everywhere', prompt: 'Be brief.' },
+              ],
+              edges: [
+                { source: 'start', target: 'done', condition: 'The caller says "goodbye"' },
+                { source: 'global', target: 'human', condition: 'The caller asks for a "person"' },
+              ],
+            },
+            workflow_configurations: {
+              silence_timeout_seconds: 10,
+              transfer: { destinations: [{ name: 'advisor', address: destination, description: 'An advisor' }] },
+            },
+          },
+        });
+        expect(created.status, created.text).toBe(201);
+        offset += 1;
+        const placed = await api.request('POST', `/agents/${created.body.public_id}/calls`, {
+          key: org.key,
+          body: { phone_number: daytimeNumber(1, offset).replace(/\d{3}$/, '341') },
+        });
+        expect(placed.status, placed.text).toBe(200);
+        const done = await ended(created.body, placed.body.workflow_run_id);
+        expect(done.gathered_context).toMatchObject({
+          call_disposition: 'transferred',
+          transfer: { destination: 'advisor', outcome: 'completed' },
+        });
+        expect(flowPath(done)).toEqual([
+          ['start', 'human', 'global transition: the model judged "The caller asks for a "person""'],
+          ['human', null, null],
+        ]);
+      },
+    );
   },
 );
