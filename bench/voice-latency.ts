@@ -30,7 +30,13 @@ export interface VoiceLatencyFigures {
   providerShareP50: number;
 }
 
-export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFigures> {
+/** The flat prompt the bench's agent has by default. */
+export const FLAT_DEFINITION = { greeting: 'Hello.' };
+
+export async function measureVoiceLatency(
+  turns: number,
+  workflowDefinition: Record<string, unknown> = FLAT_DEFINITION,
+): Promise<VoiceLatencyFigures> {
   const fakes = await startFakeVoiceProviders({
     deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt },
     openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
@@ -40,7 +46,7 @@ export async function measureVoiceLatency(turns: number): Promise<VoiceLatencyFi
   const providers = { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() };
   const plan = buildCallPlan({
     agentName: 'Bench',
-    workflowDefinition: { greeting: 'Hello.' },
+    workflowDefinition,
     workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120 },
     templateContextVariables: {},
     initialContext: {},

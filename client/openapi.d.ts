@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * The catalogue of industry agent templates
-         * @description The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey), with their variables and languages, paginated. Use one with `POST /agents/from-template`.
+         * @description The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey, and account service with an identity check, a conversation flow: `flow: true`), with their variables and languages, paginated. Use one with `POST /agents/from-template`.
          *
          *     **Example**
          *
@@ -38,7 +38,7 @@ export interface paths {
         put?: never;
         /**
          * Read a call script (and optionally the company website); creates nothing
-         * @description The language model (the organization's own key when set, otherwise the platform model) reads the call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect) and the facts (offer, prices, hours, address, FAQ) from the script and from the website, each apart, as a structured answer (JSON schema) that is validated. The website is fetched through the SSRF guard and its visible text (first 20,000 characters) given to the model; a website that cannot be fetched is a 400. Every value then carries its `source`; where both give a fact and differ, the script wins and `conflicts` lists it. An empty `company_name` is filled from what the model read. A model answer that is not the schema, or a failing provider, is a 502 naming it; no platform model configured, a 503 naming what to configure. Pass the result, edited or not, to `POST /agents/from-script`.
+         * @description The language model (the organization's own key when set, otherwise the platform model) reads the call flow from the script (greeting, questions in order, objection answers, mandatory phrases, data to collect, the branches on an answer) and the facts (offer, prices, hours, address, FAQ) from the script and from the website, each apart, as a structured answer (JSON schema) that is validated. The website is fetched through the SSRF guard and its visible text (first 20,000 characters) given to the model; a website that cannot be fetched is a 400. Every value then carries its `source`; where both give a fact and differ, the script wins and `conflicts` lists it. An empty `company_name` is filled from what the model read. A model answer that is not the schema, or a failing provider, is a 502 naming it; no platform model configured, a 503 naming what to configure. Pass the result, edited or not, to `POST /agents/from-script`.
          *
          *     **Example**
          *
@@ -1044,7 +1044,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent from a script analysis
-         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with `generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data to collect (503 when no model is configured, 502 when it fails), as in from-template.
+         * @description Turns the result of `POST /agent-templates/analyze-script` (edited or not) into an agent: greeting, steps, objection answers, mandatory phrases and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with `generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data to collect (503 when no model is configured, 502 when it fails), as in from-template. A script that branches (`call_flow.branches` not empty) becomes a conversation flow instead (docs/flows.md): the greeting and the mandatory phrases in a start step the caller cannot interrupt, a step per question, a transition per answer where the script branches (plus one for any other answer, which goes on with the steps), each branch its own steps and its closing, objections as global instructions, each datum to collect extracted where it is asked. A branch whose `question` is none of the `steps` is a 422 on `["body","analysis","call_flow","branches",<i>,"question"]`; `generate_with_ai` with branches is a 422 (the branches hang on the script's own words).
          *
          *     **Example**
          *
@@ -1073,7 +1073,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent from a template
-         * @description Fills the template's `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.
+         * @description Fills the template's `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions. A template that is a conversation flow (`flow: true` in the catalogue, e.g. `account-service`: the identity check, then the account or the end) gives the agent its graph of steps with the variables filled in; `generate_with_ai` is a 422 on `["body","generate_with_ai"]` there.
          *
          *     **Example**
          *
@@ -2843,6 +2843,8 @@ export interface components {
         };
         AgentTemplate: {
             description: string;
+            /** @description The template is a conversation flow (docs/flows.md): the agent made from it gets its graph of steps; `generate_with_ai` does not apply. */
+            flow: boolean;
             id: string;
             industry: string;
             languages: string[];
@@ -5160,6 +5162,22 @@ export interface components {
         /** @description Every value carries its `source`; where script and website differ, the script wins and `conflicts` lists it. */
         ScriptAnalysis: {
             call_flow: {
+                /**
+                 * @description Where the script goes one way or another on an answer. Not empty: `POST /agents/from-script` makes a conversation flow (docs/flows.md).
+                 * @default []
+                 */
+                branches: {
+                    /** @description The answer that takes this branch ("yes", "a loan"). */
+                    answer: string;
+                    /** @description The words this branch ends the call with; null when it goes on with the steps after the question. */
+                    closing: string | null;
+                    /** @description One of `steps`, verbatim: the question whose answer chooses the branch. */
+                    question: string;
+                    /** @enum {string} */
+                    source: "script" | "website";
+                    /** @description What the script asks next on this branch, in order. */
+                    steps: string[];
+                }[];
                 data_to_collect: {
                     /** @enum {string} */
                     source: "script" | "website";

@@ -1,5 +1,11 @@
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { TEXTING_CALLER_SCRIPT, TRANSFER_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import {
+  FLOW_CARD_CALLER_SCRIPT,
+  FLOW_LOAN_CALLER_SCRIPT,
+  TEXTING_CALLER_SCRIPT,
+  TRANSFER_CALLER_SCRIPT,
+  type CallerLine,
+} from '../../media/src/streams/caller-script.ts';
 
 /**
  * The local callee directory: what a dialed number reaches, by its last digits, at both simulated
@@ -61,11 +67,14 @@ export const simulatedMenu = (number: string): boolean => number.endsWith('345')
 
 /**
  * A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them
- * on); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks for a text (the last two
- * digits then decide the text's fate: simulatedTextFate).
+ * on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
+ * FLOW_LOAN_CALLER_SCRIPT); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks
+ * for a text (the last two digits then decide the text's fate: simulatedTextFate).
  */
-export function simulatedScript(number: string): readonly string[] | undefined {
+export function simulatedScript(number: string): readonly CallerLine[] | undefined {
   if (number.endsWith('341')) return TRANSFER_CALLER_SCRIPT;
+  if (number.endsWith('342')) return FLOW_CARD_CALLER_SCRIPT;
+  if (number.endsWith('343')) return FLOW_LOAN_CALLER_SCRIPT;
   if (number.slice(-4, -2) === '35') return TEXTING_CALLER_SCRIPT;
   return undefined;
 }

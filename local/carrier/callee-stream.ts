@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { KeyDetector } from '../../media/src/audio/dtmf.ts';
 import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { FRAME_SAMPLES, frames, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts';
+import { BARGE_IN_AFTER_MS, DEFAULT_CALLER_SCRIPT, type CallerLine } from '../../media/src/streams/caller-script.ts';
 import { menuScript, type AnsweringMachine } from './callee-directory.ts';
 
 const FRAME_MS = 20;
@@ -54,7 +54,7 @@ export async function talkAsCallee(options: {
    */
   menu?: boolean;
   /** What the callee says, one line per agent turn (default DEFAULT_CALLER_SCRIPT). */
-  script?: readonly string[];
+  script?: readonly CallerLine[];
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -71,6 +71,8 @@ export async function talkAsCallee(options: {
     /** When (line ms) the agent audio received so far has finished playing. */
     let agentSpeechEndsAt = 0;
     let agentSpokeSinceReply = false;
+    /** When the agent's turn (its audio since the callee's last line) started playing. */
+    let agentTurnStartsAt = 0;
     let scriptLine = 0;
     let pending: Int16Array[] = options.machine ? [...options.machine.frames] : [];
     const keyDetector = new KeyDetector();
@@ -107,6 +109,7 @@ export async function talkAsCallee(options: {
       if (options.menu) for (const frame of frames(decodeMulaw(audio))) heardKeys += keyDetector.push(frame) ?? '';
       // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
       const durationMs = (audio.length / FRAME_SAMPLES) * FRAME_MS;
+      if (!agentSpokeSinceReply) agentTurnStartsAt = Math.max(agentSpeechEndsAt, lineMs());
       agentSpeechEndsAt = Math.max(agentSpeechEndsAt, lineMs()) + durationMs;
       agentSpokeSinceReply = true;
     });
@@ -119,22 +122,28 @@ export async function talkAsCallee(options: {
     const silence = new Int16Array(FRAME_SAMPLES);
     let keysToPress = options.keys ?? '';
     let pressing: string[] = [];
+    const script = () => (options.menu ? menuScript(heardKeys) : (options.script ?? DEFAULT_CALLER_SCRIPT));
+    const nextLine = () => {
+      const lines = script();
+      return lines[Math.min(scriptLine, lines.length - 1)]!;
+    };
     while (
       socket.readyState === WebSocket.OPEN &&
       !options.hangUp.aborted &&
       Date.now() - startedAt < options.callSeconds * 1000
     ) {
       const frameMs = lineMs();
-      if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > agentSpeechEndsAt + REPLY_PAUSE_MS) {
+      const line = keysToPress ? '' : nextLine();
+      const replyAt =
+        typeof line === 'object' ? agentTurnStartsAt + BARGE_IN_AFTER_MS : agentSpeechEndsAt + REPLY_PAUSE_MS;
+      if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > replyAt) {
         agentSpokeSinceReply = false;
         if (keysToPress) {
           pressing = [...keysToPress];
           keysToPress = '';
         } else {
-          const script = options.menu ? menuScript(heardKeys) : (options.script ?? DEFAULT_CALLER_SCRIPT);
-          const line = script[Math.min(scriptLine, script.length - 1)]!;
           scriptLine += 1;
-          pending = frames(synthesizeSpeech(line));
+          pending = frames(synthesizeSpeech(typeof line === 'object' ? line.overAgent : line));
         }
       }
       if (pressing.length && chunk % KEY_INTERVAL_FRAMES === 0) send(wire.dtmf(pressing.shift()!, sequence++));

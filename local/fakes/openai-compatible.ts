@@ -83,7 +83,8 @@ const BUILT_IN_TOOLS = new Set([
  *     "SMS"): a call of it with its first template (else free text saying so);
  * 2c. a flow step (`Current step:` in the system prompt, media/src/agent/flow-plan.ts): `save_variables`
  *     offered is filled from the caller's words (a number: the first number said; a boolean: true for
- *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words), and a
+ *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words, when the
+ *     agent's last words asked for it, naming a word of 4+ letters of its name), and a
  *     transition function offered (`go_to_…`) is called when the caller's words contain a word its
  *     condition quotes (`The caller says "card"`): both calls in one answer when both apply;
  * 3. the caller's words include a word (4+ letters) of an offered HTTP tool's name: a call of
@@ -142,7 +143,8 @@ export function fakeReply(request: ChatRequest): Reply {
     return step && flowCall ? say(step.say) : say(`Done: ${String(last.content ?? '').slice(0, 80)}`);
   }
   if (step && userText) {
-    const flowCalls = flowToolCalls(tools, userText);
+    const lastAgentWords = messages.findLast((message) => message.role === 'assistant' && message.content)?.content;
+    const flowCalls = flowToolCalls(tools, userText, String(lastAgentWords ?? ''));
     if (flowCalls.length) return { content: '', toolCalls: flowCalls };
   }
   const endCall = (): Reply => {
@@ -220,7 +222,11 @@ const YES = /\b(yes|yeah|agree|sure|true)\b/i;
 const NO = /\b(no|not|don't|disagree|false)\b/i;
 
 /** Rule 2c: the step's variables from the caller's words, and the transition its words cue. */
-function flowToolCalls(tools: NonNullable<ChatRequest['tools']>, userText: string): Reply['toolCalls'] {
+function flowToolCalls(
+  tools: NonNullable<ChatRequest['tools']>,
+  userText: string,
+  lastAgentWords: string,
+): Reply['toolCalls'] {
   const calls: Reply['toolCalls'] = [];
   const save = tools.find((tool) => tool.function.name === 'save_variables');
   if (save) {
@@ -232,7 +238,11 @@ function flowToolCalls(tools: NonNullable<ChatRequest['tools']>, userText: strin
         }
         if (schema.type === 'boolean')
           return NO.test(userText) ? [[name, false]] : YES.test(userText) ? [[name, true]] : [];
-        return [[name, userText.trim()]];
+        // Words answer a string variable when the agent asked for it (its last words name it).
+        const asked = name.split('_').filter((word) => word.length >= 4);
+        return asked.length && !asked.some((word) => lastAgentWords.toLowerCase().includes(word))
+          ? []
+          : [[name, userText.trim()]];
       },
     );
     if (values.length) calls.push({ name: 'save_variables', arguments: Object.fromEntries(values) });
@@ -264,8 +274,8 @@ function playCaller(system: string, prompt: string): { say: string; hang_up: boo
 }
 
 /**
- * A post-call analysis from the transcript (`Agent:`/`Person:` lines): the summary counts the lines
- * and quotes the person; each structured field is filled from the person's lines (a string: the
+ * A post-call analysis from the transcript (`Agent:`/`Person:` lines): the summary counts the lines,
+ * names the flow's steps the call went through (the prompt's `- <step>, then …` lines) and quotes the person; each structured field is filled from the person's lines (a string: the
  * first line naming a word of the field, a boolean: whether one does, a number: the first number
  * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said.
  */
@@ -274,11 +284,16 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
   const person = transcript.filter((line) => line.startsWith('Person: ')).map((line) => line.slice(8));
   const naming = (field: string) =>
     person.find((line) => field.split('_').some((word) => word.length >= 4 && line.toLowerCase().includes(word)));
+  const steps = lines(prompt)
+    .filter((line) => line.startsWith('- '))
+    .map((line) => /^- (.+?)(?:, then | \(the call ended here\))/.exec(line)?.[1] ?? '');
+  const through = steps.length ? ` through the steps ${steps.join(' → ')}` : '';
   const answer: Record<string, unknown> = {
-    summary: `A conversation of ${transcript.length} lines; the person said: ${person.join(' / ') || 'nothing'}`.slice(
-      0,
-      300,
-    ),
+    summary:
+      `A conversation of ${transcript.length} lines${through}; the person said: ${person.join(' / ') || 'nothing'}`.slice(
+        0,
+        300,
+      ),
   };
   const fields = schema.properties?.structured_data?.properties;
   if (fields)

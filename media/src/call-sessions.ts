@@ -36,6 +36,7 @@ import {
 } from '../../shared/repositories/run-files.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
 import type { RunRecord, TransferState } from '../../shared/domain/run.ts';
+import { pathAfterTakeBack, type FlowPathStep } from '../../shared/domain/flows.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
@@ -299,7 +300,12 @@ async function takeBack(transfer: TransferState): Promise<NonNullable<PreparedCa
 async function afterTakeBack(
   transfer: TransferState,
   result: SessionResult,
-): Promise<{ transcript: string; recording: Buffer | null; gathered: Record<string, unknown> }> {
+): Promise<{
+  transcript: string;
+  recording: Buffer | null;
+  gathered: Record<string, unknown>;
+  flow: FlowPathStep[] | null;
+}> {
   const handoff = transfer.handoff;
   const [earlierTranscript, earlierRecording, laterRecording] = await Promise.all([
     handoff ? readRunFileText(handoff.transcript_key) : undefined,
@@ -325,6 +331,7 @@ async function afterTakeBack(
     transcript: (earlierTranscript ?? '') + formatTranscriptFile(result.fragments),
     recording: pcm.length ? Buffer.concat([wavHeader(pcm.length, 8000), pcm]) : null,
     gathered,
+    flow: pathAfterTakeBack(handoff?.flow ?? null, result.flow, transfer),
   };
 }
 
@@ -438,6 +445,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         transcript_key: keys.transcript,
         gathered_context: result.gathered,
         agent_ended_at: result.endedAt,
+        ...(result.flow ? { flow: result.flow } : {}),
       });
       return;
     }
@@ -456,7 +464,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         outcome: result.failure ? 'failed' : 'completed',
         endedAt: result.endedAt,
         gatheredContext: whole?.gathered ?? result.gathered,
-        flow: result.flow,
+        flow: whole ? whole.flow : result.flow,
         ...(recordingKey ? { recordingKey } : {}),
         transcriptKey: keys.transcript,
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),

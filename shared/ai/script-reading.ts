@@ -36,6 +36,19 @@ export const ScriptReading = z.object({
     data_to_collect: z
       .array(z.string())
       .describe('What the call gathers from the callee, one short noun each ("name")'),
+    branches: z
+      .array(
+        z.object({
+          question: z.string().describe('The question of `steps` (verbatim) whose answer chooses this branch'),
+          answer: z.string().describe('The answer that takes this branch, in a word or a few ("yes", "a loan")'),
+          steps: z.array(z.string()).describe('What the script asks next on this branch, in order, verbatim'),
+          closing: z
+            .string()
+            .nullable()
+            .describe('The words this branch ends the call with, verbatim; null when it goes on with the steps'),
+        }),
+      )
+      .describe('Where the script goes one way or another on an answer; empty when it does not branch'),
   }),
   script_facts: PlainFacts.describe('Facts stated in the call script'),
   website_facts: PlainFacts.nullable().describe('Facts stated on the website; null when no website is given'),

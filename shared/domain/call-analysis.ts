@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { CallAnalysisPlan, RunAnalysis } from '../schemas/call-analysis.ts';
+import type { FlowPathStep } from './flows.ts';
 import type { TranscriptSegment } from './transcripts.ts';
 
 /** Model requests per analysis before it is recorded `failed`. */
@@ -57,11 +58,24 @@ export type AnalysisAnswer = z.infer<ReturnType<typeof analysisAnswerSchema>>;
 const DEFAULT_SUMMARY =
   'Summarize the conversation in two or three neutral sentences: who wanted what, and what was agreed.';
 
-/** The analysis request: the plan's instructions as the system prompt, the transcript as the prompt. */
+/** The path a call took through its conversation flow, a line a step, for the analysis (and why it moved on). */
+export function flowPathLines(path: readonly FlowPathStep[]): string[] {
+  return path.map((step, index) => {
+    const next = path[index + 1];
+    if (!next) return `- ${step.name} (the call ended here)`;
+    return `- ${step.name}, then ${next.name}${step.reason ? `: ${step.reason}` : ''}`;
+  });
+}
+
+/**
+ * The analysis request: the plan's instructions as the system prompt; the disposition, the path
+ * through the flow (a flow's call) and the transcript as the prompt.
+ */
 export function analysisRequest(
   plan: CallAnalysisPlan,
   transcript: readonly Pick<TranscriptSegment, 'role' | 'text'>[],
   callDisposition: string | null,
+  flowPath: readonly FlowPathStep[] | null = null,
 ): { system: string; prompt: string } {
   const system = [
     'You are a call analyst. You read the transcript of a conversation between an AI agent and a person and answer with JSON only.',
@@ -78,6 +92,9 @@ export function analysisRequest(
   const lines = transcript.map(({ role, text }) => `${role === 'assistant' ? 'Agent' : 'Person'}: ${text}`);
   const prompt = [
     ...(callDisposition ? [`Disposition chosen by the agent: ${callDisposition}`] : []),
+    ...(flowPath?.length
+      ? ['Steps of the conversation flow the call went through, in order:', ...flowPathLines(flowPath)]
+      : []),
     'Transcript:',
     ...lines,
   ].join('\n');

@@ -214,3 +214,22 @@ export interface FlowPathStep {
   edge: { source: string; target: string; label?: string } | null;
   reason: string | null;
 }
+
+/**
+ * A flow's path across a transfer nobody took: the agent's first part, which ended at the transfer
+ * step (left when the agent took the call back), then the part after it, from the start step again.
+ */
+export function pathAfterTakeBack(
+  before: FlowPathStep[] | null,
+  after: FlowPathStep[] | null,
+  transfer: { outcome?: string; resumed_at?: string },
+): FlowPathStep[] | null {
+  if (!before?.length) return after;
+  const earlier = before.map((step) => ({ ...step }));
+  const last = earlier.at(-1)!;
+  if (last.left_at === null) {
+    last.left_at = transfer.resumed_at ?? after?.[0]?.entered_at ?? null;
+    last.reason = `nobody took the transfer (${transfer.outcome ?? 'failed'}); the agent took the call back`;
+  }
+  return [...earlier, ...(after ?? [])];
+}

@@ -112,6 +112,8 @@ export interface TransferState {
     transcript_key: string;
     gathered_context: Record<string, unknown>;
     agent_ended_at: string;
+    /** The agent's part's path through its flow: it ends at the transfer step (or where a supervisor transferred). */
+    flow?: FlowPathStep[] | null;
   };
 }
 

@@ -28,6 +28,10 @@ export const AgentTemplate = z
         }),
       )
       .max(MAX_STORED_ITEMS),
+    flow: z.boolean().openapi({
+      description:
+        'The template is a conversation flow (docs/flows.md): the agent made from it gets its graph of steps; `generate_with_ai` does not apply.',
+    }),
   })
   .openapi('AgentTemplate');
 
@@ -120,6 +124,33 @@ export const ScriptAnalysis = z
         .max(MAX_ANSWER_CHARS),
       mandatory_phrases: z.array(Sourced).max(MAX_ANSWER_CHARS),
       data_to_collect: z.array(Sourced).max(MAX_ANSWER_CHARS),
+      branches: z
+        .array(
+          z.object({
+            question: z.string().max(MAX_ANSWER_CHARS).openapi({
+              description: 'One of `steps`, verbatim: the question whose answer chooses the branch.',
+            }),
+            answer: z
+              .string()
+              .min(1)
+              .max(MAX_ANSWER_CHARS)
+              .openapi({ description: 'The answer that takes this branch ("yes", "a loan").' }),
+            steps: z.array(z.string().max(MAX_ANSWER_CHARS)).max(MAX_ANSWER_CHARS).openapi({
+              description: 'What the script asks next on this branch, in order.',
+            }),
+            closing: z.string().max(MAX_ANSWER_CHARS).nullable().openapi({
+              description:
+                'The words this branch ends the call with; null when it goes on with the steps after the question.',
+            }),
+            source: z.enum(['script', 'website']),
+          }),
+        )
+        .max(MAX_ANSWER_CHARS)
+        .default([])
+        .openapi({
+          description:
+            'Where the script goes one way or another on an answer. Not empty: `POST /agents/from-script` makes a conversation flow (docs/flows.md).',
+        }),
     }),
     facts: z.object({
       offer: Sourced.nullable(),

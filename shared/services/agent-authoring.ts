@@ -1,12 +1,21 @@
 import type { z } from 'zod';
 import { encryptSecret } from '../crypto/secret-box.ts';
-import { readScript } from '../ai/script-reading.ts';
+import { readScript, type ScriptReading } from '../ai/script-reading.ts';
+import { misplacedBranches, scriptFlow } from '../domain/script-flow.ts';
+import { isFlowDefinition } from '../domain/flows.ts';
 import { factsWithSource, mergeFacts, pageText, sourced, sourcedAll } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
-import { RequestValidationError } from '../http/validation-error.ts';
+import { RequestValidationError, type Loc, type ValidationErrorItem } from '../http/validation-error.ts';
+import { FlowDefinition } from '../schemas/flows.ts';
 import * as modelKeys from '../repositories/model-keys.ts';
 import type { ScriptAnalysis as ScriptAnalysisSchema } from '../schemas/agent-authoring.ts';
-import { AGENT_TEMPLATES, fillTemplate } from '../templates/catalogue.ts';
+import {
+  AGENT_TEMPLATES,
+  fillTemplate,
+  fillTemplateDeep,
+  type AgentTemplate,
+  type PromptTemplate,
+} from '../templates/catalogue.ts';
 
 /** An analysis as clients send it back (any value may come from either source). */
 type ScriptAnalysis = z.output<typeof ScriptAnalysisSchema>;
@@ -21,7 +30,10 @@ const websiteFetch = createGuardedFetch({ timeoutMs: 10_000, maxResponseBytes: 2
 export function listTemplates() {
   return {
     items: AGENT_TEMPLATES.map(
-      ({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => template,
+      ({ brief: _brief, workflow_definition: _definition, call_disposition_codes: _codes, ...template }) => ({
+        ...template,
+        flow: isFlowDefinition(_definition as unknown as Record<string, unknown>),
+      }),
     ),
   };
 }
@@ -103,22 +115,47 @@ export async function createFromTemplate(
       },
     ]);
   }
-  const steps = request.generate_with_ai
-    ? await writeQuestions(orgId, request.language, fillTemplate(template.brief, request.variables))
-    : template.workflow_definition.steps;
+  const definition = template.workflow_definition;
+  if ('nodes' in definition && request.generate_with_ai) {
+    throw new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['body', 'generate_with_ai'],
+        msg: `Value error, template ${template.id} is a conversation flow; generate_with_ai applies to the templates that are a prompt`,
+        input: true,
+        ctx: { error: 'not for a conversation flow' },
+      },
+    ]);
+  }
   return createAgent(orgId, {
     name: request.agent_name,
-    workflow_definition: {
-      template_id: template.id,
-      language: request.language,
-      greeting: fillTemplate(template.workflow_definition.greeting, request.variables),
-      steps: steps.map((step) => fillTemplate(step, request.variables)),
-      closing: fillTemplate(template.workflow_definition.closing, request.variables),
-    },
+    workflow_definition:
+      'nodes' in definition
+        ? (fillTemplateDeep(definition, request.variables) as unknown as Record<string, unknown>)
+        : await promptFromTemplate(orgId, template, definition, request),
     template_context_variables: request.variables,
     call_disposition_codes: template.call_disposition_codes,
     workflow_configurations: { language: request.language },
   });
+}
+
+/** A prompt template's definition: its texts filled, its questions the template's or written by the model. */
+async function promptFromTemplate(
+  orgId: number,
+  template: AgentTemplate,
+  definition: PromptTemplate,
+  request: { variables: Record<string, string>; language: string; generate_with_ai: boolean },
+) {
+  const steps = request.generate_with_ai
+    ? await writeQuestions(orgId, request.language, fillTemplate(template.brief, request.variables))
+    : definition.steps;
+  return {
+    template_id: template.id,
+    language: request.language,
+    greeting: fillTemplate(definition.greeting, request.variables),
+    steps: steps.map((step) => fillTemplate(step, request.variables)),
+    closing: fillTemplate(definition.closing, request.variables),
+  };
 }
 
 /** The model writes a phone agent's questions, one per topic line of `brief` (from-template, from-script). */
@@ -185,10 +222,26 @@ export async function analyzeScript(
         })),
       mandatory_phrases: sourcedAll(flow.mandatory_phrases, 'script'),
       data_to_collect: sourcedAll(flow.data_to_collect, 'script'),
+      branches: placedBranches(flow),
     },
     facts,
     conflicts,
   };
+}
+
+/** The branches the model read, trimmed, each on one of the steps (a branch the model misplaced is left out). */
+function placedBranches(flow: ScriptReading['call_flow']) {
+  const branches = flow.branches
+    .map((branch) => ({
+      question: branch.question.trim(),
+      answer: branch.answer.trim(),
+      steps: branch.steps.map((step) => step.trim()).filter(Boolean),
+      closing: branch.closing?.trim() || null,
+      source: 'script' as const,
+    }))
+    .filter((branch) => branch.answer);
+  const misplaced = new Set(misplacedBranches({ steps: flow.steps, branches }).map((issue) => issue.branch));
+  return branches.filter((_branch, index) => !misplaced.has(index));
 }
 
 /** A BCP 47 tag as the model gave it, or null for anything else. */
@@ -201,6 +254,7 @@ export async function createFromScript(
   request: { agent_name: string; analysis: ScriptAnalysis; generate_with_ai: boolean },
 ) {
   const { call_flow: flow, facts } = request.analysis;
+  if (flow.branches.length) return createFlowFromScript(orgId, request);
   // With the model, the script's steps and the data it must collect become the agent's own questions.
   const topics = [...flow.steps, ...flow.data_to_collect].map((item) => item.value);
   const steps = request.generate_with_ai
@@ -216,14 +270,75 @@ export async function createFromScript(
       objections: flow.objections.map(({ objection, answer }) => ({ objection, answer })),
       data_to_collect: flow.data_to_collect.map((item) => item.value),
     },
-    template_context_variables: {
-      company_name: request.analysis.company_name,
-      ...(facts.offer ? { offer: facts.offer.value } : {}),
-      ...(facts.hours ? { hours: facts.hours.value } : {}),
-      ...(facts.address ? { address: facts.address.value } : {}),
-      ...(facts.prices.length ? { prices: facts.prices.map((price) => price.value).join('; ') } : {}),
-    },
+    template_context_variables: scriptVariables(request.analysis.company_name, facts),
     call_disposition_codes: {},
     workflow_configurations: { language: request.analysis.language },
   });
 }
+
+/**
+ * An agent from an analysis whose script branches: a conversation flow (shared/domain/script-flow.ts)
+ * with the script's own words; 422 when a branch is not on one of the steps, when the model is
+ * asked to rewrite the steps (the branches hang on their words), or when the flow breaks a rule.
+ */
+async function createFlowFromScript(
+  orgId: number,
+  request: { agent_name: string; analysis: ScriptAnalysis; generate_with_ai: boolean },
+) {
+  const { call_flow: flow, facts } = request.analysis;
+  const at: Loc = ['body', 'analysis', 'call_flow'];
+  const issues: ValidationErrorItem[] = misplacedBranches({
+    steps: flow.steps.map((step) => step.value),
+    branches: flow.branches,
+  }).map((issue) => ({
+    type: 'value_error',
+    loc: [...at, 'branches', issue.branch, 'question'],
+    msg: `Value error, ${issue.message}`,
+    input: flow.branches[issue.branch]!.question,
+    ctx: { error: issue.message },
+  }));
+  if (request.generate_with_ai)
+    issues.push({
+      type: 'value_error',
+      loc: ['body', 'generate_with_ai'],
+      msg: "Value error, a script with branches becomes a conversation flow in the script's own words; generate_with_ai applies to a script without branches",
+      input: true,
+      ctx: { error: 'not for a script with branches' },
+    });
+  if (issues.length) throw new RequestValidationError(issues);
+  const definition = scriptFlow(
+    {
+      greeting: flow.greeting?.value ?? null,
+      steps: flow.steps.map((step) => step.value),
+      objections: flow.objections,
+      mandatory_phrases: flow.mandatory_phrases.map((phrase) => phrase.value),
+      data_to_collect: flow.data_to_collect.map((item) => item.value),
+      branches: flow.branches,
+    },
+    request.analysis.company_name,
+  )!;
+  const checked = FlowDefinition.safeParse(definition);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const error = `the flow made of the script is not valid at ${issue.path.join('.')}: ${issue.message}`;
+    throw new RequestValidationError([
+      { type: 'value_error', loc: at, msg: `Value error, ${error}`, input: null, ctx: { error } },
+    ]);
+  }
+  return createAgent(orgId, {
+    name: request.agent_name,
+    workflow_definition: definition as unknown as Record<string, unknown>,
+    template_context_variables: scriptVariables(request.analysis.company_name, facts),
+    call_disposition_codes: {},
+    workflow_configurations: { language: request.analysis.language },
+  });
+}
+
+/** The facts of an analysis as the agent's variables. */
+const scriptVariables = (companyName: string, facts: ScriptAnalysis['facts']) => ({
+  company_name: companyName,
+  ...(facts.offer ? { offer: facts.offer.value } : {}),
+  ...(facts.hours ? { hours: facts.hours.value } : {}),
+  ...(facts.address ? { address: facts.address.value } : {}),
+  ...(facts.prices.length ? { prices: facts.prices.map((price) => price.value).join('; ') } : {}),
+});

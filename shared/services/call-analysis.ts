@@ -38,7 +38,12 @@ async function analyze(run: RunRecord, wait: (ms: number) => Promise<unknown>): 
   if (!plan || text === undefined) return failedAnalysis('The transcript no longer exists', 0, now());
   const transcript = mergeFragments(parseTranscriptFile(text));
   if (!transcript.length) return failedAnalysis('The transcript is empty: nobody spoke', 0, now());
-  const request = analysisRequest(plan, transcript, (run.gathered_context.call_disposition as string) ?? null);
+  const request = analysisRequest(
+    plan,
+    transcript,
+    (run.gathered_context.call_disposition as string) ?? null,
+    run.flow ?? null,
+  );
   let model;
   try {
     ({ model } = await modelFor(run.organization_id));

@@ -263,6 +263,7 @@ async function endTransferredRun(run: RunRecord): Promise<void> {
       gatheredContext: gathered,
       ...(handoff.recording_key ? { recordingKey: handoff.recording_key } : {}),
       transcriptKey: handoff.transcript_key,
+      flow: handoff.flow ?? null,
       reason: `Call ended after the transfer to ${transfer.destination}: ${transfer.outcome}`,
       agentEndedAt: handoff.agent_ended_at,
       transferLegSeconds: transfer.leg_seconds ?? 0,

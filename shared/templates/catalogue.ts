@@ -1,8 +1,17 @@
 /** The shipped catalogue of industry agent templates. `{{name}}` placeholders are filled from `variables`. */
+import type { FlowDefinition } from '../domain/flows.ts';
+
 export interface TemplateVariable {
   name: string;
   description: string;
   required: boolean;
+}
+
+/** A template's flat definition: its greeting, questions and closing. */
+export interface PromptTemplate {
+  greeting: string;
+  steps: string[];
+  closing: string;
 }
 
 export interface AgentTemplate {
@@ -14,7 +23,8 @@ export interface AgentTemplate {
   variables: TemplateVariable[];
   /** The brief the language model expands when `generate_with_ai` is set: one topic per line. */
   brief: string;
-  workflow_definition: { greeting: string; steps: string[]; closing: string };
+  /** A flat prompt, or a conversation flow (docs/flows.md) whose texts have the placeholders. */
+  workflow_definition: PromptTemplate | FlowDefinition;
   call_disposition_codes: Record<string, string>;
 }
 
@@ -119,7 +129,81 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
     },
     call_disposition_codes: { completed: 'Survey completed', declined: 'Declined the survey' },
   },
+  {
+    id: 'account-service',
+    name: 'Account service with identity check',
+    industry: 'finance',
+    description:
+      "A conversation flow: the caller's identity is checked (their date of birth against the call's `initial_context.date_of_birth`) before the account is discussed; a caller who cannot be verified is told so and the call ends.",
+    languages: ['en'],
+    variables: [variable('company_name', 'Name of the bank or company')],
+    brief: 'Date of birth, to verify the caller\nWhat the caller needs with their account',
+    workflow_definition: {
+      nodes: [
+        {
+          id: 'start',
+          type: 'startCall',
+          name: 'Identity check',
+          greeting: 'Hello, this is {{company_name}}. Before we talk about your account, I need to check who you are.',
+          prompt:
+            'The date of birth on file is {{initial_context.date_of_birth}}. identity_confirmed is true only when the caller confirms or gives that date, false when they give another or refuse. Say "Can you confirm your date of birth, please?"',
+          extract: [
+            {
+              name: 'identity_confirmed',
+              type: 'boolean',
+              hint: 'Whether the caller confirmed the date of birth on file',
+            },
+          ],
+        },
+        {
+          id: 'account',
+          type: 'agentNode',
+          name: 'Account',
+          prompt:
+            'The caller is verified. Help them with their account: balance, payments, cards. Say "Thank you, you are verified. How can I help with your account?"',
+        },
+        {
+          id: 'not_verified',
+          type: 'endCall',
+          name: 'Not verified',
+          closing:
+            "I'm sorry, I could not verify your identity, so I cannot discuss the account. Please call us from the number on your card. Goodbye.",
+          disposition: 'not_verified',
+        },
+        {
+          id: 'done',
+          type: 'endCall',
+          name: 'Goodbye',
+          closing: 'Thank you for calling {{company_name}}. Goodbye.',
+          disposition: 'resolved',
+        },
+        {
+          id: 'global',
+          type: 'globalNode',
+          name: 'Everywhere',
+          prompt: "Never discuss the account before the caller's identity is confirmed. Be brief and polite.",
+        },
+      ],
+      edges: [
+        { source: 'start', target: 'account', expression: 'identity_confirmed == true', label: 'Verified' },
+        { source: 'start', target: 'not_verified', expression: 'identity_confirmed == false', label: 'Not verified' },
+        { source: 'account', target: 'done', condition: 'The caller has no more questions, or says "goodbye"' },
+      ],
+    },
+    call_disposition_codes: { resolved: 'Account question handled', not_verified: 'Identity not verified' },
+  },
 ];
+
+/** Fills `{{name}}` placeholders in every text of a value (a flow's nodes and edges). */
+export function fillTemplateDeep<T>(value: T, variables: Record<string, string>): T {
+  if (typeof value === 'string') return fillTemplate(value, variables) as T;
+  if (Array.isArray(value)) return value.map((item) => fillTemplateDeep(item, variables)) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, fillTemplateDeep(item, variables)]),
+    ) as T;
+  return value;
+}
 
 /** Fills `{{name}}` placeholders; names without a value become empty (optional variables). */
 export const fillTemplate = (text: string, variables: Record<string, string>): string =>

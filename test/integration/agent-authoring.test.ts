@@ -237,6 +237,7 @@ describe('script analysis', () => {
         objections: [{ objection: 'they say they are busy', answer: 'Offer to call back tomorrow.', source: 'script' }],
         mandatory_phrases: [{ value: 'This call is recorded.', source: 'script' }],
         data_to_collect: [{ value: 'name', source: 'script' }],
+        branches: [],
       },
       facts: {
         offer: { value: 'Smile Clinic', source: 'website' },
@@ -334,6 +335,7 @@ describe('script analysis', () => {
             objections: [],
             mandatory_phrases: [],
             data_to_collect: ['name'],
+            branches: [],
           },
           script_facts: { offer: null, prices: [], hours: null, address: null, faq: [] },
           website_facts: null,
@@ -373,7 +375,14 @@ describe('script analysis', () => {
         analysis: {
           company_name: 'Smile',
           language: 'en',
-          call_flow: { greeting: null, steps: [], objections: [], mandatory_phrases: [], data_to_collect: [] },
+          call_flow: {
+            greeting: null,
+            steps: [],
+            objections: [],
+            mandatory_phrases: [],
+            data_to_collect: [],
+            branches: [],
+          },
           facts: { offer: null, prices: [], hours: null, address: null, faq: [] },
           conflicts: [],
         } as never,

@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
-import { connectSession } from '../support/sessions.ts';
+import { chatUntilEnd, flowPath } from '../support/flow-chat.ts';
 
 /**
  * A conversation flow over chat, end to end through the local stack: a variable test takes one
@@ -10,7 +10,6 @@ import { connectSession } from '../support/sessions.ts';
  * step says its closing words and sets its disposition; the run shows the path and the variables.
  */
 const api = apiClient();
-const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 15_000, interval: 100 });
 let org: TestOrganization;
 let agent: Agent;
 
@@ -64,35 +63,8 @@ beforeAll(async () => {
   agent = created.body;
 });
 
-/** A chat through the flow: the caller's messages, each sent once the agent has answered the last. */
-async function chat(messages: string[]) {
-  const created = await api.request<{ id: number; session: { url: string; run_ref: string; token: string } }>(
-    'POST',
-    `/agents/${agent.public_id}/conversations`,
-    { key: org.key, body: { mode: 'chat', name: 'flow test' } },
-  );
-  expect(created.status, created.text).toBe(200);
-  const session = await connectSession(created.body.session);
-  // Each answer ends with a mark: the next message waits for it.
-  await until(() => expect(session.of('mark').length).toBeGreaterThan(0));
-  for (const text of messages) {
-    const marks = session.of('mark').length;
-    session.send({ event: 'message', text });
-    await until(() => expect(session.of('mark').length).toBeGreaterThan(marks));
-  }
-  expect(await session.closed).toEqual({ code: 1000, reason: 'agent hung up' });
-  const run = await until(async () => {
-    const response = await api.request('GET', `/agents/${agent.public_id}/conversations/${created.body.id}`, {
-      key: org.key,
-    });
-    expect(response.body.status).toBe('completed');
-    return response.body;
-  });
-  return { session, run };
-}
-
-const path = (run: { flow: { node_id: string; edge: { target: string } | null; reason: string | null }[] }) =>
-  run.flow.map((step) => [step.node_id, step.edge?.target ?? null, step.reason]);
+const chat = (messages: string[]) => chatUntilEnd(org.key, agent.public_id, messages);
+const path = flowPath;
 
 describe('a conversation flow over chat', () => {
   it('an adult who wants the card: the variable test, then the transition the model chose', async () => {

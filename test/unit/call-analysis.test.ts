@@ -95,6 +95,34 @@ describe('analysisRequest', () => {
       'Disposition chosen by the agent: booked\nTranscript:\nAgent: Hi Anna, this is Smile.\nPerson: I want Tuesday.',
     );
   });
+  it("a flow's call: the steps it went through, and why it moved on, before the transcript", () => {
+    const step = (node_id: string, name: string, reason: string | null) => ({
+      node_id,
+      name,
+      entered_at: '2026-11-26T10:00:00.000Z',
+      left_at: null,
+      edge: null,
+      reason,
+    });
+    const request = analysisRequest({}, transcript, 'card', [
+      step('start', 'Greeting', 'age >= 18 held'),
+      step('offer', 'Offer', 'the model judged "The caller wants the "card""'),
+      step('card', 'Card', null),
+    ]);
+    expect(request.prompt).toBe(
+      [
+        'Disposition chosen by the agent: card',
+        'Steps of the conversation flow the call went through, in order:',
+        '- Greeting, then Offer: age >= 18 held',
+        '- Offer, then Card: the model judged "The caller wants the "card""',
+        '- Card (the call ended here)',
+        'Transcript:',
+        'Agent: Hi Anna, this is Smile.',
+        'Person: I want Tuesday.',
+      ].join('\n'),
+    );
+    expect(analysisRequest({}, transcript, null, []).prompt.startsWith('Transcript:')).toBe(true);
+  });
   it('asks for a summary only with an empty plan', () => {
     const request = analysisRequest({}, transcript, null);
     expect(request.system).toMatch(/^summary: Summarize/m);

@@ -10,7 +10,7 @@ import {
   nodeById,
   type Transition,
 } from '../../shared/domain/flow-transitions.ts';
-import { lintFlow, type FlowDefinition, type FlowNode } from '../../shared/domain/flows.ts';
+import { lintFlow, pathAfterTakeBack, type FlowDefinition, type FlowNode } from '../../shared/domain/flows.ts';
 import { parseRequest } from '../../shared/http/request.ts';
 import { RequestValidationError, type ValidationErrorItem } from '../../shared/http/validation-error.ts';
 
@@ -350,5 +350,41 @@ describe('a flow written to POST /agents: FastAPI-exact 422s inside the graph', 
       input: { id: 'a', type: 'menuNode', name: 'A' },
       ctx: { discriminator: "'type'", tag: 'menuNode', expected_tags: tags },
     });
+  });
+});
+
+describe('a flow path across a transfer nobody took', () => {
+  const step = (node_id: string, entered_at: string, left_at: string | null, reason: string | null = null) => ({
+    node_id,
+    name: node_id,
+    entered_at,
+    left_at,
+    edge: null,
+    reason,
+  });
+  const before = [step('start', 't0', 't1', 'the step was complete'), step('human', 't1', null)];
+  const after = [step('start', 't5', null)];
+
+  it.each([
+    [
+      'the transfer step is left as the agent takes the call back; the part after follows from the start',
+      before,
+      after,
+      [
+        step('start', 't0', 't1', 'the step was complete'),
+        step('human', 't1', 't4', 'nobody took the transfer (busy); the agent took the call back'),
+        step('start', 't5', null),
+      ],
+    ],
+    ['a flat definition (no path before) keeps the path after', null, after, after],
+    ['no path at all', null, null, null],
+  ])('%s', (_case, earlier, later, expected) => {
+    expect(pathAfterTakeBack(earlier, later, { outcome: 'busy', resumed_at: 't4' })).toEqual(expected);
+  });
+
+  it('leaves the path it was given unchanged', () => {
+    const copy = structuredClone(before);
+    pathAfterTakeBack(before, after, { outcome: 'busy', resumed_at: 't4' });
+    expect(before).toEqual(copy);
   });
 });

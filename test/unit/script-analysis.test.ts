@@ -125,6 +125,7 @@ describe('the local fake model reading a script (deterministic rules)', () => {
         objections: [{ objection: "they say it's too expensive", answer: 'Mention the 10% first-visit discount.' }],
         mandatory_phrases: ['This call is recorded for quality purposes.'],
         data_to_collect: ['name', 'phone'],
+        branches: [],
       },
       script_facts: { offer: null, prices: ['200 PLN'], hours: 'Mon-Fri 9-17', address: null, faq: [] },
       website_facts: {

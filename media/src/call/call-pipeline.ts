@@ -128,11 +128,29 @@ export class CallPipeline {
     return this.speaker.idle();
   }
 
-  /** Follows the call as it happens (LiveEvent) until it ends; returns the way to stop following. */
+  /**
+   * Follows the call as it happens (LiveEvent) until it ends; returns the way to stop following. In
+   * a flow, a listener who joins hears the step the call is in first (the `flow_step` it entered by).
+   */
   observe(listener: (event: LiveEvent) => void): () => void {
-    if (!this.ended) return this.tap.observe(listener);
-    listener({ event: 'end' });
-    return () => {};
+    if (this.ended) {
+      listener({ event: 'end' });
+      return () => {};
+    }
+    const stop = this.tap.observe(listener);
+    const path = this.parts?.brain.flowPath();
+    const current = path?.at(-1);
+    if (path && current) {
+      const before = path.at(-2);
+      listener({
+        event: 'flow_step',
+        node_id: current.node_id,
+        name: current.name,
+        from: before?.node_id ?? null,
+        reason: before?.reason ?? null,
+      });
+    }
+    return stop;
   }
 
   /**

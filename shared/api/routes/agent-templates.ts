@@ -27,7 +27,7 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'The catalogue of industry agent templates',
     description:
-      'The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey), with their variables and languages, paginated. Use one with `POST /agents/from-template`.',
+      'The shipped industry templates (dental reminders, real-estate leads, restaurant reservations, payment reminder, satisfaction survey, and account service with an identity check, a conversation flow: `flow: true`), with their variables and languages, paginated. Use one with `POST /agents/from-template`.',
     tags: ['Agent templates'],
     request: { query: PaginationQuery },
     responses: { 200: { description: 'One page of templates', schema: TemplateList }, ...UNAUTHORIZED, ...VALIDATION },
@@ -39,7 +39,8 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'Create an agent from a template',
     description:
-      'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions.',
+      'Fills the template\'s `{{variables}}`; missing required variables are 422 on `["body","variables","<name>"]`; with `generate_with_ai` the language model writes the questions. ' +
+      'A template that is a conversation flow (`flow: true` in the catalogue, e.g. `account-service`: the identity check, then the account or the end) gives the agent its graph of steps with the variables filled in; `generate_with_ai` is a 422 on `["body","generate_with_ai"]` there.',
     tags: ['Agent templates'],
     request: { body: FromTemplateRequest },
     responses: {
@@ -152,7 +153,7 @@ export const agentTemplateRoutes = {
     summary: 'Read a call script (and optionally the company website); creates nothing',
     description:
       "The language model (the organization's own key when set, otherwise the platform model) reads the call flow from the script (greeting, " +
-      'questions in order, objection answers, mandatory phrases, data to collect) and the facts (offer, prices, hours, address, FAQ) from the script ' +
+      'questions in order, objection answers, mandatory phrases, data to collect, the branches on an answer) and the facts (offer, prices, hours, address, FAQ) from the script ' +
       'and from the website, each apart, as a structured answer (JSON schema) that is validated. The website is fetched through the SSRF guard and ' +
       'its visible text (first 20,000 characters) given to the model; a website that cannot be fetched is a 400. Every value then carries its ' +
       '`source`; where both give a fact and differ, the script wins and `conflicts` lists it. An empty `company_name` is filled from what the model ' +
@@ -179,7 +180,11 @@ export const agentTemplateRoutes = {
       'and data to collect become its workflow definition, the facts its `template_context_variables`, `language` its language. The model already ' +
       'read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with ' +
       "`generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data " +
-      'to collect (503 when no model is configured, 502 when it fails), as in from-template.',
+      'to collect (503 when no model is configured, 502 when it fails), as in from-template. ' +
+      'A script that branches (`call_flow.branches` not empty) becomes a conversation flow instead (docs/flows.md): the greeting and the mandatory phrases in a start step the caller cannot interrupt, ' +
+      'a step per question, a transition per answer where the script branches (plus one for any other answer, which goes on with the steps), each branch its own steps and its closing, objections as global instructions, ' +
+      'each datum to collect extracted where it is asked. A branch whose `question` is none of the `steps` is a 422 on `["body","analysis","call_flow","branches",<i>,"question"]`; ' +
+      "`generate_with_ai` with branches is a 422 (the branches hang on the script's own words).",
     tags: ['Agent templates'],
     request: { body: FromScriptRequest },
     responses: {

@@ -1,0 +1,38 @@
+import { expect, vi } from 'vitest';
+import { apiClient } from './api.ts';
+import { connectSession } from './sessions.ts';
+
+const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 15_000, interval: 100 });
+
+/**
+ * A chat with an agent until it hangs up: the caller's messages, each sent once the agent has
+ * answered the last (each answer ends with a mark); the session's frames and the completed run.
+ */
+export async function chatUntilEnd(key: string, agentId: string, messages: string[], body: object = {}) {
+  const api = apiClient();
+  const created = await api.request<{ id: number; session: { url: string; run_ref: string; token: string } }>(
+    'POST',
+    `/agents/${agentId}/conversations`,
+    { key, body: { mode: 'chat', name: 'flow test', ...body } },
+  );
+  expect(created.status, created.text).toBe(200);
+  const session = await connectSession(created.body.session);
+  await until(() => expect(session.of('mark').length).toBeGreaterThan(0));
+  for (const text of messages) {
+    const marks = session.of('mark').length;
+    session.send({ event: 'message', text });
+    await until(() => expect(session.of('mark').length).toBeGreaterThan(marks));
+  }
+  expect(await session.closed).toEqual({ code: 1000, reason: 'agent hung up' });
+  const run = await until(async () => {
+    const response = await api.request('GET', `/agents/${agentId}/conversations/${created.body.id}`, { key });
+    expect(response.body.status).toBe('completed');
+    return response.body;
+  });
+  return { session, run };
+}
+
+/** A run's path through its flow: each step's node, the node it left for, and why. */
+export const flowPath = (run: {
+  flow: { node_id: string; edge: { target: string } | null; reason: string | null }[];
+}) => run.flow.map((step) => [step.node_id, step.edge?.target ?? null, step.reason]);
