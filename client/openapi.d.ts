@@ -5891,7 +5891,7 @@ export interface components {
             workflow_id: number;
         };
         ToolCalledExpectation: {
-            /** @description The call must carry at least these arguments (strings compared without case). */
+            /** @description The call must carry at least these arguments (strings compared without case); at most 4 kB, nested at most 32 levels. */
             arguments?: {
                 [key: string]: unknown;
             };

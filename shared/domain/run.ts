@@ -75,6 +75,8 @@ export interface RunRecord {
   latency?: CallLatency | null;
   /** A transfer to a person, from the agent's request until the run ends (services/call-transfer.ts). */
   transfer?: TransferState | null;
+  /** How many texts the call sent (repositories/run-sms.ts); none: no text items to read. */
+  sms_count?: number;
   /** A conversation an agent test runs: its tools answer from the test's mocks (domain/agent-tests.ts). */
   test?: RunTest | null;
   /** The campaign contact attempt that placed this call, if any. */

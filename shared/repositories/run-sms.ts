@@ -15,13 +15,18 @@ import type { RunRef } from '../domain/run-ref.ts';
 
 const key = (ref: RunRef, smsId: string) => keys.runSms(ref.organizationId, ref.agentId, ref.runId, smsId);
 
+/**
+ * The run in progress counts the text (`sms_count`), so that a run's end and its reads look for
+ * text items only when it has some (most calls send none: no Query for them).
+ */
 const RUN_IN_PROGRESS = (ref: RunRef) => ({
-  ConditionCheck: {
+  Update: {
     TableName: tableName(),
     Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+    UpdateExpression: 'ADD sms_count :one',
     ConditionExpression: '#status = :inProgress',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':inProgress': 'in_progress' },
+    ExpressionAttributeValues: { ':inProgress': 'in_progress', ':one': 1 },
   },
 });
 

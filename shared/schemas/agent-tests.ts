@@ -97,8 +97,9 @@ export const Expectation = z
         type: z.literal('tool_called'),
         tool: ToolName,
         called: z.boolean().default(true).openapi({ description: '`false`: the tool must not be called.' }),
-        arguments: JsonObject.optional().openapi({
-          description: 'The call must carry at least these arguments (strings compared without case).',
+        arguments: freeFormObject(4_000).optional().openapi({
+          description:
+            'The call must carry at least these arguments (strings compared without case); at most 4 kB, nested at most 32 levels.',
         }),
         ...ExpectationBase,
       })

@@ -76,7 +76,7 @@ async function finishCall(
   const byMachine = outcome !== report.outcome;
   const durationSeconds = run.answered_at ? wholeSeconds(run.answered_at, report.endedAt) : 0;
   // The texts the call sent are billed with it (a call that was never answered sent none).
-  const messages = run.answered_at ? await listRunSms(report.ref) : [];
+  const messages = run.answered_at && run.sms_count ? await listRunSms(report.ref) : [];
   const texts = smsTotals(messages);
   const cost = callCost(durationSeconds, !hasSession(run.mode), {
     agentSeconds:

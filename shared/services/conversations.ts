@@ -149,7 +149,7 @@ export async function getConversation(orgId: number, agentRef: string, runId: nu
     fileLink(baseUrl, run.recording_key, WAV, RUN_LINK_SECONDS),
     fileLink(baseUrl, run.transcript_key, TEXT, RUN_LINK_SECONDS),
     listRunLogs(ref, run.logs),
-    listRunSms(ref),
+    run.sms_count ? listRunSms(ref) : [],
   ]);
   return {
     ...listItem(run),

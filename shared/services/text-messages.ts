@@ -27,7 +27,7 @@ export const smsView = ({ provider_message_id: _id, ...view }: RunSmsRecord): Ru
 /** The run with its texts (they are items of their own): what its `call.completed` carries. */
 export async function withRunSms(run: RunRecord): Promise<RunRecord> {
   const ref = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
-  return { ...run, sms: (await listRunSms(ref)).map(smsView) };
+  return { ...run, sms: run.sms_count ? (await listRunSms(ref)).map(smsView) : [] };
 }
 
 /** Query parameter of a text's status callback naming the text (beside the run). */
