@@ -7,16 +7,17 @@
  * connection setup (FAKE_CONNECT_MS: TCP, TLS 1.3 and the WebSocket upgrade across the internet),
  * as it would to a real provider; a kept-alive HTTP connection does not.
  *
- * Early: the ring is imitated by waiting until what prepareEarlyCall opens (the speech-to-text
- * stream, the greeting's speech, the model's connection: the same functions) is ready, then the
- * call starts with it. Without: the call opens them on answer. The agent's setup read (DynamoDB),
+ * Early: the ring is imitated by waiting until what prepareEarlyCall makes ready (the greeting's
+ * speech, the model's connection: the same functions) is ready, then the call starts with it.
+ * Without: the call asks for the greeting on answer. Both open the speech-to-text stream on
+ * answer, while the greeting starts (call-pipeline.ts). The agent's setup read (DynamoDB),
  * which early connections also take out of the answer, is left out of both: the figures are the
  * providers' share only.
  *
  *   tsx bench/greeting-latency.ts [calls]      prints one JSON line (also run by `npm run bench`)
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
-import { listenEarly, speakEarly, warmModel } from '../media/src/agent/early-providers.ts';
+import { speakEarly, warmModel } from '../media/src/agent/early-providers.ts';
 import type { CallProviders } from '../media/src/agent/interfaces.ts';
 import { platformProviders } from '../media/src/agent/providers.ts';
 import { CallPipeline } from '../media/src/call/call-pipeline.ts';
@@ -68,11 +69,10 @@ export async function measureGreetingLatency(calls: number): Promise<GreetingLat
     let callProviders: CallProviders = providers;
     let release = async () => {};
     if (mode === 'early') {
-      const listening = listenEarly(providers.stt, language);
       const speaking = speakEarly(providers.tts, firstMessage!.trim(), { voice, language });
-      await Promise.all([listening.opened, speaking.synthesized, warmModel(providers.llm)]);
-      callProviders = { llm: providers.llm, stt: listening.provider, tts: speaking.provider };
-      release = async () => void (await Promise.all([listening.release(), speaking.release()]));
+      await Promise.all([speaking.synthesized, warmModel(providers.llm)]);
+      callProviders = { ...providers, tts: speaking.provider };
+      release = () => speaking.release();
     }
     let firstFrame!: (at: number) => void;
     const greeted = new Promise<number>((resolve) => (firstFrame = resolve));

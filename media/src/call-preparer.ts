@@ -1,8 +1,8 @@
 /**
  * Calls made ready while the phone rings: when a call is dialed, the task is asked to prepare it
- * (POST PREPARE_PATH, prepare-endpoint.ts) and opens what its first words need (call-sessions.ts,
- * `prepareEarlyCall`: the setup read, the speech-to-text stream, the greeting's speech, the
- * model's connection). The stream of the answered call takes its preparation here; one never
+ * (POST PREPARE_PATH, prepare-endpoint.ts) and makes ready what its first words need
+ * (call-sessions.ts, `prepareEarlyCall`: the setup read, the greeting's speech, the model's
+ * connection). The stream of the answered call takes its preparation here; one never
  * answered (busy, no answer, or streamed to another task) is released after PREPARED_CALL_TTL_MS.
  */
 import type { LogFn, PreparedCall } from './call/call-types.ts';

@@ -7,7 +7,8 @@
  */
 import { buildCallPlan, flowOf } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
-import { listenEarly, speakEarly, warmModel } from './agent/early-providers.ts';
+import { warmModel, type SpeechAhead } from './agent/early-providers.ts';
+import { GreetingCache, greetingSpeech } from './agent/greeting-cache.ts';
 import type { EarlyCall } from './call-preparer.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
@@ -141,7 +142,7 @@ async function prepareCall(
     prepared.call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
     return withTexts(prepared.call, ref, run);
   }
-  return withTexts(await setUpCall(config, ref, run, log, () => emitCallStarted(run)), ref, run);
+  return withTexts((await setUpCall(config, ref, run, log, () => emitCallStarted(run))).call, ref, run);
 }
 
 /**
@@ -181,7 +182,9 @@ type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'defi
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
- * `beforeProviders` (the call.started event of an answered call), then the providers.
+ * `beforeProviders` (the call.started event of an answered call), then the providers; and what
+ * the agent's speech depends on besides its words, voice and language (`speechSource`: the agent
+ * and its version, the definition version, the text-to-speech provider and whose key it uses).
  */
 async function setUpCall(
   config: CallSessionConfig,
@@ -189,7 +192,7 @@ async function setUpCall(
   run: CallOfRun,
   log: LogFn,
   beforeProviders?: () => Promise<void>,
-): Promise<PreparedCall> {
+): Promise<{ call: PreparedCall; speechSource: string }> {
   const { organizationId: orgId, agentId } = ref;
   const [{ agent, passages, tools, notes, model, speechKeys }, version] = await Promise.all([
     agentSetup(`${orgId}/${agentId}`),
@@ -221,7 +224,7 @@ async function setUpCall(
     { ...agent.template_context_variables, ...run.initial_context },
     { fetch: config.toolFetch, log: (message) => runLog('INFO', message) },
   );
-  return {
+  const call: PreparedCall = {
     plan: buildCallPlan({
       agentName: agent.name,
       workflowDefinition: version.workflow_definition,
@@ -244,13 +247,25 @@ async function setUpCall(
     flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
   };
+  const speechSource = [
+    `agent ${orgId}/${agentId}`,
+    agent.updated_at,
+    run.definition_id,
+    own.tts ? 'own key' : 'platform key',
+    tts?.name ?? '',
+  ].join(' ');
+  return { call, speechSource };
 }
+
+/** Greetings' speech kept for the next calls that say the same words (no call's own variables in them). */
+const greetings = new GreetingCache<SpeechAhead>();
 
 /**
  * A dialed call made ready while it rings (call-preparer.ts): its setup read, and what its first
- * words need opened: the speech-to-text stream, the greeting's speech (its text is known), the
- * model's connection. `dialed` is what the dialer knows of the run (it was just dialed, so it
- * waits for its media and has no transfer): nothing is read of it here.
+ * words need made ready: the greeting's speech (its text is known), the model's connection. The
+ * speech-to-text stream is opened on answer, while the call greets. `dialed` is what the dialer
+ * knows of the run (it was just dialed, so it waits for its media and has no transfer): nothing is
+ * read of it here.
  */
 export async function prepareEarlyCall(
   config: CallSessionConfig,
@@ -260,26 +275,19 @@ export async function prepareEarlyCall(
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);
   if (!ref || hasSession(dialed.mode)) return undefined;
-  const call = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
-  const { stt, tts, llm } = call.providers;
-  const { language, voice, firstMessage } = call.plan.settings;
-  const greeting = firstMessage?.trim();
-  const listening = stt && listenEarly(stt, language);
-  const speaking = tts && greeting ? speakEarly(tts, greeting, { voice, language }) : undefined;
+  const { call, speechSource } = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
+  const { tts, llm } = call.providers;
+  const greeting = tts && greetingSpeech(greetings, tts, call.plan, speechSource);
   void warmModel(llm);
   const parts = [
-    listening && 'the speech-to-text stream',
-    speaking && "the greeting's speech",
+    greeting && (greeting.kept ? "the greeting's speech (kept from an earlier call)" : "the greeting's speech"),
     "the model's connection",
   ];
   return {
-    call: {
-      ...call,
-      providers: { llm, stt: listening?.provider ?? stt, tts: speaking?.provider ?? tts },
-    },
+    call: { ...call, providers: { ...call.providers, tts: greeting?.early.provider ?? tts } },
     parts: parts.filter((part): part is string => Boolean(part)),
     release: async () => {
-      await Promise.all([listening?.release(), speaking?.release()]);
+      await greeting?.early.release();
     },
   };
 }

@@ -95,8 +95,8 @@ export async function startMediaService(options: {
   let calls = 0;
   let admitting = 0;
   const live = new LiveCalls(() => address, options.log);
-  // A prepared call holds a speech-to-text stream and its greeting's audio, not a call's per-frame
-  // work: preparing stops where prepared and running calls together fill the task.
+  // A prepared call holds its setup and its greeting's audio, not a call's per-frame work:
+  // preparing stops where prepared and running calls together fill the task.
   const preparer = new CallPreparer({
     log: options.log,
     room: (prepared) =>

@@ -1,8 +1,8 @@
 /**
  * Asks the media service to make a dialed call ready while it rings (media/src/prepare-endpoint.ts):
- * the setup read, the speech-to-text stream, the greeting's speech and the model's connection are
- * then open when the call is answered, so its first words come as fast as any turn's. Best effort:
- * a call not prepared opens them on answer, so a failure here is logged, never the dial's.
+ * the setup read, the greeting's speech and the model's connection are then ready when the call is
+ * answered, so its first words come as fast as any turn's. Best effort: a call not prepared opens
+ * them on answer, so a failure here is logged, never the dial's.
  */
 import { PREPARE_TOKEN_SECONDS, prepareUrl, purposeRef } from '../domain/live-call-access.ts';
 import type { RunRecord } from '../domain/run.ts';

@@ -47,7 +47,7 @@ async function endedCall(workflowDefinition: object, phoneNumber: string) {
 
 describe.skipIf(needsLocalStack)('a dialed call made ready while it rings (the local Twilio)', () => {
   it(
-    'starts with the speech-to-text stream, the greeting (its initial context filled in) and the model connection opened before the answer',
+    'starts with the greeting (its initial context filled in) synthesized and the model connection opened before the answer',
     { timeout: 60_000 },
     async () => {
       const { run, messages, lines } = await endedCall(
@@ -57,22 +57,20 @@ describe.skipIf(needsLocalStack)('a dialed call made ready while it rings (the l
       expect(run.status).toBe('completed');
       // The dialer asked while the phone rang; the answered call took what was opened then.
       const dialed = messages.indexOf('Dialing through twilio');
-      const prepared = messages.indexOf(
-        "Prepared while the call rang: the speech-to-text stream, the greeting's speech, the model's connection",
-      );
+      const prepared = messages.indexOf("Prepared while the call rang: the greeting's speech, the model's connection");
       expect(dialed).toBeGreaterThanOrEqual(0);
       expect(prepared).toBeGreaterThan(dialed);
-      // The greeting prepared is the one the caller heard first, and the caller was heard through the early stream.
+      // The greeting prepared is the one the caller heard first; the caller was heard through the stream opened on answer.
       expect(lines.slice(0, 2)).toEqual(['assistant: Hi Anna, Smile clinic here.', 'user: Hello, who is this?']);
     },
   );
 
   it(
-    'an agent whose first words come from the model has its stream and the model connection opened',
+    'an agent whose first words come from the model has the model connection opened',
     { timeout: 60_000 },
     async () => {
       const { messages, lines } = await endedCall({ steps: ['Anything else?'] }, daytimeNumber(2, 4));
-      expect(messages).toContain("Prepared while the call rang: the speech-to-text stream, the model's connection");
+      expect(messages).toContain("Prepared while the call rang: the model's connection");
       expect(lines[0]).toBe('assistant: Hello, this is Early. How can I help you?');
     },
   );
@@ -104,10 +102,10 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
 
   /** The definition version of each run ref's agent: a prepare request names the run's. */
   const definitionOf = new Map<string, number>();
-  async function agentRunRef(runId: number) {
+  async function agentRunRef(runId: number, greeting = 'Hi {{initial_context.name}}.') {
     const agent = await api.request('POST', '/agents', {
       key: org.key,
-      body: { name: 'Prepared', workflow_definition: { greeting: 'Hi {{initial_context.name}}.' } },
+      body: { name: 'Prepared', workflow_definition: { greeting } },
     });
     expect(agent.status).toBe(201);
     const runRef = `${org.organizationId}.${agent.body.id}.${runId}`;
@@ -131,18 +129,34 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
     definition_id: definitionOf.get(runRef) ?? 1,
   });
 
-  it('opens the stream and synthesizes the greeting of a call nobody answers, and closes them when the task stops', async () => {
+  it('synthesizes the greeting of a call nobody answers and opens the model connection, no speech-to-text stream, and releases it when the task stops', async () => {
     const { service, fakes } = await start({ earlyConnections: true });
     const runRef = await agentRunRef(900_001);
     expect(await ask(service.port, await request(runRef))).toEqual({ status: 202, body: { status: 'preparing' } });
     expect(await ask(service.port, await request(runRef))).toEqual({ status: 202, body: { status: 'already' } });
     expect(service.preparedCalls).toBe(1);
-    await expect.poll(() => fakes.deepgram.openStreams()).toBe(1);
     await expect.poll(() => fakes.elevenlabs.texts).toEqual(['Hi Anna.']);
     await expect.poll(() => fakes.openai.modelListings()).toBe(1);
+    expect(fakes.deepgram.connections).toHaveLength(0);
     await service.close();
     expect(service.preparedCalls).toBe(0);
-    await expect.poll(() => fakes.deepgram.openStreams()).toBe(0);
+  });
+
+  it("synthesizes a greeting without the call's variables once for the agent's calls", async () => {
+    const { service, fakes } = await start({ earlyConnections: true });
+    const greeting = 'Hello, Smile clinic here.';
+    const first = await agentRunRef(900_005, greeting);
+    // Another run of the same agent.
+    const second = first.replace(/\.900005$/, '.900006');
+    definitionOf.set(second, definitionOf.get(first)!);
+    expect((await ask(service.port, await request(first))).body.status).toBe('preparing');
+    await expect.poll(() => fakes.elevenlabs.texts).toEqual([greeting]);
+    expect((await ask(service.port, await request(second))).body.status).toBe('preparing');
+    expect(service.preparedCalls).toBe(2);
+    // A call of another agent with the same words has its own.
+    const other = await agentRunRef(900_007, greeting);
+    expect((await ask(service.port, await request(other))).body.status).toBe('preparing');
+    await expect.poll(() => fakes.elevenlabs.texts).toEqual([greeting, greeting]);
   });
 
   it('prepares no more calls than the task holds, and none when early connections are off', async () => {

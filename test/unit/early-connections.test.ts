@@ -1,12 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { listenEarly, MAX_PREFETCHED_SPEECH_BYTES, speakEarly } from '../../media/src/agent/early-providers.ts';
-import type { SpeechToTextEvents, TextToSpeech } from '../../media/src/agent/interfaces.ts';
-import { DeepgramSpeechToText } from '../../media/src/agent/providers.ts';
-import { encodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import {
+  MAX_PREFETCHED_SPEECH_BYTES,
+  MODEL_WARM_INTERVAL_MS,
+  SpeechAhead,
+  speakEarly,
+  speakShared,
+  warmModel,
+} from '../../media/src/agent/early-providers.ts';
+import type { LanguageModel, TextToSpeech } from '../../media/src/agent/interfaces.ts';
 import { CallPreparer, type EarlyCall } from '../../media/src/call-preparer.ts';
-import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -87,70 +90,6 @@ describe('CallPreparer: calls prepared while they ring', () => {
     await closed;
     expect(made.map((early) => early.released)).toEqual([1, 1]);
     expect(calls.size).toBe(0);
-  });
-});
-
-describe('listenEarly: the speech-to-text stream opened while the phone rings (the Deepgram SDK against the local Deepgram)', () => {
-  async function deepgram(options: { idleTimeoutMs?: number } = {}) {
-    const fake = await startFakeDeepgram({ apiKey: 'key', ...options });
-    cleanups.push(fake.stop);
-    return fake;
-  }
-  const events = (heard: string[]): SpeechToTextEvents => ({
-    speechStarted: () => {},
-    transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
-    utteranceEnd: () => {},
-    failed: (error) => void heard.push(`failed: ${error.message}`),
-  });
-
-  it("opens the stream at once; the call's open takes it over (no second connection) and hears the caller", async () => {
-    const fake = await deepgram();
-    const early = listenEarly(new DeepgramSpeechToText({ apiKey: 'key', baseUrl: fake.url }), 'en');
-    expect(await early.opened).toBe(true);
-    expect(fake.connections).toHaveLength(1);
-    const heard: string[] = [];
-    const stream = await early.provider.open({ language: 'en' }, events(heard));
-    cleanups.push(() => stream.close());
-    expect(early.used).toBe(true);
-    stream.send(encodeMulaw(synthesizeSpeech('Hello there.')));
-    stream.send(encodeMulaw(new Int16Array(8000)));
-    await vi.waitFor(() => expect(heard).toEqual(['Hello there.']));
-    expect(fake.connections).toHaveLength(1);
-  });
-
-  it('holds the stream with KeepAlive messages past Deepgram closing an idle one (a phone ringing for long)', async () => {
-    const fake = await deepgram({ idleTimeoutMs: 300 });
-    const stt = new DeepgramSpeechToText({ apiKey: 'key', baseUrl: fake.url, keepAliveAfterMs: 100 });
-    const early = listenEarly(stt, 'en');
-    cleanups.push(() => early.release());
-    await early.opened;
-    await sleep(900);
-    expect(fake.keepAlives()).toBeGreaterThanOrEqual(3);
-    const stream = await early.provider.open({ language: 'en' }, events([]));
-    cleanups.push(() => stream.close());
-    expect(fake.connections).toHaveLength(1);
-    expect(fake.openStreams()).toBe(1);
-  });
-
-  it('closes the stream when the call never takes it (released), leaving none open', async () => {
-    const fake = await deepgram();
-    const early = listenEarly(new DeepgramSpeechToText({ apiKey: 'key', baseUrl: fake.url }), 'en');
-    await early.opened;
-    expect(fake.openStreams()).toBe(1);
-    await early.release();
-    await vi.waitFor(() => expect(fake.openStreams()).toBe(0));
-    expect(early.used).toBe(false);
-  });
-
-  it('a call in another language opens its own stream, and the early one is closed', async () => {
-    const fake = await deepgram();
-    const early = listenEarly(new DeepgramSpeechToText({ apiKey: 'key', baseUrl: fake.url }), 'en');
-    await early.opened;
-    const stream = await early.provider.open({ language: 'pl' }, events([]));
-    cleanups.push(() => stream.close());
-    expect(fake.connections.map((query) => query.get('language'))).toEqual(['en', 'pl']);
-    await vi.waitFor(() => expect(fake.openStreams()).toBe(1));
-    expect(early.used).toBe(false);
   });
 });
 
@@ -266,5 +205,98 @@ describe('speakEarly: the greeting synthesized while the phone rings', () => {
     await sleep(10);
     controller.abort();
     expect(await played).toBe('H');
+  });
+});
+
+describe("SpeechAhead shared: one greeting's speech played by every call that says it (speakShared)", () => {
+  const voice = { voice: 'v1', language: 'en' };
+  const signal = () => new AbortController().signal;
+
+  it('plays the same audio to each call from one synthesis, whole or as it arrives; a call released leaves it to the others', async () => {
+    let open!: () => void;
+    const speech = countingSpeech({ gate: new Promise((resolve) => (open = resolve)) });
+    const shared = new SpeechAhead(speech.tts, 'Hello.', voice);
+    const [first, second, third] = [
+      speakShared(speech.tts, shared),
+      speakShared(speech.tts, shared),
+      speakShared(speech.tts, shared),
+    ];
+    const playing = [
+      collect(first.provider.stream('Hello.', voice, signal())),
+      collect(second.provider.stream('Hello.', voice, signal())),
+    ];
+    await third.release();
+    open();
+    expect(await Promise.all(playing)).toEqual(['Hello.', 'Hello.']);
+    expect(await shared.synthesized).toBe(true);
+    expect(speech.aborted).toEqual([]);
+    expect(speech.requests).toEqual(['Hello.']);
+    expect([first.used, second.used]).toEqual([true, true]);
+    // Each call plays it once; its next speech of the same words is its own.
+    expect(await collect(first.provider.stream('Hello.', voice, signal()))).toBe('Hello.');
+    expect(speech.requests).toEqual(['Hello.', 'Hello.']);
+  });
+
+  it('a call whose synthesis failed before it played asks the provider itself', async () => {
+    const speech = countingSpeech({ fail: true });
+    const shared = new SpeechAhead(speech.tts, 'Hi.', voice);
+    expect(await shared.synthesized).toBe(false);
+    await collect(speakShared(speech.tts, shared).provider.stream('Hi.', voice, signal())).catch(() => '');
+    expect(speech.requests).toEqual(['Hi.', 'Hi.']);
+  });
+
+  it('past the limit it goes on only while a call plays it (that call hears it whole)', async () => {
+    const chunk = MAX_PREFETCHED_SPEECH_BYTES;
+    let open!: () => void;
+    const unheard = countingSpeech({ chunk, gate: new Promise((resolve) => (open = resolve)) });
+    const alone: SpeechAhead = new SpeechAhead(unheard.tts, 'Hi.', voice, () => alone.playing > 0);
+    open();
+    expect(await alone.synthesized).toBe(false);
+
+    const heard = countingSpeech({ chunk, gate: new Promise((resolve) => (open = resolve)) });
+    const played: SpeechAhead = new SpeechAhead(heard.tts, 'Hi.', voice, () => played.playing > 0);
+    const audio = collect(speakShared(heard.tts, played).provider.stream('Hi.', voice, signal()));
+    await vi.waitFor(() => expect(played.playing).toBe(1));
+    open();
+    expect((await audio).length).toBe('Hi.'.length * chunk);
+    expect(await played.synthesized).toBe(true);
+    expect(played.playing).toBe(0);
+  });
+});
+
+describe("warmModel: the model's connection opened for a call about to start", () => {
+  it('opens it at most once per MODEL_WARM_INTERVAL_MS for one client, and each client its own', async () => {
+    const warmed: string[] = [];
+    const model = (name: string): LanguageModel => ({
+      name,
+      defaultModel: 'm',
+      // eslint-disable-next-line require-yield -- never asked to answer here
+      async *stream() {
+        return;
+      },
+      warmUp: async () => void warmed.push(name),
+    });
+    const [platform, other] = [model('platform'), model('other')];
+    await warmModel(platform, 10_000);
+    await warmModel(platform, 10_000 + MODEL_WARM_INTERVAL_MS - 1);
+    await warmModel(other, 10_000);
+    expect(warmed).toEqual(['platform', 'other']);
+    await warmModel(platform, 10_000 + MODEL_WARM_INTERVAL_MS);
+    expect(warmed).toEqual(['platform', 'other', 'platform']);
+  });
+
+  it('a warm-up that fails is the first answer’s to report, never the preparation’s', async () => {
+    const failing: LanguageModel = {
+      name: 'down',
+      defaultModel: 'm',
+      // eslint-disable-next-line require-yield -- never asked to answer here
+      async *stream() {
+        return;
+      },
+      warmUp: async () => {
+        throw new Error('connection refused');
+      },
+    };
+    await expect(warmModel(failing)).resolves.toBeUndefined();
   });
 });

@@ -65,6 +65,11 @@ export interface CallPlan {
   settings: VoiceSettings;
   systemPrompt: string;
   agentName: string;
+  /**
+   * The greeting has the call's variables in it (`{{initial_context.<key>}}`): its words are the
+   * call's own, so its speech is never shared with another call's (greeting-cache.ts).
+   */
+  greetingVaries: boolean;
   /** `{{initial_context.<key>}}`'s values: the call's `initial_context` over `template_context_variables`. */
   variables: Record<string, unknown>;
   /** The call details and the agent's notes, as sections of a system prompt (a flow's steps take them too). */
@@ -84,9 +89,11 @@ export interface CallPlan {
   knowledge: (query: string, documentIds?: readonly string[]) => { title: string; text: string; score: number }[];
 }
 
+const TEMPLATE_VARIABLE = /\{\{\s*initial_context\.([A-Za-z0-9_.-]+)\s*\}\}/g;
+
 /** Replaces `{{initial_context.key}}` (whitespace allowed); unknown keys become ''. */
 export function renderTemplate(text: string, variables: Record<string, unknown>): string {
-  return text.replace(/\{\{\s*initial_context\.([A-Za-z0-9_.-]+)\s*\}\}/g, (_match, key: string) => {
+  return text.replace(TEMPLATE_VARIABLE, (_match, key: string) => {
     const value = variables[key];
     if (value === undefined || value === null) return '';
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -239,6 +246,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
   if (silencePrompt) phrases.silencePrompt = silencePrompt;
   phrases.closing = text(definition.closing) ?? phrases.closing;
   for (const key of Object.keys(phrases) as (keyof Phrases)[]) phrases[key] = render(phrases[key]);
+  const greetingVaries = settings.firstMessage !== undefined && settings.firstMessage.search(TEMPLATE_VARIABLE) >= 0;
   if (settings.firstMessage) settings.firstMessage = render(settings.firstMessage);
   // Sorted: stored maps keep no order, and the model should see the same list on every call.
   const dispositionCodes = Object.keys(input.dispositionCodes).sort();
@@ -303,6 +311,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
     settings,
     systemPrompt: sections.join('\n\n'),
     agentName: input.agentName,
+    greetingVaries,
     variables,
     callContext,
     flow,

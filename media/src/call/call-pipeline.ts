@@ -300,7 +300,10 @@ export class CallPipeline {
       this.latency.greets();
       return firstMessage ? this.speaker.say(firstMessage, false, parts.brain.interruptible()) : this.answer(null);
     }
-    await this.turns.listen(call, {
+    // The opening words do not wait for the speech-to-text stream: the caller's audio is held
+    // while it opens (caller-turns.ts) and reaches it then, so the greeting's first frame is only
+    // as far from the answer as its speech; a stream that cannot open fails the call as before.
+    const listening = this.turns.listen(call, {
       reconnecting: (reason) => {
         this.log('warn', 'speech-to-text stream dropped: reconnecting', { runRef: this.runRef, reason });
         call.runLog?.('WARN', `Speech-to-text stream dropped (${reason}); reconnected, the call goes on`);
@@ -311,11 +314,13 @@ export class CallPipeline {
     if (call.resume) {
       // Back from a transfer nobody took: the model knows the conversation and what happened.
       parts.brain.restore(call.resume.history, call.resume.note);
-      return this.answer(null);
+      this.answer(null);
+    } else {
+      this.latency.greets();
+      if (firstMessage) this.speaker.say(firstMessage, false, parts.brain.interruptible());
+      else this.answer(null);
     }
-    this.latency.greets();
-    if (firstMessage) this.speaker.say(firstMessage, false, parts.brain.interruptible());
-    else this.answer(null);
+    await listening;
   }
 
   /** The run's `latency` and every turn's components (the agent's histograms count them all). */
