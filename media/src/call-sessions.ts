@@ -5,6 +5,7 @@
  * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
  * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
+import { setTimeout } from 'node:timers/promises';
 import { buildCallPlan, flowOf } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
 import { warmModel, type SpeechAhead } from './agent/early-providers.ts';
@@ -245,7 +246,7 @@ async function setUpCall(
     ...(run.test ? { test: run.test } : {}),
     runLog,
     flowVariables: fetched,
-    ...(run.transfer?.resumed_at ? { resume: await takeBack(run.transfer) } : {}),
+    ...(run.transfer?.resumed_at ? { resume: await takeBack(await withHandoff(ref, run.transfer, log)) } : {}),
   };
   const speechSource = [
     `agent ${orgId}/${agentId}`,
@@ -290,6 +291,26 @@ export async function prepareEarlyCall(
       await greeting?.early.release();
     },
   };
+}
+
+/** How long a call given back waits for the first part's handoff to be written. */
+const HANDOFF_WAIT_MS = 10_000;
+
+/**
+ * The transfer with the first part's handoff (its transcript, recording and gathered context),
+ * which that part's session writes as it ends: a destination that refuses at once (busy) gives
+ * the call back while it may still be writing, so the part given back waits for it, re-reading
+ * the run (bounded: without it, the agent goes on without the earlier conversation, logged).
+ */
+async function withHandoff(ref: RunRef, transfer: TransferState, log: LogFn): Promise<TransferState> {
+  const deadline = Date.now() + HANDOFF_WAIT_MS;
+  let current = transfer;
+  while (!current.handoff && Date.now() < deadline) {
+    await setTimeout(100);
+    current = (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer ?? current;
+  }
+  if (!current.handoff) log('warn', 'a call given back has no handoff of its first part', { runId: ref.runId });
+  return current;
 }
 
 /** What the agent knows when it takes a call back: the conversation before the transfer, and its outcome. */
@@ -427,7 +448,9 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
     // A chat has a transcript and no recording.
     const recording = run.mode !== CHAT_MODE ? result.recording : null;
     // Given back to the agent after a transfer: both parts make the run's files and context.
-    const whole = run.transfer?.resumed_at ? await afterTakeBack(run.transfer, result) : undefined;
+    const whole = run.transfer?.resumed_at
+      ? await afterTakeBack(await withHandoff(ref, run.transfer, log), result)
+      : undefined;
     const saveFiles = () =>
       Promise.all([
         whole?.recording

@@ -48,8 +48,8 @@ let task: MediaTaskSettings;
 let telemetrySettings: MediaTelemetrySettings;
 try {
   providers = platformProviders(process.env);
-  task = mediaTaskSettings(process.env);
   telemetrySettings = mediaTelemetrySettings(process.env);
+  task = mediaTaskSettings(process.env);
 } catch (error) {
   logger.critical((error as Error).message);
   process.exit(1);

@@ -9,7 +9,7 @@ export interface MediaTaskSettings {
   maxCalls: number;
   /** Whether dialed calls are made ready while they ring (MEDIA_EARLY_CONNECTIONS on/off, from context mediaEarlyConnections). */
   earlyConnections: boolean;
-  /** The port of the provider's Media Streams and the load balancer's health check (PORT, default 8080). */
+  /** The port of the provider's Media Streams and the load balancer's health check (PORT, default 8080; 0: a free one). */
   port: number;
 }
 
@@ -26,7 +26,7 @@ export function mediaTaskSettings(env: Record<string, string | undefined>): Medi
   if (early !== 'on' && early !== 'off') throw new Error(`MEDIA_EARLY_CONNECTIONS must be on or off, got '${early}'`);
   const portRaw = env.PORT ?? '8080';
   const port = Number(portRaw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, got '${portRaw}'`);
   return { drainSeconds, maxCalls, earlyConnections: early === 'on', port };
 }

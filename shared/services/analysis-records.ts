@@ -1,7 +1,7 @@
 import { ANALYSIS_DEADLINE_MS, failedAnalysis } from '../domain/call-analysis.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallAnalyzed } from '../events/call-events.ts';
-import { withRunSms } from './text-messages.ts';
+import { withRunSms } from './run-texts.ts';
 import { logger } from '../observability/logger.ts';
 import * as campaigns from '../repositories/campaigns.ts';
 import type { RunRecord } from '../domain/run.ts';

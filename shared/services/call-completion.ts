@@ -9,7 +9,7 @@ import type { RunRecord, UsageRecord } from '../domain/run.ts';
 import { getRun } from '../repositories/runs-read.ts';
 import { listRunSms } from '../repositories/run-sms.ts';
 import { smsTotals } from '../domain/text-messages.ts';
-import { smsView } from './text-messages.ts';
+import { smsView } from './run-texts.ts';
 import { type RunEnding, finishRun } from '../repositories/runs-lifecycle.ts';
 import { markEventPublished } from '../repositories/runs-events.ts';
 import { countCallOutcome } from '../observability/metrics.ts';

@@ -18,7 +18,7 @@ import {
 } from '../repositories/run-files.ts';
 import { deleteRunPartition, listRunLogs } from '../repositories/run-logs.ts';
 import { listRunSms } from '../repositories/run-sms.ts';
-import { smsView } from './text-messages.ts';
+import { smsView } from './run-texts.ts';
 import type { RunRecord } from '../domain/run.ts';
 import type { RunTest } from '../domain/agent-tests.ts';
 import { getRun, listRuns } from '../repositories/runs-read.ts';

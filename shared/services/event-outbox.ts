@@ -1,6 +1,6 @@
 import { analysisOverdue } from '../domain/call-analysis.ts';
 import { publishCallCompleted } from '../events/call-events.ts';
-import { withRunSms } from './text-messages.ts';
+import { withRunSms } from './run-texts.ts';
 import { listRunsWithPendingEvents } from '../repositories/runs-read.ts';
 import { markEventPublished, releaseAnalyzedRun } from '../repositories/runs-events.ts';
 import { abandonOverdueAnalysis } from './analysis-records.ts';

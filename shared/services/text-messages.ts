@@ -13,22 +13,12 @@ import {
   type SmsSender,
 } from '../domain/text-messages.ts';
 import { requiredSetting } from '../config/settings.ts';
-import type { RunRecord, RunSmsView } from '../domain/run.ts';
 import { logger } from '../observability/logger.ts';
 import { findNumberByE164 } from '../repositories/numbers.ts';
 import { appendRunLog } from '../repositories/run-logs.ts';
-import { applySmsStatus, listRunSms, putRunSms, recordSmsAccepted, takeSmsSlot } from '../repositories/run-sms.ts';
+import { applySmsStatus, putRunSms, recordSmsAccepted, takeSmsSlot } from '../repositories/run-sms.ts';
 import { ProviderError, type MessageStatusEvent } from '../telephony/adapter.ts';
 import { isBlocked } from './do-not-call.ts';
-
-/** A text as the API and the webhooks show it. */
-export const smsView = ({ provider_message_id: _id, ...view }: RunSmsRecord): RunSmsView => view;
-
-/** The run with its texts (they are items of their own): what its `call.completed` carries. */
-export async function withRunSms(run: RunRecord): Promise<RunRecord> {
-  const ref = { organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id };
-  return { ...run, sms: run.sms_count ? (await listRunSms(ref)).map(smsView) : [] };
-}
 
 /** Query parameter of a text's status callback naming the text (beside the run). */
 export const SMS_QUERY_PARAMETER = 'sms';
