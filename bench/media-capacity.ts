@@ -31,7 +31,7 @@ import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process
 import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
-import { ENDPOINTING_MS } from '../media/src/agent/providers.ts';
+import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
 import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';

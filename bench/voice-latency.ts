@@ -12,7 +12,8 @@
  *   tsx bench/voice-latency.ts [turns]      prints one JSON line (also run by `npm run bench`)
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
-import { ENDPOINTING_MS, platformProviders } from '../media/src/agent/providers.ts';
+import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
+import { platformProviders } from '../media/src/agent/providers.ts';
 import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { SimulatedCaller } from '../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';

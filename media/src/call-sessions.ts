@@ -5,7 +5,6 @@
  * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
  * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
-import { setTimeout } from 'node:timers/promises';
 import { buildCallPlan, flowOf } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
 import { warmModel, type SpeechAhead } from './agent/early-providers.ts';
@@ -15,12 +14,11 @@ import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } 
 import { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
 import { decodeMulaw } from './audio/mulaw.ts';
-import { encodeWav, WAV_HEADER_BYTES, wavHeader } from './audio/wav.ts';
-import { readFile } from 'node:fs/promises';
+import { encodeWav } from './audio/wav.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
-import { formatTranscriptFile, mergeFragments, parseTranscriptFile } from '../../shared/domain/transcripts.ts';
+import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { formatRunRef, parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
 import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agentResources from '../../shared/repositories/agent-resources.ts';
@@ -31,20 +29,18 @@ import * as modelKeys from '../../shared/repositories/model-keys.ts';
 import {
   presignedRunFileUrl,
   putRunFile,
-  readRunFile,
-  readRunFileText,
   putRunFileFromDisk,
   runFileKeys,
 } from '../../shared/repositories/run-files.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
-import type { RunRecord, TransferState } from '../../shared/domain/run.ts';
-import { pathAfterTakeBack, type FlowPathStep } from '../../shared/domain/flows.ts';
+import type { RunRecord } from '../../shared/domain/run.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
+import { afterTakeBack, takeBack, withHandoff } from './call-take-back.ts';
 import { sendRunSms } from '../../shared/services/text-messages.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 
@@ -290,77 +286,6 @@ export async function prepareEarlyCall(
     release: async () => {
       await greeting?.early.release();
     },
-  };
-}
-
-/** How long a call given back waits for the first part's handoff to be written. */
-const HANDOFF_WAIT_MS = 10_000;
-
-/**
- * The transfer with the first part's handoff (its transcript, recording and gathered context),
- * which that part's session writes as it ends: a destination that refuses at once (busy) gives
- * the call back while it may still be writing, so the part given back waits for it, re-reading
- * the run (bounded: without it, the agent goes on without the earlier conversation, logged).
- */
-async function withHandoff(ref: RunRef, transfer: TransferState, log: LogFn): Promise<TransferState> {
-  const deadline = Date.now() + HANDOFF_WAIT_MS;
-  let current = transfer;
-  while (!current.handoff && Date.now() < deadline) {
-    await setTimeout(100);
-    current = (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer ?? current;
-  }
-  if (!current.handoff) log('warn', 'a call given back has no handoff of its first part', { runId: ref.runId });
-  return current;
-}
-
-/** What the agent knows when it takes a call back: the conversation before the transfer, and its outcome. */
-async function takeBack(transfer: TransferState): Promise<NonNullable<PreparedCall['resume']>> {
-  const earlier = transfer.handoff ? await readRunFileText(transfer.handoff.transcript_key) : undefined;
-  return {
-    history: mergeFragments(parseTranscriptFile(earlier ?? '')).map(({ role, text }) => ({ role, content: text })),
-    note: `You tried to transfer the caller to ${transfer.destination}, and nobody took the call (${transfer.outcome}). Tell the caller, then go on helping them.`,
-  };
-}
-
-/**
- * What a call given back to the agent leaves: the transcript, recording and gathered context of
- * both parts, around the transfer nobody took.
- */
-async function afterTakeBack(
-  transfer: TransferState,
-  result: SessionResult,
-): Promise<{
-  transcript: string;
-  recording: Buffer | null;
-  gathered: Record<string, unknown>;
-  flow: FlowPathStep[] | null;
-}> {
-  const handoff = transfer.handoff;
-  const [earlierTranscript, earlierRecording, laterRecording] = await Promise.all([
-    handoff ? readRunFileText(handoff.transcript_key) : undefined,
-    handoff?.recording_key ? readRunFile(handoff.recording_key) : undefined,
-    result.recording ? readFile(result.recording.path) : undefined,
-  ]);
-  const data = (wav: Buffer | undefined) => (wav ? wav.subarray(WAV_HEADER_BYTES) : Buffer.alloc(0));
-  const pcm = Buffer.concat([data(earlierRecording), data(laterRecording)]);
-  const gathered: Record<string, unknown> = {
-    ...handoff?.gathered_context,
-    ...result.gathered,
-    transfer: {
-      destination: transfer.destination,
-      address: transfer.address,
-      mode: transfer.mode,
-      outcome: transfer.outcome,
-      leg_seconds: 0,
-      taken_back: true,
-    },
-  };
-  gathered.call_disposition ??= 'transfer_failed';
-  return {
-    transcript: (earlierTranscript ?? '') + formatTranscriptFile(result.fragments),
-    recording: pcm.length ? Buffer.concat([wavHeader(pcm.length, 8000), pcm]) : null,
-    gathered,
-    flow: pathAfterTakeBack(handoff?.flow ?? null, result.flow, transfer),
   };
 }
 

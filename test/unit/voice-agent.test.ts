@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { PHRASES } from '../../media/src/agent/phrases.ts';
-import { DeepgramSpeechToText, platformProviders } from '../../media/src/agent/providers.ts';
+import { DeepgramSpeechToText } from '../../media/src/agent/deepgram-speech-to-text.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
 import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';

@@ -1,5 +1,5 @@
 import type { VoiceSettings } from '../agent/call-plan.ts';
-import { UTTERANCE_END_MS } from '../agent/providers.ts';
+import { UTTERANCE_END_MS } from '../agent/deepgram-speech-to-text.ts';
 
 /**
  * Caller words that neither end in a final result nor get an `UtteranceEnd` for this long (media

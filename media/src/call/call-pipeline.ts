@@ -21,7 +21,7 @@ import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './ca
 import { CallerTurns, type CallerTurn } from './caller-turns.ts';
 import { isKey, type KeypadEntry } from './keypad.ts';
 import { applyCommand } from './live-control.ts';
-import { LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
+import { currentStepEvent, LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
 import { MediaClock } from './media-clock.ts';
 import { readFrame, replyFrames, type InboundFrame } from './media-stream-frames.ts';
 import { assembleParts, type CallParts } from './call-parts.ts';
@@ -138,18 +138,8 @@ export class CallPipeline {
       return () => {};
     }
     const stop = this.tap.observe(listener);
-    const path = this.parts?.brain.flowPath();
-    const current = path?.at(-1);
-    if (path && current) {
-      const before = path.at(-2);
-      listener({
-        event: 'flow_step',
-        node_id: current.node_id,
-        name: current.name,
-        from: before?.node_id ?? null,
-        reason: before?.reason ?? null,
-      });
-    }
+    const step = currentStepEvent(this.parts?.brain.flowPath() ?? null);
+    if (step) listener(step);
     return stop;
   }
 
@@ -250,7 +240,7 @@ export class CallPipeline {
         recording: this.recorder?.finish() ?? null,
         durationMs: this.recorder?.durationMs ?? 0,
         transfer: this.transferIntent,
-        latency: this.measuredLatency(),
+        latency: this.latency.recorded(),
         flow: this.parts?.brain.flowPath() ?? null,
       });
     }
@@ -321,12 +311,6 @@ export class CallPipeline {
       else this.answer(null);
     }
     await listening;
-  }
-
-  /** The run's `latency` and every turn's components (the agent's histograms count them all). */
-  private measuredLatency(): SessionResult['latency'] {
-    const turns = this.latency.measuredTurns();
-    return { call: this.latency.result(turns), turns };
   }
 
   private onAudio(frame: Extract<InboundFrame, { type: 'audio' }>): void {

@@ -1,3 +1,4 @@
+import type { FlowPathStep } from '../../../shared/domain/flows.ts';
 import type { LogFn } from './call-types.ts';
 
 /**
@@ -61,4 +62,18 @@ export class LiveTap {
     this.notify(event);
     this.listeners.clear();
   }
+}
+
+/** The `flow_step` a listener joining a flow's call hears first: the step the call is in, and how it got there. */
+export function currentStepEvent(path: readonly FlowPathStep[] | null): LiveEvent | null {
+  const current = path?.at(-1);
+  if (!path || !current) return null;
+  const before = path.at(-2);
+  return {
+    event: 'flow_step',
+    node_id: current.node_id,
+    name: current.name,
+    from: before?.node_id ?? null,
+    reason: before?.reason ?? null,
+  };
 }

@@ -78,6 +78,12 @@ export class TurnLatency implements LatencyTrace {
     return callLatency(turns, this.greetingAtMs);
   }
 
+  /** What a call leaves: the run's `latency` and every turn's components (the agent's histograms count them all). */
+  recorded(): { call: CallLatency; turns: LatencyTurn[] } {
+    const turns = this.measuredTurns();
+    return { call: this.result(turns), turns };
+  }
+
   tool(name: string, phase: 'start' | 'end'): void {
     const tools = this.current?.tools;
     if (!tools) return;
