@@ -116,24 +116,7 @@ export async function runAttempt(
   if (!run || run.status !== 'running') return { verdict: 'skipped' };
   const startedAt = new Date().toISOString();
   const record = async (fields: Partial<TestAttempt>) => {
-    const attempt: TestAttempt = {
-      test_run_id: ref.test_run_id,
-      case_index: ref.case_index,
-      test_id: ref.test_id,
-      attempt: ref.attempt,
-      verdict: 'error',
-      expectations: [],
-      transcript: [],
-      tool_calls: [],
-      path: [],
-      conversation_id: null,
-      latency_ms: null,
-      cost_usd: 0,
-      error: null,
-      started_at: startedAt,
-      ended_at: new Date().toISOString(),
-      ...fields,
-    };
+    const attempt: TestAttempt = { ...emptyAttempt(ref, startedAt, new Date().toISOString()), ...fields };
     await repository.putTestAttempt(orgId, agentId, attempt);
     return { verdict: attempt.verdict };
   };
@@ -206,6 +189,14 @@ export async function recordCrashedAttempt(ref: AttemptRef, cause: string): Prom
   if (existing.some((item) => item.case_index === ref.case_index && item.attempt === ref.attempt)) return;
   const now = new Date().toISOString();
   await repository.putTestAttempt(ref.organization_id, ref.workflow_id, {
+    ...emptyAttempt(ref, now, now),
+    error: cause.slice(0, 1000),
+  });
+}
+
+/** An attempt with nothing measured yet: an error until its fields say otherwise. */
+function emptyAttempt(ref: AttemptRef, startedAt: string, endedAt: string): TestAttempt {
+  return {
     test_run_id: ref.test_run_id,
     case_index: ref.case_index,
     test_id: ref.test_id,
@@ -218,8 +209,8 @@ export async function recordCrashedAttempt(ref: AttemptRef, cause: string): Prom
     conversation_id: null,
     latency_ms: null,
     cost_usd: 0,
-    error: cause.slice(0, 1000),
-    started_at: now,
-    ended_at: now,
-  });
+    error: null,
+    started_at: startedAt,
+    ended_at: endedAt,
+  };
 }

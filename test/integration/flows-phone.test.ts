@@ -1,7 +1,7 @@
 import { WebSocket } from 'ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { flowPath } from '../support/flow-chat.ts';
+import { flowPath, northBankFlow } from '../support/flow-chat.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -16,34 +16,7 @@ import { eventually } from '../support/webhook-receiver.ts';
 const api = apiClient();
 type Provider = 'twilio' | 'telnyx';
 
-const flow = (loanClosing = 'A loan officer will call you. Goodbye.') => ({
-  nodes: [
-    {
-      id: 'start',
-      type: 'startCall',
-      name: 'Greeting',
-      greeting: 'Hello, this is North Bank. How old are you?',
-      prompt: 'Find out the caller\'s age. Say "How old are you?"',
-      extract: [{ name: 'age', type: 'number', hint: "The caller's age in years" }],
-    },
-    {
-      id: 'offer',
-      type: 'agentNode',
-      name: 'Offer',
-      prompt: 'Read the disclosure, then offer a card or a loan. Say "This call is recorded. A card or a loan?"',
-      interruptible: false,
-    },
-    { id: 'card', type: 'endCall', name: 'Card', closing: 'Your card is on its way. Goodbye.', disposition: 'card' },
-    { id: 'loan', type: 'endCall', name: 'Loan', closing: loanClosing, disposition: 'loan' },
-    { id: 'minor', type: 'endCall', name: 'Minor', closing: 'Sorry, our offers are for adults. Goodbye.' },
-  ],
-  edges: [
-    { source: 'start', target: 'offer', expression: 'age >= 18' },
-    { source: 'start', target: 'minor', expression: 'age < 18' },
-    { source: 'offer', target: 'card', condition: 'The caller wants the "card"' },
-    { source: 'offer', target: 'loan', condition: 'The caller wants the "loan"' },
-  ],
-});
+const flow = northBankFlow;
 
 interface Segment {
   role: string;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../shared/schemas/agents.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
-import { chatUntilEnd, flowPath } from '../support/flow-chat.ts';
+import { chatUntilEnd, flowPath, northBankFlow } from '../support/flow-chat.ts';
 
 /**
  * A conversation flow over chat, end to end through the local stack: a variable test takes one
@@ -13,41 +13,7 @@ const api = apiClient();
 let org: TestOrganization;
 let agent: Agent;
 
-const FLOW = {
-  nodes: [
-    {
-      id: 'start',
-      type: 'startCall',
-      name: 'Greeting',
-      greeting: 'Hello, this is North Bank. How old are you?',
-      prompt: 'Find out the caller\'s age. Say "How old are you?"',
-      extract: [{ name: 'age', type: 'number', hint: "The caller's age in years" }],
-    },
-    {
-      id: 'offer',
-      type: 'agentNode',
-      name: 'Offer',
-      prompt: 'Read the disclosure, then offer a card or a loan. Say "This call is recorded. A card or a loan?"',
-      interruptible: false,
-    },
-    { id: 'card', type: 'endCall', name: 'Card', closing: 'Your card is on its way. Goodbye.', disposition: 'card' },
-    {
-      id: 'loan',
-      type: 'endCall',
-      name: 'Loan',
-      closing: 'A loan officer will call you. Goodbye.',
-      disposition: 'loan',
-    },
-    { id: 'minor', type: 'endCall', name: 'Minor', closing: 'Sorry, our offers are for adults. Goodbye.' },
-    { id: 'global', type: 'globalNode', name: 'Everywhere', prompt: 'Be brief and polite.' },
-  ],
-  edges: [
-    { source: 'start', target: 'offer', expression: 'age >= 18' },
-    { source: 'start', target: 'minor', expression: 'age < 18', label: 'Too young' },
-    { source: 'offer', target: 'card', condition: 'The caller wants the "card"' },
-    { source: 'offer', target: 'loan', condition: 'The caller wants the "loan"' },
-  ],
-};
+const FLOW = northBankFlow();
 
 beforeAll(async () => {
   org = await newOrganization('Flows', 10);

@@ -36,3 +36,43 @@ export async function chatUntilEnd(key: string, agentId: string, messages: strin
 export const flowPath = (run: {
   flow: { node_id: string; edge: { target: string } | null; reason: string | null }[];
 }) => run.flow.map((step) => [step.node_id, step.edge?.target ?? null, step.reason]);
+
+/**
+ * The flows tests' bank (docs/flows.md's example): the caller's age, then a disclosure nobody can
+ * interrupt, then a card or a loan; minors to their own end.
+ */
+export const northBankFlow = (loanClosing = 'A loan officer will call you. Goodbye.') => ({
+  nodes: [
+    {
+      id: 'start',
+      type: 'startCall',
+      name: 'Greeting',
+      greeting: 'Hello, this is North Bank. How old are you?',
+      prompt: 'Find out the caller\'s age. Say "How old are you?"',
+      extract: [{ name: 'age', type: 'number', hint: "The caller's age in years" }],
+    },
+    {
+      id: 'offer',
+      type: 'agentNode',
+      name: 'Offer',
+      prompt: 'Read the disclosure, then offer a card or a loan. Say "This call is recorded. A card or a loan?"',
+      interruptible: false,
+    },
+    { id: 'card', type: 'endCall', name: 'Card', closing: 'Your card is on its way. Goodbye.', disposition: 'card' },
+    {
+      id: 'loan',
+      type: 'endCall',
+      name: 'Loan',
+      closing: loanClosing,
+      disposition: 'loan',
+    },
+    { id: 'minor', type: 'endCall', name: 'Minor', closing: 'Sorry, our offers are for adults. Goodbye.' },
+    { id: 'global', type: 'globalNode', name: 'Everywhere', prompt: 'Be brief and polite.' },
+  ],
+  edges: [
+    { source: 'start', target: 'offer', expression: 'age >= 18' },
+    { source: 'start', target: 'minor', expression: 'age < 18', label: 'Too young' },
+    { source: 'offer', target: 'card', condition: 'The caller wants the "card"' },
+    { source: 'offer', target: 'loan', condition: 'The caller wants the "loan"' },
+  ],
+});
