@@ -54,6 +54,15 @@ const STEP: Record<SmsStatus, number> = { queued: 0, sent: 1, delivered: 2, unde
 export const statusesBefore = (reported: SmsStatus): SmsStatus[] =>
   SMS_STATUSES.filter((status) => STEP[status] < STEP[reported]);
 
+/**
+ * A text's history in the order of its steps (a late report is stored after the ones it came
+ * behind), by time within a step: the clocks of the platform and the provider differ.
+ */
+export const historyInOrder = (history: readonly SmsStatusChange[]): SmsStatusChange[] =>
+  [...history].sort(
+    (a, b) => STEP[a.status] - STEP[b.status] || (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0),
+  );
+
 /** The billing of a run's texts: its outbound messages, their segments and cost (kept after the run's erasure). */
 export function smsTotals(messages: readonly Pick<RunSmsRecord, 'direction' | 'segments' | 'cost_usd'>[]): {
   sms_messages: number;

@@ -9,7 +9,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
 import { runLogItem } from './run-logs.ts';
 import { db, queryPages, sendTransaction, tableName } from './table.ts';
-import { statusesBefore, type RunSmsRecord, type SmsStatus } from '../domain/text-messages.ts';
+import { historyInOrder, statusesBefore, type RunSmsRecord, type SmsStatus } from '../domain/text-messages.ts';
 import type { RunLogLine } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 
@@ -41,7 +41,7 @@ export async function putRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogL
       {
         Put: {
           TableName: tableName(),
-          Item: { ...key(ref, record.id), type: 'runSms', ...record },
+          Item: { ...key(ref, record.id), type: 'runSms', ...record, reported_statuses: new Set([record.status]) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -111,9 +111,12 @@ export async function recordSmsAccepted(
 
 /**
  * Moves a text on to `status` (a provider's report, or the provider's refusal: `failed`), with its
- * history: false when it is already as far or further (a late, repeated or out-of-order report), or
- * is gone. A report must name the provider's id of the text (a signed report of another text of the
- * same account cannot move this one); a refusal has none yet.
+ * history: false when the report is repeated, names another text, or the text is gone. A report
+ * must name the provider's id of the text (a signed report of another text of the same account
+ * cannot move this one); a refusal has none yet. A report may come before the provider's answer to
+ * the send is recorded (Twilio and Telnyx call back as soon as they move the text), so it may
+ * record the id itself. A report of a step the text is already past (a late or out-of-order
+ * callback) joins the history, once, without moving the status back.
  */
 export async function applySmsStatus(
   ref: RunRef,
@@ -129,28 +132,51 @@ export async function applySmsStatus(
   const earlier = statusesBefore(change.status);
   const values: Record<string, unknown> = {
     ':status': change.status,
+    ':reported': new Set([change.status]),
     ':history': [{ status: change.status, timestamp: change.timestamp, error_code: change.errorCode }],
-    ':code': change.errorCode,
-    ':reason': change.errorReason,
   };
-  earlier.forEach((status, index) => (values[`:s${index}`] = status));
-  let condition = `attribute_exists(pk) AND #status IN (${earlier.map((_, index) => `:s${index}`).join(', ')})`;
+  let sameText = 'attribute_exists(pk)';
+  let setId = '';
   if (change.providerMessageId) {
-    condition += ' AND provider_message_id = :id';
+    sameText += ' AND (provider_message_id = :id OR attribute_type(provider_message_id, :nullType))';
+    setId = ', provider_message_id = :id';
     values[':id'] = change.providerMessageId;
+    values[':nullType'] = 'NULL';
   }
+  const earlierValues = Object.fromEntries(earlier.map((status, index) => [`:s${index}`, status]));
+  // Nothing is before `queued`: a report of it is only ever a late one.
+  const forward =
+    earlier.length > 0 &&
+    (await conditionalUpdate(ref, smsId, {
+      UpdateExpression: `SET #status = :status, status_history = list_append(status_history, :history), error_code = :code, error_reason = :reason${setId} ADD reported_statuses :reported`,
+      ConditionExpression: `${sameText} AND #status IN (${Object.keys(earlierValues).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ...values,
+        ...earlierValues,
+        ':code': change.errorCode,
+        ':reason': change.errorReason,
+      },
+    }));
+  if (forward) return true;
+  return conditionalUpdate(ref, smsId, {
+    UpdateExpression: `SET status_history = list_append(status_history, :history)${setId} ADD reported_statuses :reported`,
+    ConditionExpression: `${sameText} AND #status <> :status AND NOT contains(reported_statuses, :status)`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: values,
+  });
+}
+
+async function conditionalUpdate(
+  ref: RunRef,
+  smsId: string,
+  update: Pick<
+    ConstructorParameters<typeof UpdateCommand>[0],
+    'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+  >,
+): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key(ref, smsId),
-        UpdateExpression:
-          'SET #status = :status, status_history = list_append(status_history, :history), error_code = :code, error_reason = :reason',
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: key(ref, smsId), ...update }));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
@@ -186,8 +212,12 @@ export async function listRunSms(ref: RunRef): Promise<RunSmsRecord[]> {
     },
     ConsistentRead: true,
   })) {
-    for (const item of page)
-      messages.push(Object.fromEntries(FIELDS.map((field) => [field, item[field] ?? null])) as unknown as RunSmsRecord);
+    for (const item of page) {
+      const message = Object.fromEntries(
+        FIELDS.map((field) => [field, item[field] ?? null]),
+      ) as unknown as RunSmsRecord;
+      messages.push({ ...message, status_history: historyInOrder(message.status_history ?? []) });
+    }
   }
   return messages.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
 }

@@ -190,3 +190,93 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)('text messa
     expect(forged.status).toBe(403);
   });
 });
+
+/**
+ * The providers call back as soon as they move a text, sometimes before their answer to the send
+ * is recorded, sometimes out of order: no report is lost, none moves a text back, and a report of
+ * another text (another provider id) moves nothing.
+ */
+describe.skipIf(needsLocalStack)('text status reports in any order', () => {
+  let org: TestOrganization;
+  beforeAll(async () => {
+    org = await newOrganization('Texts out of order');
+  });
+
+  async function liveRun() {
+    Object.assign(process.env, inject('stackEnv'));
+    const agent = (await api.request('POST', '/agents', { key: org.key, body: { name: 'Receipts' } })).body as {
+      id: number;
+      public_id: string;
+    };
+    const started = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
+      key: org.key,
+      body: { mode: 'chat' },
+    });
+    expect(started.status).toBeLessThan(300);
+    const ref = { organizationId: org.organizationId, agentId: agent.id, runId: started.body.id as number };
+    // As when the browser connects the session.
+    const { updateRunWithLog } = await import('../../shared/repositories/runs-lifecycle.ts');
+    const live = await updateRunWithLog(ref, {
+      UpdateExpression: 'SET #status = :inProgress',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':inProgress': 'in_progress' },
+    });
+    expect(live).toBe(true);
+    return ref;
+  }
+
+  const queuedText = (id: string, timestamp: string) => ({
+    id,
+    direction: 'outbound' as const,
+    timestamp,
+    from: '+442079460591',
+    to: '+447700900123',
+    body: 'Your visit is booked.',
+    status: 'queued' as const,
+    status_history: [{ status: 'queued' as const, timestamp, error_code: null }],
+    error_code: null,
+    error_reason: null,
+    segments: 0,
+    cost_usd: 0,
+    sent_by: 'api' as const,
+    provider_message_id: null,
+  });
+  const report = (status: 'sent' | 'delivered', timestamp: string, providerMessageId = 'SM-1') => ({
+    status,
+    timestamp,
+    errorCode: null,
+    errorReason: null,
+    providerMessageId,
+  });
+
+  it('keeps a receipt that comes before the send is recorded, and a late one in its place', async () => {
+    const texts = await import('../../shared/repositories/run-sms.ts');
+    const ref = await liveRun();
+    const line = { timestamp: '2026-11-26T10:00:00.000Z', level: 'INFO', message: 'Text message queued' };
+    expect(await texts.putRunSms(ref, queuedText('sms-a', '2026-11-26T10:00:00.000Z'), line)).toBe(true);
+    // `sent` before the provider's answer is recorded: it records the provider's id itself.
+    expect(await texts.applySmsStatus(ref, 'sms-a', report('sent', '2026-11-26T10:00:01.000Z'))).toBe(true);
+    await texts.recordSmsAccepted(ref, 'sms-a', { providerMessageId: 'SM-1', segments: 1, costUsd: 0.0079 });
+    // A report of another text of the account (another id) moves nothing.
+    expect(await texts.applySmsStatus(ref, 'sms-a', report('delivered', '2026-11-26T10:00:02.000Z', 'SM-2'))).toBe(
+      false,
+    );
+    // `delivered` before `sent`: the late `sent` joins the history, once, and the status stays.
+    expect(await texts.putRunSms(ref, queuedText('sms-b', '2026-11-26T10:00:03.000Z'), line)).toBe(true);
+    await texts.recordSmsAccepted(ref, 'sms-b', { providerMessageId: 'SM-3', segments: 1, costUsd: 0.0079 });
+    expect(await texts.applySmsStatus(ref, 'sms-b', report('delivered', '2026-11-26T10:00:05.000Z', 'SM-3'))).toBe(
+      true,
+    );
+    expect(await texts.applySmsStatus(ref, 'sms-b', report('sent', '2026-11-26T10:00:04.000Z', 'SM-3'))).toBe(true);
+    expect(await texts.applySmsStatus(ref, 'sms-b', report('sent', '2026-11-26T10:00:04.000Z', 'SM-3'))).toBe(false);
+    expect(await texts.applySmsStatus(ref, 'sms-b', report('delivered', '2026-11-26T10:00:05.000Z', 'SM-3'))).toBe(
+      false,
+    );
+
+    const [first, second] = await texts.listRunSms(ref);
+    expect(first).toMatchObject({ id: 'sms-a', status: 'sent', provider_message_id: 'SM-1' });
+    expect(first!.status_history.map((change) => change.status)).toEqual(['queued', 'sent']);
+    expect(second).toMatchObject({ id: 'sms-b', status: 'delivered' });
+    expect(second!.status_history.map((change) => change.status)).toEqual(['queued', 'sent', 'delivered']);
+  });
+});

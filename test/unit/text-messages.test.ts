@@ -6,7 +6,9 @@ import {
   smsRefusal,
   smsTotals,
   statusesBefore,
+  historyInOrder,
   type SmsSendFacts,
+  type SmsStatus,
 } from '../../shared/domain/text-messages.ts';
 
 const allowed: SmsSendFacts = {
@@ -49,6 +51,26 @@ describe('statusesBefore: a report moves a text only forward', () => {
     ['failed', ['queued', 'sent']],
   ] as const)('%s replaces %j', (status, before) => {
     expect(statusesBefore(status)).toEqual(before);
+  });
+});
+
+describe('historyInOrder: by step, then by time within a step', () => {
+  const at = (status: SmsStatus, second: number) => ({
+    status,
+    timestamp: `2026-11-26T10:00:0${second}.000Z`,
+    error_code: null,
+  });
+  it.each([
+    ['in order', [at('queued', 0), at('sent', 1), at('delivered', 2)], ['queued', 'sent', 'delivered']],
+    ['a late sent', [at('queued', 0), at('delivered', 2), at('sent', 1)], ['queued', 'sent', 'delivered']],
+    ["the provider's clock behind the platform's", [at('queued', 5), at('sent', 1)], ['queued', 'sent']],
+    [
+      'undelivered after sent',
+      [at('queued', 0), at('undelivered', 3), at('sent', 2)],
+      ['queued', 'sent', 'undelivered'],
+    ],
+  ] as const)('%s', (_name, history, statuses) => {
+    expect(historyInOrder(history).map((change) => change.status)).toEqual(statuses);
   });
 });
 
