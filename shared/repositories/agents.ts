@@ -1,11 +1,11 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AgentStatus } from '../domain/agent.ts';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import type { Agent } from '../schemas/agents.ts';
 import { definitionItem } from './definitions.ts';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, queryPages, tableName } from './table.ts';
+import { countQuery, db, queryItems, queryPages, refusedAt, tableName } from './table.ts';
 
 /** Agents are stored in their API shape, under their organization's partition. */
 const fromItem = (item: Record<string, unknown>): Agent => {
@@ -91,11 +91,7 @@ export async function updateAgentFields(
     return getAgent(orgId, agentId);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return undefined;
+    if (refusedAt(error, 0)) return undefined;
     throw error;
   }
 }

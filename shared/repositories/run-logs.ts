@@ -5,10 +5,9 @@
  * condition on the run checked there), so a line exists exactly when its change does.
  */
 import { randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
-import { db, queryPages, sendTransaction, tableName, type TransactItem } from './table.ts';
+import { db, queryPages, refusedAt, sendTransaction, tableName, type TransactItem } from './table.ts';
 import type { RunLogLine } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 
@@ -61,11 +60,7 @@ export async function appendRunLog(ref: RunRef, line: RunLogLine): Promise<boole
     ]);
     return true;
   } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return false;
+    if (refusedAt(error, 0)) return false;
     throw error;
   }
 }

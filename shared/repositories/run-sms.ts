@@ -8,7 +8,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
 import { runLogItem } from './run-logs.ts';
-import { db, queryPages, sendTransaction, tableName } from './table.ts';
+import { db, queryPages, refusedAt, sendTransaction, tableName } from './table.ts';
 import { historyInOrder, statusesBefore, type RunSmsRecord, type SmsStatus } from '../domain/text-messages.ts';
 import type { RunLogLine } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
@@ -49,11 +49,7 @@ export async function putRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogL
     ]);
     return true;
   } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-    )
-      return false;
+    if (refusedAt(error, 0)) return false;
     throw error;
   }
 }

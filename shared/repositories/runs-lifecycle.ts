@@ -3,12 +3,12 @@
  * admitted, what a call in progress notes, its ending (channel released, billing record written),
  * its deletion. Every change is conditional on the run's state, and its log line is written with it.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { CALLS_IDEMPOTENCY_SCOPE, keys } from './keys.ts';
 import { appendRunLog, runLogItem } from './run-logs.ts';
 import { getRun } from './runs-read.ts';
-import { db, sendTransaction, tableName, type TransactItem } from './table.ts';
+import { db, refusedAt, sendTransaction, tableName, type TransactItem } from './table.ts';
 import type { MachineVerdict, RunLogLine, RunRecord, UsageRecord } from '../domain/run.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { hasSession, sessionExpiresAt } from '../domain/browser-sessions.ts';
@@ -18,10 +18,6 @@ const refOf = (run: RunRecord): RunRef => ({
   agentId: run.workflow_id,
   runId: run.id,
 });
-
-const cancelledBy = (error: unknown, index: number): boolean =>
-  error instanceof TransactionCanceledException &&
-  error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 /** A write of `insertRun`'s `alongside` items was refused by its condition: nothing was written. */
 export class AlongsideRefusedError extends Error {
@@ -95,10 +91,10 @@ export async function insertRun(
     await sendTransaction(items);
     return true;
   } catch (error) {
-    if (takesChannel && cancelledBy(error, 0)) return false;
-    if (checksAgent && cancelledBy(error, takesChannel ? 1 : 0))
+    if (takesChannel && refusedAt(error, 0)) return false;
+    if (checksAgent && refusedAt(error, takesChannel ? 1 : 0))
       throw new AgentUnavailableError('The agent is missing or archived');
-    const refused = alongside.findIndex((_, i) => cancelledBy(error, first + i));
+    const refused = alongside.findIndex((_, i) => refusedAt(error, first + i));
     if (refused >= 0) throw new AlongsideRefusedError(refused);
     throw error;
   }
@@ -183,7 +179,7 @@ export async function finishRun(
     ]);
     return true;
   } catch (error) {
-    if (cancelledBy(error, 0)) return false;
+    if (refusedAt(error, 0)) return false;
     throw error;
   }
 }
@@ -204,7 +200,7 @@ export async function updateRunWithLog(ref: RunRef, update: RunUpdate, log?: Run
     else await db().send(new UpdateCommand({ TableName: tableName(), Key, ...update }));
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || cancelledBy(error, 0)) return false;
+    if (error instanceof ConditionalCheckFailedException || refusedAt(error, 0)) return false;
     throw error;
   }
 }
@@ -379,8 +375,8 @@ export async function startSession(
       runLogItem(ref, { timestamp: startedAt, level: 'INFO', message: 'Session connected' }),
     ]);
   } catch (error) {
-    if (cancelledBy(error, 1)) return undefined;
-    if (cancelledBy(error, 0)) return 'at_limit';
+    if (refusedAt(error, 1)) return undefined;
+    if (refusedAt(error, 0)) return 'at_limit';
     throw error;
   }
   return getRun(ref.organizationId, ref.agentId, ref.runId);
@@ -420,8 +416,8 @@ export async function deleteRun(
     await sendTransaction([...items, ...alongside]);
     return 'deleted';
   } catch (error) {
-    if (cancelledBy(error, 0)) return 'in_progress';
-    if (alongside.some((_, i) => cancelledBy(error, items.length + i))) return 'alongside_refused';
+    if (refusedAt(error, 0)) return 'in_progress';
+    if (alongside.some((_, i) => refusedAt(error, items.length + i))) return 'alongside_refused';
     throw error;
   }
 }

@@ -65,6 +65,11 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 const TRANSACTION_ATTEMPTS = 8;
 
+/** A transaction refused by the condition of its `index`th item: nothing of it was written. */
+export const refusedAt = (error: unknown, index: number): boolean =>
+  error instanceof TransactionCanceledException &&
+  error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+
 const conflicted = (error: unknown): boolean =>
   error instanceof TransactionCanceledException &&
   (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
