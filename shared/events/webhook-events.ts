@@ -1,7 +1,7 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
 import { logger } from '../observability/logger.ts';
-import type { CampaignRecord } from '../repositories/campaigns.ts';
+import type { CampaignRecord } from '../domain/campaign-records.ts';
 import type { RunRecord } from '../domain/run.ts';
 import type { WebhookEvent } from '../schemas/webhook-events.ts';
 import { EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';

@@ -3,7 +3,7 @@ import type { RunRef } from '../domain/run-ref.ts';
 import { publishCallAnalyzed } from '../events/call-events.ts';
 import { withRunSms } from './run-texts.ts';
 import { logger } from '../observability/logger.ts';
-import * as campaigns from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import type { RunRecord } from '../domain/run.ts';
 import { getRun } from '../repositories/runs-read.ts';
 import { recordAnalysis } from '../repositories/runs-events.ts';
@@ -40,7 +40,7 @@ export async function settleAnalysis(ref: RunRef, run: RunRecord, analysis: RunA
       settled = { ...run, analysis };
       logger.info('Post-call analysis recorded', { status: analysis.status, attempts: analysis.attempts });
       if (run.campaign)
-        await campaigns.recordContactAnalysis(ref.organizationId, run.campaign.campaign_id, run.campaign.row, {
+        await contactStore.recordContactAnalysis(ref.organizationId, run.campaign.campaign_id, run.campaign.row, {
           run_id: run.id,
           summary: analysis.summary,
           successful: analysis.success_evaluation?.successful ?? null,

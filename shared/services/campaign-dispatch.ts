@@ -4,7 +4,8 @@ import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { nextInstantInsideAll } from '../domain/time-windows.ts';
 import { reuseFor } from '../caching/reuse-for.ts';
 import { logger } from '../observability/logger.ts';
-import * as repository from '../repositories/campaigns.ts';
+import type { CampaignRecord, ContactRecord } from '../domain/campaign-records.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import { nextIds } from '../repositories/counters.ts';
 import { getNumber, getOutboundNumberId } from '../repositories/numbers.ts';
 import { AgentUnavailableError, AlongsideRefusedError } from '../repositories/runs-lifecycle.ts';
@@ -38,12 +39,12 @@ const CLAIM_CONCURRENCY = 32;
 export type ContactOutcome = 'placed' | 'capacity' | 'rescheduled' | 'skipped' | 'stopped';
 
 interface Fetched {
-  contacts: repository.ContactRecord[];
+  contacts: ContactRecord[];
   settled: ContactOutcome[];
 }
 
 interface Queue {
-  contacts: repository.ContactRecord[];
+  contacts: ContactRecord[];
   fetchedAt: number;
   fetching?: Promise<Fetched>;
   /** `row#attempts` of contacts handed to a dispatcher → when (an attempt is handed out once). */
@@ -53,8 +54,8 @@ interface Queue {
 }
 
 const queues = new Map<string, Queue>();
-const attemptKey = (contact: repository.ContactRecord) => `${contact.row}#${contact.attempts}`;
-const queueOf = (campaign: repository.CampaignRecord): Queue => {
+const attemptKey = (contact: ContactRecord) => `${contact.row}#${contact.attempts}`;
+const queueOf = (campaign: CampaignRecord): Queue => {
   const key = `${campaign.organization_id}#${campaign.id}`;
   let queue = queues.get(key);
   if (!queue) {
@@ -65,7 +66,7 @@ const queueOf = (campaign: repository.CampaignRecord): Queue => {
 };
 
 /** Forgets what this process queued for the campaign (it stopped, or its contacts changed). */
-export function dropQueue(campaign: repository.CampaignRecord): void {
+export function dropQueue(campaign: CampaignRecord): void {
   queues.delete(`${campaign.organization_id}#${campaign.id}`);
 }
 
@@ -75,13 +76,13 @@ export function dropQueue(campaign: repository.CampaignRecord): void {
  * contacts fetches again, so a burst of refills never leaves a freed channel idle while contacts
  * are due). Contacts a fetch cannot dial now are moved on by it and reported in `settled`.
  */
-async function takeDue(campaign: repository.CampaignRecord, now: Date, count: number): Promise<Fetched> {
+async function takeDue(campaign: CampaignRecord, now: Date, count: number): Promise<Fetched> {
   const queue = queueOf(campaign);
   const clock = Date.now();
   for (const [attempt, at] of queue.handedOut) if (clock - at > HANDED_OUT_MS) queue.handedOut.delete(attempt);
   if (clock - queue.fetchedAt > QUEUE_TTL_MS) queue.contacts = [];
   const settled: ContactOutcome[] = [];
-  const taken: repository.ContactRecord[] = [];
+  const taken: ContactRecord[] = [];
   for (;;) {
     while (taken.length < count && queue.contacts.length > 0) {
       const contact = queue.contacts.shift()!;
@@ -114,7 +115,7 @@ async function takeDue(campaign: repository.CampaignRecord, now: Date, count: nu
   return { contacts: taken, settled };
 }
 
-const dialableAt = async (campaign: repository.CampaignRecord, contact: repository.ContactRecord, now: Date) =>
+const dialableAt = async (campaign: CampaignRecord, contact: ContactRecord, now: Date) =>
   nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)))?.getTime() ===
   now.getTime();
 
@@ -123,11 +124,11 @@ const dialableAt = async (campaign: repository.CampaignRecord, contact: reposito
  * rescheduled; one on the Do-not-call list, or dialing a number of the organization that carries
  * no traffic, is finished (one BatchGetItem screens them all); the rest may be dialed.
  */
-async function fetchDialable(campaign: repository.CampaignRecord, now: Date, limit: number): Promise<Fetched> {
+async function fetchDialable(campaign: CampaignRecord, now: Date, limit: number): Promise<Fetched> {
   const orgId = campaign.organization_id;
-  const contacts = await repository.dueContacts(orgId, campaign.id, now.toISOString(), limit);
+  const contacts = await contactStore.dueContacts(orgId, campaign.id, now.toISOString(), limit);
   const settled: ContactOutcome[] = [];
-  const dialable: repository.ContactRecord[] = [];
+  const dialable: ContactRecord[] = [];
   for (const contact of contacts) {
     const next = nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)));
     if (!next) {
@@ -137,7 +138,7 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
       });
       settled.push('skipped');
     } else if (next.getTime() > now.getTime()) {
-      await repository.updateContact(orgId, campaign.id, contact.row, dueOf(contact), {
+      await contactStore.updateContact(orgId, campaign.id, contact.row, dueOf(contact), {
         status: contact.status,
         next_attempt_at: next.toISOString(),
       });
@@ -150,12 +151,12 @@ async function fetchDialable(campaign: repository.CampaignRecord, now: Date, lim
 
   const [context, screen] = await Promise.all([
     placementContext(campaign),
-    repository.screenNumbers(
+    contactStore.screenNumbers(
       orgId,
       dialable.map((contact) => contact.e164!),
     ),
   ]);
-  const placeable: repository.ContactRecord[] = [];
+  const placeable: ContactRecord[] = [];
   for (const contact of dialable) {
     const claim = screen.claimedBy.get(contact.e164!);
     const ownNumber = claim?.organizationId === orgId ? await getNumber(orgId, claim.numberId) : undefined;
@@ -209,26 +210,26 @@ const placementContexts = reuseFor(
     return { agent, from: outbound?.phone_number ?? null };
   },
 );
-const placementKey = (campaign: repository.CampaignRecord) => `${campaign.organization_id}#${campaign.workflow_id}`;
-const placementContext = (campaign: repository.CampaignRecord) => placementContexts(placementKey(campaign));
+const placementKey = (campaign: CampaignRecord) => `${campaign.organization_id}#${campaign.workflow_id}`;
+const placementContext = (campaign: CampaignRecord) => placementContexts(placementKey(campaign));
 
-export const contactZones = async (contact: Pick<repository.ContactRecord, 'timezone' | 'e164'>): Promise<string[]> => {
+export const contactZones = async (contact: Pick<ContactRecord, 'timezone' | 'e164'>): Promise<string[]> => {
   if (contact.timezone) return [contact.timezone];
   return contact.e164 ? phoneNumberTimeZones(contact.e164) : [];
 };
 
-const dueOf = (contact: repository.ContactRecord) => ({
+const dueOf = (contact: ContactRecord) => ({
   statuses: ['pending', 'retry_scheduled'] as const,
   attempts: contact.attempts,
 });
 
 /** Ends a due contact that cannot be dialed (no attempt made), with the reason in its report row. */
 const endUndialable = (
-  campaign: repository.CampaignRecord,
-  contact: repository.ContactRecord,
+  campaign: CampaignRecord,
+  contact: ContactRecord,
   ending: { status: 'failed' | 'do_not_call'; error: string },
 ) =>
-  repository.finishContact(
+  contactStore.finishContact(
     campaign.organization_id,
     campaign.id,
     contact.row,
@@ -245,8 +246,8 @@ type Placement = { kind: 'placed' } | { kind: 'capacity' } | { kind: 'refused'; 
  * `alongside[0]` must be the campaign's item (a running check, or counters that require it).
  */
 async function placeContact(
-  campaign: repository.CampaignRecord,
-  contact: repository.ContactRecord,
+  campaign: CampaignRecord,
+  contact: ContactRecord,
   runId: number,
   now: Date,
   alongside: TransactItem[],
@@ -268,7 +269,10 @@ async function placeContact(
         prepared: {
           from: context.from,
           runId,
-          alongside: [repository.contactClaimItem(orgId, campaign.id, contact, runId, now.toISOString()), ...alongside],
+          alongside: [
+            contactStore.contactClaimItem(orgId, campaign.id, contact, runId, now.toISOString()),
+            ...alongside,
+          ],
           dial: dialPlacedRun,
         },
       },
@@ -295,22 +299,18 @@ async function placeContact(
  * Dials up to `count` due contacts of a running campaign, concurrently; the outcomes include the
  * contacts a fetch moved on instead (rescheduled or finished).
  */
-export async function dispatchDue(
-  campaign: repository.CampaignRecord,
-  now: Date,
-  count: number,
-): Promise<ContactOutcome[]> {
+export async function dispatchDue(campaign: CampaignRecord, now: Date, count: number): Promise<ContactOutcome[]> {
   const orgId = campaign.organization_id;
   const { contacts: placeable, settled: outcomes } = await takeDue(campaign, now, count);
   if (placeable.length === 0) return outcomes;
 
   const runIds = await takeRunIds(placeable.length);
   let stopped = false;
-  const place = async (contact: repository.ContactRecord, runId: number): Promise<ContactOutcome> => {
+  const place = async (contact: ContactRecord, runId: number): Promise<ContactOutcome> => {
     if (stopped) return 'stopped';
     try {
       const placement = await placeContact(campaign, contact, runId, now, [
-        repository.campaignRunningCheck(orgId, campaign.id),
+        contactStore.campaignRunningCheck(orgId, campaign.id),
       ]);
       if (placement.kind === 'refused' && placement.index === 1) stopped = true;
       return placement.kind === 'placed'
@@ -359,13 +359,13 @@ export type RefillResult =
  * for both, and the outcome is applied exactly once either way.
  */
 export async function dispatchWithOutcome(
-  campaign: repository.CampaignRecord,
+  campaign: CampaignRecord,
   now: Date,
-  outcome: repository.ContactOutcome,
+  outcome: contactStore.ContactOutcome,
   alongside: TransactItem[],
 ): Promise<RefillResult> {
   const orgId = campaign.organization_id;
-  const items = repository.contactOutcomeItems(orgId, campaign.id, outcome, { withClaim: true });
+  const items = contactStore.contactOutcomeItems(orgId, campaign.id, outcome, { withClaim: true });
   for (;;) {
     const { contacts } = await takeDue(campaign, now, 1);
     const contact = contacts[0];

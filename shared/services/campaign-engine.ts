@@ -2,7 +2,9 @@ import { contactWindows, decideAfterCall, DEFAULT_RETRY_POLICY } from '../domain
 import type { CallOutcome } from '../domain/call-outcome.ts';
 import { nextInstantInsideAll } from '../domain/time-windows.ts';
 import { logger } from '../observability/logger.ts';
+import type { CampaignRecord, ContactRecord } from '../domain/campaign-records.ts';
 import * as repository from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import { getOrganization } from '../repositories/organizations.ts';
 import type { EndedCall } from '../domain/run.ts';
 import { getRuns } from '../repositories/runs-read.ts';
@@ -68,14 +70,14 @@ export type StepResult =
 const executionName = (ref: CampaignRef, generation: number, part: number) =>
   `campaign-${ref.organizationId}-${ref.campaignId}-g${generation}-p${part}`;
 
-export async function startEngine(campaign: repository.CampaignRecord): Promise<void> {
+export async function startEngine(campaign: CampaignRecord): Promise<void> {
   const ref = { organizationId: campaign.organization_id, campaignId: campaign.id };
   const input: EngineInput = { campaign: ref, generation: campaign.generation, part: 0, step: 0 };
   await startNamedExecution(CAMPAIGN_ENGINE_ARN_VARIABLE, executionName(ref, campaign.generation, 0), input);
 }
 
 /** Stops the current generation's execution early (it would also stop itself at its next step). */
-export async function stopEngine(campaign: repository.CampaignRecord): Promise<void> {
+export async function stopEngine(campaign: CampaignRecord): Promise<void> {
   if (campaign.generation === 0) return;
   await stopExecution(
     CAMPAIGN_ENGINE_ARN_VARIABLE,
@@ -130,7 +132,7 @@ export async function applyCallOutcome(run: EndedCall, now = new Date()): Promis
     call_disposition: (run.gathered_context.call_disposition as string | undefined) ?? null,
     run_id: run.id,
   };
-  const contactOutcome: repository.ContactOutcome = {
+  const contactOutcome: contactStore.ContactOutcome = {
     row: origin.row,
     expect: { statuses: ['dialing'], attempts: origin.attempt },
     ...(decision.kind === 'final'
@@ -151,7 +153,7 @@ export async function applyCallOutcome(run: EndedCall, now = new Date()): Promis
     if (refill === 'outcome_refused') return { applied: false, placed: false };
     if (refill === 'alongside_refused') return undefined;
     if (refill === 'placed') return { applied: true, placed: true };
-    return repository.applyContactOutcome(orgId, origin.campaign_id, contactOutcome, alongside).then(
+    return contactStore.applyContactOutcome(orgId, origin.campaign_id, contactOutcome, alongside).then(
       (applied) => ({ applied, placed: false }),
       (error: unknown) => {
         if (error instanceof AlongsideRefusedError) return undefined;
@@ -166,10 +168,10 @@ export async function applyCallOutcome(run: EndedCall, now = new Date()): Promis
   return applied;
 }
 
-const settingsCache = new Map<string, Promise<repository.CampaignRecord | undefined>>();
+const settingsCache = new Map<string, Promise<CampaignRecord | undefined>>();
 
 /** The campaign as first read by this process: only its fixed settings (agent, retry policy, window) may be used from it. */
-function campaignSettings(orgId: number, campaignId: number): Promise<repository.CampaignRecord | undefined> {
+function campaignSettings(orgId: number, campaignId: number): Promise<CampaignRecord | undefined> {
   const key = `${orgId}#${campaignId}`;
   let cached = settingsCache.get(key);
   if (!cached) {
@@ -183,9 +185,9 @@ function campaignSettings(orgId: number, campaignId: number): Promise<repository
 
 /** The channel a campaign call freed dials the next due contact, with the call's outcome (see dispatchWithOutcome). */
 async function refillWith(
-  settings: repository.CampaignRecord,
+  settings: CampaignRecord,
   now: Date,
-  outcome: repository.ContactOutcome,
+  outcome: contactStore.ContactOutcome,
   alongside: TransactItem[],
 ): Promise<RefillResult> {
   if (settings.calling_window && !insideCampaignWindow(settings, now)) return 'not_placed';
@@ -193,19 +195,19 @@ async function refillWith(
 }
 
 /** When a freed channel found nothing to dial, the campaign may have just finished. */
-async function completeIfDone(settings: repository.CampaignRecord, now: Date): Promise<void> {
+async function completeIfDone(settings: CampaignRecord, now: Date): Promise<void> {
   const campaign = await repository.getCampaign(settings.organization_id, settings.id);
   if (campaign?.state === 'running' && campaign.processed_rows >= campaign.total_rows)
     await completeCampaign(campaign, now);
 }
 
-function insideCampaignWindow(campaign: repository.CampaignRecord, now: Date): boolean {
+function insideCampaignWindow(campaign: CampaignRecord, now: Date): boolean {
   const opens = nextInstantInsideAll(now, contactWindows(campaign.calling_window, []));
   return opens !== undefined && opens !== null && opens.getTime() <= now.getTime();
 }
 
 /** Marks the campaign completed and lets its engine execution go (it would also stop at its next step). */
-async function completeCampaign(campaign: repository.CampaignRecord, now: Date): Promise<void> {
+async function completeCampaign(campaign: CampaignRecord, now: Date): Promise<void> {
   const completed = await repository.transitionCampaign(
     campaign.organization_id,
     campaign.id,
@@ -227,11 +229,7 @@ async function completeCampaign(campaign: repository.CampaignRecord, now: Date):
  * since the execution is named after the run. Only claims older than STALE_CLAIM_MS are looked at,
  * with one BatchGetItem per 100 of them.
  */
-async function reconcileInFlight(
-  campaign: repository.CampaignRecord,
-  dialing: repository.ContactRecord[],
-  now: Date,
-): Promise<void> {
+async function reconcileInFlight(campaign: CampaignRecord, dialing: ContactRecord[], now: Date): Promise<void> {
   const stale = dialing.filter(
     (contact) => contact.run_id !== null && now.getTime() - Date.parse(contact.last_attempt_at ?? '') > STALE_CLAIM_MS,
   );
@@ -299,7 +297,7 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
   }
   if (input.step >= MAX_STEPS_PER_EXECUTION) return { action: 'continue' };
 
-  const dialing = await repository.dialingContacts(orgId, campaignId);
+  const dialing = await contactStore.dialingContacts(orgId, campaignId);
   await reconcileInFlight(campaign, dialing, now);
 
   if (campaign.calling_window && !insideCampaignWindow(campaign, now)) {
@@ -318,7 +316,7 @@ export async function engineStep(input: EngineInput, now = new Date()): Promise<
     free -= placedNow;
     blocked = outcomes.includes('capacity');
   }
-  const nextDue = await repository.nextDueAt(orgId, campaignId);
+  const nextDue = await contactStore.nextDueAt(orgId, campaignId);
   const poll = later(now, pollSeconds());
   const dueNow = nextDue !== null && Date.parse(nextDue) <= now.getTime();
   // Something to do soon: a contact falling due later, or, while calls are in flight or contacts

@@ -1,4 +1,6 @@
+import type { CampaignRecord, ContactRecord } from '../domain/campaign-records.ts';
 import * as repository from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import { deleteRunFiles, readRunFileText } from '../repositories/run-files.ts';
 
 /** The stored source of an import cannot be read: retrying cannot help. */
@@ -13,14 +15,14 @@ const IMPORT_CHUNK = 5_000;
  * rewriting a chunk after a crash writes the same items again. When done, the campaign becomes
  * `draft`, or `scheduled` when it has a start time, and the S3 copy is deleted.
  */
-export async function importContacts(campaign: repository.CampaignRecord, budgetMs: number): Promise<boolean> {
+export async function importContacts(campaign: CampaignRecord, budgetMs: number): Promise<boolean> {
   const started = Date.now();
   const contacts = storedContacts(await readRunFileText(campaign.import_key!));
   let imported = campaign.imported_rows ?? 0;
   while (imported < contacts.length) {
     if (Date.now() - started > budgetMs) return false;
     const chunk = contacts.slice(imported, imported + IMPORT_CHUNK);
-    await repository.writeContacts(campaign.organization_id, campaign.id, chunk);
+    await contactStore.writeContacts(campaign.organization_id, campaign.id, chunk);
     if (!(await repository.recordImported(campaign.organization_id, campaign.id, imported, imported + chunk.length)))
       return true;
     imported += chunk.length;
@@ -36,7 +38,7 @@ export async function importContacts(campaign: repository.CampaignRecord, budget
 }
 
 /** The contacts the create request validated and stored; a missing or damaged copy fails the import. */
-function storedContacts(text: string | undefined): repository.ContactRecord[] {
+function storedContacts(text: string | undefined): ContactRecord[] {
   if (text === undefined) throw new ImportFailedError('The stored contacts of the import are missing');
   let contacts: unknown;
   try {
@@ -46,14 +48,14 @@ function storedContacts(text: string | undefined): repository.ContactRecord[] {
   }
   if (!Array.isArray(contacts))
     throw new ImportFailedError('The stored contacts of the import are damaged (not a list)');
-  return contacts as repository.ContactRecord[];
+  return contacts as ContactRecord[];
 }
 
 /**
  * Ends an import that cannot finish: the campaign becomes `import_failed` with the reason (the
  * contacts stored so far stay, inert: such a campaign never dials) and its S3 copy is deleted.
  */
-export async function failImport(campaign: repository.CampaignRecord, error: ImportFailedError): Promise<void> {
+export async function failImport(campaign: CampaignRecord, error: ImportFailedError): Promise<void> {
   const failed = await repository.transitionCampaign(
     campaign.organization_id,
     campaign.id,

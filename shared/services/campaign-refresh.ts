@@ -2,7 +2,9 @@ import { SourceError } from '../domain/contact-sources.ts';
 import { DomainError } from '../domain/errors.ts';
 import { RequestValidationError } from '../http/validation-error.ts';
 import { logger } from '../observability/logger.ts';
+import type { ContactRecord } from '../domain/campaign-records.ts';
 import * as repository from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import { startEngine } from './campaign-engine.ts';
 import { newContacts, readSourceRows } from './campaign-sources.ts';
 import { positiveNumberSetting } from '../config/settings.ts';
@@ -34,11 +36,11 @@ export async function syncCampaignSource(orgId: number, campaignId: number, now 
     return 0;
   }
   await repository.scheduleRefresh(orgId, campaignId, nextSyncAt(now, campaign.source_refresh_minutes));
-  let added: repository.ContactRecord[];
+  let added: ContactRecord[];
   try {
     const rows = await readSourceRows(orgId, campaign, now);
     const known = new Set<string>();
-    for await (const contacts of repository.allContacts(orgId, campaignId))
+    for await (const contacts of contactStore.allContacts(orgId, campaignId))
       for (const contact of contacts) known.add(contact.e164 ?? contact.phone_number.trim());
     added = newContacts(rows, known, campaign.total_rows, now.toISOString());
   } catch (error) {

@@ -8,7 +8,7 @@ import {
 } from '../domain/contact-sources.ts';
 import { isValidTimeZone } from '../domain/time-windows.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
-import type { ContactRecord } from '../repositories/campaigns.ts';
+import type { ContactRecord } from '../domain/campaign-records.ts';
 import { readSheet } from './connections.ts';
 import { guardedFetch } from '../net/guarded-fetch.ts';
 

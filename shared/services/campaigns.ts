@@ -5,7 +5,9 @@ import { SourceError, type SourceRow } from '../domain/contact-sources.ts';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
 import { RequestValidationError, type Loc } from '../http/validation-error.ts';
+import type { CampaignRecord, ContactRecord } from '../domain/campaign-records.ts';
 import * as repository from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import { nextId } from '../repositories/counters.ts';
 import { CAMPAIGN_REPORTS_PREFIX } from '../repositories/bucket-layout.ts';
 import { putRunFile } from '../repositories/run-files.ts';
@@ -32,7 +34,7 @@ const INLINE_REPORT_BYTES = 5 * 1024 * 1024;
 const REPORT_LINK_SECONDS = 3600;
 
 /** The Campaign response: the record with the agent's current name. */
-async function present(campaign: repository.CampaignRecord): Promise<Campaign> {
+async function present(campaign: CampaignRecord): Promise<Campaign> {
   const agent = await getAgent(campaign.organization_id, String(campaign.workflow_id)).catch(() => undefined);
   return {
     id: campaign.id,
@@ -119,7 +121,7 @@ async function createCampaignNow(orgId: number, request: CreateCampaignRequest):
   const invalid = contacts.filter((contact) => contact.status === 'invalid').length;
   const background = contacts.length > SYNC_IMPORT_CONTACTS;
   const id = await nextId('campaign');
-  const campaign: repository.CampaignRecord = {
+  const campaign: CampaignRecord = {
     id,
     organization_id: orgId,
     name: request.name,
@@ -157,7 +159,7 @@ async function createCampaignNow(orgId: number, request: CreateCampaignRequest):
   return present(campaign);
 }
 
-async function findCampaign(orgId: number, campaignId: number): Promise<repository.CampaignRecord> {
+async function findCampaign(orgId: number, campaignId: number): Promise<CampaignRecord> {
   const campaign = await repository.getCampaign(orgId, campaignId);
   if (!campaign) throw new NotFoundError('Campaign not found');
   return campaign;
@@ -219,14 +221,14 @@ const REPORT_COLUMNS = [
 ] as const;
 
 /** The contact's latest run's post-call analysis, if that run has one yet. */
-const contactAnalysis = (contact: repository.ContactRecord) =>
+const contactAnalysis = (contact: ContactRecord) =>
   contact.analysis && contact.analysis.run_id === contact.run_id ? contact.analysis : null;
 
 /** When the contact's latest call (`run_id`) was deleted: its disposition and analysis were erased with it. */
-const runErasedAt = (contact: repository.ContactRecord) =>
+const runErasedAt = (contact: ContactRecord) =>
   contact.erased_run_id !== undefined && contact.erased_run_id === contact.run_id ? (contact.erased_at ?? null) : null;
 
-const reportRow = (contact: repository.ContactRecord) => ({
+const reportRow = (contact: ContactRecord) => ({
   row: contact.row,
   phone_number: contact.e164 ?? contact.phone_number,
   first_name: contact.first_name,
@@ -247,7 +249,7 @@ const reportRow = (contact: repository.ContactRecord) => ({
 
 /** The CSV says `erased` where the erased call's content was, rather than an empty cell (never had one). */
 const ERASED = 'erased';
-const csvRow = (contact: repository.ContactRecord) => {
+const csvRow = (contact: ContactRecord) => {
   const row = reportRow(contact);
   if (row.run_erased_at === null) return row;
   return {
@@ -261,7 +263,7 @@ const csvRow = (contact: repository.ContactRecord) => {
 
 export async function reportPage(orgId: number, campaignId: number, page: PageRequest) {
   await findCampaign(orgId, campaignId);
-  const { items, totalCount } = await repository.listContacts(orgId, campaignId, pageOffset(page), page.limit);
+  const { items, totalCount } = await contactStore.listContacts(orgId, campaignId, pageOffset(page), page.limit);
   return { items: items.map(reportRow), ...pageInfo(page, totalCount) };
 }
 
@@ -274,7 +276,7 @@ export type CsvReport = { kind: 'inline'; csv: string } | { kind: 'link'; url: s
 export async function reportCsv(orgId: number, campaignId: number, baseUrl: string): Promise<CsvReport> {
   await findCampaign(orgId, campaignId);
   const parts = [await writeCsv([], REPORT_COLUMNS, { header: true })];
-  for await (const contacts of repository.allContacts(orgId, campaignId))
+  for await (const contacts of contactStore.allContacts(orgId, campaignId))
     parts.push(await writeCsv(contacts.map(csvRow), REPORT_COLUMNS, { header: false }));
   const csv = parts.join('');
   if (Buffer.byteLength(csv) <= INLINE_REPORT_BYTES) return { kind: 'inline', csv };

@@ -3,7 +3,7 @@ import { pageInfo, pageOffset } from '../domain/pagination.ts';
 import { hasSession, SESSION_TOKEN_SECONDS, sessionExpiresAt, sessionUrl } from '../domain/browser-sessions.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { contactErasure } from '../domain/contact-erasure.ts';
-import * as campaigns from '../repositories/campaigns.ts';
+import * as contactStore from '../repositories/campaign-contacts.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import { requiredSetting } from '../config/settings.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
@@ -209,7 +209,7 @@ const CONTACT_ERASURE_ATTEMPTS = 5;
 async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
   const origin = run.campaign;
   if (!origin) return [];
-  const contact = await campaigns.getContact(run.organization_id, origin.campaign_id, origin.row);
+  const contact = await contactStore.getContact(run.organization_id, origin.campaign_id, origin.row);
   if (!contact) return [];
   const erasure = contactErasure(
     {
@@ -227,7 +227,7 @@ async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
     );
   if (erasure.kind === 'nothing') return [];
   return [
-    campaigns.contactErasureItem(run.organization_id, origin.campaign_id, contact, {
+    contactStore.contactErasureItem(run.organization_id, origin.campaign_id, contact, {
       runId: run.id,
       disposition: erasure.disposition,
       analysis: erasure.analysis,

@@ -23,7 +23,7 @@ describe.skipIf(needsLocalStack)('campaign crash recovery', () => {
     // A previous engine step claimed row 1 with its run in one transaction, then died before
     // starting the call's lifecycle execution: the run is in progress and was never dialed.
     Object.assign(process.env, inject('stackEnv'));
-    const contacts = await import('../../shared/repositories/campaigns.ts');
+    const contacts = await import('../../shared/repositories/campaign-contacts.ts');
     const runRecords = await import('../../shared/repositories/runs-lifecycle.ts');
     const { nextId } = await import('../../shared/repositories/counters.ts');
     const { newRun } = await import('../../shared/services/new-run.ts');
