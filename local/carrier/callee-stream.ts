@@ -55,6 +55,8 @@ export async function talkAsCallee(options: {
   menu?: boolean;
   /** What the callee says, one line per agent turn (default DEFAULT_CALLER_SCRIPT). */
   script?: readonly CallerLine[];
+  /** Told after each frame how much audio (ms) has gone out on the stream (LineAudio). */
+  audioSent?: (ms: number) => void;
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -157,6 +159,7 @@ export async function talkAsCallee(options: {
           payload: encodeMulaw(frame).toString('base64'),
         }),
       );
+      options.audioSent?.(chunk * FRAME_MS);
       await sleep(FRAME_MS / options.pace);
     }
     for (const entry of marks) clearTimeout(entry.timer);
