@@ -220,13 +220,14 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(agentLines().at(-1)).toBe('Goodbye.');
   });
 
-  it("keeps the caller's words when the stream stops mid-sentence (a voicemail cutting in): in the transcript, unanswered", async () => {
+  it("keeps the caller's turn whose end was still on its way when the stream stopped (a voicemail replacing it): in the transcript, unanswered", async () => {
     const { session, feed, caller, agentLines } = await call({ workflowDefinition: { greeting: 'Hello.' } });
     await feed(caller.silence(200));
-    await feed([...caller.say("Hi, you've reached Anna"), caller.stop()]);
+    // The pause ends the turn at Deepgram; its result is on the way back when the stream stops.
+    await feed([...caller.say("Hi, you've reached Anna."), ...caller.silence(400), caller.stop()]);
     const result = await session.finish('stop');
     expect(result.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
-      "Hi, you've reached Anna",
+      "Hi, you've reached Anna.",
     ]);
     expect(agentLines()).toEqual(['Hello.']);
   });

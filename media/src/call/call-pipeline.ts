@@ -429,7 +429,7 @@ export class CallPipeline {
   }
 
   private endOfCallerTurn(turn: CallerTurn | null): void {
-    // The stream has closed: a turn its last results ended is part of the transcript, answered by no one.
+    // The stream has stopped: a turn that its last results ended goes in the transcript, unanswered.
     if (this.ended) return void (turn && this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms))));
     this.parts?.clocks.activity(this.clock.nowMs());
     const cut = this.speaker.takeCut();

@@ -84,12 +84,11 @@ export class CallerTurns {
   }
 
   /**
-   * Closes the speech-to-text stream, if open (the call ends or failed). Its last results come
-   * first; words no pause had ended yet (a machine or a caller cut off mid-sentence) end the turn.
+   * Closes the speech-to-text stream, if open (the call ends or failed), once its last results are
+   * in: a turn they end is still told. Words no pause ended (cut off by the stream's end) are not a turn.
    */
   async close(): Promise<void> {
     await this.stt?.close().catch(() => {});
-    if (this.pendingUserText) this.end();
   }
 
   /** A chat message: the user's whole turn. */
