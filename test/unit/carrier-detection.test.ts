@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { SimulatedCarrier, type CarrierCall, type OutboundLine } from '../../local/carrier/carrier.ts';
-import type { MediaStreamWire } from '../../local/carrier/callee-stream.ts';
+import { talkAsCallee, type MediaStreamWire as Wire } from '../../local/carrier/callee-stream.ts';
 import { answeringMachine } from '../../local/carrier/callee-directory.ts';
 
 const servers: WebSocketServer[] = [];
@@ -27,7 +27,7 @@ async function platform() {
   return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, heard };
 }
 
-const wire: MediaStreamWire = {
+const wire: Wire = {
   connected: () => ({ event: 'connected' }),
   start: () => ({ event: 'start' }),
   media: (frame) => ({ event: 'media', media: frame }),
@@ -66,5 +66,32 @@ describe('answering-machine detection on the simulated carrier', () => {
     await expect.poll(() => heard.stopped).toBe(true);
     // Every frame of the greeting and its beep reached the platform before the stream stopped.
     expect(heard.frames).toBeGreaterThanOrEqual(answeringMachine(true).frames.length);
+  });
+
+  it("keeps the line's time when the machine stalls: the frames due go at once, stamped every 20 ms", async () => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    servers.push(server);
+    await new Promise((resolve) => server.once('listening', resolve));
+    const hangUp = new AbortController();
+    const stamps: number[] = [];
+    server.on('connection', (socket) =>
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { event: string; media?: { timestampMs: number } };
+        if (message.event !== 'media') return;
+        stamps.push(message.media!.timestampMs);
+        // The event loop is held 400 ms after the first frame (the callee's timers with it).
+        if (stamps.length === 1) for (const until = Date.now() + 400; Date.now() < until;);
+        if (stamps.length === 40) hangUp.abort();
+      }),
+    );
+    await talkAsCallee({
+      url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      wire,
+      callSeconds: 30,
+      pace: 1,
+      hangUp: hangUp.signal,
+      sockets: new Set(),
+    });
+    expect(stamps.slice(0, 40)).toEqual(Array.from({ length: 40 }, (_, i) => i * 20));
   });
 });
