@@ -55,6 +55,8 @@ export async function talkAsCallee(options: {
   menu?: boolean;
   /** What the callee says, one line per agent turn (default DEFAULT_CALLER_SCRIPT). */
   script?: readonly CallerLine[];
+  /** Told after each frame how much audio (ms) has gone out on the stream (LineAudio). */
+  audioSent?: (ms: number) => void;
 }): Promise<'stream-closed' | 'ended'> {
   const { wire } = options;
   const socket = new WebSocket(options.url);
@@ -132,31 +134,37 @@ export async function talkAsCallee(options: {
       !options.hangUp.aborted &&
       Date.now() - startedAt < options.callSeconds * 1000
     ) {
-      const frameMs = lineMs();
-      const line = keysToPress ? '' : nextLine();
-      const replyAt =
-        typeof line === 'object' ? agentTurnStartsAt + BARGE_IN_AFTER_MS : agentSpeechEndsAt + REPLY_PAUSE_MS;
-      if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > replyAt) {
-        agentSpokeSinceReply = false;
-        if (keysToPress) {
-          pressing = [...keysToPress];
-          keysToPress = '';
-        } else {
-          scriptLine += 1;
-          pending = frames(synthesizeSpeech(typeof line === 'object' ? line.overAgent : line));
+      // Every frame due on the line's clock goes now: a loaded machine wakes this loop late, and the
+      // line keeps its time all the same (its audio, stamped with it, and detection: LineAudio).
+      const due = Math.floor(lineMs() / FRAME_MS);
+      do {
+        const frameMs = chunk * FRAME_MS;
+        const line = keysToPress ? '' : nextLine();
+        const replyAt =
+          typeof line === 'object' ? agentTurnStartsAt + BARGE_IN_AFTER_MS : agentSpeechEndsAt + REPLY_PAUSE_MS;
+        if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > replyAt) {
+          agentSpokeSinceReply = false;
+          if (keysToPress) {
+            pressing = [...keysToPress];
+            keysToPress = '';
+          } else {
+            scriptLine += 1;
+            pending = frames(synthesizeSpeech(typeof line === 'object' ? line.overAgent : line));
+          }
         }
-      }
-      if (pressing.length && chunk % KEY_INTERVAL_FRAMES === 0) send(wire.dtmf(pressing.shift()!, sequence++));
-      const frame = pending.shift() ?? silence;
-      chunk += 1;
-      send(
-        wire.media({
-          sequence: sequence++,
-          chunk,
-          timestampMs: frameMs,
-          payload: encodeMulaw(frame).toString('base64'),
-        }),
-      );
+        if (pressing.length && chunk % KEY_INTERVAL_FRAMES === 0) send(wire.dtmf(pressing.shift()!, sequence++));
+        const frame = pending.shift() ?? silence;
+        chunk += 1;
+        send(
+          wire.media({
+            sequence: sequence++,
+            chunk,
+            timestampMs: frameMs,
+            payload: encodeMulaw(frame).toString('base64'),
+          }),
+        );
+      } while (chunk <= due && socket.readyState === WebSocket.OPEN);
+      options.audioSent?.(chunk * FRAME_MS);
       await sleep(FRAME_MS / options.pace);
     }
     for (const entry of marks) clearTimeout(entry.timer);

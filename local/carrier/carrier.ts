@@ -17,6 +17,7 @@ import {
   type SimulatedAnswerer,
 } from './callee-directory.ts';
 import { talkAsCallee, type MediaStreamWire } from './callee-stream.ts';
+import { LineAudio } from './line-audio.ts';
 import { CarrierMessaging } from './messaging.ts';
 import { NumberInventory } from './number-inventory.ts';
 
@@ -110,7 +111,8 @@ export interface OutboundLine<Call extends CarrierCall, End> {
   answered(call: Call): Promise<void>;
   /**
    * Answering-machine detection, as the wire reports it (if asked for). `at(ms)` waits until that
-   * long after the answer; false when the call is over by then (nothing is reported).
+   * much of the callee's audio has gone out on the call's stream (the line's time since the
+   * answer, as detection hears it); false when the call is over by then (nothing is reported).
    */
   detect(call: Call, answerer: Answerer, at: (ms: number) => Promise<boolean>): Promise<void>;
   /** The answered call until the callee or the platform ends it (its media stream and what follows). */
@@ -176,6 +178,8 @@ export class SimulatedCarrier {
   readonly spoken: { callId: string; to: string; text: string; completed: boolean }[] = [];
   /** Calls handed on to a person, for `GET /_simulator/transfers`. */
   readonly transfers: TransferRecord[] = [];
+  /** The callee's audio sent so far on each outbound call being checked for a machine. */
+  private readonly lineAudio = new WeakMap<CarrierCall, LineAudio>();
 
   constructor(options: SimulatedCarrierOptions) {
     this.callSeconds = options.callSeconds;
@@ -216,17 +220,20 @@ export class SimulatedCarrier {
     const outcome = simulatedOutcome(call.to);
     if (outcome === 'busy' || outcome === 'no-answer') return line.unanswered(call, outcome);
     await line.answered(call);
-    const answeredAt = Date.now();
-    // The stream starts at once for a person and a machine alike; detection runs alongside.
+    // The stream starts at once for a person and a machine alike; detection runs alongside, on
+    // the callee's audio as it goes out (line-audio.ts).
     const answerer = answererOf(call.to);
     const callOver = new AbortController();
+    const audio = new LineAudio();
+    this.lineAudio.set(call, audio);
     const at = async (ms: number) => {
-      await waitUnlessAborted(Math.max(0, answeredAt + ms / this.linePace - Date.now()), callOver.signal);
+      await audio.reached(ms, callOver.signal);
       return !callOver.signal.aborted && !call.hangUp.signal.aborted;
     };
     const detection = line.detect(call, answerer, at);
     const end = await line.talk(call, answerer.machine);
     callOver.abort();
+    this.lineAudio.delete(call);
     await detection;
     await line.ended(call, end);
   }
@@ -251,6 +258,7 @@ export class SimulatedCarrier {
       menu: simulatedMenu(call.to),
       script: simulatedScript(call.to),
       wire: stream.frames,
+      audioSent: (ms) => this.lineAudio.get(call)?.sent(ms),
     });
   }
 

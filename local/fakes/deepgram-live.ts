@@ -55,7 +55,8 @@ const ONSET_LEVEL = 300;
  * handshake (`Authorization: Token <key>`, query parameters), binary mu-law audio in, and the
  * same JSON messages out: `Results` (interim at each word, final with `speech_final` after
  * `endpointing` ms of silence), `SpeechStarted` (with `vad_events`, on any sound after a
- * pause, noise too), `UtteranceEnd` (after `utterance_end_ms`), `Metadata` on `CloseStream`,
+ * pause, noise too), `UtteranceEnd` (after `utterance_end_ms`), on `CloseStream` the final result
+ * of the words not yet ended by a pause and `Metadata`,
  * `KeepAlive` accepted, and the 10 s idle close. It "hears" the synthetic speech of
  * media/src/audio/tones.ts, so a caller's text comes back exactly. Time is the audio's own time,
  * so results are deterministic however fast the audio arrives. Options make it behave as
@@ -204,6 +205,10 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         const message = JSON.parse(String(data)) as { type?: string };
         if (message.type === 'KeepAlive') keepAlives += 1;
         if (message.type === 'CloseStream') {
+          // As Deepgram does: the audio received is transcribed to the end (words not yet
+          // followed by a pause come final), then the metadata, then the stream closes.
+          if (text.trim()) send(results(true, false));
+          text = '';
           send({
             type: 'Metadata',
             transaction_key: 'deprecated',

@@ -220,6 +220,18 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     expect(agentLines().at(-1)).toBe('Goodbye.');
   });
 
+  it("keeps the caller's turn whose end was still on its way when the stream stopped (a voicemail replacing it): in the transcript, unanswered", async () => {
+    const { session, feed, caller, agentLines } = await call({ workflowDefinition: { greeting: 'Hello.' } });
+    await feed(caller.silence(200));
+    // The pause ends the turn at Deepgram; its result is on the way back when the stream stops.
+    await feed([...caller.say("Hi, you've reached Anna."), ...caller.silence(400), caller.stop()]);
+    const result = await session.finish('stop');
+    expect(result.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
+      "Hi, you've reached Anna.",
+    ]);
+    expect(agentLines()).toEqual(['Hello.']);
+  });
+
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
     const { session, feed, caller, agentLines, listen } = await call({
       workflowDefinition: { greeting: 'Hello.' },
@@ -515,6 +527,26 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
       expect(deepgram.audioReceived()).toEqual({ messages: (frameCount + 1) / 2, bytes: bytes.length }),
     );
     await vi.waitFor(() => expect(heard).toEqual(['Hello there.']));
+  });
+
+  it('closing, hands over the final result of words no pause had ended before it resolves', async () => {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+    cleanups.push(deepgram.stop);
+    const heard: string[] = [];
+    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
+      { language: 'en' },
+      {
+        speechStarted: () => {},
+        transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
+        utteranceEnd: () => {},
+        failed: () => {},
+      },
+    );
+    // Words and no pause after them: nothing ends them but the stream's end.
+    stream.send(encodeMulaw(synthesizeSpeech('Please leave a message')));
+    await stream.close();
+    expect(heard).toEqual(['Please leave a message']);
+    await vi.waitFor(() => expect(deepgram.openStreams()).toBe(0));
   });
 
   it('without them, Deepgram closes the idle stream (NET-0001) and the client opens it again', async () => {

@@ -4,6 +4,7 @@
  * once with the audio it missed. The base URL is a setting, so the local stack and tests point
  * the same code at the local fake (local/fakes/deepgram-live.ts).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeepgramClient } from '@deepgram/sdk';
 import { VOICE_SETTINGS } from '../../../shared/config/voice-settings.ts';
 import { ProviderError, type SpeechToText, type SpeechToTextEvents, type SpeechToTextStream } from './interfaces.ts';
@@ -23,6 +24,12 @@ export const STT_CHUNK_MS = 40;
 const STT_CHUNK_BYTES = STT_CHUNK_MS * 8;
 /** Audio held this long without the next frame (the caller's audio stopped) is sent as it is. */
 const STT_HOLD_LIMIT_MS = 2 * STT_CHUNK_MS;
+
+/**
+ * Closing, Deepgram's answer to CloseStream is awaited this long at most: the final results of the
+ * audio it still holds (the caller's last words, when the call stopped mid-sentence), then its close.
+ */
+export const CLOSE_RESULTS_WAIT_MS = 2000;
 
 /** Deepgram closes a stream that gets neither audio nor a KeepAlive for 10 s; keep it open from 4 s. */
 export const KEEP_ALIVE_AFTER_MS = 4000;
@@ -62,6 +69,8 @@ export class DeepgramSpeechToText implements SpeechToText {
     let gap: Uint8Array[] | null = null;
     let gapBytes = 0;
     let reopened = false;
+    /** Settles when the server has closed each stream. */
+    const serverClosed = new WeakMap<ListenSocket, Promise<void>>();
 
     const connect = async (): Promise<ListenSocket> => {
       const socket = await this.client.listen.v1.connect({
@@ -102,7 +111,12 @@ export class DeepgramSpeechToText implements SpeechToText {
         else if (message.type === 'UtteranceEnd') events.utteranceEnd();
       });
       socket.on('error', (error) => onLost(error.message));
-      socket.on('close', (event) => onLost(`live stream closed (${event.code} ${event.reason})`));
+      let closed!: () => void;
+      serverClosed.set(socket, new Promise((resolve) => (closed = resolve)));
+      socket.on('close', (event) => {
+        closed();
+        onLost(`live stream closed (${event.code} ${event.reason})`);
+      });
       socket.connect();
       try {
         await socket.waitForOpen();
@@ -197,7 +211,14 @@ export class DeepgramSpeechToText implements SpeechToText {
         closing = true;
         clearTimeout(holdLimit);
         clearInterval(keepAlive);
-        if (socket.readyState === 1) socket.sendCloseStream({ type: 'CloseStream' });
+        if (socket.readyState === 1) {
+          socket.sendCloseStream({ type: 'CloseStream' });
+          // Its last results come before it closes: the caller's words that no pause had ended.
+          const limit = new AbortController();
+          const timedOut = sleep(CLOSE_RESULTS_WAIT_MS, undefined, { signal: limit.signal }).catch(() => {});
+          await Promise.race([serverClosed.get(socket), timedOut]);
+          limit.abort();
+        }
         socket.close();
       },
     };

@@ -31,6 +31,7 @@ export interface SpeechToTextEvents {
 export interface SpeechToTextStream {
   /** 8 kHz mu-law, as it came from the telephony provider. */
   send(mulaw: Uint8Array): void;
+  /** Closes the stream once the results of the audio sent are in (bounded): those come before it resolves. */
   close(): Promise<void>;
 }
 

@@ -18,7 +18,7 @@ import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { ClockAction } from './call-clocks.ts';
 import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './call-types.ts';
-import { CallerTurns, type CallerTurn } from './caller-turns.ts';
+import { CallerTurns, turnFragment, type CallerTurn } from './caller-turns.ts';
 import { isKey, type KeypadEntry } from './keypad.ts';
 import { applyCommand } from './live-control.ts';
 import { currentStepEvent, LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
@@ -429,6 +429,8 @@ export class CallPipeline {
   }
 
   private endOfCallerTurn(turn: CallerTurn | null): void {
+    // The stream has stopped: a turn that its last results ended goes in the transcript, unanswered.
+    if (this.ended) return void (turn && this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms))));
     this.parts?.clocks.activity(this.clock.nowMs());
     const cut = this.speaker.takeCut();
     if (this.closing) return;
@@ -436,12 +438,7 @@ export class CallPipeline {
       if (cut) this.speaker.resume(cut);
       return;
     }
-    this.addFragment({
-      timestamp: this.clock.isoAt(turn.startMs),
-      end: this.clock.isoAt(turn.endMs),
-      role: 'user',
-      text: turn.text,
-    });
+    this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms)));
     this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);

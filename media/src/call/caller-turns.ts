@@ -1,4 +1,5 @@
 import type { SpeechToTextEvents, SpeechToTextStream, TranscriptResult } from '../agent/interfaces.ts';
+import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { CallClock, PreparedCall } from './call-types.ts';
 
 /** Audio kept for the speech-to-text stream while it opens. */
@@ -82,7 +83,10 @@ export class CallerTurns {
     else if (this.earlyFrames.length < MAX_EARLY_FRAMES) this.earlyFrames.push({ bytes, atMs });
   }
 
-  /** Closes the speech-to-text stream, if open (the call ends or failed). */
+  /**
+   * Closes the speech-to-text stream, if open (the call ends or failed), once its last results are
+   * in: a turn they end is still told. Words no pause ended (cut off by the stream's end) are not a turn.
+   */
   async close(): Promise<void> {
     await this.stt?.close().catch(() => {});
   }
@@ -153,3 +157,11 @@ export class CallerTurns {
 }
 
 const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+/** The caller's turn as a transcript fragment, its times placed by `isoAt` (the call's media clock). */
+export const turnFragment = (turn: CallerTurn, isoAt: (ms: number) => string): TranscriptFragment => ({
+  timestamp: isoAt(turn.startMs),
+  end: isoAt(turn.endMs),
+  role: 'user',
+  text: turn.text,
+});
