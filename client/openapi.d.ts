@@ -2940,6 +2940,11 @@ export interface components {
             started_at: string;
             /** @description Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`. */
             status: string;
+            /**
+             * Format: int64
+             * @description Present on an agent test's conversation: the test run it belongs to (it is not listed with the agent's conversations).
+             */
+            test_run_id?: number;
             /** Format: int64 */
             workflow_id: number;
         };

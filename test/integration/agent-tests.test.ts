@@ -1,9 +1,15 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { talkOverChat } from '../../shared/services/test-conversation.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { eventually, webhookReceivers } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 let org: TestOrganization;
 let agent: { id: number; public_id: string; current_definition_id: number };
+const receivers = webhookReceivers();
+/** The organization's webhook endpoint, subscribed before any of its conversations (fan-out caches endpoints). */
+let hooks: Awaited<ReturnType<typeof receivers.start>>;
+afterAll(receivers.closeAll);
 
 /** A flow: the caller's age, then a card or a loan (docs/flows.md's example, without the transfer). */
 const FLOW = {
@@ -78,6 +84,12 @@ beforeAll(async () => {
     })
   ).body;
   expect(agent.public_id).toMatch(/^agent_/);
+  hooks = await receivers.start();
+  const subscribed = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: hooks.url, events: ['call.started', 'call.completed', 'call.failed', 'test_run.completed'] },
+  });
+  expect(subscribed.status, subscribed.text).toBe(201);
 });
 
 describe('test cases', () => {
@@ -250,6 +262,64 @@ describe('test runs', () => {
       const listed = await api.request('GET', runs(), { key: org.key });
       expect(listed.body).toMatchObject({ total_count: 1, items: [{ id: run.id, status: 'completed' }] });
       expect(listed.body.items[0].cases).toBeUndefined();
+    },
+  );
+
+  it(
+    "keep test conversations out of the agent's conversations and the customer's webhooks; billed with their run",
+    { timeout: 120_000 },
+    async () => {
+      const started = await api.request('POST', runs(), { key: org.key, body: { tag: 'smoke' } });
+      expect(started.status, started.text).toBe(201);
+      const run = await finished(runs(`/${started.body.id}`));
+      const testConversation: number = run.cases[0].attempts[0].conversation_id;
+      expect(testConversation).toEqual(expect.any(Number));
+      // An ordinary chat after it: its webhooks arriving show the test's would have arrived by now.
+      const chat = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
+        key: org.key,
+        body: { mode: 'chat', initial_context: {} },
+      });
+      expect(chat.status, chat.text).toBe(200);
+      await talkOverChat(chat.body.session, {
+        maxTurns: 1,
+        timeoutSeconds: 30,
+        caller: async () => ({ say: 'Goodbye.', hang_up: true }),
+      });
+      const events = () => hooks.received.map((hook) => JSON.parse(hook.body) as { type: string; data: any });
+      await eventually(
+        () =>
+          events().some((event) => event.type === 'call.completed' && event.data.workflow_run_id === chat.body.id) &&
+          events().some((event) => event.type === 'test_run.completed' && event.data.test_run_id === run.id)
+            ? true
+            : undefined,
+        60_000,
+      );
+      const aboutTests = events().filter(
+        (event) => event.type.startsWith('call.') && event.data.workflow_run_name?.startsWith('Test: '),
+      );
+      expect(aboutTests).toEqual([]);
+      expect(
+        events().some((event) => event.type === 'call.started' && event.data.workflow_run_id === chat.body.id),
+      ).toBe(true);
+
+      const listed = await api.request('GET', `/agents/${agent.public_id}/conversations?limit=100`, { key: org.key });
+      const ids = listed.body.items.map((item: { id: number }) => item.id);
+      expect(ids).toContain(chat.body.id);
+      expect(ids).not.toContain(testConversation);
+      expect(listed.body.items.every((item: { name: string }) => !item.name.startsWith('Test: '))).toBe(true);
+      // Still readable by its id, from the test run's result.
+      const read = await api.request('GET', `/agents/${agent.public_id}/conversations/${testConversation}`, {
+        key: org.key,
+      });
+      expect(read.body).toMatchObject({ id: testConversation, status: 'completed', analysis: null });
+
+      const billed = await api.request('GET', '/organizations/usage/runs?limit=100', { key: org.key });
+      expect(billed.body.items.find((item: { run_id: number }) => item.run_id === testConversation)).toMatchObject({
+        test_run_id: run.id,
+      });
+      expect(
+        billed.body.items.find((item: { run_id: number }) => item.run_id === chat.body.id).test_run_id,
+      ).toBeUndefined();
     },
   );
 
