@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { modelTokensUsd } from '../../shared/domain/agent-test-runs.ts';
 import { talkOverChat } from '../../shared/services/test-conversation.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
 import { eventually, webhookReceivers } from '../support/webhook-receiver.ts';
@@ -235,6 +236,14 @@ describe('test runs', () => {
       );
       expect(attempt.expectations.every((result: { passed: boolean }) => result.passed)).toBe(true);
       expect(attempt.expectations[1]).toMatchObject({ type: 'variable_gathered', reason: 'age is 42' });
+      // A scripted caller and no judged criteria: no model tokens, the conversation's cost only.
+      expect(attempt.model_tokens).toEqual({ input_tokens: 0, output_tokens: 0 });
+      const cardConversation = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${attempt.conversation_id}`,
+        { key: org.key },
+      );
+      expect(attempt.cost_usd).toBe(cardConversation.body.cost.total_usd);
 
       const minor = byName['Minor asks for a loan'];
       expect(minor.verdict).toBe('failed');
@@ -249,6 +258,19 @@ describe('test runs', () => {
           reason: expect.stringContaining('mortgages'),
         }),
       ]);
+      // The model played the caller and judged two criteria: its tokens are in the attempt's cost.
+      const minorAttempt = minor.attempts[0];
+      expect(minorAttempt.model_tokens.input_tokens).toBeGreaterThan(100);
+      expect(minorAttempt.model_tokens.output_tokens).toBeGreaterThan(10);
+      const minorConversation = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${minorAttempt.conversation_id}`,
+        { key: org.key },
+      );
+      const tokensUsd = modelTokensUsd(minorAttempt.model_tokens, 'platform');
+      expect(tokensUsd).toBeGreaterThan(0);
+      expect(minorAttempt.cost_usd).toBeCloseTo(minorConversation.body.cost.total_usd + tokensUsd, 6);
+      expect(run.summary.cost_usd).toBeCloseTo(attempt.cost_usd + minorAttempt.cost_usd, 6);
       // The case's conversation is a chat run of the agent with the tested version.
       const conversation = await api.request(
         'GET',
