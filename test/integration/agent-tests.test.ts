@@ -436,6 +436,27 @@ describe('test runs', () => {
         body: { workflow_configurations: { publish_requires_passing_tests: true } },
       });
       expect(gated.status, gated.text).toBe(200);
+      // PATCH publishes a changed definition at once: a version no test has run, refused.
+      const changedFlow = {
+        ...FLOW,
+        nodes: FLOW.nodes.map((node) => (node.id === 'offer' ? { ...node, prompt: 'Say "Card or loan?"' } : node)),
+      };
+      const patched = await api.request('PATCH', `/agents/${agent.public_id}`, {
+        key: org.key,
+        body: { workflow_definition: changedFlow },
+      });
+      expect(patched.status, patched.text).toBe(409);
+      expect(patched.body.detail).toMatch(/requires passing tests: .* would publish a version no test has run/);
+      const unchanged = (await api.request('GET', `/agents/${agent.public_id}`, { key: org.key })).body;
+      expect(unchanged.current_definition_id).toBe(gated.body.current_definition_id);
+      expect(unchanged.workflow_definition).toEqual(gated.body.workflow_definition);
+      // Its other fields, and the same definition again, change without publishing anything.
+      const renamed = await api.request('PATCH', `/agents/${agent.public_id}`, {
+        key: org.key,
+        body: { name: 'North Bank (tested)', workflow_definition: gated.body.workflow_definition },
+      });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body.current_definition_id).toBe(gated.body.current_definition_id);
       const draft = (
         await api.request('POST', `/agents/${agent.public_id}/definitions`, {
           key: org.key,
