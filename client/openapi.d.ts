@@ -150,7 +150,7 @@ export interface paths {
         head?: never;
         /**
          * Update an agent
-         * @description Only the fields sent change. A new `workflow_definition` is saved as a new definition version and published in the same step (it becomes `current_definition_id`); to save a draft and try it first, use `POST /agents/{agent_id}/definitions` and `…/publish`.
+         * @description Only the fields sent change. A new `workflow_definition` is saved as a new definition version and published in the same step (it becomes `current_definition_id`); to save a draft and try it first, use `POST /agents/{agent_id}/definitions` and `…/publish`. An agent that requires passing tests (`workflow_configurations.publish_requires_passing_tests`, as the request leaves it) refuses a changed `workflow_definition` here (409): no test can have run that version.
          *
          *     **Example**
          *
@@ -2940,6 +2940,11 @@ export interface components {
             started_at: string;
             /** @description Final status of the run: `completed`, `busy`, `no_answer`, `voicemail` or `failed`. */
             status: string;
+            /**
+             * Format: int64
+             * @description Present on an agent test's conversation: the test run it belongs to (it is not listed with the agent's conversations).
+             */
+            test_run_id?: number;
             /** Format: int64 */
             workflow_id: number;
         };
@@ -5602,6 +5607,7 @@ export interface components {
              * @description The chat conversation it ran in (`GET /agents/{agent_id}/conversations/{id}`: logs, cost).
              */
             conversation_id: number | null;
+            /** @description The conversation's cost and the simulated caller's and judge's model tokens at the platform model's price (none with the organization's own model key). */
             cost_usd: number;
             /**
              * Format: date-time
@@ -5616,6 +5622,13 @@ export interface components {
              * @description Median time from the caller's message to the agent's first words.
              */
             latency_ms: number | null;
+            /** @description Tokens the simulated caller and the judge used, as the model's provider reported them (the agent's own are in the conversation's cost). */
+            model_tokens: {
+                /** Format: int64 */
+                input_tokens: number;
+                /** Format: int64 */
+                output_tokens: number;
+            };
             /** @description The flow steps entered, in order (empty for a flat definition). */
             path: string[];
             /**
@@ -7170,6 +7183,19 @@ export interface operations {
             };
             /** @description Does not exist or belongs to another organization */
             404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A new definition while the agent requires passing tests, or the agent changed meanwhile */
+            409: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];

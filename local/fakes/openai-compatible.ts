@@ -212,6 +212,14 @@ function flowStep(system: string): { name: string; say: string } | null {
 }
 
 /** The name of the tool a tool result answers. */
+/** Token counts as a provider reports them, estimated as OpenAI's rule of thumb (4 characters a token). */
+function fakeUsage(messages: ChatMessage[], answer: string) {
+  const tokens = (text: string) => Math.ceil(text.length / 4);
+  const prompt = messages.reduce((sum, message) => sum + tokens(String(message.content ?? '')), 0);
+  const completion = tokens(answer);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
 function toolNameOf(messages: ChatMessage[], id: string | undefined): string | undefined {
   for (const message of messages)
     for (const call of message.tool_calls ?? []) if (call.id === id) return call.function.name;
@@ -392,7 +400,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions): Promise<FakeO
               },
             },
           ],
-          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          usage: fakeUsage(body.messages ?? [], reply.content),
         }),
       );
       return;

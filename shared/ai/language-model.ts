@@ -16,6 +16,13 @@ import { createGuardedFetch } from '../net/guarded-fetch.ts';
 export interface CompletionRequest {
   system: string;
   prompt: string;
+  /** Counts the tokens the provider reports for this request (what a caller is charged for). */
+  meter?: TokenMeter;
+}
+
+/** Tokens the model's provider reported, added up over requests. */
+export interface TokenMeter {
+  add(inputTokens: number, outputTokens: number): void;
 }
 
 /** A structured answer: the model fills `schema` (a JSON schema sent as `response_format`). */
@@ -121,6 +128,7 @@ export function remoteModel(settings: {
       const reason = cause instanceof Error ? cause.message : (error as Error).message;
       throw new LanguageModelError(`${upstream} could not be used: ${reason}`.slice(0, 500));
     }
+    request.meter?.add(completion?.usage?.prompt_tokens ?? 0, completion?.usage?.completion_tokens ?? 0);
     const message = completion?.choices?.[0]?.message;
     if (typeof message?.refusal === 'string' && message.refusal)
       throw new LanguageModelError(`${upstream} declined: ${message.refusal}`.slice(0, 500));

@@ -45,11 +45,38 @@ export interface TestAttempt {
   conversation_id: number | null;
   /** Median time from the caller's message to the agent's first words, in milliseconds. */
   latency_ms: number | null;
+  /** The conversation's cost and the simulated caller's and judge's model tokens (modelTokensUsd). */
   cost_usd: number;
+  /** The tokens the simulated caller and the judge used (the agent's own are in the conversation's cost). */
+  model_tokens: ModelTokens;
   /** Why the attempt could not be judged (time exceeded, no channel, a failure of the platform). */
   error: string | null;
   started_at: string;
   ended_at: string;
+}
+
+export interface ModelTokens {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * The platform model's list price per million tokens (USD; gpt-4o-mini, the default `LLM_MODEL`):
+ * what a test's simulated caller and judge add to its cost.
+ */
+export const MODEL_USD_PER_MILLION_TOKENS = { input: 0.15, output: 0.6 } as const;
+
+/**
+ * What a test's model tokens cost on the platform's model; nothing when the organization uses its
+ * own model key (its provider bills it), the tokens are still reported.
+ */
+export function modelTokensUsd(tokens: ModelTokens, owner: 'organization' | 'platform'): number {
+  if (owner === 'organization') return 0;
+  const usd =
+    (tokens.input_tokens * MODEL_USD_PER_MILLION_TOKENS.input +
+      tokens.output_tokens * MODEL_USD_PER_MILLION_TOKENS.output) /
+    1e6;
+  return Math.round(usd * 1e6) / 1e6;
 }
 
 /** One attempt to run: what the state machine's Map state iterates over. */

@@ -154,6 +154,8 @@ export interface UsageRecord {
   /** The texts the call sent, their segments (their cost is in `cost_usd`); absent: none. */
   sms_messages?: number;
   sms_segments?: number;
+  /** A test conversation's (an agent test run's): billed like a chat, listed with its test run. */
+  test_run_id?: number;
 }
 
 /** One line of a run's logs. */

@@ -7,6 +7,8 @@ export interface UsageEntry {
   ended_at: string;
   duration_seconds: number;
   cost_usd: number;
+  /** An agent test's conversation: its test run. */
+  test_run_id?: number;
 }
 
 export type UsageGrouping = 'day' | 'month';

@@ -33,8 +33,9 @@ async function publish(event: WebhookEvent): Promise<void> {
   }
 }
 
-/** `call.started`: the callee answered (the media stream started) at `answeredAt`. */
+/** `call.started`: the callee answered (the media stream started) at `answeredAt`; never for a test conversation. */
 export async function emitCallStarted(run: RunRecord, answeredAt = new Date().toISOString()): Promise<void> {
+  if (run.test) return;
   await publish({
     type: 'call.started',
     timestamp: answeredAt,

@@ -132,6 +132,8 @@ export async function finishRun(
   const names = Object.fromEntries(Object.keys(changes).map((field, i) => [`#f${i}`, field]));
   const values = Object.fromEntries(Object.values(changes).map((value, i) => [`:v${i}`, value]));
   const pendingEvent = keys.pendingEventIndex(usage.ended_at, ref.organizationId, ref.agentId, ref.runId);
+  // A test conversation announces nothing (no call.completed): it leaves the index instead.
+  const announced = usage.test_run_id === undefined;
   try {
     await sendTransaction([
       {
@@ -141,7 +143,7 @@ export async function finishRun(
           // The index entry moves from "active" to "event pending" until call.completed is published.
           UpdateExpression: `SET ${Object.keys(names)
             .map((name, i) => `${name} = :v${i}`)
-            .join(', ')}, gsi1pk = :eventPk, gsi1sk = :eventSk`,
+            .join(', ')}${announced ? ', gsi1pk = :eventPk, gsi1sk = :eventSk' : ' REMOVE gsi1pk, gsi1sk'}`,
           // The outcome was decided from the answering-machine verdict read: it must still be the run's.
           ConditionExpression: `#status = :from AND ${
             verdictRead ? 'answered_by = :verdict' : '(attribute_not_exists(answered_by) OR answered_by = :null)'
@@ -151,8 +153,7 @@ export async function finishRun(
             ...values,
             ...(verdictRead ? { ':verdict': verdictRead } : { ':null': null }),
             ':from': from,
-            ':eventPk': pendingEvent.gsi1pk,
-            ':eventSk': pendingEvent.gsi1sk,
+            ...(announced ? { ':eventPk': pendingEvent.gsi1pk, ':eventSk': pendingEvent.gsi1sk } : {}),
           },
         },
       },

@@ -45,6 +45,8 @@ export interface RunFilters {
   createdFrom?: string;
   createdTo?: string;
   search?: string;
+  /** false: no test conversation (services/agent-test-runner.ts); absent: any. */
+  tests?: false;
 }
 
 /**
@@ -81,6 +83,10 @@ export function runFilterExpression(filters: RunFilters): {
     names['#name'] = 'name';
     values[':search'] = filters.search;
   }
+  if (filters.tests === false) {
+    conditions.push('attribute_not_exists(#test)');
+    names['#test'] = 'test';
+  }
   if (conditions.length === 0) return { ExpressionAttributeValues: {} };
   // DynamoDB refuses an empty ExpressionAttributeNames.
   return {
@@ -90,8 +96,9 @@ export function runFilterExpression(filters: RunFilters): {
   };
 }
 
+/** An agent's conversations leave out its test runs' (listed with their test run instead). */
 const runsQuery = (orgId: number, agentId: number, filters: RunFilters = {}) => {
-  const filter = runFilterExpression(filters);
+  const filter = runFilterExpression({ ...filters, tests: false });
   return {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ...filter,

@@ -289,7 +289,14 @@ export const TestAttempt = z
     latency_ms: documentedInt(z.int().gte(0)).nullable().openapi({
       description: "Median time from the caller's message to the agent's first words.",
     }),
-    cost_usd: z.number().gte(0),
+    cost_usd: z.number().gte(0).openapi({
+      description:
+        "The conversation's cost and the simulated caller's and judge's model tokens at the platform model's price (none with the organization's own model key).",
+    }),
+    model_tokens: z.object({ input_tokens: nonNegativeInt(), output_tokens: nonNegativeInt() }).openapi({
+      description:
+        "Tokens the simulated caller and the judge used, as the model's provider reported them (the agent's own are in the conversation's cost).",
+    }),
     error: z.string().max(MAX_STORED_CHARS).nullable().openapi({
       description: 'Why the attempt has no verdict of its expectations (its time exceeded, no channel free).',
     }),

@@ -77,6 +77,10 @@ export const BilledRun = z
     duration_seconds: documentedInt(z.int()),
     billed_minutes: documentedInt(z.int()).openapi({ description: 'The duration rounded up to whole minutes.' }),
     cost_usd: z.number(),
+    test_run_id: documentedInt(z.int()).optional().openapi({
+      description:
+        "Present on an agent test's conversation: the test run it belongs to (it is not listed with the agent's conversations).",
+    }),
   })
   .openapi('BilledRun', { description: "A billing record of one call; it survives the run's deletion." });
 

@@ -6,7 +6,9 @@ import {
   median,
   SIMULATED_CALLER,
   type AttemptRef,
+  modelTokensUsd,
   type CallerTurn,
+  type ModelTokens,
   type TestAttempt,
 } from '../domain/agent-test-runs.ts';
 import {
@@ -16,7 +18,7 @@ import {
   type ConversationOutcome,
   type ExpectationResult,
 } from '../domain/agent-tests.ts';
-import type { LanguageModel } from '../ai/language-model.ts';
+import type { LanguageModel, TokenMeter } from '../ai/language-model.ts';
 import { logger } from '../observability/logger.ts';
 import * as repository from '../repositories/agent-tests.ts';
 import { getOrganization } from '../repositories/organizations.ts';
@@ -29,7 +31,7 @@ import { talkOverChat, type ChatTalk } from './test-conversation.ts';
 const CallerAnswer = z.object({ say: z.string().max(4000), hang_up: z.boolean() });
 
 /** The simulated caller: the case's script first, then the model playing the persona. */
-export function simulatedCaller(testCase: TestCase, model: LanguageModel) {
+export function simulatedCaller(testCase: TestCase, model: LanguageModel, meter?: TokenMeter) {
   const script = testCase.caller.script;
   return async (transcript: ChatTalk['transcript'], turn: number): Promise<CallerTurn> => {
     if (script) {
@@ -40,6 +42,7 @@ export function simulatedCaller(testCase: TestCase, model: LanguageModel) {
       name: SIMULATED_CALLER,
       ...callerRequest(testCase.caller, transcript),
       schema: CallerAnswer,
+      meter,
     });
   };
 }
@@ -53,6 +56,7 @@ export async function judge(
   criteria: string,
   outcome: ConversationOutcome,
   index: number,
+  meter?: TokenMeter,
 ): Promise<ExpectationResult> {
   const plan = { success_criteria: criteria };
   const answer = await model.extract({
@@ -60,6 +64,7 @@ export async function judge(
     ...analysisRequest(plan, outcome.transcript, outcome.disposition),
     schema: analysisAnswerSchema(plan),
     strict: false,
+    meter,
   });
   const evaluation = (answer as { success_evaluation?: { successful: boolean; reason: string } }).success_evaluation;
   return {
@@ -71,14 +76,31 @@ export async function judge(
 }
 
 /** Every expectation of the case against the outcome, the judged ones by the model. */
-export async function evaluate(testCase: TestCase, outcome: ConversationOutcome, model: LanguageModel) {
+export async function evaluate(
+  testCase: TestCase,
+  outcome: ConversationOutcome,
+  model: LanguageModel,
+  meter?: TokenMeter,
+) {
   return Promise.all(
     testCase.expectations.map((expectation, index) =>
       expectation.type === 'judged'
-        ? judge(model, expectation.criteria, outcome, index)
+        ? judge(model, expectation.criteria, outcome, index, meter)
         : checkExpectation(expectation, index, outcome),
     ),
   );
+}
+
+/** Adds up the tokens of an attempt's simulated caller and judge. */
+function tokenCounter(): TokenMeter & { tokens: ModelTokens } {
+  const tokens: ModelTokens = { input_tokens: 0, output_tokens: 0 };
+  return {
+    tokens,
+    add(input, output) {
+      tokens.input_tokens += input;
+      tokens.output_tokens += output;
+    },
+  };
 }
 
 /** Waits until a test may take a channel (half are kept for live calls); false past `deadline`. */
@@ -128,7 +150,9 @@ export async function runAttempt(
       verdict: 'failed',
       error: `No channel was free for tests within ${testCase.timeout_seconds} s (half are kept for live calls)`,
     });
-  const { model } = await modelFor(orgId);
+  const { model, owner } = await modelFor(orgId);
+  const meter = tokenCounter();
+  const modelCost = () => ({ model_tokens: meter.tokens, cost_usd: modelTokensUsd(meter.tokens, owner) });
   const conversation = await createConversation(orgId, String(agentId), {
     mode: 'chat',
     name: `Test: ${testCase.name}`.slice(0, 255),
@@ -146,7 +170,7 @@ export async function runAttempt(
     talk = await talkOverChat(conversation.session!, {
       maxTurns: testCase.max_turns,
       timeoutSeconds: Math.max(1, Math.round((deadline - Date.now()) / 1000)),
-      caller: simulatedCaller(testCase, model),
+      caller: simulatedCaller(testCase, model, meter),
     });
   } catch (error) {
     const message = (error as Error).message;
@@ -155,6 +179,7 @@ export async function runAttempt(
       verdict: (error as Error).name === 'ConversationTimeoutError' ? 'failed' : 'error',
       conversation_id: conversation.id,
       error: message,
+      ...modelCost(),
     });
   }
   const ended = await endedRun(ref, conversation.id, wait);
@@ -170,7 +195,7 @@ export async function runAttempt(
     endedBy: talk.endedBy,
     callerTurns: talk.callerTurns,
   };
-  const expectations = await evaluate(testCase, outcome, model);
+  const expectations = await evaluate(testCase, outcome, model, meter);
   return record({
     verdict: attemptVerdict(expectations),
     expectations,
@@ -179,7 +204,9 @@ export async function runAttempt(
     path: outcome.path,
     conversation_id: conversation.id,
     latency_ms: median(talk.latencies),
-    cost_usd: ended?.cost?.total_usd ?? 0,
+    model_tokens: meter.tokens,
+    // The conversation's own cost (the agent's time) and the caller's and judge's tokens.
+    cost_usd: Math.round(((ended?.cost?.total_usd ?? 0) + modelCost().cost_usd) * 1e6) / 1e6,
   });
 }
 
@@ -209,6 +236,7 @@ function emptyAttempt(ref: AttemptRef, startedAt: string, endedAt: string): Test
     conversation_id: null,
     latency_ms: null,
     cost_usd: 0,
+    model_tokens: { input_tokens: 0, output_tokens: 0 },
     error: null,
     started_at: startedAt,
     ended_at: endedAt,

@@ -9,6 +9,7 @@ import * as repository from '../repositories/agents.ts';
 import { nextId } from '../repositories/counters.ts';
 import type { Agent, AgentSummary, CreateAgentRequest, UpdateAgentRequest } from '../schemas/agents.ts';
 import { assertPublicUrl } from './public-urls.ts';
+import { assertPatchMayPublish } from './publish-gate.ts';
 
 /** Page size of the agent list when only `page` is given, and the largest `limit`. */
 const AGENT_LIST_DEFAULT_LIMIT = 100;
@@ -128,6 +129,7 @@ export async function updateAgent(orgId: number, agentRef: string, changes: Upda
     updated_at: new Date().toISOString(),
   };
   const definition = definitionChanged ? ({ ...current, ...fields } as Agent) : undefined;
+  if (definition) assertPatchMayPublish(definition);
   const updated = await repository.updateAgentFields(orgId, current.id, fields, current.updated_at, definition);
   if (!updated) throw concurrentChange();
   return updated;

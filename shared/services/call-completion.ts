@@ -97,7 +97,8 @@ async function finishCall(
     recording_key: report.recordingKey ?? null,
     transcript_key: report.transcriptKey ?? null,
     cost,
-    analysis: initialAnalysis(run.analysis_plan, Boolean(report.transcriptKey)),
+    // A test conversation is judged by its test run, not analysed.
+    analysis: run.test ? null : initialAnalysis(run.analysis_plan, Boolean(report.transcriptKey)),
     log: {
       timestamp: report.endedAt,
       level: outcome === 'failed' ? 'ERROR' : 'INFO',
@@ -115,6 +116,7 @@ async function finishCall(
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
     ...(texts.sms_messages ? { sms_messages: texts.sms_messages, sms_segments: texts.sms_segments } : {}),
+    ...(run.test ? { test_run_id: run.test.test_run_id } : {}),
   };
   if (!(await finishRun(report.ref, ending, usage, run.answered_by, from))) {
     const now = await getRun(report.ref.organizationId, report.ref.agentId, report.ref.runId);
@@ -123,6 +125,8 @@ async function finishCall(
   const { log: _log, ...changes } = ending;
   const finished: RunRecord = { ...run, ...changes, sms: messages.map(smsView) };
   countCallOutcome(outcome, Boolean(run.answered_at));
+  // A test conversation reaches none of the customer's webhooks, campaigns or analysis.
+  if (finished.test) return true;
   await publishCallCompleted(finished);
   // A campaign call's event is confirmed by its consumer, in the transaction applying its outcome.
   if (!finished.campaign) await markEventPublished(report.ref);

@@ -1,9 +1,16 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { modelTokensUsd } from '../../shared/domain/agent-test-runs.ts';
+import { talkOverChat } from '../../shared/services/test-conversation.ts';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { eventually, webhookReceivers } from '../support/webhook-receiver.ts';
 
 const api = apiClient();
 let org: TestOrganization;
 let agent: { id: number; public_id: string; current_definition_id: number };
+const receivers = webhookReceivers();
+/** The organization's webhook endpoint, subscribed before any of its conversations (fan-out caches endpoints). */
+let hooks: Awaited<ReturnType<typeof receivers.start>>;
+afterAll(receivers.closeAll);
 
 /** A flow: the caller's age, then a card or a loan (docs/flows.md's example, without the transfer). */
 const FLOW = {
@@ -78,6 +85,12 @@ beforeAll(async () => {
     })
   ).body;
   expect(agent.public_id).toMatch(/^agent_/);
+  hooks = await receivers.start();
+  const subscribed = await api.request('POST', '/webhooks', {
+    key: org.key,
+    body: { url: hooks.url, events: ['call.started', 'call.completed', 'call.failed', 'test_run.completed'] },
+  });
+  expect(subscribed.status, subscribed.text).toBe(201);
 });
 
 describe('test cases', () => {
@@ -223,6 +236,14 @@ describe('test runs', () => {
       );
       expect(attempt.expectations.every((result: { passed: boolean }) => result.passed)).toBe(true);
       expect(attempt.expectations[1]).toMatchObject({ type: 'variable_gathered', reason: 'age is 42' });
+      // A scripted caller and no judged criteria: no model tokens, the conversation's cost only.
+      expect(attempt.model_tokens).toEqual({ input_tokens: 0, output_tokens: 0 });
+      const cardConversation = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${attempt.conversation_id}`,
+        { key: org.key },
+      );
+      expect(attempt.cost_usd).toBe(cardConversation.body.cost.total_usd);
 
       const minor = byName['Minor asks for a loan'];
       expect(minor.verdict).toBe('failed');
@@ -237,6 +258,19 @@ describe('test runs', () => {
           reason: expect.stringContaining('mortgages'),
         }),
       ]);
+      // The model played the caller and judged two criteria: its tokens are in the attempt's cost.
+      const minorAttempt = minor.attempts[0];
+      expect(minorAttempt.model_tokens.input_tokens).toBeGreaterThan(100);
+      expect(minorAttempt.model_tokens.output_tokens).toBeGreaterThan(10);
+      const minorConversation = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${minorAttempt.conversation_id}`,
+        { key: org.key },
+      );
+      const tokensUsd = modelTokensUsd(minorAttempt.model_tokens, 'platform');
+      expect(tokensUsd).toBeGreaterThan(0);
+      expect(minorAttempt.cost_usd).toBeCloseTo(minorConversation.body.cost.total_usd + tokensUsd, 6);
+      expect(run.summary.cost_usd).toBeCloseTo(attempt.cost_usd + minorAttempt.cost_usd, 6);
       // The case's conversation is a chat run of the agent with the tested version.
       const conversation = await api.request(
         'GET',
@@ -250,6 +284,64 @@ describe('test runs', () => {
       const listed = await api.request('GET', runs(), { key: org.key });
       expect(listed.body).toMatchObject({ total_count: 1, items: [{ id: run.id, status: 'completed' }] });
       expect(listed.body.items[0].cases).toBeUndefined();
+    },
+  );
+
+  it(
+    "keep test conversations out of the agent's conversations and the customer's webhooks; billed with their run",
+    { timeout: 120_000 },
+    async () => {
+      const started = await api.request('POST', runs(), { key: org.key, body: { tag: 'smoke' } });
+      expect(started.status, started.text).toBe(201);
+      const run = await finished(runs(`/${started.body.id}`));
+      const testConversation: number = run.cases[0].attempts[0].conversation_id;
+      expect(testConversation).toEqual(expect.any(Number));
+      // An ordinary chat after it: its webhooks arriving show the test's would have arrived by now.
+      const chat = await api.request('POST', `/agents/${agent.public_id}/conversations`, {
+        key: org.key,
+        body: { mode: 'chat', initial_context: {} },
+      });
+      expect(chat.status, chat.text).toBe(200);
+      await talkOverChat(chat.body.session, {
+        maxTurns: 1,
+        timeoutSeconds: 30,
+        caller: async () => ({ say: 'Goodbye.', hang_up: true }),
+      });
+      const events = () => hooks.received.map((hook) => JSON.parse(hook.body) as { type: string; data: any });
+      await eventually(
+        () =>
+          events().some((event) => event.type === 'call.completed' && event.data.workflow_run_id === chat.body.id) &&
+          events().some((event) => event.type === 'test_run.completed' && event.data.test_run_id === run.id)
+            ? true
+            : undefined,
+        60_000,
+      );
+      const aboutTests = events().filter(
+        (event) => event.type.startsWith('call.') && event.data.workflow_run_name?.startsWith('Test: '),
+      );
+      expect(aboutTests).toEqual([]);
+      expect(
+        events().some((event) => event.type === 'call.started' && event.data.workflow_run_id === chat.body.id),
+      ).toBe(true);
+
+      const listed = await api.request('GET', `/agents/${agent.public_id}/conversations?limit=100`, { key: org.key });
+      const ids = listed.body.items.map((item: { id: number }) => item.id);
+      expect(ids).toContain(chat.body.id);
+      expect(ids).not.toContain(testConversation);
+      expect(listed.body.items.every((item: { name: string }) => !item.name.startsWith('Test: '))).toBe(true);
+      // Still readable by its id, from the test run's result.
+      const read = await api.request('GET', `/agents/${agent.public_id}/conversations/${testConversation}`, {
+        key: org.key,
+      });
+      expect(read.body).toMatchObject({ id: testConversation, status: 'completed', analysis: null });
+
+      const billed = await api.request('GET', '/organizations/usage/runs?limit=100', { key: org.key });
+      expect(billed.body.items.find((item: { run_id: number }) => item.run_id === testConversation)).toMatchObject({
+        test_run_id: run.id,
+      });
+      expect(
+        billed.body.items.find((item: { run_id: number }) => item.run_id === chat.body.id).test_run_id,
+      ).toBeUndefined();
     },
   );
 
@@ -344,6 +436,27 @@ describe('test runs', () => {
         body: { workflow_configurations: { publish_requires_passing_tests: true } },
       });
       expect(gated.status, gated.text).toBe(200);
+      // PATCH publishes a changed definition at once: a version no test has run, refused.
+      const changedFlow = {
+        ...FLOW,
+        nodes: FLOW.nodes.map((node) => (node.id === 'offer' ? { ...node, prompt: 'Say "Card or loan?"' } : node)),
+      };
+      const patched = await api.request('PATCH', `/agents/${agent.public_id}`, {
+        key: org.key,
+        body: { workflow_definition: changedFlow },
+      });
+      expect(patched.status, patched.text).toBe(409);
+      expect(patched.body.detail).toMatch(/requires passing tests: .* would publish a version no test has run/);
+      const unchanged = (await api.request('GET', `/agents/${agent.public_id}`, { key: org.key })).body;
+      expect(unchanged.current_definition_id).toBe(gated.body.current_definition_id);
+      expect(unchanged.workflow_definition).toEqual(gated.body.workflow_definition);
+      // Its other fields, and the same definition again, change without publishing anything.
+      const renamed = await api.request('PATCH', `/agents/${agent.public_id}`, {
+        key: org.key,
+        body: { name: 'North Bank (tested)', workflow_definition: gated.body.workflow_definition },
+      });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body.current_definition_id).toBe(gated.body.current_definition_id);
       const draft = (
         await api.request('POST', `/agents/${agent.public_id}/definitions`, {
           key: org.key,

@@ -11,6 +11,7 @@ const attempt = (verdict: 'passed' | 'failed' | 'error', reason?: string) => ({
   conversation_id: 7,
   latency_ms: 420,
   cost_usd: 0.001,
+  model_tokens: { input_tokens: 0, output_tokens: 0 },
   error: verdict === 'error' ? 'The conversation took longer than its 120 s' : null,
   started_at: '2026-11-26T10:00:00.000Z',
   ended_at: '2026-11-26T10:00:02.500Z',

@@ -3,6 +3,7 @@ import {
   caseResults,
   callerRequest,
   definitionParts,
+  modelTokensUsd,
   summarize,
   type TestAttempt,
   type TestRunRecord,
@@ -213,9 +214,21 @@ const attempt = (caseIndex: number, verdict: TestAttempt['verdict'], cost = 0.00
   conversation_id: null,
   latency_ms: null,
   cost_usd: cost,
+  model_tokens: { input_tokens: 0, output_tokens: 0 },
   error: null,
   started_at: '',
   ended_at: '',
+});
+
+describe("a test's model tokens", () => {
+  it.each<[string, number, number, 'organization' | 'platform', number]>([
+    ['none', 0, 0, 'platform', 0],
+    ['a million in, at the input price', 1_000_000, 0, 'platform', 0.15],
+    ['a judged case of 2,000 in and 100 out', 2000, 100, 'platform', 0.00036],
+    ["the organization's own key: its provider bills it", 2000, 100, 'organization', 0],
+  ])('%s → $%d', (_case, input, output, owner, usd) =>
+    expect(modelTokensUsd({ input_tokens: input, output_tokens: output }, owner)).toBe(usd),
+  );
 });
 
 describe('verdicts', () => {

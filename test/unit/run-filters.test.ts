@@ -34,6 +34,15 @@ describe('run list filters', () => {
         ExpressionAttributeValues: { ':disposition': 'interested', ':search': '+4860' },
       },
     ],
+    [
+      'no test conversation, with a status',
+      { status: 'completed' as const, tests: false as const },
+      {
+        FilterExpression: '#status = :status AND attribute_not_exists(#test)',
+        ExpressionAttributeNames: { '#status': 'status', '#test': 'test' },
+        ExpressionAttributeValues: { ':status': 'completed' },
+      },
+    ],
   ])('%s', (_case, filters, expected) => {
     expect(runFilterExpression(filters)).toEqual(expected);
   });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ErrorResponse } from '../../schemas/common.ts';
 import {
   Agent,
   AgentIdParam,
@@ -89,10 +90,19 @@ export const agentRoutes = {
     group: 'agents',
     summary: 'Update an agent',
     description:
-      'Only the fields sent change. A new `workflow_definition` is saved as a new definition version and published in the same step (it becomes `current_definition_id`); to save a draft and try it first, use `POST /agents/{agent_id}/definitions` and `…/publish`.',
+      'Only the fields sent change. A new `workflow_definition` is saved as a new definition version and published in the same step (it becomes `current_definition_id`); to save a draft and try it first, use `POST /agents/{agent_id}/definitions` and `…/publish`. An agent that requires passing tests (`workflow_configurations.publish_requires_passing_tests`, as the request leaves it) refuses a changed `workflow_definition` here (409): no test can have run that version.',
     tags: ['Agents'],
     request: { params: AgentIdParam, body: UpdateAgentRequest },
-    responses: { 200: { description: 'Agent', schema: Agent }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+    responses: {
+      200: { description: 'Agent', schema: Agent },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      409: {
+        description: 'A new definition while the agent requires passing tests, or the agent changed meanwhile',
+        schema: ErrorResponse,
+      },
+      ...VALIDATION,
+    },
   }),
   archiveAgent: defineRoute({
     operationId: 'archiveAgent',
