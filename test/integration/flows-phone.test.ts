@@ -11,7 +11,9 @@ import { eventually } from '../support/webhook-receiver.ts';
  * directory's flow callers (…342 talks over the disclosure to ask for the card, …343 asks for a
  * loan) take the model's branch both ways; the disclosure, a step not interruptible, is said whole
  * over the caller's words; a listener hears the steps by name; a version published mid-call
- * changes nothing in that call; the post-call analysis reads the path.
+ * changes nothing in that call; the post-call analysis reads the path; a caller who says goodbye in
+ * a step that is not an end (the account-service template's identity check, which the default
+ * callee never passes) has the call ended there by the agent, once.
  */
 const api = apiClient();
 type Provider = 'twilio' | 'telnyx';
@@ -156,6 +158,49 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         expect((await transcript(agent, runId)).map(({ text }) => text).at(-1)).toBe(
           'A loan officer will call you. Goodbye.',
         );
+      },
+    );
+
+    it.concurrent(
+      'a goodbye in a step that is not an end: the agent ends the call there, saying its closing once',
+      async () => {
+        const created = await api.request('POST', '/agents/from-template', {
+          key: org.key,
+          body: {
+            template_id: 'account-service',
+            variables: { company_name: 'North Bank' },
+            language: 'en',
+            agent_name: 'Account service',
+          },
+        });
+        expect(created.status, created.text).toBe(200);
+        offset += 1;
+        // The default callee: three questions, then "Thank you, goodbye."; never a date of birth.
+        const placed = await api.request('POST', `/agents/${created.body.public_id}/calls`, {
+          key: org.key,
+          body: {
+            phone_number: daytimeNumber(1, offset).replace(/\d{3}$/, '340'),
+            initial_context: { date_of_birth: '1980-05-01' },
+          },
+        });
+        expect(placed.status, placed.text).toBe(200);
+        const runId = placed.body.workflow_run_id as number;
+        const done = await ended(created.body, runId);
+        expect(done.status).toBe('completed');
+        expect(done.flow).toEqual([
+          expect.objectContaining({
+            node_id: 'start',
+            left_at: null,
+            edge: null,
+            reason: 'the caller wanted to end the call',
+          }),
+        ]);
+        expect(done.logs.map((log: { message: string }) => log.message)).toContain(
+          'Flow: the call ends in "Identity check" (the caller wanted to end the call)',
+        );
+        const lines = (await transcript(created.body, runId)).map(({ role, text }) => `${role}: ${text}`);
+        expect(lines.slice(-2)).toEqual(['user: Thank you, goodbye.', 'assistant: Thank you for your time. Goodbye.']);
+        expect(lines.filter((line) => /goodbye/i.test(line))).toHaveLength(2);
       },
     );
 
