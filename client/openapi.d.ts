@@ -4066,7 +4066,7 @@ export interface components {
             file: string;
         };
         /**
-         * @description A conversation step: its prompt, tools, documents and variables.
+         * @description A conversation step: its prompt, tools, documents and variables. In every conversation step (and the startCall) the caller may end the call: the model is offered `end_call` with the call's closing phrase when none of the step's transitions fits; the run's path then ends in that step with the reason `the caller wanted to end the call`.
          * @example {
          *       "id": "disclosure",
          *       "type": "agentNode",
@@ -4203,7 +4203,7 @@ export interface components {
             target: string;
         };
         /**
-         * @description Ends the call: the closing words, the final extraction, the disposition.
+         * @description Ends the call: the closing words, the final extraction, the disposition. A caller who wants to end the call can do so from any conversation step without one (`end_call`); a global transition to an endCall (`The caller says "goodbye"`) gives that way out its own closing and disposition, and is taken first.
          * @example {
          *       "id": "done",
          *       "type": "endCall",
@@ -4296,13 +4296,13 @@ export interface components {
             name: string;
             node_id: string;
             /**
-             * @description Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one.
+             * @description Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one. On the last step, `the caller wanted to end the call` when the caller ended the call in a step that is not an end (`edge` and `left_at` null).
              * @example age >= 18 held
              */
             reason: string | null;
         };
         /**
-         * @description Where every call starts: the greeting, then a conversation step.
+         * @description Where every call starts: the greeting, then a conversation step (the caller may end the call from it, as from any conversation step: see FlowAgentNode).
          * @example {
          *       "id": "start",
          *       "type": "startCall",

@@ -100,7 +100,8 @@ export const FlowStartNode = z
       .openapi({ description: 'Variables fetched before the call; a failed fetch leaves them unset.' }),
   })
   .openapi('FlowStartNode', {
-    description: 'Where every call starts: the greeting, then a conversation step.',
+    description:
+      'Where every call starts: the greeting, then a conversation step (the caller may end the call from it, as from any conversation step: see FlowAgentNode).',
     example: {
       id: 'start',
       type: 'startCall',
@@ -114,7 +115,8 @@ export const FlowStartNode = z
 export const FlowAgentNode = z
   .object({ id: NodeId, type: z.literal('agentNode'), name: NodeName, ...conversationFields })
   .openapi('FlowAgentNode', {
-    description: 'A conversation step: its prompt, tools, documents and variables.',
+    description:
+      "A conversation step: its prompt, tools, documents and variables. In every conversation step (and the startCall) the caller may end the call: the model is offered `end_call` with the call's closing phrase when none of the step's transitions fits; the run's path then ends in that step with the reason `the caller wanted to end the call`.",
     example: {
       id: 'disclosure',
       type: 'agentNode',
@@ -164,7 +166,8 @@ export const FlowEndNode = z
     position: Position,
   })
   .openapi('FlowEndNode', {
-    description: 'Ends the call: the closing words, the final extraction, the disposition.',
+    description:
+      'Ends the call: the closing words, the final extraction, the disposition. A caller who wants to end the call can do so from any conversation step without one (`end_call`); a global transition to an endCall (`The caller says "goodbye"`) gives that way out its own closing and disposition, and is taken first.',
     example: { id: 'done', type: 'endCall', name: 'Goodbye', closing: 'Thank you, goodbye.', disposition: 'confirmed' },
   });
 

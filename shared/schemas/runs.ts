@@ -169,7 +169,7 @@ export const FlowPathStep = z
       .openapi({ description: 'The edge the call left the step by.' }),
     reason: z.string().max(MAX_STORED_CHARS).nullable().openapi({
       description:
-        'Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one.',
+        'Why: `the model judged "<condition>"` (a transition the model chose), `<expression> held` (a variable test), `the step was complete`; `global transition: …` for a global one. On the last step, `the caller wanted to end the call` when the caller ended the call in a step that is not an end (`edge` and `left_at` null).',
       example: 'age >= 18 held',
     }),
   })

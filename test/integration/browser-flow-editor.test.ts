@@ -4,7 +4,8 @@
  * between the steps' handles), saved as a draft and published; an invalid graph gets the API's
  * 422 on the steps and transitions it concerns; the version history says what changed, tries a
  * draft in a chat, rolls back and opens an earlier version; a call's page draws the path a chat
- * took through the published flow. Loopback only.
+ * took through the published flow; a step's kind changes in place, and unsaved changes are asked
+ * about before they are lost (leaving the page, opening a version, closing the tab). Loopback only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -342,6 +343,74 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
     await page.keyboard.press('Delete');
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(3);
     expect(await transitions(page).getByRole('listitem').count()).toBe(0);
+    await page.close();
+  });
+
+  it('changes a step’s kind in place, and asks before unsaved changes are lost', async () => {
+    const page = await editor();
+    const asked: string[] = [];
+    let leave = false;
+    page.on('dialog', async (dialog) => {
+      asked.push(dialog.type() === 'beforeunload' ? 'beforeunload' : dialog.message());
+      await (leave ? dialog.accept() : dialog.dismiss());
+    });
+    // The current version is the flat one again: the start and the end it behaves as.
+    await node(page, 'end').waitFor();
+    const steps = page.getByRole('list', { name: 'Steps' });
+    const problems = page.getByRole('list', { name: 'Problems', exact: true });
+    const unsaved = page.getByText('Unsaved changes.');
+
+    // The end made a conversation step: its transition in is kept; the flow now lacks an end.
+    await steps.getByRole('button', { name: 'Goodbye' }).click();
+    await page.getByLabel('Kind of step').selectOption('agentNode');
+    await page.getByRole('heading', { name: 'Conversation step: Goodbye' }).waitFor();
+    await page.getByText('Now of the kind “Conversation step”.').waitFor();
+    expect(await transitions(page).getByRole('listitem').allTextContents()).toEqual([
+      'Conversation → Goodbye The caller has no more questions',
+    ]);
+    expect(await problems.getByRole('listitem').allTextContents()).toEqual([
+      'The flow: nodes: no endCall node can be reached from the start',
+    ]);
+    await unsaved.waitFor();
+    // The start made an end: the transition out of it goes (an end has none), its greeting and prompt too.
+    await steps.getByRole('button', { name: 'Conversation' }).click();
+    await page.getByLabel('Kind of step').selectOption('endCall');
+    await page
+      .getByText('Now of the kind “End”; removed: 1 transition it cannot have, its greeting, prompt.')
+      .waitFor();
+    expect(await transitions(page).getByRole('listitem').count()).toBe(0);
+    expect(await page.getByLabel('Closing words').inputValue()).toBe('');
+    expect(await problems.getByRole('listitem').allTextContents()).toContain(
+      'The flow: nodes: a flow has exactly one startCall node; it has none',
+    );
+    await saveScreenshot(page, 'console-flow-kind');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // Leaving for the agent's page asks first; staying keeps the page and the edits.
+    await page.getByRole('link', { name: 'Back to North Clinic' }).click();
+    await expect.poll(() => asked).toEqual(['The flow has unsaved changes. Leave without saving them?']);
+    expect(new URL(page.url()).hash).toBe(`#/agents/${agentId}/flow`);
+    await page.getByRole('heading', { name: 'Conversation flow of North Clinic' }).waitFor();
+    // Opening a version asks too.
+    await page.getByRole('button', { name: `Open #${firstVersion}` }).click();
+    await expect.poll(() => asked.length).toBe(2);
+    expect(asked[1]).toBe(`The flow has unsaved changes. Open version #${firstVersion} without saving them?`);
+    expect(await page.getByText(`Editing version #${firstVersion}.`).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'End: Conversation' }).count()).toBe(1);
+    // Another address in the tab (or closing it): the browser's own question (beforeunload); staying keeps the edits.
+    await expect(page.goto(`${consoleUrl}?elsewhere`)).rejects.toThrow(/ERR_ABORTED/);
+    expect(asked.slice(2)).toEqual(['beforeunload']);
+    expect(await page.getByRole('heading', { name: 'End: Conversation' }).count()).toBe(1);
+
+    // Opening the version, agreed to, leaves nothing unsaved: leaving then asks nothing.
+    leave = true;
+    await page.getByRole('button', { name: `Open #${firstVersion}` }).click();
+    await page.getByText(`Editing version #${firstVersion}.`).waitFor();
+    expect(await unsaved.count()).toBe(0);
+    leave = false;
+    await page.getByRole('link', { name: 'Back to North Clinic' }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#/agents/${agentId}`);
+    expect(asked).toHaveLength(4);
     await page.close();
   });
 });

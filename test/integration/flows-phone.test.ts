@@ -11,12 +11,22 @@ import { eventually } from '../support/webhook-receiver.ts';
  * directory's flow callers (…342 talks over the disclosure to ask for the card, …343 asks for a
  * loan) take the model's branch both ways; the disclosure, a step not interruptible, is said whole
  * over the caller's words; a listener hears the steps by name; a version published mid-call
- * changes nothing in that call; the post-call analysis reads the path.
+ * changes nothing in that call; the post-call analysis reads the path; a caller who says goodbye in
+ * a step that is not an end (the account-service template's identity check, which the default
+ * callee never passes) has the call ended there by the agent, once.
  */
 const api = apiClient();
 type Provider = 'twilio' | 'telnyx';
 
 const flow = northBankFlow;
+/**
+ * The offer step's words on the phone: long enough (about 3 s in the local voice) that the 342
+ * caller, who starts 400 ms into them, has a word recognised while they still play. The short
+ * disclosure (0.8 s) ends about when that word is recognised: a step's interruptibility could not
+ * show on it (whether it was cut was a race with its end).
+ */
+const DISCLOSURE =
+  'This call is recorded. We offer cards and loans without fees for the first year, and an advisor can help you choose which suits you. A card or a loan?';
 
 interface Segment {
   role: string;
@@ -39,12 +49,12 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
       }
     });
 
-    async function flowAgent() {
+    async function flowAgent({ interruptible = false } = {}) {
       const created = await api.request('POST', '/agents', {
         key: org.key,
         body: {
           name: 'North Bank',
-          workflow_definition: flow(),
+          workflow_definition: flow(undefined, { interruptible, disclosure: DISCLOSURE }),
           call_disposition_codes: { card: 'Wants a card', loan: 'Wants a loan' },
           workflow_configurations: { silence_timeout_seconds: 10, analysis: { summary_prompt: 'What did they want?' } },
         },
@@ -115,7 +125,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         expect(lines.map(({ role, text }) => `${role}: ${text}`)).toEqual([
           'assistant: Hello, this is North Bank. How old are you?',
           'user: I am 42 years old',
-          'assistant: This call is recorded. A card or a loan?',
+          `assistant: ${DISCLOSURE}`,
           'user: The card, please',
           'assistant: Your card is on its way. Goodbye.',
         ]);
@@ -156,6 +166,66 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         expect((await transcript(agent, runId)).map(({ text }) => text).at(-1)).toBe(
           'A loan officer will call you. Goodbye.',
         );
+      },
+    );
+
+    it.concurrent("an interruptible step is cut by the caller's words over it, and the answer follows", async () => {
+      const agent = await flowAgent({ interruptible: true });
+      const runId = await placeCall(agent, '342');
+      const done = await ended(agent, runId);
+      expect(done.gathered_context).toEqual({ age: 42, call_disposition: 'card' });
+      const lines = await transcript(agent, runId);
+      expect(lines.map(({ role }) => role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
+      // What played of the offer: its start, cut where the caller's words stopped it.
+      const offer = lines[2]!.text.replace(/…$/, '').trim();
+      expect(offer.length).toBeGreaterThan(0);
+      expect(offer.length).toBeLessThan(DISCLOSURE.length);
+      expect(DISCLOSURE.startsWith(offer)).toBe(true);
+      expect(lines[3]!.text).toBe('The card, please');
+      expect(Date.parse(lines[3]!.start)).toBeLessThan(Date.parse(lines[2]!.end));
+      expect(lines[4]!.text).toBe('Your card is on its way. Goodbye.');
+    });
+
+    it.concurrent(
+      'a goodbye in a step that is not an end: the agent ends the call there, saying its closing once',
+      async () => {
+        const created = await api.request('POST', '/agents/from-template', {
+          key: org.key,
+          body: {
+            template_id: 'account-service',
+            variables: { company_name: 'North Bank' },
+            language: 'en',
+            agent_name: 'Account service',
+          },
+        });
+        expect(created.status, created.text).toBe(200);
+        offset += 1;
+        // The default callee: three questions, then "Thank you, goodbye."; never a date of birth.
+        const placed = await api.request('POST', `/agents/${created.body.public_id}/calls`, {
+          key: org.key,
+          body: {
+            phone_number: daytimeNumber(1, offset).replace(/\d{3}$/, '340'),
+            initial_context: { date_of_birth: '1980-05-01' },
+          },
+        });
+        expect(placed.status, placed.text).toBe(200);
+        const runId = placed.body.workflow_run_id as number;
+        const done = await ended(created.body, runId);
+        expect(done.status).toBe('completed');
+        expect(done.flow).toEqual([
+          expect.objectContaining({
+            node_id: 'start',
+            left_at: null,
+            edge: null,
+            reason: 'the caller wanted to end the call',
+          }),
+        ]);
+        expect(done.logs.map((log: { message: string }) => log.message)).toContain(
+          'Flow: the call ends in "Identity check" (the caller wanted to end the call)',
+        );
+        const lines = (await transcript(created.body, runId)).map(({ role, text }) => `${role}: ${text}`);
+        expect(lines.slice(-2)).toEqual(['user: Thank you, goodbye.', 'assistant: Thank you for your time. Goodbye.']);
+        expect(lines.filter((line) => /goodbye/i.test(line))).toHaveLength(2);
       },
     );
 

@@ -39,9 +39,14 @@ export const flowPath = (run: {
 
 /**
  * The flows tests' bank (docs/flows.md's example): the caller's age, then a disclosure nobody can
- * interrupt, then a card or a loan; minors to their own end.
+ * interrupt (unless `interruptible`), then a card or a loan; minors to their own end. `disclosure`:
+ * what the offer step says (a phone test needs words that play long enough for a caller's first
+ * word to be recognised while they play).
  */
-export const northBankFlow = (loanClosing = 'A loan officer will call you. Goodbye.') => ({
+export const northBankFlow = (
+  loanClosing = 'A loan officer will call you. Goodbye.',
+  { interruptible = false, disclosure = 'This call is recorded. A card or a loan?' } = {},
+) => ({
   nodes: [
     {
       id: 'start',
@@ -55,8 +60,8 @@ export const northBankFlow = (loanClosing = 'A loan officer will call you. Goodb
       id: 'offer',
       type: 'agentNode',
       name: 'Offer',
-      prompt: 'Read the disclosure, then offer a card or a loan. Say "This call is recorded. A card or a loan?"',
-      interruptible: false,
+      prompt: `Read the disclosure, then offer a card or a loan. Say "${disclosure}"`,
+      interruptible,
     },
     { id: 'card', type: 'endCall', name: 'Card', closing: 'Your card is on its way. Goodbye.', disposition: 'card' },
     {

@@ -5,6 +5,7 @@ import { checkedIssues, currentIssues, issuesOf } from '../../web/console/flows/
 import {
   addEdge,
   arranged,
+  changeType,
   definitionOf,
   editable,
   type FlowDefinition,
@@ -108,6 +109,72 @@ describe('the flow editor’s model', () => {
     expect(freeSpot(flow)).toEqual({ x: 0, y: 540 });
     // Under the start are Offer (x -130) and Minor (x 130): the new node goes to their right.
     expect(freeSpot(flow, 'start')).toEqual({ x: 390, y: 180 });
+  });
+});
+
+describe('changing a step’s kind in place', () => {
+  const changed = (id: string, type: NodeType) => {
+    const result = changeType(editable(FLOW), id, type);
+    return { ...result, definition: definitionOf(result.flow) };
+  };
+
+  it('a conversation step made an end: its id, name and extraction kept, its way out dropped, the way in kept', () => {
+    const { flow, definition, droppedFields, droppedEdges } = changed('offer', 'endCall');
+    expect(definition.nodes[1]).toEqual({ id: 'offer', type: 'endCall', name: 'Offer' });
+    expect(droppedFields).toEqual(['prompt']);
+    expect(droppedEdges).toBe(1);
+    expect(definition.edges).toEqual(FLOW.edges.slice(0, 2));
+    // What the change leaves wrong is shown, not mended: the old end is now out of reach.
+    expect(checkedIssues(flow).map((issue) => issue.message)).toEqual(['node done cannot be reached from the start']);
+  });
+
+  it('an end made a conversation step: the new kind’s default prompt, its transitions all kept, the rest valid', () => {
+    const { definition, droppedFields, droppedEdges } = changed('minor', 'agentNode');
+    expect(definition.nodes[3]).toEqual({
+      id: 'minor',
+      type: 'agentNode',
+      name: 'Minor',
+      prompt: 'Describe what the agent does in this step.',
+    });
+    expect([droppedFields, droppedEdges]).toEqual([[], 0]);
+    expect(definition.edges).toEqual(FLOW.edges);
+    expect(FlowSchema.safeParse(definition).success).toBe(true);
+  });
+
+  it('the start made a conversation step keeps its prompt and variables, and its transitions; the missing start is the API’s problem to show', () => {
+    const { flow, definition, droppedFields } = changed('start', 'agentNode');
+    expect(definition.nodes[0]).toEqual({
+      id: 'start',
+      type: 'agentNode',
+      name: 'Greeting',
+      prompt: 'Ask the age.',
+      extract: [{ name: 'age', type: 'number' }],
+    });
+    expect(droppedFields).toEqual([]);
+    expect(definition.edges).toEqual(FLOW.edges);
+    expect(checkedIssues(flow).map((issue) => issue.message)).toContain(
+      'a flow has exactly one startCall node; it has none',
+    );
+  });
+
+  it('a step made the global node loses the transitions into it; its own become global ones', () => {
+    const { definition, droppedEdges } = changed('offer', 'globalNode');
+    expect(droppedEdges).toBe(1);
+    expect(definition.edges).toEqual([FLOW.edges[1], FLOW.edges[2]]);
+    expect(definition.nodes[1]).toEqual({ id: 'offer', type: 'globalNode', name: 'Offer', prompt: 'Offer a card.' });
+  });
+
+  it('keeps where the step is drawn', () => {
+    const flow = editable({
+      ...FLOW,
+      nodes: FLOW.nodes.map((node) => (node.id === 'done' ? { ...node, position: { x: 4, y: 5 } } : node)),
+    });
+    expect(changeType(flow, 'done', 'transferCall').flow.nodes[2]).toEqual({
+      id: 'done',
+      type: 'transferCall',
+      name: 'Goodbye',
+      position: { x: 4, y: 5 },
+    });
   });
 });
 

@@ -102,7 +102,13 @@ describe('the flow brain', () => {
     const { part } = flowBrain(llm);
     part.hearCaller('Hi');
     await part.answer(fakeAnswer().answer, 'Hi');
-    expect(toolNames(requests[0]!)).toEqual(['lookup_order', 'save_variables', 'go_to_disclosure', 'go_to_human']);
+    expect(toolNames(requests[0]!)).toEqual([
+      'lookup_order',
+      'save_variables',
+      'go_to_disclosure',
+      'go_to_human',
+      'end_call',
+    ]);
     const system = String(requests[0]!.messages[0]!.content);
     expect(system).toContain('Always be kind.');
     expect(system).toContain('Current step: Greeting\nAsk whether the caller consents.');
@@ -111,7 +117,7 @@ describe('the flow brain', () => {
 
   it("refuses a step's own transition before its variables, and a tool the step does not offer", async () => {
     const { llm, requests } = scriptedModel([
-      [call('go_to_disclosure'), call('end_call')],
+      [call('go_to_disclosure'), call('transfer_call', { destination: 'desk' })],
       [text('First, do you consent?')],
     ]);
     const { part, gathered } = flowBrain(llm);
@@ -120,7 +126,7 @@ describe('the flow brain', () => {
     const results = requests[1]!.messages.filter((message) => message.role === 'tool').map((m) => m.content);
     expect(results).toEqual([
       JSON.stringify({ error: 'first extract consent with save_variables' }),
-      JSON.stringify({ error: 'end_call is not offered in the step "Greeting"' }),
+      JSON.stringify({ error: 'transfer_call is not offered in the step "Greeting"' }),
     ]);
     expect(gathered).toEqual({});
     expect(part.flowPath().map((step) => step.node_id)).toEqual(['start']);
@@ -137,7 +143,7 @@ describe('the flow brain', () => {
     await part.answer(answer, 'Yes');
     expect(gathered).toEqual({ consent: true });
     expect(String(requests[1]!.messages[0]!.content)).toContain('Current step: Disclosure');
-    expect(toolNames(requests[1]!)).toEqual(['go_to_done', 'go_to_human']);
+    expect(toolNames(requests[1]!)).toEqual(['go_to_done', 'go_to_human', 'end_call']);
     expect(said).toEqual(['These are the terms.', 'Thank you.']);
     expect(held).toEqual(said);
     expect(events.filter((event) => event.event === 'flow_step').map((event) => event.node_id)).toEqual([
@@ -206,5 +212,62 @@ describe('the flow brain', () => {
     expect(transfer).not.toHaveBeenCalled();
     expect(requests[1]!.messages.at(-1)!.content).toBe(JSON.stringify({ error: 'this call cannot be transferred' }));
     expect(part.flowPath().map((step) => step.node_id)).toEqual(['start']);
+  });
+
+  it('the caller may end the call from any step: end_call with the call’s closing, after the flow’s own transitions', async () => {
+    const { llm, requests } = scriptedModel([[text('Do you consent?')]]);
+    const { part } = flowBrain(llm);
+    part.hearCaller('Hi');
+    await part.answer(fakeAnswer().answer, 'Hi');
+    const system = String(requests[0]!.messages[0]!.content);
+    expect(system).toMatch(
+      /If the caller wants to end the call and no function above fits, say "Thank you for your time\. Goodbye\." and call end_call\.$/,
+    );
+    expect(requests[0]!.tools.at(-1)!.description).toMatch(/^Only when the caller wants to end the call now/);
+  });
+
+  it('a caller who says goodbye in a step that is not an end: the agent hangs up there, the path says why', async () => {
+    const { llm, requests } = scriptedModel([[text('Thank you for your time. Goodbye.'), call('end_call')]]);
+    const { part, closing, runLogs, gathered } = flowBrain(llm);
+    part.hearCaller('Thank you, goodbye.');
+    const { answer, said, state } = fakeAnswer();
+    await part.answer(answer, 'Thank you, goodbye.');
+    expect(said).toEqual(['Thank you for your time.', 'Goodbye.']);
+    expect(state.hangUp).toBe(true);
+    expect(closing).toHaveBeenCalled();
+    expect(requests).toHaveLength(1);
+    expect(gathered).toEqual({});
+    expect(part.flowPath()).toEqual([
+      {
+        node_id: 'start',
+        name: 'Greeting',
+        entered_at: '2026-01-01T00:00:00.000Z',
+        left_at: null,
+        edge: null,
+        reason: 'the caller wanted to end the call',
+      },
+    ]);
+    expect(runLogs).toContain('Flow: the call ends in "Greeting" (the caller wanted to end the call)');
+  });
+
+  it('end_call without last words: the brain says the call’s closing, not interruptible in such a step', async () => {
+    const { llm } = scriptedModel([
+      [call('save_variables', { consent: true }), call('go_to_disclosure')],
+      [text('The terms.')],
+      [call('end_call')],
+    ]);
+    const { part } = flowBrain(llm);
+    part.hearCaller('Yes');
+    await part.answer(fakeAnswer().answer, 'Yes');
+    part.hearCaller('Bye');
+    const { answer, said, held, state } = fakeAnswer();
+    await part.answer(answer, 'Bye');
+    expect(said).toEqual(['Thank you for your time. Goodbye.']);
+    expect(held).toEqual(said);
+    expect(state).toEqual({ final: 'Thank you for your time. Goodbye.', hangUp: true });
+    expect(part.flowPath().map((step) => [step.node_id, step.reason])).toEqual([
+      ['start', 'the model judged "The caller consents"'],
+      ['disclosure', 'the caller wanted to end the call'],
+    ]);
   });
 });

@@ -45,6 +45,19 @@ const transitionTool = (transition: Transition, target: FlowNode): ToolDefinitio
   parameters: { type: 'object', properties: {}, required: [] },
 });
 
+/**
+ * `end_call` in a step: the caller may end the call from any step (as pipecat-flows' global
+ * functions and the flat prompt's `end_call`), with the call's closing; a flow's own way out (a
+ * transition to an end step, with its disposition) comes first when one fits.
+ */
+export const END_CALL = 'end_call';
+const callerEndsTool: ToolDefinition = {
+  name: END_CALL,
+  description:
+    'Only when the caller wants to end the call now (they say goodbye, or ask to hang up) and no go_to_ function fits: hang up after your last words. Say the closing in the same answer.',
+  parameters: { type: 'object', properties: {}, required: [] },
+};
+
 /** The tools offered in a conversation step. */
 export function stepTools(plan: CallPlan, flow: FlowDefinition, node: ConversationNode): ToolDefinition[] {
   const own = new Set(node.tools ?? []);
@@ -57,6 +70,7 @@ export function stepTools(plan: CallPlan, flow: FlowDefinition, node: Conversati
     ...modelTransitions(flow, node.id).map((transition) =>
       transitionTool(transition, byId.get(transition.edge.target)!),
     ),
+    callerEndsTool,
   ];
 }
 
@@ -82,6 +96,7 @@ export function stepSystemPrompt(
     transitions.length &&
       `When one of these holds, call its function to move on (the next step's instructions follow):\n${transitions.map((transition) => `- ${transition.functionName}: ${transition.edge.condition}`).join('\n')}`,
     ...plan.callContext,
+    `If the caller wants to end the call${transitions.length ? ' and no function above fits' : ''}, say "${plan.phrases.closing}" and call ${END_CALL}.`,
   ]
     .filter((section): section is string => typeof section === 'string' && section.length > 0)
     .join('\n\n');

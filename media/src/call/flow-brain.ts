@@ -5,7 +5,8 @@
  * calling a transition's function (`go_to_<node>`). A variable test (an edge's expression) is
  * checked first: when a caller's turn is answered and whenever variables are saved. An end step
  * says its closing words and hangs up with its disposition; a transfer step hands the call to the
- * agent's transfer destination. The model's streaming, its tool rounds and the filler are the
+ * agent's transfer destination. The caller may end the call from any step (`end_call`, with the
+ * call's closing). The model's streaming, its tool rounds and the filler are the
  * prompt brain's (prompt-brain.ts), which this steers.
  */
 import {
@@ -21,6 +22,7 @@ import type { FlowDefinition, FlowNode, FlowPathStep, FlowVariable } from '../..
 import { isConversationNode } from '../../../shared/domain/flows.ts';
 import type { ChatMessage } from '../agent/interfaces.ts';
 import {
+  END_CALL,
   FINAL_EXTRACTION_PROMPT,
   SAVE_VARIABLES,
   saveVariablesTool,
@@ -156,6 +158,7 @@ export class FlowBrain implements Brain {
         ...(moved === 'moved' ? { step: this.node.name } : moved === 'ended' ? { ended: true } : {}),
       });
     }
+    if (toolCall.name === END_CALL) this.endedByCaller(answer);
     const transition = modelTransitions(this.flow, node.id).find(
       (candidate) => candidate.functionName === toolCall.name,
     );
@@ -218,6 +221,21 @@ export class FlowBrain implements Brain {
     answer.hangUp();
     if (target.extract?.length) await this.finalExtraction(target.extract, answer.signal);
     return 'ended';
+  }
+
+  /**
+   * The caller wants to end the call in a step that is not an end: the call ends there (the path's
+   * last step, with why), with the call's closing unless the model said its own last words; the
+   * hang-up itself is the agent's `end_call` (agent-tools.ts).
+   */
+  private endedByCaller(answer: Answer): void {
+    const reason = 'the caller wanted to end the call';
+    this.path.at(-1)!.reason = reason;
+    this.call.runLog?.('INFO', `Flow: the call ends in "${this.node.name}" (${reason})`);
+    if (!answer.saidAnything) {
+      answer.say(this.call.plan.phrases.closing);
+      answer.finalWords(this.call.plan.phrases.closing);
+    }
   }
 
   private enter(target: FlowNode, edge: TakenTransition['edge'], reason: string): void {

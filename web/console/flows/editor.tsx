@@ -7,7 +7,7 @@ import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useMemo, useState } from 'preact/hooks';
 import { answer, ApiError, queryClient, type Schemas, useApi } from '../lib/api.ts';
 import { detailOf } from '../lib/api.ts';
-import { href } from '../lib/route.ts';
+import { href, useLeaveGuard } from '../lib/route.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';
 import { FlowGraph, type Selection } from './graph.tsx';
 import { currentIssues, type FlowIssue, issuesOf, issuesOfEdge, issuesOfNode } from './issues.ts';
@@ -63,6 +63,10 @@ function FlowEditor({ agent }: { agent: Agent }) {
   const api = useApi();
   const path = { agent_id: agent.public_id };
   const [flow, setFlow] = useState(() => flowOf(agent.workflow_definition as Record<string, unknown>));
+  // The flow as opened or last saved: anything else is an unsaved change, asked about before it is lost.
+  const [baseline, setBaseline] = useState(flow);
+  const unsaved = useMemo(() => !model.sameDefinition(flow, baseline), [flow, baseline]);
+  useLeaveGuard(unsaved, 'The flow has unsaved changes. Leave without saving them?');
   const [source, setSource] = useState(
     model.isFlow(agent.workflow_definition as Record<string, unknown>)
       ? `the current version (#${agent.current_definition_id})`
@@ -98,6 +102,7 @@ function FlowEditor({ agent }: { agent: Agent }) {
     onSuccess: (draft) => {
       setRejected(null);
       setSaved(draft);
+      setBaseline(draft.flow);
       setNote('');
     },
   });
@@ -141,7 +146,9 @@ function FlowEditor({ agent }: { agent: Agent }) {
         <a href={href('agents', agent.public_id)}>Back to {agent.name}</a>
       </p>
       <h2 id="flow-title">Conversation flow of {agent.name}</h2>
-      <p>Editing {source}.</p>
+      <p>
+        Editing {source}. <strong aria-live="polite">{unsaved ? 'Unsaved changes.' : ''}</strong>
+      </p>
       <div class="actions flow-toolbar" role="toolbar" aria-label="Flow">
         <label for="flow-new-type" class="inline">
           New step
@@ -195,6 +202,11 @@ function FlowEditor({ agent }: { agent: Agent }) {
               issues={issuesOfNode(issues, selectedNode.id)}
               choices={choices}
               onChange={(node) => change(model.replaceNode(flow, selectedNode.id, node))}
+              onChangeType={(type) => {
+                const changed = model.changeType(flow, selectedNode.id, type);
+                change(changed.flow);
+                return changed;
+              }}
               onConnect={(target) => connect(selectedNode.id, target)}
               onDelete={deleteSelected}
             />
@@ -242,7 +254,11 @@ function FlowEditor({ agent }: { agent: Agent }) {
       <Versions
         agent={agent}
         onOpen={(definition) => {
-          setFlow(flowOf(definition.workflow_definition as Record<string, unknown>));
+          if (unsaved && !confirm(`The flow has unsaved changes. Open version #${definition.id} without saving them?`))
+            return;
+          const opened = flowOf(definition.workflow_definition as Record<string, unknown>);
+          setFlow(opened);
+          setBaseline(opened);
           setSource(`version #${definition.id}`);
           setSelection(null);
           setRejected(null);

@@ -4,6 +4,7 @@
  * where a node is drawn when the definition does not say.
  */
 import type { components } from '../../../client/openapi.d.ts';
+import { type FlowDefinition as DomainFlow, lintFlow } from '../../../shared/domain/flows.ts';
 
 export type FlowNode = components['schemas']['FlowNode'];
 export type FlowEdge = components['schemas']['FlowEdge'];
@@ -41,6 +42,10 @@ const newEdgeKey = () => `edge-${++edgeKeys}`;
 export function editable(flow: FlowDefinition): EditedFlow {
   return { nodes: flow.nodes, edges: flow.edges.map((edge) => ({ ...edge, key: newEdgeKey() })) };
 }
+
+/** Whether two flows are the same definition (the editor's edge keys aside): unsaved changes. */
+export const sameDefinition = (a: EditedFlow, b: EditedFlow): boolean =>
+  a === b || JSON.stringify(definitionOf(a)) === JSON.stringify(definitionOf(b));
 
 /** The definition to send: the edges without the editor's keys. */
 export function definitionOf(flow: EditedFlow): FlowDefinition {
@@ -98,6 +103,55 @@ export function newNode(flow: EditedFlow, type: NodeType, position: { x: number;
 }
 
 export const addNode = (flow: EditedFlow, node: FlowNode): EditedFlow => ({ ...flow, nodes: [...flow.nodes, node] });
+
+/** The fields each type of node has besides `id`, `type`, `name` and `position` (the API's node schemas). */
+const FIELDS: Record<NodeType, string[]> = {
+  startCall: ['greeting', 'prompt', 'tools', 'documents', 'extract', 'interruptible', 'language', 'pre_call_fetch'],
+  agentNode: ['prompt', 'tools', 'documents', 'extract', 'interruptible', 'language'],
+  transferCall: ['destination'],
+  endCall: ['closing', 'extract', 'disposition'],
+  globalNode: ['prompt'],
+};
+
+/** What changing a node's type in place did: the flow, and what the new type had no place for. */
+export interface TypeChange {
+  flow: EditedFlow;
+  /** Fields of the old node the new type does not have. */
+  droppedFields: string[];
+  /** Transitions the new type cannot have (lintFlow: none leaves an end or a transfer, none enters the start or the global node). */
+  droppedEdges: number;
+}
+
+/**
+ * The node `id` as a node of `type`, in place: its id, name and position, the fields both types
+ * have (a required prompt the old one lacks is the new type's default), and its transitions
+ * except those the API's rules refuse for the new type (lintFlow's `source`/`target` problems on
+ * the edges it joins). Other problems (a second start, a global transition without a condition)
+ * stay for the editor to show.
+ */
+export function changeType(flow: EditedFlow, id: string, type: NodeType): TypeChange {
+  const old = flow.nodes.find((node) => node.id === id)!;
+  const fields = old as Record<string, unknown>;
+  // The new type's defaults (a prompt) where the old node has nothing to keep.
+  const { position: _position, ...fresh } = newNode({ nodes: [], edges: [] }, type, { x: 0, y: 0 });
+  const kept = Object.fromEntries(FIELDS[type].filter((key) => key in fields).map((key) => [key, fields[key]]));
+  const node = {
+    ...fresh,
+    ...kept,
+    id,
+    name: old.name,
+    ...(old.position ? { position: old.position } : {}),
+  } as FlowNode;
+  const droppedFields = FIELDS[old.type].filter((key) => key in fields && !FIELDS[type].includes(key));
+  const next = replaceNode(flow, id, node);
+  const refused = new Set(
+    lintFlow(definitionOf(next) as unknown as DomainFlow)
+      .filter(({ path: [part, , field] }) => part === 'edges' && (field === 'source' || field === 'target'))
+      .map(({ path: [, index] }) => next.edges[index as number]!.key),
+  );
+  const edges = next.edges.filter((edge) => !refused.has(edge.key) || (edge.source !== id && edge.target !== id));
+  return { flow: { ...next, edges }, droppedFields, droppedEdges: next.edges.length - edges.length };
+}
 
 /** The node and every edge that leaves or enters it. */
 export const removeNode = (flow: EditedFlow, id: string): EditedFlow => ({

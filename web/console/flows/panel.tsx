@@ -5,7 +5,26 @@
 import { useState } from 'preact/hooks';
 import { TextField, PickField, VariablesField } from './fields.tsx';
 import { type FlowIssue, issueText } from './issues.ts';
-import { type EditedEdge, type EditedFlow, type FlowNode, hasEntries, hasExits, typeTitle } from './model.ts';
+import {
+  type EditedEdge,
+  type EditedFlow,
+  type FlowNode,
+  hasEntries,
+  hasExits,
+  NODE_TYPES,
+  type NodeType,
+  type TypeChange,
+  typeTitle,
+} from './model.ts';
+
+/** What a change of kind left out, in words. */
+function typeChangeText(type: NodeType, { droppedFields, droppedEdges }: TypeChange): string {
+  const lost = [
+    droppedEdges && `${droppedEdges} transition${droppedEdges > 1 ? 's' : ''} it cannot have`,
+    droppedFields.length && `its ${droppedFields.join(', ')}`,
+  ].filter(Boolean);
+  return `Now of the kind “${typeTitle(type)}”${lost.length ? `; removed: ${lost.join(', ')}` : ''}.`;
+}
 
 /** What the agent has that a step may name: its tools, knowledge documents, destinations, dispositions. */
 export interface AgentChoices {
@@ -152,6 +171,7 @@ export function NodePanel({
   issues,
   choices,
   onChange,
+  onChangeType,
   onConnect,
   onDelete,
 }: {
@@ -160,11 +180,14 @@ export function NodePanel({
   issues: FlowIssue[];
   choices: AgentChoices;
   onChange: (node: FlowNode) => void;
+  /** Makes the step a step of another kind in place (model.changeType); what it left out. */
+  onChangeType: (type: NodeType) => TypeChange;
   onConnect: (target: string) => void;
   onDelete: () => void;
 }) {
   const targets = flow.nodes.filter((other) => other.id !== node.id && hasEntries(other.type));
   const [target, setTarget] = useState('');
+  const [typeChanged, setTypeChanged] = useState('');
   return (
     <section class="flow-panel" aria-labelledby="flow-panel-title">
       <h4 id="flow-panel-title">
@@ -180,6 +203,22 @@ export function NodePanel({
         value={node.name}
         onChange={(value) => onChange({ ...node, name: value ?? '' })}
       />
+      <label for="flow-node-kind">Kind of step</label>
+      <select
+        id="flow-node-kind"
+        value={node.type}
+        onChange={(e) => {
+          const type = e.currentTarget.value as NodeType;
+          setTypeChanged(typeChangeText(type, onChangeType(type)));
+        }}
+      >
+        {NODE_TYPES.map((entry) => (
+          <option key={entry.type} value={entry.type}>
+            {entry.title}
+          </option>
+        ))}
+      </select>
+      <p aria-live="polite">{typeChanged}</p>
       <NodeFields node={node} onChange={onChange} choices={choices} />
       {hasExits(node.type) && (
         <>
