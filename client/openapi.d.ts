@@ -1558,7 +1558,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a hosted-spreadsheet account (OAuth)
-         * @description Exchanges the authorization code of the provider's consent screen for a refresh token, stored encrypted (KMS) and never returned. The connection feeds `google-sheet` campaign sources and the file-picker token.
+         * @description Exchanges the authorization code of the provider's consent screen for a refresh token, stored encrypted (KMS) and never returned. With the `state` and `code_verifier` of a consent started by `POST /integrations/consents`, the consent is checked and used up first: another organization's, used, expired, a different `redirect_uri` or a verifier that does not match its challenge is a 400. The connection feeds `google-sheet` campaign sources and the file-picker token.
          *
          *     **Example**
          *
@@ -1614,7 +1614,7 @@ export interface paths {
         put?: never;
         /**
          * Short-lived access token for the spreadsheet file picker
-         * @description Valid up to one hour; the refresh token never leaves the server.
+         * @description Valid up to one hour; the refresh token never leaves the server. With it, what the browser's file picker needs: the provider's loader script, the app id and the developer key.
          *
          *     **Example**
          *
@@ -1624,6 +1624,33 @@ export interface paths {
          *     ```
          */
         post: operations["getSheetsPickerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a hosted-spreadsheet connection: the provider's consent URL
+         * @description Returns the provider's consent URL for the platform's OAuth client (offline access, PKCE with the caller's S256 `code_challenge`) and a `state` bound to this organization, single use and valid 10 minutes. The provider sends the browser back to `redirect_uri` with `code` and `state`; the caller completes the connection with `POST /integrations` (the code, the same `redirect_uri`, the `state` and its `code_verifier`).
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/integrations/consents" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        post: operations["startConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3616,6 +3643,18 @@ export interface components {
             /** Format: int64 */
             total_pages: number;
         };
+        Consent: {
+            /** @description The provider's consent screen (the platform's client id, offline access, PKCE): send the browser there. */
+            authorization_url: string;
+            /**
+             * Format: date-time
+             * @description The consent must be completed before this (10 minutes).
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            expires_at: string;
+            /** @description Bound to this organization, single use; give it back with the code to `POST /integrations`. */
+            state: string;
+        };
         ConversationRecord: {
             /**
              * Format: date-time
@@ -3668,6 +3707,8 @@ export interface components {
         CreateConnectionRequest: {
             /** @description The code the provider's OAuth consent screen returned to `redirect_uri`. */
             authorization_code: string;
+            /** @description The PKCE verifier (RFC 7636) whose S256 challenge started the consent; required with `state`, and passed on to the provider with the code. */
+            code_verifier?: string;
             /** @enum {string} */
             provider: "google-sheets";
             /**
@@ -3675,6 +3716,8 @@ export interface components {
              * @description The redirect URI used for the consent (must match).
              */
             redirect_uri: string;
+            /** @description The `state` of `POST /integrations/consents` that the provider returned with the code. With it, the consent must belong to this organization, be unused (single use) and unexpired, and `redirect_uri` must be the one it started with. */
+            state?: string;
         };
         CreateConversationRequest: {
             /**
@@ -4840,11 +4883,17 @@ export interface components {
         PickerToken: {
             access_token: string;
             account_email: string;
+            /** @description The Picker's app id (the Google Cloud project number of the platform's OAuth client). */
+            app_id: string | null;
+            /** @description The platform's browser API key for the Picker, when the operator configured one (`pickerApiKey`). */
+            developer_key: string | null;
             /**
              * Format: int64
              * @description Seconds the token stays valid (at most 3600).
              */
             expires_in: number;
+            /** @description The provider's Picker loader (`https://apis.google.com/js/api.js`), to open the file picker with the token. */
+            picker_script_url: string;
         };
         PlaceCallRequest: {
             /**
@@ -5543,6 +5592,22 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             updated_at: string;
+        };
+        StartConsentRequest: {
+            /** @description The PKCE challenge: base64url(SHA-256(code_verifier)), 43 characters. The verifier stays with the caller. */
+            code_challenge: string;
+            /**
+             * @default S256
+             * @enum {string}
+             */
+            code_challenge_method: "S256";
+            /** @enum {string} */
+            provider: "google-sheets";
+            /**
+             * Format: uri
+             * @description Where the provider sends the browser back with `code` and `state` (the console's own address): it must be registered with the platform's OAuth client, and the connection is completed with the same value.
+             */
+            redirect_uri: string;
         };
         StepReachedExpectation: {
             /** @description Shown in the results. */
@@ -13875,6 +13940,88 @@ export interface operations {
             };
             /** @description Does not exist or belongs to another organization */
             404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartConsentRequest"];
+            };
+        };
+        responses: {
+            /** @description Consent started */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Consent"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];

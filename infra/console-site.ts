@@ -22,13 +22,18 @@ export interface SiteFile {
  * The pages' policy: their own scripts (and the audio worklet the session library makes from a
  * blob), the API on their own origin or any deployment's (the API answers CORS), the media
  * service's WebSockets (talk and listen sessions),
- * recordings through the API's signed links (redirected to the bucket's presigned URLs). Locally
- * the media service is plain `ws:` and the bucket emulator answers on loopback http.
+ * recordings through the API's signed links (redirected to the bucket's presigned URLs), and the
+ * spreadsheet provider's file picker (Google Picker: its loader from apis.google.com, its window a
+ * frame from docs.google.com). Locally the media service is plain `ws:`, the bucket emulator and
+ * the local Google (its picker loader) answer on loopback http.
  */
 export function contentSecurityPolicy(where: 'local' | 'deployed'): string {
   return [
     "default-src 'self'",
-    "script-src 'self' blob:",
+    where === 'local'
+      ? "script-src 'self' blob: http://127.0.0.1:*"
+      : "script-src 'self' blob: https://apis.google.com",
+    'frame-src https://docs.google.com',
     // Any deployment's API (it answers CORS) and the media service's WebSockets.
     where === 'local' ? "connect-src 'self' http://127.0.0.1:* https: ws: wss:" : "connect-src 'self' https: wss:",
     where === 'local' ? "media-src 'self' https: http://127.0.0.1:*" : "media-src 'self' https:",

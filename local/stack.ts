@@ -18,7 +18,7 @@ import { configureLocalFunctions } from './lambda-runtime.ts';
 import { startLocalSecretsManager } from './secrets-manager.ts';
 import { startLocalStepFunctions } from './step-functions.ts';
 import { startLocalScheduler } from './scheduler.ts';
-import { startSheetsSimulator } from './sheets-simulator.ts';
+import { LOCAL_SHEETS_CLIENT, startSheetsSimulator } from './sheets-simulator.ts';
 import { startLocalTwilio } from './carrier/twilio-wire.ts';
 import { startLocalTelnyx } from './carrier/telnyx-wire.ts';
 import { localStackSettings } from './local-settings.ts';
@@ -133,7 +133,7 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
       region: REGION,
       secrets: {
         'download-links': localSecret(options.dataDir, 'download-links'),
-        'sheets-oauth': JSON.stringify({ clientId: 'local', clientSecret: 'local' }),
+        'sheets-oauth': JSON.stringify(LOCAL_SHEETS_CLIENT),
         'media-streams': localSecret(undefined, 'media-streams'),
       },
     });

@@ -5,6 +5,9 @@ import * as connections from '../../shared/services/connections.ts';
 import { pageOfItems } from '../../shared/domain/pagination.ts';
 
 export const handler = createApiHandler([
+  operation(integrationRoutes.startConsent, async ({ body }, context) =>
+    created(await connections.startConsent(callerOf(context).organizationId, body)),
+  ),
   operation(integrationRoutes.createConnection, async ({ body }, context) =>
     created(await connections.createConnection(callerOf(context).organizationId, body)),
   ),

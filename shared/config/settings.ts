@@ -107,7 +107,8 @@ export const SETTINGS = {
   },
   SHEETS_SECRET_ARN: {
     readBy: 'encryption',
-    description: 'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret)',
+    description:
+      'Secrets Manager secret: OAuth client of the spreadsheet provider (JSON: clientId, clientSecret; optional pickerApiKey)',
   },
   LOCAL_ENCRYPTION_KEY: {
     readBy: { anyOf: ['encryption', 'telephony'] },
@@ -125,6 +126,16 @@ export const SETTINGS = {
     description: 'Spreadsheet provider userinfo URL (local fake)',
   },
   SHEETS_API_URL: { readBy: 'encryption', localOnly: true, description: 'Spreadsheet provider API URL (local fake)' },
+  SHEETS_OAUTH_AUTHORIZE_URL: {
+    readBy: 'encryption',
+    localOnly: true,
+    description: "Spreadsheet provider's consent screen (local fake); unset on AWS: Google's",
+  },
+  SHEETS_PICKER_SCRIPT_URL: {
+    readBy: 'encryption',
+    localOnly: true,
+    description: "The file picker's loader script (local fake); unset on AWS: Google's",
+  },
   MAX_CALL_SECONDS: {
     readBy: KNOWS_CALL_LENGTH,
     description: 'Longest call; the call watchdog ends a run 5 min after it (context maxCallSeconds, default 3600)',

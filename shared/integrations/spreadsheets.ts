@@ -1,13 +1,15 @@
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
-import { getSecretFields } from '../config/secrets.ts';
+import { getSecretFields, getSecretJson, SECRET_PLACEHOLDER } from '../config/secrets.ts';
 import { optionalSetting } from '../config/settings.ts';
+import { consentUrl, pickerAppId } from '../domain/oauth-consent.ts';
 
 /**
  * The hosted-spreadsheet provider adapter (Google Sheets API v4 and Google OAuth 2.0, the shapes
  * every client library uses). Base URLs come from configuration so the local fake provider
  * (local/sheets-simulator.ts) serves the same calls.
  *
- *   POST {SHEETS_OAUTH_TOKEN_URL}  form: grant_type=authorization_code|refresh_token, client_id, client_secret, …
+ *   GET  {SHEETS_OAUTH_AUTHORIZE_URL}?client_id&redirect_uri&scope&state&code_challenge…  (the browser's consent)
+ *   POST {SHEETS_OAUTH_TOKEN_URL}  form: grant_type=authorization_code|refresh_token, client_id, client_secret, code_verifier, …
  *   GET  {SHEETS_USERINFO_URL}     Authorization: Bearer <access token>  → {email}
  *   GET  {SHEETS_API_URL}/v4/spreadsheets/{id}/values/{range}  → {values: string[][]}
  */
@@ -23,6 +25,8 @@ export class SpreadsheetProviderError extends Error {
 }
 
 const settings = () => ({
+  authorizeUrl: optionalSetting('SHEETS_OAUTH_AUTHORIZE_URL') ?? 'https://accounts.google.com/o/oauth2/v2/auth',
+  pickerScriptUrl: optionalSetting('SHEETS_PICKER_SCRIPT_URL') ?? 'https://apis.google.com/js/api.js',
   tokenUrl: optionalSetting('SHEETS_OAUTH_TOKEN_URL') ?? 'https://oauth2.googleapis.com/token',
   userinfoUrl: optionalSetting('SHEETS_USERINFO_URL') ?? 'https://openidconnect.googleapis.com/v1/userinfo',
   apiUrl: (optionalSetting('SHEETS_API_URL') ?? 'https://sheets.googleapis.com').replace(/\/$/, ''),
@@ -77,12 +81,44 @@ export async function accountEmail(accessToken: string): Promise<string> {
   return info.email ?? '';
 }
 
+/** The provider's consent screen for the platform's OAuth client. */
+export async function authorizationUrl(request: {
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+}): Promise<string> {
+  const { clientId } = await oauthClient();
+  return consentUrl(settings().authorizeUrl, { clientId, ...request });
+}
+
+/** What the browser's file picker needs besides the access token. */
+export async function pickerSettings(): Promise<{
+  scriptUrl: string;
+  appId: string | null;
+  developerKey: string | null;
+}> {
+  const { clientId } = await oauthClient();
+  const { pickerApiKey } = await getSecretJson('SHEETS_SECRET_ARN');
+  return {
+    scriptUrl: settings().pickerScriptUrl,
+    appId: pickerAppId(clientId),
+    developerKey:
+      typeof pickerApiKey === 'string' && pickerApiKey && pickerApiKey !== SECRET_PLACEHOLDER ? pickerApiKey : null,
+  };
+}
+
 /** Completes the OAuth consent: the refresh token to keep (encrypted) and the account's email. */
 export async function exchangeAuthorizationCode(
   code: string,
   redirectUri: string,
+  codeVerifier?: string,
 ): Promise<{ refreshToken: string; accountEmail: string }> {
-  const tokens = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+  const tokens = await tokenRequest({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    ...(codeVerifier ? { code_verifier: codeVerifier } : {}),
+  });
   if (!tokens.refresh_token)
     throw new SpreadsheetProviderError('The provider returned no refresh token (ask for offline access)', true);
   return { refreshToken: tokens.refresh_token, accountEmail: await accountEmail(tokens.access_token) };

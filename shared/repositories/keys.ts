@@ -28,6 +28,7 @@
  * | campaign          | ORG#<orgId>         | CAMPAIGN#<campaignId, 12 digits>   | CAMPAIGNS#ACTIVE (sparse) | <orgId>#<campaignId> |
  * | campaign contact  | ORG#<o>#CAMPAIGN#<c>| CONTACT#<row, 8 digits>            | ORG#<o>#CAMPAIGN#<c>#DUE / #DIALING (sparse) | <nextAttemptAt>#<row> / <row> |
  * | integration conn. | ORG#<orgId>         | CONNECTION#<connectionId>          |                       |                     |
+ * | OAuth consent     | ORG#<orgId>         | CONSENT#<state>  (TTL expiresAt)   |                       |                     |
  * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
  * | phone number      | ORG#<orgId>         | PHONENUMBER#<id, 12 digits>        | NUMBERS#RENEWAL while active | <renewsAt>#<o>#<id> |
  * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
@@ -190,6 +191,7 @@ export const keys = {
   }),
   connection: (orgId: number, connectionId: string) => ({ pk: `ORG#${orgId}`, sk: `CONNECTION#${connectionId}` }),
   connectionSkPrefix: 'CONNECTION#',
+  consent: (orgId: number, state: string) => ({ pk: `ORG#${orgId}`, sk: `CONSENT#${state}` }),
   campaignRefresh: (orgId: number, campaignId: number) => ({
     pk: `ORG#${orgId}`,
     sk: `CAMPAIGNREFRESH#${pad(campaignId)}`,

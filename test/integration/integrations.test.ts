@@ -2,18 +2,45 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
+import { connectSheets, consentAnswer, CONSOLE_REDIRECT, pkcePair } from '../support/sheets-consent.ts';
 
 const api = apiClient();
 let org: TestOrganization;
 let agent: { id: number };
 const ALWAYS = { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' };
-const connect = (key = org.key) =>
+const connect = (key = org.key) => connectSheets(api, key);
+
+/** A consent started by `key`'s organization and answered Allow: the code, the state and the verifier. */
+async function consented(key = org.key, redirectUri = CONSOLE_REDIRECT) {
+  const { verifier, challenge } = pkcePair();
+  const started = await api.request('POST', '/integrations/consents', {
+    key,
+    body: { provider: 'google-sheets', redirect_uri: redirectUri, code_challenge: challenge },
+  });
+  expect(started.status).toBe(201);
+  const back = await consentAnswer(started.body.authorization_url);
+  return {
+    started: started.body,
+    code: back.searchParams.get('code')!,
+    state: back.searchParams.get('state')!,
+    verifier,
+    challenge,
+  };
+}
+
+const complete = (
+  answer: { code: string; state?: string; verifier?: string },
+  key = org.key,
+  redirectUri = CONSOLE_REDIRECT,
+) =>
   api.request('POST', '/integrations', {
     key,
     body: {
       provider: 'google-sheets',
-      authorization_code: 'consent-code',
-      redirect_uri: 'https://app.example.com/oauth',
+      authorization_code: answer.code,
+      redirect_uri: redirectUri,
+      ...(answer.state === undefined ? {} : { state: answer.state }),
+      ...(answer.verifier === undefined ? {} : { code_verifier: answer.verifier }),
     },
   });
 
@@ -50,6 +77,9 @@ describe.skipIf(needsLocalStack)('spreadsheet connections', () => {
       access_token: expect.stringMatching(/^ya29\./),
       account_email: 'sheets-user@example.com',
       expires_in: 3600,
+      picker_script_url: `${inject('stackEnv').SHEETS_API_URL}/js/api.js`,
+      app_id: '123456789012',
+      developer_key: null,
     });
 
     const stranger = await newOrganization('Connection stranger');
@@ -63,6 +93,77 @@ describe.skipIf(needsLocalStack)('spreadsheet connections', () => {
     expect(
       (await api.request('POST', `/integrations/${created.body.id}/sheets/picker-token`, { key: org.key })).status,
     ).toBe(404);
+  });
+
+  it("starts a consent: the provider's consent URL for the platform's client, with offline access, PKCE and a state of 10 minutes", async () => {
+    const { started, challenge, state } = await consented();
+    const url = new URL(started.authorization_url);
+    expect(url.origin + url.pathname).toBe(`${inject('stackEnv').SHEETS_API_URL}/o/oauth2/v2/auth`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: '123456789012-local.apps.googleusercontent.com',
+      redirect_uri: CONSOLE_REDIRECT,
+      response_type: 'code',
+      scope: expect.stringContaining('https://www.googleapis.com/auth/spreadsheets.readonly'),
+      access_type: 'offline',
+      prompt: 'consent',
+      include_granted_scopes: 'true',
+      state: started.state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    expect(state).toBe(started.state);
+    const minutes = (Date.parse(started.expires_at) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(9);
+    expect(minutes).toBeLessThanOrEqual(10);
+  });
+
+  it('completes a consent once, only for the organization that started it, with its redirect URI and its verifier', async () => {
+    const answer = await consented();
+    // Another organization cannot redeem it (and does not use it up).
+    const stranger = await newOrganization('Consent stranger');
+    const foreign = await complete(answer, stranger.key);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.detail).toMatch(/unknown or was already used/);
+    // A verifier that is not the challenge's, or another redirect URI: refused, and the state is spent.
+    const wrongVerifier = await consented();
+    const refused = await complete({ ...wrongVerifier, verifier: pkcePair().verifier });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/code_verifier does not match/);
+    expect((await complete(wrongVerifier)).status).toBe(400);
+    const otherRedirect = await consented();
+    const moved = await complete(otherRedirect, org.key, 'https://elsewhere.example.com/oauth');
+    expect(moved.status).toBe(400);
+    expect(moved.body.detail).toMatch(/redirect_uri differs/);
+    // A state without its verifier.
+    const halfAnswer = await complete({ code: answer.code, state: answer.state });
+    expect(halfAnswer.status).toBe(400);
+    expect(halfAnswer.body.detail).toMatch(/state and code_verifier go together/);
+    // The rightful answer connects, once.
+    const connected = await complete(answer);
+    expect(connected.status).toBe(201);
+    expect(connected.body.account_email).toBe('sheets-user@example.com');
+    const again = await complete(answer);
+    expect(again.status).toBe(400);
+    expect(again.body.detail).toMatch(/already used/);
+  });
+
+  it("passes the verifier on: the provider refuses a consent's code redeemed without it", async () => {
+    const answer = await consented();
+    const withoutConsentCheck = await complete({ code: answer.code });
+    expect(withoutConsentCheck.status).toBe(400);
+    expect(withoutConsentCheck.body.detail).toMatch(/spreadsheet provider refused/);
+  });
+
+  it('validates the consent request', async () => {
+    const response = await api.request('POST', '/integrations/consents', {
+      key: org.key,
+      body: { provider: 'google-sheets', redirect_uri: 'ftp://example.com/x', code_challenge: 'short' },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.detail.map((item: { loc: unknown[] }) => item.loc)).toEqual([
+      ['body', 'redirect_uri'],
+      ['body', 'code_challenge'],
+    ]);
   });
 
   it('validates the connection request', async () => {

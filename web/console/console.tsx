@@ -1,6 +1,6 @@
 /**
  * The console (Preact): sign in with an organization API key (kept in this browser session only),
- * then agents, calls, campaigns, numbers, Do-not-call, usage, API keys, webhooks and talking to an
+ * then agents, calls, campaigns, numbers, Do-not-call, usage, API keys, webhooks, integrations and talking to an
  * agent (voice or chat), each a page addressed by the location hash. Everything goes through the public API with the generated typed
  * client; the API's own message is shown for every error.
  */
@@ -19,10 +19,12 @@ import {
 } from './lib/api.ts';
 import { FlowEditorPage } from './flows/editor.tsx';
 import { href, useRoute } from './lib/route.ts';
+import { consentAnswerInAddress } from './lib/sheet-picker.ts';
 import { AgentPage, AgentsPage } from './pages/agents.tsx';
 import { CallPage, CallsPage } from './pages/calls.tsx';
 import { CampaignPage, CampaignsPage } from './pages/campaigns.tsx';
 import { DoNotCallPage } from './pages/do-not-call.tsx';
+import { IntegrationsPage } from './pages/integrations.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { NumbersPage } from './pages/numbers.tsx';
 import { TalkPage } from './pages/talk.tsx';
@@ -38,6 +40,7 @@ const SECTIONS = [
   ['usage', 'Usage'],
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],
+  ['integrations', 'Integrations'],
   ['talk', 'Talk to an agent'],
 ] as const;
 
@@ -79,6 +82,8 @@ function SignIn({ onSignedIn, refusal }: { onSignedIn: (connection: Connection) 
 
 function Page({ route }: { route: string[] }) {
   const [section = 'agents', id, child] = route;
+  // The provider's consent sends the browser back to the console's address with its answer.
+  if (consentAnswerInAddress()) return <IntegrationsPage />;
   switch (section) {
     case 'calls':
       return id && child ? <CallPage agentId={id} runId={Number(child)} /> : <CallsPage agentId={id} />;
@@ -94,6 +99,8 @@ function Page({ route }: { route: string[] }) {
       return <KeysPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'integrations':
+      return <IntegrationsPage />;
     case 'talk':
       return <TalkPage agentId={id} definitionId={child ? Number(child) : undefined} />;
     default:

@@ -2,14 +2,34 @@ import {
   Connection,
   ConnectionIdParam,
   ConnectionList,
+  Consent,
   CreateConnectionRequest,
   PickerToken,
+  StartConsentRequest,
 } from '../../schemas/integrations.ts';
 import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-responses.ts';
 import { defineRoute } from '../route.ts';
 import { PaginationQuery } from '../../schemas/pagination.ts';
 
 export const integrationRoutes = {
+  startConsent: defineRoute({
+    operationId: 'startConsent',
+    method: 'POST',
+    path: '/integrations/consents',
+    group: 'integrations',
+    summary: "Start a hosted-spreadsheet connection: the provider's consent URL",
+    description:
+      "Returns the provider's consent URL for the platform's OAuth client (offline access, PKCE with the caller's S256 `code_challenge`) and a `state` bound to this organization, " +
+      'single use and valid 10 minutes. The provider sends the browser back to `redirect_uri` with `code` and `state`; the caller completes the connection with `POST /integrations` ' +
+      '(the code, the same `redirect_uri`, the `state` and its `code_verifier`).',
+    tags: ['Integrations'],
+    request: { body: StartConsentRequest },
+    responses: {
+      201: { description: 'Consent started', schema: Consent },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
+  }),
   createConnection: defineRoute({
     operationId: 'createConnection',
     method: 'POST',
@@ -18,6 +38,8 @@ export const integrationRoutes = {
     summary: 'Connect a hosted-spreadsheet account (OAuth)',
     description:
       "Exchanges the authorization code of the provider's consent screen for a refresh token, stored encrypted (KMS) and never returned. " +
+      'With the `state` and `code_verifier` of a consent started by `POST /integrations/consents`, the consent is checked and used up first: ' +
+      "another organization's, used, expired, a different `redirect_uri` or a verifier that does not match its challenge is a 400. " +
       'The connection feeds `google-sheet` campaign sources and the file-picker token.',
     tags: ['Integrations'],
     request: { body: CreateConnectionRequest },
@@ -62,7 +84,8 @@ export const integrationRoutes = {
     path: '/integrations/{connection_id}/sheets/picker-token',
     group: 'integrations',
     summary: 'Short-lived access token for the spreadsheet file picker',
-    description: 'Valid up to one hour; the refresh token never leaves the server.',
+    description:
+      "Valid up to one hour; the refresh token never leaves the server. With it, what the browser's file picker needs: the provider's loader script, the app id and the developer key.",
     tags: ['Integrations'],
     request: { params: ConnectionIdParam },
     responses: {
