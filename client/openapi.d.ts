@@ -3315,6 +3315,7 @@ export interface components {
              * @description Contacts that could not be called: invalid number, Do-not-call, or a technical failure.
              */
             failed_rows: number;
+            /** @description What the campaign's calls are for: given to the agent (`campaign_goal`) and to the post-call analysis. */
             goal?: string | null;
             /** Format: int64 */
             id: number;
@@ -3416,6 +3417,7 @@ export interface components {
         };
         CampaignCreateRequest: {
             calling_window?: components["schemas"]["CallingWindowRequest"];
+            /** @description What the campaign's calls are for. The agent reads it (the call variable `campaign_goal`: in the call details of its prompt, and `{{initial_context.campaign_goal}}` in its texts), and an agent's post-call analysis judges each call's success against it. */
             goal?: string | null;
             /** @description At most 10,000 per request; larger lists are sent as CSV (`source_type: csv`). */
             manual_contacts?: components["schemas"]["ManualContact"][] | null;

@@ -632,6 +632,27 @@ describe('call plan', () => {
   });
 
   it.each([
+    [
+      'a campaign call with a goal',
+      'Confirm the visit',
+      '- campaign_goal: Confirm the visit',
+      'Goal: Confirm the visit.',
+    ],
+    ['a call without one', null, undefined, 'Goal: .'],
+  ])('gives the agent the campaign goal on %s', (_name, campaignGoal, listed, step) => {
+    const plan = buildCallPlan(
+      callInput({
+        workflowDefinition: { steps: ['Goal: {{initial_context.campaign_goal}}.'] },
+        initialContext: { name: 'Sam' },
+        campaignGoal,
+      }),
+    );
+    expect(plan.systemPrompt).toContain(`1. ${step}`);
+    if (listed) expect(plan.systemPrompt).toContain(`- name: Sam\n${listed}`);
+    else expect(plan.systemPrompt).not.toContain('campaign_goal');
+  });
+
+  it.each([
     ['en', {}, {}, PHRASES.en!],
     ['pl-PL', {}, {}, PHRASES.pl!],
     ['de', {}, {}, PHRASES.de!],

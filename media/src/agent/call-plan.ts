@@ -24,6 +24,8 @@ export interface CallInput {
   workflowConfigurations: Record<string, unknown>;
   templateContextVariables: Record<string, unknown>;
   initialContext: Record<string, unknown>;
+  /** The goal of the campaign that placed the call (the call variable `campaign_goal`); null: none. */
+  campaignGoal?: string | null;
   dispositionCodes: Record<string, unknown>;
   passages: { id: string; document_id: string; title: string; text: string }[];
   tools: ToolRecord[];
@@ -237,7 +239,13 @@ export function buildCallPlan(input: CallInput): CallPlan {
     start?.type === 'startCall' && start.greeting
       ? { ...input.workflowDefinition, greeting: start.greeting }
       : input.workflowDefinition;
-  const variables = { ...input.templateContextVariables, ...input.initialContext };
+  // A campaign's goal is a call variable of its own: listed in the call details, and
+  // `{{initial_context.campaign_goal}}` in the agent's texts.
+  const variables = {
+    ...input.templateContextVariables,
+    ...input.initialContext,
+    ...(input.campaignGoal ? { campaign_goal: input.campaignGoal } : {}),
+  };
   const render = (value: string) => renderTemplate(value, variables);
   const settings = voiceSettings(input.workflowConfigurations, definition);
   const configured = WorkflowConfigurations.safeParse(input.workflowConfigurations);
