@@ -181,6 +181,7 @@ export const agentTemplateRoutes = {
       'read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with ' +
       "`generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data " +
       'to collect (503 when no model is configured, 502 when it fails), as in from-template. ' +
+      'The FAQ facts (`facts.faq`) become a document of the new agent\'s knowledge base ("Questions customers ask <company_name>", one passage a question), searched on every caller turn. ' +
       'A script that branches (`call_flow.branches` not empty) becomes a conversation flow instead (docs/flows.md): the greeting and the mandatory phrases in a start step the caller cannot interrupt, ' +
       'a step per question, a transition per answer where the script branches (plus one for any other answer, which goes on with the steps), each branch its own steps and its closing, objections as global instructions, ' +
       'each datum to collect extracted where it is asked. A branch whose `question` is none of the `steps` is a 422 on `["body","analysis","call_flow","branches",<i>,"question"]`; ' +
