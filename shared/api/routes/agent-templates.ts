@@ -205,8 +205,9 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'Turn an uploaded document into plain text',
     description:
-      'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is ' +
-      'inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and ' +
+      'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text fills ' +
+      "the agent's knowledge box (`workflow_definition.knowledge`), inlined into the system prompt of its calls; larger documents belong in the knowledge base. " +
+      '`purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and ' +
       'MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. A DOCX that unpacks past ' +
       '32 MiB (measured while inflating) or has more than 1,000 entries, a PDF of more than 300 pages or whose streams decode past 64 MiB in all ' +
       '(measured before pdf.js reads it, the inflater stopped at the cap), an encrypted PDF, or a document that takes more than 10 s to read: ' +
