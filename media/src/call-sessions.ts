@@ -175,7 +175,9 @@ function withTexts(call: PreparedCall, ref: RunRef, run: RunRecord): PreparedCal
 }
 
 /** What of its run a call's setup reads. */
-type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test'>;
+type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test'> & {
+  campaign?: { goal?: string | null } | null;
+};
 
 /**
  * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
@@ -228,6 +230,7 @@ async function setUpCall(
       workflowConfigurations: agent.workflow_configurations,
       templateContextVariables: agent.template_context_variables,
       initialContext: { ...run.initial_context, ...fetched },
+      campaignGoal: run.campaign?.goal ?? null,
       dispositionCodes: agent.call_disposition_codes,
       passages,
       tools,
@@ -267,7 +270,7 @@ const greetings = new GreetingCache<SpeechAhead>();
 export async function prepareEarlyCall(
   config: CallSessionConfig,
   runRef: string,
-  dialed: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'>,
+  dialed: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'> & { campaign: { goal?: string | null } | null },
   log: LogFn,
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);

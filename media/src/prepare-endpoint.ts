@@ -1,5 +1,5 @@
 /**
- * POST PREPARE_PATH `{run_ref, token, mode, initial_context, definition_id}`: the dialer (shared/services/media-preparation.ts) asks the
+ * POST PREPARE_PATH `{run_ref, token, mode, initial_context, definition_id, campaign_goal?}`: the dialer (shared/services/media-preparation.ts) asks the
  * task to make a call ready while it rings (call-preparer.ts). The credential is a stream token
  * minted for the run's `prepare` purpose: only the platform asks, and what it says of the run (its
  * mode and initial context, for the greeting, and its definition version) is taken as it says it, with no read of the run. The answer says what was done
@@ -22,6 +22,8 @@ export interface PrepareRequest {
   mode: string;
   initialContext: Record<string, unknown>;
   definitionId: number;
+  /** The goal of the campaign that placed the call; null: none. */
+  campaignGoal: string | null;
 }
 
 /** Handles POST PREPARE_PATH (false for other requests); `prepare` null: early connections are off. */
@@ -55,13 +57,21 @@ async function answer(
     mode?: unknown;
     initial_context?: unknown;
     definition_id?: unknown;
+    campaign_goal?: unknown;
   } = {};
   try {
     body = (raw ? (JSON.parse(raw) as typeof body | null) : null) ?? {};
   } catch {
     // answered below
   }
-  const { run_ref: runRef, token, mode, initial_context: initialContext, definition_id: definitionId } = body;
+  const {
+    run_ref: runRef,
+    token,
+    mode,
+    initial_context: initialContext,
+    definition_id: definitionId,
+    campaign_goal: campaignGoal = null,
+  } = body;
   const isObject = typeof initialContext === 'object' && initialContext !== null && !Array.isArray(initialContext);
   if (
     typeof runRef !== 'string' ||
@@ -69,7 +79,8 @@ async function answer(
     typeof token !== 'string' ||
     typeof mode !== 'string' ||
     !isObject ||
-    !Number.isSafeInteger(definitionId)
+    !Number.isSafeInteger(definitionId) ||
+    (campaignGoal !== null && typeof campaignGoal !== 'string')
   )
     return {
       status: 400,
@@ -82,6 +93,7 @@ async function answer(
     mode,
     initialContext: initialContext as Record<string, unknown>,
     definitionId: definitionId as number,
+    campaignGoal,
   };
   return { status: 202, body: { status: prepare ? prepare(asked) : 'off' } };
 }

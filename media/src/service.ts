@@ -103,12 +103,17 @@ export async function startMediaService(options: {
       !draining && (options.maxCalls === undefined || calls + admitting + prepared < options.maxCalls),
   });
   const prepare = options.earlyConnections
-    ? ({ runRef, mode, initialContext, definitionId }: PrepareRequest) =>
+    ? ({ runRef, mode, initialContext, definitionId, campaignGoal }: PrepareRequest) =>
         preparer.prepare(runRef, () =>
           prepareEarlyCall(
             options.calls,
             runRef,
-            { mode, initial_context: initialContext, definition_id: definitionId },
+            {
+              mode,
+              initial_context: initialContext,
+              definition_id: definitionId,
+              campaign: campaignGoal ? { goal: campaignGoal } : null,
+            },
             options.log,
           ),
         )

@@ -18,7 +18,11 @@ const PlainFacts = z.object({
   prices: z.array(z.string()).describe('Each price as written, with its currency ("200 PLN")'),
   hours: z.string().nullable().describe('Opening hours as written; null when not said'),
   address: z.string().nullable().describe('Postal address as written; null when not said'),
-  faq: z.array(z.string()).describe('Questions the text answers for customers, as questions'),
+  faq: z
+    .array(z.string())
+    .describe(
+      'Questions the text answers for customers, each as the question followed by the answer the text gives ("Do you treat children? Yes, from age 3.")',
+    ),
 });
 
 export const ScriptReading = z.object({

@@ -161,8 +161,8 @@ export const FUNCTION_GROUPS = {
   agentAuthoring: {
     entry: 'functions/agent-authoring/handler.ts',
     description:
-      'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key',
-    access: { table: 'readWrite', encryption: true, languageModel: true },
+      'Agent templates, AI authoring (translate, script analysis), document text extraction, the organization model key; the FAQ document of an agent made from a script (bucket)',
+    access: { table: 'readWrite', bucket: 'readWrite', encryption: true, languageModel: true },
     memorySize: 1024,
   },
   numbers: {

@@ -37,6 +37,20 @@ export function initialAnalysis(plan: CallAnalysisPlan | null | undefined, hasTr
   };
 }
 
+/**
+ * The analysis plan of a call placed with a campaign `goal`: success is judged against the goal,
+ * and against the agent's own criteria when it has some. No plan: no analysis (a goal alone adds
+ * no model request).
+ */
+export function analysisPlanWithGoal(
+  plan: CallAnalysisPlan | null,
+  goal: string | null | undefined,
+): CallAnalysisPlan | null {
+  if (!plan || !goal) return plan;
+  const reached = `The campaign's goal was reached: ${goal}.`;
+  return { ...plan, success_criteria: plan.success_criteria ? `${reached} And: ${plan.success_criteria}` : reached };
+}
+
 /** The answer the model must give for `plan`: a summary, and the parts the plan asks for. */
 export function analysisAnswerSchema(plan: CallAnalysisPlan) {
   return z.object({

@@ -125,6 +125,11 @@ export interface CampaignOrigin {
   attempt: number;
   /** The contact's own time zone, when its source gave one (its retry is scheduled in it). */
   timezone?: string | null;
+  /**
+   * The campaign's `goal` when the call was placed, if it has one: the agent reads it (the call
+   * variable `campaign_goal`) and the post-call analysis judges success against it.
+   */
+  goal?: string | null;
 }
 
 /** What deciding a campaign call's outcome needs of its run. */

@@ -91,6 +91,17 @@ export function mergeFacts(script: Facts, website: Facts | null): { facts: Facts
   };
 }
 
+/**
+ * The FAQ facts of an analysis as a knowledge-base document of the agent made from it: one
+ * paragraph a question (with the answer the texts give, when the model wrote one), so each is a
+ * passage of its own; null when there are none.
+ */
+export function faqDocument(companyName: string, faq: readonly Sourced[]): { title: string; content: string } | null {
+  const questions = [...new Set(faq.map((item) => item.value.trim()).filter(Boolean))];
+  if (!questions.length) return null;
+  return { title: `Questions customers ask ${companyName}`.slice(0, 255), content: questions.join('\n\n') };
+}
+
 /** Visible text and title of an HTML page (scripts and styles dropped, block ends as new lines). */
 export function pageText(html: string): { title?: string; text: string } {
   const title =

@@ -157,7 +157,10 @@ export const ScriptAnalysis = z
       prices: z.array(Sourced).max(MAX_ANSWER_CHARS),
       hours: Sourced.nullable(),
       address: Sourced.nullable(),
-      faq: z.array(Sourced).max(MAX_ANSWER_CHARS),
+      faq: z.array(Sourced).max(MAX_ANSWER_CHARS).openapi({
+        description:
+          "Questions customers ask, each with the answer the texts give; `POST /agents/from-script` puts them in the agent's knowledge base.",
+      }),
     }),
     conflicts: z
       .array(

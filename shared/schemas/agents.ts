@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AGENT_STATUSES } from '../domain/agent.ts';
 import { freeFormObject, JsonObject, nameText, storedAtMost, Timestamp } from './common.ts';
 import { WorkflowConfigurations as VoiceSettings, WorkflowDefinitionDoc } from './voice-settings.ts';
-import { documentedInt, MAX_NAME_CHARS } from './bounds.ts';
+import { documentedInt, MAX_KNOWLEDGE_TEXT_CHARS, MAX_NAME_CHARS } from './bounds.ts';
 import { FlowDefinition } from './flows.ts';
 import { isFlowDefinition } from '../domain/flows.ts';
 
@@ -22,6 +22,20 @@ export const AGENT_OBJECT_CAPS = {
  */
 export const WorkflowDefinition = freeFormObject(AGENT_OBJECT_CAPS.workflow_definition)
   .superRefine((definition, context) => {
+    // The knowledge box is inlined into every prompt of the agent's calls: a string, bounded.
+    const knowledge = definition.knowledge;
+    if (knowledge !== undefined && typeof knowledge !== 'string')
+      context.addIssue({ code: 'custom', path: ['knowledge'], message: 'The knowledge box is a string' });
+    else if (typeof knowledge === 'string' && knowledge.length > MAX_KNOWLEDGE_TEXT_CHARS)
+      context.addIssue({
+        code: 'too_big',
+        origin: 'string',
+        maximum: MAX_KNOWLEDGE_TEXT_CHARS,
+        inclusive: true,
+        path: ['knowledge'],
+        message: `Too big: expected string to have <=${MAX_KNOWLEDGE_TEXT_CHARS} characters`,
+        input: knowledge,
+      });
     if (!isFlowDefinition(definition)) return;
     const parsed = FlowDefinition.safeParse(definition);
     for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue });

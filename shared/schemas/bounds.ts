@@ -33,6 +33,12 @@ export const MAX_ANSWER_CHARS = 6 * 1024 * 1024;
 export const MAX_ID_CHARS = 64;
 export const MAX_URL_CHARS = 8192;
 export const MAX_NAME_CHARS = 255;
+/**
+ * The knowledge box (`workflow_definition.knowledge`): text inlined into every system prompt of the
+ * agent's calls, so small; larger documents belong in the knowledge base (chunked and retrieved).
+ * `extract-text?purpose=knowledge` gives at most this much.
+ */
+export const MAX_KNOWLEDGE_TEXT_CHARS = 20_000;
 /** A delivery's `webhook-id` (`msg_…`), as the `delivery_id` path parameter's pattern accepts it. */
 export const MAX_MESSAGE_ID_CHARS = 204;
 /** ISO 8601 as the API writes it (`2026-11-22T15:47:34.123Z`), room kept for an offset and microseconds. */

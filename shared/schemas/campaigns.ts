@@ -84,7 +84,16 @@ export type CallingWindow = z.output<typeof CallingWindowRequest>;
 export const CreateCampaignRequest = z
   .object({
     name: nameText(z.string().min(1).max(255)),
-    goal: z.string().max(64).nullable().optional(),
+    goal: z
+      .string()
+      .max(64)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "What the campaign's calls are for. The agent reads it (the call variable `campaign_goal`: in the call details of its prompt, and " +
+          "`{{initial_context.campaign_goal}}` in its texts), and an agent's post-call analysis judges each call's success against it.",
+      }),
     workflow_id: z
       .union([
         documentedInt(z.int()),
@@ -177,7 +186,10 @@ export const Campaign = z
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
-    goal: z.string().max(64).nullable().optional(),
+    goal: z.string().max(64).nullable().optional().openapi({
+      description:
+        "What the campaign's calls are for: given to the agent (`campaign_goal`) and to the post-call analysis.",
+    }),
     source_config: JsonObject.nullable().optional(),
     source_refresh_minutes: documentedInt(z.int()).nullable().optional(),
     source_last_synced_at: Timestamp.nullable().optional(),

@@ -129,6 +129,8 @@ export const WorkflowDefinitionDoc = {
     '`greeting` (string: the first message unless `workflow_configurations.first_message` is set), `steps` (array of strings or `{say}`: the ' +
     'conversation plan, in order), `closing` (string: the goodbye), `objections` (array of `{objection, answer}`), `mandatory_phrases` ' +
     '(array of strings), `data_to_collect` (array of strings: saved with the `save_information` tool), `silence_prompt` (string: asked after ' +
-    "a silence). Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. " +
+    'a silence), `knowledge` (string, at most 20,000 characters: the knowledge box, inlined whole into the system prompt of every call, ' +
+    "a flow's steps included; the text `POST /agent-templates/extract-text` gives; larger documents belong in the knowledge base). " +
+    "Text may use `{{initial_context.<key>}}`, filled from the call's `initial_context` over `template_context_variables`. " +
     'A definition with `nodes` and `edges` is a conversation flow instead (FlowDefinition, docs/flows.md); a flat one is a one-step flow.',
 };

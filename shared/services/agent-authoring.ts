@@ -3,7 +3,7 @@ import { encryptSecret } from '../crypto/secret-box.ts';
 import { readScript, type ScriptReading } from '../ai/script-reading.ts';
 import { misplacedBranches, scriptFlow } from '../domain/script-flow.ts';
 import { isFlowDefinition } from '../domain/flows.ts';
-import { factsWithSource, mergeFacts, pageText, sourced, sourcedAll } from '../domain/script-analysis.ts';
+import { factsWithSource, faqDocument, mergeFacts, pageText, sourced, sourcedAll } from '../domain/script-analysis.ts';
 import { BadRequestError, NotFoundError } from '../domain/errors.ts';
 import { RequestValidationError, type Loc, type ValidationErrorItem } from '../http/validation-error.ts';
 import { FlowDefinition } from '../schemas/flows.ts';
@@ -20,7 +20,8 @@ import {
 /** An analysis as clients send it back (any value may come from either source). */
 type ScriptAnalysis = z.output<typeof ScriptAnalysisSchema>;
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
-import { createAgent } from './agents.ts';
+import { createAgent, setAgentStatus } from './agents.ts';
+import { addKnowledgeDocument } from './agent-resources.ts';
 import { modelFor, organizationContext as context } from './language-models.ts';
 import { assertPublicUrl } from './public-urls.ts';
 
@@ -260,7 +261,7 @@ export async function createFromScript(
   const steps = request.generate_with_ai
     ? await writeQuestions(orgId, request.analysis.language, topics.join('\n'))
     : flow.steps.map((step) => step.value);
-  return createAgent(orgId, {
+  const agent = await createAgent(orgId, {
     name: request.agent_name,
     workflow_definition: {
       language: request.analysis.language,
@@ -274,6 +275,7 @@ export async function createFromScript(
     call_disposition_codes: {},
     workflow_configurations: { language: request.analysis.language },
   });
+  return withFaq(orgId, agent, request.analysis);
 }
 
 /**
@@ -325,13 +327,31 @@ async function createFlowFromScript(
       { type: 'value_error', loc: at, msg: `Value error, ${error}`, input: null, ctx: { error } },
     ]);
   }
-  return createAgent(orgId, {
+  const agent = await createAgent(orgId, {
     name: request.agent_name,
     workflow_definition: definition as unknown as Record<string, unknown>,
     template_context_variables: scriptVariables(request.analysis.company_name, facts),
     call_disposition_codes: {},
     workflow_configurations: { language: request.analysis.language },
   });
+  return withFaq(orgId, agent, request.analysis);
+}
+
+/**
+ * The analysis' FAQ facts go to the new agent's knowledge base (searched on every caller turn). An
+ * agent whose document could not be written is archived before the error answers, so a retry
+ * does not leave a second, active agent without its FAQ.
+ */
+async function withFaq<T extends { id: number }>(orgId: number, agent: T, analysis: ScriptAnalysis): Promise<T> {
+  const document = faqDocument(analysis.company_name, analysis.facts.faq);
+  if (!document) return agent;
+  try {
+    await addKnowledgeDocument(orgId, String(agent.id), document);
+  } catch (error) {
+    await setAgentStatus(orgId, String(agent.id), 'archived');
+    throw error;
+  }
+  return agent;
 }
 
 /** The facts of an analysis as the agent's variables. */

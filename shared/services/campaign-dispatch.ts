@@ -263,7 +263,13 @@ async function placeContact(
         initial_context: { first_name: contact.first_name, last_name: contact.last_name, phone_number: contact.e164 },
         definition_id: campaign.definition_id,
       },
-      { campaign_id: campaign.id, row: contact.row, attempt: contact.attempts + 1, timezone: contact.timezone },
+      {
+        campaign_id: campaign.id,
+        row: contact.row,
+        attempt: contact.attempts + 1,
+        timezone: contact.timezone,
+        ...(campaign.goal ? { goal: campaign.goal } : {}),
+      },
       now,
       {
         prepared: {

@@ -13,11 +13,11 @@ import { mintStreamToken } from '../telephony/stream-token.ts';
 export const PREPARE_TIMEOUT_MS = 1_500;
 
 /**
- * `run` is the run just dialed: its mode, initial context (the greeting may use them) and
- * definition version go with the request.
+ * `run` is the run just dialed: its mode, initial context (the greeting may use them),
+ * definition version and campaign goal go with the request.
  */
 export async function askMediaToPrepare(
-  run: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'>,
+  run: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id' | 'campaign'>,
   runRef: string,
   mediaStreamUrl: string,
 ): Promise<void> {
@@ -32,6 +32,7 @@ export async function askMediaToPrepare(
         mode: run.mode,
         initial_context: run.initial_context,
         definition_id: run.definition_id,
+        campaign_goal: run.campaign?.goal ?? null,
       }),
       signal: AbortSignal.timeout(PREPARE_TIMEOUT_MS),
     });

@@ -1,3 +1,4 @@
+import { analysisPlanWithGoal } from '../domain/call-analysis.ts';
 import type { RunRecord } from '../domain/run.ts';
 import type { Agent } from '../schemas/agents.ts';
 
@@ -35,8 +36,8 @@ export function newRun(
     answered_at: null,
     // What the call does on an answering machine is the agent's choice when it was placed.
     voicemail_message: agent.voicemail_message ?? null,
-    // So is its post-call analysis.
-    analysis_plan: agent.workflow_configurations.analysis ?? null,
+    // So is its post-call analysis (a campaign's goal judged with the agent's own criteria).
+    analysis_plan: analysisPlanWithGoal(agent.workflow_configurations.analysis ?? null, fields.campaign?.goal),
     analysis: null,
   };
 }

@@ -1,6 +1,7 @@
 import { RequestValidationError } from '../http/validation-error.ts';
 import { UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { UploadedFile } from '../http/multipart.ts';
+import { MAX_KNOWLEDGE_TEXT_CHARS } from '../schemas/bounds.ts';
 import { modelFor } from './language-models.ts';
 import { ArchiveTooLargeError, expandedSize } from './zip-expansion.ts';
 import { DecompressionBudget, DecompressionLimitError } from './decompression-budget.ts';
@@ -32,8 +33,8 @@ export const MAX_PDF_DECODED_BYTES = 64 * 1024 * 1024;
 /** Wall time for measuring and reading one document (the API answers within 29 s, and a script then goes to the model). */
 export const MAX_EXTRACTION_SECONDS = 10;
 export const MAX_SCRIPT_TEXT_CHARS = 50_000;
-/** Knowledge text inlined into the prompt: at most this many characters. */
-export const MAX_KNOWLEDGE_TEXT_CHARS = 20_000;
+/** Knowledge text inlined into the prompt (the knowledge box): at most this many characters. */
+export { MAX_KNOWLEDGE_TEXT_CHARS } from '../schemas/bounds.ts';
 
 export type Purpose = 'knowledge' | 'script';
 

@@ -268,6 +268,16 @@ describe('script analysis', () => {
       prices: '200 PLN',
       address: 'ul. Prosta 5, Warszawa',
     });
+    // The FAQ facts reach the agent's knowledge base, which the call searches on every caller turn.
+    const kb = `/agents/${agent.body.id}/knowledge-base`;
+    const documents = await api.request('GET', `${kb}/documents`, { key: org.key });
+    expect(documents.body.items).toEqual([
+      expect.objectContaining({ title: 'Questions customers ask Smile', characters: 'Do you treat children?'.length }),
+    ]);
+    const found = await api.request('GET', `${kb}/search?q=children`, { key: org.key });
+    expect(found.body.passages).toEqual([
+      expect.objectContaining({ title: 'Questions customers ask Smile', text: 'Do you treat children?' }),
+    ]);
 
     // With generate_with_ai the model writes the questions from the steps and the data to collect.
     const written = await api.request('POST', '/agents/from-script', {

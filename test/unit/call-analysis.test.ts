@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analysisOverdue,
   analysisAnswerSchema,
+  analysisPlanWithGoal,
   analysisRequest,
   analysisRetryDelayMs,
   completedAnalysis,
@@ -45,6 +46,27 @@ describe('initialAnalysis', () => {
     ['a plan and a transcript', {}, true, 'pending'],
   ] as const)('%s', (_name, plan, hasTranscript, status) => {
     expect(initialAnalysis(plan, hasTranscript)?.status ?? null).toBe(status);
+  });
+});
+
+describe('analysisPlanWithGoal', () => {
+  it.each([
+    ['no plan: no analysis', null, 'Book a visit', null],
+    ['no goal: the plan as it is', fullPlan, null, fullPlan],
+    [
+      'a goal and no criteria: success is the goal',
+      { summary_prompt: 'Short.' },
+      'Book a visit',
+      { summary_prompt: 'Short.', success_criteria: "The campaign's goal was reached: Book a visit." },
+    ],
+    [
+      'a goal and criteria: both',
+      fullPlan,
+      'Book a visit',
+      { ...fullPlan, success_criteria: "The campaign's goal was reached: Book a visit. And: A visit is booked." },
+    ],
+  ] as const)('%s', (_name, plan, goal, expected) => {
+    expect(analysisPlanWithGoal(plan, goal)).toEqual(expected);
   });
 });
 

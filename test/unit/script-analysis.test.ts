@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptReading, scriptReadingPrompt } from '../../shared/ai/script-reading.ts';
-import { factsWithSource, mergeFacts, pageText, sourced, sourcedAll } from '../../shared/domain/script-analysis.ts';
+import {
+  factsWithSource,
+  faqDocument,
+  mergeFacts,
+  pageText,
+  sourced,
+  sourcedAll,
+} from '../../shared/domain/script-analysis.ts';
 import { fillTemplate } from '../../shared/templates/catalogue.ts';
 import { readScriptPrompt } from '../../local/fakes/script-reader.ts';
 
@@ -90,6 +97,20 @@ describe('mergeFacts', () => {
     expect(mergeFacts(factsWithSource(script, 'script'), website ? factsWithSource(website, 'website') : null)).toEqual(
       { facts, conflicts },
     );
+  });
+});
+
+describe('faqDocument', () => {
+  const web = (value: string) => ({ value, source: 'website' as const });
+  it.each([
+    ['no FAQ: no document', [], null],
+    [
+      'one paragraph a question, repeats and blanks dropped',
+      [web('Do you treat children? Yes, from age 3.'), web('  '), web('Can I park?'), web('Can I park?')],
+      { title: 'Questions customers ask Smile', content: 'Do you treat children? Yes, from age 3.\n\nCan I park?' },
+    ],
+  ])('%s', (_name, faq, expected) => {
+    expect(faqDocument('Smile', faq)).toEqual(expected);
   });
 });
 

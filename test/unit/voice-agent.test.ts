@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
+import { MAX_KNOWLEDGE_TEXT_CHARS } from '../../shared/schemas/bounds.ts';
 import { PHRASES } from '../../media/src/agent/phrases.ts';
 import { DeepgramSpeechToText } from '../../media/src/agent/deepgram-speech-to-text.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
@@ -661,6 +662,50 @@ describe('call plan', () => {
     expect(plan.tools.find((tool) => tool.name === 'set_call_disposition')!.parameters).toMatchObject({
       properties: { code: { enum: ['confirmed', 'declined'] } },
     });
+  });
+
+  it.each([
+    ['a flat definition', { prompt: 'Book visits.' }],
+    [
+      'a conversation flow (its steps read the call context)',
+      {
+        nodes: [
+          { id: 'start', type: 'startCall', name: 'Hello', prompt: 'Greet.' },
+          { id: 'end', type: 'endCall', name: 'Bye' },
+        ],
+        edges: [{ source: 'start', target: 'end', condition: 'The caller says "bye"' }],
+      },
+    ],
+  ])('inlines the knowledge box into the system prompt of %s, bounded', (_name, definition) => {
+    const knowledge = `Parking is free behind the clinic. ${'x'.repeat(MAX_KNOWLEDGE_TEXT_CHARS)}`;
+    const plan = buildCallPlan(callInput({ workflowDefinition: { ...definition, knowledge } }));
+    const section = plan.callContext.find((part) => part.startsWith('What you know'));
+    expect(section).toBe(
+      `What you know (answer from it when it helps):\n${knowledge.slice(0, MAX_KNOWLEDGE_TEXT_CHARS)}`,
+    );
+    expect(plan.flow !== null).toBe('nodes' in definition);
+    if (!plan.flow) expect(plan.systemPrompt).toContain('Parking is free behind the clinic.');
+  });
+
+  it.each([
+    [
+      'a campaign call with a goal',
+      'Confirm the visit',
+      '- campaign_goal: Confirm the visit',
+      'Goal: Confirm the visit.',
+    ],
+    ['a call without one', null, undefined, 'Goal: .'],
+  ])('gives the agent the campaign goal on %s', (_name, campaignGoal, listed, step) => {
+    const plan = buildCallPlan(
+      callInput({
+        workflowDefinition: { steps: ['Goal: {{initial_context.campaign_goal}}.'] },
+        initialContext: { name: 'Sam' },
+        campaignGoal,
+      }),
+    );
+    expect(plan.systemPrompt).toContain(`1. ${step}`);
+    if (listed) expect(plan.systemPrompt).toContain(`- name: Sam\n${listed}`);
+    else expect(plan.systemPrompt).not.toContain('campaign_goal');
   });
 
   it.each([

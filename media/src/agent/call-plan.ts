@@ -1,6 +1,6 @@
 /**
  * The agent's brain for one call, built once when the call is answered: the system prompt (from
- * `workflow_definition`, `template_context_variables`, `initial_context` and the agent's memories),
+ * `workflow_definition` with its knowledge box, `template_context_variables`, `initial_context` and the agent's memories),
  * the tools offered to the model (the agent's HTTP tools plus the built-in ones), the voice
  * settings with their defaults, and the knowledge base searched on every caller turn.
  * Pure: the caller loads the data (call-sessions.ts).
@@ -11,6 +11,7 @@ import { FlowDefinition as FlowDefinitionSchema } from '../../../shared/schemas/
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
 import type { Memory } from '../../../shared/schemas/memories.ts';
 import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
+import { MAX_KNOWLEDGE_TEXT_CHARS } from '../../../shared/schemas/bounds.ts';
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { SmsPlan } from '../../../shared/schemas/text-messages.ts';
 import type { ToolDefinition } from './interfaces.ts';
@@ -24,6 +25,8 @@ export interface CallInput {
   workflowConfigurations: Record<string, unknown>;
   templateContextVariables: Record<string, unknown>;
   initialContext: Record<string, unknown>;
+  /** The goal of the campaign that placed the call (the call variable `campaign_goal`); null: none. */
+  campaignGoal?: string | null;
   dispositionCodes: Record<string, unknown>;
   passages: { id: string; document_id: string; title: string; text: string }[];
   tools: ToolRecord[];
@@ -72,7 +75,7 @@ export interface CallPlan {
   greetingVaries: boolean;
   /** `{{initial_context.<key>}}`'s values: the call's `initial_context` over `template_context_variables`. */
   variables: Record<string, unknown>;
-  /** The call details and the agent's notes, as sections of a system prompt (a flow's steps take them too). */
+  /** The knowledge box, the call details and the agent's notes, as sections of a system prompt (a flow's steps take them too). */
   callContext: string[];
   /** The definition as a conversation flow (flow-brain.ts); null: the flat prompt above. */
   flow: FlowDefinition | null;
@@ -237,7 +240,13 @@ export function buildCallPlan(input: CallInput): CallPlan {
     start?.type === 'startCall' && start.greeting
       ? { ...input.workflowDefinition, greeting: start.greeting }
       : input.workflowDefinition;
-  const variables = { ...input.templateContextVariables, ...input.initialContext };
+  // A campaign's goal is a call variable of its own: listed in the call details, and
+  // `{{initial_context.campaign_goal}}` in the agent's texts.
+  const variables = {
+    ...input.templateContextVariables,
+    ...input.initialContext,
+    ...(input.campaignGoal ? { campaign_goal: input.campaignGoal } : {}),
+  };
   const render = (value: string) => renderTemplate(value, variables);
   const settings = voiceSettings(input.workflowConfigurations, definition);
   const configured = WorkflowConfigurations.safeParse(input.workflowConfigurations);
@@ -259,7 +268,11 @@ export function buildCallPlan(input: CallInput): CallPlan {
     : [];
   const mandatory = strings(definition.mandatory_phrases);
   const memories = input.memories.filter((memory) => !memory.done);
+  // The knowledge box, whole in every prompt (a flow's steps too); bounded again here for a
+  // definition stored before its cap.
+  const knowledge = text(input.workflowDefinition.knowledge)?.slice(0, MAX_KNOWLEDGE_TEXT_CHARS);
   const callContext = [
+    knowledge && `What you know (answer from it when it helps):\n${knowledge}`,
     Object.keys(variables).length &&
       `Call details:\n${Object.entries(variables)
         .map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)

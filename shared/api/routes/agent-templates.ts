@@ -181,6 +181,7 @@ export const agentTemplateRoutes = {
       'read the script in analyze-script, so by default this step calls no model and the agent is exactly the analysis the client reviewed; with ' +
       "`generate_with_ai` the model (the organization's own, else the platform's) writes the agent's questions from the script's steps and the data " +
       'to collect (503 when no model is configured, 502 when it fails), as in from-template. ' +
+      'The FAQ facts (`facts.faq`) become a document of the new agent\'s knowledge base ("Questions customers ask <company_name>", one passage a question), searched on every caller turn. ' +
       'A script that branches (`call_flow.branches` not empty) becomes a conversation flow instead (docs/flows.md): the greeting and the mandatory phrases in a start step the caller cannot interrupt, ' +
       'a step per question, a transition per answer where the script branches (plus one for any other answer, which goes on with the steps), each branch its own steps and its closing, objections as global instructions, ' +
       'each datum to collect extracted where it is asked. A branch whose `question` is none of the `steps` is a 422 on `["body","analysis","call_flow","branches",<i>,"question"]`; ' +
@@ -204,8 +205,9 @@ export const agentTemplateRoutes = {
     group: 'agentAuthoring',
     summary: 'Turn an uploaded document into plain text',
     description:
-      'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text is ' +
-      'inlined into the prompt; larger documents belong in the knowledge base. `purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and ' +
+      'Multipart `file`: PDF, DOCX, TXT or MD (else 415). `purpose=knowledge` (default): at most MAX_UPLOAD_BYTES = 1 MiB and 20,000 characters, the text fills ' +
+      "the agent's knowledge box (`workflow_definition.knowledge`), inlined into the system prompt of its calls; larger documents belong in the knowledge base. " +
+      '`purpose=script`: at most MAX_SCRIPT_UPLOAD_BYTES = 4 MiB and ' +
       'MAX_SCRIPT_TEXT_CHARS = 50,000 characters, distilled by the model. Over a byte cap: 413; over a character cap: 422. A DOCX that unpacks past ' +
       '32 MiB (measured while inflating) or has more than 1,000 entries, a PDF of more than 300 pages or whose streams decode past 64 MiB in all ' +
       '(measured before pdf.js reads it, the inflater stopped at the cap), an encrypted PDF, or a document that takes more than 10 s to read: ' +
