@@ -2770,6 +2770,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "sms.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `sms.received` event
+         * @description The caller texted the agent's number, during their call or within a day of its answer: the text (`direction: inbound`, `status: received`) is on that run's `sms`. Texts from a number with no such call belong to no run and send no event. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_sms_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "test_run.completed": {
         parameters: {
             query?: never;
@@ -5550,6 +5570,37 @@ export interface components {
             /** @default [] */
             templates: components["schemas"]["SmsTemplate"][];
         };
+        /** @description The caller texted the agent's number, during their call or within a day of its answer: the text (`direction: inbound`, `status: received`) is on that run's `sms`. Texts from a number with no such call belong to no run and send no event. */
+        SmsReceivedEvent: {
+            data: {
+                /** @description Whether the call was in progress (the agent, once the call's media has started, takes the text as a turn of the caller's); false: it came after the call ended, within a day of its answer. */
+                during_call: boolean;
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                sms: components["schemas"]["RunSms"];
+                /**
+                 * Format: int64
+                 * @example 42
+                 */
+                workflow_id: number;
+                /**
+                 * Format: int64
+                 * @description The call the text replies to.
+                 * @example 1001
+                 */
+                workflow_run_id: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "sms.received";
+        };
         SmsTemplate: {
             /**
              * @description The text; `{{initial_context.<key>}}` and `{{gathered_context.<key>}}` (what the agent gathered so far) are filled in when it is sent.
@@ -6423,7 +6474,7 @@ export interface components {
          * @description An event of the catalogue; payloads are in the `webhooks` section of this document.
          * @enum {string}
          */
-        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed";
+        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed" | "sms.received";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** Format: int32 */
@@ -18354,6 +18405,75 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CampaignPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_sms_received: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "sms.received",
+                 *       "timestamp": "2026-11-23T10:15:31.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "workflow_id": 42,
+                 *         "workflow_run_id": 1001,
+                 *         "during_call": true,
+                 *         "sms": {
+                 *           "id": "sms_r3f9c1a27be4d5a06c8e1f2b9",
+                 *           "direction": "inbound",
+                 *           "timestamp": "2026-11-23T10:15:31.000Z",
+                 *           "from": "+48601234561",
+                 *           "to": "+48221234500",
+                 *           "body": "anna.nowak@example.com",
+                 *           "status": "received",
+                 *           "status_history": [
+                 *             {
+                 *               "status": "received",
+                 *               "timestamp": "2026-11-23T10:15:31.000Z",
+                 *               "error_code": null
+                 *             }
+                 *           ],
+                 *           "error_code": null,
+                 *           "error_reason": null,
+                 *           "segments": 1,
+                 *           "cost_usd": 0,
+                 *           "sent_by": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SmsReceivedEvent"];
             };
         };
         responses: {

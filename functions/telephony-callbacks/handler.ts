@@ -10,6 +10,7 @@ import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
 import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import { transferStep } from '../../shared/services/call-transfer.ts';
+import { receiveText } from '../../shared/services/inbound-texts.ts';
 import { recordSmsStatus, SMS_QUERY_PARAMETER } from '../../shared/services/text-messages.ts';
 import type { CallbackRequest, TelephonyAdapter } from '../../shared/telephony/adapter.ts';
 import { accountOf, platformAccount } from '../../shared/telephony/accounts.ts';
@@ -81,6 +82,9 @@ export const handler = createApiHandler([
     const number = to ? await findNumberByE164(to) : undefined;
     const account = number ? await accountOf(number.organization_id) : await platformAccount();
     await verified(account.adapter, params.provider, request);
+    // A reply to a call (during it, or within a day): on its run; any other text is not kept (no auto-reply).
+    const message = account.adapter.messaging?.parseInboundMessage(request);
+    if (number && message) await receiveText(number.organization_id, account.callerId, message);
     return noContent();
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {

@@ -76,6 +76,8 @@ const BUILT_IN_TOOLS = new Set([
  * 1. the last message is a tool result: `Done: <the result, 80 chars at most>`;
  * 2. the caller says goodbye/bye: the closing the prompt asks for (`say "<closing>" and call
  *    end_call`) with the tool calls `set_call_disposition` (the first code it may choose) and `end_call`;
+ * 2a. the caller texted during the call (`(The caller texted: <words>)`, a turn of theirs) and no answer
+ *     since has said so: `Thank you, I have your text: <words>`;
  * 2b. `send_digits` is offered and the caller (a phone menu) says "press <keys>": a call of it with those keys;
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
@@ -159,6 +161,8 @@ export function fakeReply(request: ChatRequest): Reply {
     };
   };
   if (/\b(good)?bye\b/i.test(userText)) return endCall();
+  const texted = unacknowledgedText(messages);
+  if (texted !== undefined) return say(`Thank you, I have your text: ${texted.slice(0, 200)}`);
   const transfer = tools.find((tool) => tool.function.name === 'transfer_call');
   if (transfer && /\b(person|human|someone)\b/i.test(userText)) {
     const destination = transfer.function.parameters?.properties?.destination?.enum?.[0];
@@ -202,6 +206,21 @@ export function fakeReply(request: ChatRequest): Reply {
   const planned = plan[callerTurns - 1]?.replace(/^\d+\. /, '');
   return planned ? say(planned) : endCall();
 }
+
+/**
+ * Rule 2a: the words of the caller's latest text during the call (domain/text-messages.ts
+ * callerTextTurn) when no answer since has acknowledged it.
+ */
+function unacknowledgedText(messages: ChatMessage[]): string | undefined {
+  const at = messages.findLastIndex((message) => message.role === 'user' && TEXT_TURN.test(String(message.content)));
+  if (at < 0) return undefined;
+  const acknowledged = messages
+    .slice(at + 1)
+    .some((message) => message.role === 'assistant' && String(message.content).startsWith(TEXT_ACKNOWLEDGED));
+  return acknowledged ? undefined : TEXT_TURN.exec(String(messages[at]!.content))![1]!.trim();
+}
+const TEXT_TURN = /^\(The caller texted: ([\s\S]*)\)$/;
+const TEXT_ACKNOWLEDGED = 'Thank you, I have your text';
 
 /** The flow step the system prompt is in (media/src/agent/flow-plan.ts), and what the fake says there. */
 function flowStep(system: string): { name: string; say: string } | null {

@@ -23,7 +23,7 @@ import { parseRunRef } from '../../shared/domain/run-ref.ts';
 import type { RunLogLine } from '../../shared/domain/run.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
-import { LiveCommand } from '../../shared/schemas/live-calls.ts';
+import { MediaControlCommand } from '../../shared/schemas/live-calls.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
 import type { CallPipeline } from './call/call-pipeline.ts';
 import type { LogFn } from './call/call-types.ts';
@@ -171,7 +171,7 @@ export class LiveCalls {
     } catch {
       body = {};
     }
-    const command = LiveCommand.safeParse(body.command);
+    const command = MediaControlCommand.safeParse(body.command);
     if (raw === undefined || !command.success)
       return {
         status: 400,
@@ -231,7 +231,7 @@ export class LiveCalls {
 }
 
 /** The run's log line of a control command (before it is applied). */
-export function controlLogMessage(command: LiveCommand): string {
+export function controlLogMessage(command: MediaControlCommand): string {
   switch (command.type) {
     case 'say':
       return `Said through the control API: ${command.text.slice(0, 300)}`;
@@ -243,6 +243,8 @@ export function controlLogMessage(command: LiveCommand): string {
       return `Transfer to ${command.destination} through the control API`;
     case 'send_sms':
       return `Text message through the control API: ${command.template ? `template ${command.template}` : (command.text ?? '').slice(0, 300)}`;
+    case 'caller_text':
+      return `Text message ${command.sms_id} passed to the agent`;
   }
 }
 

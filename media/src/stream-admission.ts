@@ -9,6 +9,8 @@ import { SESSION_MODES } from '../../shared/domain/browser-sessions.ts';
 import type { RunRecord } from '../../shared/domain/run.ts';
 import { claimMediaStream, resumeMediaStream, startSession } from '../../shared/repositories/runs-lifecycle.ts';
 import { purposeRef } from '../../shared/domain/live-call-access.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { noteTextLine } from '../../shared/repositories/text-lines.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { checkStreamToken } from '../../shared/telephony/stream-token.ts';
@@ -50,6 +52,11 @@ export async function admitStream(
   const run = await claimMediaStream(ref, new Date(now).toISOString(), mediaHost);
   if (!run)
     return { accepted: false, reason: 'the run is not waiting for media (ended, unknown, or already streaming)' };
+  // A text from the caller now finds this call (shared/services/inbound-texts.ts); the greeting does not wait for it.
+  if (run.phone_number)
+    void noteTextLine(ref, run.phone_number, run.answered_at ?? new Date(now).toISOString()).catch((error: unknown) =>
+      logger.warn('The call was not noted for its caller’s texts', { runRef: claim.runRef, error: String(error) }),
+    );
   return { accepted: true, runRef: claim.runRef, admitted: run };
 }
 

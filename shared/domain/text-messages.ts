@@ -77,6 +77,43 @@ export function smsTotals(messages: readonly Pick<RunSmsRecord, 'direction' | 's
   };
 }
 
+/**
+ * How long after a call is answered a text from its caller is that call's reply (recorded on its
+ * run, `sms.received`): a day. Later, or from a number the organization has had no call with, a
+ * text belongs to no run and is not kept (see receiveText in services/inbound-texts.ts).
+ */
+export const REPLY_WINDOW_SECONDS = 86_400;
+
+/** The longest reply kept (the providers' own cap: Twilio 1,600 characters; Telnyx's is smaller). */
+export const MAX_REPLY_CHARS = 1_600;
+
+/** A text from the caller as the run records it: `received`, free to the organization (only sent texts are billed). */
+export function receivedSms(
+  message: { messageId: string; from: string; to: string; body: string; segments: number },
+  id: string,
+  receivedAt: string,
+): RunSmsRecord {
+  return {
+    id,
+    direction: 'inbound',
+    timestamp: receivedAt,
+    from: message.from,
+    to: message.to,
+    body: message.body.slice(0, MAX_REPLY_CHARS),
+    status: 'received',
+    status_history: [{ status: 'received', timestamp: receivedAt, error_code: null }],
+    error_code: null,
+    error_reason: null,
+    segments: message.segments,
+    cost_usd: 0,
+    sent_by: null,
+    provider_message_id: message.messageId,
+  };
+}
+
+/** What the agent's model is given of a caller's text during the call: a turn of the caller's, in these words. */
+export const callerTextTurn = (body: string): string => `(The caller texted: ${body})`;
+
 /** Texts an organization may send a minute, over all its calls (a runaway agent cannot flood its callers). */
 export const SMS_PER_MINUTE_PER_ORGANIZATION = 30;
 

@@ -87,3 +87,8 @@ export async function emitTestRunCompleted(
 ): Promise<void> {
   await publish({ type: 'test_run.completed', timestamp: data.completed_at, data });
 }
+
+/** `sms.received`: the caller's text, recorded on the run it replies to (during the call, or after it). */
+export async function emitSmsReceived(data: Extract<WebhookEvent, { type: 'sms.received' }>['data']): Promise<void> {
+  await publish({ type: 'sms.received', timestamp: data.sms.timestamp, data });
+}

@@ -16,6 +16,7 @@
  * | run log line      | ORG#<o>#AGENT#<a>#RUN#<r> | LOG#<timestamp>#<seq, 10 d.>#<rand> |              |                     |
  * | run text message  | ORG#<o>#AGENT#<a>#RUN#<r> | SMS#<smsId (time-ordered)>   |                       |                     |
  * | SMS rate window   | ORG#<orgId>         | SMSRATE#<minute> (TTL)             |                       |                     |
+ * | text line         | ORG#<orgId>         | TEXTLINE#<caller's E.164> (TTL)    |                       |                     |
  * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
@@ -58,6 +59,8 @@
  *   A text's status callback: GetItem/UpdateItem by the run and the text's id (both in its URL).
  * - An organization's texts this minute (its SMS rate): UpdateItem ADD on ORG#<orgId> / SMSRATE#<minute>. A partition per run: lines never count toward the run item's 400 KB, and a
  *   long call's lines do not crowd its agent's partition.
+ * - The run a caller's text belongs to (a reply during or after their call): GetItem ORG#<orgId> /
+ *   TEXTLINE#<caller's number>, put when their latest call was answered, kept a day (TTL).
  * - In-progress runs (sweeper): Query gsi1 RUNS#ACTIVE; the entry moves to EVENTS#PENDING when the run
  *   ends and is removed once call.completed is on the bus (the outbox: unpublished events are re-sent).
  * - Browser/chat sessions never connected (sweeper): Query gsi1 SESSIONS#UNCONNECTED, gsi1sk <= now,
@@ -125,6 +128,7 @@ export const keys = {
   }),
   runSmsSkPrefix: 'SMS#',
   smsRate: (orgId: number, minute: string) => ({ pk: `ORG#${orgId}`, sk: `SMSRATE#${minute}` }),
+  textLine: (orgId: number, caller: string) => ({ pk: `ORG#${orgId}`, sk: `TEXTLINE#${caller}` }),
   memory: (orgId: number, agentId: number, memoryId: string) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `MEMORY#${memoryId}`,

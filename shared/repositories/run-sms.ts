@@ -32,7 +32,7 @@ const RUN_IN_PROGRESS = (ref: RunRef) => ({
 
 /**
  * Records a text on a run in progress, with its log line: false when the run has ended (or is
- * gone), and nothing is written then.
+ * gone) or the text is recorded already (a provider's repeated webhook), and nothing is written then.
  */
 export async function putRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogLine): Promise<boolean> {
   try {
@@ -49,23 +49,26 @@ export async function putRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogL
     ]);
     return true;
   } catch (error) {
-    if (refusedAt(error, 0)) return false;
+    if (refusedAt(error, 0) || refusedAt(error, 1)) return false;
     throw error;
   }
 }
 
 /**
- * Records a text of a run whatever its status (a reply after the call has ended): false when the
+ * Records a text of a run whatever its status (a reply after the call has ended), counted on the
+ * run like any other (its reads look for texts by `sms_count`), with its log line: false when the
  * run is gone (deleted) or the text is already recorded (a repeated webhook).
  */
-export async function putLateRunSms(ref: RunRef, record: RunSmsRecord): Promise<boolean> {
+export async function putLateRunSms(ref: RunRef, record: RunSmsRecord, line: RunLogLine): Promise<boolean> {
   try {
     await sendTransaction([
       {
-        ConditionCheck: {
+        Update: {
           TableName: tableName(),
           Key: keys.run(ref.organizationId, ref.agentId, ref.runId),
+          UpdateExpression: 'ADD sms_count :one',
           ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
         },
       },
       {
@@ -75,6 +78,7 @@ export async function putLateRunSms(ref: RunRef, record: RunSmsRecord): Promise<
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      runLogItem(ref, line),
     ]);
     return true;
   } catch (error) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { MAX_COMMAND_TEXT_CHARS } from '../domain/live-call-access.ts';
+import { MAX_REPLY_CHARS } from '../domain/text-messages.ts';
 import { Timestamp } from './common.ts';
 import { documentedInt, MAX_URL_CHARS } from './bounds.ts';
 
@@ -64,6 +65,23 @@ export const LiveCommand = z
     example: { type: 'say', text: 'A colleague will call you back today.' },
   });
 export type LiveCommand = z.infer<typeof LiveCommand>;
+
+/**
+ * The platform's own news for a live call, beside the API's commands on the media service's
+ * `/control` (never a command of the API): a text from the caller, recorded on the run already
+ * (shared/services/inbound-texts.ts), which the agent takes as a turn of the caller's.
+ */
+export const CallerTextCommand = z.strictObject({
+  type: z.literal('caller_text'),
+  sms_id: z.string().min(1).max(64),
+  from: z.string().min(1).max(40),
+  body: z.string().max(MAX_REPLY_CHARS),
+});
+export type CallerTextCommand = z.infer<typeof CallerTextCommand>;
+
+/** What the media service's `/control` takes: a command of the API, or the platform's news of the call. */
+export const MediaControlCommand = z.union([LiveCommand, CallerTextCommand]);
+export type MediaControlCommand = z.infer<typeof MediaControlCommand>;
 
 export const LiveCommandResponse = z
   .object({

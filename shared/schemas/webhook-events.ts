@@ -145,6 +145,22 @@ export const TestRunCompletedEvent = envelope(
   'An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case.',
 );
 
+export const SmsReceivedEvent = envelope(
+  'sms.received',
+  z.object({
+    organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+    workflow_id: documentedInt(z.int()).openapi({ example: 42 }),
+    workflow_run_id: documentedInt(z.int()).openapi({ description: 'The call the text replies to.', example: 1001 }),
+    during_call: z.boolean().openapi({
+      description:
+        "Whether the call was in progress (the agent, once the call's media has started, takes the text as a turn of the caller's); false: it came after the call ended, within a day of its answer.",
+    }),
+    sms: RunSms,
+  }),
+  'SmsReceivedEvent',
+  "The caller texted the agent's number, during their call or within a day of its answer: the text (`direction: inbound`, `status: received`) is on that run's `sms`. Texts from a number with no such call belong to no run and send no event.",
+);
+
 export const WEBHOOK_EVENTS = {
   'call.started': CallStartedEvent,
   'call.completed': CallCompletedEvent,
@@ -152,6 +168,7 @@ export const WEBHOOK_EVENTS = {
   'campaign.completed': CampaignCompletedEvent,
   'campaign.paused': CampaignPausedEvent,
   'test_run.completed': TestRunCompletedEvent,
+  'sms.received': SmsReceivedEvent,
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -266,6 +283,31 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
         summary: { cases: 3, passed: 2, failed: 1, errors: 0, pending: 0, cancelled: 0, cost_usd: 0.0214 },
         failing_cases: [{ test_id: 'test_Hq3mT8vW1xZ5bN7c', name: 'Reschedules to Friday', verdict: 'failed' }],
         completed_at: SAMPLE_TIME,
+      },
+    },
+    'sms.received': {
+      type: 'sms.received',
+      timestamp: '2026-11-23T10:15:31.000Z',
+      data: {
+        organization_id: 1,
+        workflow_id: 42,
+        workflow_run_id: 1001,
+        during_call: true,
+        sms: {
+          id: 'sms_r3f9c1a27be4d5a06c8e1f2b9',
+          direction: 'inbound',
+          timestamp: '2026-11-23T10:15:31.000Z',
+          from: '+48601234561',
+          to: '+48221234500',
+          body: 'anna.nowak@example.com',
+          status: 'received',
+          status_history: [{ status: 'received', timestamp: '2026-11-23T10:15:31.000Z', error_code: null }],
+          error_code: null,
+          error_reason: null,
+          segments: 1,
+          cost_usd: 0,
+          sent_by: null,
+        },
       },
     },
   };

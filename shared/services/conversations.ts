@@ -23,6 +23,7 @@ import type { RunRecord } from '../domain/run.ts';
 import type { RunTest } from '../domain/agent-tests.ts';
 import { getRun, listRuns } from '../repositories/runs-read.ts';
 import { deleteRun, insertRun } from '../repositories/runs-lifecycle.ts';
+import { forgetTextLine } from '../repositories/text-lines.ts';
 import type { ListConversationsQuery } from '../schemas/runs.ts';
 import { deleteDeliveriesOfRun } from '../repositories/webhooks.ts';
 import { getAgent } from './agents.ts';
@@ -239,7 +240,7 @@ async function contactErasureItems(run: RunRecord): Promise<TransactItem[]> {
 /**
  * Deletes a run for good, every copy of what the call said or gathered (docs/data-model.md,
  * "Erasure"): its files first (everything under the run's folder, so issued links die with them),
- * then its webhook delivery records and its log lines, then, in one transaction, the run item, its
+ * then its webhook delivery records, its caller's text line and its log lines, then, in one transaction, the run item, its
  * Idempotency-Key record and its campaign contact's disposition and analysis, then the deliveries
  * again (a delivery is created only while its run exists); its billing record stays. Each step can be repeated: a failure part-way leaves the run in place, so the request can
  * be repeated and finishes the erasure.
@@ -254,6 +255,8 @@ export async function deleteConversation(orgId: number, agentRef: string, runId:
   await deleteRunFiles(named);
   for await (const page of listRunFiles(keys.folder)) await deleteRunFiles(page);
   await deleteDeliveriesOfRun(ref);
+  // The caller's texts no longer find this call (the line names their number).
+  if (run.phone_number) await forgetTextLine(ref, run.phone_number);
   await deleteRunPartition(ref);
   for (let attempt = 1; ; attempt += 1) {
     const result = await deleteRun(run, contactItems);

@@ -14,7 +14,7 @@ import {
 } from '../domain/live-call-access.ts';
 import { formatRunRef } from '../domain/run-ref.ts';
 import type { RunRecord } from '../domain/run.ts';
-import type { LiveCommand } from '../schemas/live-calls.ts';
+import type { LiveCommand, MediaControlCommand } from '../schemas/live-calls.ts';
 import { mintStreamToken } from '../telephony/stream-token.ts';
 import { findRun } from './conversations.ts';
 
@@ -55,7 +55,22 @@ export async function listenToConversation(orgId: number, agentRef: string, runI
 export async function controlConversation(orgId: number, agentRef: string, runId: number, command: LiveCommand) {
   const { run, ref } = await findRun(orgId, agentRef, runId);
   assertLive(run);
-  const runRef = formatRunRef(ref);
+  const answer = await postToLiveCall(formatRunRef(ref), command);
+  if (answer.status === 409) throw new ConflictError(answer.detail ?? 'The conversation is not live');
+  if (answer.status < 200 || answer.status >= 300)
+    throw new MediaServiceError(`The media service answered ${answer.status}: ${answer.detail ?? 'no detail'}`);
+  return { workflow_run_id: run.id, type: command.type, status: 'applied' as const };
+}
+
+/**
+ * Posts `command` for the live run `runRef` to the media service's `/control` (the task holding
+ * the call takes it, wherever the load balancer sends it), with a control credential for that run:
+ * its answer's status and detail. MediaServiceError when the service cannot be reached.
+ */
+export async function postToLiveCall(
+  runRef: string,
+  command: MediaControlCommand,
+): Promise<{ status: number; detail?: string }> {
   const token = await mintStreamToken(purposeRef('control', runRef), CONTROL_TOKEN_SECONDS);
   let response: Response;
   try {
@@ -69,8 +84,5 @@ export async function controlConversation(orgId: number, agentRef: string, runId
     throw new MediaServiceError(`The media service could not be reached: ${(error as Error).message}`);
   }
   const answer = (await response.json().catch(() => ({}))) as { detail?: string };
-  if (response.status === 409) throw new ConflictError(answer.detail ?? 'The conversation is not live');
-  if (!response.ok)
-    throw new MediaServiceError(`The media service answered ${response.status}: ${answer.detail ?? 'no detail'}`);
-  return { workflow_run_id: run.id, type: command.type, status: 'applied' as const };
+  return { status: response.status, ...(answer.detail === undefined ? {} : { detail: answer.detail }) };
 }

@@ -46,5 +46,16 @@ export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
       ];
     case 'test_run.completed':
       return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.test_run_id}`, run: null }];
+    case 'sms.received': {
+      const { organization_id: org, workflow_id: agent, workflow_run_id: runId, sms } = event.data;
+      // One per text (its id comes from the provider's, so a repeated webhook is the same event); deleted with the run.
+      return [
+        {
+          event,
+          eventKey: `${event.type}-${org}-${runId}-${sms.id}`,
+          run: { organizationId: org, agentId: agent, runId },
+        },
+      ];
+    }
   }
 }

@@ -29,7 +29,10 @@ function target({ transferable = true, live = true } = {}) {
     prepare: async (destination: { name: string }, by: string) =>
       void did.push(`transfer to ${destination.name} by ${by}`),
   } as unknown as Handoff;
-  const brain = { addNote: (content: string) => void did.push(`note "${content}"`) } as unknown as Brain;
+  const brain = {
+    addNote: (content: string) => void did.push(`note "${content}"`),
+    hearCaller: (text: string) => void did.push(`hears the caller "${text}"`),
+  } as unknown as Brain;
   const runLogs: string[] = [];
   const call = {
     plan,
@@ -39,7 +42,10 @@ function target({ transferable = true, live = true } = {}) {
   };
   const control: ControlTarget = {
     call,
-    texts: new CallTexts(call, { gathered: {}, transcriptEvent: () => {} }),
+    texts: new CallTexts(call, {
+      gathered: {},
+      transcriptEvent: (text, role = 'assistant') => void did.push(`transcript (${role}) ${text}`),
+    }),
     brain,
     handoff,
     speaker,
@@ -89,6 +95,15 @@ describe('control of a live call', () => {
     },
     { command: { type: 'end' }, did: ['ends now'], log: 'Ended through the control API' },
     { command: { type: 'end', say: 'Goodbye.' }, did: ['goodbye "Goodbye."'], log: 'Ended through the control API' },
+    {
+      // The platform's news of a text from the caller: a turn of theirs, which the next answer sees (no answer now).
+      command: { type: 'caller_text', sms_id: 'sms_r1', from: '+48601234561', body: 'anna@example.com' },
+      did: [
+        'transcript (user) [text message from +48601234561: anna@example.com]',
+        'hears the caller "(The caller texted: anna@example.com)"',
+      ],
+      log: 'Text message sms_r1 passed to the agent',
+    },
   ])('$command', async ({ command, did: expected, log }) => {
     const { control, did, runLogs } = target();
     expect(await applyCommand(command, control)).toBeNull();

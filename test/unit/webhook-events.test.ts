@@ -73,12 +73,17 @@ describe('deliveriesOf', () => {
       sampleEvent('test_run.completed', 3),
       [['test_run.completed', 'test_run.completed-3-31']],
     ],
+    [
+      "a caller's text, once per text (deleted with its run)",
+      sampleEvent('sms.received', 3),
+      [['sms.received', 'sms.received-3-1001-sms_r3f9c1a27be4d5a06c8e1f2b9']],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);
     for (const delivery of deliveries)
       expect(delivery.run).toEqual(
-        delivery.event.type.startsWith('call.') ? { organizationId: 3, agentId: 42, runId: 1001 } : null,
+        /^(call|sms)\./.test(delivery.event.type) ? { organizationId: 3, agentId: 42, runId: 1001 } : null,
       );
   });
 

@@ -40,7 +40,7 @@ export interface CallPartsContext {
   /** Wall time, ISO 8601. */
   now(): string;
   /** An event in the transcript (a text sent), at the current time. */
-  transcriptEvent(text: string): void;
+  transcriptEvent(text: string, role?: 'assistant' | 'user'): void;
 }
 
 /**

@@ -149,6 +149,8 @@ export class CallPipeline {
    * ending cuts it off.
    */
   async control(command: LiveCommand): Promise<string | null> {
+    // A text from the caller (recorded on the run already) is kept for the call being set up.
+    if (command.type === 'caller_text' && !this.parts) await this.ready;
     const parts = this.parts;
     if (this.ended || !parts) return this.ended ? 'the call has ended' : 'the call is not set up yet';
     if (this.closing) return 'the call is ending';
@@ -276,9 +278,9 @@ export class CallPipeline {
       runRef: () => this.runRef,
       trace: this.latency,
       now: () => new Date(this.clock.wall()).toISOString(),
-      transcriptEvent: (text) => {
+      transcriptEvent: (text, role = 'assistant') => {
         const at = this.clock.isoAt(this.clock.nowMs());
-        this.addFragment({ timestamp: at, end: at, role: 'assistant', text });
+        this.addFragment({ timestamp: at, end: at, role, text });
       },
     });
     this.parts = parts;

@@ -28,8 +28,8 @@ export class CallTexts {
     private readonly effects: {
       /** What the agent gathered so far (`{{gathered_context.<key>}}`). */
       gathered: Record<string, unknown>;
-      /** An event in the transcript, at the current time. */
-      transcriptEvent(text: string): void;
+      /** An event in the transcript, at the current time (the agent's, unless `role` says the caller's). */
+      transcriptEvent(text: string, role?: 'assistant' | 'user'): void;
       log?: LogFn;
     },
   ) {}
@@ -65,5 +65,10 @@ export class CallTexts {
     const { provider_message_id: _id, ...sms } = outcome.sms;
     this.effects.transcriptEvent(`[text message to ${sms.to}: ${body}]`);
     return { sent: true, sms };
+  }
+
+  /** A text from the caller (recorded on the run already): an event of the caller's in the transcript. */
+  received(from: string, body: string): void {
+    this.effects.transcriptEvent(`[text message from ${from}: ${body}]`, 'user');
   }
 }

@@ -1,3 +1,4 @@
+import { callerTextTurn } from '../../../shared/domain/text-messages.ts';
 import type { Brain } from './brain.ts';
 import type { PreparedCall } from './call-types.ts';
 import type { Handoff } from './handoff.ts';
@@ -70,6 +71,11 @@ export async function applyCommand(command: LiveCommand, target: ControlTarget):
       if (!outcome.sent) return outcome.reason;
       break;
     }
+    case 'caller_text':
+      // As if the caller said it: a turn of theirs in the conversation, which the agent's next answer sees.
+      target.texts.received(command.from, command.body);
+      target.brain.hearCaller(callerTextTurn(command.body));
+      break;
   }
   return null;
 }

@@ -14,7 +14,9 @@ export type LiveCommand =
   | { type: 'add_message'; content: string; respond?: boolean }
   | { type: 'end'; say?: string }
   | { type: 'transfer'; destination: string }
-  | { type: 'send_sms'; template?: string; text?: string };
+  | { type: 'send_sms'; template?: string; text?: string }
+  /** Not the API's: the platform's news of a text from the caller (shared/services/inbound-texts.ts). */
+  | { type: 'caller_text'; sms_id: string; from: string; body: string };
 
 /**
  * The live tap of a call: its listeners (the listen endpoint, media/src/live-call-server.ts) follow it
