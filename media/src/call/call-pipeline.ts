@@ -96,10 +96,15 @@ export class CallPipeline {
         failed: (error) => this.fail(error),
       },
     });
-    this.turns = new CallerTurns(this.clock, () => this.parts?.call.plan.settings.bargeInMinWords ?? 1, {
-      words: (enough) => this.onCallerWords(enough),
-      ended: (turn) => this.endOfCallerTurn(turn),
-    });
+    this.turns = new CallerTurns(
+      this.clock,
+      () => this.parts?.call.plan.settings.bargeInMinWords ?? 1,
+      { words: (enough) => this.onCallerWords(enough), ended: (turn) => this.endOfCallerTurn(turn) },
+      {
+        backchannels: () => this.parts?.call.plan.settings.turnTaking.backchannels ?? [],
+        agentTalking: () => this.speaker.answering || this.speaker.playbackEndMs > this.clock.nowMs(),
+      },
+    );
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
   }
@@ -442,6 +447,8 @@ export class CallPipeline {
       role: 'user',
       text: turn.text,
     });
+    // "Mhm" over the agent: heard, in the transcript, and the agent goes on.
+    if (turn.backchannel) return;
     this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);
