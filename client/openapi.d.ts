@@ -6570,6 +6570,39 @@ export interface components {
             /** @description Sampling temperature of the model. Default 0.4. */
             temperature?: number;
             transfer?: components["schemas"]["TransferPlan"];
+            /**
+             * @description Turn-taking: what ends the caller's turn, and what of their speech stops the agent talking.
+             * @example {
+             *       "end_of_turn": "flux",
+             *       "backchannels": [
+             *         "mhm",
+             *         "yeah",
+             *         "ok"
+             *       ]
+             *     }
+             */
+            turn_taking?: {
+                /**
+                 * @description Words that, said alone while the agent talks ("mhm", "yeah", "ok", "right"), do not stop it; they go into the transcript and the agent goes on. Replaces the list of the call's language (en, pl, de, fr, it, es; others get English). `[]`: every word stops the agent.
+                 * @example [
+                 *       "mhm",
+                 *       "yeah",
+                 *       "ok",
+                 *       "right",
+                 *       "i see"
+                 *     ]
+                 */
+                backchannels?: string[];
+                /** @description With `end_of_turn: flux`, an agent without a flow starts its answer at Flux's `EagerEndOfTurn` and speaks it at `EndOfTurn`; if the caller goes on (`TurnResumed`), the answer is thrown away. Saves the model's time on each turn at the cost of some unused model requests. Default false. */
+                eager_end_of_turn?: boolean;
+                /**
+                 * @description What ends the caller's turn. `pause` (default): a pause of 300 ms (Deepgram nova-3's endpointing). `flux`: Deepgram Flux's turn detection, which reads the words as well as the pause (`EndOfTurn`), so a pause after "My number is…" does not end the turn and "Yes." does not wait.
+                 * @enum {string}
+                 */
+                end_of_turn?: "pause" | "flux";
+                /** @description `false`: the caller's words never cut the agent (a disclosure, a legal text): what it says is finished first, and the caller's words are then taken as the next turn. A flow step's own `interruptible` applies within the step. Default true. */
+                interruptible?: boolean;
+            };
             /** @description Text-to-speech voice id of the provider (ElevenLabs voice id, or an OpenAI voice name). Default: the platform's `TTS_VOICE`. */
             voice?: string;
         } & {

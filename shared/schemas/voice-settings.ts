@@ -72,6 +72,35 @@ export const WorkflowConfigurations = z
       .openapi({
         description: `Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default ${VOICE_DEFAULTS.barge_in_min_words}.`,
       }),
+    turn_taking: z
+      .strictObject({
+        end_of_turn: z.enum(['pause', 'flux']).optional().openapi({
+          description:
+            'What ends the caller\'s turn. `pause` (default): a pause of 300 ms (Deepgram nova-3\'s endpointing). `flux`: Deepgram Flux\'s turn detection, which reads the words as well as the pause (`EndOfTurn`), so a pause after "My number is…" does not end the turn and "Yes." does not wait.',
+        }),
+        eager_end_of_turn: z.boolean().optional().openapi({
+          description:
+            "With `end_of_turn: flux`, an agent without a flow starts its answer at Flux's `EagerEndOfTurn` and speaks it at `EndOfTurn`; if the caller goes on (`TurnResumed`), the answer is thrown away. Saves the model's time on each turn at the cost of some unused model requests. Default false.",
+        }),
+        backchannels: z
+          .array(z.string().min(1).max(40))
+          .max(100)
+          .optional()
+          .openapi({
+            description:
+              'Words that, said alone while the agent talks ("mhm", "yeah", "ok", "right"), do not stop it; they go into the transcript and the agent goes on. Replaces the list of the call\'s language (en, pl, de, fr, it, es; others get English). `[]`: every word stops the agent.',
+            example: ['mhm', 'yeah', 'ok', 'right', 'i see'],
+          }),
+        interruptible: z.boolean().optional().openapi({
+          description:
+            "`false`: the caller's words never cut the agent (a disclosure, a legal text): what it says is finished first, and the caller's words are then taken as the next turn. A flow step's own `interruptible` applies within the step. Default true.",
+        }),
+      })
+      .optional()
+      .openapi({
+        description: "Turn-taking: what ends the caller's turn, and what of their speech stops the agent talking.",
+        example: { end_of_turn: 'flux', backchannels: ['mhm', 'yeah', 'ok'] },
+      }),
     keypad: z
       .strictObject({
         collect_digits: documentedInt(z.int().min(1).max(32)).optional().openapi({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SpeechToTextEvents, TranscriptResult } from '../../media/src/agent/interfaces.ts';
 import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import { CallerTurns, type CallerTurn } from '../../media/src/call/caller-turns.ts';
+import { BACKCHANNELS } from '../../shared/domain/backchannels.ts';
 
 /** The caller's audio (bytes at a media time), speech-to-text results and a chat's message, in. */
 type Step =
@@ -16,15 +17,20 @@ type Step =
 /** What the caller's turns tell the pipeline, out. */
 type Out = { words: boolean } | { ended: CallerTurn | null };
 
-async function run(steps: Step[], { bargeInMinWords = 1, openFirst = true } = {}) {
+async function run(steps: Step[], { bargeInMinWords = 1, openFirst = true, agentTalking = false } = {}) {
   let nowMs = 0;
   const out: Out[] = [];
   const sent: number[] = [];
   let recognition: SpeechToTextEvents | undefined;
-  const turns = new CallerTurns({ nowMs: () => nowMs }, () => bargeInMinWords, {
-    words: (enough) => out.push({ words: enough }),
-    ended: (turn) => out.push({ ended: turn }),
-  });
+  const turns = new CallerTurns(
+    { nowMs: () => nowMs },
+    () => bargeInMinWords,
+    {
+      words: (enough) => out.push({ words: enough }),
+      ended: (turn) => out.push({ ended: turn }),
+    },
+    { backchannels: () => BACKCHANNELS.en!, agentTalking: () => agentTalking },
+  );
   const call = {
     plan: { settings: { language: 'en' } },
     providers: {
@@ -61,7 +67,7 @@ const audio = (fromMs: number, ms: number): Step[] =>
   Array.from({ length: ms / 20 }, (_, index) => ({ audio: 160, atMs: fromMs + index * 20 }));
 
 describe("the caller's turns (speech-to-text results on the media clock)", () => {
-  it.each<{ name: string; steps: Step[]; bargeInMinWords?: number; out: Out[] }>([
+  it.each<{ name: string; steps: Step[]; bargeInMinWords?: number; agentTalking?: boolean; out: Out[] }>([
     {
       name: 'finals add up into one turn, which speech_final ends',
       steps: [
@@ -74,7 +80,7 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
       out: [
         { words: true },
         { words: true },
-        { ended: { text: 'What are your hours?', startMs: 200, endMs: 1200, finalMs: 2250 } },
+        { ended: { text: 'What are your hours?', startMs: 200, endMs: 1200, finalMs: 2250, backchannel: false } },
       ],
     },
     {
@@ -84,7 +90,7 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         { result: { text: 'Yes', isFinal: true, start: 0.1, end: 0.3 } },
         { result: { text: '', isFinal: true, speechFinal: true, start: 0.3, end: 0.6 } },
       ],
-      out: [{ words: true }, { ended: { text: 'Yes', startMs: 100, endMs: 300, finalMs: 980 } }],
+      out: [{ words: true }, { ended: { text: 'Yes', startMs: 100, endMs: 300, finalMs: 980, backchannel: false } }],
     },
     {
       name: 'UtteranceEnd ends the turn when no speech_final came',
@@ -93,7 +99,7 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         { result: { text: 'Hello', isFinal: true, start: 0, end: 0.4 } },
         { utteranceEnd: true },
       ],
-      out: [{ words: true }, { ended: { text: 'Hello', startMs: 0, endMs: 400, finalMs: 980 } }],
+      out: [{ words: true }, { ended: { text: 'Hello', startMs: 0, endMs: 400, finalMs: 980, backchannel: false } }],
     },
     {
       name: 'interim words count towards barge_in_min_words, with the finals before them',
@@ -122,15 +128,50 @@ describe("the caller's turns (speech-to-text results on the media clock)", () =>
         ...audio(5000, 400),
         { result: { text: 'Hi', isFinal: true, speechFinal: true, start: 0.22, end: 0.4 } },
       ],
-      out: [{ words: true }, { ended: { text: 'Hi', startMs: 5020, endMs: 5200, finalMs: 5380 } }],
+      out: [{ words: true }, { ended: { text: 'Hi', startMs: 5020, endMs: 5200, finalMs: 5380, backchannel: false } }],
     },
     {
       name: "a chat's message is a whole turn, at the time it came",
       steps: [{ typed: 'Hi there', atMs: 1500 }],
-      out: [{ ended: { text: 'Hi there', startMs: 1500, endMs: 1500, finalMs: 1500 } }],
+      out: [{ ended: { text: 'Hi there', startMs: 1500, endMs: 1500, finalMs: 1500, backchannel: false } }],
     },
-  ])('$name', async ({ steps, bargeInMinWords, out }) => {
-    expect((await run(steps, { bargeInMinWords })).out).toEqual(out);
+    {
+      name: 'backchannels over the agent do not stop it, and end as a backchannel, not a turn',
+      agentTalking: true,
+      steps: [
+        ...audio(0, 1000),
+        { result: { text: 'mhm' } },
+        { result: { text: 'Mhm, okay.', isFinal: true, speechFinal: true, start: 0.1, end: 0.5 } },
+      ],
+      out: [
+        { words: false },
+        { words: false },
+        { ended: { text: 'Mhm, okay.', startMs: 100, endMs: 500, finalMs: 980, backchannel: true } },
+      ],
+    },
+    {
+      name: 'a word past the backchannels stops the agent, and the turn is a turn',
+      agentTalking: true,
+      steps: [
+        ...audio(0, 1000),
+        { result: { text: 'yeah' } },
+        { result: { text: 'yeah but wait' } },
+        { result: { text: 'Yeah, but wait.', isFinal: true, speechFinal: true, start: 0.1, end: 0.7 } },
+      ],
+      out: [
+        { words: false },
+        { words: true },
+        { words: true },
+        { ended: { text: 'Yeah, but wait.', startMs: 100, endMs: 700, finalMs: 980, backchannel: false } },
+      ],
+    },
+    {
+      name: '"Yes." while the agent is silent is a turn (an answer to its question)',
+      steps: [...audio(0, 1000), { result: { text: 'Yes.', isFinal: true, speechFinal: true, start: 0.1, end: 0.3 } }],
+      out: [{ words: true }, { ended: { text: 'Yes.', startMs: 100, endMs: 300, finalMs: 980, backchannel: false } }],
+    },
+  ])('$name', async ({ steps, bargeInMinWords, agentTalking, out }) => {
+    expect((await run(steps, { bargeInMinWords, agentTalking })).out).toEqual(out);
   });
 
   it('keeps the audio that comes while the stream opens, and sends it first', async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { MAX_KNOWLEDGE_TEXT_CHARS } from '../../shared/schemas/bounds.ts';
 import { PHRASES } from '../../media/src/agent/phrases.ts';
+import { BACKCHANNELS } from '../../shared/domain/backchannels.ts';
 import { DeepgramSpeechToText } from '../../media/src/agent/deepgram-speech-to-text.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
 import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
@@ -656,6 +657,7 @@ describe('call plan', () => {
       silenceTimeoutMs: 8000,
       chatIdleTimeoutMs: 300_000,
       bargeInMinWords: 1,
+      turnTaking: { endOfTurn: 'pause', eager: false, backchannels: BACKCHANNELS.en, interruptible: true },
       keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000, sendDigits: false },
     });
     expect(plan.phrases).toEqual({ ...PHRASES.en, closing: 'Bye now.' });

@@ -6,6 +6,7 @@
  * Pure: the caller loads the data (call-sessions.ts).
  */
 import { isFlowDefinition, type FlowDefinition } from '../../../shared/domain/flows.ts';
+import { backchannelsFor } from '../../../shared/domain/backchannels.ts';
 import { rankPassages } from '../../../shared/domain/knowledge.ts';
 import { FlowDefinition as FlowDefinitionSchema } from '../../../shared/schemas/flows.ts';
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
@@ -60,8 +61,21 @@ export interface VoiceSettings {
   chatIdleTimeoutMs: number;
   /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
   bargeInMinWords: number;
+  /** What ends the caller's turn, and what of their speech stops the agent (`turn_taking`). */
+  turnTaking: TurnTaking;
   /** Keys the caller presses: when an entry ends. */
   keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number; sendDigits: boolean };
+}
+
+export interface TurnTaking {
+  /** `pause`: Deepgram nova-3's endpointing; `flux`: Deepgram Flux's end of turn. */
+  endOfTurn: 'pause' | 'flux';
+  /** Flux's `EagerEndOfTurn` starts the answer, spoken once `EndOfTurn` confirms it. */
+  eager: boolean;
+  /** Said alone over the agent, these words do not stop it. */
+  backchannels: readonly string[];
+  /** The caller's words may cut the agent (false: it finishes first). */
+  interruptible: boolean;
 }
 
 export interface CallPlan {
@@ -131,6 +145,12 @@ export function voiceSettings(
     silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
     chatIdleTimeoutMs: (settings.chat_idle_timeout_seconds ?? VOICE_DEFAULTS.chat_idle_timeout_seconds) * 1000,
     bargeInMinWords: settings.barge_in_min_words ?? VOICE_DEFAULTS.barge_in_min_words,
+    turnTaking: {
+      endOfTurn: settings.turn_taking?.end_of_turn ?? 'pause',
+      eager: settings.turn_taking?.eager_end_of_turn ?? false,
+      backchannels: settings.turn_taking?.backchannels ?? backchannelsFor(settings.language ?? VOICE_DEFAULTS.language),
+      interruptible: settings.turn_taking?.interruptible ?? true,
+    },
     keypad: {
       collectDigits: settings.keypad?.collect_digits ?? null,
       endKey: settings.keypad?.end_key === undefined ? '#' : settings.keypad.end_key,

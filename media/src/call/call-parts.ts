@@ -78,6 +78,7 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     voice: call.plan.settings.voice,
     language: call.plan.settings.language,
   });
+  context.speaker.allowInterruptions(call.plan.settings.turnTaking.interruptible);
   return {
     call,
     brain,

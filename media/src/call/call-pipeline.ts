@@ -96,10 +96,15 @@ export class CallPipeline {
         failed: (error) => this.fail(error),
       },
     });
-    this.turns = new CallerTurns(this.clock, () => this.parts?.call.plan.settings.bargeInMinWords ?? 1, {
-      words: (enough) => this.onCallerWords(enough),
-      ended: (turn) => this.endOfCallerTurn(turn),
-    });
+    this.turns = new CallerTurns(
+      this.clock,
+      () => this.parts?.call.plan.settings.bargeInMinWords ?? 1,
+      { words: (enough) => this.onCallerWords(enough), ended: (turn) => this.endOfCallerTurn(turn) },
+      {
+        backchannels: () => this.parts?.call.plan.settings.turnTaking.backchannels ?? [],
+        agentTalking: () => this.speaker.answering || this.speaker.playbackEndMs > this.clock.nowMs(),
+      },
+    );
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
   }
@@ -441,6 +446,8 @@ export class CallPipeline {
       return;
     }
     this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms)));
+    // "Mhm" over the agent: heard, in the transcript, and the agent goes on.
+    if (turn.backchannel) return;
     this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);

@@ -1,4 +1,5 @@
 import type { SpeechToTextEvents, SpeechToTextStream, TranscriptResult } from '../agent/interfaces.ts';
+import { isBackchannel } from '../../../shared/domain/backchannels.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { CallClock, PreparedCall } from './call-types.ts';
 
@@ -12,7 +13,17 @@ export interface CallerTurn {
   endMs: number;
   /** When its last final result came (media clock): for the turn's latency. */
   finalMs: number;
+  /** Backchannels only ("mhm", "yeah") begun while the agent talked: not a turn, the agent goes on. */
+  backchannel: boolean;
 }
+
+/** What the caller's words are weighed against: the agent's backchannels, and whether it is talking. */
+export interface OverlapRules {
+  backchannels(): readonly string[];
+  agentTalking(): boolean;
+}
+
+const NO_OVERLAP_RULES: OverlapRules = { backchannels: () => [], agentTalking: () => false };
 
 export interface CallerTurnEvents {
   /** The caller is saying words; `enough` of them to stop the agent talking (barge-in). */
@@ -41,12 +52,15 @@ export class CallerTurns {
   private pendingUserEndMs = 0;
   private pendingFinalMs = 0;
   private callerSpeaking = false;
+  /** The turn's first words came while the agent talked. */
+  private overAgent: boolean | null = null;
 
   constructor(
     private readonly clock: CallClock,
     /** Words that stop the agent mid-sentence (the agent's `barge_in_min_words`). */
     private readonly bargeInMinWords: () => number,
     private readonly events: CallerTurnEvents,
+    private readonly overlap: OverlapRules = NO_OVERLAP_RULES,
   ) {}
 
   /** The caller is saying words the turn has not ended on yet. */
@@ -98,6 +112,7 @@ export class CallerTurns {
     this.pendingUserStartMs = now;
     this.pendingUserEndMs = now;
     this.pendingFinalMs = now;
+    this.overAgent = false; // a chat's message is always a turn
     this.end();
   }
 
@@ -105,10 +120,18 @@ export class CallerTurns {
   end(): void {
     this.callerSpeaking = false;
     const text = this.pendingUserText;
+    const overAgent = this.overAgent === true;
     this.pendingUserText = '';
+    this.overAgent = null;
     this.events.ended(
       text
-        ? { text, startMs: this.pendingUserStartMs, endMs: this.pendingUserEndMs, finalMs: this.pendingFinalMs }
+        ? {
+            text,
+            startMs: this.pendingUserStartMs,
+            endMs: this.pendingUserEndMs,
+            finalMs: this.pendingFinalMs,
+            backchannel: overAgent && isBackchannel(text, this.overlap.backchannels()),
+          }
         : null,
     );
   }
@@ -117,9 +140,14 @@ export class CallerTurns {
     const text = result.text.trim();
     if (text) {
       // Deepgram's results cover the audio since the last final one: count those words too.
-      const words = wordCount(this.pendingUserText) + wordCount(text);
+      const heard = `${this.pendingUserText} ${text}`;
+      this.overAgent ??= this.overlap.agentTalking();
       this.callerSpeaking = true;
-      this.events.words(result.isFinal || words >= this.bargeInMinWords());
+      // Backchannels alone ("mhm", "yeah") over the agent never stop it; one more word does.
+      const enough =
+        (result.isFinal || wordCount(heard) >= this.bargeInMinWords()) &&
+        !(this.overAgent && isBackchannel(heard, this.overlap.backchannels()));
+      this.events.words(enough);
     }
     if (text && result.isFinal) {
       if (!this.pendingUserText) this.pendingUserStartMs = this.mediaTimeOf(result.start * 1000);

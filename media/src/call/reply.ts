@@ -99,6 +99,8 @@ export class Speaker {
   /** Where the audio of the last words not interruptible ends: the caller's words do not cut before. */
   private holdUntilMs = 0;
   private voice: { tts: TextToSpeech | undefined; options: { voice?: string; language: string } } | null = null;
+  /** The agent's `turn_taking.interruptible`: false holds all its words as a flow step's disclosure is held. */
+  private interruptible = true;
 
   private readonly trace: LatencyTrace;
 
@@ -119,6 +121,11 @@ export class Speaker {
   /** The voice answers are spoken with (a voice call; a chat has none). */
   useVoice(tts: TextToSpeech | undefined, options: { voice?: string; language: string }): void {
     this.voice = { tts, options };
+  }
+
+  /** Whether the caller's words may cut the agent at all (the agent's setting; a flow step may hold its own words). */
+  allowInterruptions(allowed: boolean): void {
+    this.interruptible = allowed;
   }
 
   /** Resolves when the answer in progress, if any, is complete. */
@@ -276,7 +283,8 @@ export class Speaker {
       get hangingUp() {
         return reply.hangUp;
       },
-      say: (text, audio, options) => this.queueSpeech(reply, text, audio, options?.interruptible === false),
+      say: (text, audio, options) =>
+        this.queueSpeech(reply, text, audio, options?.interruptible === false || !this.interruptible),
       finalWords: (text) => {
         reply.finalText = text;
       },
