@@ -39,8 +39,11 @@ const FLOW: FlowDefinition = {
 };
 
 describe('the flow editor’s model', () => {
-  it('keeps the definition as it was through the editor’s edge keys', () => {
+  it('keeps the definition as it was through the editor’s edge keys, its closing too', () => {
     expect(definitionOf(editable(FLOW))).toEqual(FLOW);
+    const closed = { ...FLOW, closing: 'Goodbye from North.' };
+    expect(definitionOf(editable(closed))).toEqual(closed);
+    expect(definitionOf(removeNode(editable(closed), 'minor')).closing).toBe('Goodbye from North.');
   });
 
   it('draws a flat definition as the valid flow it behaves as', () => {
