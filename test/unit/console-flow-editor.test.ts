@@ -312,6 +312,11 @@ describe('what changed between two definitions', () => {
       ['Changed step “Offer”: prompt: “Offer a card.” → “Offer a loan.”'],
     ],
     [
+      'the flow’s closing',
+      (flow) => ({ ...flow, closing: 'Goodbye from North.' }),
+      ["Changed the flow's closing: (none) → “Goodbye from North.”"],
+    ],
+    [
       'a renamed step, named as it was',
       (flow) => ({ ...flow, nodes: flow.nodes.map((node) => (node.id === 'done' ? { ...node, name: 'Bye' } : node)) }),
       ['Changed step “Goodbye”: name: “Goodbye” → “Bye”'],
