@@ -4235,6 +4235,11 @@ export interface components {
          *     }
          */
         FlowDefinition: {
+            /**
+             * @description What the agent says when the caller ends the call in a step that is not an end (`end_call`, offered in every conversation step), and an endCall without its own `closing` too. Default: the call's closing phrase in its language (`Thank you for your time. Goodbye.`).
+             * @example Thank you for calling North Clinic. Goodbye.
+             */
+            closing?: string;
             edges: components["schemas"]["FlowEdge"][];
             nodes: components["schemas"]["FlowNode"][];
         };

@@ -82,6 +82,8 @@ export interface FlowEdge {
 export interface FlowDefinition {
   nodes: FlowNode[];
   edges: FlowEdge[];
+  /** Said when the caller ends the call in a step that is not an end (media/src/call/flow-brain.ts). */
+  closing?: string;
 }
 
 /** A rule broken, at `path` inside the definition. */

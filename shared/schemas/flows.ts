@@ -214,6 +214,11 @@ export const FlowDefinition = z
   .object({
     nodes: z.array(FlowNode).min(1).max(FLOW_CAPS.nodes),
     edges: z.array(FlowEdge).max(FLOW_CAPS.edges),
+    closing: z.string().min(1).max(2000).optional().openapi({
+      description:
+        "What the agent says when the caller ends the call in a step that is not an end (`end_call`, offered in every conversation step), and an endCall without its own `closing` too. Default: the call's closing phrase in its language (`Thank you for your time. Goodbye.`).",
+      example: 'Thank you for calling North Clinic. Goodbye.',
+    }),
   })
   .superRefine((flow, context) => {
     // The rules between the parts, only once every part is valid (as Pydantic's model validators).

@@ -189,6 +189,8 @@ export const AGENT_TEMPLATES: AgentTemplate[] = [
         { source: 'start', target: 'not_verified', expression: 'identity_confirmed == false', label: 'Not verified' },
         { source: 'account', target: 'done', condition: 'The caller has no more questions, or says "goodbye"' },
       ],
+      // Said when the caller ends the call in a step that is not an end (before the identity is checked).
+      closing: 'Thank you for calling {{company_name}}. Goodbye.',
     },
     call_disposition_codes: { resolved: 'Account question handled', not_verified: 'Identity not verified' },
   },

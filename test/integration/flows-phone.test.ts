@@ -224,7 +224,10 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
           'Flow: the call ends in "Identity check" (the caller wanted to end the call)',
         );
         const lines = (await transcript(created.body, runId)).map(({ role, text }) => `${role}: ${text}`);
-        expect(lines.slice(-2)).toEqual(['user: Thank you, goodbye.', 'assistant: Thank you for your time. Goodbye.']);
+        expect(lines.slice(-2)).toEqual([
+          'user: Thank you, goodbye.',
+          'assistant: Thank you for calling North Bank. Goodbye.',
+        ]);
         expect(lines.filter((line) => /goodbye/i.test(line))).toHaveLength(2);
       },
     );

@@ -2,7 +2,9 @@ import { expect, vi } from 'vitest';
 import { apiClient } from './api.ts';
 import { connectSession } from './sessions.ts';
 
-const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 15_000, interval: 100 });
+// Generous: a run is marked completed after the hang-up by work that queues on a loaded machine
+// (15 s fell short once at load 25).
+const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 30_000, interval: 100 });
 
 /**
  * A chat with an agent until it hangs up: the caller's messages, each sent once the agent has

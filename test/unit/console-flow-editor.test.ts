@@ -39,8 +39,11 @@ const FLOW: FlowDefinition = {
 };
 
 describe('the flow editor’s model', () => {
-  it('keeps the definition as it was through the editor’s edge keys', () => {
+  it('keeps the definition as it was through the editor’s edge keys, its closing too', () => {
     expect(definitionOf(editable(FLOW))).toEqual(FLOW);
+    const closed = { ...FLOW, closing: 'Goodbye from North.' };
+    expect(definitionOf(editable(closed))).toEqual(closed);
+    expect(definitionOf(removeNode(editable(closed), 'minor')).closing).toBe('Goodbye from North.');
   });
 
   it('draws a flat definition as the valid flow it behaves as', () => {
@@ -307,6 +310,11 @@ describe('what changed between two definitions', () => {
         nodes: flow.nodes.map((node) => (node.id === 'offer' ? { ...node, prompt: 'Offer a loan.' } : node)),
       }),
       ['Changed step “Offer”: prompt: “Offer a card.” → “Offer a loan.”'],
+    ],
+    [
+      'the flow’s closing',
+      (flow) => ({ ...flow, closing: 'Goodbye from North.' }),
+      ["Changed the flow's closing: (none) → “Goodbye from North.”"],
     ],
     [
       'a renamed step, named as it was',

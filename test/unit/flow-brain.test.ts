@@ -39,7 +39,7 @@ const TOOL = {
   parameters: { type: 'object', properties: {} },
 } as never;
 
-function flowBrain(llm: LanguageModel, { transferable = true } = {}) {
+function flowBrain(llm: LanguageModel, { transferable = true, flow = FLOW as Record<string, unknown> } = {}) {
   const events: LiveEvent[] = [];
   const gathered: Record<string, unknown> = {};
   const runLogs: string[] = [];
@@ -48,7 +48,7 @@ function flowBrain(llm: LanguageModel, { transferable = true } = {}) {
   const call = {
     plan: buildCallPlan(
       callInput({
-        workflowDefinition: FLOW,
+        workflowDefinition: flow,
         tools: [TOOL],
         transferable,
         workflowConfigurations: transferable
@@ -248,6 +248,18 @@ describe('the flow brain', () => {
       },
     ]);
     expect(runLogs).toContain('Flow: the call ends in "Greeting" (the caller wanted to end the call)');
+  });
+
+  it('the flow’s own closing, when it has one, is what the caller ending the call hears', async () => {
+    const { llm, requests } = scriptedModel([[call('end_call')]]);
+    const { part } = flowBrain(llm, { flow: { ...FLOW, closing: 'Thank you for calling North Bank. Goodbye.' } });
+    part.hearCaller('Bye');
+    const { answer, said } = fakeAnswer();
+    await part.answer(answer, 'Bye');
+    expect(String(requests[0]!.messages[0]!.content)).toContain(
+      'say "Thank you for calling North Bank. Goodbye." and call end_call.',
+    );
+    expect(said).toEqual(['Thank you for calling North Bank. Goodbye.']);
   });
 
   it('end_call without last words: the brain says the call’s closing, not interruptible in such a step', async () => {

@@ -1,8 +1,8 @@
 /**
  * What changed between two definitions, in words: steps added, removed or changed (field by field,
- * old → new), transitions likewise (a transition is known by the two steps it joins). Positions on
- * the canvas are not changes a call would notice, so they are left out. A flat definition is
- * compared key by key.
+ * old → new), transitions likewise (a transition is known by the two steps it joins), the flow's
+ * closing. Positions on the canvas are not changes a call would notice, so they are left out. A
+ * flat definition is compared key by key.
  */
 import { isFlow, type FlowDefinition, type FlowEdge, type FlowNode } from './model.ts';
 
@@ -39,7 +39,10 @@ const nodeTitle = (node: FlowNode) => `step “${node.name}”`;
 const edgeId = (edge: FlowEdge) => `${edge.source}→${edge.target}`;
 
 function flowChanges(before: FlowDefinition, after: FlowDefinition): string[] {
-  const lines: string[] = [];
+  // The flow's own closing (the caller ending the call in any step).
+  const lines = same(before.closing, after.closing)
+    ? []
+    : [`Changed the flow's closing: ${shown(before.closing)} → ${shown(after.closing)}`];
   const beforeNodes = new Map(before.nodes.map((node) => [node.id, node]));
   const afterNodes = new Map(after.nodes.map((node) => [node.id, node]));
   const nameOf = (id: string) => (afterNodes.get(id) ?? beforeNodes.get(id))?.name ?? id;

@@ -9,6 +9,7 @@ import { answer, ApiError, queryClient, type Schemas, useApi } from '../lib/api.
 import { detailOf } from '../lib/api.ts';
 import { href, useLeaveGuard } from '../lib/route.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';
+import { TextField } from './fields.tsx';
 import { FlowGraph, type Selection } from './graph.tsx';
 import { currentIssues, type FlowIssue, issuesOf, issuesOfEdge, issuesOfNode } from './issues.ts';
 import * as model from './model.ts';
@@ -221,7 +222,22 @@ function FlowEditor({ agent }: { agent: Agent }) {
               onDelete={deleteSelected}
             />
           )}
-          {!selectedNode && !selectedEdge && <p>Select a step or a transition to edit it.</p>}
+          {!selectedNode && !selectedEdge && (
+            <>
+              <p>Select a step or a transition to edit it.</p>
+              <TextField
+                id="flow-closing"
+                label="Closing when the caller ends the call in a step that is not an end"
+                rows={2}
+                value={flow.closing}
+                onChange={(value) => {
+                  const { closing: _closing, ...rest } = flow;
+                  change(value ? { ...rest, closing: value } : rest);
+                }}
+                hint="Empty: the call's closing phrase in its language"
+              />
+            </>
+          )}
           <Outline flow={flow} issues={issues} selection={selection} onSelect={setSelection} />
         </div>
       </div>

@@ -17,6 +17,8 @@ export type EditedEdge = FlowEdge & { key: string };
 export interface EditedFlow {
   nodes: FlowNode[];
   edges: EditedEdge[];
+  /** The flow's closing (the caller ending the call in any step), when it has one. */
+  closing?: string;
 }
 
 /** What the console calls each node type, and the id and name a new one gets. */
@@ -40,7 +42,11 @@ let edgeKeys = 0;
 const newEdgeKey = () => `edge-${++edgeKeys}`;
 
 export function editable(flow: FlowDefinition): EditedFlow {
-  return { nodes: flow.nodes, edges: flow.edges.map((edge) => ({ ...edge, key: newEdgeKey() })) };
+  return {
+    nodes: flow.nodes,
+    edges: flow.edges.map((edge) => ({ ...edge, key: newEdgeKey() })),
+    ...(flow.closing ? { closing: flow.closing } : {}),
+  };
 }
 
 /** Whether two flows are the same definition (the editor's edge keys aside): unsaved changes. */
@@ -49,7 +55,11 @@ export const sameDefinition = (a: EditedFlow, b: EditedFlow): boolean =>
 
 /** The definition to send: the edges without the editor's keys. */
 export function definitionOf(flow: EditedFlow): FlowDefinition {
-  return { nodes: flow.nodes, edges: flow.edges.map(({ key: _key, ...edge }) => edge) };
+  return {
+    nodes: flow.nodes,
+    edges: flow.edges.map(({ key: _key, ...edge }) => edge),
+    ...(flow.closing ? { closing: flow.closing } : {}),
+  };
 }
 
 /**
@@ -155,6 +165,7 @@ export function changeType(flow: EditedFlow, id: string, type: NodeType): TypeCh
 
 /** The node and every edge that leaves or enters it. */
 export const removeNode = (flow: EditedFlow, id: string): EditedFlow => ({
+  ...flow,
   nodes: flow.nodes.filter((node) => node.id !== id),
   edges: flow.edges.filter((edge) => edge.source !== id && edge.target !== id),
 });
