@@ -5,7 +5,7 @@
  * 200 concurrent placements against 10 channels; the voice pipeline's own latency per turn
  * (bench/voice-latency.ts), what each turn's latency telemetry costs a call in CPU
  * (bench/turn-telemetry.ts), and the greeting's delay with and without early connections
- * (bench/greeting-latency.ts). Prints figures; a campaign row over the engine's goals (ratio to its
+ * (bench/greeting-latency.ts), and turn-taking per end-of-turn policy (bench/turn-taking.ts). Prints figures; a campaign row over the engine's goals (ratio to its
  * floor, DynamoDB requests per attempt) is flagged, and the run then exits 1.
  * `BENCH_ONLY=campaigns` runs the campaign rows alone.
  */
@@ -17,6 +17,7 @@ import type { LatencyFigures } from './latency.ts';
 import type { TurnTelemetryFigures } from './turn-telemetry.ts';
 import type { GreetingLatencyFigures } from './greeting-latency.ts';
 import type { VoiceLatencyFigures } from './voice-latency.ts';
+import { printTurnTaking, type TurnTakingFigures } from './turn-taking.ts';
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const figures = (f: LatencyFigures) => `p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, mean ${ms(f.mean)}, max ${ms(f.max)}`;
@@ -184,6 +185,8 @@ if (!CAMPAIGNS_ONLY) {
     `Greeting, ${greeting.calls} calls alternating, answer to its first frame sent: opened on answer p50 ${ms(greeting.on_answer.p50)}, p95 ${ms(greeting.on_answer.p95)}; ` +
       `opened while ringing p50 ${ms(greeting.early.p50)}, p95 ${ms(greeting.early.p95)} (new connection ${greeting.fakeDelaysMs.connect} ms, TTS first byte ${greeting.fakeDelaysMs.tts} ms)`,
   );
+  console.log('Turn-taking per end-of-turn policy, scripted caller timelines (bench/turn-taking.ts):');
+  printTurnTaking(runJson<TurnTakingFigures>('bench/turn-taking.ts', '--json'));
 }
 
 if (missed.length) {

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer } from 'ws';
 import { connectionDelay } from './connection-delay.ts';
+import { fluxStream } from './deepgram-flux.ts';
 import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { decodeSpeechFrame, FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
 
 export interface FakeDeepgramOptions {
   apiKey: string;
-  /** Fixed delay before each final result (latency bench); default 0. */
+  /** Fixed delay before each final result, and each Flux `EndOfTurn` (latency bench); default 0. */
   finalDelayMs?: number;
   /** A stream's connection setup (TLS and the upgrade across the internet) before it opens (latency bench); default 0. */
   connectDelayMs?: number;
@@ -51,7 +52,8 @@ const FRAME_SECONDS = FRAME_SAMPLES / 8000;
 const ONSET_LEVEL = 300;
 
 /**
- * A local Deepgram live transcription endpoint (`wss://api.deepgram.com/v1/listen`): the same
+ * A local Deepgram live transcription endpoint (`wss://api.deepgram.com/v1/listen`, and Flux's
+ * `/v2/listen` in deepgram-flux.ts): the same
  * handshake (`Authorization: Token <key>`, query parameters), binary mu-law audio in, and the
  * same JSON messages out: `Results` (interim at each word, final with `speech_final` after
  * `endpointing` ms of silence), `SpeechStarted` (with `vad_events`, on any sound after a
@@ -74,14 +76,20 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (request: IncomingMessage, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/v1/listen') return void socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+    const flux = url.pathname === '/v2/listen';
+    if (url.pathname !== '/v1/listen' && !flux) return void socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
     if (request.headers.authorization !== `Token ${options.apiKey}`)
       return void socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
     if (url.searchParams.get('encoding') !== 'mulaw' || url.searchParams.get('sample_rate') !== '8000')
       return void socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     connections.push(url.searchParams);
     void connecting(request).then(() =>
-      wss.handleUpgrade(request, socket, head, (ws) => transcribe(ws, url.searchParams)),
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        if (!flux) return transcribe(ws, url.searchParams);
+        openStreams += 1;
+        ws.on('close', () => (openStreams -= 1));
+        fluxStream(ws, url.searchParams, { endOfTurnDelayMs: options.finalDelayMs });
+      }),
     );
   });
 

@@ -7,6 +7,12 @@
  */
 export const VOICE_SETTINGS = {
   DEEPGRAM_MODEL: { context: 'deepgramModel', default: 'nova-3', description: 'Deepgram live model' },
+  DEEPGRAM_FLUX_MODEL: {
+    context: 'deepgramFluxModel',
+    default: 'flux-general-en',
+    description:
+      "Deepgram Flux model of the agents whose turn ends by Flux (`turn_taking.end_of_turn: flux`): `flux-general-en`, or `flux-general-multi` (the call's language as a hint)",
+  },
   TTS_PROVIDER: {
     context: 'ttsProvider',
     default: 'elevenlabs',

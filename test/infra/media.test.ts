@@ -283,6 +283,7 @@ describe('media service on AWS', () => {
     const custom = synth({
       ...CONTEXT,
       deepgramModel: 'nova-2-phonecall',
+      deepgramFluxModel: 'flux-general-multi',
       ttsProvider: 'openai',
       ttsVoice: 'verse',
       elevenLabsModel: 'eleven_turbo_v2_5',
@@ -301,6 +302,7 @@ describe('media service on AWS', () => {
     );
     expect(environment).toMatchObject({
       DEEPGRAM_MODEL: 'nova-2-phonecall',
+      DEEPGRAM_FLUX_MODEL: 'flux-general-multi',
       TTS_PROVIDER: 'openai',
       TTS_VOICE: 'verse',
       ELEVENLABS_MODEL: 'eleven_turbo_v2_5',

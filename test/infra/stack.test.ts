@@ -569,6 +569,7 @@ describe('VoiceAgentPlatformApi stack', () => {
       LLM_MODEL: 'gpt-4o-mini',
       TTS_PROVIDER: 'elevenlabs',
       DEEPGRAM_MODEL: 'nova-3',
+      DEEPGRAM_FLUX_MODEL: 'flux-general-en',
       TTS_VOICE: '',
       ELEVENLABS_MODEL: 'eleven_flash_v2_5',
       OPENAI_TTS_MODEL: 'gpt-4o-mini-tts',

@@ -32,7 +32,7 @@ async function run(steps: Step[], { bargeInMinWords = 1, openFirst = true, agent
     { backchannels: () => BACKCHANNELS.en!, agentTalking: () => agentTalking },
   );
   const call = {
-    plan: { settings: { language: 'en' } },
+    plan: { settings: { language: 'en', turnTaking: { endOfTurn: 'pause', eager: false } } },
     providers: {
       stt: {
         name: 'fake',

@@ -111,6 +111,7 @@ describe('which provider npm start uses, by the keys in its environment', () => 
   it('takes the voice settings from the environment, by the names the stack sets on the media task', () => {
     const voice = {
       DEEPGRAM_MODEL: 'nova-2',
+      DEEPGRAM_FLUX_MODEL: 'flux-general-multi',
       TTS_PROVIDER: 'openai',
       TTS_VOICE: 'verse',
       ELEVENLABS_MODEL: 'eleven_turbo_v2_5',

@@ -1,13 +1,22 @@
 /**
- * Speech to text: Deepgram live streaming through its official SDK (`listen.v1`), the caller's
+ * Speech to text: Deepgram live streaming through its official SDK (`listen.v1`; with Flux's end
+ * of turn, `listen.v2` in deepgram-flux.ts), the caller's
  * mu-law audio sent in chunks, the results as SpeechToTextEvents; a dropped stream reconnected
  * once with the audio it missed. The base URL is a setting, so the local stack and tests point
  * the same code at the local fake (local/fakes/deepgram-live.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeepgramClient } from '@deepgram/sdk';
+import { audioChunks } from './audio-chunks.ts';
 import { VOICE_SETTINGS } from '../../../shared/config/voice-settings.ts';
-import { ProviderError, type SpeechToText, type SpeechToTextEvents, type SpeechToTextStream } from './interfaces.ts';
+import { openFluxStream } from './deepgram-flux.ts';
+import {
+  ProviderError,
+  type EndOfTurnOptions,
+  type SpeechToText,
+  type SpeechToTextEvents,
+  type SpeechToTextStream,
+} from './interfaces.ts';
 
 /** Turn detection: a pause this long ends an utterance (Deepgram `endpointing`). */
 export const ENDPOINTING_MS = 300;
@@ -21,9 +30,6 @@ export const UTTERANCE_END_MS = 1000;
  * Deepgram at most 20 ms later than it would alone.
  */
 export const STT_CHUNK_MS = 40;
-const STT_CHUNK_BYTES = STT_CHUNK_MS * 8;
-/** Audio held this long without the next frame (the caller's audio stopped) is sent as it is. */
-const STT_HOLD_LIMIT_MS = 2 * STT_CHUNK_MS;
 
 /**
  * Closing, Deepgram's answer to CloseStream is awaited this long at most: the final results of the
@@ -44,12 +50,21 @@ export class DeepgramSpeechToText implements SpeechToText {
   private readonly model: string;
   private readonly keepAliveAfterMs: number;
 
-  constructor(settings: { apiKey: string; baseUrl?: string; model?: string; keepAliveAfterMs?: number }) {
+  private readonly fluxModel: string;
+
+  constructor(settings: {
+    apiKey: string;
+    baseUrl?: string;
+    model?: string;
+    fluxModel?: string;
+    keepAliveAfterMs?: number;
+  }) {
     this.client = new DeepgramClient({
       apiKey: settings.apiKey,
       ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     });
     this.model = settings.model ?? VOICE_SETTINGS.DEEPGRAM_MODEL.default;
+    this.fluxModel = settings.fluxModel ?? VOICE_SETTINGS.DEEPGRAM_FLUX_MODEL.default;
     this.keepAliveAfterMs = settings.keepAliveAfterMs ?? KEEP_ALIVE_AFTER_MS;
   }
 
@@ -60,7 +75,16 @@ export class DeepgramSpeechToText implements SpeechToText {
    * that drops again within 10 s of audio, ends the call. KeepAlive messages keep the stream open
    * while no audio is sent.
    */
-  async open(options: { language: string }, events: SpeechToTextEvents): Promise<SpeechToTextStream> {
+  async open(
+    options: { language: string } & EndOfTurnOptions,
+    events: SpeechToTextEvents,
+  ): Promise<SpeechToTextStream> {
+    if (options.endOfTurn === 'flux')
+      return openFluxStream(
+        this.client,
+        { name: this.name, model: this.fluxModel, language: options.language, eager: options.eager === true },
+        events,
+      );
     let closing = false;
     /** Seconds of audio that streams before the current one received. */
     let offsetSeconds = 0;
@@ -171,27 +195,7 @@ export class DeepgramSpeechToText implements SpeechToText {
       lastSentAt = Date.now();
     };
 
-    /** Audio not sent yet: less than a chunk. */
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
-    const flush = (): void => {
-      if (pendingBytes === 0) return;
-      const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      send(chunk);
-    };
-    // One timer for the stream, pushed back as each chunk begins: while frames come every 20 ms it
-    // never fires; when they stop, what is held goes out.
-    const holdLimit = setTimeout(flush, STT_HOLD_LIMIT_MS);
-    holdLimit.unref();
-    const write = (mulaw: Uint8Array): void => {
-      if (closing || mulaw.length === 0) return;
-      if (pendingBytes === 0) holdLimit.refresh();
-      pending.push(mulaw);
-      pendingBytes += mulaw.length;
-      if (pendingBytes >= STT_CHUNK_BYTES) flush();
-    };
+    const chunks = audioChunks(send, STT_CHUNK_MS);
 
     let socket = await connect();
     const keepAlive = setInterval(
@@ -204,12 +208,14 @@ export class DeepgramSpeechToText implements SpeechToText {
     );
     keepAlive.unref();
     return {
-      send: write,
+      send: (mulaw) => {
+        if (!closing) chunks.write(mulaw);
+      },
       close: async () => {
         if (closing) return;
-        flush();
+        chunks.flush();
         closing = true;
-        clearTimeout(holdLimit);
+        chunks.stop();
         clearInterval(keepAlive);
         if (socket.readyState === 1) {
           socket.sendCloseStream({ type: 'CloseStream' });

@@ -22,6 +22,13 @@ export interface SpeechToTextEvents {
   transcript: (result: TranscriptResult) => void;
   /** No words for a while after the last final result (Deepgram `UtteranceEnd`). */
   utteranceEnd: () => void;
+  /**
+   * The turn has probably ended (Deepgram Flux `EagerEndOfTurn`): its words so far. An answer may
+   * start; `turnResumed` or an end of turn with other words throws it away.
+   */
+  eagerEndOfTurn?: (result: TranscriptResult) => void;
+  /** The caller went on after an eager end of turn (Flux `TurnResumed`). */
+  turnResumed?: () => void;
   /** The stream dropped and is being opened again (the call goes on; audio of the gap follows). */
   reconnecting?: (reason: string) => void;
   /** The stream is lost for good: the call cannot go on. */
@@ -35,9 +42,16 @@ export interface SpeechToTextStream {
   close(): Promise<void>;
 }
 
+/** What ends the caller's turn: a pause (Deepgram nova-3's endpointing), or Deepgram Flux's turn detection. */
+export interface EndOfTurnOptions {
+  endOfTurn?: 'pause' | 'flux';
+  /** With Flux: `EagerEndOfTurn` and `TurnResumed` too. */
+  eager?: boolean;
+}
+
 export interface SpeechToText {
   readonly name: string;
-  open(options: { language: string }, events: SpeechToTextEvents): Promise<SpeechToTextStream>;
+  open(options: { language: string } & EndOfTurnOptions, events: SpeechToTextEvents): Promise<SpeechToTextStream>;
 }
 
 export interface ToolDefinition {

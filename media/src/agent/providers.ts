@@ -233,6 +233,7 @@ export function platformProviders(
         apiKey,
         baseUrl: env.DEEPGRAM_API_URL || undefined,
         model: voiceSetting(env, 'DEEPGRAM_MODEL'),
+        fluxModel: voiceSetting(env, 'DEEPGRAM_FLUX_MODEL'),
       }),
   );
   const model = madeWith((apiKey) => new OpenAiChatModel({ apiUrl: llmApiUrl, apiKey, model: llmModel }));
@@ -289,6 +290,7 @@ export function organizationSpeechProviders(
             apiKey: deepgram.apiKey,
             baseUrl: env.DEEPGRAM_API_URL || undefined,
             model: voiceSetting(env, 'DEEPGRAM_MODEL'),
+            fluxModel: voiceSetting(env, 'DEEPGRAM_FLUX_MODEL'),
           }),
         }
       : {}),

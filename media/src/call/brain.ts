@@ -27,6 +27,11 @@ export interface Answer {
   finalWords(text: string): void;
   /** Hang up once the answer has played. */
   hangUp(): void;
+  /**
+   * An answer begun before the caller's turn surely ended (early-answer.ts): resolves true once it
+   * has, false if the caller went on. Tools wait for it; the rest of the answer is held till then.
+   */
+  readonly turnSettled?: Promise<boolean>;
 }
 
 /** An answer's message in the conversation: what the caller heard, amended if a barge-in cuts it later. */
@@ -37,6 +42,11 @@ export interface HeardMessage {
 export interface Brain {
   /** The caller's turn (their words, or the keys they pressed), into the conversation. */
   hearCaller(text: string): void;
+  /**
+   * Takes back the caller's turn heard last (an early answer thrown away: the caller went on). A
+   * brain without it gets no early answers (a flow moves on a turn it hears).
+   */
+  retractCaller?(text: string): void;
   /** Guidance from outside the conversation (a supervisor's message), into the context. */
   addNote(content: string): void;
   /** A call taken back after a transfer nobody took: the conversation so far, then what happened. */

@@ -19,6 +19,7 @@ import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { ClockAction } from './call-clocks.ts';
 import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './call-types.ts';
 import { CallerTurns, turnFragment, type CallerTurn } from './caller-turns.ts';
+import { EarlyAnswers } from './early-answer.ts';
 import { isKey, type KeypadEntry } from './keypad.ts';
 import { applyCommand } from './live-control.ts';
 import { currentStepEvent, LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
@@ -54,6 +55,8 @@ export class CallPipeline {
   private readonly speaker: Speaker;
   private readonly turns: CallerTurns;
   private parts: CallParts | null = null;
+  /** An answer begun at an eager end of turn, held until the turn's end confirms it. */
+  private readonly early: EarlyAnswers;
   private ready: Promise<void> = Promise.resolve();
   private closing = false;
   private failure: string | null = null;
@@ -99,12 +102,25 @@ export class CallPipeline {
     this.turns = new CallerTurns(
       this.clock,
       () => this.parts?.call.plan.settings.bargeInMinWords ?? 1,
-      { words: (enough) => this.onCallerWords(enough), ended: (turn) => this.endOfCallerTurn(turn) },
+      {
+        words: (enough) => this.onCallerWords(enough),
+        ended: (turn) => this.endOfCallerTurn(turn),
+        eager: (turn) => {
+          if (this.parts && !this.closing)
+            this.early.begin(turn, this.parts.brain, this.parts.call.plan.settings.turnTaking.eager);
+        },
+        resumed: () => this.early.drop(this.parts?.brain),
+      },
       {
         backchannels: () => this.parts?.call.plan.settings.turnTaking.backchannels ?? [],
         agentTalking: () => this.speaker.answering || this.speaker.playbackEndMs > this.clock.nowMs(),
       },
     );
+    this.early = new EarlyAnswers({
+      speaker: this.speaker,
+      latency: this.latency,
+      log: () => this.log('info', 'early answer thrown away: the caller went on', { runRef: this.runRef }),
+    });
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
   }
@@ -441,6 +457,7 @@ export class CallPipeline {
     this.parts?.clocks.activity(this.clock.nowMs());
     const cut = this.speaker.takeCut();
     if (this.closing) return;
+    const answered = this.early.end(turn, this.parts!.brain);
     if (!turn) {
       if (cut) this.speaker.resume(cut);
       return;
@@ -448,6 +465,7 @@ export class CallPipeline {
     this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms)));
     // "Mhm" over the agent: heard, in the transcript, and the agent goes on.
     if (turn.backchannel) return;
+    if (answered) return; // the early answer begun for these words is said now
     this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);

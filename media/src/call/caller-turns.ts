@@ -30,6 +30,10 @@ export interface CallerTurnEvents {
   words(enough: boolean): void;
   /** The caller's turn ended: what they said, or null when nothing was (a false start, if it cut the agent). */
   ended(turn: CallerTurn | null): void;
+  /** The turn has probably ended (Flux's eager end of turn): what was said so far; `ended` or `resumed` follows. */
+  eager?(turn: CallerTurn): void;
+  /** The caller went on after an eager end of turn. */
+  resumed?(): void;
 }
 
 /**
@@ -54,6 +58,8 @@ export class CallerTurns {
   private callerSpeaking = false;
   /** The turn's first words came while the agent talked. */
   private overAgent: boolean | null = null;
+  /** The words of an eager end of turn not yet confirmed or resumed: an update repeating them is nothing new. */
+  private eagerText: string | null = null;
 
   constructor(
     private readonly clock: CallClock,
@@ -77,13 +83,19 @@ export class CallerTurns {
   async listen(call: PreparedCall, events: Pick<SpeechToTextEvents, 'reconnecting' | 'failed'>): Promise<void> {
     const { stt } = call.providers;
     if (!stt) throw new Error('no speech-to-text provider for a voice session');
+    const { language, turnTaking } = call.plan.settings;
     this.stt = await stt.open(
-      { language: call.plan.settings.language },
+      { language, endOfTurn: turnTaking.endOfTurn, eager: turnTaking.eager },
       {
         // Voice activity alone (noise, a cough, the agent's own echo) never interrupts: words do.
         speechStarted: () => {},
         transcript: (result) => this.onTranscript(result),
         utteranceEnd: () => this.end(),
+        eagerEndOfTurn: (result) => this.onEagerEnd(result),
+        turnResumed: () => {
+          this.eagerText = null;
+          this.events.resumed?.();
+        },
         ...events,
       },
     );
@@ -123,6 +135,7 @@ export class CallerTurns {
     const overAgent = this.overAgent === true;
     this.pendingUserText = '';
     this.overAgent = null;
+    this.eagerText = null;
     this.events.ended(
       text
         ? {
@@ -136,9 +149,26 @@ export class CallerTurns {
     );
   }
 
+  /** Flux's eager end of turn: its words are the whole turn so far (Flux sends no final before EndOfTurn). */
+  private onEagerEnd(result: TranscriptResult): void {
+    const text = `${this.pendingUserText} ${result.text}`.trim();
+    if (!text) return;
+    this.eagerText = result.text.trim();
+    this.events.eager?.({
+      text,
+      startMs: this.pendingUserText ? this.pendingUserStartMs : this.mediaTimeOf(result.start * 1000),
+      endMs: this.mediaTimeOf(result.end * 1000),
+      finalMs: this.clock.nowMs(),
+      backchannel: this.overAgent === true && isBackchannel(text, this.overlap.backchannels()),
+    });
+  }
+
   private onTranscript(result: TranscriptResult): void {
     const text = result.text.trim();
-    if (text) {
+    // Flux repeating the words of its eager end of turn: nothing new, nothing to barge in with.
+    const repeated = text === this.eagerText;
+    if (repeated && !result.isFinal) return;
+    if (text && !repeated) {
       // Deepgram's results cover the audio since the last final one: count those words too.
       const heard = `${this.pendingUserText} ${text}`;
       this.overAgent ??= this.overlap.agentTalking();

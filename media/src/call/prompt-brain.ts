@@ -96,6 +96,11 @@ export class PromptBrain implements Brain {
     this.history.push({ role: 'user', content: text });
   }
 
+  retractCaller(text: string): void {
+    const index = this.history.findLastIndex((message) => message.role === 'user' && message.content === text);
+    if (index >= 0) this.history.splice(index, 1);
+  }
+
   addNote(content: string): void {
     this.history.push({ role: 'system', content });
   }
@@ -161,6 +166,9 @@ export class PromptBrain implements Brain {
         answer.finalWords(text);
         return;
       }
+      // An early answer runs no tool before the caller's turn has surely ended.
+      if (answer.turnSettled && !(await answer.turnSettled)) return;
+      if (answer.signal.aborted) return;
       this.history.push({
         role: 'assistant',
         content: text || null,

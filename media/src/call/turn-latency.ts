@@ -60,6 +60,13 @@ export class TurnLatency implements LatencyTrace {
     this.timelines.push(this.current);
   }
 
+  /** The turn begun last was not one (an early answer thrown away: the caller went on). */
+  retract(): void {
+    if (!this.current) return;
+    this.timelines.splice(this.timelines.indexOf(this.current), 1);
+    this.current = null;
+  }
+
   mark(mark: AnswerMark): void {
     if (this.current) this.current.marks[mark] ??= this.clock.nowMs();
     else if (this.greeting && mark === 'first_frame_sent') {
