@@ -52,7 +52,16 @@ export const EVENT_RULES: EventRule[] = [
   // A run's webhooks wait for its analysis (the fan-out skips a `call.completed` whose analysis is pending).
   { name: 'call-analyzed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_ANALYZED, target: 'webhookFanout' },
   // The other webhook events (`call.failed` is derived from `call.completed` by the fan-out).
-  ...(['call.started', 'campaign.completed', 'campaign.paused', 'test_run.completed'] as const).map((detailType) => ({
+  ...(
+    [
+      'call.started',
+      'campaign.completed',
+      'campaign.paused',
+      'test_run.completed',
+      'number.approved',
+      'number.rejected',
+    ] as const
+  ).map((detailType) => ({
     name: `${detailType.replace('.', '-')}-to-webhooks`,
     source: EVENT_SOURCE,
     detailType,

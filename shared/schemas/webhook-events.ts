@@ -145,6 +145,39 @@ export const TestRunCompletedEvent = envelope(
   'An agent test run finished (`completed`: every case has its verdict) or was cancelled (the verdicts so far stay). `GET /agents/{agent_id}/test-runs/{test_run_id}` has each case.',
 );
 
+const NumberReviewedData = z.object({
+  organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+  number_id: documentedInt(z.int()).openapi({ description: 'The number (`GET /numbers/{number_id}`).', example: 12 }),
+  phone_number: z.string().max(32).openapi({ example: '+48512345678' }),
+  reason: z
+    .string()
+    .max(MAX_NAME_CHARS * 4)
+    .nullable()
+    .openapi({
+      description: "The reviewer's reason (a rejection's; an approval's is null).",
+      example: null,
+    }),
+  reviewed_by: z.enum(['provider', 'operator']).openapi({
+    description:
+      "Who decided: the provider's regulatory review, or the platform's operator overriding it (`npm run admin -- number approve|reject`).",
+  }),
+  reviewed_at: Timestamp,
+});
+
+export const NumberApprovedEvent = envelope(
+  'number.approved',
+  NumberReviewedData.extend({ status: z.literal('active') }),
+  'NumberApprovedEvent',
+  'A number held `pending` for regulatory review (a Polish mobile number) was approved: it is bought, carries traffic and renews monthly.',
+);
+
+export const NumberRejectedEvent = envelope(
+  'number.rejected',
+  NumberReviewedData.extend({ status: z.literal('rejected') }),
+  'NumberRejectedEvent',
+  "A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic.",
+);
+
 export const WEBHOOK_EVENTS = {
   'call.started': CallStartedEvent,
   'call.completed': CallCompletedEvent,
@@ -152,6 +185,8 @@ export const WEBHOOK_EVENTS = {
   'campaign.completed': CampaignCompletedEvent,
   'campaign.paused': CampaignPausedEvent,
   'test_run.completed': TestRunCompletedEvent,
+  'number.approved': NumberApprovedEvent,
+  'number.rejected': NumberRejectedEvent,
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -220,6 +255,14 @@ const sampleCampaign = {
   started_at: '2026-11-23T08:00:00.000Z',
 };
 
+const sampleNumberReview = {
+  organization_id: 1,
+  number_id: 12,
+  phone_number: '+48512345678',
+  reviewed_by: 'provider' as const,
+  reviewed_at: SAMPLE_TIME,
+};
+
 /** A sample of each event, with the organization's id: what `POST /webhooks/{id}/test` sends and the docs show. */
 export function sampleEvent(type: WebhookEventType, organizationId = 1): WebhookEvent {
   const samples: Record<WebhookEventType, WebhookEvent> = {
@@ -267,6 +310,16 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
         failing_cases: [{ test_id: 'test_Hq3mT8vW1xZ5bN7c', name: 'Reschedules to Friday', verdict: 'failed' }],
         completed_at: SAMPLE_TIME,
       },
+    },
+    'number.approved': {
+      type: 'number.approved',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleNumberReview, status: 'active', reason: null },
+    },
+    'number.rejected': {
+      type: 'number.rejected',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleNumberReview, status: 'rejected', reason: 'The identity document has expired' },
     },
   };
   const sample = samples[type];

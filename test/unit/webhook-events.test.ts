@@ -73,6 +73,16 @@ describe('deliveriesOf', () => {
       sampleEvent('test_run.completed', 3),
       [['test_run.completed', 'test_run.completed-3-31']],
     ],
+    [
+      'an approved number, once per number',
+      sampleEvent('number.approved', 3),
+      [['number.approved', 'number.approved-3-12']],
+    ],
+    [
+      'a rejected number, once per number',
+      sampleEvent('number.rejected', 3),
+      [['number.rejected', 'number.rejected-3-12']],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);
