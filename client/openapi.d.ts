@@ -1566,7 +1566,7 @@ export interface paths {
          *     curl -s -X POST "$BASE/integrations" \
          *          -H "X-API-Key: $KEY" \
          *          -H 'Content-Type: application/json' \
-         *          -d '{"provider":"google-sheets","authorization_code":"4/0AeanS0b-example","redirect_uri":"https://app.example.com/oauth/callback"}'
+         *          -d '{"provider":"google-sheets","authorization_code":"4/0AeanS0b-example","redirect_uri":"https://console.example.com/console/","state":"q4N1x0bY7cL2mT9vR5sK8wJ3hF6gD1aZ0eU4iO7pQ2w","code_verifier":"dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"}'
          *     ```
          */
         post: operations["createConnection"];
@@ -1647,7 +1647,9 @@ export interface paths {
          *
          *     ```sh
          *     curl -s -X POST "$BASE/integrations/consents" \
-         *          -H "X-API-Key: $KEY"
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"provider":"google-sheets","redirect_uri":"https://console.example.com/console/","code_challenge":"ngF5GsXcbwljx6u133FFr3Xht9xooA_DuaX_3QwODtc","code_challenge_method":"S256"}'
          *     ```
          */
         post: operations["startConsent"];
@@ -13804,7 +13806,9 @@ export interface operations {
                  * @example {
                  *       "provider": "google-sheets",
                  *       "authorization_code": "4/0AeanS0b-example",
-                 *       "redirect_uri": "https://app.example.com/oauth/callback"
+                 *       "redirect_uri": "https://console.example.com/console/",
+                 *       "state": "q4N1x0bY7cL2mT9vR5sK8wJ3hF6gD1aZ0eU4iO7pQ2w",
+                 *       "code_verifier": "dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateConnectionRequest"];
@@ -14101,6 +14105,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "google-sheets",
+                 *       "redirect_uri": "https://console.example.com/console/",
+                 *       "code_challenge": "ngF5GsXcbwljx6u133FFr3Xht9xooA_DuaX_3QwODtc",
+                 *       "code_challenge_method": "S256"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartConsentRequest"];
             };
         };
