@@ -1566,7 +1566,7 @@ export interface paths {
          *     curl -s -X POST "$BASE/integrations" \
          *          -H "X-API-Key: $KEY" \
          *          -H 'Content-Type: application/json' \
-         *          -d '{"provider":"google-sheets","authorization_code":"4/0AeanS0b-example","redirect_uri":"https://app.example.com/oauth/callback"}'
+         *          -d '{"provider":"google-sheets","authorization_code":"4/0AeanS0b-example","redirect_uri":"https://console.example.com/console/","state":"q4N1x0bY7cL2mT9vR5sK8wJ3hF6gD1aZ0eU4iO7pQ2w","code_verifier":"dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"}'
          *     ```
          */
         post: operations["createConnection"];
@@ -1647,7 +1647,9 @@ export interface paths {
          *
          *     ```sh
          *     curl -s -X POST "$BASE/integrations/consents" \
-         *          -H "X-API-Key: $KEY"
+         *          -H "X-API-Key: $KEY" \
+         *          -H 'Content-Type: application/json' \
+         *          -d '{"provider":"google-sheets","redirect_uri":"https://console.example.com/console/","code_challenge":"ngF5GsXcbwljx6u133FFr3Xht9xooA_DuaX_3QwODtc","code_challenge_method":"S256"}'
          *     ```
          */
         post: operations["startConsent"];
@@ -2469,7 +2471,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
+         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`, `number.approved`, `number.rejected`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
          *
          *     **Example**
          *
@@ -2764,6 +2766,46 @@ export interface webhooks {
          * @description A campaign was paused (`POST /campaigns/{id}/pause`); calls in progress finish. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
          */
         post: operations["webhook_campaign_paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `number.approved` event
+         * @description A number held `pending` for regulatory review (a Polish mobile number) was approved: it is bought, carries traffic and renews monthly. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_number_approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `number.rejected` event
+         * @description A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_number_rejected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4790,6 +4832,90 @@ export interface components {
              */
             updated_at: string | null;
         };
+        /** @description A number held `pending` for regulatory review (a Polish mobile number) was approved: it is bought, carries traffic and renews monthly. */
+        NumberApprovedEvent: {
+            data: {
+                /**
+                 * Format: int64
+                 * @description The number (`GET /numbers/{number_id}`).
+                 * @example 12
+                 */
+                number_id: number;
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                /** @example +48512345678 */
+                phone_number: string;
+                /**
+                 * @description The reviewer's reason (a rejection's; an approval's is null).
+                 * @example null
+                 */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T15:47:34.123Z
+                 */
+                reviewed_at: string;
+                /**
+                 * @description Who decided: the provider's regulatory review, or the platform's operator overriding it (`npm run admin -- number approve|reject`).
+                 * @enum {string}
+                 */
+                reviewed_by: "provider" | "operator";
+                /** @enum {string} */
+                status: "active";
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "number.approved";
+        };
+        /** @description A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic. */
+        NumberRejectedEvent: {
+            data: {
+                /**
+                 * Format: int64
+                 * @description The number (`GET /numbers/{number_id}`).
+                 * @example 12
+                 */
+                number_id: number;
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                /** @example +48512345678 */
+                phone_number: string;
+                /**
+                 * @description The reviewer's reason (a rejection's; an approval's is null).
+                 * @example null
+                 */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T15:47:34.123Z
+                 */
+                reviewed_at: string;
+                /**
+                 * @description Who decided: the provider's regulatory review, or the platform's operator overriding it (`npm run admin -- number approve|reject`).
+                 * @enum {string}
+                 */
+                reviewed_by: "provider" | "operator";
+                /** @enum {string} */
+                status: "rejected";
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "number.rejected";
+        };
         NumberSetup: {
             /** Format: int64 */
             agent_count: number;
@@ -6479,7 +6605,7 @@ export interface components {
          * @description An event of the catalogue; payloads are in the `webhooks` section of this document.
          * @enum {string}
          */
-        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed" | "sms.received";
+        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed" | "sms.received" | "number.approved" | "number.rejected";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** Format: int32 */
@@ -13798,7 +13924,9 @@ export interface operations {
                  * @example {
                  *       "provider": "google-sheets",
                  *       "authorization_code": "4/0AeanS0b-example",
-                 *       "redirect_uri": "https://app.example.com/oauth/callback"
+                 *       "redirect_uri": "https://console.example.com/console/",
+                 *       "state": "q4N1x0bY7cL2mT9vR5sK8wJ3hF6gD1aZ0eU4iO7pQ2w",
+                 *       "code_verifier": "dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateConnectionRequest"];
@@ -14095,6 +14223,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "google-sheets",
+                 *       "redirect_uri": "https://console.example.com/console/",
+                 *       "code_challenge": "ngF5GsXcbwljx6u133FFr3Xht9xooA_DuaX_3QwODtc",
+                 *       "code_challenge_method": "S256"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartConsentRequest"];
             };
         };
@@ -18443,6 +18579,108 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CampaignPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_approved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "number.approved",
+                 *       "timestamp": "2026-11-23T10:15:42.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "number_id": 12,
+                 *         "phone_number": "+48512345678",
+                 *         "reviewed_by": "provider",
+                 *         "reviewed_at": "2026-11-23T10:15:42.000Z",
+                 *         "status": "active",
+                 *         "reason": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NumberApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "number.rejected",
+                 *       "timestamp": "2026-11-23T10:15:42.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "number_id": 12,
+                 *         "phone_number": "+48512345678",
+                 *         "reviewed_by": "provider",
+                 *         "reviewed_at": "2026-11-23T10:15:42.000Z",
+                 *         "status": "rejected",
+                 *         "reason": "The identity document has expired"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NumberRejectedEvent"];
             };
         };
         responses: {

@@ -52,12 +52,20 @@ export const EVENT_RULES: EventRule[] = [
   // A run's webhooks wait for its analysis (the fan-out skips a `call.completed` whose analysis is pending).
   { name: 'call-analyzed-to-webhooks', source: EVENT_SOURCE, detailType: CALL_ANALYZED, target: 'webhookFanout' },
   // The other webhook events (`call.failed` is derived from `call.completed` by the fan-out).
-  ...(['call.started', 'campaign.completed', 'campaign.paused', 'test_run.completed', 'sms.received'] as const).map(
-    (detailType) => ({
-      name: `${detailType.replace('.', '-')}-to-webhooks`,
-      source: EVENT_SOURCE,
-      detailType,
-      target: 'webhookFanout',
-    }),
-  ),
+  ...(
+    [
+      'call.started',
+      'campaign.completed',
+      'campaign.paused',
+      'test_run.completed',
+      'sms.received',
+      'number.approved',
+      'number.rejected',
+    ] as const
+  ).map((detailType) => ({
+    name: `${detailType.replace('.', '-')}-to-webhooks`,
+    source: EVENT_SOURCE,
+    detailType,
+    target: 'webhookFanout',
+  })),
 ];

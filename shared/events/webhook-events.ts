@@ -2,6 +2,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from '../aws/clients.ts';
 import { logger } from '../observability/logger.ts';
 import type { CampaignRecord } from '../domain/campaign-records.ts';
+import type { NumberRecord } from '../repositories/numbers.ts';
 import type { RunRecord } from '../domain/run.ts';
 import type { WebhookEvent } from '../schemas/webhook-events.ts';
 import { EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
@@ -91,4 +92,32 @@ export async function emitTestRunCompleted(
 /** `sms.received`: the caller's text, recorded on the run it replies to (during the call, or after it). */
 export async function emitSmsReceived(data: Extract<WebhookEvent, { type: 'sms.received' }>['data']): Promise<void> {
   await publish({ type: 'sms.received', timestamp: data.sms.timestamp, data });
+}
+
+/**
+ * `number.approved` / `number.rejected` for a number that has just left `pending` through its
+ * regulatory review: pass the number as the review left it.
+ */
+export async function emitNumberReviewed(
+  number: NumberRecord,
+  reviewedBy: 'provider' | 'operator',
+  now = new Date(),
+): Promise<void> {
+  if (number.status !== 'active' && number.status !== 'rejected') return;
+  const common = {
+    organization_id: number.organization_id,
+    number_id: number.id,
+    phone_number: number.phone_number,
+    reviewed_by: reviewedBy,
+    reviewed_at: now.toISOString(),
+  };
+  await publish(
+    number.status === 'active'
+      ? { type: 'number.approved', timestamp: now.toISOString(), data: { ...common, status: 'active', reason: null } }
+      : {
+          type: 'number.rejected',
+          timestamp: now.toISOString(),
+          data: { ...common, status: 'rejected', reason: number.order_status_reason ?? null },
+        },
+  );
 }

@@ -79,10 +79,18 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     retry_config: { max_retries: 2, retry_delay_seconds: 3600 },
     calling_window: { timezone: 'Europe/Warsaw', days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' },
   },
+  startConsent: {
+    provider: 'google-sheets',
+    redirect_uri: 'https://console.example.com/console/',
+    code_challenge: 'ngF5GsXcbwljx6u133FFr3Xht9xooA_DuaX_3QwODtc',
+    code_challenge_method: 'S256',
+  },
   createConnection: {
     provider: 'google-sheets',
     authorization_code: '4/0AeanS0b-example',
-    redirect_uri: 'https://app.example.com/oauth/callback',
+    redirect_uri: 'https://console.example.com/console/',
+    state: 'q4N1x0bY7cL2mT9vR5sK8wJ3hF6gD1aZ0eU4iO7pQ2w',
+    code_verifier: 'dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk',
   },
   createTrigger: { workflow_id: 42, name: 'CRM new lead' },
   createWebhook: {

@@ -161,6 +161,39 @@ export const SmsReceivedEvent = envelope(
   "The caller texted the agent's number, during their call or within a day of its answer: the text (`direction: inbound`, `status: received`) is on that run's `sms`. Texts from a number with no such call belong to no run and send no event.",
 );
 
+const NumberReviewedData = z.object({
+  organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+  number_id: documentedInt(z.int()).openapi({ description: 'The number (`GET /numbers/{number_id}`).', example: 12 }),
+  phone_number: z.string().max(32).openapi({ example: '+48512345678' }),
+  reason: z
+    .string()
+    .max(MAX_NAME_CHARS * 4)
+    .nullable()
+    .openapi({
+      description: "The reviewer's reason (a rejection's; an approval's is null).",
+      example: null,
+    }),
+  reviewed_by: z.enum(['provider', 'operator']).openapi({
+    description:
+      "Who decided: the provider's regulatory review, or the platform's operator overriding it (`npm run admin -- number approve|reject`).",
+  }),
+  reviewed_at: Timestamp,
+});
+
+export const NumberApprovedEvent = envelope(
+  'number.approved',
+  NumberReviewedData.extend({ status: z.literal('active') }),
+  'NumberApprovedEvent',
+  'A number held `pending` for regulatory review (a Polish mobile number) was approved: it is bought, carries traffic and renews monthly.',
+);
+
+export const NumberRejectedEvent = envelope(
+  'number.rejected',
+  NumberReviewedData.extend({ status: z.literal('rejected') }),
+  'NumberRejectedEvent',
+  "A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic.",
+);
+
 export const WEBHOOK_EVENTS = {
   'call.started': CallStartedEvent,
   'call.completed': CallCompletedEvent,
@@ -169,6 +202,8 @@ export const WEBHOOK_EVENTS = {
   'campaign.paused': CampaignPausedEvent,
   'test_run.completed': TestRunCompletedEvent,
   'sms.received': SmsReceivedEvent,
+  'number.approved': NumberApprovedEvent,
+  'number.rejected': NumberRejectedEvent,
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -235,6 +270,14 @@ const sampleCampaign = {
   processed_rows: 120,
   failed_rows: 4,
   started_at: '2026-11-23T08:00:00.000Z',
+};
+
+const sampleNumberReview = {
+  organization_id: 1,
+  number_id: 12,
+  phone_number: '+48512345678',
+  reviewed_by: 'provider' as const,
+  reviewed_at: SAMPLE_TIME,
 };
 
 /** A sample of each event, with the organization's id: what `POST /webhooks/{id}/test` sends and the docs show. */
@@ -309,6 +352,16 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
           sent_by: null,
         },
       },
+    },
+    'number.approved': {
+      type: 'number.approved',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleNumberReview, status: 'active', reason: null },
+    },
+    'number.rejected': {
+      type: 'number.rejected',
+      timestamp: SAMPLE_TIME,
+      data: { ...sampleNumberReview, status: 'rejected', reason: 'The identity document has expired' },
     },
   };
   const sample = samples[type];

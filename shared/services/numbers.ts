@@ -9,6 +9,8 @@ import * as repository from '../repositories/numbers.ts';
 import { getOrganization } from '../repositories/organizations.ts';
 import { getAgent } from './agents.ts';
 import { requiredSetting } from '../config/settings.ts';
+import { emitNumberReviewed } from '../events/webhook-events.ts';
+import { logger } from '../observability/logger.ts';
 
 /**
  * The platform account and its number marketplace load with the first request that reaches the
@@ -259,8 +261,19 @@ export async function numberSetup(orgId: number) {
   };
 }
 
-/** Regulatory review of a pending number (operator): approved numbers go live and renew monthly; rejected ones are refunded. */
-export async function reviewNumber(orgId: number, numberId: number, decision: 'approve' | 'reject', reason?: string) {
+/**
+ * Regulatory review of a pending number: approved numbers go live and renew monthly; rejected ones
+ * are refunded; either way `number.approved` / `number.rejected` goes to the organization's
+ * webhooks. `reviewedBy: 'operator'` is the operator CLI's override of the provider's review,
+ * logged as such.
+ */
+export async function reviewNumber(
+  orgId: number,
+  numberId: number,
+  decision: 'approve' | 'reject',
+  reason?: string,
+  reviewedBy: 'provider' | 'operator' = 'operator',
+) {
   const number = await findNumber(orgId, numberId);
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
   const reviewed =
@@ -281,7 +294,16 @@ export async function reviewNumber(orgId: number, numberId: number, decision: 'a
           new Date().toISOString(),
         );
   if (!reviewed) throw new ConflictError(`Number ${numberId} was reviewed meanwhile`);
-  return one(orgId, (await repository.getNumber(orgId, numberId))!);
+  const current = (await repository.getNumber(orgId, numberId))!;
+  if (reviewedBy === 'operator')
+    logger.info('Regulatory review overridden by the operator', {
+      organizationId: orgId,
+      numberId,
+      decision,
+      reason: current.order_status_reason,
+    });
+  await emitNumberReviewed(current, reviewedBy);
+  return one(orgId, current);
 }
 
 /**

@@ -57,5 +57,9 @@ export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
         },
       ];
     }
+    // A number is reviewed once (it leaves `pending` for good): one delivery per number.
+    case 'number.approved':
+    case 'number.rejected':
+      return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.number_id}`, run: null }];
   }
 }

@@ -78,6 +78,16 @@ describe('deliveriesOf', () => {
       sampleEvent('sms.received', 3),
       [['sms.received', 'sms.received-3-1001-sms_r3f9c1a27be4d5a06c8e1f2b9']],
     ],
+    [
+      'an approved number, once per number',
+      sampleEvent('number.approved', 3),
+      [['number.approved', 'number.approved-3-12']],
+    ],
+    [
+      'a rejected number, once per number',
+      sampleEvent('number.rejected', 3),
+      [['number.rejected', 'number.rejected-3-12']],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);
