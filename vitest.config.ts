@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slowest-first.ts';
 
 /**
  * Three projects: `unit` (pure functions, no I/O), `integration` (HTTP against the local stack that
@@ -12,6 +13,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     maxWorkers: 4,
+    // The slowest files first, by test/file-durations.json (a clean clone has no cached durations).
+    sequence: { sequencer: SlowestFirst },
     projects: [
       // 30 s, not the default 5: a unit file's first test pays its dynamic imports, which a loaded machine stretches.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },

@@ -19,12 +19,11 @@ declare module 'vitest' {
 /**
  * How many times faster than real time the simulated lines run: the callees' speech, the playing
  * of the agents' audio, the carriers' text-to-speech and answering-machine detection (the media
- * service follows the stream's timestamps); the people's own waits (ringing, a transfer's talk,
- * the callee's patience) stay real time. Real time for now: at 2 the call-placing files take about
- * 0.57 of their time, but a machine's greeting is missing from the transcript of a voicemail call
- * (docs/testing.md, "Where the time goes"), which must be fixed first.
+ * service follows the stream's timestamps; detection, the callee's audio as it goes out); the
+ * people's own waits (ringing, a transfer's talk, the callee's patience) stay real time. At 2 the
+ * call-placing files take about 0.7 of their time at 1 (docs/testing.md, "Where the time goes").
  */
-const LINE_PACE = 1;
+const LINE_PACE = 2;
 
 /**
  * Starts the local stack (in-memory DynamoDB Local, s3rver in a temporary folder) once for the
