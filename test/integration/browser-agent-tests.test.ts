@@ -3,7 +3,8 @@
  * script, expectations of two kinds; no JSON), run against the published version with its
  * progress, one passing and one failing, each failed expectation's reason next to the transcript
  * line it is about (or under the conversation when it is about the whole of it); axe finds
- * nothing. Against the local stack's chat and model fakes. Loopback only.
+ * nothing; "make a test from this call" on a conversation's page drafts a case into the same form,
+ * edited and saved. Against the local stack's chat and model fakes. Loopback only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -130,6 +131,28 @@ describe.skipIf(needsLocalStack)('the Tests tab (Chromium)', () => {
 
     await saveScreenshot(page, 'agent-tests-tab');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // "Make a test from this call" on the conversation's page: the draft in the form, edited, saved.
+    await passing.getByRole('link', { name: 'The conversation' }).click();
+    await page.getByRole('button', { name: 'Make a test from this call' }).click();
+    const script = page.getByLabel('Script: what they say, one turn a line (empty: the model plays them)');
+    await expect.poll(() => script.inputValue()).toBe('A visit on Monday, please');
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toMatch(/^From conversation \d+: Test: /);
+    await page.getByLabel('Name', { exact: true }).fill('Monday visit, from a call');
+    await page.getByLabel('Expectation 1: kind').selectOption({ label: 'The agent says a phrase' });
+    await page.getByLabel('Expectation 1: phrase').fill('this call is recorded');
+    await page.getByRole('button', { name: 'Save test case' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const fromCall = (await api.request('GET', `/agents/${agentId}/tests?tag=from-call`, { key: org.key })).body;
+    expect(fromCall.items).toEqual([
+      expect.objectContaining({
+        name: 'Monday visit, from a call',
+        caller: expect.objectContaining({ script: ['A visit on Monday, please'] }),
+        max_turns: 2,
+        expectations: [{ type: 'phrase_said', phrase: 'this call is recorded', said: true }],
+      }),
+    ]);
     expect(offLoopback).toEqual([]);
   }, 150_000);
 });
