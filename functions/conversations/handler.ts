@@ -4,6 +4,7 @@ import { requestBaseUrl } from '../../shared/http/base-url.ts';
 import { noContent, ok } from '../../shared/http/response.ts';
 import * as conversations from '../../shared/services/conversations.ts';
 import * as liveCalls from '../../shared/services/live-call-api.ts';
+import { draftTestFromConversation } from '../../shared/services/test-drafts.ts';
 
 export const handler = createApiHandler([
   operation(conversationRoutes.createConversation, async ({ params, body }, context) =>
@@ -26,6 +27,9 @@ export const handler = createApiHandler([
     await conversations.deleteConversation(callerOf(context).organizationId, params.agent_id, params.conversation_id);
     return noContent();
   }),
+  operation(conversationRoutes.draftTestFromConversation, async ({ params }, context) =>
+    ok(await draftTestFromConversation(callerOf(context).organizationId, params.agent_id, params.conversation_id)),
+  ),
   operation(conversationRoutes.getTranscript, async ({ params }, context) =>
     ok(
       await conversations.getTranscript(

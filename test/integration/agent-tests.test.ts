@@ -281,6 +281,27 @@ describe('test runs', () => {
       );
       expect(conversation.body).toMatchObject({ mode: 'chat', definition_id: agent.current_definition_id });
 
+      // "Make a test from this call": the caller's turns as the script, the outcome as expectations.
+      const draft = await api.request(
+        'GET',
+        `/agents/${agent.public_id}/conversations/${attempt.conversation_id}/test-draft`,
+        { key: org.key },
+      );
+      expect(draft.status, draft.text).toBe(200);
+      expect(draft.body).toMatchObject({
+        caller: { script: ['I am 42', 'The card, please'], goal: 'I am 42' },
+        max_turns: 3,
+        tags: ['from-call'],
+        expectations: [
+          { type: 'disposition', code: 'card' },
+          { type: 'variable_gathered', variable: 'age', value: 42 },
+          { type: 'step_reached', step: 'card', reached: true },
+        ],
+      });
+      const saved = await api.request('POST', tests(), { key: org.key, body: { ...draft.body, tags: ['drafted'] } });
+      expect(saved.status, saved.text).toBe(201);
+      expect((await api.request('DELETE', tests(`/${saved.body.id}`), { key: org.key })).status).toBe(204);
+
       const listed = await api.request('GET', runs(), { key: org.key });
       expect(listed.body).toMatchObject({ total_count: 1, items: [{ id: run.id, status: 'completed' }] });
       expect(listed.body.items[0].cases).toBeUndefined();

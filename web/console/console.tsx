@@ -30,6 +30,7 @@ import { NumbersPage } from './pages/numbers.tsx';
 import { TalkPage } from './pages/talk.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { AgentTestsPage } from './tests/tests-page.tsx';
 
 const SECTIONS = [
   ['agents', 'Agents'],
@@ -105,6 +106,7 @@ function Page({ route }: { route: string[] }) {
       return <TalkPage agentId={id} definitionId={child ? Number(child) : undefined} />;
     default:
       if (id && child === 'flow') return <FlowEditorPage agentId={id} />;
+      if (id && child === 'tests') return <AgentTestsPage agentId={id} />;
       return id ? <AgentPage agentId={id} /> : <AgentsPage />;
   }
 }

@@ -1,4 +1,5 @@
 import { ErrorResponse } from '../../schemas/common.ts';
+import { CreateTestCaseRequest } from '../../schemas/agent-tests.ts';
 import { AgentIdParam } from '../../schemas/agents.ts';
 import {
   ConversationIdParams,
@@ -96,6 +97,24 @@ export const conversationRoutes = {
       200: { description: 'Transcript', schema: TranscriptResponse },
       ...UNAUTHORIZED,
       ...NOT_FOUND,
+      ...VALIDATION,
+    },
+  }),
+  draftTestFromConversation: defineRoute({
+    operationId: 'draftTestFromConversation',
+    method: 'GET',
+    path: '/agents/{agent_id}/conversations/{conversation_id}/test-draft',
+    group: 'conversations',
+    summary: 'Draft a test case from a conversation',
+    description:
+      '"Make a test from this call": a test case drafted from an ended conversation, for you to edit and create with `POST /agents/{agent_id}/tests`. Its caller\'s turns become the simulated caller\'s `script`; its outcome the expectations (its disposition, the variables it gathered with their values, the last flow step), only those the agent still has; a judged criterion to rewrite when none applies. Nothing is saved. 409 while the conversation is in progress.',
+    tags: ['Agent tests'],
+    request: { params: ConversationIdParams },
+    responses: {
+      200: { description: 'The drafted case', schema: CreateTestCaseRequest },
+      ...UNAUTHORIZED,
+      ...NOT_FOUND,
+      409: { description: 'The conversation has not ended', schema: ErrorResponse },
       ...VALIDATION,
     },
   }),

@@ -84,7 +84,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
       <p>
         <code>{agent.data.public_id}</code> · {agent.data.status} · {agent.data.total_runs} runs ·{' '}
         <a href={href('calls', agent.data.public_id)}>Its calls</a> ·{' '}
-        <a href={href('agents', agent.data.public_id, 'flow')}>Conversation flow and versions</a>
+        <a href={href('agents', agent.data.public_id, 'flow')}>Conversation flow and versions</a> ·{' '}
+        <a href={href('agents', agent.data.public_id, 'tests')}>Tests</a>
       </p>
       <button type="button" aria-expanded={talking} onClick={() => setTalking(!talking)}>
         Talk or chat

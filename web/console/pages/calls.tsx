@@ -16,6 +16,7 @@ import type { RunWithLatency } from '../latency/shapes.ts';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, Pager, Table, when } from '../lib/ui.tsx';
+import { MakeTest } from '../tests/make-test.tsx';
 
 type Segment = Schemas['Transcript']['segments'][number];
 type RunStatus = Schemas['Run']['status'];
@@ -297,6 +298,7 @@ export function CallPage({ agentId, runId }: { agentId: string; runId: number })
         lines={lines}
         answeredAt={call.answered_at}
       />
+      {ended && <MakeTest agentId={agentId} runId={runId} />}
     </section>
   );
 }
