@@ -69,6 +69,7 @@ const BUILT_IN_TOOLS = new Set([
   'send_digits',
   'transfer_call',
   'send_sms',
+  'save_note',
 ]);
 
 /**
@@ -80,7 +81,8 @@ const BUILT_IN_TOOLS = new Set([
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
  *     quotes the caller's lines); `send_sms` is offered and the caller asks for a text ("text me",
- *     "SMS"): a call of it with its first template (else free text saying so);
+ *     "SMS"): a call of it with its first template (else free text saying so); `save_note` is offered and
+ *     the caller says "remember that <words>" (or "note that"): a call of it with those words, about the caller;
  * 2c. a flow step (`Current step:` in the system prompt, media/src/agent/flow-plan.ts): `save_variables`
  *     offered is filled from the caller's words (a number: the first number said; a boolean: true for
  *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words, when the
@@ -170,6 +172,9 @@ export function fakeReply(request: ChatRequest): Reply {
     const args = template !== undefined ? { template } : { text: 'Here are the details you asked for.' };
     return { content: '', toolCalls: [{ name: 'send_sms', arguments: args }] };
   }
+  const remember = /\b(?:remember|note) that (.+)$/i.exec(userText)?.[1];
+  if (remember && tools.some((tool) => tool.function.name === 'save_note'))
+    return { content: '', toolCalls: [{ name: 'save_note', arguments: { content: remember, topic: 'caller' } }] };
   const menuKeys = /\bpress ([0-9*#]+)/i.exec(userText)?.[1];
   if (menuKeys && tools.some((tool) => tool.function.name === 'send_digits'))
     return { content: '', toolCalls: [{ name: 'send_digits', arguments: { digits: menuKeys } }] };
