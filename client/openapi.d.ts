@@ -2987,6 +2987,8 @@ export interface components {
          *     }
          */
         CallAnalysisPlan: {
+            /** @description The agent's assistant: with the analysis, the model writes notes (what was learned about the caller or the business) and tasks with `due_at` (a promised callback) as the agent's memories, at most 5 a call, none repeating one the agent has (docs/voice-agent.md). */
+            memories?: boolean;
             /** @description A JSON schema (type object) of the data to extract from the transcript; the answer is validated by it. */
             structured_data_schema?: {
                 [key: string]: unknown;

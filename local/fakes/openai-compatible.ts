@@ -282,7 +282,8 @@ function playCaller(system: string, prompt: string): { say: string; hang_up: boo
  * A post-call analysis from the transcript (`Agent:`/`Person:` lines): the summary counts the lines,
  * names the flow's steps the call went through (the prompt's `- <step>, then …` lines) and quotes the person; each structured field is filled from the person's lines (a string: the
  * first line naming a word of the field, a boolean: whether one does, a number: the first number
- * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said.
+ * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said;
+ * memories (when asked): assistantMemories below.
  */
 function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record<string, unknown> {
   const transcript = lines(prompt).filter((line) => /^(Agent|Person): /.test(line));
@@ -291,7 +292,7 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
     person.find((line) => field.split('_').some((word) => word.length >= 4 && line.toLowerCase().includes(word)));
   const steps = lines(prompt)
     .filter((line) => line.startsWith('- '))
-    .map((line) => /^- (.+?)(?:, then | \(the call ended here\))/.exec(line)?.[1] ?? '');
+    .flatMap((line) => /^- (.+?)(?:, then | \(the call ended here\))/.exec(line)?.[1] ?? []);
   const through = steps.length ? ` through the steps ${steps.join(' → ')}` : '';
   const answer: Record<string, unknown> = {
     summary:
@@ -313,6 +314,7 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
               : (naming(field) ?? '')),
       ]),
     );
+  if (schema.properties?.memories) answer.memories = assistantMemories(system, prompt, person);
   const criteria = /^success_evaluation: .*?: (.+)$/m.exec(system)?.[1];
   if (criteria) {
     const said = transcript
@@ -328,6 +330,30 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
       : { successful: false, reason: `Nothing said matches: ${criteria}` };
   }
   return answer;
+}
+
+/**
+ * The assistant's memories from a call: a note of the person's first line, and a task due a day
+ * after the call's end for each line asking to be called back; what the prompt lists as already
+ * remembered is left out.
+ */
+function assistantMemories(system: string, prompt: string, person: string[]): Record<string, unknown>[] {
+  const endedAt = Date.parse(/the call ended at (\S+?)\)/.exec(system)?.[1] ?? '');
+  const known = lines(prompt).filter((line) => line.startsWith('- '));
+  const proposed = [
+    ...(person[0]
+      ? [{ content: `The person said: ${person[0]}`, topic: 'caller', due_at: null, about_caller: true }]
+      : []),
+    ...person
+      .filter((line) => /\bcall (me )?back\b|\bcallback\b/i.test(line))
+      .map((line) => ({
+        content: `Call back as promised: ${line}`,
+        topic: 'callback',
+        due_at: Number.isNaN(endedAt) ? null : new Date(endedAt + 86_400_000).toISOString(),
+        about_caller: true,
+      })),
+  ];
+  return proposed.filter((memory) => !known.some((line) => line.includes(memory.content)));
 }
 
 const lines = (text: string) =>

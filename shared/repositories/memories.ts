@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { memoryIndex, MEMORY_SLOTS } from '../domain/memories.ts';
 import type { Memory } from '../schemas/memories.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -61,6 +62,31 @@ export async function agentMemories(orgId: number, agentId: number) {
     latestNotes(orgId, agentId, null, MEMORY_SLOTS.otherNotes),
   ]);
   return { tasks, otherNotes };
+}
+
+/**
+ * Writes a memory the assistant made from a call, once: its id is derived from the run, so a
+ * repeated analysis finds it there (false) rather than writing it twice.
+ */
+export async function putMemoryOnce(orgId: number, memory: Memory): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.memory(orgId, memory.workflow_id, memory.id),
+          ...indexKeys(orgId, memory),
+          type: 'memory',
+          ...memory,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 export async function getMemory(orgId: number, agentId: number, memoryId: string): Promise<Memory | undefined> {

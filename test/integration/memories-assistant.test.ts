@@ -1,4 +1,4 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization } from '../support/api.ts';
 import { chatUntilEnd } from '../support/flow-chat.ts';
 
@@ -99,4 +99,53 @@ describe.skipIf(needsLocalStack)("an agent's memories", () => {
       'Note saved by the agent: I prefer mornings.',
     );
   });
+
+  it(
+    'are written by the assistant with the post-call analysis: notes and a task with due_at, none twice',
+    { timeout: 90_000 },
+    async () => {
+      const org = await newOrganization('Memory assistant');
+      const created = await api.request('POST', '/agents', {
+        key: org.key,
+        body: {
+          name: 'Assisted',
+          workflow_definition: { prompt: 'Help.', closing: 'Bye.' },
+          workflow_configurations: { analysis: { memories: true } },
+        },
+      });
+      expect(created.status).toBe(201);
+      const agent = created.body as { public_id: string };
+      const analyzedChat = async () => {
+        const { run } = await chatUntilEnd(org.key, agent.public_id, ['Please call me back tomorrow.']);
+        return vi.waitFor(
+          async () => {
+            const read = await api.request('GET', `/agents/${agent.public_id}/conversations/${run.id}`, {
+              key: org.key,
+            });
+            expect(read.body.analysis.status).toBe('completed');
+            return read.body;
+          },
+          { timeout: 30_000, interval: 250 },
+        );
+      };
+      const list = async () =>
+        (await api.request('GET', `/agents/${agent.public_id}/memories`, { key: org.key })).body.items as {
+          content: string;
+          due_at: string | null;
+        }[];
+      const first = await analyzedChat();
+      const written = await list();
+      expect(written.map((memory) => memory.content).sort()).toEqual([
+        'Call back as promised: Please call me back tomorrow.',
+        'The person said: Please call me back tomorrow.',
+      ]);
+      // The fake model's task is due a day after the call ended, stored in UTC.
+      expect(written.find((memory) => memory.due_at)?.due_at).toBe(
+        new Date(Date.parse(first.ended_at) + 86_400_000).toISOString(),
+      );
+      // The same conversation again: the assistant is told what the agent remembers, and nothing repeats.
+      await analyzedChat();
+      expect((await list()).length).toBe(2);
+    },
+  );
 });
