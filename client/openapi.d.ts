@@ -3108,6 +3108,8 @@ export interface components {
          *     }
          */
         CallAnalysisPlan: {
+            /** @description The agent's assistant: with the analysis, the model writes notes (what was learned about the caller or the business) and tasks with `due_at` (a promised callback) as the agent's memories, at most 5 a call, none repeating one the agent has (docs/voice-agent.md). */
+            memories?: boolean;
             /** @description A JSON schema (type object) of the data to extract from the transcript; the answer is validated by it. */
             structured_data_schema?: {
                 [key: string]: unknown;
@@ -3842,6 +3844,11 @@ export interface components {
             secret: string;
         };
         CreateMemoryRequest: {
+            /**
+             * @description The person the memory is about, as an E.164 phone number: a call with that number reads its notes first. null: about no one in particular.
+             * @example +48221234567
+             */
+            contact?: string | null;
             content: string;
             /**
              * Format: date-time
@@ -4799,15 +4806,20 @@ export interface components {
              */
             type: "max_turns";
         };
-        /** @description A note or task the agent keeps about its work; `due_at` makes it a task. */
+        /** @description A note or task of the agent's assistant; `due_at` makes it a task. A call reads the open tasks soonest due first (10), the notes about its caller (`contact`) and the other notes newest first (10 each). */
         Memory: {
+            /**
+             * @description The person the memory is about, as an E.164 phone number: a call with that number reads its notes first. null: about no one in particular.
+             * @example +48221234567
+             */
+            contact: string | null;
             content: string;
             /**
              * Format: date-time
              * @example 2026-11-22T15:47:34.123Z
              */
             created_at: string;
-            /** @description A task (a memory with `due_at`) is ticked off with `done: true`. */
+            /** @description A task (a memory with `due_at`) is ticked off with `done: true`; a call no longer reads it. */
             done: boolean;
             /**
              * Format: date-time

@@ -69,6 +69,7 @@ const BUILT_IN_TOOLS = new Set([
   'send_digits',
   'transfer_call',
   'send_sms',
+  'save_note',
 ]);
 
 /**
@@ -82,7 +83,8 @@ const BUILT_IN_TOOLS = new Set([
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
  *     quotes the caller's lines); `send_sms` is offered and the caller asks for a text ("text me",
- *     "SMS"): a call of it with its first template (else free text saying so);
+ *     "SMS"): a call of it with its first template (else free text saying so); `save_note` is offered and
+ *     the caller says "remember that <words>" (or "note that"): a call of it with those words, about the caller;
  * 2c. a flow step (`Current step:` in the system prompt, media/src/agent/flow-plan.ts): `save_variables`
  *     offered is filled from the caller's words (a number: the first number said; a boolean: true for
  *     yes/yeah/agree/sure/true, false for no/not/don't/disagree/false; a string: the words, when the
@@ -174,6 +176,9 @@ export function fakeReply(request: ChatRequest): Reply {
     const args = template !== undefined ? { template } : { text: 'Here are the details you asked for.' };
     return { content: '', toolCalls: [{ name: 'send_sms', arguments: args }] };
   }
+  const remember = /\b(?:remember|note) that (.+)$/i.exec(userText)?.[1];
+  if (remember && tools.some((tool) => tool.function.name === 'save_note'))
+    return { content: '', toolCalls: [{ name: 'save_note', arguments: { content: remember, topic: 'caller' } }] };
   const menuKeys = /\bpress ([0-9*#]+)/i.exec(userText)?.[1];
   if (menuKeys && tools.some((tool) => tool.function.name === 'send_digits'))
     return { content: '', toolCalls: [{ name: 'send_digits', arguments: { digits: menuKeys } }] };
@@ -304,7 +309,8 @@ function playCaller(system: string, prompt: string): { say: string; hang_up: boo
  * A post-call analysis from the transcript (`Agent:`/`Person:` lines): the summary counts the lines,
  * names the flow's steps the call went through (the prompt's `- <step>, then …` lines) and quotes the person; each structured field is filled from the person's lines (a string: the
  * first line naming a word of the field, a boolean: whether one does, a number: the first number
- * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said.
+ * said, an enum: its first value); success: whether a word (4+ letters) of the criteria was said;
+ * memories (when asked): assistantMemories below.
  */
 function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record<string, unknown> {
   const transcript = lines(prompt).filter((line) => /^(Agent|Person): /.test(line));
@@ -313,7 +319,7 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
     person.find((line) => field.split('_').some((word) => word.length >= 4 && line.toLowerCase().includes(word)));
   const steps = lines(prompt)
     .filter((line) => line.startsWith('- '))
-    .map((line) => /^- (.+?)(?:, then | \(the call ended here\))/.exec(line)?.[1] ?? '');
+    .flatMap((line) => /^- (.+?)(?:, then | \(the call ended here\))/.exec(line)?.[1] ?? []);
   const through = steps.length ? ` through the steps ${steps.join(' → ')}` : '';
   const answer: Record<string, unknown> = {
     summary:
@@ -335,6 +341,7 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
               : (naming(field) ?? '')),
       ]),
     );
+  if (schema.properties?.memories) answer.memories = assistantMemories(system, prompt, person);
   const criteria = /^success_evaluation: .*?: (.+)$/m.exec(system)?.[1];
   if (criteria) {
     const said = transcript
@@ -350,6 +357,30 @@ function analyzeCall(system: string, prompt: string, schema: JsonSchema): Record
       : { successful: false, reason: `Nothing said matches: ${criteria}` };
   }
   return answer;
+}
+
+/**
+ * The assistant's memories from a call: a note of the person's first line, and a task due a day
+ * after the call's end for each line asking to be called back; what the prompt lists as already
+ * remembered is left out.
+ */
+function assistantMemories(system: string, prompt: string, person: string[]): Record<string, unknown>[] {
+  const endedAt = Date.parse(/the call ended at (\S+?)\)/.exec(system)?.[1] ?? '');
+  const known = lines(prompt).filter((line) => line.startsWith('- '));
+  const proposed = [
+    ...(person[0]
+      ? [{ content: `The person said: ${person[0]}`, topic: 'caller', due_at: null, about_caller: true }]
+      : []),
+    ...person
+      .filter((line) => /\bcall (me )?back\b|\bcallback\b/i.test(line))
+      .map((line) => ({
+        content: `Call back as promised: ${line}`,
+        topic: 'callback',
+        due_at: Number.isNaN(endedAt) ? null : new Date(endedAt + 86_400_000).toISOString(),
+        about_caller: true,
+      })),
+  ];
+  return proposed.filter((memory) => !known.some((line) => line.includes(memory.content)));
 }
 
 const lines = (text: string) =>

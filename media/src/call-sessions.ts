@@ -36,6 +36,7 @@ import { appendRunLog } from '../../shared/repositories/run-logs.ts';
 import type { RunRecord } from '../../shared/domain/run.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
+import { MEMORY_SLOTS, memoriesForCall } from '../../shared/domain/memories.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
@@ -43,9 +44,7 @@ import { handOff, transferAtProvider } from '../../shared/services/call-transfer
 import { afterTakeBack, takeBack, withHandoff } from './call-take-back.ts';
 import { sendRunSms } from '../../shared/services/text-messages.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
-
-/** The agent's notes the model reads during a call (most recent first is not needed: they are few). */
-const MEMORIES_PER_CALL = 50;
+import { saveMemory } from '../../shared/services/memories.ts';
 
 export interface CallSessionConfig {
   /** The platform's providers (their keys read when a call needs them). */
@@ -93,7 +92,8 @@ const agentSetup = reuseFor(AGENT_SETUP_REUSE_MS, async (agentKey: string) => {
     agents.getAgent(orgId, agentId),
     agentResources.allPassages(orgId, agentId),
     agentResources.listTools(orgId, agentId),
-    memories.firstMemories(orgId, agentId, MEMORIES_PER_CALL),
+    // The agent's open tasks and general notes; the notes about the caller are read per call.
+    memories.agentMemories(orgId, agentId),
     modelKeys.getModelKey(orgId),
     organizationSpeechKeys(orgId),
   ]);
@@ -175,7 +175,10 @@ function withTexts(call: PreparedCall, ref: RunRef, run: RunRecord): PreparedCal
 }
 
 /** What of its run a call's setup reads. */
-type CallOfRun = Pick<RunRecord, 'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test'> & {
+type CallOfRun = Pick<
+  RunRecord,
+  'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test' | 'phone_number'
+> & {
   campaign?: { goal?: string | null } | null;
 };
 
@@ -193,9 +196,10 @@ async function setUpCall(
   beforeProviders?: () => Promise<void>,
 ): Promise<{ call: PreparedCall; speechSource: string }> {
   const { organizationId: orgId, agentId } = ref;
-  const [{ agent, passages, tools, notes, model, speechKeys }, version] = await Promise.all([
+  const [{ agent, passages, tools, notes, model, speechKeys }, version, callerNotes] = await Promise.all([
     agentSetup(`${orgId}/${agentId}`),
     definitionVersion(`${orgId}/${agentId}/${run.definition_id}`),
+    run.phone_number ? memories.latestNotes(orgId, agentId, run.phone_number, MEMORY_SLOTS.callerNotes) : [],
   ]);
   if (!agent) throw new Error(`No agent for ${formatRunRef(ref)}`);
   if (!version) throw new Error(`No definition ${run.definition_id} for ${formatRunRef(ref)}`);
@@ -234,16 +238,25 @@ async function setUpCall(
       dispositionCodes: agent.call_disposition_codes,
       passages,
       tools,
-      memories: notes,
+      memories: memoriesForCall({ ...notes, callerNotes }),
       // A phone call has a provider call to hand on (once); a browser or chat session does not.
       transferable: !hasSession(run.mode) && !run.transfer,
       textable: !hasSession(run.mode),
+      notes: !run.test,
     }),
     providers: { stt, tts, llm },
     organizationId: orgId,
     toolFetch: config.toolFetch,
     ...(run.test ? { test: run.test } : {}),
     runLog,
+    // A note about the caller is filed under their number (read first in their next calls).
+    ...(run.test
+      ? {}
+      : {
+          saveNote: async ({ content, topic, aboutCaller }) => {
+            await saveMemory(orgId, agentId, { content, topic, contact: aboutCaller ? run.phone_number : null });
+          },
+        }),
     flowVariables: fetched,
     ...(run.transfer?.resumed_at ? { resume: await takeBack(await withHandoff(ref, run.transfer, log)) } : {}),
   };
@@ -270,7 +283,9 @@ const greetings = new GreetingCache<SpeechAhead>();
 export async function prepareEarlyCall(
   config: CallSessionConfig,
   runRef: string,
-  dialed: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id'> & { campaign: { goal?: string | null } | null },
+  dialed: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id' | 'phone_number'> & {
+    campaign: { goal?: string | null } | null;
+  },
   log: LogFn,
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);

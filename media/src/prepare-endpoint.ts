@@ -1,5 +1,5 @@
 /**
- * POST PREPARE_PATH `{run_ref, token, mode, initial_context, definition_id, campaign_goal?}`: the dialer (shared/services/media-preparation.ts) asks the
+ * POST PREPARE_PATH `{run_ref, token, mode, initial_context, definition_id, campaign_goal?, phone_number?}`: the dialer (shared/services/media-preparation.ts) asks the
  * task to make a call ready while it rings (call-preparer.ts). The credential is a stream token
  * minted for the run's `prepare` purpose: only the platform asks, and what it says of the run (its
  * mode and initial context, for the greeting, and its definition version) is taken as it says it, with no read of the run. The answer says what was done
@@ -24,6 +24,8 @@ export interface PrepareRequest {
   definitionId: number;
   /** The goal of the campaign that placed the call; null: none. */
   campaignGoal: string | null;
+  /** The number called: the agent reads its notes about that person. */
+  phoneNumber: string | null;
 }
 
 /** Handles POST PREPARE_PATH (false for other requests); `prepare` null: early connections are off. */
@@ -58,6 +60,7 @@ async function answer(
     initial_context?: unknown;
     definition_id?: unknown;
     campaign_goal?: unknown;
+    phone_number?: unknown;
   } = {};
   try {
     body = (raw ? (JSON.parse(raw) as typeof body | null) : null) ?? {};
@@ -71,6 +74,7 @@ async function answer(
     initial_context: initialContext,
     definition_id: definitionId,
     campaign_goal: campaignGoal = null,
+    phone_number: phoneNumber = null,
   } = body;
   const isObject = typeof initialContext === 'object' && initialContext !== null && !Array.isArray(initialContext);
   if (
@@ -80,7 +84,8 @@ async function answer(
     typeof mode !== 'string' ||
     !isObject ||
     !Number.isSafeInteger(definitionId) ||
-    (campaignGoal !== null && typeof campaignGoal !== 'string')
+    (campaignGoal !== null && typeof campaignGoal !== 'string') ||
+    (phoneNumber !== null && typeof phoneNumber !== 'string')
   )
     return {
       status: 400,
@@ -94,6 +99,7 @@ async function answer(
     initialContext: initialContext as Record<string, unknown>,
     definitionId: definitionId as number,
     campaignGoal,
+    phoneNumber,
   };
   return { status: 202, body: { status: prepare ? prepare(asked) : 'off' } };
 }

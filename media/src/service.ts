@@ -103,7 +103,7 @@ export async function startMediaService(options: {
       !draining && (options.maxCalls === undefined || calls + admitting + prepared < options.maxCalls),
   });
   const prepare = options.earlyConnections
-    ? ({ runRef, mode, initialContext, definitionId, campaignGoal }: PrepareRequest) =>
+    ? ({ runRef, mode, initialContext, definitionId, campaignGoal, phoneNumber }: PrepareRequest) =>
         preparer.prepare(runRef, () =>
           prepareEarlyCall(
             options.calls,
@@ -113,6 +113,7 @@ export async function startMediaService(options: {
               initial_context: initialContext,
               definition_id: definitionId,
               campaign: campaignGoal ? { goal: campaignGoal } : null,
+              phone_number: phoneNumber,
             },
             options.log,
           ),

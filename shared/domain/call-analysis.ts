@@ -65,7 +65,55 @@ export function analysisAnswerSchema(plan: CallAnalysisPlan) {
     ...(plan.success_criteria
       ? { success_evaluation: z.object({ successful: z.boolean(), reason: z.string().min(1) }) }
       : {}),
+    ...(plan.memories ? { memories: z.array(AssistantMemory).max(MAX_MEMORIES_PER_CALL) } : {}),
   });
+}
+
+/** Memories the assistant writes from one call, at most. */
+export const MAX_MEMORIES_PER_CALL = 5;
+
+/** A memory as the model proposes it; `due_at` (a task's) as ISO 8601 with an offset, or null. */
+const AssistantMemory = z.object({
+  content: z.string().min(1).max(2000),
+  topic: z.string().max(255),
+  due_at: z.string().max(40).nullable(),
+  about_caller: z.boolean(),
+});
+export type AssistantMemory = z.infer<typeof AssistantMemory>;
+
+/** Words of a memory compared for repeats: lower case, letters and digits only. */
+const gist = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/**
+ * The assistant's proposals that are new: a valid `due_at` (else a note), none repeating an
+ * existing memory's or another proposal's words, at most MAX_MEMORIES_PER_CALL.
+ */
+export function newMemories(
+  proposed: readonly AssistantMemory[],
+  existing: readonly { content: string }[],
+): { content: string; topic: string; due_at: string | null; about_caller: boolean }[] {
+  const seen = new Set(existing.map((memory) => gist(memory.content)));
+  return proposed
+    .map((memory) => ({
+      content: memory.content.trim(),
+      topic: memory.topic.trim(),
+      due_at:
+        memory.due_at && /[zZ]|[+-]\d{2}:\d{2}$/.test(memory.due_at) && !Number.isNaN(Date.parse(memory.due_at))
+          ? new Date(memory.due_at).toISOString()
+          : null,
+      about_caller: memory.about_caller,
+    }))
+    .filter((memory) => {
+      const key = gist(memory.content);
+      if (!key || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, MAX_MEMORIES_PER_CALL);
 }
 export type AnalysisAnswer = z.infer<ReturnType<typeof analysisAnswerSchema>>;
 
@@ -90,6 +138,7 @@ export function analysisRequest(
   transcript: readonly Pick<TranscriptSegment, 'role' | 'text'>[],
   callDisposition: string | null,
   flowPath: readonly FlowPathStep[] | null = null,
+  remembered: { memories: readonly { content: string; due_at: string | null }[]; endedAt: string } | null = null,
 ): { system: string; prompt: string } {
   const system = [
     'You are a call analyst. You read the transcript of a conversation between an AI agent and a person and answer with JSON only.',
@@ -102,12 +151,27 @@ export function analysisRequest(
           `success_evaluation: whether the conversation met these criteria, and why in one sentence: ${plan.success_criteria}`,
         ]
       : []),
+    ...(plan.memories
+      ? [
+          `memories: at most ${MAX_MEMORIES_PER_CALL} things the agent should remember for later calls: notes (what was learned about the person or the business; due_at null) ` +
+            `and tasks the agent promised (a callback: due_at when it is due, ISO 8601 with an offset; the call ended at ${remembered?.endedAt ?? 'an unknown time'}). ` +
+            'about_caller: true when it is about this person. Nothing the agent already remembers; an empty list when nothing is new.',
+        ]
+      : []),
   ].join('\n');
   const lines = transcript.map(({ role, text }) => `${role === 'assistant' ? 'Agent' : 'Person'}: ${text}`);
   const prompt = [
     ...(callDisposition ? [`Disposition chosen by the agent: ${callDisposition}`] : []),
     ...(flowPath?.length
       ? ['Steps of the conversation flow the call went through, in order:', ...flowPathLines(flowPath)]
+      : []),
+    ...(plan.memories && remembered?.memories.length
+      ? [
+          'What the agent already remembers:',
+          ...remembered.memories.map(
+            (memory) => `- ${memory.content}${memory.due_at ? ` (due ${memory.due_at})` : ''}`,
+          ),
+        ]
       : []),
     'Transcript:',
     ...lines,

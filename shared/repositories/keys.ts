@@ -20,7 +20,7 @@
  * | knowledge doc     | ORG#<o>#AGENT#<a>   | KBDOC#<documentId>                 |                       |                     |
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
- * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  |                       |                     |
+ * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  | …#TASKS (open task) / …#NOTES#<contact or -> (note) | <due_at>#<id> / <created_at>#<id> |
  * | agent test case   | ORG#<o>#AGENT#<a>   | AGENTTEST#<testId>                 |                       |                     |
  * | agent test run    | ORG#<o>#AGENT#<a>   | TESTRUN#<testRunId, 12 digits>     |                       |                     |
  * | test case attempt | ORG#<o>#AGENT#<a>#TESTRUN#<t> | ATTEMPT#<case, 4 d.>#<attempt, 3 d.> |             |                     |
@@ -48,6 +48,9 @@
  *
  * - Get an API key by its id (authorizer): GetItem APIKEY#<keyId>.
  * - List an organization's keys (operator CLI): Query gsi1 on ORG#<orgId>#APIKEYS.
+ * - The memories a call reads (domain/memories.ts): Query gsi1 ORG#<o>#AGENT#<a>#TASKS ascending
+ *   (open tasks, soonest due first; a ticked-off task leaves the index) and …#NOTES#<caller> and
+ *   …#NOTES#- descending (newest notes first), each with its slot count as Limit.
  * - Agents of an organization in id order: Query ORG#<orgId>, sk begins_with AGENT#.
  * - Agent by integer id: GetItem; by public id: GetItem on the alias, then on the agent. Both are
  *   scoped by the caller's organization, so another organization's agent is simply not found.
@@ -134,6 +137,11 @@ export const keys = {
     sk: `MEMORY#${memoryId}`,
   }),
   memorySkPrefix: 'MEMORY#',
+  /** An agent's open tasks, soonest due first (gsi1sk `<due_at>#<id>`). */
+  openTasks: (orgId: number, agentId: number) => `ORG#${orgId}#AGENT#${pad(agentId)}#TASKS`,
+  /** An agent's notes about one contact (`-`: about none), newest last (gsi1sk `<created_at>#<id>`). */
+  notesAbout: (orgId: number, agentId: number, contact: string | null) =>
+    `ORG#${orgId}#AGENT#${pad(agentId)}#NOTES#${contact ?? '-'}`,
   knowledgeDocument: (orgId: number, agentId: number, documentId: string) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `KBDOC#${documentId}`,

@@ -1,20 +1,92 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { memoryIndex, MEMORY_SLOTS } from '../domain/memories.ts';
 import type { Memory } from '../schemas/memories.ts';
 import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, tableName } from './table.ts';
 
 const fromItem = (item: Record<string, unknown>): Memory => {
   const { type: _type, ...memory } = stripKeys(item);
-  return memory as unknown as Memory;
+  return { contact: null, ...memory } as unknown as Memory;
 };
 
+/** The memory's place in the index a call reads (none for a ticked-off task). */
+function indexKeys(orgId: number, memory: Memory): { gsi1pk?: string; gsi1sk?: string } {
+  const index = memoryIndex(memory);
+  if (!index) return {};
+  return index.kind === 'task'
+    ? { gsi1pk: keys.openTasks(orgId, memory.workflow_id), gsi1sk: index.order }
+    : { gsi1pk: keys.notesAbout(orgId, memory.workflow_id, index.contact), gsi1sk: index.order };
+}
+
+/** Writes the whole memory (a new one, or one changed by the API), with its index entry. */
 export async function putMemory(orgId: number, memory: Memory): Promise<void> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.memory(orgId, memory.workflow_id, memory.id), type: 'memory', ...memory },
+      Item: {
+        ...keys.memory(orgId, memory.workflow_id, memory.id),
+        ...indexKeys(orgId, memory),
+        type: 'memory',
+        ...memory,
+      },
     }),
   );
+}
+
+const readIndex = (gsi1pk: string, limit: number, newestFirst: boolean) =>
+  queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+      ScanIndexForward: !newestFirst,
+      Limit: limit,
+    },
+    0,
+    limit,
+  ).then((items) => items.map(fromItem));
+
+/** The newest notes about `contact` (null: about no one in particular), one Query. */
+export const latestNotes = (orgId: number, agentId: number, contact: string | null, limit: number) =>
+  readIndex(keys.notesAbout(orgId, agentId, contact), limit, true);
+
+/**
+ * What a call reads of the agent itself (domain/memories.ts): its open tasks soonest due first and
+ * its general notes newest first, each bounded by its slots; two Queries of one index. The notes
+ * about the caller are read per call (latestNotes).
+ */
+export async function agentMemories(orgId: number, agentId: number) {
+  const [tasks, otherNotes] = await Promise.all([
+    readIndex(keys.openTasks(orgId, agentId), MEMORY_SLOTS.tasks, false),
+    latestNotes(orgId, agentId, null, MEMORY_SLOTS.otherNotes),
+  ]);
+  return { tasks, otherNotes };
+}
+
+/**
+ * Writes a memory the assistant made from a call, once: its id is derived from the run, so a
+ * repeated analysis finds it there (false) rather than writing it twice.
+ */
+export async function putMemoryOnce(orgId: number, memory: Memory): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.memory(orgId, memory.workflow_id, memory.id),
+          ...indexKeys(orgId, memory),
+          type: 'memory',
+          ...memory,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 export async function getMemory(orgId: number, agentId: number, memoryId: string): Promise<Memory | undefined> {
@@ -35,11 +107,6 @@ const listQuery = (orgId: number, agentId: number) => ({
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': keys.runPartition(orgId, agentId), ':prefix': keys.memorySkPrefix },
 });
-
-/** The agent's first `limit` notes, without counting them all (what a call reads). */
-export async function firstMemories(orgId: number, agentId: number, limit: number): Promise<Memory[]> {
-  return (await queryItems(listQuery(orgId, agentId), 0, limit)).map(fromItem);
-}
 
 export async function listMemories(orgId: number, agentId: number, offset: number, limit: number) {
   const [totalCount, items] = await Promise.all([

@@ -28,6 +28,14 @@ export const CallAnalysisPlan = z
     success_criteria: z.string().min(1).max(2000).optional().openapi({
       description: 'What makes the call a success; the evaluation says whether it was, and why.',
     }),
+    memories: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "The agent's assistant: with the analysis, the model writes notes (what was learned about the caller or the business) and tasks " +
+          "with `due_at` (a promised callback) as the agent's memories, at most 5 a call, none repeating one the agent has (docs/voice-agent.md).",
+      }),
   })
   .openapi('CallAnalysisPlan', {
     description:

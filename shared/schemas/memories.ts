@@ -3,6 +3,17 @@ import { nameText, Timestamp } from './common.ts';
 import { pageOf } from './pagination.ts';
 import { documentedInt, MAX_ID_CHARS, MAX_REQUEST_CHARS } from './bounds.ts';
 
+/** The person a memory is about: their phone number (E.164), read in that person's calls first. */
+const Contact = z
+  .string()
+  .regex(/^\+[1-9][0-9]{6,14}$/)
+  .openapi({
+    maxLength: 16,
+    description:
+      'The person the memory is about, as an E.164 phone number: a call with that number reads its notes first. null: about no one in particular.',
+    example: '+48221234567',
+  });
+
 /** `due_at`: ISO 8601 date-time with an offset (`2026-12-01T09:00:00+01:00`), or null for none. */
 const DueAt = z.iso.datetime({ offset: true }).nullable().openapi({
   maxLength: MAX_REQUEST_CHARS,
@@ -16,11 +27,17 @@ export const Memory = z
     content: z.string().max(10_000),
     topic: z.string().max(255),
     due_at: Timestamp.nullable(),
-    done: z.boolean().openapi({ description: 'A task (a memory with `due_at`) is ticked off with `done: true`.' }),
+    done: z.boolean().openapi({
+      description: 'A task (a memory with `due_at`) is ticked off with `done: true`; a call no longer reads it.',
+    }),
+    contact: Contact.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Memory', { description: 'A note or task the agent keeps about its work; `due_at` makes it a task.' });
+  .openapi('Memory', {
+    description:
+      "A note or task of the agent's assistant; `due_at` makes it a task. A call reads the open tasks soonest due first (10), the notes about its caller (`contact`) and the other notes newest first (10 each).",
+  });
 export type Memory = z.infer<typeof Memory>;
 
 export const CreateMemoryRequest = z
@@ -28,6 +45,7 @@ export const CreateMemoryRequest = z
     content: z.string().min(1).max(10_000),
     topic: nameText(z.string().max(255)).default(''),
     due_at: DueAt.optional(),
+    contact: Contact.nullable().optional(),
   })
   .openapi('CreateMemoryRequest');
 

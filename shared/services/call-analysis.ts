@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ANALYSIS_ATTEMPTS,
@@ -7,7 +8,11 @@ import {
   CALL_ANALYSIS,
   completedAnalysis,
   failedAnalysis,
+  newMemories,
+  type AssistantMemory,
 } from '../domain/call-analysis.ts';
+import { MEMORY_SLOTS } from '../domain/memories.ts';
+import * as memories from '../repositories/memories.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
 import { logger } from '../observability/logger.ts';
@@ -38,11 +43,14 @@ async function analyze(run: RunRecord, wait: (ms: number) => Promise<unknown>): 
   if (!plan || text === undefined) return failedAnalysis('The transcript no longer exists', 0, now());
   const transcript = mergeFragments(parseTranscriptFile(text));
   if (!transcript.length) return failedAnalysis('The transcript is empty: nobody spoke', 0, now());
+  // The assistant's memories: what the agent has (so the model repeats none), read as a call reads them.
+  const remembered = plan.memories ? await memoriesOfCall(run) : [];
   const request = analysisRequest(
     plan,
     transcript,
     (run.gathered_context.call_disposition as string) ?? null,
     run.flow ?? null,
+    plan.memories ? { memories: remembered, endedAt: run.ended_at ?? now() } : null,
   );
   let model;
   try {
@@ -61,6 +69,8 @@ async function analyze(run: RunRecord, wait: (ms: number) => Promise<unknown>): 
         schema: analysisAnswerSchema(plan),
         strict: false,
       });
+      const proposed = (answer as { memories?: AssistantMemory[] }).memories;
+      if (proposed) await remember(run, newMemories(proposed, remembered));
       return completedAnalysis(answer, attempt, now());
     } catch (error) {
       failure = (error as Error).message;
@@ -69,3 +79,41 @@ async function analyze(run: RunRecord, wait: (ms: number) => Promise<unknown>): 
   }
   return failedAnalysis(failure, ANALYSIS_ATTEMPTS, now());
 }
+
+/** The memories a call of `run`'s caller reads (open tasks, the caller's notes, the others). */
+async function memoriesOfCall(run: RunRecord) {
+  const [own, callerNotes] = await Promise.all([
+    memories.agentMemories(run.organization_id, run.workflow_id),
+    run.phone_number
+      ? memories.latestNotes(run.organization_id, run.workflow_id, run.phone_number, MEMORY_SLOTS.callerNotes)
+      : [],
+  ]);
+  return [...own.tasks, ...callerNotes, ...own.otherNotes];
+}
+
+/**
+ * Writes the assistant's new memories of `run`: ids derived from the run and the position, so an
+ * analysis repeated after a crash writes each once. A note about the caller is filed under the
+ * run's number.
+ */
+async function remember(run: RunRecord, fresh: ReturnType<typeof newMemories>): Promise<void> {
+  const at = new Date().toISOString();
+  for (const [index, memory] of fresh.entries()) {
+    const digest = createHash('sha256').update(`${run.organization_id}/${run.workflow_id}/${run.id}/${index}`).digest();
+    const id = `mem_${[...digest.subarray(0, 16)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('')}`;
+    const written = await memories.putMemoryOnce(run.organization_id, {
+      id,
+      workflow_id: run.workflow_id,
+      content: memory.content,
+      topic: memory.topic,
+      due_at: memory.due_at,
+      done: false,
+      contact: memory.about_caller ? run.phone_number : null,
+      created_at: at,
+      updated_at: at,
+    });
+    if (written) logger.info('Assistant memory written', { runId: run.id, memoryId: id, task: memory.due_at !== null });
+  }
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

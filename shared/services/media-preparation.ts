@@ -14,10 +14,10 @@ export const PREPARE_TIMEOUT_MS = 1_500;
 
 /**
  * `run` is the run just dialed: its mode, initial context (the greeting may use them),
- * definition version and campaign goal go with the request.
+ * definition version, campaign goal and number (whose notes the agent reads) go with the request.
  */
 export async function askMediaToPrepare(
-  run: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id' | 'campaign'>,
+  run: Pick<RunRecord, 'mode' | 'initial_context' | 'definition_id' | 'campaign' | 'phone_number'>,
   runRef: string,
   mediaStreamUrl: string,
 ): Promise<void> {
@@ -33,6 +33,7 @@ export async function askMediaToPrepare(
         initial_context: run.initial_context,
         definition_id: run.definition_id,
         campaign_goal: run.campaign?.goal ?? null,
+        phone_number: run.phone_number,
       }),
       signal: AbortSignal.timeout(PREPARE_TIMEOUT_MS),
     });

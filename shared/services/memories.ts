@@ -10,17 +10,27 @@ const iso = (value: string | null | undefined) => (value ? new Date(value).toISO
 export async function createMemory(
   orgId: number,
   agentRef: string,
-  request: { content: string; topic: string; due_at?: string | null },
+  request: { content: string; topic: string; due_at?: string | null; contact?: string | null },
 ): Promise<Memory> {
   const agent = await getAgent(orgId, agentRef);
+  return saveMemory(orgId, agent.id, request);
+}
+
+/** A new memory of agent `agentId` (its assistant's, or an API client's through createMemory). */
+export async function saveMemory(
+  orgId: number,
+  agentId: number,
+  request: { content: string; topic: string; due_at?: string | null; contact?: string | null },
+): Promise<Memory> {
   const now = new Date().toISOString();
   const memory: Memory = {
     id: `mem_${randomAlphanumeric(16)}`,
-    workflow_id: agent.id,
+    workflow_id: agentId,
     content: request.content,
     topic: request.topic,
     due_at: iso(request.due_at),
     done: false,
+    contact: request.contact ?? null,
     created_at: now,
     updated_at: now,
   };

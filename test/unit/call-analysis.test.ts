@@ -3,6 +3,7 @@ import {
   analysisOverdue,
   analysisAnswerSchema,
   analysisPlanWithGoal,
+  newMemories,
   analysisRequest,
   analysisRetryDelayMs,
   completedAnalysis,
@@ -67,6 +68,46 @@ describe('analysisPlanWithGoal', () => {
     ],
   ] as const)('%s', (_name, plan, goal, expected) => {
     expect(analysisPlanWithGoal(plan, goal)).toEqual(expected);
+  });
+});
+
+describe('newMemories (the assistant after a call)', () => {
+  const note = (content: string, fields: Record<string, unknown> = {}) => ({
+    content,
+    topic: 'caller',
+    due_at: null,
+    about_caller: true,
+    ...fields,
+  });
+  it.each([
+    ['a new note', [note('Prefers mornings.')], [], [note('Prefers mornings.')]],
+    [
+      'one the agent has, in other case and spacing',
+      [note('prefers  MORNINGS')],
+      [{ content: 'Prefers mornings.' }],
+      [],
+    ],
+    ['a repeat within the answer', [note('Call Ann.'), note('call ann')], [], [note('Call Ann.')]],
+    [
+      'a task: due_at with an offset, stored in UTC',
+      [note('Call back.', { due_at: '2026-12-01T10:00:00+01:00' })],
+      [],
+      [note('Call back.', { due_at: '2026-12-01T09:00:00.000Z' })],
+    ],
+    [
+      'a due_at without an offset or not a date: a note',
+      [note('A.', { due_at: '2026-12-01T10:00:00' }), note('B.', { due_at: 'soon' })],
+      [],
+      [note('A.'), note('B.')],
+    ],
+    [
+      'at most five',
+      Array.from({ length: 7 }, (_, index) => note(`Fact ${index}.`)),
+      [],
+      Array.from({ length: 5 }, (_, index) => note(`Fact ${index}.`)),
+    ],
+  ])('%s', (_name, proposed, existing, expected) => {
+    expect(newMemories(proposed, existing)).toEqual(expected);
   });
 });
 

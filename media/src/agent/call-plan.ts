@@ -36,6 +36,8 @@ export interface CallInput {
   transferable?: boolean;
   /** A phone call: there is a caller's number to text (a browser or chat session has none). */
   textable?: boolean;
+  /** The agent may save notes during the call (`save_note`): not in an agent test's conversation. */
+  notes?: boolean;
 }
 
 /** Texts during the call (`workflow_configurations.sms`), on a phone call whose agent enabled them. */
@@ -245,6 +247,22 @@ function sendSmsTool(plan: CallSmsPlan): ToolDefinition {
   };
 }
 
+/** `save_note`: the agent's memory, written during the call; read by its next calls (domain/memories.ts). */
+const SAVE_NOTE_TOOL: ToolDefinition = {
+  name: 'save_note',
+  description:
+    'Remember something for later calls: what you learned about the caller (a preference, a situation) or about the business. One short sentence.',
+  parameters: {
+    type: 'object',
+    properties: {
+      content: { type: 'string', maxLength: 2000 },
+      topic: { type: 'string', description: 'A word or two to file it under.' },
+      about_caller: { type: 'boolean', description: 'True (the default) when it is about this caller.' },
+    },
+    required: ['content'],
+  },
+};
+
 /** A stored flow as the call reads it; null for a flat definition (or one no longer valid). */
 export function flowOf(definition: Record<string, unknown>): FlowDefinition | null {
   if (!isFlowDefinition(definition)) return null;
@@ -353,6 +371,7 @@ export function buildCallPlan(input: CallInput): CallPlan {
       ...builtInTools(dispositionCodes, dataToCollect, settings.keypad.sendDigits),
       ...(transfer ? [transferTool(transfer.destinations)] : []),
       ...(sms ? [sendSmsTool(sms)] : []),
+      ...(input.notes ? [SAVE_NOTE_TOOL] : []),
     ],
     httpTools,
     dispositionCodes,

@@ -84,6 +84,19 @@ export class AgentTools {
         call.runLog?.('INFO', `Keys sent by the agent: ${keys}`);
         return JSON.stringify({ ok: true, sent: keys });
       }
+      case 'save_note': {
+        const content = String(args.content ?? '')
+          .trim()
+          .slice(0, 2000);
+        if (!content || !call.saveNote) return JSON.stringify({ error: 'content must be a sentence to remember' });
+        await call.saveNote({
+          content,
+          topic: String(args.topic ?? '').slice(0, 255),
+          aboutCaller: args.about_caller !== false,
+        });
+        call.runLog?.('INFO', `Note saved by the agent: ${content.slice(0, 300)}`);
+        return JSON.stringify({ ok: true });
+      }
       case 'send_sms': {
         // The outcome, or why not, in words the model can tell the caller.
         const outcome = await effects.texts.send(args, 'agent');

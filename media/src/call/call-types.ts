@@ -63,6 +63,8 @@ export interface PreparedCall {
    * number), under the platform's rules and the call's cap; absent where the call cannot text.
    */
   sendSms?: (request: { body: string; sentBy: SmsSender }) => Promise<SmsOutcome>;
+  /** Saves a note of the agent's (`save_note`), about the caller or not; absent: the call saves none. */
+  saveNote?: (note: { content: string; topic: string; aboutCaller: boolean }) => Promise<void>;
   /** Appends to the run's logs (tool calls, knowledge used). */
   runLog?: (level: 'INFO' | 'WARN' | 'ERROR', message: string) => void;
   /**
