@@ -4642,6 +4642,13 @@ export interface components {
             timezone?: string | null;
         };
         MarketplaceNumber: {
+            /**
+             * @description What the number can do, as the provider lists it (Twilio's `capabilities`, Telnyx's `features`): a landline is often `voice` only.
+             * @example [
+             *       "voice",
+             *       "sms"
+             *     ]
+             */
             capabilities: string[];
             country_code: string;
             monthly_cost_pln: number;
@@ -4778,6 +4785,13 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             assigned_at: string | null;
+            /**
+             * @description What the number can do as the provider reports it (`voice`, `sms`, `mms`, `fax`): its purchase answer (Twilio), else its listing when it was bought (Telnyx). A number without `sms` sends no texts (`send_sms` refused: `sender_cannot_text`).
+             * @example [
+             *       "voice",
+             *       "sms"
+             *     ]
+             */
             capabilities: string[];
             country_code: string;
             /**
