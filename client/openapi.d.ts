@@ -1690,7 +1690,7 @@ export interface paths {
         };
         /**
          * Usage (earlier address)
-         * @description Same as `GET /usage`; kept for existing integrations. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description Same as `GET /usage`; kept for existing integrations. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1744,7 +1744,7 @@ export interface paths {
         };
         /**
          * Usage per day (earlier address)
-         * @description One item per UTC day of the range, days without calls included with zeros. Same figures as `GET /usage?group_by=day`. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description One item per UTC day of the range, days without calls included with zeros. Same figures as `GET /usage?group_by=day`. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1771,7 +1771,7 @@ export interface paths {
         };
         /**
          * Billed calls, newest first (earlier address)
-         * @description The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1798,7 +1798,7 @@ export interface paths {
         };
         /**
          * Billed calls as CSV (earlier address)
-         * @description The same CSV as `GET /reports/usage.csv`: one row per call, oldest first. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description The same CSV as `GET /reports/usage.csv`: one row per call, oldest first. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -2375,7 +2375,7 @@ export interface paths {
         };
         /**
          * Usage: calls, minutes and cost
-         * @description Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -2953,6 +2953,15 @@ export interface components {
             ended_at: string;
             /** Format: int64 */
             run_id: number;
+            /**
+             * Format: int64
+             * @description Text messages the call sent.
+             */
+            sms_messages: number;
+            /** Format: int64 */
+            sms_segments: number;
+            /** @description Their cost: part of `cost_usd`. */
+            sms_usd: number;
             /**
              * Format: date-time
              * @example 2026-11-22T15:47:34.123Z
@@ -3879,6 +3888,7 @@ export interface components {
             as_of: string;
             /** Format: int64 */
             calls: number;
+            /** @description Everything billed: calls and the texts they sent. */
             cost_usd: number;
             /**
              * Format: int64
@@ -3897,6 +3907,18 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             period_start: string;
+            /**
+             * Format: int64
+             * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+             */
+            sms_messages: number;
+            /**
+             * Format: int64
+             * @description Their segments, as the provider counted them (each billed).
+             */
+            sms_segments: number;
+            /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+            sms_usd: number;
         };
         DailyUsage: {
             /** @description One item per UTC day of the range, oldest first; days without calls carry zeros. */
@@ -3905,6 +3927,7 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: date
@@ -3916,6 +3939,18 @@ export interface components {
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             }[];
             /**
              * Format: date-time
@@ -6259,12 +6294,25 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
                 /** Format: int64 */
                 workflow_id: number;
                 workflow_name: string;
@@ -6281,6 +6329,7 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
@@ -6288,6 +6337,18 @@ export interface components {
                  */
                 minutes: number;
                 period: string;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             }[];
             /**
              * Format: date-time
@@ -6299,12 +6360,25 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             };
         };
         ValidationError: {

@@ -291,16 +291,24 @@ describe.skipIf(needsLocalStack)('text status reports in any order', () => {
  * Numbers' real `sms` capability, and the control API's `send_sms` on a live call, through the
  * local Twilio: a landline bought from the marketplace can take calls, not send texts (refused
  * before the provider is asked, `sender_cannot_text`); a text sent by the control command is on
- * the run (`sent_by: "api"`) and in the `call.completed` webhook's body.
+ * the run (`sent_by: "api"`), in the `call.completed` webhook's body and counted in `GET /usage`.
  */
-describe.skipIf(needsLocalStack)('sending numbers and the control command', () => {
+describe.skipIf(needsLocalStack)('sending numbers, the control command and usage', () => {
   let org: TestOrganization;
   const receivers = webhookReceivers();
   afterAll(() => receivers.closeAll());
 
+  let hooks: Awaited<ReturnType<typeof receivers.start>>;
+
   beforeAll(async () => {
     org = await newOrganization('Texts by number', 4);
     await fundOrganization(org.organizationId, 10);
+    // Subscribed before any call of the organization ends (the fan-out reads its endpoints once per 5 s).
+    hooks = await receivers.start();
+    expect(
+      (await api.request('POST', '/webhooks', { key: org.key, body: { url: hooks.url, events: ['call.completed'] } }))
+        .status,
+    ).toBe(201);
   });
 
   async function texting(name: string) {
@@ -369,11 +377,6 @@ describe.skipIf(needsLocalStack)('sending numbers and the control command', () =
   }, 90_000);
 
   it("sends a text by the control command on a live call; it is in call.completed's sms", async () => {
-    const hooks = await receivers.start();
-    expect(
-      (await api.request('POST', '/webhooks', { key: org.key, body: { url: hooks.url, events: ['call.completed'] } }))
-        .status,
-    ).toBe(201);
     const agent = await texting('Steered');
     // A caller who never asks for a text: only the command sends one.
     const caller = daytimeNumber(1, 3);
@@ -400,12 +403,13 @@ describe.skipIf(needsLocalStack)('sending numbers and the control command', () =
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ workflow_run_id: runId, type: 'send_sms', status: 'applied' });
 
+    await eventually(async () => ((await run(agent, runId)).status !== 'in_progress' ? true : undefined), 60_000, 250);
     const completed = await eventually(
       () =>
         hooks.received
           .map((hook) => JSON.parse(hook.body) as { type: string; data: { workflow_run_id: number; sms: RunSms[] } })
           .find((event) => event.type === 'call.completed' && event.data.workflow_run_id === runId),
-      60_000,
+      30_000,
       250,
     );
     expect(completed.data.sms).toEqual([
@@ -418,6 +422,9 @@ describe.skipIf(needsLocalStack)('sending numbers and the control command', () =
         cost_usd: 0.0079,
       }),
     ]);
+    // Usage counts the text the organization's calls sent (the landline's was refused: none).
+    const usage = await api.request('GET', '/usage', { key: org.key });
+    expect(usage.body.totals).toMatchObject({ sms_messages: 1, sms_segments: 1, sms_usd: 0.0079 });
     const logs = ((await run(agent, runId)).logs as { message: string }[]).map((log) => log.message);
     expect(logs).toEqual(
       expect.arrayContaining([
@@ -425,5 +432,5 @@ describe.skipIf(needsLocalStack)('sending numbers and the control command', () =
         `Text message ${completed.data.sms[0]!.id} to ${caller} (by the API): Your visit is booked.`,
       ]),
     );
-  }, 90_000);
+  }, 120_000);
 });
