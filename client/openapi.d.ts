@@ -1746,7 +1746,7 @@ export interface paths {
         };
         /**
          * Usage (earlier address)
-         * @description Same as `GET /usage`; kept for existing integrations. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description Same as `GET /usage`; kept for existing integrations. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1800,7 +1800,7 @@ export interface paths {
         };
         /**
          * Usage per day (earlier address)
-         * @description One item per UTC day of the range, days without calls included with zeros. Same figures as `GET /usage?group_by=day`. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description One item per UTC day of the range, days without calls included with zeros. Same figures as `GET /usage?group_by=day`. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1827,7 +1827,7 @@ export interface paths {
         };
         /**
          * Billed calls, newest first (earlier address)
-         * @description The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description The billing record of every call that ended in the range, paginated, newest first. Records stay after a run is deleted. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -1854,7 +1854,7 @@ export interface paths {
         };
         /**
          * Billed calls as CSV (earlier address)
-         * @description The same CSV as `GET /reports/usage.csv`: one row per call, oldest first. Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description The same CSV as `GET /reports/usage.csv`: one row per call, oldest first. Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -2431,7 +2431,7 @@ export interface paths {
         };
         /**
          * Usage: calls, minutes and cost
-         * @description Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
+         * @description Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). Range at most 366 days; `from` must be before `to` (400 otherwise).
          *
          *     **Example**
          *
@@ -3049,6 +3049,15 @@ export interface components {
             ended_at: string;
             /** Format: int64 */
             run_id: number;
+            /**
+             * Format: int64
+             * @description Text messages the call sent.
+             */
+            sms_messages: number;
+            /** Format: int64 */
+            sms_segments: number;
+            /** @description Their cost: part of `cost_usd`. */
+            sms_usd: number;
             /**
              * Format: date-time
              * @example 2026-11-22T15:47:34.123Z
@@ -4005,6 +4014,7 @@ export interface components {
             as_of: string;
             /** Format: int64 */
             calls: number;
+            /** @description Everything billed: calls and the texts they sent. */
             cost_usd: number;
             /**
              * Format: int64
@@ -4023,6 +4033,18 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             period_start: string;
+            /**
+             * Format: int64
+             * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+             */
+            sms_messages: number;
+            /**
+             * Format: int64
+             * @description Their segments, as the provider counted them (each billed).
+             */
+            sms_segments: number;
+            /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+            sms_usd: number;
         };
         DailyUsage: {
             /** @description One item per UTC day of the range, oldest first; days without calls carry zeros. */
@@ -4031,6 +4053,7 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: date
@@ -4042,6 +4065,18 @@ export interface components {
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             }[];
             /**
              * Format: date-time
@@ -4773,6 +4808,13 @@ export interface components {
             timezone?: string | null;
         };
         MarketplaceNumber: {
+            /**
+             * @description What the number can do, as the provider lists it (Twilio's `capabilities`, Telnyx's `features`): a landline is often `voice` only.
+             * @example [
+             *       "voice",
+             *       "sms"
+             *     ]
+             */
             capabilities: string[];
             country_code: string;
             monthly_cost_pln: number;
@@ -4998,6 +5040,13 @@ export interface components {
              * @example 2026-11-22T15:47:34.123Z
              */
             assigned_at: string | null;
+            /**
+             * @description What the number can do as the provider reports it (`voice`, `sms`, `mms`, `fax`): its purchase answer (Twilio), else its listing when it was bought (Telnyx). A number without `sms` sends no texts (`send_sms` refused: `sender_cannot_text`).
+             * @example [
+             *       "voice",
+             *       "sms"
+             *     ]
+             */
             capabilities: string[];
             country_code: string;
             /**
@@ -6496,12 +6545,25 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
                 /** Format: int64 */
                 workflow_id: number;
                 workflow_name: string;
@@ -6518,6 +6580,7 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
@@ -6525,6 +6588,18 @@ export interface components {
                  */
                 minutes: number;
                 period: string;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             }[];
             /**
              * Format: date-time
@@ -6536,12 +6611,25 @@ export interface components {
                 answered_calls: number;
                 /** Format: int64 */
                 calls: number;
+                /** @description Everything billed: calls and the texts they sent. */
                 cost_usd: number;
                 /**
                  * Format: int64
                  * @description Billed minutes: each call rounded up.
                  */
                 minutes: number;
+                /**
+                 * Format: int64
+                 * @description Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.
+                 */
+                sms_messages: number;
+                /**
+                 * Format: int64
+                 * @description Their segments, as the provider counted them (each billed).
+                 */
+                sms_segments: number;
+                /** @description What the texts cost (0.0079 USD a segment): part of `cost_usd`. */
+                sms_usd: number;
             };
         };
         ValidationError: {

@@ -13,13 +13,14 @@ export interface SimulatedNumber {
  */
 function availableInventory(): Map<string, SimulatedNumber> {
   const numbers: SimulatedNumber[] = [];
+  // Landlines (Polish and British geographic numbers) take calls only, as at the real carriers.
   const add = (prefix: string, count: number, country: string, type: NumberType) => {
     for (let i = 0; i < count; i += 1)
       numbers.push({
         phone_number: `${prefix}${String(i).padStart(2, '0')}`,
         country_code: country,
         number_type: type,
-        capabilities: ['voice', 'sms'],
+        capabilities: (country === 'PL' || country === 'GB') && type === 'local' ? ['voice'] : ['voice', 'sms'],
       });
   };
   add('+486012345', 20, 'PL', 'mobile');

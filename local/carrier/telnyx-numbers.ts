@@ -47,7 +47,7 @@ export function telnyxNumbers(
       data: found.map((number) => ({
         record_type: 'available_phone_number',
         phone_number: number.phone_number,
-        features: [{ name: 'voice' }],
+        features: number.capabilities.map((name) => ({ name })),
       })),
       metadata: { total_results: found.length },
     });

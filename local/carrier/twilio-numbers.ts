@@ -72,7 +72,13 @@ export function twilioNumbers(numbers: NumberInventory) {
           phone_number: number.phone_number,
           friendly_name: number.phone_number,
           iso_country: number.country_code,
-          capabilities: { voice: true, SMS: true, MMS: false, fax: false },
+          // Twilio's AvailablePhoneNumber spells them so (`SMS`, `MMS`), its IncomingPhoneNumber in lower case.
+          capabilities: {
+            voice: number.capabilities.includes('voice'),
+            SMS: number.capabilities.includes('sms'),
+            MMS: false,
+            fax: false,
+          },
           address_requirements: number.country_code === 'PL' && type === 'mobile' ? 'local' : 'none',
         })),
         uri: `/${API_VERSION}/Accounts/${accountSid}/${resource}`,
@@ -136,6 +142,12 @@ export function twilioNumbers(numbers: NumberInventory) {
       phone_number: phoneNumber,
       voice_url: owned.voiceUrl,
       sms_url: owned.smsUrl ?? null,
+      capabilities: {
+        voice: owned.capabilities.includes('voice'),
+        sms: owned.capabilities.includes('sms'),
+        mms: false,
+        fax: false,
+      },
       status: 'in-use',
       bundle_sid: form.get('BundleSid'),
     });

@@ -156,11 +156,12 @@ export interface UsageRecord {
   ended_at: string;
   duration_seconds: number;
   cost_usd: number;
-  /** The texts the call sent, their segments (their cost is in `cost_usd`); absent: none. */
+  /** The texts the call sent, their segments and their cost (part of `cost_usd`); absent: none. */
   sms_messages?: number;
   sms_segments?: number;
   /** A test conversation's (an agent test run's): billed like a chat, listed with its test run. */
   test_run_id?: number;
+  sms_usd?: number;
 }
 
 /** One line of a run's logs. */

@@ -1,3 +1,5 @@
+import { smsCost } from './text-messages.ts';
+
 /** A billing record: what survives a run's deletion. */
 export interface UsageEntry {
   run_id: number;
@@ -9,6 +11,10 @@ export interface UsageEntry {
   cost_usd: number;
   /** An agent test's conversation: its test run. */
   test_run_id?: number;
+  /** The texts the call sent, their segments and their cost (part of `cost_usd`); absent: none. */
+  sms_messages?: number;
+  sms_segments?: number;
+  sms_usd?: number;
 }
 
 export type UsageGrouping = 'day' | 'month';
@@ -19,9 +25,21 @@ export interface UsageFigures {
   /** Billed minutes: every call rounded up to whole minutes. */
   minutes: number;
   cost_usd: number;
+  /** Texts sent during the calls (received ones are not billed), their segments and their cost (within `cost_usd`). */
+  sms_messages: number;
+  sms_segments: number;
+  sms_usd: number;
 }
 
-const empty = (): UsageFigures => ({ calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 });
+const empty = (): UsageFigures => ({
+  calls: 0,
+  answered_calls: 0,
+  minutes: 0,
+  cost_usd: 0,
+  sms_messages: 0,
+  sms_segments: 0,
+  sms_usd: 0,
+});
 const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
 
 function add(figures: UsageFigures, entry: UsageEntry): void {
@@ -29,7 +47,18 @@ function add(figures: UsageFigures, entry: UsageEntry): void {
   if (entry.status === 'completed') figures.answered_calls += 1;
   figures.minutes += Math.ceil(entry.duration_seconds / 60);
   figures.cost_usd = round(figures.cost_usd + entry.cost_usd);
+  const texts = smsOf(entry);
+  figures.sms_messages += texts.sms_messages;
+  figures.sms_segments += texts.sms_segments;
+  figures.sms_usd = round(figures.sms_usd + texts.sms_usd);
 }
+
+/** A record's texts; one written before `sms_usd` was kept is priced by its segments. */
+const smsOf = (entry: UsageEntry) => ({
+  sms_messages: entry.sms_messages ?? 0,
+  sms_segments: entry.sms_segments ?? 0,
+  sms_usd: entry.sms_usd ?? smsCost(entry.sms_segments ?? 0),
+});
 
 /** `2026-11-23` for a day, `2026-11` for a month, in UTC (calls are billed by their end). */
 export const periodOf = (endedAt: string, grouping: UsageGrouping): string =>
@@ -73,4 +102,8 @@ export function dailyBreakdown(entries: readonly UsageEntry[], from: string, to:
 }
 
 /** A billing record as the earlier `/organizations/usage/runs` listed it. */
-export const billedRun = (entry: UsageEntry) => ({ ...entry, billed_minutes: Math.ceil(entry.duration_seconds / 60) });
+export const billedRun = (entry: UsageEntry) => ({
+  ...entry,
+  billed_minutes: Math.ceil(entry.duration_seconds / 60),
+  ...smsOf(entry),
+});

@@ -273,6 +273,7 @@ type StatusChanges = {
   order_status?: string;
   order_status_reason?: string | null;
   provider_number_id?: string | null;
+  capabilities?: string[];
 };
 
 /** The conditional update that moves a number from `from` to `to` (and its renewal index with it). */

@@ -24,7 +24,14 @@ export const PhoneNumber = z
         '`active`; `pending` (Polish mobile awaiting regulatory review: owned, assignable, no traffic, not renewed); `rejected` (review refused, first month refunded); `suspended` (renewal could not be charged).',
     }),
     country_code: z.string().max(8),
-    capabilities: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
+    capabilities: z
+      .array(z.string().max(MAX_ID_CHARS))
+      .max(MAX_STORED_ITEMS)
+      .openapi({
+        description:
+          'What the number can do as the provider reports it (`voice`, `sms`, `mms`, `fax`): its purchase answer (Twilio), else its listing when it was bought (Telnyx). A number without `sms` sends no texts (`send_sms` refused: `sender_cannot_text`).',
+        example: ['voice', 'sms'],
+      }),
     friendly_name: z.string().max(255),
     organization_id: documentedInt(z.int()),
     workflow_id: documentedInt(z.int()).nullable(),
@@ -100,7 +107,14 @@ export const MarketplaceNumber = z
     phone_number: z.string().max(MAX_PHONE_CHARS),
     country_code: z.string().max(8),
     number_type: z.string().max(MAX_ID_CHARS),
-    capabilities: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_STORED_ITEMS),
+    capabilities: z
+      .array(z.string().max(MAX_ID_CHARS))
+      .max(MAX_STORED_ITEMS)
+      .openapi({
+        description:
+          "What the number can do, as the provider lists it (Twilio's `capabilities`, Telnyx's `features`): a landline is often `voice` only.",
+        example: ['voice', 'sms'],
+      }),
     monthly_cost_usd: z.number(),
     monthly_cost_pln: z.number(),
     requires_regulatory_review: z.boolean(),

@@ -22,7 +22,15 @@ const Figures = {
   calls: documentedInt(z.int()),
   answered_calls: documentedInt(z.int()),
   minutes: documentedInt(z.int()).openapi({ description: 'Billed minutes: each call rounded up.' }),
-  cost_usd: z.number(),
+  cost_usd: z.number().openapi({ description: 'Everything billed: calls and the texts they sent.' }),
+  sms_messages: documentedInt(z.int()).openapi({
+    description:
+      "Text messages the calls sent (the agent's `send_sms`, the control command); texts received are not billed.",
+  }),
+  sms_segments: documentedInt(z.int()).openapi({
+    description: 'Their segments, as the provider counted them (each billed).',
+  }),
+  sms_usd: z.number().openapi({ description: 'What the texts cost (0.0079 USD a segment): part of `cost_usd`.' }),
 };
 
 export const UsageReport = z
@@ -81,6 +89,9 @@ export const BilledRun = z
       description:
         "Present on an agent test's conversation: the test run it belongs to (it is not listed with the agent's conversations).",
     }),
+    sms_messages: documentedInt(z.int()).openapi({ description: 'Text messages the call sent.' }),
+    sms_segments: documentedInt(z.int()),
+    sms_usd: z.number().openapi({ description: 'Their cost: part of `cost_usd`.' }),
   })
   .openapi('BilledRun', { description: "A billing record of one call; it survives the run's deletion." });
 

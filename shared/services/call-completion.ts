@@ -115,7 +115,7 @@ async function finishCall(
     ended_at: report.endedAt,
     duration_seconds: durationSeconds,
     cost_usd: cost.total_usd,
-    ...(texts.sms_messages ? { sms_messages: texts.sms_messages, sms_segments: texts.sms_segments } : {}),
+    ...(texts.sms_messages ? texts : {}),
     ...(run.test ? { test_run_id: run.test.test_run_id } : {}),
   };
   if (!(await finishRun(report.ref, ending, usage, run.answered_by, from))) {

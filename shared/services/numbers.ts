@@ -11,6 +11,7 @@ import { getAgent } from './agents.ts';
 import { requiredSetting } from '../config/settings.ts';
 import { emitNumberReviewed } from '../events/webhook-events.ts';
 import { logger } from '../observability/logger.ts';
+import type { BoughtNumber } from '../telephony/adapter.ts';
 
 /**
  * The platform account and its number marketplace load with the first request that reaches the
@@ -129,6 +130,12 @@ export async function purchaseNumber(
     throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
 
   const now = new Date().toISOString();
+  const marketplace = await numberMarketplace();
+  // What the number can do as the provider lists it for sale (a landline: voice only); its purchase
+  // answer says again where the provider's does (Twilio's IncomingPhoneNumber; Telnyx's order does not).
+  const offered = (await marketplace.searchNumbers(request.country_code, request.number_type)).find(
+    (each) => each.phone_number === parsed.e164,
+  );
   const number: repository.NumberRecord = {
     id: await nextId('phoneNumber'),
     organization_id: orgId,
@@ -137,7 +144,8 @@ export async function purchaseNumber(
     status: review ? 'pending' : 'active',
     country_code: request.country_code,
     number_type: request.number_type,
-    capabilities: ['voice', 'sms'],
+    // Not offered any more (sold meanwhile: the purchase fails), or not listed: what every search asks for.
+    capabilities: offered?.capabilities ?? ['voice'],
     friendly_name: request.friendly_name ?? parsed.e164,
     workflow_id: null,
     monthly_cost_usd: price,
@@ -155,7 +163,6 @@ export async function purchaseNumber(
     consent: request.consent,
     end_user: request.end_user ?? null,
   };
-  const marketplace = await numberMarketplace();
   const created = await repository.insertPurchasedNumber(number);
   if (created === 'insufficient_balance') {
     const balance = (await getOrganization(orgId))?.balance_usd ?? 0;
@@ -178,7 +185,7 @@ export async function purchaseNumber(
             })
           ).bundleId,
         }
-      : { ...number, provider_number_id: (await marketplace.buyNumber(parsed.e164)).providerNumberId };
+      : await bought(number, await marketplace.buyNumber(parsed.e164));
     await repository.putNumber(ordered);
     return one(orgId, ordered);
   } catch (error) {
@@ -187,6 +194,13 @@ export async function purchaseNumber(
     throw error;
   }
 }
+
+/** The number as bought: the provider's id of it, and its capabilities where the provider's answer reports them. */
+const bought = (number: repository.NumberRecord, answer: BoughtNumber): repository.NumberRecord => ({
+  ...number,
+  provider_number_id: answer.providerNumberId,
+  capabilities: answer.capabilities ?? number.capabilities,
+});
 
 /** Where the provider sends news of regulatory reviews (Twilio requires one per bundle). */
 const regulatoryEmail = (): string => requiredSetting('TELEPHONY_REGULATORY_EMAIL');
@@ -276,17 +290,22 @@ export async function reviewNumber(
 ) {
   const number = await findNumber(orgId, numberId);
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
+  // The provider approved the bundle: the number can now be bought with it.
+  const purchase =
+    decision === 'approve' && !number.provider_number_id
+      ? bought(
+          number,
+          await (await numberMarketplace()).buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined),
+        )
+      : number;
   const reviewed =
     decision === 'approve'
       ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', {
           renews_at: addMonth(new Date()).toISOString(),
           order_status: 'completed',
           order_status_reason: null,
-          // The provider approved the bundle: the number can now be bought with it.
-          provider_number_id:
-            number.provider_number_id ??
-            (await (await numberMarketplace()).buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined))
-              .providerNumberId,
+          provider_number_id: purchase.provider_number_id,
+          capabilities: purchase.capabilities,
         })
       : await repository.rejectPendingNumber(
           number,

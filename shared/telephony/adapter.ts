@@ -223,6 +223,13 @@ export interface TransferCallbacks {
   answerTransferStep(step: TransferStep, next: { say: string } | { reconnect: StreamTarget } | null): InboundResponse;
 }
 
+/** A number the provider sold: its id there, and what it can do as the provider's answer reports it. */
+export interface BoughtNumber {
+  providerNumberId: string;
+  /** `voice`, `sms`, `mms`, `fax`; null when the answer does not say (Telnyx's number order: its search does). */
+  capabilities: string[] | null;
+}
+
 /** The account's numbers and the provider's stock of numbers for sale. */
 export interface NumberInventory {
   /** Numbers the account owns (a caller id must be one of them). */
@@ -236,7 +243,7 @@ export interface NumberInventory {
   buyNumber(
     e164: string,
     options: { voiceUrl: string; messagingUrl?: string; regulatoryBundleId?: string },
-  ): Promise<{ providerNumberId: string }>;
+  ): Promise<BoughtNumber>;
   releaseNumber(providerNumberId: string): Promise<void>;
 }
 

@@ -447,7 +447,8 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
                     phone_number: number.phone_number,
                     country_code: country,
                     number_type: type,
-                    capabilities: ['voice'],
+                    // The number's features as Telnyx lists them (`voice`, `sms`, `mms`, `fax`, `emergency`, …).
+                    capabilities: (number.features ?? []).flatMap((feature) => (feature.name ? [feature.name] : [])),
                   },
                 ]
               : [],
@@ -466,7 +467,8 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
           });
           const id = order.data?.phone_numbers?.[0]?.id ?? order.data?.id;
           if (!id) throw new ProviderError('Telnyx answered the number order without an id');
-          return { providerNumberId: id };
+          // A number order does not list the number's features (its search does).
+          return { providerNumberId: id, capabilities: null };
         } catch (error) {
           if (error instanceof ProviderError) throw error;
           rethrow(error, 'number purchase');

@@ -438,7 +438,14 @@ export function twilioAdapter(
             ...(messagingUrl ? { smsUrl: messagingUrl, smsMethod: 'POST' } : {}),
             ...(regulatoryBundleId ? { bundleSid: regulatoryBundleId } : {}),
           });
-          return { providerNumberId: number.sid };
+          // The IncomingPhoneNumber's own capabilities (`{voice, sms, mms, fax}`): what this number can do.
+          const capabilities = number.capabilities as Record<string, boolean> | undefined;
+          return {
+            providerNumberId: number.sid,
+            capabilities: capabilities
+              ? Object.entries(capabilities).flatMap(([name, enabled]) => (enabled ? [name.toLowerCase()] : []))
+              : null,
+          };
         } catch (error) {
           rethrow(error, 'number purchase');
         }

@@ -1,9 +1,15 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { daytimeNumber } from '../support/phone-numbers.ts';
+import {
+  apiClient,
+  fundOrganization,
+  needsLocalStack,
+  newOrganization,
+  type TestOrganization,
+} from '../support/api.ts';
+import { buyFromMarketplace, daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
-import { eventually } from '../support/webhook-receiver.ts';
+import { eventually, webhookReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Text messages during calls end to end, through the local Twilio (Messages API, signed
@@ -279,4 +285,152 @@ describe.skipIf(needsLocalStack)('text status reports in any order', () => {
     expect(second).toMatchObject({ id: 'sms-b', status: 'delivered' });
     expect(second!.status_history.map((change) => change.status)).toEqual(['queued', 'sent', 'delivered']);
   });
+});
+
+/**
+ * Numbers' real `sms` capability, and the control API's `send_sms` on a live call, through the
+ * local Twilio: a landline bought from the marketplace can take calls, not send texts (refused
+ * before the provider is asked, `sender_cannot_text`); a text sent by the control command is on
+ * the run (`sent_by: "api"`), in the `call.completed` webhook's body and counted in `GET /usage`.
+ */
+describe.skipIf(needsLocalStack)('sending numbers, the control command and usage', () => {
+  let org: TestOrganization;
+  const receivers = webhookReceivers();
+  afterAll(() => receivers.closeAll());
+
+  let hooks: Awaited<ReturnType<typeof receivers.start>>;
+
+  beforeAll(async () => {
+    org = await newOrganization('Texts by number', 4);
+    await fundOrganization(org.organizationId, 10);
+    // Subscribed before any call of the organization ends (the fan-out reads its endpoints once per 5 s).
+    hooks = await receivers.start();
+    expect(
+      (await api.request('POST', '/webhooks', { key: org.key, body: { url: hooks.url, events: ['call.completed'] } }))
+        .status,
+    ).toBe(201);
+  });
+
+  async function texting(name: string) {
+    const created = await api.request('POST', '/agents', {
+      key: org.key,
+      body: {
+        name,
+        workflow_definition: {
+          greeting: 'Hi, Smile clinic here.',
+          steps: ['How can I help?', 'Anything else?'],
+          closing: 'Bye.',
+        },
+        workflow_configurations: {
+          silence_timeout_seconds: 10,
+          sms: {
+            templates: [{ name: 'confirmation', body: 'Your visit is booked.', description: 'The booking.' }],
+          },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    return created.body as { id: number; public_id: string };
+  }
+
+  const run = async (agent: { public_id: string }, runId: number) =>
+    (await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })).body;
+
+  it('a landline from the marketplace is voice only, and a text from it is refused as sender_cannot_text', async () => {
+    const market = await api.request('GET', '/phone-numbers/marketplace?country_code=GB&number_type=local', {
+      key: org.key,
+    });
+    expect(market.body.items[0]).toMatchObject({ capabilities: ['voice'] });
+    const mobiles = await api.request('GET', '/phone-numbers/marketplace?country_code=GB&number_type=mobile', {
+      key: org.key,
+    });
+    expect(mobiles.body.items[0]).toMatchObject({ capabilities: ['voice', 'sms'] });
+    const landline = await buyFromMarketplace(org, 'GB', 'local');
+    expect(landline.capabilities).toEqual(['voice']);
+
+    const agent = await texting('From a landline');
+    const outbound = await api.request('POST', `/agents/${agent.public_id}/outbound-number`, {
+      key: org.key,
+      body: { phone_number_id: landline.id },
+    });
+    expect(outbound.status).toBe(200);
+    const caller = texter(60);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: caller },
+    });
+    expect(placed.status).toBe(200);
+    const ended = await eventually(
+      async () => {
+        const current = await run(agent, placed.body.workflow_run_id);
+        return current.status !== 'in_progress' ? current : undefined;
+      },
+      60_000,
+      250,
+    );
+    expect(ended.sms).toEqual([]);
+    expect(ended.logs.map((log: { message: string }) => log.message)).toEqual(
+      expect.arrayContaining([
+        `Text message to ${caller} not sent: The sending number cannot send text messages (it has no sms capability).`,
+      ]),
+    );
+  }, 90_000);
+
+  it("sends a text by the control command on a live call; it is in call.completed's sms", async () => {
+    const agent = await texting('Steered');
+    // A caller who never asks for a text: only the command sends one.
+    const caller = daytimeNumber(1, 3);
+    const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
+      key: org.key,
+      body: { phone_number: caller },
+    });
+    const runId = placed.body.workflow_run_id as number;
+    await eventually(
+      async () =>
+        ((await run(agent, runId)).logs as { message: string }[]).some((log) => log.message === 'Call answered') ||
+        undefined,
+      30_000,
+    );
+    const control = (command: Record<string, unknown>) =>
+      api.request('POST', `/agents/${agent.public_id}/conversations/${runId}/control`, {
+        key: org.key,
+        body: command,
+      });
+    const unknown = await control({ type: 'send_sms', template: 'nothing' });
+    expect(unknown.status).toBe(409);
+    expect(unknown.body.detail).toContain('No such message template.');
+    const sent = await control({ type: 'send_sms', template: 'confirmation' });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ workflow_run_id: runId, type: 'send_sms', status: 'applied' });
+
+    await eventually(async () => ((await run(agent, runId)).status !== 'in_progress' ? true : undefined), 60_000, 250);
+    const completed = await eventually(
+      () =>
+        hooks.received
+          .map((hook) => JSON.parse(hook.body) as { type: string; data: { workflow_run_id: number; sms: RunSms[] } })
+          .find((event) => event.type === 'call.completed' && event.data.workflow_run_id === runId),
+      30_000,
+      250,
+    );
+    expect(completed.data.sms).toEqual([
+      expect.objectContaining({
+        direction: 'outbound',
+        to: caller,
+        body: 'Your visit is booked.',
+        sent_by: 'api',
+        segments: 1,
+        cost_usd: 0.0079,
+      }),
+    ]);
+    // Usage counts the text the organization's calls sent (the landline's was refused: none).
+    const usage = await api.request('GET', '/usage', { key: org.key });
+    expect(usage.body.totals).toMatchObject({ sms_messages: 1, sms_segments: 1, sms_usd: 0.0079 });
+    const logs = ((await run(agent, runId)).logs as { message: string }[]).map((log) => log.message);
+    expect(logs).toEqual(
+      expect.arrayContaining([
+        'Text message through the control API: template confirmation',
+        `Text message ${completed.data.sms[0]!.id} to ${caller} (by the API): Your visit is booked.`,
+      ]),
+    );
+  }, 120_000);
 });

@@ -6,7 +6,7 @@ import {
   newOrganization,
   type TestOrganization,
 } from '../support/api.ts';
-import { daytimeNumber } from '../support/phone-numbers.ts';
+import { buyFromMarketplace, daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually, webhookReceivers } from '../support/webhook-receiver.ts';
 
@@ -40,22 +40,6 @@ interface Delivered {
   data: { workflow_run_id: number; during_call?: boolean; sms: RunSms | RunSms[] };
 }
 
-/** A US number from the platform's marketplace (active at once), the next offer when another suite took one. */
-async function buyUsNumber(org: TestOrganization): Promise<{ id: number; phone_number: string }> {
-  const market = await api.request('GET', '/phone-numbers/marketplace?country_code=US&number_type=local', {
-    key: org.key,
-  });
-  for (const offer of market.body.items as { phone_number: string }[]) {
-    const purchase = await api.request('POST', '/phone-numbers/marketplace/purchase', {
-      key: org.key,
-      body: { phone_number: offer.phone_number, country_code: 'US', number_type: 'local', consent: true },
-    });
-    if (purchase.status === 200) return purchase.body;
-    expect(purchase.status).toBe(409);
-  }
-  throw new Error('No US number left in the local marketplace');
-}
-
 /** A phone texting `to` at the local carrier: the carrier's answer and the platform webhook's status. */
 async function text(provider: Provider, from: string, to: string, body: string) {
   const response =
@@ -85,7 +69,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
     beforeAll(async () => {
       org = await newOrganization(`Replies ${provider}`, 4);
       await fundOrganization(org.organizationId, 5);
-      const bought = await buyUsNumber(org);
+      const bought = await buyFromMarketplace(org, 'US', 'local');
       agentNumber = bought.phone_number;
       const created = await api.request('POST', '/agents', {
         key: org.key,

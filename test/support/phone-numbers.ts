@@ -1,4 +1,6 @@
 import { DateTime } from 'luxon';
+import { expect } from 'vitest';
+import { apiClient, type TestOrganization } from './api.ts';
 
 /**
  * Valid numbers, one per zone, whose last digit can be anything (the simulated provider decides
@@ -60,3 +62,27 @@ export const END_USER = {
   document_type: 'id_card',
   document_number: 'XYZ987654',
 };
+
+/**
+ * A number bought from the platform's marketplace (one needing no review: active at once), the
+ * next offer when another suite took one meanwhile (409).
+ */
+export async function buyFromMarketplace(
+  org: TestOrganization,
+  country: string,
+  type: 'local' | 'mobile' | 'toll_free',
+): Promise<{ id: number; phone_number: string; capabilities: string[] }> {
+  const api = apiClient();
+  const market = await api.request('GET', `/phone-numbers/marketplace?country_code=${country}&number_type=${type}`, {
+    key: org.key,
+  });
+  for (const offer of market.body.items as { phone_number: string }[]) {
+    const purchase = await api.request('POST', '/phone-numbers/marketplace/purchase', {
+      key: org.key,
+      body: { phone_number: offer.phone_number, country_code: country, number_type: type, consent: true },
+    });
+    if (purchase.status === 200) return purchase.body;
+    expect(purchase.status).toBe(409);
+  }
+  throw new Error(`No ${country} ${type} number left in the local marketplace`);
+}

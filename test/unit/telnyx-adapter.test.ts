@@ -353,6 +353,7 @@ describe('Telnyx adapter', () => {
 
   it('searches available numbers, orders one on the connection, checks ownership', async () => {
     const found = await adapter().numbers.searchNumbers('PL', 'local');
+    // A landline's features are voice only; a mobile's voice and sms (Telnyx's `features`).
     expect(found).toContainEqual({
       phone_number: '+48221234500',
       country_code: 'PL',
@@ -362,9 +363,19 @@ describe('Telnyx adapter', () => {
     expect(lastRequests(1)[0]!.path).toContain(
       '/v2/available_phone_numbers?filter[country_code]=PL&filter[phone_number_type]=local',
     );
+    expect(await adapter().numbers.searchNumbers('PL', 'mobile')).toContainEqual({
+      phone_number: '+48601234500',
+      country_code: 'PL',
+      number_type: 'mobile',
+      capabilities: ['voice', 'sms'],
+    });
     expect(await adapter().numbers.ownsNumber('+48221234500')).toBe(false);
-    const { providerNumberId } = await adapter().numbers.buyNumber('+48221234500', { voiceUrl: 'ignored' });
+    const { providerNumberId, capabilities } = await adapter().numbers.buyNumber('+48221234500', {
+      voiceUrl: 'ignored',
+    });
     expect(providerNumberId).toEqual(expect.any(String));
+    // A number order does not list the number's features.
+    expect(capabilities).toBeNull();
     expect(lastRequests(1)[0]!.body).toEqual({
       connection_id: ACCOUNT.connection_id,
       phone_numbers: [{ phone_number: '+48221234500' }],

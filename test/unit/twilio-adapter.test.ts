@@ -384,7 +384,14 @@ describe('Twilio adapter', () => {
               uri: '/x',
             },
           }
-        : { status: 201, body: { sid: `PN${'3'.repeat(32)}`, phone_number: '+48601234500' } };
+        : {
+            status: 201,
+            body: {
+              sid: `PN${'3'.repeat(32)}`,
+              phone_number: '+48601234500',
+              capabilities: { voice: true, sms: true, mms: false, fax: false },
+            },
+          };
     const found = await adapter().numbers.searchNumbers('PL', 'mobile');
     expect(captured[0]!.path).toBe(
       `/2010-04-01/Accounts/${ACCOUNT.account_sid}/AvailablePhoneNumbers/PL/Mobile.json?VoiceEnabled=true&PageSize=50`,
@@ -397,7 +404,8 @@ describe('Twilio adapter', () => {
       voiceUrl: 'https://api.example.com/api/v1/telephony/twilio/voice',
       regulatoryBundleId: 'BU1',
     });
-    expect(bought).toEqual({ providerNumberId: `PN${'3'.repeat(32)}` });
+    // What the bought number can do, as its IncomingPhoneNumber says.
+    expect(bought).toEqual({ providerNumberId: `PN${'3'.repeat(32)}`, capabilities: ['voice', 'sms'] });
     const purchase = captured[1]!;
     expect(purchase).toMatchObject({
       method: 'POST',

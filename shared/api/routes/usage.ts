@@ -12,7 +12,7 @@ import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-resp
 import { defineRoute } from '../route.ts';
 
 const USAGE_DESCRIPTION =
-  'Calls, billed minutes and cost for a period, per day or month and per agent, from the billing records (they survive run deletion). ' +
+  'Calls, billed minutes, cost and the text messages the calls sent (messages, segments, their cost within `cost_usd`) for a period, per day or month and per agent, from the billing records (they survive run deletion). ' +
   'Range at most 366 days; `from` must be before `to` (400 otherwise).';
 
 export const usageRoutes = {

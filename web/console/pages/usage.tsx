@@ -15,7 +15,18 @@ function everyDay(periods: Period[], from: string, to: string): Period[] {
   const days: Period[] = [];
   for (let time = Date.parse(`${from}T00:00:00Z`); time <= Date.parse(`${to}T00:00:00Z`); time += DAY_MS) {
     const day = isoDay(time);
-    days.push(byDay.get(day) ?? { period: day, calls: 0, answered_calls: 0, minutes: 0, cost_usd: 0 });
+    days.push(
+      byDay.get(day) ?? {
+        period: day,
+        calls: 0,
+        answered_calls: 0,
+        minutes: 0,
+        cost_usd: 0,
+        sms_messages: 0,
+        sms_segments: 0,
+        sms_usd: 0,
+      },
+    );
   }
   return days;
 }
