@@ -10,7 +10,7 @@ import { rankPassages } from '../../../shared/domain/knowledge.ts';
 import { FlowDefinition as FlowDefinitionSchema } from '../../../shared/schemas/flows.ts';
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
 import type { Memory } from '../../../shared/schemas/memories.ts';
-import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
+import { VOICE_DEFAULTS, WorkflowConfigurations, type VoiceEngine } from '../../../shared/schemas/voice-settings.ts';
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { SmsPlan } from '../../../shared/schemas/text-messages.ts';
 import type { ToolDefinition } from './interfaces.ts';
@@ -57,6 +57,8 @@ export interface VoiceSettings {
   chatIdleTimeoutMs: number;
   /** Words the caller must say before the agent stops talking (a bare sound never stops it). */
   bargeInMinWords: number;
+  /** The cascade (speech-to-text, model, text-to-speech) or a speech-to-speech model. */
+  engine: VoiceEngine;
   /** Keys the caller presses: when an entry ends. */
   keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number; sendDigits: boolean };
 }
@@ -128,6 +130,7 @@ export function voiceSettings(
     silenceTimeoutMs: (settings.silence_timeout_seconds ?? VOICE_DEFAULTS.silence_timeout_seconds) * 1000,
     chatIdleTimeoutMs: (settings.chat_idle_timeout_seconds ?? VOICE_DEFAULTS.chat_idle_timeout_seconds) * 1000,
     bargeInMinWords: settings.barge_in_min_words ?? VOICE_DEFAULTS.barge_in_min_words,
+    engine: settings.engine ?? 'cascade',
     keypad: {
       collectDigits: settings.keypad?.collect_digits ?? null,
       endKey: settings.keypad?.end_key === undefined ? '#' : settings.keypad.end_key,

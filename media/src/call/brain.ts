@@ -10,6 +10,15 @@ import type { FlowPathStep } from '../../../shared/domain/flows.ts';
 /** Audio already in the call's format (8 kHz mu-law), instead of text-to-speech of the text. */
 export type AnswerAudio = () => AsyncIterable<Uint8Array>;
 
+export interface SayOptions {
+  interruptible: boolean;
+  /**
+   * The words of `audio` when they are known only once it has played (a speech-to-speech model's
+   * transcript of its own speech): they replace `text` in the transcript and the history.
+   */
+  words?: () => string;
+}
+
 /** One answer of the agent, as its brain writes it. */
 export interface Answer {
   /** Aborted when the answer is cut off (a barge-in, the call ending, a failure). */
@@ -22,7 +31,7 @@ export interface Answer {
    * Says `text` after what the answer already queued (spoken, or written in a chat). Words not
    * `interruptible` (a flow step's disclosure) are not cut by the caller's (reply.ts).
    */
-  say(text: string, audio?: AnswerAudio, options?: { interruptible: boolean }): void;
+  say(text: string, audio?: AnswerAudio, options?: SayOptions): void;
   /** The words the answer ends with (after any tool calls), for the conversation's history. */
   finalWords(text: string): void;
   /** Hang up once the answer has played. */

@@ -276,6 +276,7 @@ export class CallPipeline {
       runRef: () => this.runRef,
       trace: this.latency,
       now: () => new Date(this.clock.wall()).toISOString(),
+      nowMs: () => this.clock.nowMs(),
       transcriptEvent: (text) => {
         const at = this.clock.isoAt(this.clock.nowMs());
         this.addFragment({ timestamp: at, end: at, role: 'assistant', text });
