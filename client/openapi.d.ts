@@ -3085,6 +3085,8 @@ export interface components {
             platform_usd: number;
             /** @description The texts the call sent (by segment); only when it sent any. */
             sms_usd?: number;
+            /** @description The speech-to-speech model's audio and text tokens (an agent whose `engine` is `realtime`); only for such a call. */
+            speech_to_speech_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;
@@ -5003,6 +5005,8 @@ export interface components {
             platform_usd: number;
             /** @description The texts the call sent (by segment); only when it sent any. */
             sms_usd?: number;
+            /** @description The speech-to-speech model's audio and text tokens (an agent whose `engine` is `realtime`); only for such a call. */
+            speech_to_speech_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;

@@ -37,6 +37,7 @@ import type { RunRecord } from '../../shared/domain/run.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { speechToSpeechUsd } from '../../shared/domain/speech-to-speech-cost.ts';
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
@@ -436,6 +437,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         ...(recordingKey ? { recordingKey } : {}),
         transcriptKey: keys.transcript,
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
+        ...(result.speechToSpeech ? { speechToSpeechUsd: speechToSpeechUsd(result.speechToSpeech) } : {}),
       },
       run,
     );

@@ -138,6 +138,13 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
     expect(transcript[4]).toBe('assistant: Done:');
     expect(transcript.slice(5)).toEqual(['user: Wait.', 'assistant: Thank you for your time. Goodbye.']);
     expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
+    // The model's tokens for the run's cost: the caller's audio in, its own audio out, both priced.
+    expect(result.speechToSpeech).toMatchObject({
+      inputAudioTokens: expect.any(Number),
+      outputAudioTokens: expect.any(Number),
+    });
+    expect(result.speechToSpeech!.inputAudioTokens).toBeGreaterThan(0);
+    expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
     expect(fakes.tools.calls).toHaveLength(1);
     const outputs = fake.received.filter((event) => event.type === 'conversation.item.create');
     expect(outputs).toContainEqual(

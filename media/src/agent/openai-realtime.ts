@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
+import { ENDPOINTING_MS } from './deepgram-speech-to-text.ts';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import {
@@ -210,7 +211,13 @@ export class RealtimeCall {
               transcription: { model: TRANSCRIPTION_MODEL, language: agent.language.slice(0, 2) },
               // The model's own turn detection; the answer and the barge-in are the call's to decide
               // (call/realtime-brain.ts): a fixed phrase must play, words not interruptible must not be cut.
-              turn_detection: { type: 'server_vad', create_response: false, interrupt_response: false },
+              turn_detection: {
+                type: 'server_vad',
+                // The cascade's endpointing pause (deepgram-speech-to-text.ts): both engines end a turn alike.
+                silence_duration_ms: ENDPOINTING_MS,
+                create_response: false,
+                interrupt_response: false,
+              },
             },
             output: {
               format: { type: 'audio/pcmu' },

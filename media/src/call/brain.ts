@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from '../agent/interfaces.ts';
 import type { FlowPathStep } from '../../../shared/domain/flows.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 
 /** Audio already in the call's format (8 kHz mu-law), instead of text-to-speech of the text. */
 export type AnswerAudio = () => AsyncIterable<Uint8Array>;
@@ -60,4 +61,6 @@ export interface Brain {
   interruptible(): boolean;
   /** The call's path through its flow (flow-brain.ts); null without one. */
   flowPath(): FlowPathStep[] | null;
+  /** A speech-to-speech model's tokens so far (realtime-brain.ts); absent for the cascade. */
+  usage?(): SpeechToSpeechUsage;
 }

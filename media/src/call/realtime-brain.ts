@@ -10,6 +10,7 @@
  * is told what the caller did not hear (`conversation.item.truncate`).
  */
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { NO_USAGE, type SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import { knowledgeSection } from '../agent/call-plan.ts';
 import { ProviderError, type ChatMessage } from '../agent/interfaces.ts';
 import { failureOf, type RealtimeCall } from '../agent/openai-realtime.ts';
@@ -53,13 +54,7 @@ export class RealtimeBrain implements Brain {
   /** A summary for a warm transfer: what was said, both sides. */
   private readonly said: string[] = [];
   /** Audio tokens and text tokens of every response (the run's cost). */
-  readonly usage = {
-    inputTextTokens: 0,
-    inputAudioTokens: 0,
-    cachedTokens: 0,
-    outputTextTokens: 0,
-    outputAudioTokens: 0,
-  };
+  private readonly tokens: SpeechToSpeechUsage = { ...NO_USAGE };
 
   constructor(
     private readonly call: PreparedCall,
@@ -80,6 +75,10 @@ export class RealtimeBrain implements Brain {
 
   flowPath(): null {
     return null;
+  }
+
+  usage(): SpeechToSpeechUsage {
+    return { ...this.tokens };
   }
 
   interruptible(): boolean {
@@ -322,11 +321,11 @@ export class RealtimeBrain implements Brain {
       | undefined,
   ): void {
     if (!usage) return;
-    this.usage.inputTextTokens += usage.input_token_details?.text_tokens ?? 0;
-    this.usage.inputAudioTokens += usage.input_token_details?.audio_tokens ?? 0;
-    this.usage.cachedTokens += usage.input_token_details?.cached_tokens ?? 0;
-    this.usage.outputTextTokens += usage.output_token_details?.text_tokens ?? 0;
-    this.usage.outputAudioTokens += usage.output_token_details?.audio_tokens ?? 0;
+    this.tokens.inputTextTokens += usage.input_token_details?.text_tokens ?? 0;
+    this.tokens.inputAudioTokens += usage.input_token_details?.audio_tokens ?? 0;
+    this.tokens.cachedTokens += usage.input_token_details?.cached_tokens ?? 0;
+    this.tokens.outputTextTokens += usage.output_token_details?.text_tokens ?? 0;
+    this.tokens.outputAudioTokens += usage.output_token_details?.audio_tokens ?? 0;
   }
 
   /** Words said into the model's conversation (a fixed phrase, a conversation taken back). */
