@@ -19,6 +19,8 @@ export interface FakeRealtimeOptions {
   firstAudioDelayMs?: number;
   /** A new connection's setup (TLS across the internet) before the session opens (latency bench); default 0. */
   connectDelayMs?: number;
+  /** Fixed delay from a turn's commit to its transcription (latency bench); default 0. */
+  transcriptionDelayMs?: number;
   /** The n-th response (1-based) and later ones fail with `rate_limit_exceeded` (fault tests). */
   rateLimitFromResponse?: number;
 }
@@ -240,22 +242,32 @@ export async function startFakeRealtime(options: FakeRealtimeOptions): Promise<F
         previous_item_id: previous,
         item: { ...view, content: [{ type: 'input_audio', transcript: null }] },
       });
-      if (session.audio.input.transcription) {
-        if (transcript)
-          send({
-            type: 'conversation.item.input_audio_transcription.delta',
-            item_id: itemId,
-            content_index: 0,
-            delta: transcript,
-          });
+      if (session.audio.input.transcription) void transcribe(itemId, previous, transcript);
+      else
         send({
-          type: 'conversation.item.input_audio_transcription.completed',
+          type: 'conversation.item.done',
+          previous_item_id: previous,
+          item: { ...view, content: [{ type: 'input_audio', transcript: null }] },
+        });
+    };
+
+    const transcribe = async (itemId: string, previous: string | null, transcript: string) => {
+      if (options.transcriptionDelayMs) await sleep(options.transcriptionDelayMs);
+      const view = { id: itemId, object: 'realtime.item', type: 'message', role: 'user', status: 'completed' };
+      if (transcript)
+        send({
+          type: 'conversation.item.input_audio_transcription.delta',
           item_id: itemId,
           content_index: 0,
-          transcript,
-          usage: { type: 'duration', seconds: 1 },
+          delta: transcript,
         });
-      }
+      send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: itemId,
+        content_index: 0,
+        transcript,
+        usage: { type: 'duration', seconds: 1 },
+      });
       send({
         type: 'conversation.item.done',
         previous_item_id: previous,
