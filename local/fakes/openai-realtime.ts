@@ -1,16 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer } from 'ws';
 import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import { decodeSpeechFrame, FRAME_SAMPLES, isVoiceActivity, synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { connectionDelay } from './connection-delay.ts';
+import { selfSignedCertificate } from './self-signed-certificate.ts';
 import { fakeReply, type ChatMessage, type ChatRequest } from './openai-compatible.ts';
 
 export interface FakeRealtimeOptions {
@@ -99,46 +96,6 @@ const FRAME_MS = (FRAME_SAMPLES * 1000) / 8000;
 /** The audio of a response goes in pieces of this much (the API's deltas are a few hundred ms). */
 const DELTA_MS = 200;
 const SAY_EXACTLY = /Say exactly(?: these words)?[^:]*:\s*"([\s\S]+)"\s*$/;
-
-let certificate: { key: string; cert: string } | null = null;
-
-/** A self-signed certificate for 127.0.0.1, made once per process with the system's openssl (EC keys: fast). */
-function selfSignedCertificate(): { key: string; cert: string } {
-  certificate ??= makeCertificate();
-  return certificate;
-}
-
-function makeCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'fake-realtime-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * A local OpenAI Realtime API (GA): `wss://…/v1/realtime?model=…` with Bearer authentication, the
