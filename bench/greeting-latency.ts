@@ -46,7 +46,7 @@ export async function measureGreetingLatency(calls: number): Promise<GreetingLat
     elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts, connectDelayMs: FAKE_CONNECT_MS },
   });
   const platform = platformProviders(fakes.settings, fakes.readKeys);
-  const providers: Required<CallProviders> = {
+  const providers: Required<Omit<CallProviders, 'realtime'>> = {
     stt: await platform.stt(),
     llm: await platform.llm(),
     tts: await platform.tts(),

@@ -168,12 +168,19 @@ for (const [label, contacts, channels, lastDigit, callSeconds, callsPerSecond] o
 }
 
 if (!CAMPAIGNS_ONLY) {
-  const voice = runJson<VoiceLatencyFigures>('bench/voice-latency.ts', process.env.BENCH_TURNS ?? '200');
-  console.log(
-    `Voice pipeline, ${voice.turns} turns, end of caller speech to first agent audio frame: overhead p50 ${ms(voice.overhead.p50)}, p95 ${ms(voice.overhead.p95)}, ` +
-      `max ${ms(voice.overhead.max)} (total p50 ${ms(voice.total.p50)}, p95 ${ms(voice.total.p95)}; fixed provider delays STT ${voice.fakeDelaysMs.stt} + ` +
-      `model ${voice.fakeDelaysMs.llm} + TTS ${voice.fakeDelaysMs.tts} ms = ${(voice.providerShareP50 * 100).toFixed(1)} % of the p50 total)`,
-  );
+  const turns = process.env.BENCH_TURNS ?? '200';
+  // The cascade and the realtime engine on the same turns and the same pause, one after the other.
+  for (const engine of ['cascade', 'realtime'] as const) {
+    const voice = runJson<VoiceLatencyFigures>('bench/voice-latency.ts', turns, engine);
+    const delays = Object.entries(voice.fakeDelaysMs)
+      .map(([name, delay]) => `${name} ${delay}`)
+      .join(' + ');
+    console.log(
+      `Voice pipeline (${engine}), ${voice.turns} turns, end of caller speech to first agent audio frame: overhead p50 ${ms(voice.overhead.p50)}, p95 ${ms(voice.overhead.p95)}, ` +
+        `max ${ms(voice.overhead.max)} (total p50 ${ms(voice.total.p50)}, p95 ${ms(voice.total.p95)}; fixed provider delays ${delays} ms = ` +
+        `${(voice.providerShareP50 * 100).toFixed(1)} % of the p50 total)`,
+    );
+  }
   const telemetry = runJson<TurnTelemetryFigures>('bench/turn-telemetry.ts', '1000', '6');
   console.log(
     `Turn latency recorder + telemetry (metrics, spans over OTLP), ${telemetry.callsPerRound * telemetry.rounds} synthetic calls each way: ` +

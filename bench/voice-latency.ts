@@ -9,7 +9,10 @@
  * of silence, audio time) is turn-taking policy, not overhead; the audio is sent faster than real
  * time, so it costs no wall time here.
  *
- *   tsx bench/voice-latency.ts [turns]      prints one JSON line (also run by `npm run bench`)
+ * The same turns with an agent of the `realtime` engine (its fake: REALTIME_FAKE_DELAYS_MS) give
+ * the speech-to-speech model's figures on the same fakes, the same pause ending each turn.
+ *
+ *   tsx bench/voice-latency.ts [turns] [cascade|realtime]   prints one JSON line (also run by `npm run bench`)
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
@@ -20,11 +23,21 @@ import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
 import { percentile } from './latency.ts';
 
 export const FAKE_DELAYS_MS = { stt: 50, llm: 100, tts: 80 } as const;
-const providerMs = FAKE_DELAYS_MS.stt + FAKE_DELAYS_MS.llm + FAKE_DELAYS_MS.tts;
+/**
+ * The realtime engine's fake (engine `realtime`): the model's transcript of a turn 50 ms after its
+ * commit (as the cascade's final result), its first audio 180 ms after the response is asked for
+ * (the cascade's model and speech together, less a hop: one model both writes and speaks).
+ */
+export const REALTIME_FAKE_DELAYS_MS = { transcription: 50, firstAudio: 180 } as const;
+const PROVIDER_MS = {
+  cascade: FAKE_DELAYS_MS.stt + FAKE_DELAYS_MS.llm + FAKE_DELAYS_MS.tts,
+  realtime: REALTIME_FAKE_DELAYS_MS.transcription + REALTIME_FAKE_DELAYS_MS.firstAudio,
+} as const;
 
 export interface VoiceLatencyFigures {
+  engine: 'cascade' | 'realtime';
   turns: number;
-  fakeDelaysMs: typeof FAKE_DELAYS_MS;
+  fakeDelaysMs: typeof FAKE_DELAYS_MS | typeof REALTIME_FAKE_DELAYS_MS;
   overhead: { p50: number; p95: number; max: number };
   total: { p50: number; p95: number };
   /** Share of the p50 total that the providers' fixed delays take. */
@@ -37,18 +50,27 @@ export const FLAT_DEFINITION = { greeting: 'Hello.' };
 export async function measureVoiceLatency(
   turns: number,
   workflowDefinition: Record<string, unknown> = FLAT_DEFINITION,
+  engine: VoiceLatencyFigures['engine'] = 'cascade',
 ): Promise<VoiceLatencyFigures> {
   const fakes = await startFakeVoiceProviders({
     deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt },
     openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
     elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts },
+    realtime: {
+      transcriptionDelayMs: REALTIME_FAKE_DELAYS_MS.transcription,
+      firstAudioDelayMs: REALTIME_FAKE_DELAYS_MS.firstAudio,
+    },
   });
   const platform = platformProviders(fakes.settings, fakes.readKeys);
-  const providers = { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() };
+  const realtime = engine === 'realtime' ? (await platform.realtime()).call() : undefined;
+  const providers = realtime
+    ? { stt: realtime.listener, llm: await platform.llm(), tts: realtime.voice, realtime }
+    : { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() };
+  const providerMs = PROVIDER_MS[engine];
   const plan = buildCallPlan({
     agentName: 'Bench',
     workflowDefinition,
-    workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120 },
+    workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120, engine },
     templateContextVariables: {},
     initialContext: {},
     dispositionCodes: { done: 'Done' },
@@ -108,8 +130,9 @@ export async function measureVoiceLatency(
   const round = (value: number) => Math.round(value * 10) / 10;
   const totalP50 = percentile(sortedTotals, 50);
   return {
+    engine,
     turns,
-    fakeDelaysMs: FAKE_DELAYS_MS,
+    fakeDelaysMs: engine === 'realtime' ? REALTIME_FAKE_DELAYS_MS : FAKE_DELAYS_MS,
     overhead: {
       p50: round(percentile(overheads, 50)),
       p95: round(percentile(overheads, 95)),
@@ -121,5 +144,6 @@ export async function measureVoiceLatency(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await measureVoiceLatency(Number(process.argv[2] ?? 200))));
+  const engine = process.argv[3] === 'realtime' ? 'realtime' : 'cascade';
+  console.log(JSON.stringify(await measureVoiceLatency(Number(process.argv[2] ?? 200), FLAT_DEFINITION, engine)));
 }

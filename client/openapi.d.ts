@@ -3217,6 +3217,8 @@ export interface components {
             platform_usd: number;
             /** @description The texts the call sent (by segment); only when it sent any. */
             sms_usd?: number;
+            /** @description The speech-to-speech model's audio and text tokens (an agent whose `engine` is `realtime`); only for such a call. */
+            speech_to_speech_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;
@@ -5298,6 +5300,8 @@ export interface components {
             platform_usd: number;
             /** @description The texts the call sent (by segment); only when it sent any. */
             sms_usd?: number;
+            /** @description The speech-to-speech model's audio and text tokens (an agent whose `engine` is `realtime`); only for such a call. */
+            speech_to_speech_usd?: number;
             telephony_usd: number;
             total_usd: number;
         } | null;
@@ -6770,6 +6774,11 @@ export interface components {
              * @description Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default 300.
              */
             chat_idle_timeout_seconds?: number;
+            /**
+             * @description How the agent hears and speaks. `cascade` (default): speech-to-text (Deepgram), the model, text-to-speech. `realtime`: a speech-to-speech model (OpenAI's Realtime API, the platform's `REALTIME_MODEL`) that hears the caller and answers in its own voice (`voice` one of its voices: alloy, ash, ballad, coral, echo, sage, shimmer, verse, marin, cedar), G.711 mu-law end to end; the same instructions, tools, phrases, clocks, barge-in, transcript and recording. An agent with a conversation flow, and a chat, use the cascade.
+             * @enum {string}
+             */
+            engine?: "cascade" | "realtime";
             /** @description Spoken as soon as the call is answered, before the caller says anything; `{{initial_context.<key>}}` is filled in. Default: `workflow_definition.greeting`, else the model opens the call. */
             first_message?: string;
             /**

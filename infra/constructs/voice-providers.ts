@@ -9,6 +9,7 @@ export const VOICE_SECRET_KEYS = {
   deepgramApiKey: 'deepgramApiKey',
   llmApiKey: 'llmApiKey',
   elevenLabsApiKey: 'elevenLabsApiKey',
+  realtimeApiKey: 'realtimeApiKey',
 } as const;
 
 /**
@@ -28,7 +29,8 @@ export class VoiceProviders extends Construct {
   constructor(scope: Construct, id: string, model: { llmApiUrl: string; llmModel: string }) {
     super(scope, id);
     this.secret = new Secret(this, 'Secret', {
-      description: 'Voice agent provider keys: deepgramApiKey, llmApiKey, elevenLabsApiKey (set by the operator)',
+      description:
+        'Voice agent provider keys: deepgramApiKey, llmApiKey, elevenLabsApiKey, realtimeApiKey (set by the operator)',
       secretObjectValue: Object.fromEntries(
         Object.values(VOICE_SECRET_KEYS).map((key) => [key, SecretValue.unsafePlainText('')]),
       ),

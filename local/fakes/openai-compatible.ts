@@ -31,14 +31,14 @@ export interface FakeOpenAi {
   stop: () => Promise<void>;
 }
 
-interface ChatMessage {
+export interface ChatMessage {
   role: string;
   content?: string | null;
   tool_calls?: { id: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 }
 
-interface ChatRequest {
+export interface ChatRequest {
   model: string;
   stream?: boolean;
   messages: ChatMessage[];

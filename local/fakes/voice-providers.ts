@@ -8,6 +8,7 @@ import {
 import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from './deepgram-live.ts';
 import { startFakeElevenLabs, type FakeElevenLabs, type FakeElevenLabsOptions } from './elevenlabs.ts';
 import { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './openai-compatible.ts';
+import { startFakeRealtime, type FakeRealtime, type FakeRealtimeOptions } from './openai-realtime.ts';
 import { startFakeToolEndpoint, type FakeToolEndpoint } from './tool-endpoint.ts';
 
 /** The model name the media service asks the fake model for. */
@@ -17,8 +18,8 @@ export const FAKE_MODEL = 'fake-chat';
 export interface VoiceProviderSettings {
   /** The media task's provider settings (what the stack sets on AWS): the fakes' URLs, the voice settings. */
   settings: Record<string, string>;
-  /** The VoiceProviders secret's content (what the operator puts in it on AWS). */
-  keys: Record<VoiceProviderKey, string>;
+  /** The VoiceProviders secret's content (what the operator puts in it on AWS); the realtime key with its fake. */
+  keys: Record<Exclude<VoiceProviderKey, 'realtimeApiKey'>, string> & { realtimeApiKey?: string };
 }
 
 /** Where a fake listens and the key it accepts. */
@@ -48,7 +49,7 @@ export function voiceProviderSettings(
     settings[urlSetting] = endpoint.url;
     return endpoint.apiKey;
   };
-  const keys: Record<VoiceProviderKey, string> = {
+  const keys: VoiceProviderSettings['keys'] = {
     deepgramApiKey: key('deepgram', providers.deepgram, 'DEEPGRAM_API_URL'),
     llmApiKey: key('model', providers.model, 'LLM_API_URL'),
     elevenLabsApiKey: key('elevenlabs', providers.elevenlabs, 'ELEVENLABS_API_URL'),
@@ -60,10 +61,11 @@ export function voiceProviderSettings(
 
 /** The platform's providers with the fakes that stand in for those without a key. */
 export interface VoiceProviders extends VoiceProviderSettings {
+  keys: Record<VoiceProviderKey, string>;
   /** Reads `keys` as the secret would be read (tests that run the media code without Secrets Manager). */
   readKeys: VoiceKeyReader;
   /** The fakes started: none for a provider whose key is set. */
-  fakes: { deepgram?: FakeDeepgram; model?: FakeOpenAi; elevenlabs?: FakeElevenLabs };
+  fakes: { deepgram?: FakeDeepgram; model?: FakeOpenAi; elevenlabs?: FakeElevenLabs; realtime?: FakeRealtime };
   tools: FakeToolEndpoint;
   stop: () => Promise<void>;
 }
@@ -72,6 +74,7 @@ export interface FakeVoiceOptions {
   deepgram?: Omit<FakeDeepgramOptions, 'apiKey'>;
   openai?: Omit<FakeOpenAiOptions, 'apiKey'>;
   elevenlabs?: Omit<FakeElevenLabsOptions, 'apiKey'>;
+  realtime?: Omit<FakeRealtimeOptions, 'apiKey'>;
 }
 
 /**
@@ -83,11 +86,12 @@ export async function startVoiceProviders(
   options: FakeVoiceOptions = {},
 ): Promise<VoiceProviders> {
   const key = () => randomBytes(16).toString('hex');
-  const fakeKeys = { deepgram: key(), model: key(), elevenlabs: key() };
-  const [deepgram, model, elevenlabs, tools] = await Promise.all([
+  const fakeKeys = { deepgram: key(), model: key(), elevenlabs: key(), realtime: key() };
+  const [deepgram, model, elevenlabs, realtime, tools] = await Promise.all([
     providers.deepgram ? undefined : startFakeDeepgram({ ...options.deepgram, apiKey: fakeKeys.deepgram }),
     providers.model ? undefined : startFakeOpenAi({ ...options.openai, apiKey: fakeKeys.model }),
     providers.elevenlabs ? undefined : startFakeElevenLabs({ ...options.elevenlabs, apiKey: fakeKeys.elevenlabs }),
+    providers.realtime ? undefined : startFakeRealtime({ ...options.realtime, apiKey: fakeKeys.realtime }),
     startFakeToolEndpoint(),
   ]);
   const { settings, keys } = voiceProviderSettings(providers, {
@@ -95,14 +99,17 @@ export async function startVoiceProviders(
     ...(model ? { model: { url: model.url, apiKey: fakeKeys.model } } : {}),
     ...(elevenlabs ? { elevenlabs: { url: elevenlabs.url, apiKey: fakeKeys.elevenlabs } } : {}),
   });
+  // The realtime engine's sessions open at its fake, whose certificate the client is told to trust.
+  if (realtime) Object.assign(settings, { REALTIME_API_URL: realtime.url, REALTIME_TLS_CA: realtime.ca });
+  const allKeys = { ...keys, realtimeApiKey: providers.realtime?.apiKey ?? fakeKeys.realtime };
   return {
     settings,
-    keys,
-    readKeys: async (names) => Object.fromEntries(names.map((name) => [name, keys[name]])) as never,
-    fakes: { deepgram, model, elevenlabs },
+    keys: allKeys,
+    readKeys: async (names) => Object.fromEntries(names.map((name) => [name, allKeys[name]])) as never,
+    fakes: { deepgram, model, elevenlabs, realtime },
     tools,
     stop: async () => {
-      await Promise.all([deepgram?.stop(), model?.stop(), elevenlabs?.stop(), tools.stop()]);
+      await Promise.all([deepgram?.stop(), model?.stop(), elevenlabs?.stop(), realtime?.stop(), tools.stop()]);
     },
   };
 }
@@ -112,12 +119,13 @@ export interface FakeVoiceProviders extends VoiceProviders {
   deepgram: FakeDeepgram;
   openai: FakeOpenAi;
   elevenlabs: FakeElevenLabs;
+  realtime: FakeRealtime;
 }
 
 /** Every voice provider's local fake, with random keys, and the settings that select them. */
 export async function startFakeVoiceProviders(options: FakeVoiceOptions = {}): Promise<FakeVoiceProviders> {
   const providers = await startVoiceProviders(localVoiceProviders({}), options);
-  const { deepgram, model, elevenlabs } = providers.fakes;
-  if (!deepgram || !model || !elevenlabs) throw new Error('Every fake starts when no provider has a key');
-  return { ...providers, deepgram, openai: model, elevenlabs };
+  const { deepgram, model, elevenlabs, realtime } = providers.fakes;
+  if (!deepgram || !model || !elevenlabs || !realtime) throw new Error('Every fake starts when no provider has a key');
+  return { ...providers, deepgram, openai: model, elevenlabs, realtime };
 }

@@ -5,7 +5,7 @@
  * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
  * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
  */
-import { buildCallPlan, flowOf } from './agent/call-plan.ts';
+import { buildCallPlan, flowOf, voiceSettings } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
 import { warmModel, type SpeechAhead } from './agent/early-providers.ts';
 import { GreetingCache, greetingSpeech } from './agent/greeting-cache.ts';
@@ -38,6 +38,7 @@ import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { MEMORY_SLOTS, memoriesForCall } from '../../shared/domain/memories.ts';
 import { completeCall } from '../../shared/services/call-completion.ts';
+import { speechToSpeechUsd } from '../../shared/domain/speech-to-speech-cost.ts';
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
@@ -209,9 +210,14 @@ async function setUpCall(
   // chat speaks no words: it needs the model only.
   const speech = run.mode !== CHAT_MODE;
   const own = organizationSpeechProviders(config.settings, speechKeys);
+  // The realtime engine hears and speaks itself: its session is the call's speech both ways.
+  const realtime =
+    speech && usesRealtime(agent.workflow_configurations, version.workflow_definition)
+      ? (await config.providers.realtime()).call()
+      : undefined;
   const [stt, tts, llm] = await Promise.all([
-    speech ? (own.stt ?? config.providers.stt()) : undefined,
-    speech ? (own.tts ?? config.providers.tts()) : undefined,
+    realtime?.listener ?? (speech ? (own.stt ?? config.providers.stt()) : undefined),
+    realtime?.voice ?? (speech ? (own.tts ?? config.providers.tts()) : undefined),
     model
       ? new OpenAiChatModel({
           ...model,
@@ -244,7 +250,7 @@ async function setUpCall(
       textable: !hasSession(run.mode),
       notes: !run.test,
     }),
-    providers: { stt, tts, llm },
+    providers: { stt, tts, llm, ...(realtime ? { realtime } : {}) },
     organizationId: orgId,
     toolFetch: config.toolFetch,
     ...(run.test ? { test: run.test } : {}),
@@ -270,6 +276,11 @@ async function setUpCall(
   return { call, speechSource };
 }
 
+/** The agent's `engine` is `realtime` (a flow's steps are the cascade's to run: flows.md). */
+function usesRealtime(configurations: Record<string, unknown>, definition: Record<string, unknown>): boolean {
+  return voiceSettings(configurations, definition).engine === 'realtime' && !flowOf(definition);
+}
+
 /** Greetings' speech kept for the next calls that say the same words (no call's own variables in them). */
 const greetings = new GreetingCache<SpeechAhead>();
 
@@ -292,7 +303,9 @@ export async function prepareEarlyCall(
   if (!ref || hasSession(dialed.mode)) return undefined;
   const { call, speechSource } = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
   const { tts, llm } = call.providers;
-  const greeting = tts && greetingSpeech(greetings, tts, call.plan, speechSource);
+  // A realtime session is the call's own (opened on answer): its greeting is said then.
+  const greeting =
+    tts && !call.providers.realtime ? greetingSpeech(greetings, tts, call.plan, speechSource) : undefined;
   void warmModel(llm);
   const parts = [
     greeting && (greeting.kept ? "the greeting's speech (kept from an earlier call)" : "the greeting's speech"),
@@ -442,6 +455,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         ...(recordingKey ? { recordingKey } : {}),
         transcriptKey: keys.transcript,
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
+        ...(result.speechToSpeech ? { speechToSpeechUsd: speechToSpeechUsd(result.speechToSpeech) } : {}),
       },
       run,
     );

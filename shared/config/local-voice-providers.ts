@@ -13,13 +13,14 @@ import {
  * offline). Each provider whose key is in the environment is the real service, reached by the
  * same SDK clients as on AWS at the provider's own endpoint; each other one is its local fake
  * (local/fakes/), so without keys nothing leaves the machine. The names follow the deployed
- * stack's: the VoiceProviders secret's `deepgramApiKey`, `llmApiKey` and `elevenLabsApiKey`, the
+ * stack's: the VoiceProviders secret's `deepgramApiKey`, `llmApiKey`, `elevenLabsApiKey` and `realtimeApiKey`, the
  * settings `LLM_API_URL` and `LLM_MODEL`, and the voice settings of shared/config/voice-settings.ts.
  */
 export const LOCAL_PROVIDER_KEYS = {
   deepgram: 'DEEPGRAM_API_KEY',
   model: 'LLM_API_KEY',
   elevenlabs: 'ELEVENLABS_API_KEY',
+  realtime: 'REALTIME_API_KEY',
 } as const;
 
 export type LocalProvider = keyof typeof LOCAL_PROVIDER_KEYS;
@@ -31,6 +32,8 @@ export interface LocalVoiceProviders {
   model?: { apiKey: string; apiUrl: string; model: string };
   /** ElevenLabs with this key at its own endpoint; absent: the local fake. */
   elevenlabs?: { apiKey: string };
+  /** OpenAI's Realtime API with this key (the `realtime` engine); absent: the local fake. */
+  realtime?: { apiKey: string };
   /** The media service's voice settings (the names the stack sets on the task), from the environment or their defaults. */
   voice: Record<VoiceSettingName, string>;
 }
@@ -51,6 +54,7 @@ export function localVoiceProviders(env: NodeJS.ProcessEnv): LocalVoiceProviders
   const deepgramKey = read(env, LOCAL_PROVIDER_KEYS.deepgram);
   const modelKey = read(env, LOCAL_PROVIDER_KEYS.model);
   const elevenLabsKey = read(env, LOCAL_PROVIDER_KEYS.elevenlabs);
+  const realtimeKey = read(env, LOCAL_PROVIDER_KEYS.realtime);
   const apiUrl = read(env, 'LLM_API_URL');
   const model = read(env, 'LLM_MODEL');
   if (!modelKey && (apiUrl || model))
@@ -66,6 +70,7 @@ export function localVoiceProviders(env: NodeJS.ProcessEnv): LocalVoiceProviders
       ? { model: { apiKey: modelKey, apiUrl: apiUrl ?? DEFAULT_LLM_API_URL, model: model ?? DEFAULT_LLM_MODEL } }
       : {}),
     ...(elevenLabsKey ? { elevenlabs: { apiKey: elevenLabsKey } } : {}),
+    ...(realtimeKey ? { realtime: { apiKey: realtimeKey } } : {}),
     voice,
   };
 }
@@ -91,6 +96,11 @@ export function describeLocalVoiceProviders(providers: LocalVoiceProviders, env:
         : providers.elevenlabs
           ? `ElevenLabs, model ${voice.ELEVENLABS_MODEL}, voice ${ttsVoice('elevenlabs')}`
           : fake('elevenlabs', 'ElevenLabs')
+    }`,
+    `Speech to speech (agents of engine realtime): ${
+      providers.realtime
+        ? `OpenAI Realtime, model ${voice.REALTIME_MODEL}`
+        : fake('realtime', 'the OpenAI Realtime API')
     }`,
   ];
   // The usual name of an OpenAI key is not read: the platform model's key is LLM_API_KEY, as in the deployed secret.

@@ -26,7 +26,15 @@ export const VOICE_SETTINGS = {
   },
   ELEVENLABS_MODEL: { context: 'elevenLabsModel', default: 'eleven_flash_v2_5', description: 'ElevenLabs model' },
   OPENAI_TTS_MODEL: { context: 'openAiTtsModel', default: 'gpt-4o-mini-tts', description: 'OpenAI speech model' },
+  REALTIME_MODEL: {
+    context: 'realtimeModel',
+    default: 'gpt-realtime',
+    description: "OpenAI Realtime model of the agents whose `engine` is `realtime` (the secret's `realtimeApiKey`)",
+  },
 } as const;
+
+/** OpenAI's API, where the `realtime` engine's sessions open (wss://…/v1/realtime). */
+export const DEFAULT_REALTIME_API_URL = 'https://api.openai.com/v1';
 
 export type VoiceSettingName = keyof typeof VOICE_SETTINGS;
 

@@ -11,25 +11,29 @@ const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
  * session (`overPhone` false) has no telephony leg, only platform time. A transferred call: the
  * platform's time is the agent's part (`agentSeconds`), and the transfer leg is a second
  * telephony leg (`transferLegSeconds`), each billed per started minute. Texts sent during the
- * call (`smsUsd`, by segment) are a part of their own.
+ * call (`smsUsd`, by segment) are a part of their own, and so are a realtime engine's model tokens
+ * (`speechToSpeechUsd`).
  */
 export function callCost(
   durationSeconds: number,
   overPhone = true,
-  parts: { agentSeconds?: number; transferLegSeconds?: number; smsUsd?: number } = {},
+  parts: { agentSeconds?: number; transferLegSeconds?: number; smsUsd?: number; speechToSpeechUsd?: number } = {},
 ) {
   const minutes = Math.ceil(durationSeconds / 60);
   const legMinutes = Math.ceil((parts.transferLegSeconds ?? 0) / 60);
   const telephony = overPhone ? round((minutes + legMinutes) * TELEPHONY_USD_PER_MINUTE) : 0;
   const platform = round(Math.ceil((parts.agentSeconds ?? durationSeconds) / 60) * PLATFORM_USD_PER_MINUTE);
   const sms = round(parts.smsUsd ?? 0);
+  const speechToSpeech = round(parts.speechToSpeechUsd ?? 0);
   return {
     currency: 'USD' as const,
     telephony_usd: telephony,
     platform_usd: platform,
     // Only a call that sent texts has the part (its segments, domain/text-messages.ts).
     ...(sms > 0 ? { sms_usd: sms } : {}),
-    total_usd: round(telephony + platform + sms),
+    // Only a call of the realtime engine has the part (its model's tokens, domain/speech-to-speech-cost.ts).
+    ...(speechToSpeech > 0 ? { speech_to_speech_usd: speechToSpeech } : {}),
+    total_usd: round(telephony + platform + sms + speechToSpeech),
   };
 }
 

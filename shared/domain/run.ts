@@ -51,7 +51,14 @@ export interface RunRecord {
    * run item; filled in where a run is shown or its `call.completed` sent.
    */
   sms: RunSmsView[];
-  cost: { currency: 'USD'; telephony_usd: number; platform_usd: number; sms_usd?: number; total_usd: number } | null;
+  cost: {
+    currency: 'USD';
+    telephony_usd: number;
+    platform_usd: number;
+    sms_usd?: number;
+    speech_to_speech_usd?: number;
+    total_usd: number;
+  } | null;
   provider_call_id: string | null;
   /** When the callee picked up and the media stream started; the duration counts from here. */
   answered_at: string | null;

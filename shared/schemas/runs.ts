@@ -153,6 +153,10 @@ export const RunCost = z
       .number()
       .optional()
       .openapi({ description: 'The texts the call sent (by segment); only when it sent any.' }),
+    speech_to_speech_usd: z.number().optional().openapi({
+      description:
+        "The speech-to-speech model's audio and text tokens (an agent whose `engine` is `realtime`); only for such a call.",
+    }),
     total_usd: z.number(),
   })
   .openapi('RunCost');

@@ -19,6 +19,10 @@ export const VOICE_DEFAULTS = {
   chat_idle_timeout_seconds: 300,
 } as const;
 
+/** How an agent hears and speaks: speech-to-text, model and text-to-speech, or one speech-to-speech model. */
+export const VOICE_ENGINES = ['cascade', 'realtime'] as const;
+export type VoiceEngine = (typeof VOICE_ENGINES)[number];
+
 const Phrase = z.string().min(1).max(500);
 
 export const WorkflowConfigurations = z
@@ -67,6 +71,10 @@ export const WorkflowConfigurations = z
       .openapi({
         description: `Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default ${VOICE_DEFAULTS.chat_idle_timeout_seconds}.`,
       }),
+    engine: z.enum(VOICE_ENGINES).optional().openapi({
+      description:
+        "How the agent hears and speaks. `cascade` (default): speech-to-text (Deepgram), the model, text-to-speech. `realtime`: a speech-to-speech model (OpenAI's Realtime API, the platform's `REALTIME_MODEL`) that hears the caller and answers in its own voice (`voice` one of its voices: alloy, ash, ballad, coral, echo, sage, shimmer, verse, marin, cedar), G.711 mu-law end to end; the same instructions, tools, phrases, clocks, barge-in, transcript and recording. An agent with a conversation flow, and a chat, use the cascade.",
+    }),
     barge_in_min_words: documentedInt(z.int().min(1).max(10))
       .optional()
       .openapi({

@@ -28,6 +28,8 @@ export interface CompletionReport {
   /** A transferred call: when the agent's part ended (platform time stops there), and the transfer leg's seconds (telephony). */
   agentEndedAt?: string;
   transferLegSeconds?: number;
+  /** The realtime engine's model tokens, priced (USD). */
+  speechToSpeechUsd?: number;
 }
 
 /**
@@ -83,6 +85,7 @@ async function finishCall(
       run.answered_at && report.agentEndedAt ? wholeSeconds(run.answered_at, report.agentEndedAt) : undefined,
     transferLegSeconds: report.transferLegSeconds,
     smsUsd: texts.sms_usd,
+    speechToSpeechUsd: report.speechToSpeechUsd,
   });
   const gathered = { ...run.gathered_context, ...report.gatheredContext };
   const ending: RunEnding = {

@@ -366,6 +366,7 @@ describe('the first deploy into a fresh account (default context, no provider ke
       deepgramApiKey: '',
       llmApiKey: '',
       elevenLabsApiKey: '',
+      realtimeApiKey: '',
     });
     expect(variables.VOICE_PROVIDERS_SECRET_ARN).toEqual({ Ref: expect.stringMatching(/VoiceProvidersSecret/) });
     const taskRole = task.Properties.TaskRoleArn['Fn::GetAtt'][0];

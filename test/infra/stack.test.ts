@@ -573,6 +573,7 @@ describe('VoiceAgentPlatformApi stack', () => {
       TTS_VOICE: '',
       ELEVENLABS_MODEL: 'eleven_flash_v2_5',
       OPENAI_TTS_MODEL: 'gpt-4o-mini-tts',
+      REALTIME_MODEL: 'gpt-realtime',
       VOICE_PROVIDERS_SECRET_ARN: { Ref: expect.stringMatching(/VoiceProvidersSecret/) },
       // To hang up a Telnyx call the agent ended (closing its stream leaves it up).
       TELEPHONY_SECRET_ARN: { Ref: expect.stringMatching(/TelephonySecret/) },

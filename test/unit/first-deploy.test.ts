@@ -17,7 +17,7 @@ import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
  * infra/constructs/voice-providers.ts creates it) and the media task reads it, through Powertools
  * Parameters, from (the local stand-in of) Secrets Manager.
  */
-const EMPTY_KEYS = { deepgramApiKey: '', llmApiKey: '', elevenLabsApiKey: '' };
+const EMPTY_KEYS = { deepgramApiKey: '', llmApiKey: '', elevenLabsApiKey: '', realtimeApiKey: '' };
 let secretsManager: LocalSecretsManager;
 let fakes: FakeVoiceProviders;
 
@@ -59,6 +59,10 @@ describe('the first deploy: the media task before the operator fills in the prov
     const missing = `The secret in VOICE_PROVIDERS_SECRET_ARN (${secretArn}) has no value for deepgramApiKey`;
     await expect(platform.stt()).rejects.toThrow(SecretNotReadyError);
     await expect(platform.stt()).rejects.toThrow(missing);
+    // An agent of the realtime engine: its calls fail naming the Realtime API's key.
+    await expect(platform.realtime()).rejects.toThrow(
+      `The secret in VOICE_PROVIDERS_SECRET_ARN (${secretArn}) has no value for realtimeApiKey`,
+    );
 
     // The call loop with the platform's providers, as call-sessions.ts prepares it.
     const session = new CallPipeline({
@@ -81,5 +85,6 @@ describe('the first deploy: the media task before the operator fills in the prov
     secretsManager.put('voice-providers-first-deploy', JSON.stringify(fakes.keys));
     expect((await platform.stt()).name).toBe('Deepgram');
     expect((await platform.tts()).name).toBe('ElevenLabs');
+    expect((await platform.realtime()).name).toBe('OpenAI Realtime');
   });
 });

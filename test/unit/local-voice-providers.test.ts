@@ -116,6 +116,7 @@ describe('which provider npm start uses, by the keys in its environment', () => 
       TTS_VOICE: 'verse',
       ELEVENLABS_MODEL: 'eleven_turbo_v2_5',
       OPENAI_TTS_MODEL: 'tts-1',
+      REALTIME_MODEL: 'gpt-realtime-mini',
     };
     expect(localVoiceProviders(voice).voice).toEqual(voice);
     expect(voiceProviderSettings(localVoiceProviders(voice), FAKES).settings).toMatchObject(voice);
@@ -146,14 +147,16 @@ describe('what npm start prints about its providers', () => {
         'Speech to text: local fake of Deepgram (set DEEPGRAM_API_KEY for the real one)',
         'Language model: local fake (set LLM_API_KEY for the real one)',
         'Text to speech: local fake of ElevenLabs (set ELEVENLABS_API_KEY for the real one)',
+        'Speech to speech (agents of engine realtime): local fake of the OpenAI Realtime API (set REALTIME_API_KEY for the real one)',
       ],
     },
     {
-      env: { DEEPGRAM_API_KEY: 'dg', LLM_API_KEY: 'sk', ELEVENLABS_API_KEY: 'el' },
+      env: { DEEPGRAM_API_KEY: 'dg', LLM_API_KEY: 'sk', ELEVENLABS_API_KEY: 'el', REALTIME_API_KEY: 'rt' },
       lines: [
         'Speech to text: Deepgram, model nova-3',
         'Language model: gpt-4o-mini at api.openai.com',
         'Text to speech: ElevenLabs, model eleven_flash_v2_5, voice JBFqnCBsd6RMkjVDRZzb',
+        'Speech to speech (agents of engine realtime): OpenAI Realtime, model gpt-realtime',
       ],
     },
     {
@@ -162,6 +165,7 @@ describe('what npm start prints about its providers', () => {
         'Speech to text: local fake of Deepgram (set DEEPGRAM_API_KEY for the real one)',
         'Language model: gpt-4o-mini at api.openai.com',
         'Text to speech: OpenAI speech at api.openai.com, model gpt-4o-mini-tts, voice alloy',
+        'Speech to speech (agents of engine realtime): local fake of the OpenAI Realtime API (set REALTIME_API_KEY for the real one)',
       ],
     },
     {
@@ -170,6 +174,7 @@ describe('what npm start prints about its providers', () => {
         'Speech to text: local fake of Deepgram (set DEEPGRAM_API_KEY for the real one)',
         'Language model: local fake (set LLM_API_KEY for the real one)',
         'Text to speech: local fake of OpenAI speech (set LLM_API_KEY for the real one)',
+        'Speech to speech (agents of engine realtime): local fake of the OpenAI Realtime API (set REALTIME_API_KEY for the real one)',
         "(OPENAI_API_KEY is not read: the platform model's key is LLM_API_KEY, e.g. LLM_API_KEY=$OPENAI_API_KEY npm start)",
       ],
     },
@@ -202,14 +207,29 @@ describe('the fakes started for the local media service', () => {
     stop = () => secretsManager.stop();
     process.env.MEDIA_STREAM_SECRET_ARN = secretsManager.arns['media-streams'];
     const media = await startLocalMediaService(
-      localVoiceProviders({ DEEPGRAM_API_KEY: 'dg-key', LLM_API_KEY: 'sk-key', ELEVENLABS_API_KEY: 'el-key' }),
+      localVoiceProviders({
+        DEEPGRAM_API_KEY: 'dg-key',
+        LLM_API_KEY: 'sk-key',
+        ELEVENLABS_API_KEY: 'el-key',
+        REALTIME_API_KEY: 'rt-key',
+      }),
     );
     stop = async () => {
       await media.stop();
       await secretsManager.stop();
     };
-    expect(media.providers.fakes).toEqual({ deepgram: undefined, model: undefined, elevenlabs: undefined });
-    expect(media.voiceKeys).toEqual({ deepgramApiKey: 'dg-key', llmApiKey: 'sk-key', elevenLabsApiKey: 'el-key' });
+    expect(media.providers.fakes).toEqual({
+      deepgram: undefined,
+      model: undefined,
+      elevenlabs: undefined,
+      realtime: undefined,
+    });
+    expect(media.voiceKeys).toEqual({
+      deepgramApiKey: 'dg-key',
+      llmApiKey: 'sk-key',
+      elevenLabsApiKey: 'el-key',
+      realtimeApiKey: 'rt-key',
+    });
     expect(media.platformModelEnv).toEqual({ LLM_API_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini' });
     // No setting points anywhere on this machine but the tool endpoint's, which is not a provider's.
     expect(Object.values(media.providers.settings).filter((value) => value.includes('127.0.0.1'))).toEqual([]);

@@ -11,7 +11,7 @@ import { rankPassages } from '../../../shared/domain/knowledge.ts';
 import { FlowDefinition as FlowDefinitionSchema } from '../../../shared/schemas/flows.ts';
 import type { ToolRecord } from '../../../shared/repositories/agent-resources.ts';
 import type { Memory } from '../../../shared/schemas/memories.ts';
-import { VOICE_DEFAULTS, WorkflowConfigurations } from '../../../shared/schemas/voice-settings.ts';
+import { VOICE_DEFAULTS, WorkflowConfigurations, type VoiceEngine } from '../../../shared/schemas/voice-settings.ts';
 import { MAX_KNOWLEDGE_TEXT_CHARS } from '../../../shared/schemas/bounds.ts';
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { SmsPlan } from '../../../shared/schemas/text-messages.ts';
@@ -65,6 +65,8 @@ export interface VoiceSettings {
   bargeInMinWords: number;
   /** What ends the caller's turn, and what of their speech stops the agent (`turn_taking`). */
   turnTaking: TurnTaking;
+  /** The cascade (speech-to-text, model, text-to-speech) or a speech-to-speech model. */
+  engine: VoiceEngine;
   /** Keys the caller presses: when an entry ends. */
   keypad: { collectDigits: number | null; endKey: string | null; timeoutMs: number; sendDigits: boolean };
 }
@@ -153,6 +155,7 @@ export function voiceSettings(
       backchannels: settings.turn_taking?.backchannels ?? backchannelsFor(settings.language ?? VOICE_DEFAULTS.language),
       interruptible: settings.turn_taking?.interruptible ?? true,
     },
+    engine: settings.engine ?? 'cascade',
     keypad: {
       collectDigits: settings.keypad?.collect_digits ?? null,
       endKey: settings.keypad?.end_key === undefined ? '#' : settings.keypad.end_key,

@@ -3,6 +3,7 @@
  * same clients (providers.ts); locally they point at fakes that speak the providers' protocols.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { RealtimeCall } from './openai-realtime.ts';
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -91,6 +92,8 @@ export interface CallProviders {
   stt?: SpeechToText;
   llm: LanguageModel;
   tts?: TextToSpeech;
+  /** The `realtime` engine's session (speech to speech): it is then also `stt` and `tts`. */
+  realtime?: RealtimeCall;
 }
 
 /** A provider failed: the call ends `failed`, naming it. */

@@ -10,7 +10,14 @@ import { encodeMulaw } from '../audio/mulaw.ts';
 import { DeepgramSpeechToText } from './deepgram-speech-to-text.ts';
 import { Downsampler } from '../audio/resampler.ts';
 import { getSecretFields } from '../../../shared/config/secrets.ts';
-import { DEFAULT_VOICES, TTS_PROVIDERS, VOICE_SETTINGS, voiceSetting } from '../../../shared/config/voice-settings.ts';
+import {
+  DEFAULT_REALTIME_API_URL,
+  DEFAULT_VOICES,
+  TTS_PROVIDERS,
+  VOICE_SETTINGS,
+  voiceSetting,
+} from '../../../shared/config/voice-settings.ts';
+import { OpenAiRealtime } from './openai-realtime.ts';
 import { createGuardedFetch, type FetchLike } from '../../../shared/net/guarded-fetch.ts';
 import type { OrganizationSpeechKeys } from '../../../shared/services/speech-keys.ts';
 import {
@@ -183,12 +190,14 @@ export interface PlatformProviders {
   stt(): Promise<SpeechToText>;
   llm(): Promise<LanguageModel>;
   tts(): Promise<TextToSpeech>;
+  /** The speech-to-speech model of the `realtime` engine (a session per call). */
+  realtime(): Promise<OpenAiRealtime>;
   /** The text-to-speech provider setting (`elevenlabs` or `openai`). */
   readonly ttsProvider: (typeof TTS_PROVIDERS)[number];
 }
 
 /** The JSON keys of the VoiceProviders secret (infra/constructs/voice-providers.ts creates it with each empty). */
-export type VoiceProviderKey = 'deepgramApiKey' | 'llmApiKey' | 'elevenLabsApiKey';
+export type VoiceProviderKey = 'deepgramApiKey' | 'llmApiKey' | 'elevenLabsApiKey' | 'realtimeApiKey';
 
 /**
  * Reads keys of the VoiceProviders secret; a key missing or empty fails, naming it. Read at run
@@ -250,8 +259,19 @@ export function platformProviders(
     (apiKey) =>
       new OpenAiTextToSpeech({ apiUrl: llmApiUrl, apiKey, voice, model: voiceSetting(env, 'OPENAI_TTS_MODEL') }),
   );
+  const realtime = madeWith(
+    (apiKey) =>
+      new OpenAiRealtime({
+        apiUrl: env.REALTIME_API_URL || DEFAULT_REALTIME_API_URL,
+        apiKey,
+        model: voiceSetting(env, 'REALTIME_MODEL'),
+        // The local fake's self-signed certificate (the local stack and tests only; unset on AWS).
+        ca: env.REALTIME_TLS_CA || undefined,
+      }),
+  );
   return {
     ttsProvider: ttsProvider as PlatformProviders['ttsProvider'],
+    realtime: async () => realtime((await readKeys(['realtimeApiKey'])).realtimeApiKey),
     stt: async () => deepgram((await readKeys(['deepgramApiKey'])).deepgramApiKey),
     llm: async () => model((await readKeys(['llmApiKey'])).llmApiKey),
     tts: async () =>

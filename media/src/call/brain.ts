@@ -6,9 +6,19 @@
  */
 import type { ChatMessage } from '../agent/interfaces.ts';
 import type { FlowPathStep } from '../../../shared/domain/flows.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 
 /** Audio already in the call's format (8 kHz mu-law), instead of text-to-speech of the text. */
 export type AnswerAudio = () => AsyncIterable<Uint8Array>;
+
+export interface SayOptions {
+  interruptible: boolean;
+  /**
+   * The words of `audio` when they are known only once it has played (a speech-to-speech model's
+   * transcript of its own speech): they replace `text` in the transcript and the history.
+   */
+  words?: () => string;
+}
 
 /** One answer of the agent, as its brain writes it. */
 export interface Answer {
@@ -22,7 +32,7 @@ export interface Answer {
    * Says `text` after what the answer already queued (spoken, or written in a chat). Words not
    * `interruptible` (a flow step's disclosure) are not cut by the caller's (reply.ts).
    */
-  say(text: string, audio?: AnswerAudio, options?: { interruptible: boolean }): void;
+  say(text: string, audio?: AnswerAudio, options?: SayOptions): void;
   /** The words the answer ends with (after any tool calls), for the conversation's history. */
   finalWords(text: string): void;
   /** Hang up once the answer has played. */
@@ -61,4 +71,6 @@ export interface Brain {
   interruptible(): boolean;
   /** The call's path through its flow (flow-brain.ts); null without one. */
   flowPath(): FlowPathStep[] | null;
+  /** A speech-to-speech model's tokens so far (realtime-brain.ts); absent for the cascade. */
+  usage?(): SpeechToSpeechUsage;
 }

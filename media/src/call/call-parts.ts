@@ -8,6 +8,7 @@ import { Keypad } from './keypad.ts';
 import type { LiveTap } from './live-tap.ts';
 import { PromptBrain } from './prompt-brain.ts';
 import { FlowBrain } from './flow-brain.ts';
+import { RealtimeBrain } from './realtime-brain.ts';
 import type { LiveEvent } from './live-tap.ts';
 import type { TransferDestination } from '../../../shared/schemas/call-transfer.ts';
 import type { Speaker } from './reply.ts';
@@ -39,6 +40,8 @@ export interface CallPartsContext {
   trace: LatencyTrace;
   /** Wall time, ISO 8601. */
   now(): string;
+  /** The call's time (ms from its start). */
+  nowMs(): number;
   /** An event in the transcript (a text sent), at the current time. */
   transcriptEvent(text: string, role?: 'assistant' | 'user'): void;
 }
@@ -63,16 +66,18 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     tools: new AgentTools(call, { gathered: context.gathered, closing: context.closing, transfer, texts, log, runRef }),
   };
   if (call.flowVariables) Object.assign(context.gathered, call.flowVariables);
-  const brain: Brain = call.plan.flow
-    ? new FlowBrain(call, {
-        ...options,
-        gathered: context.gathered,
-        variables: call.plan.variables,
-        closing: context.closing,
-        transfer,
-        now: context.now,
-      })
-    : new PromptBrain(call, options);
+  const brain: Brain = call.providers.realtime
+    ? new RealtimeBrain(call, { ...options, speaker: context.speaker, nowMs: context.nowMs })
+    : call.plan.flow
+      ? new FlowBrain(call, {
+          ...options,
+          gathered: context.gathered,
+          variables: call.plan.variables,
+          closing: context.closing,
+          transfer,
+          now: context.now,
+        })
+      : new PromptBrain(call, options);
   const handoff = new Handoff(call, { brain, notify: (event) => tap.notify(event), log, runRef });
   context.speaker.useVoice(call.providers.tts, {
     voice: call.plan.settings.voice,

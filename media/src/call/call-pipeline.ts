@@ -265,6 +265,7 @@ export class CallPipeline {
         transfer: this.transferIntent,
         latency: this.latency.recorded(),
         flow: this.parts?.brain.flowPath() ?? null,
+        speechToSpeech: this.parts?.brain.usage?.() ?? null,
       });
     }
     return this.finished;
@@ -299,6 +300,7 @@ export class CallPipeline {
       runRef: () => this.runRef,
       trace: this.latency,
       now: () => new Date(this.clock.wall()).toISOString(),
+      nowMs: () => this.clock.nowMs(),
       transcriptEvent: (text, role = 'assistant') => {
         const at = this.clock.isoAt(this.clock.nowMs());
         this.addFragment({ timestamp: at, end: at, role, text });

@@ -7,6 +7,7 @@ import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { CallLatency, LatencyTurn } from '../../../shared/domain/call-latency.ts';
 import type { FlowPathStep } from '../../../shared/domain/flows.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import type { SmsSender } from '../../../shared/domain/text-messages.ts';
 import type { SmsOutcome } from '../../../shared/services/text-messages.ts';
 
@@ -39,6 +40,8 @@ export interface SessionResult {
   latency: { call: CallLatency; turns: LatencyTurn[] };
   /** The path through the agent's conversation flow; null for a flat definition. */
   flow: FlowPathStep[] | null;
+  /** The speech-to-speech model's tokens (the realtime engine); null for the cascade. */
+  speechToSpeech: SpeechToSpeechUsage | null;
 }
 
 export interface HangUpInfo {

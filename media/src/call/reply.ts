@@ -284,7 +284,7 @@ export class Speaker {
         return reply.hangUp;
       },
       say: (text, audio, options) =>
-        this.queueSpeech(reply, text, audio, options?.interruptible === false || !this.interruptible),
+        this.queueSpeech(reply, text, audio, options?.interruptible === false || !this.interruptible, options?.words),
       finalWords: (text) => {
         reply.finalText = text;
       },
@@ -295,12 +295,12 @@ export class Speaker {
   }
 
   /** Speaks `text` after what the answer already queued; its audio goes out as it streams in. */
-  private queueSpeech(reply: Reply, text: string, audio?: AnswerAudio, holding = false): void {
+  private queueSpeech(reply: Reply, text: string, audio?: AnswerAudio, holding = false, words?: () => string): void {
     const spoken = text.trim();
     if (!spoken) return;
     if (holding) reply.holding++;
     if (this.options.chat) this.queueText(reply, spoken);
-    else this.queueAudio(reply, spoken, audio);
+    else this.queueAudio(reply, spoken, audio, words);
     if (holding)
       reply.speech = reply.speech.finally(() => {
         reply.holding--;
@@ -310,7 +310,7 @@ export class Speaker {
   }
 
   /** Speech of `spoken`: its audio goes out as it streams in. */
-  private queueAudio(reply: Reply, spoken: string, audio?: AnswerAudio): void {
+  private queueAudio(reply: Reply, spoken: string, audio?: AnswerAudio, words?: () => string): void {
     const tts = this.voice?.tts;
     if (!tts) throw new Error('no text-to-speech provider for a voice session');
     const { options } = this.voice!;
@@ -339,7 +339,9 @@ export class Speaker {
       }
       if (stopped()) return;
       if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
-      if (startMs !== null) reply.segments.push({ index, text: spoken, startMs, endMs: this.outboundCursorMs });
+      const text = words?.() || spoken;
+      reply.texts[index] = text;
+      if (startMs !== null) reply.segments.push({ index, text, startMs, endMs: this.outboundCursorMs });
     });
     // The answer awaits its speech once written; a speech failure before then (or an answer that
     // fails itself first) must not be an unhandled rejection, which would end the whole task.

@@ -1,0 +1,349 @@
+/**
+ * The realtime brain: a speech-to-speech model (OpenAI's Realtime API, agent/openai-realtime.ts)
+ * that hears the caller itself and answers in its own voice. The rest of the call is the
+ * cascade's pipeline: the session's turn detection and transcripts are the caller's turns
+ * (caller-turns.ts, through the session's `listener`), each answer is a response of the model
+ * whose audio the reply plays (reply.ts: what played, marks, the recording, the live tap), its
+ * tool calls run through the same tools (agent-tools.ts), and the fixed phrases are said by the
+ * model word for word (the session's `voice`). A barge-in is the model's own turn detection
+ * (`speech_started`) through the reply's rules (words not interruptible are not cut); the model
+ * is told what the caller did not hear (`conversation.item.truncate`).
+ */
+import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { NO_USAGE, type SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
+import { knowledgeSection } from '../agent/call-plan.ts';
+import { ProviderError, type ChatMessage } from '../agent/interfaces.ts';
+import { failureOf, type RealtimeCall } from '../agent/openai-realtime.ts';
+import type { AgentTools } from './agent-tools.ts';
+import type { Answer, Brain, HeardMessage } from './brain.ts';
+import type { LogFn, PreparedCall } from './call-types.ts';
+import type { LiveEvent } from './live-tap.ts';
+import { FILLER_AFTER_MS, MODEL_ANSWER_LIMIT_MS } from './prompt-brain.ts';
+import type { Speaker } from './reply.ts';
+import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
+
+const MAX_TOOL_ROUNDS = 4;
+
+export interface RealtimeBrainOptions {
+  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
+  tools: AgentTools;
+  speaker: Speaker;
+  /** The call's time (ms from its start): where the audio played when the caller cut in. */
+  nowMs(): number;
+  sessionEvent(event: LiveEvent): void;
+  isEnded(): boolean;
+  log: LogFn;
+  runRef(): string | null;
+  trace?: LatencyTrace;
+}
+
+/** The audio of one output item as the reply plays it, and how much of it went to the reply. */
+interface SpokenItem {
+  itemId: string;
+  transcript: string;
+  /** Audio handed to the reply (ms): at a cut, what played is this less what was still queued. */
+  audioMs: number;
+}
+
+export class RealtimeBrain implements Brain {
+  private readonly session: RealtimeCall;
+  /** The output item playing or last played: what a barge-in truncates. */
+  private speaking: SpokenItem | null = null;
+  /** The model's own words of the answer just given (its items hold them already). */
+  private ownWords: string | null = null;
+  /** A summary for a warm transfer: what was said, both sides. */
+  private readonly said: string[] = [];
+  /** Audio tokens and text tokens of every response (the run's cost). */
+  private readonly tokens: SpeechToSpeechUsage = { ...NO_USAGE };
+
+  constructor(
+    private readonly call: PreparedCall,
+    private readonly options: RealtimeBrainOptions,
+  ) {
+    const session = call.providers.realtime;
+    if (!session) throw new Error('the realtime engine needs its session');
+    this.session = session;
+    const { plan } = call;
+    session.agent = {
+      instructions: plan.systemPrompt,
+      tools: plan.tools,
+      voice: plan.settings.voice,
+      language: plan.settings.language,
+    };
+    session.on((event) => this.onEvent(event));
+  }
+
+  flowPath(): null {
+    return null;
+  }
+
+  usage(): SpeechToSpeechUsage {
+    return { ...this.tokens };
+  }
+
+  interruptible(): boolean {
+    return true;
+  }
+
+  /** The model heard the caller itself (its transcript is the turn); keys pressed are told in words. */
+  hearCaller(text: string): void {
+    this.said.push(`Caller: ${text}`);
+    if (text.startsWith('(The caller pressed'))
+      void this.session.send({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      });
+  }
+
+  addNote(content: string): void {
+    void this.session.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'system', content: [{ type: 'input_text', text: content }] },
+    });
+  }
+
+  restore(history: ChatMessage[], note: string): void {
+    for (const message of history)
+      if ((message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string')
+        this.remember(message.role, message.content);
+    this.addNote(note);
+  }
+
+  /**
+   * What the caller heard of an answer. The model's own answers are in its conversation already
+   * (a cut one truncated there); a fixed phrase is not: it goes in as the agent's words.
+   */
+  heardAgent(text: string): HeardMessage {
+    this.said.push(`Agent: ${text}`);
+    const own = this.ownWords;
+    this.ownWords = null;
+    if (own === null) this.remember('assistant', text);
+    return { content: text };
+  }
+
+  async summary(): Promise<string> {
+    return `A caller handed over by the voice agent. The conversation: ${this.said.slice(-10).join(' / ')}`.slice(
+      0,
+      2000,
+    );
+  }
+
+  /** Responses of the model until one says its last words without calling a tool. */
+  async answer(answer: Answer, userText: string | null): Promise<void> {
+    const { plan } = this.call;
+    const passages = userText ? plan.knowledge(userText) : [];
+    if (passages.length) {
+      this.call.runLog?.(
+        'INFO',
+        `Knowledge used for "${userText}": ${passages.map((passage) => `[${passage.title}] ${passage.text.slice(0, 120)}`).join(' | ')}`,
+      );
+      this.options.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
+    }
+    // The turn's knowledge goes with this answer's instructions only, as the cascade's system prompt of the turn.
+    const instructions = plan.systemPrompt + knowledgeSection(passages);
+    this.ownWords = null;
+    for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+      const { transcript, toolCalls } = await this.response(answer, instructions);
+      if (answer.signal.aborted) return;
+      if (transcript) {
+        this.ownWords = transcript;
+        answer.finalWords(transcript);
+      }
+      if (!toolCalls.length) return;
+      for (const toolCall of toolCalls) {
+        const trace = this.options.trace ?? NO_TRACE;
+        trace.tool(toolCall.name, 'start');
+        const result = await this.options.tools.run(answer, toolCall, () => this.fillerAfterWait(answer));
+        trace.tool(toolCall.name, 'end');
+        await this.session.send({
+          type: 'conversation.item.create',
+          item: { type: 'function_call_output', call_id: toolCall.callId, output: result },
+        });
+        this.options.sessionEvent({ event: 'tool_call', name: toolCall.name, arguments: toolCall.arguments, result });
+      }
+      if (answer.hangingUp || answer.signal.aborted) return;
+    }
+  }
+
+  /**
+   * One response: its audio items said as they stream (each with the model's transcript of it),
+   * its function calls collected. Bounded in time like the cascade's model: the filler after 2 s
+   * of nothing, a failure after 10 s without a start.
+   */
+  private async response(
+    answer: Answer,
+    instructions: string,
+  ): Promise<{ transcript: string; toolCalls: { name: string; arguments: string; callId: string }[] }> {
+    const toolCalls: { name: string; arguments: string; callId: string }[] = [];
+    const items = new Map<string, { spoken: SpokenItem; push: (chunk: Uint8Array | null) => void }>();
+    let transcript = '';
+    let responseId: string | null = null;
+    const early: RealtimeServerEvent[] = [];
+    let settle!: (error: Error | null) => void;
+    const done = new Promise<Error | null>((resolve) => (settle = resolve));
+    const trace = this.options.trace ?? NO_TRACE;
+    const take = (event: RealtimeServerEvent) => {
+      switch (event.type) {
+        case 'response.output_audio.delta': {
+          if (event.response_id !== responseId) return;
+          let item = items.get(event.item_id);
+          if (!item) {
+            item = this.speakItem(answer, event.item_id);
+            items.set(event.item_id, item);
+          }
+          trace.mark('model_first_token');
+          return item.push(Buffer.from(event.delta, 'base64'));
+        }
+        case 'response.output_audio_transcript.delta': {
+          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
+          if (item) item.spoken.transcript += event.delta;
+          return;
+        }
+        case 'response.output_audio_transcript.done': {
+          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
+          if (item) item.spoken.transcript = event.transcript;
+          return;
+        }
+        case 'response.function_call_arguments.done':
+          if (event.response_id === responseId)
+            toolCalls.push({ name: event.name, arguments: event.arguments, callId: event.call_id });
+          return;
+        case 'response.done':
+          if (event.response.id !== responseId) return;
+          this.count(event.response.usage);
+          for (const item of items.values()) item.push(null);
+          transcript = [...items.values()]
+            .map((item) => item.spoken.transcript.trim())
+            .filter(Boolean)
+            .join(' ');
+          return settle(
+            event.response.status === 'failed' ? new ProviderError(this.session.name, failureOf(event.response)) : null,
+          );
+      }
+    };
+    const stop = this.session.on((event) => (responseId === null ? early.push(event) : take(event)));
+    const filler = this.fillerAfterWait(answer);
+    const limitMs = this.options.timing?.modelAnswerLimitMs ?? MODEL_ANSWER_LIMIT_MS;
+    const limit = setTimeout(
+      () => settle(new ProviderError(this.session.name, `no answer within ${limitMs / 1000} s`)),
+      limitMs,
+    );
+    const aborted = () => settle(null);
+    answer.signal.addEventListener('abort', aborted);
+    try {
+      const created = await Promise.race([this.session.respond({ instructions }), done.then(() => null)]);
+      if (created === null) {
+        const failure = await done;
+        if (failure && !answer.signal.aborted) throw failure;
+        return { transcript: '', toolCalls: [] };
+      }
+      responseId = created;
+      clearTimeout(limit);
+      for (const event of early.splice(0)) take(event);
+      const failure = await done;
+      if (answer.signal.aborted) {
+        for (const item of items.values()) item.push(null);
+        void this.session.send({ type: 'response.cancel', response_id: responseId }).catch(() => {});
+        return { transcript: '', toolCalls: [] };
+      }
+      if (failure) throw failure;
+      return { transcript, toolCalls };
+    } finally {
+      stop();
+      filler.cancel();
+      clearTimeout(limit);
+      answer.signal.removeEventListener('abort', aborted);
+    }
+  }
+
+  /** An output item's audio said as it streams, its words the model's transcript of it. */
+  private speakItem(answer: Answer, itemId: string) {
+    const spoken: SpokenItem = { itemId, transcript: '', audioMs: 0 };
+    this.speaking = spoken;
+    const queue: (Uint8Array | null)[] = [];
+    let wake: (() => void) | null = null;
+    const push = (chunk: Uint8Array | null) => {
+      queue.push(chunk);
+      wake?.();
+    };
+    answer.say(
+      '…',
+      async function* () {
+        for (;;) {
+          if (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
+          const chunk = queue.shift();
+          if (chunk === undefined) continue;
+          if (chunk === null) return;
+          spoken.audioMs += chunk.length / 8; // 8 kHz mu-law: 8 bytes a millisecond
+          yield chunk;
+        }
+      },
+      { interruptible: true, words: () => spoken.transcript.trim() },
+    );
+    return { spoken, push };
+  }
+
+  private onEvent(event: RealtimeServerEvent): void {
+    if (event.type === 'input_audio_buffer.speech_started') this.bargeIn();
+    else if (event.type === 'error')
+      this.options.log('warn', 'realtime session error', { runRef: this.options.runRef(), error: event.error.message });
+  }
+
+  /**
+   * The model's turn detection heard the caller start: the reply stops (unless its words are not
+   * to be cut), and the model keeps only the audio the caller heard of its item.
+   */
+  private bargeIn(): void {
+    const { speaker } = this.options;
+    const now = this.options.nowMs();
+    const queuedMs = Math.max(0, speaker.playbackEndMs - now);
+    const wasPlaying = queuedMs > 0 || speaker.answering;
+    speaker.interrupt('caller');
+    const cut = wasPlaying && speaker.playbackEndMs <= now;
+    const item = this.speaking;
+    if (!cut || !item) return;
+    this.speaking = null;
+    const heardMs = Math.max(0, Math.floor(item.audioMs - queuedMs));
+    void this.session.send({
+      type: 'conversation.item.truncate',
+      item_id: item.itemId,
+      content_index: 0,
+      audio_end_ms: heardMs,
+    });
+  }
+
+  private count(
+    usage:
+      | {
+          input_token_details?: { text_tokens?: number; audio_tokens?: number; cached_tokens?: number };
+          output_token_details?: { text_tokens?: number; audio_tokens?: number };
+        }
+      | undefined,
+  ): void {
+    if (!usage) return;
+    this.tokens.inputTextTokens += usage.input_token_details?.text_tokens ?? 0;
+    this.tokens.inputAudioTokens += usage.input_token_details?.audio_tokens ?? 0;
+    this.tokens.cachedTokens += usage.input_token_details?.cached_tokens ?? 0;
+    this.tokens.outputTextTokens += usage.output_token_details?.text_tokens ?? 0;
+    this.tokens.outputAudioTokens += usage.output_token_details?.audio_tokens ?? 0;
+  }
+
+  /** Words said into the model's conversation (a fixed phrase, a conversation taken back). */
+  private remember(role: 'user' | 'assistant', text: string): void {
+    void this.session.send({
+      type: 'conversation.item.create',
+      item:
+        role === 'user'
+          ? { type: 'message', role, content: [{ type: 'input_text', text }] }
+          : { type: 'message', role, content: [{ type: 'output_text', text }] },
+    });
+  }
+
+  private fillerAfterWait(answer: Answer): { cancel: () => void } {
+    const timer = setTimeout(() => {
+      if (!answer.saidAnything && !answer.signal.aborted && !this.options.isEnded())
+        answer.say(this.call.plan.phrases.oneMoment);
+    }, this.options.timing?.fillerAfterMs ?? FILLER_AFTER_MS);
+    return { cancel: () => clearTimeout(timer) };
+  }
+}

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { startFakeRealtime, type FakeRealtime } from '../../local/fakes/openai-realtime.ts';
+
+let fake: FakeRealtime | undefined;
+afterEach(async () => {
+  await fake?.stop();
+  fake = undefined;
+});
+
+/** The SDK's WebSocket client on the fake, every server event kept. */
+async function connect(apiKey = 'rt-key') {
+  fake ??= await startFakeRealtime({ apiKey: 'rt-key' });
+  const client = new OpenAI({ apiKey, baseURL: fake.url });
+  const socket = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { ca: fake.ca } }, client);
+  const events: RealtimeServerEvent[] = [];
+  const errors: string[] = [];
+  socket.on('event', (event) => events.push(event));
+  socket.on('error', (error) => errors.push(error.message));
+  const opened = await new Promise<boolean>((resolve) => {
+    socket.socket.once('open', () => resolve(true));
+    socket.socket.once('error', () => resolve(false));
+  });
+  const next = (type: string) =>
+    new Promise<RealtimeServerEvent>((resolve) => {
+      const found = events.find((event) => event.type === type);
+      if (found) return resolve(found);
+      socket.on('event', (event) => event.type === type && resolve(event));
+    });
+  return { socket, events, errors, opened, next };
+}
+
+describe('the local OpenAI Realtime fake, through the openai package', () => {
+  it('refuses a wrong key at the upgrade', async () => {
+    const { opened } = await connect('wrong');
+    expect(opened).toBe(false);
+  });
+
+  it('answers the events it takes, and an error event for what the API refuses', async () => {
+    const { socket, next, events } = await connect();
+    expect((await next('session.created')).type).toBe('session.created');
+    socket.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Be brief.' } });
+    expect(await next('session.updated')).toMatchObject({ session: { instructions: 'Be brief.' } });
+    // Truncating an item that is not the assistant's, and an event the API does not know.
+    socket.send({ type: 'conversation.item.truncate', item_id: 'item_nope', content_index: 0, audio_end_ms: 10 });
+    socket.send({ type: 'response.cancel' });
+    await expect.poll(() => events.filter((event) => event.type === 'error').length).toBe(2);
+    expect(
+      events
+        .filter((event) => event.type === 'error')
+        .map((event) => (event as { error: { code: string } }).error.code),
+    ).toEqual(['item_truncate_invalid_item_id', 'response_cancel_not_active']);
+    // An out-of-band response says the words it is given, in audio with its transcript, then its usage.
+    socket.send({
+      type: 'response.create',
+      response: { conversation: 'none', instructions: 'Say exactly these words: "Hi."', metadata: { request: 'r1' } },
+    });
+    const done = (await next('response.done')) as Extract<RealtimeServerEvent, { type: 'response.done' }>;
+    expect(done.response).toMatchObject({ status: 'completed', metadata: { request: 'r1' } });
+    expect(done.response.usage?.output_token_details?.audio_tokens).toBeGreaterThan(0);
+    expect(events.find((event) => event.type === 'response.output_audio_transcript.done')).toMatchObject({
+      transcript: 'Hi.',
+    });
+    expect((await next('rate_limits.updated')).type).toBe('rate_limits.updated');
+    socket.close();
+  });
+});

@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
+import { OpenAiRealtime } from '../../media/src/agent/openai-realtime.ts';
+import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import type { PreparedCall } from '../../media/src/call/call-types.ts';
+import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
+import { startFakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
+import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
+
+const BASE = Date.parse('2026-11-23T10:00:00.000Z');
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * A call of the `realtime` engine: a SimulatedCaller's Media Streams frames into a CallPipeline
+ * whose brain is the realtime model, through the `openai` package's WebSocket client against the
+ * local Realtime fake (TLS with its own certificate, as the real API's wss). The session's clock
+ * follows the media timestamps.
+ */
+async function realtimeCall(input: Partial<CallInput>, options: Omit<FakeRealtimeOptions, 'apiKey'> = {}) {
+  const fakes = await voiceFakes();
+  cleanups.push(fakes.stop);
+  const fake = await startFakeRealtime({ apiKey: 'rt-key', ...options });
+  cleanups.push(fake.stop);
+  const client = new OpenAiRealtime({ apiUrl: fake.url, apiKey: 'rt-key', model: 'gpt-realtime', ca: fake.ca });
+  const runLogs: string[] = [];
+  const prepare = async (): Promise<PreparedCall> => {
+    const realtime = client.call();
+    const { llm } = await fakes
+      .prepare(callInput())()
+      .then((call) => call.providers);
+    return {
+      plan: buildCallPlan(callInput(input)),
+      providers: { stt: realtime.listener, tts: realtime.voice, llm, realtime },
+      organizationId: 1,
+      toolFetch: fakes.tools.fetch,
+      runLog: (_level, message) => void runLogs.push(message),
+    };
+  };
+  let now = BASE;
+  const sent: { event: string }[] = [];
+  const session = new CallPipeline({
+    prepare,
+    send: (message) => sent.push(message as { event: string }),
+    clock: () => now,
+  });
+  cleanups.push(async () => (await session.finish('closed')).recording?.dispose());
+  const caller = new SimulatedCaller({ streamSid: 'MZrt', runRef: '1.2.3' });
+  const feed = async (messages: MediaStreamMessage[]) => {
+    for (const message of messages) {
+      const media = message.media as { timestamp?: string } | undefined;
+      if (media?.timestamp !== undefined) now = BASE + Number(media.timestamp);
+      await session.handle(message);
+    }
+  };
+  const lines = () => session.fragments.map(({ role, text }) => `${role}: ${text}`);
+  /** The caller says `text`, then is silent past the model's end of turn; resolves once the agent has answered. */
+  const say = async (text: string) => {
+    const answers = session.fragments.filter((fragment) => fragment.role === 'assistant').length;
+    await feed([...caller.say(text), ...caller.silence(700)]);
+    await vi.waitFor(
+      () =>
+        expect(session.fragments.filter((fragment) => fragment.role === 'assistant').length).toBeGreaterThan(answers),
+      { timeout: 5000 },
+    );
+    await session.idle();
+  };
+  const listen = async (extraMs = 200) =>
+    feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
+  await feed(caller.start());
+  await session.opened;
+  await session.idle();
+  return { fake, session, caller, sent, feed, say, listen, lines, runLogs, fakes };
+}
+
+describe('realtime engine (OpenAI Realtime API through openai/realtime, local fake)', () => {
+  it('greets in the model voice, answers from what it heard, calls a tool, is cut off and truncated, and hangs up', async () => {
+    const { fake, session, caller, sent, feed, say, listen, lines, fakes } = await realtimeCall({
+      workflowDefinition: { greeting: 'Hi, this is Ann from Smile.', prompt: 'You book dental visits.' },
+      passages: [
+        { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+      ],
+      tools: [availabilityTool(new Date(BASE).toISOString())],
+    });
+    const update = fake.received.find((event) => event.type === 'session.update') as unknown as {
+      session: { tools: { name: string }[] };
+    };
+    expect(update.session).toMatchObject({
+      type: 'realtime',
+      instructions: expect.stringContaining('You book dental visits.'),
+      audio: {
+        input: { format: { type: 'audio/pcmu' }, turn_detection: { type: 'server_vad', create_response: false } },
+        output: { format: { type: 'audio/pcmu' } },
+      },
+    });
+    expect(update.session.tools.map((tool) => tool.name)).toContain('check_availability');
+    // The greeting: an out-of-band response of the model, said word for word, in mu-law frames.
+    expect(lines()).toEqual(['assistant: Hi, this is Ann from Smile.']);
+    expect(sent.filter((message) => message.event === 'media')).toHaveLength('Hi, this is Ann from Smile.'.length);
+
+    await listen();
+    await say('What are your opening hours?');
+    await listen();
+    await say('Please check availability for tomorrow.');
+    // The answer plays for a while yet: 300 ms into it the caller cuts in. The model's turn
+    // detection stops the reply, and the model keeps only the audio that played.
+    await feed(caller.silence(300));
+    const words = caller.say('Wait.');
+    await feed(words.slice(0, 1));
+    await vi.waitFor(() =>
+      expect(fake.received.some((event) => event.type === 'conversation.item.truncate')).toBe(true),
+    );
+    expect(sent.at(-1)).toMatchObject({ event: 'clear' });
+    // The answer's audio played from the end of the turn: 300 ms of silence and the caller's first
+    // 20 ms frame (the clock is at its timestamp's end when the model hears speech start).
+    expect(fake.received.find((event) => event.type === 'conversation.item.truncate')).toMatchObject({
+      content_index: 0,
+      audio_end_ms: 320,
+    });
+    // The caller's turn, heard by the model: with its plan done, the fake model says the closing,
+    // sets the disposition and ends the call (tools run by the call, their outputs to the model).
+    await feed([...words.slice(1), ...caller.silence(700)]);
+    await session.hangUpRequested;
+    await listen();
+    await feed([caller.stop()]);
+    const result = await session.finished;
+
+    const transcript = result.fragments.map(({ role, text }) => `${role}: ${text}`);
+    expect(transcript.slice(0, 4)).toEqual([
+      'assistant: Hi, this is Ann from Smile.',
+      'user: What are your opening hours?',
+      'assistant: According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.',
+      'user: Please check availability for tomorrow.',
+    ]);
+    // The cut answer keeps the words that played (one character a 20 ms frame), back to a whole word.
+    expect(transcript[4]).toBe('assistant: Done:');
+    expect(transcript.slice(5)).toEqual(['user: Wait.', 'assistant: Thank you for your time. Goodbye.']);
+    expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
+    // The model's tokens for the run's cost: the caller's audio in, its own audio out, both priced.
+    expect(result.speechToSpeech).toMatchObject({
+      inputAudioTokens: expect.any(Number),
+      outputAudioTokens: expect.any(Number),
+    });
+    expect(result.speechToSpeech!.inputAudioTokens).toBeGreaterThan(0);
+    expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
+    expect(fakes.tools.calls).toHaveLength(1);
+    const outputs = fake.received.filter((event) => event.type === 'conversation.item.create');
+    expect(outputs).toContainEqual(
+      expect.objectContaining({ item: expect.objectContaining({ type: 'function_call_output' }) }),
+    );
+  });
+});
+
+describe('realtime engine failures', () => {
+  it('a rate-limited response fails the call naming the Realtime API and its reason; the session closes', async () => {
+    const { fake, session, caller, feed } = await realtimeCall(
+      { workflowDefinition: { greeting: 'Hello.' } },
+      { rateLimitFromResponse: 2 },
+    );
+    await feed([...caller.say('Hi there.'), ...caller.silence(700)]);
+    const hangUp = await session.hangUpRequested;
+    expect(hangUp).toBeDefined();
+    const result = await session.finish('closed');
+    await result.recording?.dispose();
+    expect(result.failure).toBe(
+      'OpenAI Realtime: response failed: rate_limit_exceeded (Rate limit reached for requests)',
+    );
+    // The apology is the same model's voice: nothing more is asked of it.
+    expect(fake.received.filter((event) => event.type === 'response.create')).toHaveLength(2);
+  });
+});
