@@ -660,6 +660,7 @@ describe('call plan', () => {
       chatIdleTimeoutMs: 300_000,
       bargeInMinWords: 1,
       turnTaking: { endOfTurn: 'pause', eager: false, backchannels: BACKCHANNELS.en, interruptible: true },
+      engine: 'cascade',
       keypad: { collectDigits: null, endKey: '#', timeoutMs: 2000, sendDigits: false },
     });
     expect(plan.phrases).toEqual({ ...PHRASES.en, closing: 'Bye now.' });

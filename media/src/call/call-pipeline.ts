@@ -11,16 +11,16 @@
  * - call-clocks.ts keeps the silence, length and idle limits on media-clock.ts;
  * - live-tap.ts lets the call be followed and steered (live-control.ts); handoff.ts hands it on.
  */
-import { ProviderError } from '../agent/interfaces.ts';
 import { CallRecorder } from '../audio/recorder.ts';
 import { MAX_CHAT_MESSAGE_CHARS } from '../../../shared/domain/browser-sessions.ts';
 import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { ClockAction } from './call-clocks.ts';
+import { CallEnding } from './call-ending.ts';
 import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './call-types.ts';
 import { CallerTurns, turnFragment, type CallerTurn } from './caller-turns.ts';
 import { EarlyAnswers } from './early-answer.ts';
-import { isKey, type KeypadEntry } from './keypad.ts';
+import { isKey, keypadTurn, type KeypadEntry } from './keypad.ts';
 import { applyCommand } from './live-control.ts';
 import { currentStepEvent, LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
 import { MediaClock } from './media-clock.ts';
@@ -29,16 +29,12 @@ import { assembleParts, type CallParts } from './call-parts.ts';
 import { Speaker } from './reply.ts';
 import { TurnLatency } from './turn-latency.ts';
 
-/** The apology on a failure is cut off after this long, and the call hung up (wall time). */
-const APOLOGY_LIMIT_MS = 15_000;
-
 export class CallPipeline {
   streamSid: string | null = null;
   callSid: string | null = null;
   runRef: string | null = null;
   readonly fragments: TranscriptFragment[] = [];
   readonly gathered: Record<string, unknown> = {};
-  wantsHangUp = false;
   /** Each caller turn's latency, from the end of their speech to the answer's first frame, and the greeting's. */
   readonly latency: TurnLatency;
   /** Resolves once, at stop or when finish() is called by the transport. */
@@ -58,11 +54,10 @@ export class CallPipeline {
   /** An answer begun at an eager end of turn, held until the turn's end confirms it. */
   private readonly early: EarlyAnswers;
   private ready: Promise<void> = Promise.resolve();
+  private readonly ending: CallEnding;
   private closing = false;
-  private failure: string | null = null;
   private ended = false;
   private resolveFinished!: (result: SessionResult) => void;
-  private resolveHangUp!: (info: HangUpInfo) => void;
 
   constructor(options: CallPipelineOptions) {
     this.options = options;
@@ -94,7 +89,7 @@ export class CallPipeline {
         untranscribe: (fragment) => this.fragments.splice(this.fragments.indexOf(fragment), 1),
         heard: (text) => this.parts!.brain.heardAgent(text),
         hangUp: () => {
-          if (!this.wantsHangUp && !this.ended) this.hangUp();
+          if (!this.ending.wantsHangUp && !this.ended) this.ending.hangUp();
         },
         failed: (error) => this.fail(error),
       },
@@ -121,8 +116,20 @@ export class CallPipeline {
       latency: this.latency,
       log: () => this.log('info', 'early answer thrown away: the caller went on', { runRef: this.runRef }),
     });
+    this.ending = new CallEnding({
+      log: this.log,
+      runRef,
+      isEnded: () => this.ended,
+      playbackRemainingMs: () => this.speaker.playbackEndMs - this.clock.nowMs(),
+      silence: () => {
+        this.speaker.abort();
+        void this.turns.close();
+      },
+      sayLast: (text) => this.speaker.say(text, true),
+      onHangUp: options.onHangUp,
+    });
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
-    this.hangUpRequested = new Promise((resolve) => (this.resolveHangUp = resolve));
+    this.hangUpRequested = this.ending.hangUpRequested;
   }
 
   get isFinished(): boolean {
@@ -189,7 +196,7 @@ export class CallPipeline {
       endNow: () => {
         this.closing = true;
         this.speaker.interrupt('time');
-        this.hangUp();
+        this.ending.hangUp();
       },
     });
     if (refusal) return refusal;
@@ -206,10 +213,7 @@ export class CallPipeline {
   async handle(message: unknown): Promise<void> {
     try {
       const frame = readFrame(message);
-      if (frame.type === 'malformed') {
-        this.log('warn', 'ignoring malformed media stream message');
-        return;
-      }
+      if (frame.type === 'malformed') return this.log('warn', 'ignoring malformed media stream message');
       if (this.ended) return;
       switch (frame.type) {
         case 'ignored':
@@ -240,14 +244,14 @@ export class CallPipeline {
       this.parts?.clocks.stop();
       await this.ready;
       // The caller hung up: an answer still playing was cut there.
-      this.speaker.stop(this.wantsHangUp);
+      this.speaker.stop(this.ending.wantsHangUp);
       await this.idle();
       await this.turns.close();
       const now = this.clock.wall();
-      this.tap.end({ event: 'end', reason, failure: this.failure });
+      this.tap.end({ event: 'end', reason, failure: this.ending.failure });
       // A hang-up waits for its mark, so what is left unplayed here never reached the caller.
       this.speaker.recordPlayed(
-        reason === 'closed' && this.wantsHangUp ? Number.POSITIVE_INFINITY : this.clock.nowMs(),
+        reason === 'closed' && this.ending.wantsHangUp ? Number.POSITIVE_INFINITY : this.clock.nowMs(),
       );
       this.resolveFinished({
         runRef: this.runRef,
@@ -256,8 +260,8 @@ export class CallPipeline {
         startedAt: new Date(this.clock.startedAtEpochMs ?? now).toISOString(),
         endedAt: new Date(now).toISOString(),
         reason,
-        failure: this.failure,
-        agentEnded: this.wantsHangUp && reason === 'closed',
+        failure: this.ending.failure,
+        agentEnded: this.ending.wantsHangUp && reason === 'closed',
         fragments: [...this.fragments].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
         gathered: { ...this.gathered },
         recording: this.recorder?.finish() ?? null,
@@ -272,10 +276,7 @@ export class CallPipeline {
   }
 
   private onStart(frame: Extract<InboundFrame, { type: 'start' }>): void {
-    if (this.clock.started) {
-      this.log('warn', 'ignoring duplicate start event');
-      return;
-    }
+    if (this.clock.started) return this.log('warn', 'ignoring duplicate start event');
     ({ streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef } = frame);
     this.clock.start();
     const format = frame.mediaFormat;
@@ -339,15 +340,9 @@ export class CallPipeline {
   }
 
   private onAudio(frame: Extract<InboundFrame, { type: 'audio' }>): void {
-    if (!this.clock.started) {
-      this.log('warn', 'ignoring media before start');
-      return;
-    }
+    if (!this.clock.started) return this.log('warn', 'ignoring media before start');
     const { payload } = frame;
-    if (payload === null) {
-      this.log('warn', 'ignoring media message without payload');
-      return;
-    }
+    if (payload === null) return this.log('warn', 'ignoring media message without payload');
     if (!frame.inbound) return;
     const bytes = Buffer.from(payload, 'base64');
     if (bytes.length === 0) return;
@@ -438,17 +433,12 @@ export class CallPipeline {
     this.turns.typed(text);
   }
 
-  private endOfKeypadEntry({ keys, startMs, endMs }: KeypadEntry): void {
+  private endOfKeypadEntry(entry: KeypadEntry): void {
     this.speaker.takeCut();
-    if (!keys || this.closing) return;
-    this.latency.turn(endMs, null);
-    this.addFragment({
-      timestamp: this.clock.isoAt(startMs),
-      end: this.clock.isoAt(endMs),
-      role: 'user',
-      text: `[pressed ${keys}]`,
-    });
-    const text = `(The caller pressed these keys on the phone's keypad: ${keys})`;
+    if (!entry.keys || this.closing) return;
+    this.latency.turn(entry.endMs, null);
+    const { fragment, text } = keypadTurn(entry, (ms) => this.clock.isoAt(ms));
+    this.addFragment(fragment);
     this.parts!.brain.hearCaller(text);
     this.answer(text);
   }
@@ -479,34 +469,11 @@ export class CallPipeline {
     this.speaker.start((answer) => brain.answer(answer, userText));
   }
 
-  private hangUp(): void {
-    this.wantsHangUp = true;
-    const info = { playbackRemainingMs: Math.max(0, this.speaker.playbackEndMs - this.clock.nowMs()) };
-    this.log('info', 'agent hangs up', { runRef: this.runRef, ...info });
-    this.resolveHangUp(info);
-    this.options.onHangUp?.(info);
-  }
-
-  /**
-   * A provider failed: the call cannot go on; it ends as failed, keeping what was recorded. The
-   * caller hears the apology first, unless text-to-speech is what failed.
-   */
+  /** A provider failed: the call ends as failed (call-ending.ts), the first failure counts. */
   private fail(error: unknown): void {
-    if (this.failure || this.ended) return;
-    this.failure = error instanceof Error ? error.message : String(error);
+    if (this.ending.failure || this.ended) return;
     this.closing = true;
-    this.log('error', 'call failed', { runRef: this.runRef, error: this.failure });
-    const call = this.parts?.call;
-    call?.runLog?.('ERROR', `Call failed: ${this.failure}`);
-    this.speaker.abort();
-    void this.turns.close();
-    if (this.wantsHangUp) return;
-    const speechFailed = error instanceof ProviderError && error.provider === call?.providers.tts?.name;
-    if (!call || speechFailed) return this.hangUp();
-    this.speaker.say(call.plan.phrases.apology, true);
-    setTimeout(() => {
-      if (!this.wantsHangUp && !this.ended) this.hangUp();
-    }, APOLOGY_LIMIT_MS).unref();
+    this.ending.fail(error, this.parts?.call);
   }
 
   private addFragment(fragment: TranscriptFragment): void {

@@ -12,6 +12,12 @@ export interface KeypadEntry {
 /** A key of a phone's keypad (DTMF). */
 export const isKey = (key: string): boolean => /^[0-9*#A-D]$/.test(key);
 
+/** An entry as the caller's turn: its transcript line, and what the model is told. */
+export const keypadTurn = ({ keys, startMs, endMs }: KeypadEntry, isoAt: (ms: number) => string) => ({
+  fragment: { timestamp: isoAt(startMs), end: isoAt(endMs), role: 'user' as const, text: `[pressed ${keys}]` },
+  text: `(The caller pressed these keys on the phone's keypad: ${keys})`,
+});
+
 /**
  * The keys the caller presses, gathered into an entry that ends with the end key (not part of
  * it), at `collectDigits` keys, or `timeoutMs` after the last key (the agent's `keypad` setting).
