@@ -49,6 +49,8 @@ interface GuardedField {
 const NOT_FETCHED: Record<string, string> = {
   'createConnection redirect_uri':
     "sent to Google's token endpoint as the OAuth parameter it must match; never fetched",
+  'startConsent redirect_uri':
+    "put in Google's consent URL, where Google sends the browser back only if it is registered with the platform's client; never fetched",
   'createAgent workflow_configurations.transfer.destinations[].address': 'a phone number or SIP URI the provider dials',
   'updateAgent workflow_configurations.transfer.destinations[].address': 'a phone number or SIP URI the provider dials',
   'purchaseNumber end_user.address': 'a postal address',
