@@ -127,6 +127,8 @@ export async function talkAsCallee(options: {
     const script = () => (options.menu ? menuScript(heardKeys) : (options.script ?? DEFAULT_CALLER_SCRIPT));
     const nextLine = () => {
       const lines = script();
+      // A phone menu says its last words once (a person may repeat theirs to an agent who goes on).
+      if (options.menu && scriptLine >= lines.length) return '';
       return lines[Math.min(scriptLine, lines.length - 1)]!;
     };
     while (
