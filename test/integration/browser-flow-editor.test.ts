@@ -224,6 +224,8 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
       'Step 3 of the call',
     );
     expect(await graph.locator('.react-flow__node[data-id="end"] .flow-visits').count()).toBe(0);
+    // Edges are drawn once the nodes are measured, after the nodes themselves.
+    await graph.locator('.react-flow__edge.flow-taken').nth(1).waitFor();
     expect(await graph.locator('.react-flow__edge.flow-taken').count()).toBe(2);
     expect(await graph.locator('.react-flow__handle.connectable').count()).toBe(0);
     await saveScreenshot(page, 'console-call-flow-path', page.getByRole('region', { name: /^Path through the flow/ }));

@@ -207,6 +207,8 @@ describe.skipIf(needsLocalStack)('talking to an agent from Chromium (the console
     await panel.getByRole('button', { name: 'Chat' }).click();
     await expect.poll(() => panel.getByRole('status').textContent()).toMatch(/^Connected: conversation \d+$/);
     const id = await conversationIdOf(panel);
+    // During the chat: the agent has greeted (the session is under way, not still being admitted).
+    await panel.getByRole('list', { name: 'Transcript' }).getByRole('listitem').first().waitFor();
     await page.getByRole('button', { name: 'Talk or chat' }).click();
     expect(await panel.count()).toBe(0);
     expect(await completedRun(id)).toMatchObject({ mode: 'chat' });
