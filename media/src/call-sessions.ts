@@ -436,13 +436,21 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
       });
       return;
     }
-    await Promise.all([
+    // Files S3 did not take (after the retries) are left out: the run still ends, never stays in progress.
+    const filesSaved = saveFiles().then(
+      () => true,
+      (error: unknown) => {
+        log('error', "the call's recording and transcript could not be saved", { error: String(error) });
+        return false;
+      },
+    );
+    const [, saved] = await Promise.all([
       result.agentEnded && callId
         ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
             onlyWhereTheStreamKeepsTheCall: true,
           })
         : undefined,
-      saveFiles(),
+      filesSaved,
       saveLatency(ref, result, log),
     ]);
     await completeCall(
@@ -452,8 +460,8 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         endedAt: result.endedAt,
         gatheredContext: whole?.gathered ?? result.gathered,
         flow: whole ? whole.flow : result.flow,
-        ...(recordingKey ? { recordingKey } : {}),
-        transcriptKey: keys.transcript,
+        ...(recordingKey && saved ? { recordingKey } : {}),
+        ...(saved ? { transcriptKey: keys.transcript } : {}),
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
         ...(result.speechToSpeech ? { speechToSpeechUsd: speechToSpeechUsd(result.speechToSpeech) } : {}),
       },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteObjectsCommand,
   ListObjectsV2Command,
@@ -44,17 +45,30 @@ export async function putRunFileFromDisk(key: string, path: string, bytes: numbe
   for await (const chunk of createReadStream(path)) crc = crc32(chunk as Buffer, crc);
   const checksum = Buffer.alloc(4);
   checksum.writeUInt32BE(crc >>> 0);
-  await s3().send(
-    new PutObjectCommand({
-      Bucket: bucket(),
-      Key: key,
-      Body: createReadStream(path),
-      ContentLength: bytes,
-      ContentType: contentType,
-      ChecksumCRC32: checksum.toString('base64'),
-    }),
-  );
+  // The SDK retries no request whose body is a stream (it cannot read it again): each attempt
+  // here reads the file anew.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await s3().send(
+        new PutObjectCommand({
+          Bucket: bucket(),
+          Key: key,
+          Body: createReadStream(path),
+          ContentLength: bytes,
+          ContentType: contentType,
+          ChecksumCRC32: checksum.toString('base64'),
+        }),
+      );
+      return;
+    } catch (error) {
+      if (attempt >= DISK_UPLOAD_ATTEMPTS) throw error;
+      await sleep(200 * attempt);
+    }
+  }
 }
+
+/** Attempts at a recording's upload from disk. */
+const DISK_UPLOAD_ATTEMPTS = 3;
 
 /** The file's text, or undefined when it does not exist (never saved, or deleted by retention). */
 export async function readRunFileText(key: string): Promise<string | undefined> {
