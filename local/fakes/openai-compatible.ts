@@ -78,7 +78,7 @@ const BUILT_IN_TOOLS = new Set([
  * 2. the caller says goodbye/bye: the closing the prompt asks for (`say "<closing>" and call
  *    end_call`) with the tool calls `set_call_disposition` (the first code it may choose) and `end_call`;
  * 2a. the caller texted during the call (`(The caller texted: <words>)`, a turn of theirs) and no answer
- *     since has said so: `Thank you, I have your text: <words>`;
+ *     since has said so: `Thank you, I have your text: <words>` (checked before 2);
  * 2b. `send_digits` is offered and the caller (a phone menu) says "press <keys>": a call of it with those keys;
  *     `transfer_call` is offered and the caller asks for a person (or a human, someone): a call of it
  *     to the first destination (the summary for a warm transfer, asked of "a colleague taking over",
@@ -162,9 +162,10 @@ export function fakeReply(request: ChatRequest): Reply {
       ],
     };
   };
-  if (/\b(good)?bye\b/i.test(userText)) return endCall();
+  // A text first: it reaches the agent whenever the carrier delivers it, the caller's goodbye included.
   const texted = unacknowledgedText(messages);
   if (texted !== undefined) return say(`Thank you, I have your text: ${texted.slice(0, 200)}`);
+  if (/\b(good)?bye\b/i.test(userText)) return endCall();
   const transfer = tools.find((tool) => tool.function.name === 'transfer_call');
   if (transfer && /\b(person|human|someone)\b/i.test(userText)) {
     const destination = transfer.function.parameters?.properties?.destination?.enum?.[0];
