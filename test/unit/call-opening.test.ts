@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
-import type { SpeechToTextStream } from '../../media/src/agent/interfaces.ts';
+import type { ModelRequest, SpeechToTextStream } from '../../media/src/agent/interfaces.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { callInput } from '../support/voice.ts';
 
@@ -19,6 +19,7 @@ function deferred<T>() {
 function callWithSlowStream() {
   const opening = deferred<SpeechToTextStream>();
   const sent: { event: string }[] = [];
+  const modelRequests: ModelRequest[] = [];
   const pipeline = new CallPipeline({
     send: (message) => void sent.push(message as { event: string }),
     prepare: async () => ({
@@ -29,9 +30,9 @@ function callWithSlowStream() {
         llm: {
           name: 'llm',
           defaultModel: 'm',
-          // eslint-disable-next-line require-yield -- the caller never speaks in these calls
-          async *stream() {
-            return;
+          // eslint-disable-next-line require-yield -- what the agent is asked is all these tests look at
+          async *stream(request) {
+            modelRequests.push(request);
           },
         },
         tts: {
@@ -50,7 +51,7 @@ function callWithSlowStream() {
     });
   const start = () =>
     pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
-  return { pipeline, opening, sent, frame, start };
+  return { pipeline, opening, sent, modelRequests, frame, start };
 }
 
 describe('the call opens: the greeting does not wait for the speech-to-text stream', () => {
@@ -81,5 +82,39 @@ describe('the call opens: the greeting does not wait for the speech-to-text stre
     const result = await pipeline.finish('stop');
     await result.recording?.dispose();
     expect(result.failure).toBe('could not open the live stream');
+  });
+
+  it("a caller's text that comes before the stream starts reaches the agent once the call is set up", async () => {
+    const { pipeline, opening, modelRequests, start } = callWithSlowStream();
+    // The platform passes a text on as soon as the stream is admitted: the pipeline may not have its start yet.
+    const taken = pipeline.control({
+      type: 'caller_text',
+      sms_id: 'sms_r1',
+      from: '+48601234561',
+      body: 'anna@example.com',
+    });
+    await start();
+    opening.resolve({ send: () => {}, close: async () => {} });
+    expect(await taken).toBeNull();
+    expect(pipeline.fragments.map(({ role, text }) => ({ role, text }))).toContainEqual({
+      role: 'user',
+      text: '[text message from +48601234561: anna@example.com]',
+    });
+    // The agent's next answer sees it.
+    expect(await pipeline.control({ type: 'add_message', content: 'Answer the caller.', respond: true })).toBeNull();
+    await vi.waitFor(() => expect(modelRequests).toHaveLength(1));
+    expect(modelRequests[0]!.messages).toContainEqual({
+      role: 'user',
+      content: '(The caller texted: anna@example.com)',
+    });
+    const result = await pipeline.finish('stop');
+    await result.recording?.dispose();
+  });
+
+  it('a call that ends before its stream starts refuses a text rather than keeping it', async () => {
+    const { pipeline } = callWithSlowStream();
+    const taken = pipeline.control({ type: 'caller_text', sms_id: 'sms_r2', from: '+48601234561', body: 'late' });
+    await pipeline.finish('closed');
+    expect(await taken).toBe('the call has ended');
   });
 });

@@ -53,7 +53,9 @@ export class CallPipeline {
   private parts: CallParts | null = null;
   /** An answer begun at an eager end of turn, held until the turn's end confirms it. */
   private readonly early: EarlyAnswers;
-  private ready: Promise<void> = Promise.resolve();
+  /** Resolves when the call is set up (or could not be), or ends before its stream starts. */
+  private readonly ready: Promise<void>;
+  private resolveReady!: () => void;
   private readonly ending: CallEnding;
   private closing = false;
   private ended = false;
@@ -129,6 +131,7 @@ export class CallPipeline {
       onHangUp: options.onHangUp,
     });
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     this.hangUpRequested = this.ending.hangUpRequested;
   }
 
@@ -177,7 +180,8 @@ export class CallPipeline {
    * ending cuts it off.
    */
   async control(command: LiveCommand): Promise<string | null> {
-    // A text from the caller (recorded on the run already) is kept for the call being set up.
+    // A text from the caller (recorded on the run already) waits for the call being set up, even
+    // one whose stream has not started: the agent takes it then.
     if (command.type === 'caller_text' && !this.parts) await this.ready;
     const parts = this.parts;
     if (this.ended || !parts) return this.ended ? 'the call has ended' : 'the call is not set up yet';
@@ -242,6 +246,7 @@ export class CallPipeline {
     if (!this.ended) {
       this.ended = true;
       this.parts?.clocks.stop();
+      if (!this.clock.started) this.resolveReady();
       await this.ready;
       // The caller hung up: an answer still playing was cut there.
       this.speaker.stop(this.ending.wantsHangUp);
@@ -284,7 +289,9 @@ export class CallPipeline {
       this.log('warn', 'unexpected media format; treating audio as 8 kHz mu-law', { mediaFormat: format });
     }
     this.log('info', 'media stream started', { streamSid: this.streamSid, callSid: this.callSid, runRef: this.runRef });
-    this.ready = this.open().catch((error: unknown) => this.fail(error));
+    void this.open()
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => this.resolveReady());
   }
 
   private async open(): Promise<void> {
