@@ -52,38 +52,66 @@ export function Outline({
           </ul>
         </>
       )}
-      <h4 id="flow-steps-title">Steps</h4>
-      <ul aria-labelledby="flow-steps-title">
-        {flow.nodes.map((node) => (
-          <li key={node.id}>
-            <button
-              type="button"
-              class="link"
-              aria-current={current({ node: node.id })}
-              onClick={() => onSelect({ node: node.id })}
-            >
-              {node.name}
-            </button>{' '}
-            <small>{typeTitle(node.type)}</small>
-          </li>
-        ))}
-      </ul>
-      <h4 id="flow-transitions-title">Transitions</h4>
-      <ul aria-labelledby="flow-transitions-title">
-        {flow.edges.map((edge) => (
-          <li key={edge.key}>
-            <button
-              type="button"
-              class="link"
-              aria-current={current({ edge: edge.key })}
-              onClick={() => onSelect({ edge: edge.key })}
-            >
-              {name(edge.source)} → {name(edge.target)}
-            </button>{' '}
-            <small>{edge.label ?? edge.condition ?? edge.expression ?? 'once the step is complete'}</small>
-          </li>
-        ))}
-      </ul>
+      <SelectionList
+        id="flow-steps-title"
+        title="Steps"
+        items={flow.nodes.map((node) => ({
+          key: node.id,
+          selection: { node: node.id },
+          text: node.name,
+          note: typeTitle(node.type),
+        }))}
+        current={current}
+        onSelect={onSelect}
+      />
+      <SelectionList
+        id="flow-transitions-title"
+        title="Transitions"
+        items={flow.edges.map((edge) => ({
+          key: edge.key,
+          selection: { edge: edge.key },
+          text: `${name(edge.source)} → ${name(edge.target)}`,
+          note: edge.label ?? edge.condition ?? edge.expression ?? 'once the step is complete',
+        }))}
+        current={current}
+        onSelect={onSelect}
+      />
     </div>
+  );
+}
+
+/** A titled list of what the canvas draws (steps, or transitions), each a button that selects it, with a note. */
+function SelectionList({
+  id,
+  title,
+  items,
+  current,
+  onSelect,
+}: {
+  id: string;
+  title: string;
+  items: { key: string; selection: Selection; text: string; note: string }[];
+  current: (candidate: Selection) => 'true' | undefined;
+  onSelect: (selection: Selection) => void;
+}) {
+  return (
+    <>
+      <h4 id={id}>{title}</h4>
+      <ul aria-labelledby={id}>
+        {items.map((item) => (
+          <li key={item.key}>
+            <button
+              type="button"
+              class="link"
+              aria-current={current(item.selection)}
+              onClick={() => onSelect(item.selection)}
+            >
+              {item.text}
+            </button>{' '}
+            <small>{item.note}</small>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
