@@ -4,6 +4,8 @@
  * `mark`, `clear`; a chat's `text`). docs/voice-agent.md#the-call-pipeline draws it:
  *
  * - media-stream-frames.ts reads the transport's frames and writes the pipeline's output;
+ * - call-parts.ts assembles the parts that work with the prepared call, call-opening.ts says its
+ *   first words while the speech-to-text stream opens;
  * - caller-turns.ts makes the caller's turns from their audio (speech-to-text, endpointing, the
  *   words that barge in, false starts), keypad.ts the keys they press into entries;
  * - the brain (brain.ts, today prompt-brain.ts with agent-tools.ts) writes each answer;
@@ -17,6 +19,7 @@ import type { TranscriptFragment } from '../../../shared/domain/transcripts.ts';
 import type { TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { ClockAction } from './call-clocks.ts';
 import { CallEnding } from './call-ending.ts';
+import { openCall } from './call-opening.ts';
 import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './call-types.ts';
 import { CallerTurns, turnFragment, type CallerTurn } from './caller-turns.ts';
 import { EarlyAnswers } from './early-answer.ts';
@@ -316,34 +319,18 @@ export class CallPipeline {
     });
     this.parts = parts;
     if (this.ended) return;
-    const { firstMessage } = call.plan.settings;
-    if (this.chat) {
-      parts.clocks.activity(this.clock.nowMs());
-      parts.clocks.tickEvery(() => this.checkClock());
-      this.latency.greets();
-      return firstMessage ? this.speaker.say(firstMessage, false, parts.brain.interruptible()) : this.answer(null);
-    }
-    // The opening words do not wait for the speech-to-text stream: the caller's audio is held
-    // while it opens (caller-turns.ts) and reaches it then, so the greeting's first frame is only
-    // as far from the answer as its speech; a stream that cannot open fails the call as before.
-    const listening = this.turns.listen(call, {
-      reconnecting: (reason) => {
-        this.log('warn', 'speech-to-text stream dropped: reconnecting', { runRef: this.runRef, reason });
-        call.runLog?.('WARN', `Speech-to-text stream dropped (${reason}); reconnected, the call goes on`);
-      },
-      failed: (error) => this.fail(error),
+    await openCall(parts, {
+      chat: this.chat,
+      speaker: this.speaker,
+      turns: this.turns,
+      latency: this.latency,
+      log: this.log,
+      runRef: () => this.runRef,
+      nowMs: () => this.clock.nowMs(),
+      answer: () => this.answer(null),
+      checkClock: () => this.checkClock(),
+      fail: (error) => this.fail(error),
     });
-    parts.clocks.activity(this.clock.nowMs());
-    if (call.resume) {
-      // Back from a transfer nobody took: the model knows the conversation and what happened.
-      parts.brain.restore(call.resume.history, call.resume.note);
-      this.answer(null);
-    } else {
-      this.latency.greets();
-      if (firstMessage) this.speaker.say(firstMessage, false, parts.brain.interruptible());
-      else this.answer(null);
-    }
-    await listening;
   }
 
   private onAudio(frame: Extract<InboundFrame, { type: 'audio' }>): void {
