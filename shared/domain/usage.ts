@@ -31,7 +31,8 @@ export interface UsageFigures {
   sms_usd: number;
 }
 
-const empty = (): UsageFigures => ({
+/** The figures of a period, or an agent, without calls (the console draws such days as zeros too). */
+export const emptyUsage = (): UsageFigures => ({
   calls: 0,
   answered_calls: 0,
   minutes: 0,
@@ -66,15 +67,15 @@ export const periodOf = (endedAt: string, grouping: UsageGrouping): string =>
 
 /** Totals, per period (oldest first) and per agent (most minutes first). */
 export function aggregateUsage(entries: readonly UsageEntry[], grouping: UsageGrouping) {
-  const totals = empty();
+  const totals = emptyUsage();
   const periods = new Map<string, UsageFigures>();
   const agents = new Map<number, UsageFigures>();
   for (const entry of entries) {
     add(totals, entry);
     const period = periodOf(entry.ended_at, grouping);
-    if (!periods.has(period)) periods.set(period, empty());
+    if (!periods.has(period)) periods.set(period, emptyUsage());
     add(periods.get(period)!, entry);
-    if (!agents.has(entry.workflow_id)) agents.set(entry.workflow_id, empty());
+    if (!agents.has(entry.workflow_id)) agents.set(entry.workflow_id, emptyUsage());
     add(agents.get(entry.workflow_id)!, entry);
   }
   return {
@@ -98,7 +99,7 @@ export function daysBetween(from: string, to: string): string[] {
 /** One row per UTC day of the range, days without calls included (zeros), oldest first. */
 export function dailyBreakdown(entries: readonly UsageEntry[], from: string, to: string) {
   const byDay = new Map(aggregateUsage(entries, 'day').periods.map(({ period, ...figures }) => [period, figures]));
-  return daysBetween(from, to).map((date) => ({ date, ...(byDay.get(date) ?? empty()) }));
+  return daysBetween(from, to).map((date) => ({ date, ...(byDay.get(date) ?? emptyUsage()) }));
 }
 
 /** A billing record as the earlier `/organizations/usage/runs` listed it. */

@@ -295,7 +295,38 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     // The chart is drawn after the figures render (uPlot in an effect).
     await page.locator('.uplot canvas').waitFor();
     expect(await page.getByRole('table', { name: 'Usage per agent' }).textContent()).toContain('Reminders');
+    // This organization's calls sent no texts: said so beside the calls.
+    expect(await page.getByLabel('Usage totals').textContent()).toContain(
+      '; 0 texts sent (0 segments, $0 of the cost)',
+    );
     await saveScreenshot(page, 'console-usage');
+
+    // Texts the calls sent (the text-message suites send real ones): the same report with texts in
+    // it, in the documented fields, shown in the totals and per agent.
+    const usageReport = (url: URL) => url.pathname.endsWith('/usage');
+    await page.route(usageReport, async (route) => {
+      const report = await (await route.fetch()).json();
+      const withTexts = { sms_messages: 2, sms_segments: 3, sms_usd: 0.0237 };
+      await route.fulfill({
+        json: {
+          ...report,
+          totals: { ...report.totals, ...withTexts },
+          agents: report.agents.map((agent: object) => ({ ...agent, ...withTexts })),
+        },
+      });
+    });
+    // Another range is another request (a reload would ask for the key again).
+    const from = await page.getByLabel('From', { exact: true }).inputValue();
+    await page
+      .getByLabel('From')
+      .fill(new Date(Date.parse(`${from}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
+    await expect
+      .poll(() => page.getByLabel('Usage totals').textContent())
+      .toContain('; 2 texts sent (3 segments, $0.0237 of the cost)');
+    const perAgent = page.getByRole('table', { name: 'Usage per agent' });
+    const texts = await perAgent.getByRole('row').nth(1).getByRole('cell').allTextContents();
+    expect(texts.slice(4, 7)).toEqual(['2', '3', '$0.0237']);
+    await page.unroute(usageReport);
 
     await page.getByRole('link', { name: 'Do-not-call' }).click();
     const listed = daytimeNumber(5, 1);

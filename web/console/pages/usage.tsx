@@ -1,7 +1,11 @@
-/** Usage: calls, minutes and cost per day of a range (a uPlot chart and the figures), and per agent. */
+/**
+ * Usage: calls, minutes and cost per day of a range (a uPlot chart and the figures), and per agent,
+ * with the texts the calls sent (count, segments, their cost: part of the cost).
+ */
 import { useQuery } from '@tanstack/preact-query';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
+import { emptyUsage } from '../../../shared/domain/usage.ts';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, Table } from '../lib/ui.tsx';
 
@@ -15,21 +19,14 @@ function everyDay(periods: Period[], from: string, to: string): Period[] {
   const days: Period[] = [];
   for (let time = Date.parse(`${from}T00:00:00Z`); time <= Date.parse(`${to}T00:00:00Z`); time += DAY_MS) {
     const day = isoDay(time);
-    days.push(
-      byDay.get(day) ?? {
-        period: day,
-        calls: 0,
-        answered_calls: 0,
-        minutes: 0,
-        cost_usd: 0,
-        sms_messages: 0,
-        sms_segments: 0,
-        sms_usd: 0,
-      },
-    );
+    days.push(byDay.get(day) ?? { period: day, ...emptyUsage() });
   }
   return days;
 }
+
+/** The texts the calls sent, as the totals line says them (their cost is within the cost before it). */
+const texts = ({ sms_messages, sms_segments, sms_usd }: Pick<Period, 'sms_messages' | 'sms_segments' | 'sms_usd'>) =>
+  `${sms_messages} ${sms_messages === 1 ? 'text' : 'texts'} sent (${sms_segments} ${sms_segments === 1 ? 'segment' : 'segments'}, $${sms_usd} of the cost)`;
 
 function DailyChart({ days }: { days: Period[] }) {
   const target = useRef<HTMLDivElement>(null);
@@ -49,6 +46,12 @@ function DailyChart({ days }: { days: Period[] }) {
             points: { show: false },
           },
           {
+            label: 'Texts sent',
+            stroke: '#1e7d32',
+            width: 0,
+            points: { show: true, size: 8, fill: '#1e7d32' },
+          },
+          {
             label: 'Cost (USD)',
             stroke: '#8a4b00',
             width: 2,
@@ -57,7 +60,7 @@ function DailyChart({ days }: { days: Period[] }) {
             value: (_chart, value) => (value == null ? '' : `$${value.toFixed(3)}`),
           },
         ],
-        axes: [{}, { label: 'Minutes' }, { side: 1, scale: 'usd', label: 'USD', grid: { show: false } }],
+        axes: [{}, { label: 'Minutes, texts' }, { side: 1, scale: 'usd', label: 'USD', grid: { show: false } }],
         scales: {
           x: { time: true, range: (_chart, min, max) => [min - 43_200, max + 43_200] },
           y: { range: (_chart, _min, max) => [0, Math.max(1, max)] },
@@ -66,13 +69,14 @@ function DailyChart({ days }: { days: Period[] }) {
       [
         days.map((day) => Date.parse(`${day.period.slice(0, 10)}T00:00:00Z`) / 1000),
         days.map((day) => day.minutes),
+        days.map((day) => day.sms_messages),
         days.map((day) => day.cost_usd),
       ],
       target.current,
     );
     return () => chart.destroy();
   }, [days]);
-  return <div ref={target} role="img" aria-label="Minutes and cost per day" />;
+  return <div ref={target} role="img" aria-label="Minutes, texts sent and cost per day" />;
 }
 
 export function UsagePage() {
@@ -114,16 +118,22 @@ export function UsagePage() {
         <>
           <p aria-label="Usage totals">
             {report.totals.calls} calls ({report.totals.answered_calls} answered), {report.totals.minutes} minutes, $
-            {report.totals.cost_usd}
+            {report.totals.cost_usd}; {texts(report.totals)}
           </p>
           <DailyChart days={days} />
-          <Table label="Usage per agent" columns={['Agent', 'Calls', 'Answered', 'Minutes', 'Cost']}>
+          <Table
+            label="Usage per agent"
+            columns={['Agent', 'Calls', 'Answered', 'Minutes', 'Texts', 'Text segments', 'Texts cost', 'Cost']}
+          >
             {report.agents.map((agent) => (
               <tr key={agent.workflow_id}>
                 <td>{agent.workflow_name}</td>
                 <td>{agent.calls}</td>
                 <td>{agent.answered_calls}</td>
                 <td>{agent.minutes}</td>
+                <td>{agent.sms_messages}</td>
+                <td>{agent.sms_segments}</td>
+                <td>${agent.sms_usd}</td>
                 <td>${agent.cost_usd}</td>
               </tr>
             ))}
