@@ -14,6 +14,7 @@ import {
   layout,
   newNode,
   type NodeType,
+  preCallFetch,
   removeNode,
 } from '../../web/console/flows/model.ts';
 
@@ -371,5 +372,35 @@ describe('what changed between two definitions', () => {
       'Changed prompt: “Hi” → “Hello”',
       'Changed steps: a → (none)',
     ]);
+  });
+});
+
+describe("the start step's pre-call fetch in the panel", () => {
+  it.each<[string, string | undefined, string, unknown]>([
+    ['none when both fields are empty', undefined, '', undefined],
+    ['none when the names are only separators', undefined, ' , ', undefined],
+    [
+      'the URL and the names, split on commas and spaces',
+      'https://crm.example.com/{{initial_context.id}}',
+      'balance, plan  tier,',
+      { url: 'https://crm.example.com/{{initial_context.id}}', variables: ['balance', 'plan', 'tier'] },
+    ],
+    [
+      'a URL without names yet, kept for the 422',
+      'https://crm.example.com/x',
+      '',
+      { url: 'https://crm.example.com/x', variables: [] },
+    ],
+    ['names without a URL yet, kept for the 422', undefined, 'balance', { url: '', variables: ['balance'] }],
+  ])('%s', (_what, url, names, expected) => {
+    expect(preCallFetch(url, names)).toEqual(expected);
+  });
+
+  it('a complete one is a start step the API takes', () => {
+    const start = { ...FLOW.nodes[0]!, pre_call_fetch: preCallFetch('https://crm.example.com/a', 'balance') };
+    expect(FlowNode.safeParse(start).success).toBe(true);
+    expect(
+      FlowNode.safeParse({ ...start, pre_call_fetch: preCallFetch('https://crm.example.com/a', '') }).success,
+    ).toBe(false);
   });
 });

@@ -1,5 +1,8 @@
-/** The side panel's form fields: text, a yes/no, a pick among names, the variables to extract. */
-import type { FlowVariable } from './model.ts';
+/**
+ * The side panel's form fields: text, a yes/no, a pick among names, the variables to extract, a
+ * start step's pre-call fetch.
+ */
+import { type FlowVariable, type PreCallFetch, preCallFetch } from './model.ts';
 
 /** A text field; empty means "not set" (`undefined`), as the API's optional fields are. */
 export function TextField({
@@ -130,6 +133,41 @@ export function VariablesField({
       <button type="button" class="secondary" onClick={() => onChange([...list, { name: '', type: 'string' }])}>
         Add a variable
       </button>
+    </fieldset>
+  );
+}
+
+/**
+ * A start step's pre-call fetch: the URL fetched as the call starts and the keys of its JSON answer
+ * that become variables. The names are read when the field is left (typing a comma keeps it).
+ */
+export function PreCallFetchField({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: PreCallFetch | undefined;
+  onChange: (value: PreCallFetch | undefined) => void;
+}) {
+  const names = value?.variables.join(', ') ?? '';
+  return (
+    <fieldset>
+      <legend>Pre-call fetch (variables from a JSON answer, fetched as the call starts)</legend>
+      <TextField
+        id={`${id}-url`}
+        label="URL"
+        value={value?.url || undefined}
+        onChange={(url) => onChange(preCallFetch(url, names))}
+        hint="{{initial_context.<key>}} is filled in; empty: no fetch"
+      />
+      <label for={`${id}-variables`}>Keys of the answer that become variables</label>
+      <input
+        id={`${id}-variables`}
+        value={names}
+        onChange={(e) => onChange(preCallFetch(value?.url || undefined, e.currentTarget.value))}
+      />
+      <small>Names separated by commas, e.g. balance, plan</small>
     </fieldset>
   );
 }

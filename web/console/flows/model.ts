@@ -11,6 +11,7 @@ export type FlowEdge = components['schemas']['FlowEdge'];
 export type FlowVariable = components['schemas']['FlowVariable'];
 export type NodeType = FlowNode['type'];
 export type FlowDefinition = components['schemas']['FlowDefinition'];
+export type PreCallFetch = NonNullable<components['schemas']['FlowStartNode']['pre_call_fetch']>;
 
 /** An edge as the editor holds it: the API's edge and a key that stays while its ends change. */
 export type EditedEdge = FlowEdge & { key: string };
@@ -30,6 +31,16 @@ export const NODE_TYPES: { type: NodeType; title: string; stem: string }[] = [
   { type: 'globalNode', title: 'Global', stem: 'global' },
 ];
 export const typeTitle = (type: NodeType): string => NODE_TYPES.find((entry) => entry.type === type)!.title;
+
+/**
+ * A start step's pre-call fetch from the panel's two fields, its URL and the names of the answer's
+ * keys that become variables (split on commas and spaces): none when both are empty. A half-filled
+ * one is kept as typed, for the API's 422 to show on the step.
+ */
+export function preCallFetch(url: string | undefined, names: string): PreCallFetch | undefined {
+  const variables = names.split(/[\s,]+/).filter(Boolean);
+  return url || variables.length ? { url: url ?? '', variables } : undefined;
+}
 
 /** Whether edges may leave / enter a node of this type (the lint rules of docs/flows.md). */
 export const hasExits = (type: NodeType): boolean => type !== 'endCall' && type !== 'transferCall';

@@ -3,7 +3,7 @@
  * problems with it, and, for a step, a transition to another step added from the keyboard.
  */
 import { useState } from 'preact/hooks';
-import { TextField, PickField, VariablesField } from './fields.tsx';
+import { TextField, PickField, PreCallFetchField, VariablesField } from './fields.tsx';
 import { type FlowIssue, issueText } from './issues.ts';
 import {
   type EditedEdge,
@@ -72,6 +72,13 @@ function NodeFields({
           label="Greeting (said first)"
           value={node.greeting}
           onChange={(value) => set('greeting', value)}
+        />
+      )}
+      {node.type === 'startCall' && (
+        <PreCallFetchField
+          id={id('pre-call-fetch')}
+          value={node.pre_call_fetch}
+          onChange={(value) => set('pre_call_fetch', value)}
         />
       )}
       {(conversation || node.type === 'globalNode') && (
