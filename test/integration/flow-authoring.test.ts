@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { chatUntilEnd, flowPath } from '../support/flow-chat.ts';
+import { accountServiceAgent, chatUntilEnd, flowPath } from '../support/flow-chat.ts';
 
 /**
  * Agents that are conversation flows from the start: the flow template (identity check, then the
@@ -24,27 +24,18 @@ describe('the flow template', () => {
     expect(
       listed.body.items.filter((item: { flow: boolean }) => !item.flow).map((item: { id: string }) => item.id),
     ).toContain('dental-reminders');
-    const created = await api.request('POST', '/agents/from-template', {
-      key: org.key,
-      body: {
-        template_id: 'account-service',
-        variables: { company_name: 'North Bank' },
-        language: 'en',
-        agent_name: 'Account service',
-      },
-    });
-    expect(created.status, created.text).toBe(200);
-    expect(created.body.workflow_definition.nodes.map((node: { id: string }) => node.id)).toEqual([
+    const created = await accountServiceAgent(org.key);
+    expect(created.workflow_definition.nodes.map((node) => node.id)).toEqual([
       'start',
       'account',
       'not_verified',
       'done',
       'global',
     ]);
-    expect(created.body.workflow_definition.nodes[0].greeting).toBe(
+    expect(created.workflow_definition.nodes[0]!.greeting).toBe(
       'Hello, this is North Bank. Before we talk about your account, I need to check who you are.',
     );
-    agentId = created.body.public_id;
+    agentId = created.public_id;
   });
 
   it('a verified caller reaches the account, then says goodbye', async () => {

@@ -1,7 +1,7 @@
 import { WebSocket } from 'ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
-import { flowPath, northBankFlow } from '../support/flow-chat.ts';
+import { accountServiceAgent, flowPath, northBankFlow } from '../support/flow-chat.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -189,19 +189,10 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
     it.concurrent(
       'a goodbye in a step that is not an end: the agent ends the call there, saying its closing once',
       async () => {
-        const created = await api.request('POST', '/agents/from-template', {
-          key: org.key,
-          body: {
-            template_id: 'account-service',
-            variables: { company_name: 'North Bank' },
-            language: 'en',
-            agent_name: 'Account service',
-          },
-        });
-        expect(created.status, created.text).toBe(200);
+        const agent = await accountServiceAgent(org.key);
         offset += 1;
         // The default callee: three questions, then "Thank you, goodbye."; never a date of birth.
-        const placed = await api.request('POST', `/agents/${created.body.public_id}/calls`, {
+        const placed = await api.request('POST', `/agents/${agent.public_id}/calls`, {
           key: org.key,
           body: {
             phone_number: daytimeNumber(1, offset).replace(/\d{3}$/, '340'),
@@ -210,7 +201,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         });
         expect(placed.status, placed.text).toBe(200);
         const runId = placed.body.workflow_run_id as number;
-        const done = await ended(created.body, runId);
+        const done = await ended(agent, runId);
         expect(done.status).toBe('completed');
         expect(done.flow).toEqual([
           expect.objectContaining({
@@ -223,7 +214,7 @@ describe.skipIf(needsLocalStack).each(['twilio', 'telnyx'] as const)(
         expect(done.logs.map((log: { message: string }) => log.message)).toContain(
           'Flow: the call ends in "Identity check" (the caller wanted to end the call)',
         );
-        const lines = (await transcript(created.body, runId)).map(({ role, text }) => `${role}: ${text}`);
+        const lines = (await transcript(agent, runId)).map(({ role, text }) => `${role}: ${text}`);
         expect(lines.slice(-2)).toEqual([
           'user: Thank you, goodbye.',
           'assistant: Thank you for calling North Bank. Goodbye.',

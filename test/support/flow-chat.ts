@@ -34,6 +34,28 @@ export async function chatUntilEnd(key: string, agentId: string, messages: strin
   return { session, run };
 }
 
+/**
+ * An agent made from the flow template `account-service` for North Bank (an identity check against
+ * `initial_context.date_of_birth`, then the account or the end): the created agent.
+ */
+export async function accountServiceAgent(key: string) {
+  const created = await apiClient().request('POST', '/agents/from-template', {
+    key,
+    body: {
+      template_id: 'account-service',
+      variables: { company_name: 'North Bank' },
+      language: 'en',
+      agent_name: 'Account service',
+    },
+  });
+  expect(created.status, created.text).toBe(200);
+  return created.body as {
+    id: number;
+    public_id: string;
+    workflow_definition: { nodes: { id: string; greeting?: string }[] };
+  };
+}
+
 /** A run's path through its flow: each step's node, the node it left for, and why. */
 export const flowPath = (run: {
   flow: { node_id: string; edge: { target: string } | null; reason: string | null }[];
