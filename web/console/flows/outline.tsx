@@ -26,6 +26,18 @@ export function Outline({
     const edge = issue.edge && flow.edges.find((candidate) => candidate.key === issue.edge);
     return edge ? `Transition “${name(edge.source)}” → “${name(edge.target)}”` : 'The flow';
   };
+  const steps = flow.nodes.map((node) => ({
+    key: node.id,
+    selection: { node: node.id },
+    text: node.name,
+    note: typeTitle(node.type),
+  }));
+  const transitions = flow.edges.map((edge) => ({
+    key: edge.key,
+    selection: { edge: edge.key },
+    text: `${name(edge.source)} → ${name(edge.target)}`,
+    note: edge.label ?? edge.condition ?? edge.expression ?? 'once the step is complete',
+  }));
   return (
     <div class="flow-outline">
       {issues.length > 0 && (
@@ -52,30 +64,12 @@ export function Outline({
           </ul>
         </>
       )}
-      <SelectionList
-        id="flow-steps-title"
-        title="Steps"
-        items={flow.nodes.map((node) => ({
-          key: node.id,
-          selection: { node: node.id },
-          text: node.name,
-          note: typeTitle(node.type),
-        }))}
-        current={current}
-        onSelect={onSelect}
-      />
-      <SelectionList
-        id="flow-transitions-title"
-        title="Transitions"
-        items={flow.edges.map((edge) => ({
-          key: edge.key,
-          selection: { edge: edge.key },
-          text: `${name(edge.source)} → ${name(edge.target)}`,
-          note: edge.label ?? edge.condition ?? edge.expression ?? 'once the step is complete',
-        }))}
-        current={current}
-        onSelect={onSelect}
-      />
+      {[
+        { id: 'flow-steps-title', title: 'Steps', items: steps },
+        { id: 'flow-transitions-title', title: 'Transitions', items: transitions },
+      ].map((list) => (
+        <SelectionList key={list.id} {...list} current={current} onSelect={onSelect} />
+      ))}
     </div>
   );
 }
