@@ -153,6 +153,27 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
   });
 });
 
+describe('realtime engine: what the model did not hear', () => {
+  it("a caller's text during the call is put in the model's conversation in words", async () => {
+    const { fake, session } = await realtimeCall({ workflowDefinition: { greeting: 'Hello.' } });
+    expect(
+      await session.control({ type: 'caller_text', sms_id: 'sms_r1', from: '+48601234561', body: 'anna@example.com' }),
+    ).toBeNull();
+    await vi.waitFor(() =>
+      expect(fake.received).toContainEqual(
+        expect.objectContaining({
+          type: 'conversation.item.create',
+          item: {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: '(The caller texted: anna@example.com)' }],
+          },
+        }),
+      ),
+    );
+  });
+});
+
 describe('realtime engine failures', () => {
   it('a rate-limited response fails the call naming the Realtime API and its reason; the session closes', async () => {
     const { fake, session, caller, feed } = await realtimeCall(

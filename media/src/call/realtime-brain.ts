@@ -22,6 +22,9 @@ import { FILLER_AFTER_MS, MODEL_ANSWER_LIMIT_MS } from './prompt-brain.ts';
 import type { Speaker } from './reply.ts';
 import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
 
+/** How the caller's turns the model did not hear begin: keys pressed, a text sent. */
+const TOLD_IN_WORDS = ['(The caller pressed ', '(The caller texted: '];
+
 const MAX_TOOL_ROUNDS = 4;
 
 export interface RealtimeBrainOptions {
@@ -85,10 +88,13 @@ export class RealtimeBrain implements Brain {
     return true;
   }
 
-  /** The model heard the caller itself (its transcript is the turn); keys pressed are told in words. */
+  /**
+   * The model heard the caller itself (its transcript is the turn); what it cannot hear, keys
+   * pressed (keypad.ts) and a text the caller sent (callerTextTurn), is told in words.
+   */
   hearCaller(text: string): void {
     this.said.push(`Caller: ${text}`);
-    if (text.startsWith('(The caller pressed'))
+    if (TOLD_IN_WORDS.some((prefix) => text.startsWith(prefix)))
       void this.session.send({
         type: 'conversation.item.create',
         item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
