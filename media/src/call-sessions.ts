@@ -33,6 +33,7 @@ import {
   runFileKeys,
 } from '../../shared/repositories/run-files.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
+import { listRunSms } from '../../shared/repositories/run-sms.ts';
 import type { RunRecord } from '../../shared/domain/run.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
@@ -42,7 +43,7 @@ import { speechToSpeechUsd } from '../../shared/domain/speech-to-speech-cost.ts'
 import { recordCallLatency } from '../../shared/services/call-latency.ts';
 import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
 import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
-import { afterTakeBack, takeBack, withHandoff } from './call-take-back.ts';
+import { afterTakeBack, takeBack, textsWhileTransferred, withHandoff } from './call-take-back.ts';
 import { sendRunSms } from '../../shared/services/text-messages.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 import { saveMemory } from '../../shared/services/memories.ts';
@@ -178,7 +179,7 @@ function withTexts(call: PreparedCall, ref: RunRef, run: RunRecord): PreparedCal
 /** What of its run a call's setup reads. */
 type CallOfRun = Pick<
   RunRecord,
-  'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test' | 'phone_number'
+  'mode' | 'initial_context' | 'transfer' | 'definition_id' | 'test' | 'phone_number' | 'sms_count'
 > & {
   campaign?: { goal?: string | null } | null;
 };
@@ -264,7 +265,15 @@ async function setUpCall(
           },
         }),
     flowVariables: fetched,
-    ...(run.transfer?.resumed_at ? { resume: await takeBack(await withHandoff(ref, run.transfer, log)) } : {}),
+    ...(run.transfer?.resumed_at
+      ? {
+          resume: await takeBack(
+            await withHandoff(ref, run.transfer, log),
+            // Texts are looked for only on a run that has some (sms_count).
+            run.sms_count ? textsWhileTransferred(run.transfer, await listRunSms(ref)) : [],
+          ),
+        }
+      : {}),
   };
   const speechSource = [
     `agent ${orgId}/${agentId}`,

@@ -10,6 +10,7 @@ import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
 import { pathAfterTakeBack, type FlowPathStep } from '../../shared/domain/flows.ts';
 import type { RunRef } from '../../shared/domain/run-ref.ts';
 import type { TransferState } from '../../shared/domain/run.ts';
+import { callerTextTurn, type RunSmsRecord } from '../../shared/domain/text-messages.ts';
 import { formatTranscriptFile, mergeFragments, parseTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { readRunFile, readRunFileText } from '../../shared/repositories/run-files.ts';
 import { getRun } from '../../shared/repositories/runs-read.ts';
@@ -34,11 +35,35 @@ export async function withHandoff(ref: RunRef, transfer: TransferState, log: Log
   return current;
 }
 
-/** What the agent knows when it takes a call back: the conversation before the transfer, and its outcome. */
-export async function takeBack(transfer: TransferState): Promise<NonNullable<PreparedCall['resume']>> {
+/**
+ * The caller's texts the agent did not get: those received while the call was with the transfer,
+ * from its request to the agent's new stream (before it the agent took them, after it the new
+ * stream does), in the order they came.
+ */
+export const textsWhileTransferred = (transfer: TransferState, messages: readonly RunSmsRecord[]): string[] =>
+  messages
+    .filter(
+      (message) =>
+        message.direction === 'inbound' &&
+        message.timestamp >= transfer.requested_at &&
+        (!transfer.resumed_at || message.timestamp < transfer.resumed_at),
+    )
+    .map((message) => message.body);
+
+/**
+ * What the agent knows when it takes a call back: the conversation before the transfer, the texts
+ * the caller sent meanwhile (turns of theirs, as during the call), and the transfer's outcome.
+ */
+export async function takeBack(
+  transfer: TransferState,
+  texts: readonly string[] = [],
+): Promise<NonNullable<PreparedCall['resume']>> {
   const earlier = transfer.handoff ? await readRunFileText(transfer.handoff.transcript_key) : undefined;
   return {
-    history: mergeFragments(parseTranscriptFile(earlier ?? '')).map(({ role, text }) => ({ role, content: text })),
+    history: [
+      ...mergeFragments(parseTranscriptFile(earlier ?? '')).map(({ role, text }) => ({ role, content: text })),
+      ...texts.map((body) => ({ role: 'user' as const, content: callerTextTurn(body) })),
+    ],
     note: `You tried to transfer the caller to ${transfer.destination}, and nobody took the call (${transfer.outcome}). Tell the caller, then go on helping them.`,
   };
 }
