@@ -1,9 +1,9 @@
 /**
  * How many live calls one media task holds. One media process (bench/media-capacity-worker.ts:
- * the production WebSocket endpoint and agent loop) pinned to core 0; this driver, pinned to core
- * 1, runs the local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays and N
- * simulated callers speaking Twilio Media Streams over real WebSockets: a 20 ms frame every 20 ms
- * each, a question every TURN_MS (knowledge questions and tool calls in turn), then goodbye, for
+ * the production WebSocket endpoint and agent loop) pinned to core 0; on core 1, a process of the
+ * local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays
+ * (bench/media-capacity-fakes.ts) and this driver: N simulated callers speaking Twilio Media
+ * Streams over real WebSockets: a 20 ms frame every 20 ms each, a question every TURN_MS (knowledge questions and tool calls in turn), then goodbye, for
  * at least BENCH_CALL_SECONDS (60). Prints figures; asserts nothing.
  *
  * Figures per N (the agent's audio is sent as fast as it is synthesized and the provider buffers
@@ -13,6 +13,7 @@
  *   and the raw gap between consecutive frames of an answer;
  * - turn overhead: from the caller's end of speech (the last frame of the endpointing pause sent)
  *   to the answer's first frame, minus the fakes' fixed delays (as bench/voice-latency.ts);
+ * - the turn's components as the media process recorded them (the run's `latency`): where it waits;
  * - the media process's event-loop delay p99, CPU ms per call-second (and the share of it spent
  *   collecting garbage), resident memory per call (peak over the idle baseline), recording and
  *   transcript bytes written;
@@ -34,8 +35,9 @@ import { WebSocket } from 'ws';
 import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
 import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
-import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
+import type { LatencyComponent } from '../shared/domain/call-latency.ts';
 import { percentile } from './latency.ts';
+import type { FakesReady } from './media-capacity-fakes.ts';
 import type { WorkerFigures } from './media-capacity-worker.ts';
 import { FAKE_DELAYS_MS } from './voice-latency.ts';
 
@@ -158,11 +160,36 @@ const summary = (values: number[], ps: number[]) => {
   ]) as Record<string, number | null>;
 };
 
-async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFakeVoiceProviders>>) {
+/** The providers' fakes in a process of their own (bench/media-capacity-fakes.ts), on the driver's core. */
+async function startFakes(): Promise<{ child: ChildProcess; ready: FakesReady }> {
+  const child = fork(new URL('./media-capacity-fakes.ts', import.meta.url), {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  if (availableParallelism() >= 2) pinTo(child.pid!, 1);
+  const ready = await new Promise<FakesReady>((resolve, reject) => {
+    child.once('message', (message: FakesReady) => resolve(message));
+    child.once('exit', (code) => reject(new Error(`the fakes' process exited (${code})`)));
+  });
+  return { child, ready };
+}
+
+/** The turn's components as the media process recorded them (its own clock, the run's `latency`). */
+const MEDIA_COMPONENTS: LatencyComponent[] = [
+  'transcription_ms',
+  'endpointing_ms',
+  'model_ms',
+  'tools_ms',
+  'text_to_speech_ms',
+  'overhead_ms',
+  'voice_to_voice_ms',
+];
+
+async function measure(calls: number, fakes: FakesReady) {
   const { child, port, pinned } = await startWorker({
     BENCH_FAKE_SETTINGS: JSON.stringify(fakes.settings),
     BENCH_FAKE_KEYS: JSON.stringify(fakes.keys),
-    BENCH_TOOL_ORIGIN: fakes.tools.origin,
+    BENCH_TOOL_ORIGIN: fakes.toolOrigin,
   });
   await ask(child, 'baseline', 'baseline');
   const lateness: number[] = [];
@@ -293,6 +320,19 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     frameGapMs: summary(gaps, [50, 99]),
     turnOverheadMs: summary(overheads, [50, 95]),
     turnsMeasured: overheads.length,
+    // Where a turn's time went, as the media process recorded it (the fakes' fixed delays inside
+    // transcription, model and text-to-speech): a component far above its delay is where turns queue.
+    mediaTurnMs: Object.fromEntries(
+      MEDIA_COMPONENTS.map((component) => [
+        component,
+        summary(
+          worker.calls.flatMap((call) =>
+            call.turns.flatMap((turn) => (turn[component] === null ? [] : [turn[component]])),
+          ),
+          [50, 95],
+        ),
+      ]),
+    ),
     eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
     cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
     // The same per second of the callers' audio the media process received: on a loaded machine
@@ -327,20 +367,16 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
 if (import.meta.url === `file://${process.argv[1]}`) {
   const counts = process.argv.slice(2).map(Number);
   if (availableParallelism() >= 2) pinTo(process.pid, 1);
-  const fakes = await startFakeVoiceProviders({
-    deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt },
-    openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
-    elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts },
-  });
+  const fakes = await startFakes();
   const results = [];
   try {
     for (const calls of counts.length ? counts : [10, 50, 100, 200, 400]) {
-      const figures = await measure(calls, fakes);
+      const figures = await measure(calls, fakes.ready);
       results.push(figures);
       console.log(JSON.stringify(figures));
     }
   } finally {
-    await fakes.stop();
+    fakes.child.send({ type: 'stop' });
   }
   const largest = results.filter((figures) => figures.meetsGoals).at(-1);
   console.log(
