@@ -3,8 +3,9 @@
  * the production WebSocket endpoint and agent loop) pinned to core 0; on core 1, a process of the
  * local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays
  * (bench/media-capacity-fakes.ts) and this driver: N simulated callers speaking Twilio Media
- * Streams over real WebSockets: a 20 ms frame every 20 ms each, a question every TURN_MS (knowledge questions and tool calls in turn), then goodbye, for
- * at least BENCH_CALL_SECONDS (60). Prints figures; asserts nothing.
+ * Streams over real WebSockets: a 20 ms frame every 20 ms each, a question every TURN_MS
+ * (knowledge questions and tool calls in turn), then goodbye, for at least BENCH_CALL_SECONDS
+ * (60). Prints figures; asserts nothing.
  *
  * Figures per N (the agent's audio is sent as fast as it is synthesized and the provider buffers
  * it, so its timing is measured against playout):
@@ -17,7 +18,8 @@
  * - the media process's event-loop delay p99, CPU ms per call-second (and the share of it spent
  *   collecting garbage), resident memory per call (peak over the idle baseline), recording and
  *   transcript bytes written;
- * - the driver's own event-loop delay: when it is high, the driver, not the media process, limits.
+ * - the driver's and the fakes' own event-loop delay and CPU: when high, they, not the media
+ *   process, limit.
  * Every call must end as the agent's goodbye with the caller's every line in its transcript.
  *
  *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
@@ -27,6 +29,8 @@
  *     the media process's system calls per inbound frame, by kind (`perf stat`; root)
  *   BENCH_MEDIA_NODE_FLAGS='--max-semi-space-size=16' npx tsx bench/media-capacity.ts 200
  *     Node flags for the media process
+ *   BENCH_PIN=off npx tsx bench/media-capacity.ts 200
+ *     no process pinned to a core (a machine shared with other work)
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -37,7 +41,7 @@ import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
 import type { LatencyComponent } from '../shared/domain/call-latency.ts';
 import { percentile } from './latency.ts';
-import type { FakesReady } from './media-capacity-fakes.ts';
+import type { FakesFigures, FakesReady } from './media-capacity-fakes.ts';
 import type { WorkerFigures } from './media-capacity-worker.ts';
 import { FAKE_DELAYS_MS } from './voice-latency.ts';
 
@@ -73,7 +77,11 @@ interface CallerState {
   done: Promise<void>;
 }
 
+/** BENCH_PIN=off: no process is pinned (a machine shared with other work, where a pinned process cannot move off a busy core). */
+const PIN = process.env.BENCH_PIN !== 'off';
+
 function pinTo(pid: number, core: number): boolean {
+  if (!PIN) return false;
   try {
     execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
     return true;
@@ -185,11 +193,11 @@ const MEDIA_COMPONENTS: LatencyComponent[] = [
   'voice_to_voice_ms',
 ];
 
-async function measure(calls: number, fakes: FakesReady) {
+async function measure(calls: number, fakes: { child: ChildProcess; ready: FakesReady }) {
   const { child, port, pinned } = await startWorker({
-    BENCH_FAKE_SETTINGS: JSON.stringify(fakes.settings),
-    BENCH_FAKE_KEYS: JSON.stringify(fakes.keys),
-    BENCH_TOOL_ORIGIN: fakes.toolOrigin,
+    BENCH_FAKE_SETTINGS: JSON.stringify(fakes.ready.settings),
+    BENCH_FAKE_KEYS: JSON.stringify(fakes.ready.keys),
+    BENCH_TOOL_ORIGIN: fakes.ready.toolOrigin,
   });
   await ask(child, 'baseline', 'baseline');
   const lateness: number[] = [];
@@ -279,7 +287,7 @@ async function measure(calls: number, fakes: FakesReady) {
     states.push(open(index));
     await new Promise((resolve) => setTimeout(resolve, RAMP_MS / calls));
   }
-  await ask(child, 'measure', 'measuring');
+  await Promise.all([ask(child, 'measure', 'measuring'), ask(fakes.child, 'measure', 'measuring')]);
   const syscalls = process.env.BENCH_SYSCALLS ? countSyscalls(child.pid!) : undefined;
   const driverCpuStart = process.cpuUsage();
   const driverWindowStart = performance.now();
@@ -294,6 +302,7 @@ async function measure(calls: number, fakes: FakesReady) {
   // The last saves of the media process.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const worker = await ask<WorkerFigures>(child, 'report', 'report');
+  const fakesLoad = await ask<FakesFigures>(fakes.child, 'report', 'report');
   const syscallCounts = await syscalls?.();
   child.kill();
   for (const state of states) state.ws.terminate();
@@ -349,6 +358,8 @@ async function measure(calls: number, fakes: FakesReady) {
     transcriptBytes: worker.calls.reduce((sum, call) => sum + call.transcriptBytes, 0),
     driverEventLoopDelayP99Ms: Math.round((driverDelay.percentile(99) / 1e6) * 10) / 10,
     driverCpuShareOfCore: Math.round(driverCpuShare * 100) / 100,
+    fakesEventLoopDelayP99Ms: Math.round(fakesLoad.eventLoopDelayP99Ms * 10) / 10,
+    fakesCpuShareOfCore: Math.round(fakesLoad.cpuShareOfCore * 100) / 100,
     ...(syscallCounts && {
       syscallsPerFrameIn: Object.fromEntries(
         Object.entries(syscallCounts).map(([name, count]) => [name, Math.round((count / worker.framesIn) * 100) / 100]),
@@ -371,7 +382,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const results = [];
   try {
     for (const calls of counts.length ? counts : [10, 50, 100, 200, 400]) {
-      const figures = await measure(calls, fakes.ready);
+      const figures = await measure(calls, fakes);
       results.push(figures);
       console.log(JSON.stringify(figures));
     }
