@@ -1,7 +1,7 @@
 /**
  * The media process of bench/media-capacity.ts: the media service's WebSocket endpoint and agent
- * loop (the production modules), with the real provider clients pointed at the local fakes the
- * driver runs in its own process. Admission accepts every stream and a finished call's files are
+ * loop (the production modules), with the real provider clients pointed at the local fakes of
+ * bench/media-capacity-fakes.ts, another process. Admission accepts every stream and a finished call's files are
  * measured, not uploaded: what is measured is the audio pipeline of one task. It reports its own
  * CPU time, event-loop delay and resident memory to the driver over IPC.
  */
@@ -14,6 +14,7 @@ import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
+import type { LatencyTurn } from '../shared/domain/call-latency.ts';
 import { formatTranscriptFile } from '../shared/domain/transcripts.ts';
 import { availabilityTool } from '../test/support/voice.ts';
 
@@ -25,6 +26,8 @@ export interface CallReport {
   agentLines: number;
   recordingBytes: number;
   transcriptBytes: number;
+  /** Each caller turn's latency components, as the call's run records them. */
+  turns: LatencyTurn[];
 }
 
 export interface WorkerFigures {
@@ -104,6 +107,7 @@ attachMediaStreams(
       agentLines: result.fragments.filter((line) => line.role === 'assistant').length,
       recordingBytes: result.recording?.bytes ?? 0,
       transcriptBytes: Buffer.byteLength(formatTranscriptFile(result.fragments)),
+      turns: result.latency.turns,
     });
     await result.recording?.dispose();
   },

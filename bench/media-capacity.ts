@@ -1,10 +1,11 @@
 /**
  * How many live calls one media task holds. One media process (bench/media-capacity-worker.ts:
- * the production WebSocket endpoint and agent loop) pinned to core 0; this driver, pinned to core
- * 1, runs the local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays and N
- * simulated callers speaking Twilio Media Streams over real WebSockets: a 20 ms frame every 20 ms
- * each, a question every TURN_MS (knowledge questions and tool calls in turn), then goodbye, for
- * at least BENCH_CALL_SECONDS (60). Prints figures; asserts nothing.
+ * the production WebSocket endpoint and agent loop) pinned to core 0; on core 1, a process of the
+ * local Deepgram, OpenAI-compatible, ElevenLabs and tool fakes at fixed delays
+ * (bench/media-capacity-fakes.ts) and this driver: N simulated callers speaking Twilio Media
+ * Streams over real WebSockets: a 20 ms frame every 20 ms each, a question every TURN_MS
+ * (knowledge questions and tool calls in turn), then goodbye, for at least BENCH_CALL_SECONDS
+ * (60). Prints figures; asserts nothing.
  *
  * Figures per N (the agent's audio is sent as fast as it is synthesized and the provider buffers
  * it, so its timing is measured against playout):
@@ -13,10 +14,12 @@
  *   and the raw gap between consecutive frames of an answer;
  * - turn overhead: from the caller's end of speech (the last frame of the endpointing pause sent)
  *   to the answer's first frame, minus the fakes' fixed delays (as bench/voice-latency.ts);
+ * - the turn's components as the media process recorded them (the run's `latency`): where it waits;
  * - the media process's event-loop delay p99, CPU ms per call-second (and the share of it spent
  *   collecting garbage), resident memory per call (peak over the idle baseline), recording and
  *   transcript bytes written;
- * - the driver's own event-loop delay: when it is high, the driver, not the media process, limits.
+ * - the driver's and the fakes' own event-loop delay and CPU: when high, they, not the media
+ *   process, limit.
  * Every call must end as the agent's goodbye with the caller's every line in its transcript.
  *
  *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
@@ -26,6 +29,8 @@
  *     the media process's system calls per inbound frame, by kind (`perf stat`; root)
  *   BENCH_MEDIA_NODE_FLAGS='--max-semi-space-size=16' npx tsx bench/media-capacity.ts 200
  *     Node flags for the media process
+ *   BENCH_PIN=off npx tsx bench/media-capacity.ts 200
+ *     no process pinned to a core (a machine shared with other work)
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -34,8 +39,9 @@ import { WebSocket } from 'ws';
 import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
 import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
-import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
+import type { LatencyComponent } from '../shared/domain/call-latency.ts';
 import { percentile } from './latency.ts';
+import type { FakesFigures, FakesReady } from './media-capacity-fakes.ts';
 import type { WorkerFigures } from './media-capacity-worker.ts';
 import { FAKE_DELAYS_MS } from './voice-latency.ts';
 
@@ -71,7 +77,11 @@ interface CallerState {
   done: Promise<void>;
 }
 
+/** BENCH_PIN=off: no process is pinned (a machine shared with other work, where a pinned process cannot move off a busy core). */
+const PIN = process.env.BENCH_PIN !== 'off';
+
 function pinTo(pid: number, core: number): boolean {
+  if (!PIN) return false;
   try {
     execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
     return true;
@@ -158,11 +168,36 @@ const summary = (values: number[], ps: number[]) => {
   ]) as Record<string, number | null>;
 };
 
-async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFakeVoiceProviders>>) {
+/** The providers' fakes in a process of their own (bench/media-capacity-fakes.ts), on the driver's core. */
+async function startFakes(): Promise<{ child: ChildProcess; ready: FakesReady }> {
+  const child = fork(new URL('./media-capacity-fakes.ts', import.meta.url), {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  if (availableParallelism() >= 2) pinTo(child.pid!, 1);
+  const ready = await new Promise<FakesReady>((resolve, reject) => {
+    child.once('message', (message: FakesReady) => resolve(message));
+    child.once('exit', (code) => reject(new Error(`the fakes' process exited (${code})`)));
+  });
+  return { child, ready };
+}
+
+/** The turn's components as the media process recorded them (its own clock, the run's `latency`). */
+const MEDIA_COMPONENTS: LatencyComponent[] = [
+  'transcription_ms',
+  'endpointing_ms',
+  'model_ms',
+  'tools_ms',
+  'text_to_speech_ms',
+  'overhead_ms',
+  'voice_to_voice_ms',
+];
+
+async function measure(calls: number, fakes: { child: ChildProcess; ready: FakesReady }) {
   const { child, port, pinned } = await startWorker({
-    BENCH_FAKE_SETTINGS: JSON.stringify(fakes.settings),
-    BENCH_FAKE_KEYS: JSON.stringify(fakes.keys),
-    BENCH_TOOL_ORIGIN: fakes.tools.origin,
+    BENCH_FAKE_SETTINGS: JSON.stringify(fakes.ready.settings),
+    BENCH_FAKE_KEYS: JSON.stringify(fakes.ready.keys),
+    BENCH_TOOL_ORIGIN: fakes.ready.toolOrigin,
   });
   await ask(child, 'baseline', 'baseline');
   const lateness: number[] = [];
@@ -252,7 +287,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     states.push(open(index));
     await new Promise((resolve) => setTimeout(resolve, RAMP_MS / calls));
   }
-  await ask(child, 'measure', 'measuring');
+  await Promise.all([ask(child, 'measure', 'measuring'), ask(fakes.child, 'measure', 'measuring')]);
   const syscalls = process.env.BENCH_SYSCALLS ? countSyscalls(child.pid!) : undefined;
   const driverCpuStart = process.cpuUsage();
   const driverWindowStart = performance.now();
@@ -267,6 +302,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
   // The last saves of the media process.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const worker = await ask<WorkerFigures>(child, 'report', 'report');
+  const fakesLoad = await ask<FakesFigures>(fakes.child, 'report', 'report');
   const syscallCounts = await syscalls?.();
   child.kill();
   for (const state of states) state.ws.terminate();
@@ -293,6 +329,19 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     frameGapMs: summary(gaps, [50, 99]),
     turnOverheadMs: summary(overheads, [50, 95]),
     turnsMeasured: overheads.length,
+    // Where a turn's time went, as the media process recorded it (the fakes' fixed delays inside
+    // transcription, model and text-to-speech): a component far above its delay is where turns queue.
+    mediaTurnMs: Object.fromEntries(
+      MEDIA_COMPONENTS.map((component) => [
+        component,
+        summary(
+          worker.calls.flatMap((call) =>
+            call.turns.flatMap((turn) => (turn[component] === null ? [] : [turn[component]])),
+          ),
+          [50, 95],
+        ),
+      ]),
+    ),
     eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
     cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
     // The same per second of the callers' audio the media process received: on a loaded machine
@@ -309,6 +358,8 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
     transcriptBytes: worker.calls.reduce((sum, call) => sum + call.transcriptBytes, 0),
     driverEventLoopDelayP99Ms: Math.round((driverDelay.percentile(99) / 1e6) * 10) / 10,
     driverCpuShareOfCore: Math.round(driverCpuShare * 100) / 100,
+    fakesEventLoopDelayP99Ms: Math.round(fakesLoad.eventLoopDelayP99Ms * 10) / 10,
+    fakesCpuShareOfCore: Math.round(fakesLoad.cpuShareOfCore * 100) / 100,
     ...(syscallCounts && {
       syscallsPerFrameIn: Object.fromEntries(
         Object.entries(syscallCounts).map(([name, count]) => [name, Math.round((count / worker.framesIn) * 100) / 100]),
@@ -327,11 +378,7 @@ async function measure(calls: number, fakes: Awaited<ReturnType<typeof startFake
 if (import.meta.url === `file://${process.argv[1]}`) {
   const counts = process.argv.slice(2).map(Number);
   if (availableParallelism() >= 2) pinTo(process.pid, 1);
-  const fakes = await startFakeVoiceProviders({
-    deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt },
-    openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm },
-    elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts },
-  });
+  const fakes = await startFakes();
   const results = [];
   try {
     for (const calls of counts.length ? counts : [10, 50, 100, 200, 400]) {
@@ -340,7 +387,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.log(JSON.stringify(figures));
     }
   } finally {
-    await fakes.stop();
+    fakes.child.send({ type: 'stop' });
   }
   const largest = results.filter((figures) => figures.meetsGoals).at(-1);
   console.log(

@@ -51,10 +51,22 @@ const tokens = (text: string): string[] =>
  * The words are backchannels only: one or more of `backchannels` one after another ("yeah",
  * "ok, right", "mhm mhm"), punctuation and case aside. Nothing said is not a backchannel.
  */
+/** Each list's phrases as words, made once: a call asks with its agent's one list at every result over the agent. */
+const phrasesOf = new WeakMap<readonly string[], string[][]>();
+
+function phrasesIn(backchannels: readonly string[]): string[][] {
+  let phrases = phrasesOf.get(backchannels);
+  if (!phrases) {
+    phrases = backchannels.map(tokens).filter((phrase) => phrase.length > 0);
+    phrasesOf.set(backchannels, phrases);
+  }
+  return phrases;
+}
+
 export function isBackchannel(text: string, backchannels: readonly string[]): boolean {
   const words = tokens(text);
   if (!words.length) return false;
-  const phrases = backchannels.map(tokens).filter((phrase) => phrase.length > 0);
+  const phrases = phrasesIn(backchannels);
   // reachable[i]: the first i words are a sequence of backchannels.
   const reachable = [true, ...words.map(() => false)];
   for (let at = 0; at < words.length; at++) {
