@@ -36,10 +36,10 @@ describe.skipIf(needsLocalStack)('a task that comes due', () => {
     const dueAt = new Date(Date.now() - 60_000);
     const withOffset = `${new Date(dueAt.getTime() + 3_600_000).toISOString().slice(0, 19)}+01:00`;
     const contact = daytimeNumber(7);
-    const task = async (agent: { public_id: string }) => {
+    const task = async (agent: { public_id: string }, due = withOffset) => {
       const created = await api.request('POST', `/agents/${agent.public_id}/memories`, {
         key: org.key,
-        body: { content: 'Call back about the appointment', topic: 'callback', due_at: withOffset, contact },
+        body: { content: 'Call back about the appointment', topic: 'callback', due_at: due, contact },
       });
       expect(created.status).toBe(201);
       return created.body as { id: string; due_at: string };
@@ -92,18 +92,16 @@ describe.skipIf(needsLocalStack)('a task that comes due', () => {
       initial_context: { task_id: callingTask.id, task: 'Call back about the appointment' },
     });
 
-    // Both entries are done (no task of this organization is due any more); another run changes nothing.
+    // Both entries are done (none of this organization's is left); another run changes nothing.
     Object.assign(process.env, inject('stackEnv'));
     const { dueEntries } = await import('../../shared/repositories/due-tasks.ts');
     const { runDueTasks } = await import('../../shared/services/due-tasks.ts');
     const { placeCallOnce } = await import('../../shared/services/idempotent-calls.ts');
-    await eventually(async () =>
-      (await dueEntries(new Date(Date.now() + 86_400_000).toISOString(), 1000)).some(
-        (entry) => entry.organizationId === org.organizationId,
-      )
-        ? undefined
-        : true,
-    );
+    const entriesOf = async () =>
+      (await dueEntries('2031-01-01T00:00:00.000Z', 1000))
+        .filter((entry) => entry.organizationId === org.organizationId)
+        .map((entry) => entry.memoryId);
+    await eventually(async () => ((await entriesOf()).length ? undefined : true));
     await runDueTasks();
     expect((await runsOf(calling)).map((listed) => listed.id)).toEqual([call!.id]);
     expect(await runsOf(quiet)).toEqual([]);
@@ -116,5 +114,15 @@ describe.skipIf(needsLocalStack)('a task that comes due', () => {
       { phone_number: contact, initial_context: { task_id: callingTask.id, task: 'Call back about the appointment' } },
     );
     expect(again.workflow_run_id).toBe(call!.id);
+
+    // A task due later has its entry until it is ticked off (then it never comes due).
+    const later = await task(quiet, '2030-01-01T09:00:00+00:00');
+    expect(await entriesOf()).toEqual([later.id]);
+    const ticked = await api.request('PATCH', `/agents/${quiet.public_id}/memories/${later.id}`, {
+      key: org.key,
+      body: { done: true },
+    });
+    expect(ticked.status).toBe(200);
+    expect(await entriesOf()).toEqual([]);
   });
 });
