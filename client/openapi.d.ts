@@ -2498,7 +2498,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to events
-         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`, `number.approved`, `number.rejected`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
+         * @description Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`, `number.approved`, `number.rejected`, `memory.created`, `task.due`; payloads in the `webhooks` section) are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) are retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter, `Retry-After` honoured); 410 Gone disables the endpoint. Every retry of one event keeps its `webhook-id`. URLs that resolve to private, loopback or link-local addresses are refused (400). At most 20 endpoints per organization (409 beyond). `events` must name events of the catalogue (422 otherwise).
          *
          *     **Example**
          *
@@ -2799,6 +2799,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "memory.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `memory.created` event
+         * @description A note or task of an agent was written (`memory.workflow_id` is the agent; `due_at` makes it a task). Edits through `PATCH` send no event. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_memory_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "number.approved": {
         parameters: {
             query?: never;
@@ -2853,6 +2873,26 @@ export interface webhooks {
          * @description The caller texted the agent's number, during their call or within a day of its answer: the text (`direction: inbound`, `status: received`) is on that run's `sms`. Texts from a number with no such call belong to no run and send no event. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
          */
         post: operations["webhook_sms_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `task.due` event
+         * @description An open task reached its `due_at` (checked every minute): sent once per `due_at` a task is given (a `PATCH` to another `due_at` arms it again); a task ticked off or deleted before then sends none. Signed per Standard Webhooks; answer 2xx within 10 s, anything else is retried.
+         */
+        post: operations["webhook_task_due"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4881,6 +4921,35 @@ export interface components {
             /** Format: int64 */
             workflow_id: number;
         };
+        /** @description A note or task of an agent was written (`memory.workflow_id` is the agent; `due_at` makes it a task). Edits through `PATCH` send no event. */
+        MemoryCreatedEvent: {
+            data: {
+                /**
+                 * @description Who wrote it: an API client (`POST /agents/{agent_id}/memories`), the agent during a call (its `save_note` tool), or the assistant after a call (`analysis.memories`).
+                 * @enum {string}
+                 */
+                created_by: "api" | "agent" | "assistant";
+                memory: components["schemas"]["Memory"];
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+                /**
+                 * Format: int64
+                 * @description The call it was written from (the agent and the assistant); null from the API.
+                 * @example 1001
+                 */
+                workflow_run_id: number | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "memory.created";
+        };
         MemoryPage: {
             items: components["schemas"]["Memory"][];
             /** Format: int32 */
@@ -5899,6 +5968,26 @@ export interface components {
              */
             type: "step_reached";
         };
+        /** @description An open task reached its `due_at` (checked every minute): sent once per `due_at` a task is given (a `PATCH` to another `due_at` arms it again); a task ticked off or deleted before then sends none. */
+        TaskDueEvent: {
+            data: {
+                /** @description Whether the task starts a call to its `contact` now: the agent's `workflow_configurations.call_due_tasks` is on and the task has a contact. The call then follows the rules of any call (Do-not-call, calling hours, channels) and its run's `initial_context` names the task (`task_id`, `task`). */
+                call_requested: boolean;
+                memory: components["schemas"]["Memory"];
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
+                organization_id: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "task.due";
+        };
         TelephonyConfig: {
             /** @description The Twilio Account SID or the Telnyx connection id. Secrets are never returned. */
             account_id: string;
@@ -6736,7 +6825,7 @@ export interface components {
          * @description An event of the catalogue; payloads are in the `webhooks` section of this document.
          * @enum {string}
          */
-        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed" | "sms.received" | "number.approved" | "number.rejected";
+        WebhookEventType: "call.started" | "call.completed" | "call.failed" | "campaign.completed" | "campaign.paused" | "test_run.completed" | "sms.received" | "number.approved" | "number.rejected" | "memory.created" | "task.due";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** Format: int32 */
@@ -6769,6 +6858,8 @@ export interface components {
              * @description Words the caller must say while the agent talks before it stops to listen. A sound without words (noise, a cough, an echo) never interrupts. Default 1.
              */
             barge_in_min_words?: number;
+            /** @description A task of the agent's (a memory with `due_at` and a `contact`) that comes due calls its contact, once, as a call through the agent's API trigger would be placed: Do-not-call, calling hours (outside them the call waits for the window) and the organization's channels (when all are busy it tries again) apply; the run's `initial_context` carries `task_id` and `task` (its content). `task.due` is sent either way. Default `false`: tasks only send `task.due`. */
+            call_due_tasks?: boolean;
             /**
              * Format: int32
              * @description Chat sessions only: a chat with no message from the user for this long ends (the agent says goodbye). Default 300.
@@ -18843,6 +18934,64 @@ export interface operations {
             };
         };
     };
+    webhook_memory_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "memory.created",
+                 *       "timestamp": "2026-11-23T10:15:42.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "memory": {
+                 *           "id": "mem_Ab3dE6gH9jK2mN5p",
+                 *           "workflow_id": 42,
+                 *           "content": "Call Anna back about the new appointment time",
+                 *           "topic": "callback",
+                 *           "due_at": "2026-11-24T09:00:00.000Z",
+                 *           "done": false,
+                 *           "contact": "+48601234561",
+                 *           "created_at": "2026-11-23T10:15:42.000Z",
+                 *           "updated_at": "2026-11-23T10:15:42.000Z"
+                 *         },
+                 *         "created_by": "assistant",
+                 *         "workflow_run_id": 1001
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemoryCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_number_approved: {
         parameters: {
             query?: never;
@@ -18995,6 +19144,63 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SmsReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the platform disables this endpoint */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_task_due: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per event and endpoint; the same on every retry and redelivery (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret (two during a secret rotation). */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject values far from now (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "task.due",
+                 *       "timestamp": "2026-11-24T09:00:00.000Z",
+                 *       "data": {
+                 *         "organization_id": 1,
+                 *         "memory": {
+                 *           "id": "mem_Ab3dE6gH9jK2mN5p",
+                 *           "workflow_id": 42,
+                 *           "content": "Call Anna back about the new appointment time",
+                 *           "topic": "callback",
+                 *           "due_at": "2026-11-24T09:00:00.000Z",
+                 *           "done": false,
+                 *           "contact": "+48601234561",
+                 *           "created_at": "2026-11-23T10:15:42.000Z",
+                 *           "updated_at": "2026-11-23T10:15:42.000Z"
+                 *         },
+                 *         "call_requested": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskDueEvent"];
             };
         };
         responses: {

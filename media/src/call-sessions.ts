@@ -261,7 +261,12 @@ async function setUpCall(
       ? {}
       : {
           saveNote: async ({ content, topic, aboutCaller }) => {
-            await saveMemory(orgId, agentId, { content, topic, contact: aboutCaller ? run.phone_number : null });
+            await saveMemory(
+              orgId,
+              agentId,
+              { content, topic, contact: aboutCaller ? run.phone_number : null },
+              { by: 'agent', runId: ref.runId },
+            );
           },
         }),
     flowVariables: fetched,

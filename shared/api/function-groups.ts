@@ -226,8 +226,17 @@ export const FUNCTION_GROUPS = {
   },
   memories: {
     entry: 'functions/memories/handler.ts',
-    description: "Agents' memories: notes and tasks",
-    access: { table: 'readWrite' },
+    description: "Agents' memories: notes and tasks (memory.created on the bus)",
+    access: { table: 'readWrite', eventBus: true },
+  },
+  dueTasks: {
+    entry: 'functions/due-tasks/handler.ts',
+    description:
+      "Scheduled every minute: tasks that came due send task.due and, where the agent allows it, call the task's contact",
+    access: { table: 'readWrite', stateMachines: true, eventBus: true, telephony: true },
+    timeoutSeconds: 120,
+    schedule: { everyMinutes: 1 },
+    copyFiles: PHONE_NUMBER_DATA,
   },
   webhooks: {
     entry: 'functions/webhooks/handler.ts',

@@ -26,6 +26,7 @@ const PLACES_CALLS = [
   'campaignEngine',
   'campaignOutcomes',
   'campaignSourceSync',
+  'dueTasks',
 ] as const satisfies FunctionName[];
 /** Groups that read the longest call's length: those placing calls, and the stuck-run sweeper. */
 const KNOWS_CALL_LENGTH = [...PLACES_CALLS, 'callSweeper', 'telephonyCallbacks'] as const satisfies FunctionName[];

@@ -61,6 +61,8 @@ export const EVENT_RULES: EventRule[] = [
       'sms.received',
       'number.approved',
       'number.rejected',
+      'memory.created',
+      'task.due',
     ] as const
   ).map((detailType) => ({
     name: `${detailType.replace('.', '-')}-to-webhooks`,

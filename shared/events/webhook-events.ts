@@ -4,6 +4,7 @@ import { logger } from '../observability/logger.ts';
 import type { CampaignRecord } from '../domain/campaign-records.ts';
 import type { NumberRecord } from '../repositories/numbers.ts';
 import type { RunRecord } from '../domain/run.ts';
+import type { Memory } from '../schemas/memories.ts';
 import type { WebhookEvent } from '../schemas/webhook-events.ts';
 import { EVENT_BUS_NAME, EVENT_SOURCE } from './names.ts';
 import { optionalSetting } from '../config/settings.ts';
@@ -16,22 +17,27 @@ import { optionalSetting } from '../config/settings.ts';
  */
 async function publish(event: WebhookEvent): Promise<void> {
   try {
-    const result = await eventBridge().send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            EventBusName: optionalSetting('EVENT_BUS_NAME') ?? EVENT_BUS_NAME,
-            Source: EVENT_SOURCE,
-            DetailType: event.type,
-            Detail: JSON.stringify(event),
-          },
-        ],
-      }),
-    );
-    if (result.FailedEntryCount) throw new Error(result.Entries?.[0]?.ErrorMessage ?? 'rejected');
+    await putEvent(event);
   } catch (error) {
     logger.warn('Event not published', { eventType: event.type, error: (error as Error).message });
   }
+}
+
+/** Puts one event on the bus; throws when the bus did not take it. */
+async function putEvent(event: WebhookEvent): Promise<void> {
+  const result = await eventBridge().send(
+    new PutEventsCommand({
+      Entries: [
+        {
+          EventBusName: optionalSetting('EVENT_BUS_NAME') ?? EVENT_BUS_NAME,
+          Source: EVENT_SOURCE,
+          DetailType: event.type,
+          Detail: JSON.stringify(event),
+        },
+      ],
+    }),
+  );
+  if (result.FailedEntryCount) throw new Error(result.Entries?.[0]?.ErrorMessage ?? 'rejected');
 }
 
 /** `call.started`: the callee answered (the media stream started) at `answeredAt`; never for a test conversation. */
@@ -120,4 +126,31 @@ export async function emitNumberReviewed(
           data: { ...common, status: 'rejected', reason: number.order_status_reason ?? null },
         },
   );
+}
+
+/** `memory.created`: a note or task of an agent was written (once: its creation). */
+export async function emitMemoryCreated(
+  organizationId: number,
+  memory: Memory,
+  createdBy: 'api' | 'agent' | 'assistant',
+  runId: number | null = null,
+): Promise<void> {
+  await publish({
+    type: 'memory.created',
+    timestamp: memory.created_at,
+    data: { organization_id: organizationId, memory, created_by: createdBy, workflow_run_id: runId },
+  });
+}
+
+/**
+ * `task.due`: an open task reached its `due_at`. Unlike the notifications above it throws when the
+ * bus refuses it: the task's due entry is the outbox, kept until the event is on the bus (the
+ * fan-out's key makes a repeated one a single delivery).
+ */
+export async function emitTaskDue(organizationId: number, memory: Memory, callRequested: boolean): Promise<void> {
+  await putEvent({
+    type: 'task.due',
+    timestamp: memory.due_at ?? new Date().toISOString(),
+    data: { organization_id: organizationId, memory, call_requested: callRequested },
+  });
 }

@@ -21,6 +21,7 @@
  * | knowledge passage | ORG#<o>#AGENT#<a>   | KBCHUNK#<documentId>#<n, 5 digits> |                       |                     |
  * | agent tool        | ORG#<o>#AGENT#<a>   | TOOL#<toolId>                      |                       |                     |
  * | agent memory      | ORG#<o>#AGENT#<a>   | MEMORY#<memoryId>                  | …#TASKS (open task) / …#NOTES#<contact or -> (note) | <due_at>#<id> / <created_at>#<id> |
+ * | task due entry    | ORG#<o>#AGENT#<a>   | TASKDUE#<memoryId>                 | TASKS#DUE             | <at>#<o>#<a>#<memoryId> |
  * | agent test case   | ORG#<o>#AGENT#<a>   | AGENTTEST#<testId>                 |                       |                     |
  * | agent test run    | ORG#<o>#AGENT#<a>   | TESTRUN#<testRunId, 12 digits>     |                       |                     |
  * | test case attempt | ORG#<o>#AGENT#<a>#TESTRUN#<t> | ATTEMPT#<case, 4 d.>#<attempt, 3 d.> |             |                     |
@@ -51,6 +52,8 @@
  * - The memories a call reads (domain/memories.ts): Query gsi1 ORG#<o>#AGENT#<a>#TASKS ascending
  *   (open tasks, soonest due first; a ticked-off task leaves the index) and …#NOTES#<caller> and
  *   …#NOTES#- descending (newest notes first), each with its slot count as Limit.
+ * - Tasks come due (task.due, a due task's call): Query gsi1 TASKS#DUE, gsi1sk <= now; the entry is
+ *   written with its memory (a new open task or a new due_at) and removed once its steps are done.
  * - Agents of an organization in id order: Query ORG#<orgId>, sk begins_with AGENT#.
  * - Agent by integer id: GetItem; by public id: GetItem on the alias, then on the agent. Both are
  *   scoped by the caller's organization, so another organization's agent is simply not found.
@@ -142,6 +145,16 @@ export const keys = {
   /** An agent's notes about one contact (`-`: about none), newest last (gsi1sk `<created_at>#<id>`). */
   notesAbout: (orgId: number, agentId: number, contact: string | null) =>
     `ORG#${orgId}#AGENT#${pad(agentId)}#NOTES#${contact ?? '-'}`,
+  /** A task's due entry (repositories/due-tasks.ts), beside its memory. */
+  dueTask: (orgId: number, agentId: number, memoryId: string) => ({
+    pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
+    sk: `TASKDUE#${memoryId}`,
+  }),
+  /** Every organization's due entries, soonest first (the scheduled function reads those at or before now). */
+  dueTaskIndex: (orgId: number, agentId: number, memoryId: string, at: string) => ({
+    gsi1pk: 'TASKS#DUE',
+    gsi1sk: `${at}#${orgId}#${agentId}#${memoryId}`,
+  }),
   knowledgeDocument: (orgId: number, agentId: number, documentId: string) => ({
     pk: `ORG#${orgId}#AGENT#${pad(agentId)}`,
     sk: `KBDOC#${documentId}`,

@@ -1,9 +1,11 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { dueEntryChange } from '../domain/due-tasks.ts';
 import { memoryIndex, MEMORY_SLOTS } from '../domain/memories.ts';
 import type { Memory } from '../schemas/memories.ts';
+import { dueEntryWrite } from './due-tasks.ts';
 import { keys, stripKeys } from './keys.ts';
-import { countQuery, db, queryItems, tableName } from './table.ts';
+import { countQuery, db, queryItems, refusedAt, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 const fromItem = (item: Record<string, unknown>): Memory => {
   const { type: _type, ...memory } = stripKeys(item);
@@ -19,19 +21,40 @@ function indexKeys(orgId: number, memory: Memory): { gsi1pk?: string; gsi1sk?: s
     : { gsi1pk: keys.notesAbout(orgId, memory.workflow_id, index.contact), gsi1sk: index.order };
 }
 
-/** Writes the whole memory (a new one, or one changed by the API), with its index entry. */
-export async function putMemory(orgId: number, memory: Memory): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.memory(orgId, memory.workflow_id, memory.id),
-        ...indexKeys(orgId, memory),
-        type: 'memory',
-        ...memory,
-      },
-    }),
+const memoryItem = (orgId: number, memory: Memory) => ({
+  ...keys.memory(orgId, memory.workflow_id, memory.id),
+  ...indexKeys(orgId, memory),
+  type: 'memory',
+  ...memory,
+});
+
+/**
+ * The memory's write, with its due entry's when that changes (a new open task or a new due_at
+ * arms it, a task ticked off or cleared disarms it: domain/due-tasks.ts), in one transaction.
+ */
+async function writeMemory(orgId: number, memory: Memory, before: Memory | null, onlyNew: boolean): Promise<void> {
+  const change = dueEntryChange(before, memory);
+  const put = {
+    TableName: tableName(),
+    Item: memoryItem(orgId, memory),
+    ...(onlyNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+  };
+  if (change === 'keep') {
+    await db().send(new PutCommand(put));
+    return;
+  }
+  const entry: TransactItem = dueEntryWrite(
+    orgId,
+    memory.workflow_id,
+    memory.id,
+    change === 'arm' ? { arm: memory.due_at! } : 'disarm',
   );
+  await sendTransaction([{ Put: put }, entry]);
+}
+
+/** Writes the whole memory (a new one, or one changed by the API: `before`), with its index entries. */
+export async function putMemory(orgId: number, memory: Memory, before: Memory | null = null): Promise<void> {
+  await writeMemory(orgId, memory, before, false);
 }
 
 const readIndex = (gsi1pk: string, limit: number, newestFirst: boolean) =>
@@ -70,21 +93,10 @@ export async function agentMemories(orgId: number, agentId: number) {
  */
 export async function putMemoryOnce(orgId: number, memory: Memory): Promise<boolean> {
   try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.memory(orgId, memory.workflow_id, memory.id),
-          ...indexKeys(orgId, memory),
-          type: 'memory',
-          ...memory,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await writeMemory(orgId, memory, null, true);
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailedException || refusedAt(error, 0)) return false;
     throw error;
   }
 }
@@ -96,10 +108,13 @@ export async function getMemory(orgId: number, agentId: number, memoryId: string
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
+/** Deletes the memory; its due entry, if any, goes after it (one left behind is dropped when read: stale). */
 export async function deleteMemory(orgId: number, agentId: number, memoryId: string): Promise<boolean> {
   const result = await db().send(
     new DeleteCommand({ TableName: tableName(), Key: keys.memory(orgId, agentId, memoryId), ReturnValues: 'ALL_OLD' }),
   );
+  if (result.Attributes?.due_at && !result.Attributes.done)
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.dueTask(orgId, agentId, memoryId) }));
   return result.Attributes !== undefined;
 }
 

@@ -136,6 +136,10 @@ export const WorkflowConfigurations = z
       description:
         'Publishing a version (`POST /agents/{agent_id}/definitions/{definition_id}/publish`) requires its latest completed test run (`POST /agents/{agent_id}/test-runs` with its `definition_id`) to have passed every case; otherwise 409 naming the failing cases. Default `false`.',
     }),
+    call_due_tasks: z.boolean().optional().openapi({
+      description:
+        "A task of the agent's (a memory with `due_at` and a `contact`) that comes due calls its contact, once, as a call through the agent's API trigger would be placed: Do-not-call, calling hours (outside them the call waits for the window) and the organization's channels (when all are busy it tries again) apply; the run's `initial_context` carries `task_id` and `task` (its content). `task.due` is sent either way. Default `false`: tasks only send `task.due`.",
+    }),
     transfer: TransferPlan.optional(),
     sms: SmsPlan.optional(),
     phrases: z

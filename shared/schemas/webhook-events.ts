@@ -3,6 +3,7 @@ import { RunAnalysis } from './call-analysis.ts';
 import { RunSms } from './text-messages.ts';
 import { JsonObject, Timestamp } from './common.ts';
 import { documentedInt, MAX_NAME_CHARS, MAX_STORED_CHARS } from './bounds.ts';
+import { Memory } from './memories.ts';
 
 /**
  * The catalogue of events a webhook can subscribe to: each event's name, when it fires and the
@@ -198,6 +199,38 @@ export const NumberRejectedEvent = envelope(
   "A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic.",
 );
 
+export const MemoryCreatedEvent = envelope(
+  'memory.created',
+  z.object({
+    organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+    memory: Memory,
+    created_by: z.enum(['api', 'agent', 'assistant']).openapi({
+      description:
+        'Who wrote it: an API client (`POST /agents/{agent_id}/memories`), the agent during a call (its `save_note` tool), or the assistant after a call (`analysis.memories`).',
+    }),
+    workflow_run_id: documentedInt(z.int()).nullable().openapi({
+      description: 'The call it was written from (the agent and the assistant); null from the API.',
+      example: 1001,
+    }),
+  }),
+  'MemoryCreatedEvent',
+  'A note or task of an agent was written (`memory.workflow_id` is the agent; `due_at` makes it a task). Edits through `PATCH` send no event.',
+);
+
+export const TaskDueEvent = envelope(
+  'task.due',
+  z.object({
+    organization_id: documentedInt(z.int()).openapi({ example: 1 }),
+    memory: Memory,
+    call_requested: z.boolean().openapi({
+      description:
+        "Whether the task starts a call to its `contact` now: the agent's `workflow_configurations.call_due_tasks` is on and the task has a contact. The call then follows the rules of any call (Do-not-call, calling hours, channels) and its run's `initial_context` names the task (`task_id`, `task`).",
+    }),
+  }),
+  'TaskDueEvent',
+  'An open task reached its `due_at` (checked every minute): sent once per `due_at` a task is given (a `PATCH` to another `due_at` arms it again); a task ticked off or deleted before then sends none.',
+);
+
 export const WEBHOOK_EVENTS = {
   'call.started': CallStartedEvent,
   'call.completed': CallCompletedEvent,
@@ -208,6 +241,8 @@ export const WEBHOOK_EVENTS = {
   'sms.received': SmsReceivedEvent,
   'number.approved': NumberApprovedEvent,
   'number.rejected': NumberRejectedEvent,
+  'memory.created': MemoryCreatedEvent,
+  'task.due': TaskDueEvent,
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -282,6 +317,18 @@ const sampleNumberReview = {
   phone_number: '+48512345678',
   reviewed_by: 'provider' as const,
   reviewed_at: SAMPLE_TIME,
+};
+
+const sampleMemory = {
+  id: 'mem_Ab3dE6gH9jK2mN5p',
+  workflow_id: 42,
+  content: 'Call Anna back about the new appointment time',
+  topic: 'callback',
+  due_at: '2026-11-24T09:00:00.000Z',
+  done: false,
+  contact: '+48601234561',
+  created_at: SAMPLE_TIME,
+  updated_at: SAMPLE_TIME,
 };
 
 /** A sample of each event, with the organization's id: what `POST /webhooks/{id}/test` sends and the docs show. */
@@ -366,6 +413,16 @@ export function sampleEvent(type: WebhookEventType, organizationId = 1): Webhook
       type: 'number.rejected',
       timestamp: SAMPLE_TIME,
       data: { ...sampleNumberReview, status: 'rejected', reason: 'The identity document has expired' },
+    },
+    'memory.created': {
+      type: 'memory.created',
+      timestamp: SAMPLE_TIME,
+      data: { organization_id: 1, memory: sampleMemory, created_by: 'assistant', workflow_run_id: 1001 },
+    },
+    'task.due': {
+      type: 'task.due',
+      timestamp: '2026-11-24T09:00:00.000Z',
+      data: { organization_id: 1, memory: sampleMemory, call_requested: true },
     },
   };
   const sample = samples[type];

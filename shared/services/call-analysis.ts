@@ -15,6 +15,7 @@ import { MEMORY_SLOTS } from '../domain/memories.ts';
 import * as memories from '../repositories/memories.ts';
 import type { RunRef } from '../domain/run-ref.ts';
 import { mergeFragments, parseTranscriptFile } from '../domain/transcripts.ts';
+import { emitMemoryCreated } from '../events/webhook-events.ts';
 import { logger } from '../observability/logger.ts';
 import { readRunFileText } from '../repositories/run-files.ts';
 import type { RunRecord } from '../domain/run.ts';
@@ -101,7 +102,7 @@ async function remember(run: RunRecord, fresh: ReturnType<typeof newMemories>): 
   for (const [index, memory] of fresh.entries()) {
     const digest = createHash('sha256').update(`${run.organization_id}/${run.workflow_id}/${run.id}/${index}`).digest();
     const id = `mem_${[...digest.subarray(0, 16)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('')}`;
-    const written = await memories.putMemoryOnce(run.organization_id, {
+    const record = {
       id,
       workflow_id: run.workflow_id,
       content: memory.content,
@@ -111,8 +112,10 @@ async function remember(run: RunRecord, fresh: ReturnType<typeof newMemories>): 
       contact: memory.about_caller ? run.phone_number : null,
       created_at: at,
       updated_at: at,
-    });
-    if (written) logger.info('Assistant memory written', { runId: run.id, memoryId: id, task: memory.due_at !== null });
+    };
+    if (!(await memories.putMemoryOnce(run.organization_id, record))) continue;
+    logger.info('Assistant memory written', { runId: run.id, memoryId: id, task: memory.due_at !== null });
+    await emitMemoryCreated(run.organization_id, record, 'assistant', run.id);
   }
 }
 

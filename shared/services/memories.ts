@@ -3,6 +3,7 @@ import { randomAlphanumeric } from '../domain/ids.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
 import * as repository from '../repositories/memories.ts';
 import type { Memory } from '../schemas/memories.ts';
+import { emitMemoryCreated } from '../events/webhook-events.ts';
 import { getAgent } from './agents.ts';
 
 const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -13,14 +14,18 @@ export async function createMemory(
   request: { content: string; topic: string; due_at?: string | null; contact?: string | null },
 ): Promise<Memory> {
   const agent = await getAgent(orgId, agentRef);
-  return saveMemory(orgId, agent.id, request);
+  return saveMemory(orgId, agent.id, request, { by: 'api', runId: null });
 }
 
-/** A new memory of agent `agentId` (its assistant's, or an API client's through createMemory). */
+/**
+ * A new memory of agent `agentId`: an API client's (createMemory) or the agent's during call
+ * `runId` (save_note); `memory.created` goes to the organization's webhooks.
+ */
 export async function saveMemory(
   orgId: number,
   agentId: number,
   request: { content: string; topic: string; due_at?: string | null; contact?: string | null },
+  origin: { by: 'api' | 'agent'; runId: number | null },
 ): Promise<Memory> {
   const now = new Date().toISOString();
   const memory: Memory = {
@@ -35,6 +40,7 @@ export async function saveMemory(
     updated_at: now,
   };
   await repository.putMemory(orgId, memory);
+  await emitMemoryCreated(orgId, memory, origin.by, origin.runId);
   return memory;
 }
 
@@ -63,7 +69,7 @@ export async function updateMemory(
     ...(changes.done !== undefined ? { done: changes.done } : {}),
     updated_at: new Date().toISOString(),
   };
-  await repository.putMemory(orgId, updated);
+  await repository.putMemory(orgId, updated, memory);
   return updated;
 }
 

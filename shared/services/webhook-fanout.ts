@@ -61,5 +61,13 @@ export function deliveriesOf(detail: WebhookEvent): EventDelivery[] {
     case 'number.approved':
     case 'number.rejected':
       return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.number_id}`, run: null }];
+    // A memory is created once (its id); a task comes due once per due_at it is given, so a
+    // due task published again (the scheduler's retry after a crash) is delivered once.
+    case 'memory.created':
+      return [{ event, eventKey: `${event.type}-${event.data.organization_id}-${event.data.memory.id}`, run: null }];
+    case 'task.due': {
+      const { organization_id: org, memory } = event.data;
+      return [{ event, eventKey: `${event.type}-${org}-${memory.id}-${Date.parse(memory.due_at ?? '')}`, run: null }];
+    }
   }
 }

@@ -162,12 +162,16 @@ function methods(): MethodRow[] {
   });
 }
 
-/** The functions given the provider account: they dial, answer or buy (the campaign dispatchers dial the calls they place). */
+/**
+ * The functions given the provider account: they dial, answer or buy (the campaign dispatchers dial
+ * the calls they place), or place calls (a due task's call checks the account first, as the API does).
+ */
 const TELEPHONY_FUNCTIONS = [
   'callLifecycle',
   'calls',
   'campaignEngine',
   'campaignOutcomes',
+  'dueTasks',
   'numbers',
   'telephonyCallbacks',
 ];
@@ -626,8 +630,9 @@ describe('VoiceAgentPlatformApi stack', () => {
         expect(variables.TELEPHONY_SECRET_ARN).toEqual({ Ref: telephonySecret });
         expect(variables.KMS_KEY_ID).toBeDefined();
         expect(variables.TELEPHONY_CALLS_PER_SECOND).toBe('1');
-        // Those that give the provider callback or voice URLs know the API's public address.
-        expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls']);
+        // Those that give the provider callback or voice URLs know the API's public address (the
+        // placements whose call-lifecycle execution dials do not).
+        expect([group, 'PUBLIC_BASE_URL' in variables]).toEqual([group, group !== 'calls' && group !== 'dueTasks']);
       }
     }
     const [, task] = mediaOfType('AWS::ECS::TaskDefinition')[0]!;

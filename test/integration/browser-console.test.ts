@@ -74,8 +74,11 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByLabel('First message').fill('Hi, Smile clinic here.');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe('Reminders');
-    // Its settings edited in the page: a typed-in setting joins the others, the first message stays.
+    // Its settings edited in the page: a typed-in setting joins the others, the first message stays;
+    // the knowledge box is a field of the definition's (inlined into every call's instructions).
     await page.getByLabel('Temperature (0 to 2)').fill('0.2');
+    await page.getByLabel('Knowledge box:').fill('Smile clinic is open Monday to Friday, 8:00 to 18:00.');
+    expect(await page.locator('#agent-knowledge-count').textContent()).toBe('53 characters');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved.');
     const agentId = page.url().split('/').at(-1)!;
@@ -84,7 +87,10 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
       first_message: 'Hi, Smile clinic here.',
       temperature: 0.2,
     });
-    expect(saved.body.workflow_definition.prompt).toBe('You remind patients of their appointment on Monday.');
+    expect(saved.body.workflow_definition).toMatchObject({
+      prompt: 'You remind patients of their appointment on Monday.',
+      knowledge: 'Smile clinic is open Monday to Friday, 8:00 to 18:00.',
+    });
     await saveScreenshot(page, 'console-agent');
 
     await page.getByLabel('Phone number (E.164)').fill(daytimeNumber(2, 3));

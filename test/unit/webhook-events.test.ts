@@ -88,6 +88,16 @@ describe('deliveriesOf', () => {
       sampleEvent('number.rejected', 3),
       [['number.rejected', 'number.rejected-3-12']],
     ],
+    [
+      'a memory written, once per memory (it outlives the call it came from)',
+      sampleEvent('memory.created', 3),
+      [['memory.created', 'memory.created-3-mem_Ab3dE6gH9jK2mN5p']],
+    ],
+    [
+      'a task come due, once per due_at it was given',
+      sampleEvent('task.due', 3),
+      [['task.due', `task.due-3-mem_Ab3dE6gH9jK2mN5p-${Date.parse('2026-11-24T09:00:00.000Z')}`]],
+    ],
   ] as const)('%s', (_name, event, expected) => {
     const deliveries = deliveriesOf(event as WebhookEvent);
     expect(deliveries.map((delivery) => [delivery.event.type, delivery.eventKey])).toEqual(expected);

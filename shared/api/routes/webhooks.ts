@@ -19,7 +19,7 @@ import { BAD_REQUEST, NOT_FOUND, UNAUTHORIZED, VALIDATION } from '../common-resp
 import { defineRoute } from '../route.ts';
 
 const WEBHOOK_DESCRIPTION =
-  'Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`, `number.approved`, `number.rejected`; payloads in the `webhooks` section) ' +
+  'Events (`call.started`, `call.completed`, `call.failed`, `campaign.completed`, `campaign.paused`, `test_run.completed`, `number.approved`, `number.rejected`, `memory.created`, `task.due`; payloads in the `webhooks` section) ' +
   'are POSTed as JSON `{type, timestamp, data}` and signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, ' +
   '`webhook-signature` = `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the `whsec_` secret; during a secret rotation two ' +
   'space-separated signatures). One delivery per event and endpoint. Non-2xx answers and timeouts (10 s) ' +

@@ -1,11 +1,11 @@
 /**
- * An agent's definition and settings: name, instructions, the conversation plan, the settings with
- * a field of their own over the JSON of the others, variables, disposition codes, voicemail; save,
- * archive and unarchive.
+ * An agent's definition and settings: name, instructions, the knowledge box, the conversation plan,
+ * the settings with a field of their own over the JSON of the others, variables, disposition codes,
+ * voicemail; save, archive and unarchive.
  */
 import { useMutation } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { answer, type Schemas, useApi } from '../lib/api.ts';
+import { answer, extractText, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, JsonField, onSubmitRun } from '../lib/ui.tsx';
 
 type Agent = Schemas['Agent'];
@@ -33,9 +33,15 @@ function mergedSettings(rest: Record<string, unknown>, fields: Record<SettingKey
 export function AgentSettings({ agent }: { agent: Agent }) {
   const api = useApi();
   // A flow's step prompts are in its nodes; the flat definition's instructions are its `prompt`.
-  const { prompt, ...definitionRest } = agent.workflow_definition as Record<string, unknown>;
+  // The knowledge box (`knowledge`, inlined into every call's instructions) has its own field too.
+  const {
+    prompt,
+    knowledge: storedKnowledge,
+    ...definitionRest
+  } = agent.workflow_definition as Record<string, unknown>;
   const [name, setName] = useState(agent.name);
   const [instructions, setInstructions] = useState(typeof prompt === 'string' ? prompt : '');
+  const [knowledge, setKnowledge] = useState(typeof storedKnowledge === 'string' ? storedKnowledge : '');
   const [voicemail, setVoicemail] = useState(agent.voicemail_message ?? '');
   const [definition, setDefinition] = useState<Record<string, unknown> | null>(definitionRest);
   const configured = agent.workflow_configurations as Record<string, unknown>;
@@ -60,7 +66,7 @@ export function AgentSettings({ agent }: { agent: Agent }) {
           body: {
             name,
             voicemail_message: voicemail || null,
-            workflow_definition: { ...definition, prompt: instructions },
+            workflow_definition: { ...definition, prompt: instructions, ...(knowledge ? { knowledge } : {}) },
             workflow_configurations: mergedSettings(configurations ?? {}, settings),
             template_context_variables: variables ?? {},
             call_disposition_codes: dispositions ?? {},
@@ -78,6 +84,11 @@ export function AgentSettings({ agent }: { agent: Agent }) {
       ),
     meta: { touches: ['agent', agent.public_id] },
   });
+  // A file's text (extract-text, purpose knowledge) fills the box, to be read and trimmed before saving.
+  const readKnowledge = useMutation({
+    mutationFn: (file: File) => extractText(api, file, 'knowledge'),
+    onSuccess: setKnowledge,
+  });
   const invalid = !definition || !configurations || !variables || !dispositions;
   return (
     <form aria-labelledby="settings-title" onSubmit={onSubmitRun(() => save.mutate())}>
@@ -90,6 +101,29 @@ export function AgentSettings({ agent }: { agent: Agent }) {
         rows={8}
         value={instructions}
         onInput={(e) => setInstructions(e.currentTarget.value)}
+      />
+      <label for="agent-knowledge">
+        Knowledge box: what the agent always knows, in every call's instructions (at most 20,000 characters)
+      </label>
+      <textarea
+        id="agent-knowledge"
+        rows={6}
+        value={knowledge}
+        aria-describedby="agent-knowledge-count"
+        onInput={(e) => setKnowledge(e.currentTarget.value)}
+      />
+      <p id="agent-knowledge-count" class="muted">
+        {knowledge.length.toLocaleString('en')} characters
+      </p>
+      <label for="agent-knowledge-file">Fill the knowledge box from a file (PDF, DOCX, TXT or MD)</label>
+      <input
+        id="agent-knowledge-file"
+        type="file"
+        accept=".pdf,.docx,.txt,.md"
+        onChange={(e) => {
+          const file = e.currentTarget.files?.[0];
+          if (file) readKnowledge.mutate(file);
+        }}
       />
       <JsonField
         id="agent-definition"
@@ -138,7 +172,7 @@ export function AgentSettings({ agent }: { agent: Agent }) {
         </button>
       </div>
       <p role="status">{save.isSuccess ? 'Saved.' : ''}</p>
-      <ErrorLine error={save.error ?? archive.error} />
+      <ErrorLine error={save.error ?? archive.error ?? readKnowledge.error} />
     </form>
   );
 }
