@@ -119,20 +119,35 @@ async function exchange(
   const outgoing = new Request(url, { method, headers, body, signal });
   const payload = body === null ? undefined : Buffer.from(await outgoing.arrayBuffer());
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const request = send(url, {
-      method,
-      headers: {
-        ...Object.fromEntries(outgoing.headers),
-        ...(payload ? { 'content-length': String(payload.length) } : {}),
-      },
-      agent: transport.agents[url.protocol as 'http:' | 'https:'],
-      lookup: transport.lookup,
-      signal,
+  const attempt = () =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const request = send(url, {
+        method,
+        headers: {
+          ...Object.fromEntries(outgoing.headers),
+          ...(payload ? { 'content-length': String(payload.length) } : {}),
+        },
+        agent: transport.agents[url.protocol as 'http:' | 'https:'],
+        lookup: transport.lookup,
+        signal,
+      });
+      request
+        .once('response', resolve)
+        .once('error', (error) => reject(Object.assign(error, { reused: request.reusedSocket })));
+      request.end(payload);
     });
-    request.once('response', resolve).once('error', reject);
-    request.end(payload);
-  });
+  let response: IncomingMessage | undefined;
+  for (let stale = 0; !response; stale += 1) {
+    try {
+      response = await attempt();
+    } catch (error) {
+      // A kept-alive connection the server closed (its idle timeout) as this request went out on
+      // it: the request never reached the server, so it goes again, on another connection (Node's
+      // documented use of `request.reusedSocket`). A connection used again every few seconds, as
+      // a campaign's source re-sync does, meets that moment often.
+      if (!closedWhileIdle(error) || stale >= MAX_STALE_CONNECTIONS) throw error;
+    }
+  }
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(response.headers))
     for (const one of [value ?? []].flat()) responseHeaders.append(name, one);
@@ -147,6 +162,15 @@ async function exchange(
     headers: responseHeaders,
   });
 }
+
+/** Kept-alive connections found closed in a row before a request gives up (each is dropped from the pool). */
+const MAX_STALE_CONNECTIONS = 4;
+
+/** The server had closed the reused connection: reset or broken before any answer. */
+const closedWhileIdle = (error: unknown): boolean => {
+  const { reused, code } = error as { reused?: boolean; code?: string };
+  return reused === true && (code === 'ECONNRESET' || code === 'EPIPE');
+};
 
 function checkScheme(url: URL, allowLoopback: boolean): void {
   if (url.protocol === 'https:' || (allowLoopback && url.protocol === 'http:')) return;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { AGENT_SETUP_REUSE_MS } from '../../media/src/call-sessions.ts';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
@@ -8,8 +8,10 @@ import { eventually } from '../support/webhook-receiver.ts';
 const api = apiClient();
 let org: TestOrganization;
 
-beforeAll(async () => {
-  // One channel: a second call is admitted only once the first has released it.
+beforeEach(async () => {
+  // One channel: a second call is admitted only once the first has released it. An organization
+  // per test: a call one test leaves running (its own failure) holds only that test's channel,
+  // never the next tests' (they got 429 after a call that did not end).
   org = await newOrganization('Voice agent', 1);
 });
 
@@ -31,11 +33,22 @@ async function createAgent(name: string) {
   return agent.body as { id: number; public_id: string };
 }
 
-const finishedRun = (agentId: string, runId: number) =>
-  eventually(async () => {
-    const run = await api.request('GET', `/agents/${agentId}/conversations/${runId}`, { key: org.key });
-    return run.body.status !== 'in_progress' ? run.body : undefined;
-  }, 40_000);
+/** The run once it has ended; a run still in progress after 40 s fails with what its logs say it did last. */
+async function finishedRun(agentId: string, runId: number) {
+  const read = () => api.request('GET', `/agents/${agentId}/conversations/${runId}`, { key: org.key });
+  try {
+    return await eventually(async () => {
+      const run = await read();
+      return run.body.status !== 'in_progress' ? run.body : undefined;
+    }, 40_000);
+  } catch (error) {
+    const { logs = [] } = (await read()).body as { logs?: { message: string }[] };
+    throw new Error(
+      `Run ${runId} still in progress after 40 s; its last logs: ${JSON.stringify(logs.slice(-8).map((log) => log.message))}`,
+      { cause: error },
+    );
+  }
+}
 
 /** Calls Anna at `phoneNumber` from the agent and gives the run once it has ended. */
 async function endedCall(agentId: string, phoneNumber: string) {

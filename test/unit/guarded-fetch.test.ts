@@ -317,6 +317,32 @@ describe('guarded fetch', () => {
   });
 });
 
+describe('guarded fetch over kept-alive connections', () => {
+  it('sends a request again on a new connection when the server had closed the kept-alive one (its idle timeout)', async () => {
+    // The first request on a connection is answered and the connection kept; a later one finds
+    // it closed, as when the server's keep-alive timeout ends it just as the request goes out.
+    const requests = new WeakMap<object, number>();
+    const server = createServer((request, response) => {
+      const count = (requests.get(request.socket) ?? 0) + 1;
+      requests.set(request.socket, count);
+      if (count > 1) return void request.socket.destroy();
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const guarded = createGuardedFetch({ allowLoopback: true });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+      const first = await guarded(url, { method: 'POST', body: 'grant_type=refresh_token' });
+      expect(await first.json()).toEqual({ count: 1 });
+      const second = await guarded(url, { method: 'POST', body: 'grant_type=refresh_token' });
+      expect(await second.json()).toEqual({ count: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('assertFetchableUrl (when a URL is stored)', () => {
   const resolve = stubResolver({
     'hooks.test': ['127.0.0.1'],

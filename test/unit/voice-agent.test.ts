@@ -505,6 +505,44 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
     },
   );
 
+  /** The words heard in `audio`, sent in an audio worklet's 128-sample chunks, then a pause. */
+  async function heardIn(audio: Int16Array): Promise<string[]> {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+    cleanups.push(deepgram.stop);
+    const heard: string[] = [];
+    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
+      { language: 'en' },
+      {
+        speechStarted: () => {},
+        transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
+        utteranceEnd: () => {},
+        failed: () => {},
+      },
+    );
+    cleanups.push(() => stream.close());
+    const bytes = encodeMulaw(Int16Array.from([...new Int16Array(800), ...audio, ...new Int16Array(8000)]));
+    for (let start = 0; start < bytes.length; start += 128) stream.send(bytes.subarray(start, start + 128));
+    await vi.waitFor(() => expect(heard).not.toEqual([]));
+    return heard;
+  }
+
+  // A starved Chromium's microphone (CI's four workers on two cores) repeats or drops a few
+  // milliseconds of its audio now and then; the console's talk test once heard "hours??".
+  it.each([
+    ['repeats the last 100 samples of the last symbol', 27, 'repeat', 100],
+    ['repeats the last 130 samples of a symbol mid-word', 24, 'repeat', 130],
+    ['repeats the last 60 samples of a symbol mid-word', 12, 'repeat', 60],
+    ['drops the last 30 samples of a symbol mid-word', 25, 'drop', 30],
+  ] as const)('hears each word once when the audio glitches: it %s', async (_glitch, symbol, kind, samples) => {
+    const speech = synthesizeSpeech('What are your opening hours?');
+    const end = (symbol + 1) * 160;
+    const glitched =
+      kind === 'repeat'
+        ? [...speech.subarray(0, end), ...speech.subarray(end - samples, end), ...speech.subarray(end)]
+        : [...speech.subarray(0, end - samples), ...speech.subarray(end)];
+    expect(await heardIn(Int16Array.from(glitched))).toEqual(['What are your opening hours?']);
+  });
+
   it("sends the caller's 20 ms frames in 40 ms chunks, and what is held once the audio stops", async () => {
     const deepgram = await startFakeDeepgram({ apiKey: 'key' });
     cleanups.push(deepgram.stop);

@@ -82,14 +82,20 @@ const strongest = (frame: Int16Array, bins: number[]): { index: number; power: n
 };
 
 /** The character a 160-sample frame carries, or null for silence and noise. */
-export function decodeSpeechFrame(frame: Int16Array): string | null {
+export const decodeSpeechFrame = (frame: Int16Array): string | null => decodeSpeechFrameOf(frame, SPEECH_PURITY);
+
+/**
+ * The character a 160-sample frame carries when its two tones hold `minPurity` of its energy at
+ * least (a frame mixing two symbols holds less), else null.
+ */
+export function decodeSpeechFrameOf(frame: Int16Array, minPurity: number): string | null {
   if (frame.length !== FRAME_SAMPLES || rms(frame) < SILENCE_RMS) return null;
   const low = strongest(frame, LOW_BINS);
   const high = strongest(frame, HIGH_BINS);
   // A tone of amplitude A has Goertzel power (A * N / 2)^2 and energy A^2 * N / 2 over N samples.
   let energy = 0;
   for (let i = 0; i < frame.length; i++) energy += frame[i]! * frame[i]!;
-  if ((low.power + high.power) / ((frame.length / 2) * energy) < SPEECH_PURITY) return null;
+  if ((low.power + high.power) / ((frame.length / 2) * energy) < minPurity) return null;
   const symbol = low.index * 10 + high.index;
   return symbol < SYMBOLS ? String.fromCharCode(FIRST_CHAR + symbol) : null;
 }
