@@ -333,6 +333,10 @@ export class RealtimeBrain implements Brain {
     if (!cut || !item) return;
     this.speaking = null;
     const heardMs = Math.max(0, Math.floor(item.audioMs - queuedMs));
+    this.call.runLog?.(
+      'INFO',
+      `The caller cut in: the model keeps the ${heardMs} ms of its answer that played (of ${Math.floor(item.audioMs)} ms sent)`,
+    );
     void this.session.send({
       type: 'conversation.item.truncate',
       item_id: item.itemId,
