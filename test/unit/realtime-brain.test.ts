@@ -245,6 +245,33 @@ describe("the realtime session's connection opened while the phone rings", () =>
   });
 });
 
+describe('the conversation runs one response at a time', () => {
+  it('a response asked as a cancelled one ends waits for its response.done (the API refuses a second one)', async () => {
+    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+    cleanups.push(fake.stop);
+    const realtime = new OpenAiRealtime({
+      apiUrl: fake.url,
+      apiKey: 'rt-key',
+      model: 'gpt-realtime',
+      ca: fake.ca,
+    }).call();
+    cleanups.push(async () => realtime.close());
+    realtime.agent = { instructions: 'Be brief.', tools: [], language: 'en' };
+    const events: { type: string; code?: string }[] = [];
+    realtime.on((event) =>
+      events.push({ type: event.type, ...(event.type === 'error' ? { code: event.error.code ?? '' } : {}) }),
+    );
+    const long = `Say exactly: "${'This answer is long. '.repeat(20).trim()}"`;
+    const first = await realtime.respond({ instructions: long });
+    // A barge-in: the answer is cancelled and the caller's turn answered at once.
+    await realtime.send({ type: 'response.cancel', response_id: first });
+    const second = await realtime.respond({ instructions: 'Say exactly: "Yes?"' });
+    expect(second).not.toBe(first);
+    await vi.waitFor(() => expect(events.filter((event) => event.type === 'response.done')).toHaveLength(2));
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
+  });
+});
+
 describe('realtime engine failures', () => {
   it('a rate-limited response fails the call naming the Realtime API and its reason; the session closes', async () => {
     const { fake, session, caller, feed } = await realtimeCall(

@@ -89,6 +89,8 @@ export class RealtimeCall {
   private opening: Promise<OpenAIRealtimeWS> | null = null;
   private socket: OpenAIRealtimeWS | null = null;
   private readonly listeners = new Set<Listener>();
+  /** The conversation's response under way, done at its `response.done`. */
+  private conversationResponse: Promise<void> = Promise.resolve();
   private readonly failures = new Set<(error: ProviderError) => void>();
   private closed = false;
 
@@ -137,8 +139,30 @@ export class RealtimeCall {
         }
       });
     });
+    if (response?.conversation !== 'none') {
+      // The conversation runs one response at a time: one cancelled (a barge-in) ends at its
+      // `response.done`, and a response asked before then is refused (conversation_already_has_active_response).
+      const previous = this.conversationResponse;
+      this.conversationResponse = this.responseDone(request);
+      await previous;
+    }
     await this.send({ type: 'response.create', response: { ...response, metadata: { request } } });
     return created;
+  }
+
+  /** Resolves at the `response.done` of the response asked as `request`, or when the session is lost. */
+  private responseDone(request: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        stop();
+        stopFailure();
+        resolve();
+      };
+      const stop = this.on((event) => {
+        if (event.type === 'response.done' && event.response.metadata?.request === request) finish();
+      });
+      const stopFailure = this.onFailure(finish);
+    });
   }
 
   /**
