@@ -14,7 +14,12 @@
  * which early connections also take out of the answer, is left out of both: the figures are the
  * providers' share only.
  *
- *   tsx bench/greeting-latency.ts [calls]      prints one JSON line (also run by `npm run bench`)
+ * `realtime`: an agent of the realtime engine, whose greeting is its model's (the local Realtime fake
+ * over TLS, its first audio REALTIME_FAKE_DELAYS_MS.firstAudio after it is asked). On answer: the
+ * session connects, is configured, then says the greeting; early: its connection was opened while
+ * it rang (`connectEarly`, as prepareEarlyCall does), the session is configured on answer.
+ *
+ *   tsx bench/greeting-latency.ts [calls] [cascade|realtime]   prints one JSON line (also run by `npm run bench`)
  */
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
 import { speakEarly, warmModel } from '../media/src/agent/early-providers.ts';
@@ -24,26 +29,37 @@ import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { SimulatedCaller } from '../media/src/streams/simulated-caller.ts';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
 import { percentile } from './latency.ts';
-import { FAKE_DELAYS_MS } from './voice-latency.ts';
+import { FAKE_DELAYS_MS, REALTIME_FAKE_DELAYS_MS } from './voice-latency.ts';
 
 /** A new connection to a provider: three round trips of 20 ms (TCP, TLS 1.3, the WebSocket upgrade or the request). */
 export const FAKE_CONNECT_MS = 60;
 
 type Mode = 'on_answer' | 'early';
 
+type Engine = 'cascade' | 'realtime';
+
 export interface GreetingLatencyFigures {
+  engine: Engine;
   calls: number;
-  fakeDelaysMs: typeof FAKE_DELAYS_MS & { connect: number };
+  fakeDelaysMs: (typeof FAKE_DELAYS_MS | typeof REALTIME_FAKE_DELAYS_MS) & { connect: number };
   /** Answer to the greeting's first frame sent (ms), per mode. */
   on_answer: { p50: number; p95: number; max: number };
   early: { p50: number; p95: number; max: number };
 }
 
-export async function measureGreetingLatency(calls: number): Promise<GreetingLatencyFigures> {
+export async function measureGreetingLatency(
+  calls: number,
+  engine: Engine = 'cascade',
+): Promise<GreetingLatencyFigures> {
   const fakes = await startFakeVoiceProviders({
     deepgram: { finalDelayMs: FAKE_DELAYS_MS.stt, connectDelayMs: FAKE_CONNECT_MS },
     openai: { firstTokenDelayMs: FAKE_DELAYS_MS.llm, connectDelayMs: FAKE_CONNECT_MS },
     elevenlabs: { firstByteDelayMs: FAKE_DELAYS_MS.tts, connectDelayMs: FAKE_CONNECT_MS },
+    realtime: {
+      transcriptionDelayMs: REALTIME_FAKE_DELAYS_MS.transcription,
+      firstAudioDelayMs: REALTIME_FAKE_DELAYS_MS.firstAudio,
+      connectDelayMs: FAKE_CONNECT_MS,
+    },
   });
   const platform = platformProviders(fakes.settings, fakes.readKeys);
   const providers: Required<Omit<CallProviders, 'realtime'>> = {
@@ -54,7 +70,7 @@ export async function measureGreetingLatency(calls: number): Promise<GreetingLat
   const plan = buildCallPlan({
     agentName: 'Bench',
     workflowDefinition: { greeting: 'Hello {{initial_context.name}}, this is the clinic.' },
-    workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120 },
+    workflowConfigurations: { max_call_seconds: 3600, silence_timeout_seconds: 120, engine },
     templateContextVariables: {},
     initialContext: { name: 'Anna' },
     dispositionCodes: { done: 'Done' },
@@ -68,7 +84,12 @@ export async function measureGreetingLatency(calls: number): Promise<GreetingLat
   async function greetingDelay(mode: Mode, index: number): Promise<number> {
     let callProviders: CallProviders = providers;
     let release = async () => {};
-    if (mode === 'early') {
+    if (engine === 'realtime') {
+      // A session per call, as call-sessions.ts makes it: the fake counts its connection's setup anew.
+      const realtime = (await platform.realtime()).call();
+      if (mode === 'early') await realtime.connectEarly();
+      callProviders = { stt: realtime.listener, tts: realtime.voice, llm: providers.llm, realtime };
+    } else if (mode === 'early') {
       const speaking = speakEarly(providers.tts, firstMessage!.trim(), { voice, language });
       await Promise.all([speaking.synthesized, warmModel(providers.llm)]);
       callProviders = { ...providers, tts: speaking.provider };
@@ -109,13 +130,15 @@ export async function measureGreetingLatency(calls: number): Promise<GreetingLat
     return { p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1)!) };
   };
   return {
+    engine,
     calls,
-    fakeDelaysMs: { ...FAKE_DELAYS_MS, connect: FAKE_CONNECT_MS },
+    fakeDelaysMs: { ...(engine === 'realtime' ? REALTIME_FAKE_DELAYS_MS : FAKE_DELAYS_MS), connect: FAKE_CONNECT_MS },
     on_answer: figures(delays.on_answer),
     early: figures(delays.early),
   };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await measureGreetingLatency(Number(process.argv[2] ?? 100))));
+  const engine = process.argv[3] === 'realtime' ? 'realtime' : 'cascade';
+  console.log(JSON.stringify(await measureGreetingLatency(Number(process.argv[2] ?? 100), engine)));
 }

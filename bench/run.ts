@@ -187,11 +187,21 @@ if (!CAMPAIGNS_ONLY) {
       `${telemetry.costUsPerCallSecond.recorderAndTelemetry.toFixed(2)} µs of CPU per call-second over none ` +
       `(recorder alone ${telemetry.costUsPerCallSecond.recorder.toFixed(2)} µs), ${telemetry.shareOfGoalPercent.toFixed(2)} % of the 2 ms goal`,
   );
-  const greeting = runJson<GreetingLatencyFigures>('bench/greeting-latency.ts', process.env.BENCH_GREETINGS ?? '200');
-  console.log(
-    `Greeting, ${greeting.calls} calls alternating, answer to its first frame sent: opened on answer p50 ${ms(greeting.on_answer.p50)}, p95 ${ms(greeting.on_answer.p95)}; ` +
-      `opened while ringing p50 ${ms(greeting.early.p50)}, p95 ${ms(greeting.early.p95)} (new connection ${greeting.fakeDelaysMs.connect} ms, TTS first byte ${greeting.fakeDelaysMs.tts} ms)`,
-  );
+  for (const engine of ['cascade', 'realtime'] as const) {
+    const greeting = runJson<GreetingLatencyFigures>(
+      'bench/greeting-latency.ts',
+      process.env.BENCH_GREETINGS ?? '200',
+      engine,
+    );
+    const first =
+      'tts' in greeting.fakeDelaysMs
+        ? `TTS first byte ${greeting.fakeDelaysMs.tts} ms`
+        : `model's first audio ${greeting.fakeDelaysMs.firstAudio} ms`;
+    console.log(
+      `Greeting (${engine}), ${greeting.calls} calls alternating, answer to its first frame sent: opened on answer p50 ${ms(greeting.on_answer.p50)}, p95 ${ms(greeting.on_answer.p95)}; ` +
+        `opened while ringing p50 ${ms(greeting.early.p50)}, p95 ${ms(greeting.early.p95)} (new connection ${greeting.fakeDelaysMs.connect} ms, ${first})`,
+    );
+  }
   console.log('Turn-taking per end-of-turn policy, scripted caller timelines (bench/turn-taking.ts):');
   printTurnTaking(runJson<TurnTakingFigures>('bench/turn-taking.ts', '--json'));
 }

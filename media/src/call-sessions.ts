@@ -290,9 +290,9 @@ async function setUpCall(
   return { call, speechSource };
 }
 
-/** The agent's `engine` is `realtime` (a flow's steps are the cascade's to run: flows.md). */
+/** The agent's `engine` is `realtime` (a flow's steps too: the flow brain steers the realtime brain). */
 function usesRealtime(configurations: Record<string, unknown>, definition: Record<string, unknown>): boolean {
-  return voiceSettings(configurations, definition).engine === 'realtime' && !flowOf(definition);
+  return voiceSettings(configurations, definition).engine === 'realtime';
 }
 
 /** Greetings' speech kept for the next calls that say the same words (no call's own variables in them). */
@@ -300,8 +300,9 @@ const greetings = new GreetingCache<SpeechAhead>();
 
 /**
  * A dialed call made ready while it rings (call-preparer.ts): its setup read, and what its first
- * words need made ready: the greeting's speech (its text is known), the model's connection. The
- * speech-to-text stream is opened on answer, while the call greets. `dialed` is what the dialer
+ * words need made ready: the greeting's speech (its text is known), the model's connection; for
+ * the realtime engine, its session's connection (configured on answer, then it says the greeting).
+ * The speech-to-text stream is opened on answer, while the call greets. `dialed` is what the dialer
  * knows of the run (it was just dialed, so it waits for its media and has no transfer): nothing is
  * read of it here.
  */
@@ -316,20 +317,23 @@ export async function prepareEarlyCall(
   const ref = parseRunRef(runRef);
   if (!ref || hasSession(dialed.mode)) return undefined;
   const { call, speechSource } = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
-  const { tts, llm } = call.providers;
-  // A realtime session is the call's own (opened on answer): its greeting is said then.
-  const greeting =
-    tts && !call.providers.realtime ? greetingSpeech(greetings, tts, call.plan, speechSource) : undefined;
-  void warmModel(llm);
+  const { tts, llm, realtime } = call.providers;
+  // The realtime session's greeting is the model's, in the call's own session: its connection opens
+  // now (a failure fails the call at its first words, as on answer), the session on answer.
+  void realtime?.connectEarly().catch(() => {});
+  const greeting = tts && !realtime ? greetingSpeech(greetings, tts, call.plan, speechSource) : undefined;
+  if (!realtime) void warmModel(llm);
   const parts = [
     greeting && (greeting.kept ? "the greeting's speech (kept from an earlier call)" : "the greeting's speech"),
-    "the model's connection",
+    realtime ? "the realtime session's connection" : "the model's connection",
   ];
   return {
     call: { ...call, providers: { ...call.providers, tts: greeting?.early.provider ?? tts } },
     parts: parts.filter((part): part is string => Boolean(part)),
     release: async () => {
       await greeting?.early.release();
+      // The session of a call never answered (a call's own closes with it: closing again is nothing).
+      realtime?.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import { startFakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
 import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
+import { northBankFlow } from '../support/flow-chat.ts';
 
 const BASE = Date.parse('2026-11-23T10:00:00.000Z');
 const cleanups: (() => Promise<void>)[] = [];
@@ -171,6 +172,124 @@ describe('realtime engine: what the model did not hear', () => {
         }),
       ),
     );
+  });
+});
+
+describe('a conversation flow on the realtime engine', () => {
+  it("follows the steps: each step's instructions and functions go to the session, a transition function moves the call on", async () => {
+    const { fake, session, caller, feed, say, listen, lines } = await realtimeCall({
+      workflowDefinition: northBankFlow(undefined, { interruptible: true }),
+      dispositionCodes: { card: 'Wants a card', loan: 'Wants a loan' },
+    });
+    const updates = () =>
+      fake.received
+        .filter((event) => event.type === 'session.update')
+        .map((event) => event.session as { instructions: string; tools: { name: string }[] });
+    // The session opens in the first step: its prompt, its variable to save, its way out.
+    expect(updates()).toHaveLength(1);
+    expect(updates()[0]!.instructions).toContain('Current step: Greeting');
+    expect(updates()[0]!.tools.map((tool) => tool.name)).toEqual(['save_variables', 'end_call']);
+    expect(lines()).toEqual(['assistant: Hello, this is North Bank. How old are you?']);
+
+    await listen();
+    // The model saves the age (a function call of the step); the variable test moves the call to
+    // the offer, whose instructions and transition functions the session gets before the model says it.
+    await say('I am 42 years old');
+    expect(updates()).toHaveLength(2);
+    expect(updates()[1]!.instructions).toContain('Current step: Offer');
+    expect(updates()[1]!.tools.map((tool) => tool.name)).toEqual(['go_to_card', 'go_to_loan', 'end_call']);
+    expect(lines().at(-1)).toBe('assistant: This call is recorded. A card or a loan?');
+
+    await listen();
+    await say('The card, please');
+    await session.hangUpRequested;
+    await listen();
+    await feed([caller.stop()]);
+    const result = await session.finished;
+    expect(result.fragments.map(({ role, text }) => `${role}: ${text}`).slice(1)).toEqual([
+      'user: I am 42 years old',
+      'assistant: This call is recorded. A card or a loan?',
+      'user: The card, please',
+      'assistant: Your card is on its way. Goodbye.',
+    ]);
+    expect(result.gathered).toEqual({ age: 42, call_disposition: 'card' });
+    expect(result.flow!.map((step) => [step.node_id, step.reason])).toEqual([
+      ['start', 'age >= 18 held'],
+      ['offer', 'the model judged "The caller wants the "card""'],
+      ['card', null],
+    ]);
+    expect(result.failure).toBeNull();
+  });
+});
+
+describe("the realtime session's connection opened while the phone rings", () => {
+  const agent = { instructions: 'Be brief.', tools: [], language: 'en' };
+  async function said(realtime: ReturnType<OpenAiRealtime['call']>, text: string) {
+    let bytes = 0;
+    for await (const chunk of realtime.voice.stream(text, { language: 'en' }, new AbortController().signal))
+      bytes += chunk.length;
+    return bytes;
+  }
+
+  it('connects early and configures the session on that connection at its first use', async () => {
+    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+    cleanups.push(fake.stop);
+    const realtime = new OpenAiRealtime({
+      apiUrl: fake.url,
+      apiKey: 'rt-key',
+      model: 'gpt-realtime',
+      ca: fake.ca,
+    }).call();
+    cleanups.push(async () => realtime.close());
+    await realtime.connectEarly();
+    // Connected (TLS, the upgrade) while it rings: nothing is asked of the model yet.
+    expect(fake.sessions).toEqual(['gpt-realtime']);
+    expect(fake.received).toEqual([]);
+    realtime.agent = agent;
+    expect(await said(realtime, 'Hello.')).toBe('Hello.'.length * 160);
+    expect(fake.sessions).toHaveLength(1);
+    expect(fake.received.map((event) => event.type)).toEqual(['session.update', 'response.create']);
+  });
+
+  it('an early connection refused fails the first words, naming the provider', async () => {
+    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+    cleanups.push(fake.stop);
+    const realtime = new OpenAiRealtime({
+      apiUrl: fake.url,
+      apiKey: 'wrong',
+      model: 'gpt-realtime',
+      ca: fake.ca,
+    }).call();
+    await expect(realtime.connectEarly()).rejects.toThrow(/OpenAI Realtime/);
+    realtime.agent = agent;
+    await expect(said(realtime, 'Hello.')).rejects.toThrow(/OpenAI Realtime/);
+  });
+});
+
+describe('the conversation runs one response at a time', () => {
+  it('a response asked as a cancelled one ends waits for its response.done (the API refuses a second one)', async () => {
+    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+    cleanups.push(fake.stop);
+    const realtime = new OpenAiRealtime({
+      apiUrl: fake.url,
+      apiKey: 'rt-key',
+      model: 'gpt-realtime',
+      ca: fake.ca,
+    }).call();
+    cleanups.push(async () => realtime.close());
+    realtime.agent = { instructions: 'Be brief.', tools: [], language: 'en' };
+    const events: { type: string; code?: string }[] = [];
+    realtime.on((event) =>
+      events.push({ type: event.type, ...(event.type === 'error' ? { code: event.error.code ?? '' } : {}) }),
+    );
+    const long = `Say exactly: "${'This answer is long. '.repeat(20).trim()}"`;
+    const first = await realtime.respond({ instructions: long });
+    // A barge-in: the answer is cancelled and the caller's turn answered at once.
+    await realtime.send({ type: 'response.cancel', response_id: first });
+    const second = await realtime.respond({ instructions: 'Say exactly: "Yes?"' });
+    expect(second).not.toBe(first);
+    await vi.waitFor(() => expect(events.filter((event) => event.type === 'response.done')).toHaveLength(2));
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
   });
 });
 

@@ -148,6 +148,32 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     expect(history).toEqual([{ content: heard }]);
   });
 
+  it("audio whose words come with it (a speech-to-speech model's), cut while it still streams, keeps the words of what played", async () => {
+    const { part, lines, history, at } = speaker();
+    let words = '';
+    let release!: () => void;
+    const rest = new Promise<void>((resolve) => (release = resolve));
+    part.start(async (answer) => {
+      answer.say(
+        '…',
+        async function* () {
+          words = 'Hello there, how';
+          yield new Uint8Array(16 * 160); // 16 frames: 320 ms, a character a frame
+          await rest; // the model's audio still coming when the caller cuts in
+        },
+        { interruptible: true, words: () => words },
+      );
+      await new Promise((resolve) => answer.signal.addEventListener('abort', resolve));
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    at(100);
+    part.interrupt('caller');
+    release();
+    await part.idle();
+    expect(lines()).toEqual(['@0-@100 Hello']);
+    expect(history).toEqual([{ content: 'Hello… (interrupted by the caller)' }]);
+  });
+
   it('cuts an answer still being written where the caller spoke, and the model hears so', async () => {
     const { part, out, lines, history, at } = speaker();
     let release!: () => void;

@@ -5,8 +5,9 @@
  * ../call/realtime-brain.ts) reaches the session through three seams, so the rest of the pipeline
  * is the cascade's: the caller's audio and the model's transcripts of it as speech to text
  * (`listener`), its fixed phrases said by the model as text to speech (`voice`), and the answers.
- * The session opens at the first need (the greeting, or the caller's audio) and closes with the
- * listener, when the call ends.
+ * The connection opens while a dialed call rings (`connectEarly`, call-sessions.ts) or at the first
+ * need; the session is configured at the first need (the greeting, or the caller's audio), and
+ * closes with the listener, when the call ends.
  */
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
@@ -84,9 +85,12 @@ export class OpenAiRealtime {
 /** One call's session: its events to whoever listens, and the three seams of the call. */
 export class RealtimeCall {
   agent: RealtimeAgent | null = null;
+  private connection: Promise<OpenAIRealtimeWS> | null = null;
   private opening: Promise<OpenAIRealtimeWS> | null = null;
   private socket: OpenAIRealtimeWS | null = null;
   private readonly listeners = new Set<Listener>();
+  /** The conversation's response under way, done at its `response.done`. */
+  private conversationResponse: Promise<void> = Promise.resolve();
   private readonly failures = new Set<(error: ProviderError) => void>();
   private closed = false;
 
@@ -135,8 +139,50 @@ export class RealtimeCall {
         }
       });
     });
+    if (response?.conversation !== 'none') {
+      // The conversation runs one response at a time: one cancelled (a barge-in) ends at its
+      // `response.done`, and a response asked before then is refused (conversation_already_has_active_response).
+      const previous = this.conversationResponse;
+      this.conversationResponse = this.responseDone(request);
+      await previous;
+    }
     await this.send({ type: 'response.create', response: { ...response, metadata: { request } } });
     return created;
+  }
+
+  /** Resolves at the `response.done` of the response asked as `request`, or when the session is lost. */
+  private responseDone(request: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        stop();
+        stopFailure();
+        resolve();
+      };
+      const stop = this.on((event) => {
+        if (event.type === 'response.done' && event.response.metadata?.request === request) finish();
+      });
+      const stopFailure = this.onFailure(finish);
+    });
+  }
+
+  /**
+   * Connects now (TLS and the upgrade while the phone rings), so that the first words wait for the
+   * session's configuration only. Rejects if the connection fails (the call then fails at its
+   * first use, as without it).
+   */
+  async connectEarly(): Promise<void> {
+    await this.connected();
+  }
+
+  /** New instructions and tools (a flow's step entered): the session is updated once it is configured. */
+  update(changes: Pick<RealtimeAgent, 'instructions' | 'tools'>): void {
+    if (!this.agent) throw new Error('the realtime session was updated before its agent was set');
+    this.agent = { ...this.agent, ...changes };
+    if (this.opening)
+      void this.send({
+        type: 'session.update',
+        session: { type: 'realtime', instructions: changes.instructions, tools: functionTools(changes.tools) },
+      }).catch(() => {}); // a session that failed has told its owner already (onFailure)
   }
 
   close(): void {
@@ -149,9 +195,13 @@ export class RealtimeCall {
     return this.opening;
   }
 
-  private async configure(): Promise<OpenAIRealtimeWS> {
-    const agent = this.agent;
-    if (!agent) throw new Error('the realtime session was used before its agent was set');
+  private connected(): Promise<OpenAIRealtimeWS> {
+    this.connection ??= this.connectSocket();
+    return this.connection;
+  }
+
+  /** The WebSocket, open, its events followed and its failures told. */
+  private async connectSocket(): Promise<OpenAIRealtimeWS> {
     let socket: OpenAIRealtimeWS;
     try {
       socket = this.connect();
@@ -174,6 +224,30 @@ export class RealtimeCall {
       if (!error.error) fail(error.message, error);
     });
     socket.socket.on('close', (code, reason) => fail(`session closed (${code} ${String(reason)})`));
+    await new Promise<void>((resolve, reject) => {
+      const limit = setTimeout(
+        () => reject(new ProviderError(this.name, `no connection within ${OPEN_LIMIT_MS / 1000} s`)),
+        OPEN_LIMIT_MS,
+      );
+      const stopFailure = this.onFailure((error) => {
+        clearTimeout(limit);
+        reject(error);
+      });
+      socket.socket.once('open', () => {
+        clearTimeout(limit);
+        stopFailure();
+        resolve();
+      });
+    });
+    return socket;
+  }
+
+  /** The session configured for the agent (`session.update` → `session.updated`), on its connection. */
+  private async configure(): Promise<OpenAIRealtimeWS> {
+    const agent = this.agent;
+    if (!agent) throw new Error('the realtime session was used before its agent was set');
+    const socket = await this.connected();
+    if (this.closed) throw new ProviderError(this.name, 'session closed');
     const updated = new Promise<void>((resolve, reject) => {
       const limit = setTimeout(
         () => reject(new ProviderError(this.name, `no session within ${OPEN_LIMIT_MS / 1000} s`)),
@@ -197,36 +271,34 @@ export class RealtimeCall {
         }
       });
     });
-    socket.socket.once('open', () =>
-      socket.send({
-        type: 'session.update',
-        session: {
-          type: 'realtime',
-          instructions: agent.instructions,
-          output_modalities: ['audio'],
-          tools: agent.tools.map((tool) => ({ type: 'function' as const, ...tool })),
-          audio: {
-            input: {
-              format: { type: 'audio/pcmu' },
-              transcription: { model: TRANSCRIPTION_MODEL, language: agent.language.slice(0, 2) },
-              // The model's own turn detection; the answer and the barge-in are the call's to decide
-              // (call/realtime-brain.ts): a fixed phrase must play, words not interruptible must not be cut.
-              turn_detection: {
-                type: 'server_vad',
-                // The cascade's endpointing pause (deepgram-speech-to-text.ts): both engines end a turn alike.
-                silence_duration_ms: ENDPOINTING_MS,
-                create_response: false,
-                interrupt_response: false,
-              },
-            },
-            output: {
-              format: { type: 'audio/pcmu' },
-              ...(agent.voice && REALTIME_VOICES.has(agent.voice) ? { voice: agent.voice } : {}),
+    socket.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        instructions: agent.instructions,
+        output_modalities: ['audio'],
+        tools: functionTools(agent.tools),
+        audio: {
+          input: {
+            format: { type: 'audio/pcmu' },
+            transcription: { model: TRANSCRIPTION_MODEL, language: agent.language.slice(0, 2) },
+            // The model's own turn detection; the answer and the barge-in are the call's to decide
+            // (call/realtime-brain.ts): a fixed phrase must play, words not interruptible must not be cut.
+            turn_detection: {
+              type: 'server_vad',
+              // The cascade's endpointing pause (deepgram-speech-to-text.ts): both engines end a turn alike.
+              silence_duration_ms: ENDPOINTING_MS,
+              create_response: false,
+              interrupt_response: false,
             },
           },
+          output: {
+            format: { type: 'audio/pcmu' },
+            ...(agent.voice && REALTIME_VOICES.has(agent.voice) ? { voice: agent.voice } : {}),
+          },
         },
-      }),
-    );
+      },
+    });
     await updated;
     return socket;
   }
@@ -306,6 +378,8 @@ export class RealtimeCall {
     }
   }
 }
+
+const functionTools = (tools: ToolDefinition[]) => tools.map((tool) => ({ type: 'function' as const, ...tool }));
 
 /** Why a response failed, from `response.done` (a rate limit, a server error). */
 export function failureOf(response: {

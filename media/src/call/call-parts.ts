@@ -6,7 +6,7 @@ import type { CallPipelineOptions, LogFn, PreparedCall } from './call-types.ts';
 import { Handoff } from './handoff.ts';
 import { Keypad } from './keypad.ts';
 import type { LiveTap } from './live-tap.ts';
-import { PromptBrain } from './prompt-brain.ts';
+import { PromptBrain, type Steering } from './prompt-brain.ts';
 import { FlowBrain } from './flow-brain.ts';
 import { RealtimeBrain } from './realtime-brain.ts';
 import type { LiveEvent } from './live-tap.ts';
@@ -66,18 +66,22 @@ export function assembleParts(call: PreparedCall, context: CallPartsContext): Ca
     tools: new AgentTools(call, { gathered: context.gathered, closing: context.closing, transfer, texts, log, runRef }),
   };
   if (call.flowVariables) Object.assign(context.gathered, call.flowVariables);
-  const brain: Brain = call.providers.realtime
-    ? new RealtimeBrain(call, { ...options, speaker: context.speaker, nowMs: context.nowMs })
-    : call.plan.flow
-      ? new FlowBrain(call, {
-          ...options,
-          gathered: context.gathered,
-          variables: call.plan.variables,
-          closing: context.closing,
-          transfer,
-          now: context.now,
-        })
-      : new PromptBrain(call, options);
+  // The realtime engine's brain speaks itself; a flow steers it as it steers the prompt brain.
+  const steered = (steering?: Steering) =>
+    call.providers.realtime
+      ? new RealtimeBrain(call, { ...options, speaker: context.speaker, nowMs: context.nowMs, steering })
+      : new PromptBrain(call, { ...options, steering });
+  const brain: Brain = call.plan.flow
+    ? new FlowBrain(call, {
+        ...options,
+        gathered: context.gathered,
+        variables: call.plan.variables,
+        closing: context.closing,
+        transfer,
+        now: context.now,
+        steered,
+      })
+    : steered();
   const handoff = new Handoff(call, { brain, notify: (event) => tap.notify(event), log, runRef });
   context.speaker.useVoice(call.providers.tts, {
     voice: call.plan.settings.voice,

@@ -7,7 +7,8 @@
  * says its closing words and hangs up with its disposition; a transfer step hands the call to the
  * agent's transfer destination. The caller may end the call from any step (`end_call`, with the
  * call's closing). The model's streaming, its tool rounds and the filler are the
- * prompt brain's (prompt-brain.ts), which this steers.
+ * prompt brain's (prompt-brain.ts), which this steers; for an agent of the realtime engine, the
+ * realtime brain's (realtime-brain.ts: the step's instructions and tools go to its session).
  */
 import {
   chooseTransition,
@@ -33,7 +34,10 @@ import { boundedContext } from '../agent/context-window.ts';
 import { parseObject, type ToolCall } from './agent-tools.ts';
 import type { Answer, Brain, HeardMessage } from './brain.ts';
 import type { PreparedCall } from './call-types.ts';
-import { MODEL_ANSWER_LIMIT_MS, PromptBrain, type PromptBrainOptions } from './prompt-brain.ts';
+import { MODEL_ANSWER_LIMIT_MS, PromptBrain, type PromptBrainOptions, type Steering } from './prompt-brain.ts';
+
+/** The brain a flow steers: it answers in the step the steering gives, and keeps the conversation. */
+export type SteeredBrain = Brain & { readonly conversation: readonly ChatMessage[] };
 
 export interface FlowBrainOptions extends Omit<PromptBrainOptions, 'steering'> {
   /** What the call gathers (`gathered_context`): the flow's variables and the disposition. */
@@ -49,12 +53,14 @@ export interface FlowBrainOptions extends Omit<PromptBrainOptions, 'steering'> {
   ): Promise<void>;
   /** Wall time, ISO 8601 (the path's timestamps). */
   now(): string;
+  /** The brain steered (the realtime engine's); default the prompt brain with these options. */
+  steered?(steering: Steering): SteeredBrain;
 }
 
 type Move = 'moved' | 'ended' | { refused: string };
 
 export class FlowBrain implements Brain {
-  private readonly inner: PromptBrain;
+  private readonly inner: SteeredBrain;
   private readonly flow: FlowDefinition;
   private readonly path: FlowPathStep[] = [];
   private node: FlowNode;
@@ -66,19 +72,16 @@ export class FlowBrain implements Brain {
     this.flow = call.plan.flow!;
     this.node = startNode(this.flow);
     this.path.push(this.stepOf(this.node));
-    this.inner = new PromptBrain(call, {
-      ...options,
-      steering: {
-        systemPrompt: () =>
-          isConversationNode(this.node)
-            ? stepSystemPrompt(call.plan, this.flow, this.node, options.gathered, options.variables)
-            : '',
-        tools: () => (isConversationNode(this.node) ? stepTools(call.plan, this.flow, this.node) : []),
-        knowledge: (query) =>
-          call.plan.knowledge(query, isConversationNode(this.node) ? this.node.documents : undefined),
-        runTool: (answer, toolCall, waiting) => this.runTool(answer, toolCall, waiting),
-      },
-    });
+    const steering: Steering = {
+      systemPrompt: () =>
+        isConversationNode(this.node)
+          ? stepSystemPrompt(call.plan, this.flow, this.node, options.gathered, options.variables)
+          : '',
+      tools: () => (isConversationNode(this.node) ? stepTools(call.plan, this.flow, this.node) : []),
+      knowledge: (query) => call.plan.knowledge(query, isConversationNode(this.node) ? this.node.documents : undefined),
+      runTool: (answer, toolCall, waiting) => this.runTool(answer, toolCall, waiting),
+    };
+    this.inner = options.steered?.(steering) ?? new PromptBrain(call, { ...options, steering });
     call.runLog?.('INFO', `Flow: the call starts in "${this.node.name}"`);
     options.sessionEvent({ event: 'flow_step', node_id: this.node.id, name: this.node.name, from: null, reason: null });
   }
@@ -136,7 +139,7 @@ export class FlowBrain implements Brain {
       get hangingUp() {
         return answer.hangingUp;
       },
-      say: (text, audio) => answer.say(text, audio, { interruptible: this.interruptible() }),
+      say: (text, audio, options) => answer.say(text, audio, { ...options, interruptible: this.interruptible() }),
       finalWords: (text) => answer.finalWords(text),
       hangUp: () => answer.hangUp(),
     };

@@ -7,18 +7,21 @@
  * tool calls run through the same tools (agent-tools.ts), and the fixed phrases are said by the
  * model word for word (the session's `voice`). A barge-in is the model's own turn detection
  * (`speech_started`) through the reply's rules (words not interruptible are not cut); the model
- * is told what the caller did not hear (`conversation.item.truncate`).
+ * is told what the caller did not hear (`conversation.item.truncate`). A conversation flow steers
+ * it as it steers the prompt brain (flow-brain.ts): the step's instructions and tools (its
+ * transition functions among them) go to the session (`session.update`) whenever the step changes,
+ * and the tool calls run through the flow.
  */
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { NO_USAGE, type SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import { knowledgeSection } from '../agent/call-plan.ts';
-import { ProviderError, type ChatMessage } from '../agent/interfaces.ts';
+import { ProviderError, type ChatMessage, type ToolDefinition } from '../agent/interfaces.ts';
 import { failureOf, type RealtimeCall } from '../agent/openai-realtime.ts';
 import type { AgentTools } from './agent-tools.ts';
 import type { Answer, Brain, HeardMessage } from './brain.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
 import type { LiveEvent } from './live-tap.ts';
-import { FILLER_AFTER_MS, MODEL_ANSWER_LIMIT_MS } from './prompt-brain.ts';
+import { FILLER_AFTER_MS, MODEL_ANSWER_LIMIT_MS, type Steering } from './prompt-brain.ts';
 import type { Speaker } from './reply.ts';
 import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
 
@@ -38,6 +41,8 @@ export interface RealtimeBrainOptions {
   log: LogFn;
   runRef(): string | null;
   trace?: LatencyTrace;
+  /** Default: the call's prompt and tools; a flow's current step instead (flow-brain.ts). */
+  steering?: Steering;
 }
 
 /** The audio of one output item as the reply plays it, and how much of it went to the reply. */
@@ -54,8 +59,9 @@ export class RealtimeBrain implements Brain {
   private speaking: SpokenItem | null = null;
   /** The model's own words of the answer just given (its items hold them already). */
   private ownWords: string | null = null;
-  /** A summary for a warm transfer: what was said, both sides. */
-  private readonly said: string[] = [];
+  /** What was said, both sides (a warm transfer's summary, a flow's final extraction). */
+  private readonly history: ChatMessage[] = [];
+  private readonly steering: Steering;
   /** Audio tokens and text tokens of every response (the run's cost). */
   private readonly tokens: SpeechToSpeechUsage = { ...NO_USAGE };
 
@@ -67,13 +73,24 @@ export class RealtimeBrain implements Brain {
     if (!session) throw new Error('the realtime engine needs its session');
     this.session = session;
     const { plan } = call;
+    this.steering = options.steering ?? {
+      systemPrompt: () => plan.systemPrompt,
+      tools: () => plan.tools,
+      knowledge: (query) => plan.knowledge(query),
+      runTool: (answer, toolCall, waiting) => options.tools.run(answer, toolCall, waiting),
+    };
     session.agent = {
-      instructions: plan.systemPrompt,
-      tools: plan.tools,
+      instructions: this.steering.systemPrompt(),
+      tools: this.steering.tools(),
       voice: plan.settings.voice,
       language: plan.settings.language,
     };
     session.on((event) => this.onEvent(event));
+  }
+
+  /** The conversation so far, as the caller heard it (a flow's final extraction reads it). */
+  get conversation(): readonly ChatMessage[] {
+    return this.history;
   }
 
   flowPath(): null {
@@ -93,7 +110,7 @@ export class RealtimeBrain implements Brain {
    * pressed (keypad.ts) and a text the caller sent (callerTextTurn), is told in words.
    */
   hearCaller(text: string): void {
-    this.said.push(`Caller: ${text}`);
+    this.history.push({ role: 'user', content: text });
     if (TOLD_IN_WORDS.some((prefix) => text.startsWith(prefix)))
       void this.session.send({
         type: 'conversation.item.create',
@@ -102,6 +119,7 @@ export class RealtimeBrain implements Brain {
   }
 
   addNote(content: string): void {
+    this.history.push({ role: 'system', content });
     void this.session.send({
       type: 'conversation.item.create',
       item: { type: 'message', role: 'system', content: [{ type: 'input_text', text: content }] },
@@ -110,8 +128,10 @@ export class RealtimeBrain implements Brain {
 
   restore(history: ChatMessage[], note: string): void {
     for (const message of history)
-      if ((message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string')
+      if ((message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string') {
+        this.history.push(message);
         this.remember(message.role, message.content);
+      }
     this.addNote(note);
   }
 
@@ -120,7 +140,7 @@ export class RealtimeBrain implements Brain {
    * (a cut one truncated there); a fixed phrase is not: it goes in as the agent's words.
    */
   heardAgent(text: string): HeardMessage {
-    this.said.push(`Agent: ${text}`);
+    this.history.push({ role: 'assistant', content: text });
     const own = this.ownWords;
     this.ownWords = null;
     if (own === null) this.remember('assistant', text);
@@ -128,16 +148,15 @@ export class RealtimeBrain implements Brain {
   }
 
   async summary(): Promise<string> {
-    return `A caller handed over by the voice agent. The conversation: ${this.said.slice(-10).join(' / ')}`.slice(
-      0,
-      2000,
-    );
+    const said = this.history
+      .filter((message) => message.role !== 'system')
+      .map((message) => `${message.role === 'user' ? 'Caller' : 'Agent'}: ${String(message.content)}`);
+    return `A caller handed over by the voice agent. The conversation: ${said.slice(-10).join(' / ')}`.slice(0, 2000);
   }
 
   /** Responses of the model until one says its last words without calling a tool. */
   async answer(answer: Answer, userText: string | null): Promise<void> {
-    const { plan } = this.call;
-    const passages = userText ? plan.knowledge(userText) : [];
+    const passages = userText ? this.steering.knowledge(userText) : [];
     if (passages.length) {
       this.call.runLog?.(
         'INFO',
@@ -145,11 +164,13 @@ export class RealtimeBrain implements Brain {
       );
       this.options.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
     }
-    // The turn's knowledge goes with this answer's instructions only, as the cascade's system prompt of the turn.
-    const instructions = plan.systemPrompt + knowledgeSection(passages);
     this.ownWords = null;
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
-      const { transcript, toolCalls } = await this.response(answer, instructions);
+      // Read each round: a tool call may have moved a flow on to another step.
+      const instructions = this.steering.systemPrompt();
+      this.steer(instructions, this.steering.tools());
+      // The turn's knowledge goes with this answer's instructions only, as the cascade's system prompt of the turn.
+      const { transcript, toolCalls } = await this.response(answer, instructions + knowledgeSection(passages));
       if (answer.signal.aborted) return;
       if (transcript) {
         this.ownWords = transcript;
@@ -159,7 +180,7 @@ export class RealtimeBrain implements Brain {
       for (const toolCall of toolCalls) {
         const trace = this.options.trace ?? NO_TRACE;
         trace.tool(toolCall.name, 'start');
-        const result = await this.options.tools.run(answer, toolCall, () => this.fillerAfterWait(answer));
+        const result = await this.steering.runTool(answer, toolCall, () => this.fillerAfterWait(answer));
         trace.tool(toolCall.name, 'end');
         await this.session.send({
           type: 'conversation.item.create',
@@ -169,6 +190,14 @@ export class RealtimeBrain implements Brain {
       }
       if (answer.hangingUp || answer.signal.aborted) return;
     }
+  }
+
+  /** The session's instructions and tools, updated when they changed (a flow's step entered). */
+  private steer(instructions: string, tools: ToolDefinition[]): void {
+    const agent = this.session.agent!;
+    const same = (a: ToolDefinition[], b: ToolDefinition[]) => JSON.stringify(a) === JSON.stringify(b);
+    if (agent.instructions === instructions && same(agent.tools, tools)) return;
+    this.session.update({ instructions, tools });
   }
 
   /**
@@ -310,6 +339,10 @@ export class RealtimeBrain implements Brain {
     if (!cut || !item) return;
     this.speaking = null;
     const heardMs = Math.max(0, Math.floor(item.audioMs - queuedMs));
+    this.call.runLog?.(
+      'INFO',
+      `The caller cut in: the model keeps the ${heardMs} ms of its answer that played (of ${Math.floor(item.audioMs)} ms sent)`,
+    );
     void this.session.send({
       type: 'conversation.item.truncate',
       item_id: item.itemId,

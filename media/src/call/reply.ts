@@ -320,28 +320,35 @@ export class Speaker {
     reply.speech = reply.speech.then(async () => {
       if (stopped()) return;
       let startMs: number | null = null;
+      let endMs = 0;
       let carry = Buffer.alloc(0);
       const sendFrame = (frame: Buffer) => {
         const atMs = Math.max(this.outboundCursorMs, this.options.clock.nowMs());
         startMs ??= atMs;
         this.unplayed.push({ bytes: frame, atMs });
-        this.outboundCursorMs = atMs + FRAME_MS;
+        this.outboundCursorMs = endMs = atMs + FRAME_MS;
         this.options.out.media(frame.toString('base64'), atMs);
         this.trace.mark('first_frame_sent');
       };
+      const played = () => {
+        const text = words?.() || spoken;
+        reply.texts[index] = text;
+        if (startMs !== null) reply.segments.push({ index, text, startMs, endMs });
+      };
+      // Audio whose words come with it (a speech-to-speech model's transcript) and is stopped while
+      // it still streams keeps what was sent, with its words so far: the cut is made in them.
+      const cutWhileStreaming = () => void (words && played());
       for await (const chunk of source()) {
-        if (stopped()) return;
+        if (stopped()) return cutWhileStreaming();
         this.trace.mark('tts_first_byte');
         let bytes = Buffer.concat([carry, chunk]);
         for (; bytes.length >= FRAME_BYTES; bytes = bytes.subarray(FRAME_BYTES))
           sendFrame(Buffer.from(bytes.subarray(0, FRAME_BYTES)));
         carry = bytes;
       }
-      if (stopped()) return;
+      if (stopped()) return cutWhileStreaming();
       if (carry.length) sendFrame(Buffer.concat([carry, Buffer.alloc(FRAME_BYTES - carry.length, MULAW_SILENCE)]));
-      const text = words?.() || spoken;
-      reply.texts[index] = text;
-      if (startMs !== null) reply.segments.push({ index, text, startMs, endMs: this.outboundCursorMs });
+      played();
     });
     // The answer awaits its speech once written; a speech failure before then (or an answer that
     // fails itself first) must not be an unhandled rejection, which would end the whole task.
