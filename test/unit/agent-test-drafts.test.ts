@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftTestCase, type DraftSource } from '../../shared/domain/agent-test-drafts.ts';
+import { draftLanguage, draftTestCase, type DraftSource } from '../../shared/domain/agent-test-drafts.ts';
 import type { TestSubject } from '../../shared/domain/agent-tests.ts';
 
 const flowAgent: TestSubject = {
@@ -21,6 +21,7 @@ const call = (fields: Partial<DraftSource> = {}): DraftSource => ({
     { role: 'assistant', text: 'Card or loan?' },
     { role: 'user', text: 'The card, please' },
   ],
+  language: 'pl',
   ...fields,
 });
 
@@ -31,7 +32,7 @@ describe('a test case drafted from a conversation', () => {
       caller: {
         persona: 'The caller of conversation 7',
         goal: 'I am 42',
-        language: 'en',
+        language: 'pl',
         behaviour: ['cooperative'],
         script: ['I am 42', 'The card, please'],
       },
@@ -83,5 +84,20 @@ describe('a test case drafted from a conversation', () => {
     expect(draft.caller.script![0]).toHaveLength(2000);
     expect(draft.max_turns).toBe(50);
     expect(draft.name).toHaveLength(255);
+  });
+
+  it.each<[string | undefined, string]>([
+    ['pl', 'pl'],
+    ['en-US', 'en-US'],
+    ['EN-gb', 'en-gb'],
+    [' de ', 'de'],
+    [undefined, 'en'],
+    ['', 'en'],
+    ['english', 'en'],
+    ['x', 'en'],
+    ['pt_BR', 'en'],
+  ])("the caller speaks the agent's language: %s gives %s", (language, expected) => {
+    expect(draftLanguage(language)).toBe(expected);
+    expect(draftTestCase(call({ language }), flatAgent).caller.language).toBe(expected);
   });
 });
