@@ -49,6 +49,7 @@ export function CaseForm({
   const [expectations, setExpectations] = useState<ExpectationDraft[]>(
     initial?.expectations?.length ? initial.expectations.map(toDraft) : [newDraft()],
   );
+  const [mode, setMode] = useState<NonNullable<CaseRequest['mode']>>(initial?.mode ?? 'text');
   const [mocks, setMocks] = useState<ToolMockDraft[]>((initial?.tool_mocks ?? []).map(toMockDraft));
   const [callRealTools, setCallRealTools] = useState(initial?.call_real_tools ?? false);
   const lines = script
@@ -57,6 +58,7 @@ export function CaseForm({
     .filter(Boolean);
   const body = (): CaseRequest => ({
     name,
+    mode,
     caller: { persona, goal, language, behaviour, ...(lines.length ? { script: lines } : {}) },
     initial_context: initial?.initial_context ?? {},
     tool_mocks: mocks.map(toToolMock),
@@ -93,6 +95,11 @@ export function CaseForm({
       <h3 id="case-form-title">{existing ? `Edit test case: ${existing.name}` : 'New test case'}</h3>
       <label for="case-name">Name</label>
       <input id="case-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <label for="case-mode">How it talks</label>
+      <select id="case-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as typeof mode)}>
+        <option value="text">Text (chat: fast)</option>
+        <option value="voice">Voice (speech both ways: interruptions, keys, silence)</option>
+      </select>
       <label for="case-persona">The caller: who they are</label>
       <textarea
         id="case-persona"
@@ -123,6 +130,7 @@ export function CaseForm({
         ))}
       </fieldset>
       <label for="case-script">Script: what they say, one turn a line (empty: the model plays them)</label>
+      {mode === 'voice' && <p>A line may be [pressed 12#] (keys) or [silence].</p>}
       <textarea id="case-script" rows={4} value={script} onInput={(e) => setScript(e.currentTarget.value)} />
       <label for="case-max-turns">At most this many caller turns</label>
       <input
