@@ -5,6 +5,7 @@
  * agent still has (so the draft saves as it is). Pure.
  */
 import type { Expectation, TestSubject } from './agent-tests.ts';
+import { isVoiceOnly } from './caller-actions.ts';
 
 /** What of the conversation a draft is made from. */
 export interface DraftSource {
@@ -61,6 +62,8 @@ export function draftTestCase(source: DraftSource, subject: TestSubject) {
     });
   return {
     name: `From conversation ${source.id}: ${source.name}`.slice(0, DRAFT_LIMITS.nameChars),
+    // A call's keypad entries ([pressed 42]) replay only on a voice line; otherwise text, the fast default.
+    mode: script.some(isVoiceOnly) ? ('voice' as const) : ('text' as const),
     caller: {
       persona: `The caller of conversation ${source.id}`,
       goal: script[0] ?? 'What the caller of the real conversation wanted',
