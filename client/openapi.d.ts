@@ -3927,6 +3927,12 @@ export interface components {
              * @default 10
              */
             max_turns: number;
+            /**
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @default text
+             * @enum {string}
+             */
+            mode: "text" | "voice";
             /** @example Reschedules to Friday */
             name: string;
             /** @default [] */
@@ -5784,7 +5790,7 @@ export interface components {
         /** @description The caller a model plays against the agent. */
         SimulatedCaller: {
             /**
-             * @description How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts`, `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).
+             * @description How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts` (in a voice case, talks over each of the agent's answers after the greeting), `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).
              * @default [
              *       "cooperative"
              *     ]
@@ -5810,7 +5816,7 @@ export interface components {
              */
             persona: string;
             /**
-             * @description The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`.
+             * @description The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`. In a voice case a turn may be `[pressed 12#]` (those keys on the keypad) or `[silence]` (nothing said until the agent speaks again); a text case refuses them (422).
              * @example [
              *       "Hello, I need to move my appointment.",
              *       "Friday afternoon, please."
@@ -6080,6 +6086,15 @@ export interface components {
                 role: "user" | "assistant";
                 text: string;
             }[];
+            /**
+             * @description Per caller turn, in order: milliseconds from the caller's message (voice: the end of its words or keys) to the agent's first words (voice: its first audio); null for a turn the agent did not answer (a silence, the goodbye the agent hung up on).
+             * @example [
+             *       412,
+             *       388,
+             *       null
+             *     ]
+             */
+            turn_latencies_ms: (number | null)[];
             /** @enum {string} */
             verdict: "passed" | "failed" | "error";
         };
@@ -6108,6 +6123,12 @@ export interface components {
              * @default 10
              */
             max_turns: number;
+            /**
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @default text
+             * @enum {string}
+             */
+            mode: "text" | "voice";
             /** @example Reschedules to Friday */
             name: string;
             /** @default [] */
@@ -6614,6 +6635,11 @@ export interface components {
             };
             /** Format: int32 */
             max_turns?: number;
+            /**
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @enum {string}
+             */
+            mode?: "text" | "voice";
             /** @example Reschedules to Friday */
             name?: string;
             tags?: string[];

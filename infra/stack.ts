@@ -79,6 +79,7 @@ export class VoiceAgentPlatformApiStack extends Stack {
       stateMachines: stateMachineRefs(this),
       secrets: this.secrets,
       voiceProvidersSecret: this.voiceProviders.secret,
+      voiceSettings: this.voiceProviders.settings,
       // The provider streams to the stack's own media service unless context names another.
       settings: { ...settings, mediaStreamUrl: settings.mediaStreamUrl || this.media.streamUrl },
       deadLetters: this.deadLetters,

@@ -25,6 +25,8 @@ export async function startLocalMediaService(
   voiceKeys: Record<VoiceProviderKey, string>;
   /** The platform model's settings (LLM_* as the CDK stack sets them), shared with the AI authoring functions. */
   platformModelEnv: { LLM_API_URL: string; LLM_MODEL: string };
+  /** The providers' settings (the fakes' URLs, the voice settings): a voice test's simulated caller speaks and hears with them too. */
+  voiceSettings: Record<string, string>;
   stop: () => Promise<void>;
 }> {
   const logger = new Logger({ serviceName: 'media' });
@@ -59,6 +61,7 @@ export async function startLocalMediaService(
     providers: voice,
     voiceKeys: voice.keys,
     platformModelEnv: { LLM_API_URL: voice.settings.LLM_API_URL!, LLM_MODEL: voice.settings.LLM_MODEL! },
+    voiceSettings: voice.settings,
     stop: async () => {
       await media.close();
       await voice.stop();

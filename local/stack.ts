@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_PREFIX } from '../shared/api/route.ts';
-import { METRICS_NAMESPACE } from '../shared/config/settings.ts';
+import { CALLER_VOICE_SETTINGS, METRICS_NAMESPACE } from '../shared/config/settings.ts';
 import { EVENT_BUS_NAME } from '../shared/events/names.ts';
 import { ensureTable } from './bootstrap.ts';
 import { startDynamoDbLocal } from './emulators/dynamodb-local.ts';
@@ -229,6 +229,15 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
       LLM_API_URL: media.platformModelEnv.LLM_API_URL,
       LLM_MODEL: media.platformModelEnv.LLM_MODEL,
       VOICE_PROVIDERS_SECRET_ARN: secretsManager.put('voice-providers', JSON.stringify(media.voiceKeys)),
+      // A voice test's simulated caller speaks and hears through the same providers (a real one has no URL),
+      // on a line as fast as the simulated carrier's.
+      ...Object.fromEntries(
+        [...CALLER_VOICE_SETTINGS, 'DEEPGRAM_API_URL', 'ELEVENLABS_API_URL'].map((name) => [
+          name,
+          media.voiceSettings[name] ?? '',
+        ]),
+      ),
+      TEST_LINE_PACE: String(options.linePace ?? 1),
     });
     Object.assign(process.env, env);
 

@@ -16,6 +16,7 @@ import { acknowledge, acknowledgeBucketGrant, acknowledgeTableGrant, wildcardRes
 import { LAMBDA_HANDLER, lambdaCode } from '../bundling.ts';
 import {
   allFunctions,
+  CALLER_VOICE_SETTINGS,
   type FunctionName,
   METRICS_NAMESPACE,
   SERVICE_NAME,
@@ -61,6 +62,8 @@ export interface FunctionsProps {
   secrets: Secrets;
   /** The voice providers' keys (VoiceProviders): the platform model's key is read from it at run time. */
   voiceProvidersSecret: ISecret;
+  /** The voice settings (VoiceProviders.settings): a voice test's simulated caller speaks and hears as the media task does. */
+  voiceSettings: Record<string, string>;
   settings: DeploymentSettings;
   /** Where failed asynchronous invocations (scheduled and event-driven functions) go after their retries. */
   deadLetters: DeadLetters;
@@ -111,6 +114,7 @@ export class Functions extends Construct {
       LLM_API_URL: settings.llmApiUrl,
       LLM_MODEL: settings.llmModel,
       VOICE_PROVIDERS_SECRET_ARN: this.props.voiceProvidersSecret.secretArn,
+      ...Object.fromEntries(CALLER_VOICE_SETTINGS.map((name) => [name, this.props.voiceSettings[name] ?? ''])),
     };
   }
 

@@ -1,5 +1,6 @@
 import { FUNCTION_GROUPS, type FunctionGroup, type FunctionGroupName } from '../api/function-groups.ts';
 import { STATE_MACHINES } from '../api/state-machines.ts';
+import { VOICE_SETTINGS, type VoiceSettingName } from './voice-settings.ts';
 
 /**
  * Every setting (environment variable) a Lambda function reads, and which functions read it. The
@@ -44,6 +45,19 @@ const RUNS_CAMPAIGNS = [
   'campaignOutcomes',
   'campaignSourceSync',
 ] as const satisfies FunctionName[];
+
+/**
+ * The media task's voice settings (shared/config/voice-settings.ts) that a voice test's simulated
+ * caller reads too: its text-to-speech and speech-to-text are the platform's (services/test-caller-line.ts).
+ */
+export const CALLER_VOICE_SETTINGS = [
+  'TTS_PROVIDER',
+  'TTS_VOICE',
+  'ELEVENLABS_MODEL',
+  'OPENAI_TTS_MODEL',
+  'DEEPGRAM_MODEL',
+  'DEEPGRAM_FLUX_MODEL',
+] as const satisfies VoiceSettingName[];
 
 export const SETTINGS = {
   POWERTOOLS_SERVICE_NAME: {
@@ -174,6 +188,30 @@ export const SETTINGS = {
   VOICE_PROVIDERS_SECRET_ARN: {
     readBy: 'languageModel',
     description: 'Secrets Manager secret of the voice providers (JSON: llmApiKey, deepgramApiKey, elevenLabsApiKey)',
+  },
+  ...(Object.fromEntries(
+    CALLER_VOICE_SETTINGS.map((name): [string, SettingSpec] => [
+      name,
+      {
+        readBy: ['agentTestRunner'],
+        description: `${VOICE_SETTINGS[name].description}: a voice test's simulated caller's (context ${VOICE_SETTINGS[name].context}, as the media task's)`,
+      },
+    ]),
+  ) as unknown as Record<(typeof CALLER_VOICE_SETTINGS)[number], SettingSpec>),
+  DEEPGRAM_API_URL: {
+    readBy: ['agentTestRunner'],
+    localOnly: true,
+    description: "A voice test's simulated caller's speech-to-text (the local Deepgram); unset on AWS: Deepgram's",
+  },
+  ELEVENLABS_API_URL: {
+    readBy: ['agentTestRunner'],
+    localOnly: true,
+    description: "A voice test's simulated caller's text-to-speech (the local ElevenLabs); unset on AWS: ElevenLabs'",
+  },
+  TEST_LINE_PACE: {
+    readBy: ['agentTestRunner'],
+    localOnly: true,
+    description: "How many times faster than real time a voice test's line runs (the tests' LINE_PACE); default 1",
   },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
   // Also read by the operator CLI (stack outputs RestApiId, StageName).

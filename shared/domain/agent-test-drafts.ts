@@ -5,6 +5,7 @@
  * agent still has (so the draft saves as it is). Pure.
  */
 import type { Expectation, TestSubject } from './agent-tests.ts';
+import { isVoiceOnly } from './caller-actions.ts';
 
 /** What of the conversation a draft is made from. */
 export interface DraftSource {
@@ -15,10 +16,25 @@ export interface DraftSource {
   /** The flow steps entered, in order (empty for a flat definition). */
   path: readonly string[];
   transcript: readonly { role: 'user' | 'assistant'; text: string }[];
+  /** The language the conversation was held in: the agent's `workflow_configurations.language`. */
+  language: string | undefined;
 }
 
 /** A script turn's and the name's limits (the case schema's), the turns one under the case's cap. */
 export const DRAFT_LIMITS = { scriptTurns: 49, turnChars: 2000, nameChars: 255, variables: 16 } as const;
+
+/** A case's language pattern (SimulatedCaller.language): BCP 47, its first subtag in lower case. */
+const CASE_LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+/**
+ * The caller's language in a case, from the conversation's (`en-US` stays, `EN` becomes `en`); one
+ * the case cannot take, or none, is the calls' default, `en`.
+ */
+export function draftLanguage(language: string | undefined): string {
+  const [first = '', ...rest] = (language ?? '').trim().split('-');
+  const tag = [first.toLowerCase(), ...rest].join('-');
+  return tag.length <= 35 && CASE_LANGUAGE.test(tag) ? tag : 'en';
+}
 
 export function draftTestCase(source: DraftSource, subject: TestSubject) {
   const script = source.transcript
@@ -46,10 +62,12 @@ export function draftTestCase(source: DraftSource, subject: TestSubject) {
     });
   return {
     name: `From conversation ${source.id}: ${source.name}`.slice(0, DRAFT_LIMITS.nameChars),
+    // A call's keypad entries ([pressed 42]) replay only on a voice line; otherwise text, the fast default.
+    mode: script.some(isVoiceOnly) ? ('voice' as const) : ('text' as const),
     caller: {
       persona: `The caller of conversation ${source.id}`,
       goal: script[0] ?? 'What the caller of the real conversation wanted',
-      language: 'en',
+      language: draftLanguage(source.language),
       behaviour: ['cooperative' as const],
       ...(script.length ? { script } : {}),
     },

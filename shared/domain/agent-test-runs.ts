@@ -4,6 +4,7 @@
  */
 import type { CaseVerdict, ExpectationResult } from './agent-tests.ts';
 import { caseVerdict } from './agent-tests.ts';
+import { VOICE_ACTIONS_HELP, type TestMode } from './caller-actions.ts';
 import { extractedBy, isFlowDefinition, type FlowDefinition } from './flows.ts';
 
 export const TEST_RUN_STATUSES = ['running', 'completed', 'cancelled'] as const;
@@ -45,6 +46,8 @@ export interface TestAttempt {
   conversation_id: number | null;
   /** Median time from the caller's message to the agent's first words, in milliseconds. */
   latency_ms: number | null;
+  /** Per caller turn: ms until the agent's first words (voice: audio), null for a turn not answered. */
+  turn_latencies_ms: (number | null)[];
   /** The conversation's cost and the simulated caller's and judge's model tokens (modelTokensUsd). */
   cost_usd: number;
   /** The tokens the simulated caller and the judge used (the agent's own are in the conversation's cost). */
@@ -197,6 +200,7 @@ const BEHAVIOUR_WORDS: Record<string, string> = {
 export function callerRequest(
   caller: { persona: string; goal: string; language: string; behaviour: readonly string[] },
   transcript: readonly { role: 'user' | 'assistant'; text: string }[],
+  mode: TestMode = 'text',
 ): { system: string; prompt: string } {
   const system = [
     'You are playing a caller talking to an AI agent, to test it. Stay in character; never say you are testing.',
@@ -205,6 +209,7 @@ export function callerRequest(
     `Language: ${caller.language}`,
     `Behaviour: ${caller.behaviour.map((item) => BEHAVIOUR_WORDS[item] ?? item).join(' ')}`,
     'Answer with JSON: say (your next words, one or two sentences) and hang_up (true once your goal is reached or cannot be, after saying goodbye).',
+    ...(mode === 'voice' ? [VOICE_ACTIONS_HELP] : []),
   ].join('\n');
   const prompt = [
     'Conversation so far:',
@@ -213,10 +218,10 @@ export function callerRequest(
   return { system, prompt };
 }
 
-/** The median of the latencies measured, or null without any. */
-export function median(values: readonly number[]): number | null {
-  if (!values.length) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+/** The median of the latencies measured (a turn without one left out), or null without any. */
+export function median(values: readonly (number | null)[]): number | null {
+  const sorted = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+  if (!sorted.length) return null;
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
 }

@@ -4,6 +4,7 @@
  * verdicts. Pure: the service gives it the agent's tools, the version's steps and variables, and
  * the conversation's outcome.
  */
+import { isVoiceOnly, type TestMode } from './caller-actions.ts';
 
 /** How the simulated caller behaves (the persona prompt says it in words). */
 export const CALLER_BEHAVIOURS = [
@@ -74,6 +75,8 @@ export function mockedToolAnswer(
 /** What a test case names that must exist. */
 export interface TestCaseShape {
   max_turns: number;
+  /** Absent: a text case. */
+  mode?: TestMode;
   caller: { script?: string[] };
   tool_mocks: ToolMock[];
   expectations: Expectation[];
@@ -118,6 +121,14 @@ export function lintTestCase(testCase: TestCaseShape, subject: TestSubject): Tes
     issues.push({
       path: ['caller', 'script'],
       message: `the script has ${script.length} turns but the case ends after max_turns ${testCase.max_turns}`,
+    });
+  if (testCase.mode !== 'voice')
+    script.forEach((line, index) => {
+      if (isVoiceOnly(line))
+        issues.push({
+          path: ['caller', 'script', index],
+          message: `'${line.trim()}' is a key press or a silence: only a voice case (mode 'voice') can carry it out`,
+        });
     });
   testCase.expectations.forEach((expectation, index) => {
     const at = (field: string) => ['expectations', index, field];

@@ -35,14 +35,14 @@ export async function getTestCase(orgId: number, agentId: number, testId: string
   const result = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.agentTest(orgId, agentId, testId) }),
   );
-  return result.Item ? fromItem<TestCase>(result.Item) : undefined;
+  return result.Item ? testCaseOf(result.Item) : undefined;
 }
 
 /** The agent's test cases in id order, optionally those with `tag`. */
 export async function listTestCases(orgId: number, agentId: number, offset: number, limit?: number, tag?: string) {
   const query = prefixQuery(orgId, agentId, keys.agentTestSkPrefix, tag);
   const [totalCount, items] = await Promise.all([countQuery(query), queryItems(query, offset, limit)]);
-  return { items: items.map((item) => fromItem<TestCase>(item)), totalCount };
+  return { items: items.map(testCaseOf), totalCount };
 }
 
 export const countTestCases = (orgId: number, agentId: number): Promise<number> =>
@@ -175,5 +175,15 @@ export async function listTestAttempts(orgId: number, agentId: number, testRunId
     ExpressionAttributeValues: { ':pk': keys.testAttemptPartition(orgId, agentId, testRunId), ':prefix': 'ATTEMPT#' },
     ConsistentRead: true,
   });
-  return items.map((item) => fromItem<TestAttempt>(item));
+  // An attempt recorded before turn latencies were kept has none.
+  return items.map((item) => {
+    const attempt = fromItem<TestAttempt>(item);
+    return { ...attempt, turn_latencies_ms: attempt.turn_latencies_ms ?? [] };
+  });
+}
+
+/** A stored case; one stored before cases had a mode talks over text. */
+function testCaseOf(item: Record<string, unknown>): TestCase {
+  const testCase = fromItem<TestCase>(item);
+  return { ...testCase, mode: testCase.mode ?? 'text' };
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TEST_RUN_STATUSES } from '../domain/agent-test-runs.ts';
 import { CALLER_BEHAVIOURS, EXPECTATION_TYPES } from '../domain/agent-tests.ts';
+import { TEST_MODES } from '../domain/caller-actions.ts';
 import { freeFormObject, JsonObject, nameText, Timestamp } from './common.ts';
 import {
   documentedInt,
@@ -57,7 +58,7 @@ export const SimulatedCaller = z
       .default(['cooperative'])
       .openapi({
         description:
-          'How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts`, `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).',
+          "How the caller behaves: `cooperative`, `hesitant` (pauses, unsure), `rushed` (short answers), `interrupts` (in a voice case, talks over each of the agent's answers after the greeting), `off_topic` (drifts to other subjects), `presses_keys` (answers a menu with keys).",
         example: ['hesitant'],
       }),
     script: z
@@ -66,7 +67,7 @@ export const SimulatedCaller = z
       .optional()
       .openapi({
         description:
-          "The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`.",
+          "The caller's turns in order, when they must be exact (the model plays the caller only beyond them; after the last it says goodbye). At most `max_turns`. In a voice case a turn may be `[pressed 12#]` (those keys on the keypad) or `[silence]` (nothing said until the agent speaks again); a text case refuses them (422).",
         example: ['Hello, I need to move my appointment.', 'Friday afternoon, please.'],
       }),
   })
@@ -161,8 +162,14 @@ export const Expectation = z
   .openapi('Expectation');
 export type Expectation = z.infer<typeof Expectation>;
 
+const TestMode = z.enum(TEST_MODES).openapi({
+  description:
+    "`text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.",
+});
+
 const testCaseFields = {
   name: nameText(z.string().min(1).max(255)).openapi({ example: 'Reschedules to Friday' }),
+  mode: TestMode.default('text'),
   caller: SimulatedCaller,
   initial_context: freeFormObject(32_000).default({}),
   tool_mocks: z.array(ToolMock).max(TEST_CASE_CAPS.toolMocks).default([]),
@@ -186,6 +193,7 @@ export type CreateTestCaseRequest = z.infer<typeof CreateTestCaseRequest>;
 export const UpdateTestCaseRequest = z
   .object({
     name: testCaseFields.name.optional(),
+    mode: TestMode.optional(),
     caller: SimulatedCaller.optional(),
     initial_context: freeFormObject(32_000).optional(),
     tool_mocks: z.array(ToolMock).max(TEST_CASE_CAPS.toolMocks).optional(),
@@ -289,6 +297,14 @@ export const TestAttempt = z
     latency_ms: documentedInt(z.int().gte(0)).nullable().openapi({
       description: "Median time from the caller's message to the agent's first words.",
     }),
+    turn_latencies_ms: z
+      .array(documentedInt(z.int().gte(0)).nullable())
+      .max(TEST_CASE_CAPS.maxTurns)
+      .openapi({
+        description:
+          "Per caller turn, in order: milliseconds from the caller's message (voice: the end of its words or keys) to the agent's first words (voice: its first audio); null for a turn the agent did not answer (a silence, the goodbye the agent hung up on).",
+        example: [412, 388, null],
+      }),
     cost_usd: z.number().gte(0).openapi({
       description:
         "The conversation's cost and the simulated caller's and judge's model tokens at the platform model's price (none with the organization's own model key).",

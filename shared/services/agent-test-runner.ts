@@ -26,7 +26,9 @@ import { getRun } from '../repositories/runs-read.ts';
 import type { TestCase } from '../schemas/agent-tests.ts';
 import { createConversation } from './conversations.ts';
 import { modelFor } from './language-models.ts';
+import { callerLine } from './test-caller-line.ts';
 import { talkOverChat, type ChatTalk } from './test-conversation.ts';
+import { talkOverVoice } from './test-voice-conversation.ts';
 
 const CallerAnswer = z.object({ say: z.string().max(4000), hang_up: z.boolean() });
 
@@ -40,7 +42,7 @@ export function simulatedCaller(testCase: TestCase, model: LanguageModel, meter?
     }
     return model.extract({
       name: SIMULATED_CALLER,
-      ...callerRequest(testCase.caller, transcript),
+      ...callerRequest(testCase.caller, transcript, testCase.mode),
       schema: CallerAnswer,
       meter,
     });
@@ -153,8 +155,10 @@ export async function runAttempt(
   const { model, owner } = await modelFor(orgId);
   const meter = tokenCounter();
   const modelCost = () => ({ model_tokens: meter.tokens, cost_usd: modelTokensUsd(meter.tokens, owner) });
+  const voice = testCase.mode === 'voice';
   const conversation = await createConversation(orgId, String(agentId), {
-    mode: 'chat',
+    // A voice case talks in a browser's voice session: Media Streams frames, as a phone line's.
+    mode: voice ? 'webrtc' : 'chat',
     name: `Test: ${testCase.name}`.slice(0, 255),
     initial_context: testCase.initial_context,
     definition_id: run.definition_id,
@@ -167,11 +171,18 @@ export async function runAttempt(
   });
   let talk: ChatTalk;
   try {
-    talk = await talkOverChat(conversation.session!, {
+    const talking = {
       maxTurns: testCase.max_turns,
       timeoutSeconds: Math.max(1, Math.round((deadline - Date.now()) / 1000)),
       caller: simulatedCaller(testCase, model, meter),
-    });
+    };
+    talk = voice
+      ? await talkOverVoice(conversation.session!, {
+          ...talking,
+          interrupts: testCase.caller.behaviour.includes('interrupts'),
+          line: await callerLine(testCase.caller.language),
+        })
+      : await talkOverChat(conversation.session!, talking);
   } catch (error) {
     const message = (error as Error).message;
     logger.warn('A test conversation failed', { testRunId: ref.test_run_id, testId: ref.test_id, error: message });
@@ -204,6 +215,7 @@ export async function runAttempt(
     path: outcome.path,
     conversation_id: conversation.id,
     latency_ms: median(talk.latencies),
+    turn_latencies_ms: talk.latencies,
     model_tokens: meter.tokens,
     // The conversation's own cost (the agent's time) and the caller's and judge's tokens.
     cost_usd: Math.round(((ended?.cost?.total_usd ?? 0) + modelCost().cost_usd) * 1e6) / 1e6,
@@ -235,6 +247,7 @@ function emptyAttempt(ref: AttemptRef, startedAt: string, endedAt: string): Test
     path: [],
     conversation_id: null,
     latency_ms: null,
+    turn_latencies_ms: [],
     cost_usd: 0,
     model_tokens: { input_tokens: 0, output_tokens: 0 },
     error: null,

@@ -15,8 +15,8 @@ export interface ChatTalk {
   toolCalls: { name: string; arguments: Record<string, unknown>; result: string | null }[];
   endedBy: 'agent' | 'caller' | 'turn_limit';
   callerTurns: number;
-  /** Per caller message: milliseconds until the agent's first words. */
-  latencies: number[];
+  /** Per caller turn: milliseconds until the agent's first words; null for a turn it did not answer. */
+  latencies: (number | null)[];
 }
 
 /** The conversation went past its time: the case fails, the session is closed. */
@@ -92,7 +92,7 @@ export async function talkOverChat(
     connected = true;
     if (frame.event === 'text') {
       if (sentAt !== undefined) {
-        talk.latencies.push(Date.now() - sentAt);
+        talk.latencies[talk.latencies.length - 1] = Date.now() - sentAt;
         sentAt = undefined;
       }
       answer += `${answer ? ' ' : ''}${String(frame.text ?? '').trim()}`;
@@ -176,6 +176,7 @@ export async function talkOverChat(
       talk.transcript.push({ role: 'user', text: turn.say.trim() });
       const seen = marks;
       sentAt = Date.now();
+      talk.latencies.push(null);
       ws.send(JSON.stringify({ event: 'message', text: turn.say.trim().slice(0, 4000) }));
       await nextMark(seen);
     }

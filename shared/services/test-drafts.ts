@@ -6,6 +6,11 @@ import { testSubject } from './agent-tests.ts';
 import { findRun } from './conversations.ts';
 import { getAgent } from './agents.ts';
 
+const readLanguage = (configurations: unknown): string | undefined => {
+  const language = (configurations as { language?: unknown } | null | undefined)?.language;
+  return typeof language === 'string' ? language : undefined;
+};
+
 /**
  * `GET /agents/{agent_id}/conversations/{conversation_id}/test-draft`: a test case drafted from an
  * ended conversation (domain/agent-test-drafts.ts), its expectations only what the agent has now.
@@ -25,6 +30,8 @@ export async function draftTestFromConversation(orgId: number, agentRef: string,
       gathered_context: run.gathered_context,
       path: (run.flow ?? []).map((step) => step.node_id),
       transcript,
+      // The agent's language is the call's (media/src/agent/call-plan.ts voiceSettings).
+      language: readLanguage(agent.workflow_configurations),
     },
     await testSubject(orgId, agent),
   );

@@ -6,7 +6,7 @@ import { createApp } from '../../infra/create-app.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../infra/constructs/data.ts';
 import type { VoiceAgentPlatformApiStack } from '../../infra/stack.ts';
 import { AUTHORIZER, FUNCTION_GROUPS, type FunctionGroup } from '../../shared/api/function-groups.ts';
-import { allFunctions, type FunctionName, settingsFor } from '../../shared/config/settings.ts';
+import { allFunctions, CALLER_VOICE_SETTINGS, type FunctionName, settingsFor } from '../../shared/config/settings.ts';
 import {
   API_KEY_HEADER,
   AUTHORIZER_CACHE_TTL_SECONDS,
@@ -597,6 +597,9 @@ describe('VoiceAgentPlatformApi stack', () => {
           VOICE_PROVIDERS_SECRET_ARN: expect.anything(),
         });
       } else expect(variables).not.toHaveProperty('VOICE_PROVIDERS_SECRET_ARN');
+      // A voice test's simulated caller speaks and hears with the media task's providers and settings.
+      if (groups.get(id) === 'agentTestRunner')
+        for (const name of CALLER_VOICE_SETTINGS) expect(variables[name], name).toBe(environment[name]);
       // Keys are read at run time, never baked into a function's environment.
       expect(variables).not.toHaveProperty('LLM_API_KEY');
     }

@@ -3,8 +3,9 @@
  * script, expectations of two kinds; no JSON), run against the published version with its
  * progress, one passing and one failing, each failed expectation's reason next to the transcript
  * line it is about (or under the conversation when it is about the whole of it); axe finds
- * nothing; "make a test from this call" on a conversation's page drafts a case into the same form,
- * edited and saved. Against the local stack's chat and model fakes. Loopback only.
+ * nothing; a case edited in the same form (its goal, an HTTP tool's mocked answer added, then
+ * changed), saved in place; "make a test from this call" on a conversation's page drafts a case into
+ * the same form, edited and saved. Against the local stack's chat and model fakes. Loopback only.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -30,6 +31,12 @@ beforeAll(async () => {
   });
   expect(created.status, created.text).toBe(201);
   agentId = created.body.public_id;
+  // A tool the edited case mocks (the caller's words never make the local model call it).
+  const tool = await api.request('POST', `/agents/${agentId}/tools`, {
+    key: org.key,
+    body: { name: 'find_slots', description: 'Free slots on a day', method: 'GET', url: 'http://127.0.0.1:9/slots' },
+  });
+  expect(tool.status, tool.text).toBe(201);
   browser = await launchChromium();
 }, 60_000);
 
@@ -131,6 +138,43 @@ describe.skipIf(needsLocalStack)('the Tests tab (Chromium)', () => {
 
     await saveScreenshot(page, 'agent-tests-tab');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A case edited in place: the form holds it as stored; a tool's answer added, then changed.
+    const storedCase = async (name: string) =>
+      (await api.request('GET', `/agents/${agentId}/tests`, { key: org.key })).body.items.find(
+        (item: { name: string }) => item.name === name,
+      );
+    const before = await storedCase('Recording notice');
+    await page.getByRole('button', { name: 'Edit Recording notice' }).click();
+    await page.getByRole('heading', { name: 'Edit test case: Recording notice' }).waitFor();
+    expect(await page.getByLabel('What they want').inputValue()).toBe('A visit on Monday');
+    expect(await page.getByLabel('Expectation 1: phrase').inputValue()).toBe('this call is recorded');
+    await page.getByLabel('What they want').fill('A visit on Tuesday');
+    await page.getByRole('button', { name: 'Add a tool answer' }).click();
+    await page.getByLabel('Mock 1: tool').selectOption('find_slots');
+    await page.getByLabel('Mock 1: what it answers (JSON or text)').fill('{"slots": ["Tuesday 9:00"]}');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'New test case' }).waitFor();
+    const edited = await storedCase('Recording notice');
+    expect(edited).toMatchObject({
+      id: before.id,
+      caller: { ...before.caller, goal: 'A visit on Tuesday' },
+      tool_mocks: [{ tool: 'find_slots', status: 200, body: { slots: ['Tuesday 9:00'] } }],
+      expectations: before.expectations,
+      max_turns: before.max_turns,
+    });
+    await page.getByRole('button', { name: 'Edit Recording notice' }).click();
+    expect(await page.getByLabel('Mock 1: what it answers (JSON or text)').inputValue()).toBe(
+      '{"slots":["Tuesday 9:00"]}',
+    );
+    await page.getByLabel('Mock 1: HTTP status').fill('503');
+    await page.getByLabel('Mock 1: what it answers (JSON or text)').fill('down for maintenance');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'New test case' }).waitFor();
+    expect((await storedCase('Recording notice')).tool_mocks).toEqual([
+      { tool: 'find_slots', status: 503, body: 'down for maintenance' },
+    ]);
 
     // "Make a test from this call" on the conversation's page: the draft in the form, edited, saved.
     await passing.getByRole('link', { name: 'The conversation' }).click();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { draftTestCase, type DraftSource } from '../../shared/domain/agent-test-drafts.ts';
-import type { TestSubject } from '../../shared/domain/agent-tests.ts';
+import { draftLanguage, draftTestCase, type DraftSource } from '../../shared/domain/agent-test-drafts.ts';
+import { lintTestCase, type TestSubject } from '../../shared/domain/agent-tests.ts';
 
 const flowAgent: TestSubject = {
   tools: [],
@@ -21,6 +21,7 @@ const call = (fields: Partial<DraftSource> = {}): DraftSource => ({
     { role: 'assistant', text: 'Card or loan?' },
     { role: 'user', text: 'The card, please' },
   ],
+  language: 'pl',
   ...fields,
 });
 
@@ -28,10 +29,11 @@ describe('a test case drafted from a conversation', () => {
   it("takes the caller's turns as the script and the outcome as expectations", () =>
     expect(draftTestCase(call(), flowAgent)).toEqual({
       name: 'From conversation 7: Inbound +48 600',
+      mode: 'text',
       caller: {
         persona: 'The caller of conversation 7',
         goal: 'I am 42',
-        language: 'en',
+        language: 'pl',
         behaviour: ['cooperative'],
         script: ['I am 42', 'The card, please'],
       },
@@ -83,5 +85,32 @@ describe('a test case drafted from a conversation', () => {
     expect(draft.caller.script![0]).toHaveLength(2000);
     expect(draft.max_turns).toBe(50);
     expect(draft.name).toHaveLength(255);
+  });
+
+  it.each<[string | undefined, string]>([
+    ['pl', 'pl'],
+    ['en-US', 'en-US'],
+    ['EN-gb', 'en-gb'],
+    [' de ', 'de'],
+    [undefined, 'en'],
+    ['', 'en'],
+    ['english', 'en'],
+    ['x', 'en'],
+    ['pt_BR', 'en'],
+  ])("the caller speaks the agent's language: %s gives %s", (language, expected) => {
+    expect(draftLanguage(language)).toBe(expected);
+    expect(draftTestCase(call({ language }), flatAgent).caller.language).toBe(expected);
+  });
+
+  it("a call's keypad entry makes a voice case, whose script replays it as keys (it saves as it is)", () => {
+    const keyed = call({
+      transcript: [
+        { role: 'assistant', text: 'Your account number?' },
+        { role: 'user', text: '[pressed 42]' },
+      ],
+    });
+    const draft = draftTestCase(keyed, flatAgent);
+    expect(draft).toMatchObject({ mode: 'voice', caller: { script: ['[pressed 42]'] } });
+    expect(lintTestCase(draft, flatAgent)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ const attempt = (verdict: 'passed' | 'failed' | 'error', reason?: string) => ({
   path: [],
   conversation_id: 7,
   latency_ms: 420,
+  turn_latencies_ms: [],
   cost_usd: 0.001,
   model_tokens: { input_tokens: 0, output_tokens: 0 },
   error: verdict === 'error' ? 'The conversation took longer than its 120 s' : null,

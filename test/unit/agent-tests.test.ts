@@ -207,6 +207,7 @@ const attempt = (caseIndex: number, verdict: TestAttempt['verdict'], cost = 0.00
   test_id: `test_${caseIndex}`,
   attempt: 1,
   verdict,
+  turn_latencies_ms: [],
   expectations: [],
   transcript: [],
   tool_calls: [],

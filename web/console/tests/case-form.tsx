@@ -1,29 +1,43 @@
 /**
  * A test case as a form (no JSON): the simulated caller (persona, goal, behaviour, an exact script
- * one turn a line), the turn limit and the expectations, each a row of its kind. `initial` fills it
- * (a case drafted from a call); the API's 422 is shown as it says.
+ * one turn a line), the turn limit, the HTTP tools' mocks and the expectations, each a row of its
+ * kind. `initial` fills it (a case drafted from a call); `existing` edits a stored case (PATCH, every
+ * field of the form replacing the stored one); the API's 422 is shown as it says.
  */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';
 import { ExpectationRow, newDraft, toDraft, toExpectation, type ExpectationDraft } from './expectation-fields.tsx';
+import { newMockDraft, toMockDraft, toToolMock, ToolMockRow, type ToolMockDraft } from './tool-mock-fields.tsx';
 
 export type CaseRequest = Schemas['CreateTestCaseRequest'];
+type TestCase = Schemas['TestCase'];
 type Behaviour = NonNullable<CaseRequest['caller']['behaviour']>[number];
 
 const BEHAVIOURS: Behaviour[] = ['cooperative', 'hesitant', 'rushed', 'interrupts', 'off_topic', 'presses_keys'];
 
 export function CaseForm({
   agentId,
-  initial,
+  initial: drafted,
+  existing,
   onSaved,
+  onCancel,
 }: {
   agentId: string;
   initial?: Partial<CaseRequest>;
+  /** The stored case to edit: the form saves it in place. */
+  existing?: TestCase;
   onSaved?: () => void;
+  /** Shown as a Cancel button (editing). */
+  onCancel?: () => void;
 }) {
   const api = useApi();
+  const initial: Partial<CaseRequest> | undefined = existing ?? drafted;
+  const tools = useQuery({
+    queryKey: ['tools', agentId],
+    queryFn: () => answer(api.GET('/agents/{agent_id}/tools', { params: { path: { agent_id: agentId } } })),
+  });
   const [name, setName] = useState(initial?.name ?? '');
   const [persona, setPersona] = useState(initial?.caller?.persona ?? '');
   const [goal, setGoal] = useState(initial?.caller?.goal ?? '');
@@ -35,34 +49,42 @@ export function CaseForm({
   const [expectations, setExpectations] = useState<ExpectationDraft[]>(
     initial?.expectations?.length ? initial.expectations.map(toDraft) : [newDraft()],
   );
+  const [mode, setMode] = useState<NonNullable<CaseRequest['mode']>>(initial?.mode ?? 'text');
+  const [mocks, setMocks] = useState<ToolMockDraft[]>((initial?.tool_mocks ?? []).map(toMockDraft));
+  const [callRealTools, setCallRealTools] = useState(initial?.call_real_tools ?? false);
   const lines = script
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean);
+  const body = (): CaseRequest => ({
+    name,
+    mode,
+    caller: { persona, goal, language, behaviour, ...(lines.length ? { script: lines } : {}) },
+    initial_context: initial?.initial_context ?? {},
+    tool_mocks: mocks.map(toToolMock),
+    call_real_tools: callRealTools,
+    timeout_seconds: initial?.timeout_seconds ?? 120,
+    max_turns: Number(maxTurns),
+    tags: tags
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean),
+    expectations: expectations.map(toExpectation),
+  });
   const save = useMutation({
     mutationFn: () =>
-      answer(
-        api.POST('/agents/{agent_id}/tests', {
-          params: { path: { agent_id: agentId } },
-          body: {
-            name,
-            caller: { persona, goal, language, behaviour, ...(lines.length ? { script: lines } : {}) },
-            initial_context: initial?.initial_context ?? {},
-            tool_mocks: initial?.tool_mocks ?? [],
-            call_real_tools: false,
-            timeout_seconds: initial?.timeout_seconds ?? 120,
-            max_turns: Number(maxTurns),
-            tags: tags
-              .split(',')
-              .map((tag) => tag.trim())
-              .filter(Boolean),
-            expectations: expectations.map(toExpectation),
-          },
-        }),
-      ),
+      existing
+        ? answer(
+            api.PATCH('/agents/{agent_id}/tests/{test_id}', {
+              params: { path: { agent_id: agentId, test_id: existing.id } },
+              // Every field of the form, each replacing the stored one whole (a caller without a script has none).
+              body: body(),
+            }),
+          )
+        : answer(api.POST('/agents/{agent_id}/tests', { params: { path: { agent_id: agentId } }, body: body() })),
     meta: { touches: ['agent-tests', agentId] },
     onSuccess: () => {
-      setName('');
+      if (!existing) setName('');
       onSaved?.();
     },
   });
@@ -70,9 +92,14 @@ export function CaseForm({
     setExpectations(expectations.map((item, j) => (j === i ? draft : item)));
   return (
     <form onSubmit={onSubmitRun(() => save.mutate())} aria-labelledby="case-form-title">
-      <h3 id="case-form-title">New test case</h3>
+      <h3 id="case-form-title">{existing ? `Edit test case: ${existing.name}` : 'New test case'}</h3>
       <label for="case-name">Name</label>
       <input id="case-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <label for="case-mode">How it talks</label>
+      <select id="case-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as typeof mode)}>
+        <option value="text">Text (chat: fast)</option>
+        <option value="voice">Voice (speech both ways: interruptions, keys, silence)</option>
+      </select>
       <label for="case-persona">The caller: who they are</label>
       <textarea
         id="case-persona"
@@ -103,6 +130,7 @@ export function CaseForm({
         ))}
       </fieldset>
       <label for="case-script">Script: what they say, one turn a line (empty: the model plays them)</label>
+      {mode === 'voice' && <p>A line may be [pressed 12#] (keys) or [silence].</p>}
       <textarea id="case-script" rows={4} value={script} onInput={(e) => setScript(e.currentTarget.value)} />
       <label for="case-max-turns">At most this many caller turns</label>
       <input
@@ -115,6 +143,25 @@ export function CaseForm({
       />
       <label for="case-tags">Tags (comma-separated)</label>
       <input id="case-tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+      <h4>Tool answers</h4>
+      <p>During the test the agent's HTTP tools answer these instead of calling your systems.</p>
+      {mocks.map((draft, i) => (
+        <ToolMockRow
+          key={i}
+          n={i + 1}
+          draft={draft}
+          tools={tools.data?.items.map((tool) => tool.name) ?? []}
+          onChange={(next) => setMocks(mocks.map((item, j) => (j === i ? next : item)))}
+          onRemove={() => setMocks(mocks.filter((_, j) => j !== i))}
+        />
+      ))}
+      <button type="button" class="secondary" onClick={() => setMocks([...mocks, newMockDraft()])}>
+        Add a tool answer
+      </button>
+      <label>
+        <input type="checkbox" checked={callRealTools} onChange={(e) => setCallRealTools(e.currentTarget.checked)} />{' '}
+        Call the real tool when it has no answer here
+      </label>
       <h4>Expectations</h4>
       {expectations.map((draft, i) => (
         <ExpectationRow
@@ -130,8 +177,13 @@ export function CaseForm({
       </button>
       <ErrorLine error={save.error} />
       <button type="submit" disabled={save.isPending || !expectations.length}>
-        Save test case
+        {existing ? 'Save changes' : 'Save test case'}
       </button>
+      {onCancel && (
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
     </form>
   );
 }

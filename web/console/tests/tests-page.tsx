@@ -1,5 +1,5 @@
 /**
- * An agent's Tests tab (`#/agents/<id>/tests`): its test cases (a form to add one, no JSON), a run
+ * An agent's Tests tab (`#/agents/<id>/tests`): its test cases (a form to add or edit one, no JSON), a run
  * of them against the published version or a draft with its progress, and each case's result: the
  * transcript with every expectation's verdict and reason next to the line it is about.
  */
@@ -32,6 +32,8 @@ export function AgentTestsPage({ agentId }: { agentId: string }) {
   });
   const [version, setVersion] = useState('');
   const [shown, setShown] = useState<number | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = cases.data?.items.find((item) => item.id === editing);
   const start = useMutation({
     mutationFn: () =>
       answer(
@@ -68,6 +70,14 @@ export function AgentTestsPage({ agentId }: { agentId: string }) {
             <td>{item.expectations.length}</td>
             <td>{item.tags.join(', ')}</td>
             <td>
+              <button
+                type="button"
+                class="secondary"
+                aria-pressed={editing === item.id}
+                onClick={() => setEditing(item.id)}
+              >
+                Edit {item.name}
+              </button>{' '}
               <button type="button" class="secondary" onClick={() => remove.mutate(item.id)}>
                 Delete {item.name}
               </button>
@@ -106,7 +116,17 @@ export function AgentTestsPage({ agentId }: { agentId: string }) {
         </ul>
       ) : null}
       {shown !== null && <RunResults key={shown} agentId={agentId} testRunId={shown} />}
-      <CaseForm agentId={agentId} />
+      {edited ? (
+        <CaseForm
+          key={edited.id}
+          agentId={agentId}
+          existing={edited}
+          onSaved={() => setEditing(null)}
+          onCancel={() => setEditing(null)}
+        />
+      ) : (
+        <CaseForm agentId={agentId} />
+      )}
     </section>
   );
 }

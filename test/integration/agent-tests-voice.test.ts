@@ -1,0 +1,104 @@
+/**
+ * A voice test case on the local stack (issue 35): the case talks in a voice session of the media
+ * service, its caller's turns said by the local ElevenLabs and the agent's audio heard by the local
+ * Deepgram (the same clients as on AWS), so the attempt's transcript is what the caller heard: the
+ * greeting whole, an answer the interrupting caller cut only as far as it played, keys pressed,
+ * and each turn's latency. The line runs at the tests' pace.
+ */
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+
+const api = apiClient();
+let org: TestOrganization;
+let agentId: string;
+
+const GREETING = 'North Clinic, hello.';
+/** The agent's first answer (its conversation plan's first step, as the local model says it): long enough to be cut. */
+const LONG_ANSWER =
+  'We have free visits on Monday at nine, on Tuesday at ten, on Wednesday at eleven, on Thursday at noon and on Friday at one, and every one of them is with doctor Nowak, who has been with the clinic for twenty years.';
+
+beforeAll(async () => {
+  org = await newOrganization('Voice agent tests', 6);
+  const created = await api.request<{ public_id: string }>('POST', '/agents', {
+    key: org.key,
+    body: {
+      name: 'North Clinic',
+      workflow_definition: {
+        prompt: 'You book visits at North Clinic.',
+        greeting: GREETING,
+        steps: [LONG_ANSWER, 'Your visit is booked for Monday.'],
+      },
+    },
+  });
+  expect(created.status, created.text).toBe(201);
+  agentId = created.body.public_id;
+});
+
+describe('a voice test case', () => {
+  it('hears the agent as the caller would: cut by the caller, keys pressed, latency per turn', async () => {
+    const testCase = await api.request<{ id: string; mode: string }>('POST', `/agents/${agentId}/tests`, {
+      key: org.key,
+      body: {
+        name: 'Books a visit by voice',
+        mode: 'voice',
+        caller: {
+          persona: 'Ewa, in a hurry',
+          goal: 'A visit on Monday',
+          behaviour: ['interrupts'],
+          script: ['I would like a visit.', 'Monday, please.', '[pressed 42#]'],
+        },
+        max_turns: 3,
+        timeout_seconds: 60,
+        expectations: [
+          { type: 'phrase_said', phrase: GREETING },
+          // Cut by the caller: its end never played, so the caller never heard it.
+          { type: 'phrase_said', phrase: 'twenty years', said: false },
+          { type: 'ended_by_agent' },
+        ],
+      },
+    });
+    expect(testCase.status, testCase.text).toBe(201);
+    expect(testCase.body.mode).toBe('voice');
+
+    const started = await api.request<{ id: number }>('POST', `/agents/${agentId}/test-runs`, {
+      key: org.key,
+      body: { test_ids: [testCase.body.id], parallelism: 1 },
+    });
+    expect(started.status, started.text).toBe(201);
+    let run: any;
+    await vi.waitFor(
+      async () => {
+        run = (await api.request('GET', `/agents/${agentId}/test-runs/${started.body.id}`, { key: org.key })).body;
+        expect(run.status).not.toBe('running');
+      },
+      { timeout: 60_000, interval: 250 },
+    );
+    const attempt = run.cases[0].attempts[0];
+    expect(attempt.error).toBeNull();
+    expect(
+      attempt.expectations.map((result: { passed: boolean; reason: string }) => [result.passed, result.reason]),
+    ).toEqual([
+      [true, expect.any(String)],
+      [true, expect.any(String)],
+      [true, expect.any(String)],
+    ]);
+    expect(run.cases[0].verdict).toBe('passed');
+    const heard = attempt.transcript.map((line: { role: string; text: string }) => `${line.role}: ${line.text}`);
+    expect(heard[0]).toBe(`assistant: ${GREETING}`);
+    expect(heard[1]).toBe('user: I would like a visit.');
+    // The long answer, as far as it played before the caller talked over it.
+    expect(heard[2]).toMatch(/^assistant: We have free visits on Monday/);
+    expect(LONG_ANSWER.startsWith(heard[2].slice('assistant: '.length))).toBe(true);
+    expect(heard).toContain('user: Monday, please.');
+    expect(heard).toContain('user: [pressed 42#]');
+    expect(attempt.turn_latencies_ms).toHaveLength(3);
+    for (const latency of attempt.turn_latencies_ms) expect(latency).toBeGreaterThanOrEqual(0);
+
+    // The conversation was a voice session of the tested agent.
+    const conversation = (
+      await api.request('GET', `/agents/${agentId}/conversations/${attempt.conversation_id}`, { key: org.key })
+    ).body;
+    expect(conversation).toMatchObject({ mode: 'webrtc', status: 'completed' });
+    expect(JSON.stringify(conversation.logs)).toContain('Session connected');
+  }, 90_000);
+});
