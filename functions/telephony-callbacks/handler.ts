@@ -8,6 +8,8 @@ import { noContent } from '../../shared/http/response.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
 import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
+import { applyProviderReview } from '../../shared/services/numbers.ts';
+import { NUMBER_QUERY_PARAMETER, parseNumberRef } from '../../shared/telephony/number-marketplace.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import { transferStep } from '../../shared/services/call-transfer.ts';
 import { receiveText } from '../../shared/services/inbound-texts.ts';
@@ -85,6 +87,23 @@ export const handler = createApiHandler([
     // A reply to a call (during it, or within a day): on its run; any other text is not kept (no auto-reply).
     const message = account.adapter.messaging?.parseInboundMessage(request);
     if (number && message) await receiveText(number.organization_id, account.callerId, message);
+    return noContent();
+  }),
+  operation(callRoutes.telephonyNumbers, async ({ params }, { event }) => {
+    const request = callbackRequest(event, `/telephony/${params.provider}/numbers`);
+    // Regulated numbers are bought on the platform's account: its key signed the review's news.
+    const account = await platformAccount();
+    await verified(account.adapter, params.provider, request);
+    const news = account.adapter.regulatoryReview?.parseReviewCallback(request);
+    if (!news) return noContent();
+    // The number: named in the signed URL (Twilio), else by the ordered number (Telnyx).
+    const named = parseNumberRef(new URL(request.url).searchParams.get(NUMBER_QUERY_PARAMETER));
+    const number = named
+      ? { organization_id: named.organizationId, id: named.numberId }
+      : news.e164
+        ? await findNumberByE164(news.e164)
+        : undefined;
+    if (number) await applyProviderReview(number, news.reference, news.reason);
     return noContent();
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {

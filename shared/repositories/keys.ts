@@ -33,6 +33,7 @@
  * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
  * | phone number      | ORG#<orgId>         | PHONENUMBER#<id, 12 digits>        | NUMBERS#RENEWAL while active | <renewsAt>#<o>#<id> |
  * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
+ * | number document   | ORG#<orgId>         | REGDOC#<id, 12 digits>             |                       |                     |
  * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
  * | balance charge    | ORG#<orgId>         | CHARGE#<at>#<numberId>             |                       |                     |
  * | org's model key   | ORG#<orgId>         | MODELKEY                           |                       |                     |
@@ -219,6 +220,10 @@ export const keys = {
     gsi1sk: `${renewsAt}#${orgId}#${numberId}`,
   }),
   numberClaim: (e164: string) => ({ pk: `PHONENUMBER#${e164}`, sk: 'CLAIM' }),
+  regulatoryDocument: (orgId: number, documentId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `REGDOC#${pad(documentId)}`,
+  }),
   outboundNumber: (orgId: number, agentId: number) => ({ pk: `ORG#${orgId}`, sk: `OUTBOUND#${pad(agentId)}` }),
   outboundSkPrefix: 'OUTBOUND#',
   charge: (orgId: number, at: string, numberId: number) => ({

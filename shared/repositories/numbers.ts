@@ -1,3 +1,4 @@
+import type { EndUserData } from '../domain/regulatory-review.ts';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -37,9 +38,12 @@ export interface NumberRecord {
   /** The customer's own id of the subscriber; required for numbers under regulatory review. */
   end_user_id: number | null;
   consent: boolean;
-  end_user: Record<string, unknown> | null;
-  /** The provider's regulatory bundle of a regulated number (the number is bought once it is approved). */
-  regulatory_bundle_id?: string | null;
+  end_user: EndUserData | null;
+  /**
+   * The provider's reference of a regulated number's review: Twilio's Bundle SID (the number is
+   * bought with it once approved), Telnyx's number order id (completed by Telnyx once approved).
+   */
+  review_reference?: string | null;
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -270,6 +274,7 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
 
 type StatusChanges = {
   renews_at?: string | null;
+  outbound_commitment_until?: string | null;
   order_status?: string;
   order_status_reason?: string | null;
   provider_number_id?: string | null;

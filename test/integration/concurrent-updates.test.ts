@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { endUserWithScan } from '../support/phone-numbers.ts';
 
 /** No lost updates: two writers on the same item, each change kept. */
 const api = apiClient();
@@ -78,14 +79,9 @@ describe.skipIf(needsLocalStack)('agents: an update changes only its own fields'
 });
 
 describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
-  const END_USER = {
-    name: 'Anna Kowalska',
-    address: 'ul. Marszałkowska 1, Warszawa',
-    document_type: 'id_card',
-    document_number: 'ABC123456',
-  };
-
   async function pendingNumber() {
+    // Held in review by the local reviewers: only this test's reviews decide it.
+    const endUser = await endUserWithScan(org.key);
     const { organizations } = await repositories();
     await organizations.addBalance(org.organizationId, 4);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=PL&number_type=mobile', {
@@ -111,7 +107,7 @@ describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
           number_type: 'mobile',
           end_user_id: 7,
           consent: true,
-          end_user: END_USER,
+          end_user: endUser,
         },
       });
       if (bought.status !== 409) break;

@@ -153,6 +153,21 @@ export const callRoutes = {
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
   }),
+  telephonyNumbers: defineRoute({
+    operationId: 'telephonyNumberReviewCallback',
+    method: 'POST',
+    path: '/telephony/{provider}/numbers',
+    group: 'telephonyCallbacks',
+    public: true,
+    internal: true,
+    summary:
+      "A regulated number's review at the provider, signed (Twilio's bundle StatusCallback, Telnyx's number_order.complete)",
+    description:
+      "Machine-to-machine: Twilio calls the Bundle's StatusCallback (`?number=<organization>.<number>`) as the bundle's status changes; Telnyx sends `number_order.complete` to the account's number-order webhook. The provider is then asked for the review's status, and a decided review makes the number active or rejected. Requests without a valid signature are refused with 403.",
+    tags: ['Telephony'],
+    request: { params: TelephonyProviderParam },
+    responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
+  }),
   telephonyVoice: defineRoute({
     operationId: 'telephonyVoiceWebhook',
     method: 'POST',
