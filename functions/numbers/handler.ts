@@ -20,10 +20,10 @@ export const handler = createApiHandler([
     );
   }),
   operation(numberRoutes.getDocument, async ({ params }, context) =>
-    ok(await numberDocuments.getDocument(callerOf(context).organizationId, params.document_id)),
+    ok(await numberDocuments.getDocument(callerOf(context).organizationId, params.number_document_id)),
   ),
   operation(numberRoutes.deleteDocument, async ({ params }, context) => {
-    await numberDocuments.deleteDocument(callerOf(context).organizationId, params.document_id);
+    await numberDocuments.deleteDocument(callerOf(context).organizationId, params.number_document_id);
     return noContent();
   }),
   operation(numberRoutes.marketplace, async ({ query }) =>

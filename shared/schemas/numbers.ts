@@ -104,7 +104,7 @@ export const NumberDocumentUpload = z
   })
   .openapi('NumberDocumentUpload');
 
-export const NumberDocumentIdParam = z.object({ document_id: documentedInt(z.int().gte(1)) });
+export const NumberDocumentIdParam = z.object({ number_document_id: documentedInt(z.int().gte(1)) });
 
 export const PurchaseNumberRequest = z
   .object({

@@ -31,7 +31,7 @@ export const numberRoutes = {
     description:
       'Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). ' +
       "Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back; give its `id` as `end_user.document_id` when buying a Polish mobile number. " +
-      "It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{document_id}`.",
+      "It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.",
     request: { multipart: NumberDocumentUpload },
     responses: {
       201: { description: 'Document stored', schema: NumberDocument },
@@ -46,7 +46,7 @@ export const numberRoutes = {
     tags: ['Phone numbers'],
     operationId: 'getNumberDocument',
     method: 'GET',
-    path: '/phone-numbers/documents/{document_id}',
+    path: '/phone-numbers/documents/{number_document_id}',
     summary: "An uploaded document's record (not its file)",
     description: 'File name, type, size and upload time; the file itself is never served back.',
     request: { params: NumberDocumentIdParam },
@@ -62,7 +62,7 @@ export const numberRoutes = {
     tags: ['Phone numbers'],
     operationId: 'deleteNumberDocument',
     method: 'DELETE',
-    path: '/phone-numbers/documents/{document_id}',
+    path: '/phone-numbers/documents/{number_document_id}',
     summary: 'Erase an uploaded document',
     description:
       "Erases the file and its record irreversibly. A copy already sent to the provider's review stays with the provider, under its own retention.",
