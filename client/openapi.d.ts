@@ -1993,7 +1993,7 @@ export interface paths {
         put?: never;
         /**
          * Upload the scan of a subscriber's identity document for a regulated number
-         * @description Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back; give its `id` as `end_user.document_id` when buying a Polish mobile number. It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.
+         * @description Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back (the answer is its only record: id, name, type, size); give its `id` as `end_user.document_id` when buying a Polish mobile number. It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.
          *
          *     **Example**
          *
@@ -2017,18 +2017,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * An uploaded document's record (not its file)
-         * @description File name, type, size and upload time; the file itself is never served back.
-         *
-         *     **Example**
-         *
-         *     ```sh
-         *     curl -s -X GET "$BASE/phone-numbers/documents/5" \
-         *          -H "X-API-Key: $KEY"
-         *     ```
-         */
-        get: operations["getNumberDocument"];
+        get?: never;
         put?: never;
         post?: never;
         /**
@@ -15747,100 +15736,6 @@ export interface operations {
             };
             /** @description Unsupported file type */
             415: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Validation error */
-            422: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
-            500: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getNumberDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example 5 */
-                number_document_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Document */
-            200: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NumberDocument"];
-                };
-            };
-            /** @description Missing, unknown or revoked API key */
-            401: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Does not exist or belongs to another organization */
-            404: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];

@@ -262,7 +262,7 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     telephony.setMessagingUrl(`${baseUrl}/telephony/twilio/messages`);
     telnyx.setMessagingUrl(`${baseUrl}/telephony/telnyx/messages`);
     // Number orders' news (a regulated number's review) at the platform's review webhook.
-    telnyx.setNumberOrderUrl(`${baseUrl}/telephony/telnyx/numbers`);
+    telnyx.setNumberOrderUrl(`${baseUrl}/telephony/telnyx/status`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');

@@ -19,9 +19,6 @@ export const handler = createApiHandler([
       ),
     );
   }),
-  operation(numberRoutes.getDocument, async ({ params }, context) =>
-    ok(await numberDocuments.getDocument(callerOf(context).organizationId, params.number_document_id)),
-  ),
   operation(numberRoutes.deleteDocument, async ({ params }, context) => {
     await numberDocuments.deleteDocument(callerOf(context).organizationId, params.number_document_id);
     return noContent();

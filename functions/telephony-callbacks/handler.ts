@@ -38,6 +38,17 @@ async function verified(adapter: TelephonyAdapter, provider: string, request: Ca
   }
 }
 
+/** A review's news: the number named in the signed URL (Twilio), else by the ordered number (Telnyx). */
+async function numberReviewNews(request: CallbackRequest, news: { reference: string; e164?: string; reason?: string }) {
+  const named = parseNumberRef(new URL(request.url).searchParams.get(NUMBER_QUERY_PARAMETER));
+  const number = named
+    ? { organization_id: named.organizationId, id: named.numberId }
+    : news.e164
+      ? await findNumberByE164(news.e164)
+      : undefined;
+  if (number) await applyProviderReview(number, news.reference, news.reason);
+}
+
 /** The provider's status callbacks and voice webhooks; authenticated by their signature, not an API key. */
 export const handler = createApiHandler([
   operation(callRoutes.telephonyStatus, async ({ params }, { event }) => {
@@ -47,6 +58,12 @@ export const handler = createApiHandler([
     const ref = runRef ? parseRunRef(runRef) : undefined;
     const account = ref ? await accountOf(ref.organizationId) : await platformAccount();
     await verified(account.adapter, params.provider, request);
+    // No run: perhaps a regulated number's review (bought on the platform's account, whose key signed it).
+    const review = ref ? undefined : account.adapter.regulatoryReview?.parseReviewCallback(request);
+    if (review) {
+      await numberReviewNews(request, review);
+      return noContent();
+    }
     const status = account.adapter.callbacks.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
     return noContent();
@@ -87,23 +104,6 @@ export const handler = createApiHandler([
     // A reply to a call (during it, or within a day): on its run; any other text is not kept (no auto-reply).
     const message = account.adapter.messaging?.parseInboundMessage(request);
     if (number && message) await receiveText(number.organization_id, account.callerId, message);
-    return noContent();
-  }),
-  operation(callRoutes.telephonyNumbers, async ({ params }, { event }) => {
-    const request = callbackRequest(event, `/telephony/${params.provider}/numbers`);
-    // Regulated numbers are bought on the platform's account: its key signed the review's news.
-    const account = await platformAccount();
-    await verified(account.adapter, params.provider, request);
-    const news = account.adapter.regulatoryReview?.parseReviewCallback(request);
-    if (!news) return noContent();
-    // The number: named in the signed URL (Twilio), else by the ordered number (Telnyx).
-    const named = parseNumberRef(new URL(request.url).searchParams.get(NUMBER_QUERY_PARAMETER));
-    const number = named
-      ? { organization_id: named.organizationId, id: named.numberId }
-      : news.e164
-        ? await findNumberByE164(news.e164)
-        : undefined;
-    if (number) await applyProviderReview(number, news.reference, news.reason);
     return noContent();
   }),
   operation(callRoutes.telephonyVoice, async ({ params }, { event }) => {

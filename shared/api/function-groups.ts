@@ -183,8 +183,10 @@ export const FUNCTION_GROUPS = {
   },
   numbersRenewal: {
     entry: 'functions/numbers-renewal/handler.ts',
-    description: 'Scheduled every hour: monthly renewal of active numbers',
-    access: { table: 'readWrite' },
+    description: 'Scheduled every hour: monthly renewal of active numbers, and a look at regulatory reviews under way',
+    // The provider's review status (telephony), an approved number bought (publicUrl: its webhooks),
+    // a rejected one's document erased (bucket), number.approved / number.rejected (eventBus).
+    access: { table: 'readWrite', bucket: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     schedule: { everyMinutes: 60 },
     copyFiles: PHONE_NUMBER_DATA,
   },

@@ -32,6 +32,7 @@
  * | OAuth consent     | ORG#<orgId>         | CONSENT#<state>  (TTL expiresAt)   |                       |                     |
  * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
  * | phone number      | ORG#<orgId>         | PHONENUMBER#<id, 12 digits>        | NUMBERS#RENEWAL while active | <renewsAt>#<o>#<id> |
+ * |                   |                     |                                    | NUMBERS#REVIEW while in review | <createdAt>#<o>#<id> |
  * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
  * | number document   | ORG#<orgId>         | REGDOC#<id, 12 digits>             |                       |                     |
  * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
@@ -218,6 +219,10 @@ export const keys = {
   renewalIndex: (orgId: number, numberId: number, renewsAt: string) => ({
     gsi1pk: 'NUMBERS#RENEWAL',
     gsi1sk: `${renewsAt}#${orgId}#${numberId}`,
+  }),
+  reviewIndex: (orgId: number, numberId: number, createdAt: string) => ({
+    gsi1pk: 'NUMBERS#REVIEW',
+    gsi1sk: `${createdAt}#${orgId}#${numberId}`,
   }),
   numberClaim: (e164: string) => ({ pk: `PHONENUMBER#${e164}`, sk: 'CLAIM' }),
   regulatoryDocument: (orgId: number, documentId: number) => ({

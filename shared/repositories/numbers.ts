@@ -56,6 +56,10 @@ const numberItem = (number: NumberRecord) => ({
   ...(number.status === 'active' && number.renews_at
     ? keys.renewalIndex(number.organization_id, number.id, number.renews_at)
     : {}),
+  // A number in the provider's review is looked at by the schedule until it is decided.
+  ...(number.status === 'pending' && number.review_reference
+    ? keys.reviewIndex(number.organization_id, number.id, number.created_at)
+    : {}),
   type: 'phoneNumber',
   ...number,
 });
@@ -234,6 +238,20 @@ export async function dueRenewals(now: string, limit: number): Promise<NumberRec
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :now',
       ExpressionAttributeValues: { ':pk': 'NUMBERS#RENEWAL', ':now': `${now}#~` },
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => strip<NumberRecord>(item));
+}
+
+/** Numbers in the provider's review bought before `before`, oldest first (the schedule asks the provider about each). */
+export async function numbersInReview(before: string, limit: number): Promise<NumberRecord[]> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: { ':pk': 'NUMBERS#REVIEW', ':before': before },
       Limit: limit,
     }),
   );

@@ -46,14 +46,8 @@ export async function uploadDocument(orgId: number, file: UploadedFile | undefin
   return present(document);
 }
 
-export async function getDocument(orgId: number, documentId: number) {
-  const document = await repository.getDocument(orgId, documentId);
-  if (!document) throw new NotFoundError('Document not found');
-  return present(document);
-}
-
 export async function deleteDocument(orgId: number, documentId: number): Promise<void> {
-  await getDocument(orgId, documentId);
+  if (!(await repository.getDocument(orgId, documentId))) throw new NotFoundError('Document not found');
   await repository.deleteDocument(orgId, documentId);
 }
 

@@ -392,6 +392,36 @@ export async function applyProviderReview(
   return verdict.decision === 'approve' ? 'approved' : 'rejected';
 }
 
+/** A review younger than this is left to the provider's callback: the schedule is the safety net. */
+export const REVIEW_POLL_AFTER_MS = 15 * 60_000;
+
+/**
+ * The schedule's look at the reviews still under way (a callback lost, or never configured: a
+ * Telnyx account without its number-order webhook): each number in review for more than
+ * REVIEW_POLL_AFTER_MS is decided by the provider's status as its callback would. One failing look
+ * does not stop the others.
+ */
+export async function pollProviderReviews(
+  now = new Date(),
+  limit = 100,
+): Promise<{ approved: number; rejected: number }> {
+  const counts = { approved: 0, rejected: 0 };
+  const before = new Date(now.getTime() - REVIEW_POLL_AFTER_MS).toISOString();
+  for (const number of await repository.numbersInReview(before, limit)) {
+    try {
+      const outcome = await applyProviderReview(number, number.review_reference!);
+      if (outcome !== 'unchanged') counts[outcome] += 1;
+    } catch (error) {
+      logger.warn('Regulatory review not looked at', {
+        organizationId: number.organization_id,
+        numberId: number.id,
+        error: (error as Error).message,
+      });
+    }
+  }
+  return counts;
+}
+
 /**
  * Why a call may not use these numbers, if any: a pending or inactive number carries no traffic,
  * whether the agent dials from it or the call is to it.

@@ -22,7 +22,7 @@ export async function searchNumbers(country: string, type?: NumberType): Promise
   return lists.flat();
 }
 
-function webhookUrl(provider: string, path: 'voice' | 'messages' | 'numbers'): string {
+function webhookUrl(provider: string, path: 'voice' | 'messages' | 'status'): string {
   return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/${path}`;
 }
 
@@ -49,7 +49,7 @@ async function review() {
 
 /** Where the provider reports on the review (Twilio's bundle StatusCallback, signed, naming the number). */
 export function reviewCallbackUrl(provider: string, numberRef: string): string {
-  return `${webhookUrl(provider, 'numbers')}?${NUMBER_QUERY_PARAMETER}=${numberRef}`;
+  return `${webhookUrl(provider, 'status')}?${NUMBER_QUERY_PARAMETER}=${numberRef}`;
 }
 
 /** The query parameter of the review callback naming the number: `<organization>.<number>`. */

@@ -169,6 +169,7 @@ const TELEPHONY_FUNCTIONS = [
   'campaignEngine',
   'campaignOutcomes',
   'numbers',
+  'numbersRenewal',
   'telephonyCallbacks',
 ];
 

@@ -92,14 +92,12 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     );
     expect(tooLarge.status).toBe(413);
 
+    // Erased on request: once (another organization's is not found).
     const stranger = await newOrganization('Stranger');
-    expect((await api.request('GET', `/phone-numbers/documents/${scan.body.id}`, { key: stranger.key })).status).toBe(
-      404,
-    );
-    expect((await api.request('DELETE', `/phone-numbers/documents/${scan.body.id}`, { key: org.key })).status).toBe(
-      204,
-    );
-    expect((await api.request('GET', `/phone-numbers/documents/${scan.body.id}`, { key: org.key })).status).toBe(404);
+    const erase = (key: string) => api.request('DELETE', `/phone-numbers/documents/${scan.body.id}`, { key });
+    expect((await erase(stranger.key)).status).toBe(404);
+    expect((await erase(org.key)).status).toBe(204);
+    expect((await erase(org.key)).status).toBe(404);
   });
 
   it('approves at the provider: the bundle’s callback buys the number with it and sends number.approved', async () => {
@@ -132,6 +130,8 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
 
   it('rejects at the provider with its reason: refunded, the scan erased, number.rejected sent', async () => {
     const before = (await api.request('GET', '/phone-numbers/setup', { key: org.key })).body.balance_usd;
+    Object.assign(process.env, inject('stackEnv'));
+    const documents = await import('../../shared/repositories/number-documents.ts');
     const number = await pendingMobile('REJECT-77');
     const rejected = await eventually(
       async () => {
@@ -146,14 +146,40 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     expect((await api.request('GET', '/phone-numbers/setup', { key: org.key })).body.balance_usd).toBe(before);
     // Erased right after the status changed.
     await eventually(async () => {
-      const scan = await api.request('GET', `/phone-numbers/documents/${number.documentId}`, { key: org.key });
-      return scan.status === 404 ? true : undefined;
+      // The platform's record of it (the API serves no document back).
+      return (await documents.getDocument(org.organizationId, number.documentId)) ? undefined : true;
     });
     const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined), 15_000, 100);
     expect(event).toMatchObject({
       type: 'number.rejected',
       data: { reviewed_by: 'provider', status: 'rejected', reason },
     });
+  });
+
+  it('the schedule’s look finds a review whose callback never came and applies the provider’s approval', async () => {
+    const number = await pendingMobile('SILENT-3');
+    Object.assign(process.env, inject('stackEnv'));
+    const repository = await import('../../shared/repositories/numbers.ts');
+    const { applyProviderReview, REVIEW_POLL_AFTER_MS } = await import('../../shared/services/numbers.ts');
+    // Left to the callback while young; in the schedule's index once older than REVIEW_POLL_AFTER_MS.
+    const inReview = (at: number) =>
+      repository
+        .numbersInReview(new Date(at).toISOString(), 1000)
+        .then((found) => found.find((each) => each.id === number.id));
+    expect(await inReview(Date.now() - REVIEW_POLL_AFTER_MS)).toBeUndefined();
+    const found = await inReview(Date.now() + REVIEW_POLL_AFTER_MS);
+    expect(found).toMatchObject({ status: 'pending', review_reference: expect.stringMatching(/^BU/) });
+    // The schedule's step for each: pending until the provider decides, then applied.
+    await eventually(async () =>
+      (await applyProviderReview(found!, found!.review_reference!)) === 'approved' ? true : undefined,
+    );
+    expect(await numberNow(number.id)).toMatchObject({
+      status: 'active',
+      provider_number_id: expect.stringMatching(/^PN/),
+    });
+    expect(await inReview(Date.now() + REVIEW_POLL_AFTER_MS)).toBeUndefined();
+    const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined));
+    expect(event).toMatchObject({ type: 'number.approved', data: { reviewed_by: 'provider' } });
   });
 
   it('lets the operator apply an approval whose news was lost, and reject a review the provider holds, logged as overrides', async () => {

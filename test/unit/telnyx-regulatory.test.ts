@@ -36,7 +36,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  telnyx.setNumberOrderUrl(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/telephony/telnyx/numbers`);
+  telnyx.setNumberOrderUrl(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/telephony/telnyx/status`);
 });
 afterAll(async () => {
   await telnyx.stop();

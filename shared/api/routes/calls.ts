@@ -112,9 +112,9 @@ export const callRoutes = {
     public: true,
     internal: true,
     summary:
-      "Call status callbacks of the telephony provider, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
+      "Call status callbacks of the telephony provider, and a regulated number's review, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
     description:
-      'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused with 403.',
+      "Machine-to-machine: the telephony provider reports call status changes here (`?run=…`), and the news of a regulated number's review: Twilio's Bundle StatusCallback (`?number=<organization>.<number>`), Telnyx's `number_order.complete` (the account's number-order webhook). On a review's news the provider is asked for its status, and a decided review makes the number active or rejected. Requests without a valid signature are refused with 403.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
@@ -149,21 +149,6 @@ export const callRoutes = {
       "Text messages at the provider, signed: a sent text's status callbacks (`?run=…&sms=…`) and texts to the platform's numbers",
     description:
       "Machine-to-machine: Twilio's message `StatusCallback` and Telnyx's `message.sent` / `message.finalized` events move a text of a run on (queued, sent, delivered, undelivered with the provider's error code); incoming texts (Twilio's `SmsUrl`, Telnyx's `message.received`) are acknowledged. Requests without a valid signature are refused with 403.",
-    tags: ['Telephony'],
-    request: { params: TelephonyProviderParam },
-    responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },
-  }),
-  telephonyNumbers: defineRoute({
-    operationId: 'telephonyNumberReviewCallback',
-    method: 'POST',
-    path: '/telephony/{provider}/numbers',
-    group: 'telephonyCallbacks',
-    public: true,
-    internal: true,
-    summary:
-      "A regulated number's review at the provider, signed (Twilio's bundle StatusCallback, Telnyx's number_order.complete)",
-    description:
-      "Machine-to-machine: Twilio calls the Bundle's StatusCallback (`?number=<organization>.<number>`) as the bundle's status changes; Telnyx sends `number_order.complete` to the account's number-order webhook. The provider is then asked for the review's status, and a decided review makes the number active or rejected. Requests without a valid signature are refused with 403.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },

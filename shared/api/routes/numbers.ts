@@ -30,7 +30,7 @@ export const numberRoutes = {
     summary: "Upload the scan of a subscriber's identity document for a regulated number",
     description:
       'Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). ' +
-      "Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back; give its `id` as `end_user.document_id` when buying a Polish mobile number. " +
+      "Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back (the answer is its only record: id, name, type, size); give its `id` as `end_user.document_id` when buying a Polish mobile number. " +
       "It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.",
     request: { multipart: NumberDocumentUpload },
     responses: {
@@ -38,22 +38,6 @@ export const numberRoutes = {
       413: { description: 'File too large', schema: ErrorResponse },
       415: { description: 'Unsupported file type', schema: ErrorResponse },
       ...UNAUTHORIZED,
-      ...VALIDATION,
-    },
-  }),
-  getDocument: defineRoute({
-    group: 'numbers',
-    tags: ['Phone numbers'],
-    operationId: 'getNumberDocument',
-    method: 'GET',
-    path: '/phone-numbers/documents/{number_document_id}',
-    summary: "An uploaded document's record (not its file)",
-    description: 'File name, type, size and upload time; the file itself is never served back.',
-    request: { params: NumberDocumentIdParam },
-    responses: {
-      200: { description: 'Document', schema: NumberDocument },
-      ...UNAUTHORIZED,
-      ...NOT_FOUND,
       ...VALIDATION,
     },
   }),
