@@ -9,7 +9,6 @@ import {
   type InboundAnswer,
   type InboundCall,
   type MachineDetectionEvent,
-  type RegulatoryDocument,
   type MessageRefusal,
   type MessageStatusEvent,
   type ProviderMessageStatus,
@@ -19,7 +18,7 @@ import {
   type TransferStep,
 } from './adapter.ts';
 import { formParams } from './webhook-fields.ts';
-import { twilioBundleVerdict, twilioRegulationItems } from '../domain/regulatory-review.ts';
+import { twilioRegulatoryReview } from './twilio-regulatory.ts';
 
 export interface TwilioCredentials {
   provider: 'twilio';
@@ -29,8 +28,8 @@ export interface TwilioCredentials {
 
 /** Twilio's REST origin; `apiBaseUrl` replaces it (an API-compatible endpoint, e.g. a regional proxy or a test double). */
 const TWILIO_API_ORIGIN = 'https://api.twilio.com';
-/** Where Twilio takes a SupportingDocument's file (its Regulatory Compliance upload host). */
-const TWILIO_UPLOAD_ORIGIN = 'https://numbers-upload.twilio.com';
+/** The origin replacing Twilio's, if any (an API-compatible endpoint). */
+const apiOrigin = (apiBaseUrl?: string) => (apiBaseUrl && apiBaseUrl !== TWILIO_API_ORIGIN ? apiBaseUrl : undefined);
 
 /** Status callbacks older than this (their signed `Timestamp`) are replays and refused. */
 export const TWILIO_CALLBACK_TOLERANCE_SECONDS = 15 * 60;
@@ -51,48 +50,6 @@ class RebasedRequestClient extends twilio.RequestClient {
     uri.host = target.host;
     return super.request({ ...options, uri: uri.href });
   }
-}
-
-/**
- * Creates a SupportingDocument with its file: Twilio takes the file only as multipart at its
- * upload host (numbers-upload.twilio.com, `File`, `FriendlyName`, `Type`, `Attributes`), which the
- * SDK's form-encoded client cannot send; the same Basic auth, rebased like the SDK's requests.
- */
-async function uploadSupportingDocument(
-  credentials: TwilioCredentials,
-  apiBaseUrl: string | undefined,
-  request: { friendlyName: string; type: string; attributes: Record<string, string>; document: RegulatoryDocument },
-): Promise<string> {
-  const url = new URL('/v2/RegulatoryCompliance/SupportingDocuments', TWILIO_UPLOAD_ORIGIN);
-  if (apiBaseUrl && apiBaseUrl !== TWILIO_API_ORIGIN) {
-    const target = new URL(apiBaseUrl);
-    url.protocol = target.protocol;
-    url.host = target.host;
-  }
-  const form = new FormData();
-  form.set('FriendlyName', request.friendlyName);
-  form.set('Type', request.type);
-  form.set('Attributes', JSON.stringify(request.attributes));
-  form.set(
-    'File',
-    new Blob([new Uint8Array(request.document.data)], { type: request.document.contentType }),
-    request.document.fileName,
-  );
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${credentials.account_sid}:${credentials.auth_token}`).toString('base64')}`,
-    },
-    body: form,
-    signal: AbortSignal.timeout(30_000),
-  });
-  const body = (await response.json().catch(() => ({}))) as { sid?: string; message?: string };
-  if (!response.ok || !body.sid)
-    throw new ProviderError(
-      `Twilio refused the supporting document: ${body.message ?? `HTTP ${response.status}`}`,
-      response.status,
-    );
-  return body.sid;
 }
 
 export function twilioClient(credentials: TwilioCredentials, apiBaseUrl?: string): twilio.Twilio {
@@ -507,55 +464,6 @@ export function twilioAdapter(
       },
     },
 
-    regulatoryReview: {
-      async submitForReview({ country, type, endUser, document, email, statusCallbackUrl }) {
-        const compliance = client.numbers.v2.regulatoryCompliance;
-        const items = twilioRegulationItems(endUser);
-        try {
-          const bundle = await compliance.bundles.create({
-            friendlyName: `${country} ${type} ${endUser.name}`.slice(0, 64),
-            email,
-            statusCallback: statusCallbackUrl,
-            isoCountry: country,
-            numberType: type === 'toll_free' ? 'toll free' : type,
-            endUserType: items.endUserType,
-          });
-          const subscriber = await compliance.endUsers.create({
-            friendlyName: endUser.name.slice(0, 64),
-            type: items.endUserType,
-            attributes: items.endUserAttributes,
-          });
-          const supporting = await uploadSupportingDocument(credentials, options.apiBaseUrl, {
-            friendlyName: `${items.documentType} ${endUser.name}`.slice(0, 64),
-            type: items.documentType,
-            attributes: items.documentAttributes,
-            document,
-          });
-          for (const objectSid of [subscriber.sid, supporting])
-            await compliance.bundles(bundle.sid).itemAssignments.create({ objectSid });
-          await compliance.bundles(bundle.sid).update({ status: 'pending-review' });
-          return { reference: bundle.sid };
-        } catch (error) {
-          if (error instanceof ProviderError) throw error;
-          rethrow(error, 'regulatory bundle');
-        }
-      },
-
-      async reviewStatus(bundleSid) {
-        try {
-          const bundle = await client.numbers.v2.regulatoryCompliance.bundles(bundleSid).fetch();
-          return twilioBundleVerdict(bundle.status);
-        } catch (error) {
-          rethrow(error, 'regulatory bundle');
-        }
-      },
-
-      // The bundle's StatusCallback: BundleSid, Status and, when rejected, FailureReason (form-encoded, signed).
-      parseReviewCallback({ rawBody }: CallbackRequest) {
-        const params = formParams(rawBody);
-        if (!params.BundleSid) return undefined;
-        return { reference: params.BundleSid, reason: params.FailureReason || undefined };
-      },
-    },
+    regulatoryReview: twilioRegulatoryReview(client, credentials, apiOrigin(options.apiBaseUrl), rethrow),
   };
 }
