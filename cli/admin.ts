@@ -54,11 +54,11 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
   },
   'number approve': {
     synopsis: 'number approve NUMBER_ID --org ID',
-    help: 'Approves the regulatory review of a pending number (Polish mobile): it becomes active and carries traffic.',
+    help: "Overrides the platform's wait for the provider's news of a pending number's review (Polish mobile): once the provider has approved it, the number is bought, becomes active and carries traffic; a review the provider has not approved is refused. Logged as an override.",
   },
   'number reject': {
     synopsis: 'number reject NUMBER_ID --org ID [--reason TEXT]',
-    help: 'Rejects the regulatory review of a pending number: it becomes rejected and the first month is refunded.',
+    help: 'Rejects the regulatory review of a pending number: it becomes rejected, the first month is refunded and its document erased. Logged as an override.',
   },
   'tools encrypt-headers': {
     synopsis: 'tools encrypt-headers',

@@ -1982,6 +1982,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/phone-numbers/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload the scan of a subscriber's identity document for a regulated number
+         * @description Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back (the answer is its only record: id, name, type, size); give its `id` as `end_user.document_id` when buying a Polish mobile number. It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/phone-numbers/documents" \
+         *          -H "X-API-Key: $KEY" \
+         *          -F file=@script.pdf
+         *     ```
+         */
+        post: operations["uploadNumberDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/phone-numbers/documents/{number_document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase an uploaded document
+         * @description Erases the file and its record irreversibly. A copy already sent to the provider's review stays with the provider, under its own retention.
+         *
+         *     **Example**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/phone-numbers/documents/5" \
+         *          -H "X-API-Key: $KEY"
+         *     ```
+         */
+        delete: operations["deleteNumberDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/phone-numbers/marketplace": {
         parameters: {
             query?: never;
@@ -2020,7 +2075,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a number; the first month is charged to the balance
-         * @description The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. Polish mobile numbers need `consent: true`, `end_user_id` and `end_user`, and start `pending` (owned and assignable, no traffic, not renewed) until the regulatory review.
+         * @description The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. Polish mobile numbers need `consent: true`, `end_user_id` and `end_user` with the scan uploaded first (`end_user.document_id`, from `POST /phone-numbers/documents`; another organization's or an erased one: 422 on `["body","end_user","document_id"]`, nothing charged), and start `pending` (owned and assignable, no traffic, not renewed, `order_status: in_review`). The data and the scan go to the provider's regulatory review (Twilio: an EndUser and a SupportingDocument with the regulation's attribute names in a Bundle submitted for review; Telnyx: a requirement group with the number order); its verdict reaches the platform by signed callback and moves the number to `active` (bought, renewing monthly) or `rejected` (refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event.
          *
          *     **Example**
          *
@@ -2028,7 +2083,7 @@ export interface paths {
          *     curl -s -X POST "$BASE/phone-numbers/marketplace/purchase" \
          *          -H "X-API-Key: $KEY" \
          *          -H 'Content-Type: application/json' \
-         *          -d '{"phone_number":"+48601234567","country_code":"PL","number_type":"mobile","end_user_id":1042,"consent":true,"end_user":{"name":"North Clinic sp. z o.o.","address":"ul. Polna 1, 00-001 Warszawa","document_type":"company_registration","document_number":"0000123456"}}'
+         *          -d '{"phone_number":"+48601234567","country_code":"PL","number_type":"mobile","end_user_id":1042,"consent":true,"end_user":{"name":"North Clinic sp. z o.o.","address":"ul. Polna 1, 00-001 Warszawa","document_type":"company_registration","document_number":"0000123456","document_id":5}}'
          *     ```
          */
         post: operations["purchaseNumber"];
@@ -4242,12 +4297,16 @@ export interface components {
              */
             type: "ended_by_agent";
         };
-        /** @description The subscriber's data Polish regulation requires for a mobile number. */
+        /** @description The subscriber's data Polish regulation requires for a mobile number: a person (`id_card`, `passport`: `name` is given names then family name) or a company (`company_registration`: `name` is the company's), with the scan of the document. */
         EndUser: {
             address: string;
+            /**
+             * Format: int64
+             * @description The scan of the document (`POST /phone-numbers/documents`: PDF, JPEG or PNG), sent with the data to the provider's regulatory review.
+             * @example 12
+             */
+            document_id: number;
             document_number: string;
-            /** @description Where the scanned document is kept (e.g. a signed link of your storage). */
-            document_reference?: string;
             /** @enum {string} */
             document_type: "id_card" | "passport" | "company_registration";
             name: string;
@@ -5032,6 +5091,30 @@ export interface components {
             /** @enum {string} */
             type: "number.approved";
         };
+        /** @description An uploaded identity document for a regulated number's review; the file is stored encrypted and never served back. */
+        NumberDocument: {
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T15:47:34.123Z
+             */
+            created_at: string;
+            file_name: string;
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            organization_id: number;
+            /** Format: int64 */
+            size_bytes: number;
+        };
+        NumberDocumentUpload: {
+            /**
+             * Format: binary
+             * @description The scan: PDF, JPEG or PNG (its declared type must match its content), at most 4 MiB.
+             */
+            file: string;
+        };
         /** @description A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic. */
         NumberRejectedEvent: {
             data: {
@@ -5136,15 +5219,20 @@ export interface components {
             id: number;
             monthly_cost_pln: number;
             monthly_cost_usd: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The platform's order number of the purchase (a number bought before orders were numbered: null).
+             */
             order_id: number | null;
-            /** @description `completed`, or `in_review` / `rejected` for numbers under regulatory review. */
+            /** @description `completed`, or `in_review` while the provider reviews a regulated number's subscriber (Twilio's bundle, Telnyx's number order with its requirement group), `rejected` when it refused. */
             order_status: string;
+            /** @description While in review, what it waits for; when rejected, the provider's (or operator's) reason. */
             order_status_reason: string | null;
             /** Format: int64 */
             organization_id: number;
             /**
              * Format: date-time
+             * @description The end of the month already paid for, from the purchase (or, for a regulated number, from its approval): the number is held and carries traffic until then. Null while pending or rejected.
              * @example 2026-11-22T15:47:34.123Z
              */
             outbound_commitment_until: string | null;
@@ -15711,6 +15799,206 @@ export interface operations {
             };
         };
     };
+    uploadNumberDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["NumberDocumentUpload"];
+            };
+        };
+        responses: {
+            /** @description Document stored */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberDocument"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unsupported file type */
+            415: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteNumberDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5 */
+                number_document_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Does not exist or belongs to another organization */
+            404: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Over the organization's rate limit (50/s, bursts of 100): `detail` starts with `rate_limited:`; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error: `{"detail": "Internal Server Error"}`. Idempotent requests (GET, PUT, DELETE, and a call placement sent with its `Idempotency-Key`) may be retried. */
+            500: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     searchNumberMarketplace: {
         parameters: {
             query: {
@@ -15830,7 +16118,8 @@ export interface operations {
                  *         "name": "North Clinic sp. z o.o.",
                  *         "address": "ul. Polna 1, 00-001 Warszawa",
                  *         "document_type": "company_registration",
-                 *         "document_number": "0000123456"
+                 *         "document_number": "0000123456",
+                 *         "document_id": 5
                  *       }
                  *     }
                  */

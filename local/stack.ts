@@ -65,6 +65,8 @@ export interface LocalStackOptions {
   scheduleIntervalScale?: number;
   /** Outbound calls per second of the local Twilio account (SIM_CALLS_PER_SECOND, default 20; Twilio's own default is 1). */
   callsPerSecond?: number;
+  /** How long the local providers' regulatory reviewers take to decide (default 5 s; the tests' stack: a fraction of a second). */
+  regulatoryReviewMs?: number;
   /** Step Functions test overrides (milliseconds per state name). */
   waitTimeOverrides?: Record<string, number>;
   retryIntervalOverrides?: Record<string, number>;
@@ -196,12 +198,14 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
       callSeconds: options.simCallSeconds ?? 20,
       linePace: options.linePace,
       callsPerSecond,
+      reviewDelayMs: options.regulatoryReviewMs,
     });
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
     const telnyx = await startLocalTelnyx({
       callSeconds: options.simCallSeconds ?? 20,
       linePace: options.linePace,
+      reviewDelayMs: options.regulatoryReviewMs,
     });
     stops.push(telnyx.stop);
     const sheets = await startSheetsSimulator();
@@ -266,6 +270,8 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     // Texts to the numbers (Twilio: a number's SmsUrl, else this; Telnyx: the messaging profile's webhook).
     telephony.setMessagingUrl(`${baseUrl}/telephony/twilio/messages`);
     telnyx.setMessagingUrl(`${baseUrl}/telephony/telnyx/messages`);
+    // Number orders' news (a regulated number's review) at the platform's review webhook.
+    telnyx.setNumberOrderUrl(`${baseUrl}/telephony/telnyx/status`);
 
     // Imported only now: the services' logger and clients read the environment set above.
     const { endOrphanedCalls } = await import('../shared/services/call-sweeper.ts');

@@ -1,12 +1,28 @@
 import { numberRoutes } from '../../shared/api/routes/numbers.ts';
 import { telephonyConfigRoutes } from '../../shared/api/routes/telephony-configs.ts';
 import { callerOf, createApiHandler, operation } from '../../shared/http/api-handler.ts';
-import { noContent, ok } from '../../shared/http/response.ts';
+import { parseMultipart } from '../../shared/http/multipart.ts';
+import { created, noContent, ok } from '../../shared/http/response.ts';
+import { MAX_DOCUMENT_BYTES } from '../../shared/domain/regulatory-review.ts';
+import * as numberDocuments from '../../shared/services/number-documents.ts';
 import * as numbers from '../../shared/services/numbers.ts';
 import { pageOfItems } from '../../shared/domain/pagination.ts';
 import * as telephonyConfigs from '../../shared/services/telephony-configs.ts';
 
 export const handler = createApiHandler([
+  operation(numberRoutes.uploadDocument, async (_input, context) => {
+    const { files } = await parseMultipart(context.event, MAX_DOCUMENT_BYTES);
+    return created(
+      await numberDocuments.uploadDocument(
+        callerOf(context).organizationId,
+        files.find((file) => file.fieldName === 'file'),
+      ),
+    );
+  }),
+  operation(numberRoutes.deleteDocument, async ({ params }, context) => {
+    await numberDocuments.deleteDocument(callerOf(context).organizationId, params.number_document_id);
+    return noContent();
+  }),
   operation(numberRoutes.marketplace, async ({ query }) =>
     ok(pageOfItems((await numbers.searchMarketplace(query)).items, query)),
   ),

@@ -8,6 +8,8 @@ import { noContent } from '../../shared/http/response.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { findNumberByE164 } from '../../shared/repositories/numbers.ts';
 import { connectIncomingCall, NOT_IN_SERVICE } from '../../shared/services/call-control.ts';
+import { applyProviderReview } from '../../shared/services/numbers.ts';
+import { NUMBER_QUERY_PARAMETER, parseNumberRef } from '../../shared/telephony/number-marketplace.ts';
 import { recordProviderStatus } from '../../shared/services/provider-status.ts';
 import { transferStep } from '../../shared/services/call-transfer.ts';
 import { receiveText } from '../../shared/services/inbound-texts.ts';
@@ -36,6 +38,17 @@ async function verified(adapter: TelephonyAdapter, provider: string, request: Ca
   }
 }
 
+/** A review's news: the number named in the signed URL (Twilio), else by the ordered number (Telnyx). */
+async function numberReviewNews(request: CallbackRequest, news: { reference: string; e164?: string; reason?: string }) {
+  const named = parseNumberRef(new URL(request.url).searchParams.get(NUMBER_QUERY_PARAMETER));
+  const number = named
+    ? { organization_id: named.organizationId, id: named.numberId }
+    : news.e164
+      ? await findNumberByE164(news.e164)
+      : undefined;
+  if (number) await applyProviderReview(number, news.reference, news.reason);
+}
+
 /** The provider's status callbacks and voice webhooks; authenticated by their signature, not an API key. */
 export const handler = createApiHandler([
   operation(callRoutes.telephonyStatus, async ({ params }, { event }) => {
@@ -45,6 +58,12 @@ export const handler = createApiHandler([
     const ref = runRef ? parseRunRef(runRef) : undefined;
     const account = ref ? await accountOf(ref.organizationId) : await platformAccount();
     await verified(account.adapter, params.provider, request);
+    // No run: perhaps a regulated number's review (bought on the platform's account, whose key signed it).
+    const review = ref ? undefined : account.adapter.regulatoryReview?.parseReviewCallback(request);
+    if (review) {
+      await numberReviewNews(request, review);
+      return noContent();
+    }
     const status = account.adapter.callbacks.parseStatus(request);
     if (status) await recordProviderStatus(status, account.adapter);
     return noContent();

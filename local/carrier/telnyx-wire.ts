@@ -14,9 +14,14 @@ import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { signedEvent, TelnyxAccounts, type SimulatedTelnyxAccount, type TelnyxAccount } from './telnyx-accounts.ts';
 import { telnyxMessages } from './telnyx-messages.ts';
 import { telnyxError, telnyxNumbers } from './telnyx-numbers.ts';
+import { telnyxRegulatory } from './telnyx-regulatory.ts';
+import { DEFAULT_REVIEW_DELAY_MS } from './regulatory-reviewers.ts';
 import { telnyxStreamFrames } from './telnyx-stream-frames.ts';
 
-export type LocalTelnyxOptions = SimulatedCarrierOptions;
+export interface LocalTelnyxOptions extends SimulatedCarrierOptions {
+  /** How long the local reviewers take to decide a requirement group (default DEFAULT_REVIEW_DELAY_MS). */
+  reviewDelayMs?: number;
+}
 export type { SimulatedTelnyxAccount };
 
 export interface LocalTelnyx {
@@ -30,6 +35,8 @@ export interface LocalTelnyx {
   setVoiceUrl: (url: string) => void;
   /** Where the accounts' messaging profiles send `message.received` (the platform's messaging webhook). */
   setMessagingUrl: (url: string) => void;
+  /** Where the accounts' number-order notifications go (`number_order.complete`; the portal's setting). */
+  setNumberOrderUrl: (url: string) => void;
   /** Every API request received, in order (tests assert on the requests the SDK made). */
   requests: { method: string; path: string; authorization: string | undefined; body: unknown }[];
   /** Resolves when every call placed so far has ended and reported it. */
@@ -94,6 +101,15 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
   const requests: LocalTelnyx['requests'] = [];
   let voiceUrl: string | null = null;
   let messagingUrl: string | null = null;
+  let numberOrderUrl: string | null = null;
+  const regulatory = telnyxRegulatory(carrier.numbers, {
+    delayMs: options.reviewDelayMs ?? DEFAULT_REVIEW_DELAY_MS,
+    notify: async (connectionId, eventType, payload) => {
+      const account = accounts.get(connectionId);
+      if (account && numberOrderUrl && isLoopback(numberOrderUrl))
+        await signedEvent(account, numberOrderUrl, eventType, payload);
+    },
+  });
   const messages = telnyxMessages(carrier.messaging, carrier.numbers, async (connectionId, url, eventType, payload) => {
     const account = accounts.get(connectionId);
     return account ? carrier.deliver('Local Telnyx', () => signedEvent(account, url, eventType, payload)) : undefined;
@@ -496,6 +512,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     }
     if (messages.resource(user.connection_id, { method: request.method, path, body }, response)) return;
     const numbersRequest = { method: request.method, path, query: url.searchParams, body };
+    if (regulatory.resource(user.connection_id, numbersRequest, response)) return;
     if (telnyxNumbers(carrier.numbers, user.connection_id, numbersRequest, response)) return;
     return telnyxError(response, 404, '10005', 'Resource not found');
   }
@@ -513,8 +530,14 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     setMessagingUrl: (url) => {
       messagingUrl = url;
     },
+    setNumberOrderUrl: (url) => {
+      numberOrderUrl = url;
+    },
     requests,
     idle: () => carrier.idle(),
-    stop: () => carrier.stop(server),
+    stop: () => {
+      regulatory.stop();
+      return carrier.stop(server);
+    },
   };
 }

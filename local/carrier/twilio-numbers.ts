@@ -1,58 +1,173 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.ts';
 import type { NumberInventory } from './number-inventory.ts';
+import { localReviewVerdict } from './regulatory-reviewers.ts';
 import { API_VERSION, twilioError, twilioSid } from './twilio-rest.ts';
+
+/** A submitted regulatory item: an EndUser (IT…) or a SupportingDocument (RD…) with or without its file. */
+interface ComplianceItem {
+  sid: string;
+  account_sid: string;
+  attributes: Record<string, unknown>;
+  hasFile: boolean;
+}
+
+interface Bundle {
+  sid: string;
+  account_sid: string;
+  status: string;
+  friendly_name: string | null;
+  email: string | null;
+  status_callback: string | null;
+  items: string[];
+  failure_reason: string | null;
+}
 
 /**
  * The local Twilio's number resources on the carrier's number inventory: AvailablePhoneNumbers,
- * IncomingPhoneNumbers (buy, list, release), and the regulatory Bundles and EndUsers a Polish
- * mobile needs (its reviewers approve every bundle they are sent).
+ * IncomingPhoneNumbers (buy, list, release), and Regulatory Compliance: EndUsers,
+ * SupportingDocuments (multipart with their `File`, as Twilio's upload host takes them), Bundles
+ * and their ItemAssignments. A bundle submitted for review (`Status=pending-review`) is decided by
+ * the local reviewers (regulatory-reviewers.ts) `reviewDelayMs` later: its status becomes
+ * `twilio-approved` or `twilio-rejected`, and its StatusCallback gets a signed POST of
+ * `AccountSid`, `BundleSid`, `Status` and `FailureReason`.
  */
-export function twilioNumbers(numbers: NumberInventory) {
-  const bundles = new Map<
-    string,
-    { sid: string; account_sid: string; status: string; friendly_name: string | null; email: string | null }
-  >();
+export function twilioNumbers(
+  numbers: NumberInventory,
+  review: {
+    delayMs: number;
+    notify: (accountSid: string, url: string, params: Record<string, string>) => Promise<unknown>;
+  },
+) {
+  const bundles = new Map<string, Bundle>();
+  const items = new Map<string, ComplianceItem>();
+  const timers = new Set<NodeJS.Timeout>();
 
-  /** `POST /v2/RegulatoryCompliance/{Bundles,EndUsers}[/{BU…}[/ItemAssignments]]`. */
+  const bundleResource = (bundle: Bundle) => {
+    const { items: _items, failure_reason: _reason, ...shown } = bundle;
+    return { ...shown, regulation_sid: null, valid_until: null, url: `/v2/RegulatoryCompliance/Bundles/${bundle.sid}` };
+  };
+
+  function attributesOf(raw: string | null): Record<string, unknown> | undefined {
+    if (!raw) return {};
+    try {
+      const parsed = JSON.parse(raw) as unknown;
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function decide(bundle: Bundle): void {
+    const assigned = bundle.items.flatMap((sid) => items.get(sid) ?? []);
+    const verdict = localReviewVerdict({
+      values: assigned.flatMap((item) => Object.values(item.attributes).map(String)),
+      hasDocument: assigned.some((item) => item.sid.startsWith('RD') && item.hasFile),
+    });
+    if (verdict.status === 'held') return;
+    bundle.status = verdict.status === 'approved' ? 'twilio-approved' : 'twilio-rejected';
+    bundle.failure_reason = verdict.status === 'rejected' ? verdict.reason : null;
+    if (bundle.status_callback && !(verdict.status === 'approved' && verdict.silent))
+      void review
+        .notify(bundle.account_sid, bundle.status_callback, {
+          AccountSid: bundle.account_sid,
+          BundleSid: bundle.sid,
+          Status: bundle.status,
+          ...(bundle.failure_reason ? { FailureReason: bundle.failure_reason } : {}),
+        })
+        .catch(() => undefined);
+  }
+
+  /** `POST /v2/RegulatoryCompliance/SupportingDocuments` at the upload host: multipart, with the `File`. */
+  async function supportingDocument(accountSid: string, form: FormData, response: ServerResponse): Promise<void> {
+    const attributes = attributesOf(
+      typeof form.get('Attributes') === 'string' ? (form.get('Attributes') as string) : null,
+    );
+    if (!form.get('FriendlyName') || !form.get('Type') || !attributes)
+      return twilioError(response, 400, 22201, 'FriendlyName, Type and Attributes (a JSON object) are required');
+    const file = form.get('File');
+    const item = {
+      sid: twilioSid('RD'),
+      account_sid: accountSid,
+      attributes,
+      hasFile: file instanceof Blob && file.size > 0,
+    };
+    items.set(item.sid, item);
+    return sendJson(response, 201, {
+      sid: item.sid,
+      account_sid: accountSid,
+      friendly_name: form.get('FriendlyName'),
+      type: form.get('Type'),
+      mime_type: file instanceof Blob ? file.type : null,
+      status: 'draft',
+      attributes,
+    });
+  }
+
+  /** `GET|POST /v2/RegulatoryCompliance/{Bundles,EndUsers}[/{BU…}[/ItemAssignments]]`. */
   function compliance(
     accountSid: string,
+    method: string | undefined,
     [collection, bundleSid, assignments]: (string | undefined)[],
     form: URLSearchParams,
     response: ServerResponse,
   ): void {
-    if (collection === 'EndUsers')
+    if (collection === 'EndUsers') {
+      const attributes = attributesOf(form.get('Attributes'));
+      if (!attributes) return twilioError(response, 400, 22201, 'Attributes must be a JSON object');
+      const item = { sid: twilioSid('IT'), account_sid: accountSid, attributes, hasFile: false };
+      items.set(item.sid, item);
       return sendJson(response, 201, {
-        sid: twilioSid('IT'),
+        sid: item.sid,
         account_sid: accountSid,
         friendly_name: form.get('FriendlyName'),
         type: form.get('Type'),
+        attributes,
       });
+    }
     if (!bundleSid) {
       if (!form.get('Email') || !form.get('FriendlyName'))
         return twilioError(response, 400, 22204, 'Email and FriendlyName are required');
-      const bundle = {
+      const bundle: Bundle = {
         sid: twilioSid('BU'),
         account_sid: accountSid,
         status: 'draft',
         friendly_name: form.get('FriendlyName'),
         email: form.get('Email'),
+        status_callback: form.get('StatusCallback'),
+        items: [],
+        failure_reason: null,
       };
       bundles.set(bundle.sid, bundle);
-      return sendJson(response, 201, bundle);
+      return sendJson(response, 201, bundleResource(bundle));
     }
     const bundle = bundles.get(bundleSid);
     if (!bundle || bundle.account_sid !== accountSid) return twilioError(response, 404, 20404, 'Not found');
-    if (assignments)
-      return sendJson(response, 201, {
-        sid: twilioSid('BV'),
-        bundle_sid: bundleSid,
-        object_sid: form.get('ObjectSid'),
-      });
-    // The local Twilio's reviewers approve every bundle they are sent; the platform's own review (operator CLI) decides.
-    if (form.get('Status') === 'pending-review') bundle.status = 'twilio-approved';
-    return sendJson(response, 200, bundle);
+    if (method === 'GET') return sendJson(response, 200, bundleResource(bundle));
+    if (assignments) {
+      const objectSid = form.get('ObjectSid') ?? '';
+      if (items.get(objectSid)?.account_sid !== accountSid)
+        return twilioError(response, 400, 22214, `ObjectSid ${objectSid} is not an item of this account`);
+      bundle.items.push(objectSid);
+      return sendJson(response, 201, { sid: twilioSid('BV'), bundle_sid: bundleSid, object_sid: objectSid });
+    }
+    if (form.get('Status') === 'pending-review' && bundle.status === 'draft') {
+      bundle.status = 'in-review';
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        decide(bundle);
+      }, review.delayMs);
+      timers.add(timer);
+    }
+    return sendJson(response, 200, bundleResource(bundle));
   }
+
+  const stop = () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+  };
 
   /** An account's number resource (`resource` is the path after `/Accounts/{AC…}/`); false when it is none. */
   function accountResource(
@@ -153,5 +268,5 @@ export function twilioNumbers(numbers: NumberInventory) {
     });
   }
 
-  return { compliance, accountResource };
+  return { compliance, supportingDocument, accountResource, stop };
 }

@@ -9,11 +9,12 @@ import {
   type SimulatedCarrierOptions,
   type TransferLine,
 } from './carrier.ts';
-import { readBody, sendJson, serveOnLoopback } from './http.ts';
+import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { readTwiml, type Twiml, type TwimlDial } from './twiml.ts';
 import { signedWebhook, TwilioAccounts, type TwilioAccount } from './twilio-accounts.ts';
 import { twilioMessages } from './twilio-messages.ts';
 import { twilioNumbers } from './twilio-numbers.ts';
+import { DEFAULT_REVIEW_DELAY_MS } from './regulatory-reviewers.ts';
 import { twilioStreamFrames } from './twilio-stream-frames.ts';
 import { API_VERSION, twilioError, twilioErrorBody, twilioSid } from './twilio-rest.ts';
 
@@ -24,6 +25,8 @@ export interface LocalTwilioOptions extends SimulatedCarrierOptions {
   ownedNumbers?: string[];
   /** Outbound calls per second each account may create (Twilio's CPS); more answer 429. */
   callsPerSecond: number;
+  /** How long the local reviewers take to decide a regulatory bundle (default DEFAULT_REVIEW_DELAY_MS). */
+  reviewDelayMs?: number;
 }
 
 export interface LocalTwilio {
@@ -77,8 +80,14 @@ function asyncAmdOf(form: URLSearchParams): TwilioCall['asyncAmd'] {
  */
 export async function startLocalTwilio(options: LocalTwilioOptions): Promise<LocalTwilio> {
   const carrier = new SimulatedCarrier(options);
-  const numbers = twilioNumbers(carrier.numbers);
   const accounts = new TwilioAccounts(options.account, options.callsPerSecond, carrier.numbers);
+  const numbers = twilioNumbers(carrier.numbers, {
+    delayMs: options.reviewDelayMs ?? DEFAULT_REVIEW_DELAY_MS,
+    notify: async (accountSid, url, params) => {
+      const account = accounts.get(accountSid);
+      if (account && isLoopback(url)) await signedWebhook(account, url, params);
+    },
+  });
   const { platform } = accounts;
   const calls = new Map<string, TwilioCall>();
   let voiceUrl: string | null = null;
@@ -433,16 +442,30 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    // A SupportingDocument with its file: multipart, as Twilio's upload host takes it.
+    if (url.pathname === '/v2/RegulatoryCompliance/SupportingDocuments' && request.method === 'POST') {
+      const user = accounts.signedIn(request);
+      if (!user) return twilioError(response, 401, 20003, 'Authenticate');
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const multipart = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': request.headers['content-type'] ?? '' },
+      })
+        .formData()
+        .catch(() => undefined);
+      if (!multipart) return twilioError(response, 400, 22201, 'The request must be multipart/form-data with a File');
+      return numbers.supportingDocument(user.sid, multipart, response);
+    }
     const form = new URLSearchParams(await readBody(request));
     const path = url.pathname;
     const controlled = await control(request.method, path, form);
     if (controlled) return sendJson(response, controlled.status, controlled.body);
 
     const compliance = /^\/v2\/RegulatoryCompliance\/(Bundles|EndUsers)(?:\/(BU\w+))?(\/ItemAssignments)?$/.exec(path);
-    if (compliance && request.method === 'POST') {
+    if (compliance && (request.method === 'POST' || request.method === 'GET')) {
       const user = accounts.signedIn(request);
       if (!user) return twilioError(response, 401, 20003, 'Authenticate');
-      return numbers.compliance(user.sid, compliance.slice(1), form, response);
+      return numbers.compliance(user.sid, request.method, compliance.slice(1), form, response);
     }
 
     if (path === `/${API_VERSION}/Accounts.json` && request.method === 'POST') {
@@ -512,6 +535,9 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
       messagingUrl = url;
     },
     idle: () => carrier.idle(),
-    stop: () => carrier.stop(server),
+    stop: () => {
+      numbers.stop();
+      return carrier.stop(server);
+    },
   };
 }

@@ -85,7 +85,15 @@ export const FUNCTION_GROUPS = {
   telephonyCallbacks: {
     entry: 'functions/telephony-callbacks/handler.ts',
     description: 'Telephony provider status callbacks and incoming-call voice webhooks (signed)',
-    access: { table: 'readWrite', eventBus: true, telephony: true, publicUrl: true, stateMachines: true },
+    // The bucket: a rejected number's identity document is erased.
+    access: {
+      table: 'readWrite',
+      bucket: 'readWrite',
+      eventBus: true,
+      telephony: true,
+      publicUrl: true,
+      stateMachines: true,
+    },
     reservedConcurrency: 50,
     copyFiles: PHONE_NUMBER_DATA,
   },
@@ -168,14 +176,17 @@ export const FUNCTION_GROUPS = {
   numbers: {
     entry: 'functions/numbers/handler.ts',
     description:
-      "Phone numbers: marketplace, purchase, assignment, outbound numbers, setup; organizations' telephony configs",
-    access: { table: 'readWrite', telephony: true, publicUrl: true },
+      "Phone numbers: marketplace, purchase, identity documents, assignment, outbound numbers, setup; organizations' telephony configs",
+    // The bucket: a regulated number's identity documents, stored encrypted (with the key telephony gives).
+    access: { table: 'readWrite', bucket: 'readWrite', telephony: true, publicUrl: true },
     copyFiles: PHONE_NUMBER_DATA,
   },
   numbersRenewal: {
     entry: 'functions/numbers-renewal/handler.ts',
-    description: 'Scheduled every hour: monthly renewal of active numbers',
-    access: { table: 'readWrite' },
+    description: 'Scheduled every hour: monthly renewal of active numbers, and a look at regulatory reviews under way',
+    // The provider's review status (telephony), an approved number bought (publicUrl: its webhooks),
+    // a rejected one's document erased (bucket), number.approved / number.rejected (eventBus).
+    access: { table: 'readWrite', bucket: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     schedule: { everyMinutes: 60 },
     copyFiles: PHONE_NUMBER_DATA,
   },

@@ -11,3 +11,6 @@ export const CAMPAIGN_REPORTS_PREFIX = 'reports/';
 
 /** Days a stored campaign report stays: a copy of call results must not outlive their erasure for long. */
 export const CAMPAIGN_REPORT_DAYS = 1;
+
+/** A regulated number's identity documents, encrypted (a data key per file, wrapped by the secret box). */
+export const NUMBER_DOCUMENTS_PREFIX = 'number-documents/';

@@ -2,7 +2,16 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.ts';
 import { db, tableName } from './table.ts';
 
-export type CounterName = 'organization' | 'agent' | 'definition' | 'run' | 'campaign' | 'phoneNumber' | 'testRun';
+export type CounterName =
+  | 'organization'
+  | 'agent'
+  | 'definition'
+  | 'run'
+  | 'campaign'
+  | 'phoneNumber'
+  | 'numberDocument'
+  | 'numberOrder'
+  | 'testRun';
 
 /** Allocates the next integer id: an atomic ADD, so concurrent callers never get the same one. */
 export const nextId = (name: CounterName): Promise<number> => nextIds(name, 1);

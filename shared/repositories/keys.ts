@@ -33,7 +33,9 @@
  * | OAuth consent     | ORG#<orgId>         | CONSENT#<state>  (TTL expiresAt)   |                       |                     |
  * | source refresh    | ORG#<orgId>         | CAMPAIGNREFRESH#<campaignId>       | CAMPAIGNS#REFRESH     | <nextSyncAt>#<o>#<c> |
  * | phone number      | ORG#<orgId>         | PHONENUMBER#<id, 12 digits>        | NUMBERS#RENEWAL while active | <renewsAt>#<o>#<id> |
+ * |                   |                     |                                    | NUMBERS#REVIEW while in review | <createdAt>#<o>#<id> |
  * | number claim      | PHONENUMBER#<E.164> | CLAIM                              |                       |                     |
+ * | number document   | ORG#<orgId>         | REGDOC#<id, 12 digits>             |                       |                     |
  * | outbound number   | ORG#<orgId>         | OUTBOUND#<agentId, 12 digits>      |                       |                     |
  * | balance charge    | ORG#<orgId>         | CHARGE#<at>#<numberId>             |                       |                     |
  * | org's model key   | ORG#<orgId>         | MODELKEY                           |                       |                     |
@@ -231,7 +233,15 @@ export const keys = {
     gsi1pk: 'NUMBERS#RENEWAL',
     gsi1sk: `${renewsAt}#${orgId}#${numberId}`,
   }),
+  reviewIndex: (orgId: number, numberId: number, createdAt: string) => ({
+    gsi1pk: 'NUMBERS#REVIEW',
+    gsi1sk: `${createdAt}#${orgId}#${numberId}`,
+  }),
   numberClaim: (e164: string) => ({ pk: `PHONENUMBER#${e164}`, sk: 'CLAIM' }),
+  regulatoryDocument: (orgId: number, documentId: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `REGDOC#${pad(documentId)}`,
+  }),
   outboundNumber: (orgId: number, agentId: number) => ({ pk: `ORG#${orgId}`, sk: `OUTBOUND#${pad(agentId)}` }),
   outboundSkPrefix: 'OUTBOUND#',
   charge: (orgId: number, at: string, numberId: number) => ({

@@ -1,3 +1,4 @@
+import type { EndUserData } from '../domain/regulatory-review.ts';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -37,9 +38,12 @@ export interface NumberRecord {
   /** The customer's own id of the subscriber; required for numbers under regulatory review. */
   end_user_id: number | null;
   consent: boolean;
-  end_user: Record<string, unknown> | null;
-  /** The provider's regulatory bundle of a regulated number (the number is bought once it is approved). */
-  regulatory_bundle_id?: string | null;
+  end_user: EndUserData | null;
+  /**
+   * The provider's reference of a regulated number's review: Twilio's Bundle SID (the number is
+   * bought with it once approved), Telnyx's number order id (completed by Telnyx once approved).
+   */
+  review_reference?: string | null;
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -51,6 +55,10 @@ const numberItem = (number: NumberRecord) => ({
   ...keys.phoneNumber(number.organization_id, number.id),
   ...(number.status === 'active' && number.renews_at
     ? keys.renewalIndex(number.organization_id, number.id, number.renews_at)
+    : {}),
+  // A number in the provider's review is looked at by the schedule until it is decided.
+  ...(number.status === 'pending' && number.review_reference
+    ? keys.reviewIndex(number.organization_id, number.id, number.created_at)
     : {}),
   type: 'phoneNumber',
   ...number,
@@ -236,6 +244,20 @@ export async function dueRenewals(now: string, limit: number): Promise<NumberRec
   return (result.Items ?? []).map((item) => strip<NumberRecord>(item));
 }
 
+/** Numbers in the provider's review bought before `before`, oldest first (the schedule asks the provider about each). */
+export async function numbersInReview(before: string, limit: number): Promise<NumberRecord[]> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: { ':pk': 'NUMBERS#REVIEW', ':before': before },
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => strip<NumberRecord>(item));
+}
+
 /** Charges a month and moves `renews_at` on, in one transaction; false when the balance is short. */
 export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at: string): Promise<boolean> {
   const index = keys.renewalIndex(number.organization_id, number.id, nextRenewsAt);
@@ -270,6 +292,7 @@ export async function renewNumber(number: NumberRecord, nextRenewsAt: string, at
 
 type StatusChanges = {
   renews_at?: string | null;
+  outbound_commitment_until?: string | null;
   order_status?: string;
   order_status_reason?: string | null;
   provider_number_id?: string | null;

@@ -46,13 +46,20 @@ export const PhoneNumber = z
     purchased_at: Timestamp,
     assigned_at: Timestamp.nullable(),
     created_at: Timestamp,
-    order_id: documentedInt(z.int()).nullable(),
-    order_status: z
-      .string()
-      .max(MAX_ID_CHARS)
-      .openapi({ description: '`completed`, or `in_review` / `rejected` for numbers under regulatory review.' }),
-    order_status_reason: z.string().max(MAX_STORED_CHARS).nullable(),
-    outbound_commitment_until: Timestamp.nullable(),
+    order_id: documentedInt(z.int()).nullable().openapi({
+      description: "The platform's order number of the purchase (a number bought before orders were numbered: null).",
+    }),
+    order_status: z.string().max(MAX_ID_CHARS).openapi({
+      description:
+        "`completed`, or `in_review` while the provider reviews a regulated number's subscriber (Twilio's bundle, Telnyx's number order with its requirement group), `rejected` when it refused.",
+    }),
+    order_status_reason: z.string().max(MAX_STORED_CHARS).nullable().openapi({
+      description: "While in review, what it waits for; when rejected, the provider's (or operator's) reason.",
+    }),
+    outbound_commitment_until: Timestamp.nullable().openapi({
+      description:
+        'The end of the month already paid for, from the purchase (or, for a regulated number, from its approval): the number is held and carries traffic until then. Null while pending or rejected.',
+    }),
   })
   .openapi('PhoneNumber');
 
@@ -62,13 +69,42 @@ export const EndUser = z
     address: z.string().min(1).max(500),
     document_type: z.enum(['id_card', 'passport', 'company_registration']),
     document_number: z.string().min(1).max(64),
-    document_reference: z
-      .string()
-      .max(1024)
-      .optional()
-      .openapi({ description: 'Where the scanned document is kept (e.g. a signed link of your storage).' }),
+    document_id: documentedInt(z.int().gte(1)).openapi({
+      description:
+        "The scan of the document (`POST /phone-numbers/documents`: PDF, JPEG or PNG), sent with the data to the provider's regulatory review.",
+      example: 12,
+    }),
   })
-  .openapi('EndUser', { description: "The subscriber's data Polish regulation requires for a mobile number." });
+  .openapi('EndUser', {
+    description:
+      "The subscriber's data Polish regulation requires for a mobile number: a person (`id_card`, `passport`: `name` is given names then family name) or a company (`company_registration`: `name` is the company's), with the scan of the document.",
+  });
+
+export const NumberDocument = z
+  .object({
+    id: documentedInt(z.int()),
+    organization_id: documentedInt(z.int()),
+    file_name: z.string().max(255),
+    content_type: z.enum(['application/pdf', 'image/jpeg', 'image/png']),
+    size_bytes: documentedInt(z.int()),
+    created_at: Timestamp,
+  })
+  .openapi('NumberDocument', {
+    description:
+      "An uploaded identity document for a regulated number's review; the file is stored encrypted and never served back.",
+  });
+
+export const NumberDocumentUpload = z
+  .object({
+    file: z.string().openapi({
+      format: 'binary',
+      maxLength: 4 * 1024 * 1024,
+      description: 'The scan: PDF, JPEG or PNG (its declared type must match its content), at most 4 MiB.',
+    }),
+  })
+  .openapi('NumberDocumentUpload');
+
+export const NumberDocumentIdParam = z.object({ number_document_id: documentedInt(z.int().gte(1)) });
 
 export const PurchaseNumberRequest = z
   .object({

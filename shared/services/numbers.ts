@@ -12,6 +12,9 @@ import { requiredSetting } from '../config/settings.ts';
 import { emitNumberReviewed } from '../events/webhook-events.ts';
 import { logger } from '../observability/logger.ts';
 import type { BoughtNumber } from '../telephony/adapter.ts';
+import type { EndUserData } from '../domain/regulatory-review.ts';
+import * as documents from './number-documents.ts';
+import { documentForReview } from './number-documents.ts';
 
 /**
  * The platform account and its number marketplace load with the first request that reaches the
@@ -43,7 +46,7 @@ async function present(numbers: repository.NumberRecord[], orgId: number) {
       consent: _consent,
       end_user: _endUser,
       number_type: _type,
-      regulatory_bundle_id: _bundle,
+      review_reference: _review,
       ...number
     }) => ({
       ...number,
@@ -99,7 +102,7 @@ export async function purchaseNumber(
     number_type: NumberType;
     end_user_id?: number | null;
     consent: boolean;
-    end_user?: Record<string, unknown>;
+    end_user?: EndUserData;
     friendly_name?: string;
   },
 ) {
@@ -128,6 +131,8 @@ export async function purchaseNumber(
   const price = priceOf(request.country_code, request.number_type);
   if (price === undefined)
     throw new BadRequestError(`No ${request.number_type} numbers are sold in ${request.country_code}`);
+  // The document scan is read before anything is written: an unknown one is a 422, nothing charged.
+  const document = review ? await documentForReview(orgId, request.end_user!) : undefined;
 
   const now = new Date().toISOString();
   const marketplace = await numberMarketplace();
@@ -153,10 +158,11 @@ export async function purchaseNumber(
     purchased_at: now,
     assigned_at: null,
     created_at: now,
-    order_id: null,
+    order_id: await nextId('numberOrder'),
     order_status: review ? 'in_review' : 'completed',
-    order_status_reason: review ? 'Awaiting regulatory review of the subscriber data' : null,
-    outbound_commitment_until: null,
+    order_status_reason: review ? "Awaiting the provider's regulatory review of the subscriber's data" : null,
+    // The month paid for: from the purchase, or for a regulated number from its approval.
+    outbound_commitment_until: review ? null : addMonth(new Date(now)).toISOString(),
     // Pending numbers are not billed again until approved.
     renews_at: review ? null : addMonth(new Date(now)).toISOString(),
     end_user_id: request.end_user_id ?? null,
@@ -172,18 +178,22 @@ export async function purchaseNumber(
   }
   if (created === 'taken') throw new ConflictError(`${parsed.e164} is not available`);
   try {
-    // A regulated number is bought once the provider approves its bundle (reviewNumber).
+    // A regulated number goes to the provider's review; the provider's verdict (reviewNumber) makes it active.
     const ordered = review
       ? {
           ...number,
-          regulatory_bundle_id: (
-            await marketplace.submitRegulatoryBundle({
+          review_reference: (
+            await marketplace.submitForReview({
+              organizationId: orgId,
+              numberId: number.id,
+              e164: parsed.e164,
               country: request.country_code,
               type: request.number_type,
               endUser: request.end_user!,
+              document: document!,
               email: regulatoryEmail(),
             })
-          ).bundleId,
+          ).reference,
         }
       : await bought(number, await marketplace.buyNumber(parsed.e164));
     await repository.putNumber(ordered);
@@ -276,10 +286,11 @@ export async function numberSetup(orgId: number) {
 }
 
 /**
- * Regulatory review of a pending number: approved numbers go live and renew monthly; rejected ones
- * are refunded; either way `number.approved` / `number.rejected` goes to the organization's
- * webhooks. `reviewedBy: 'operator'` is the operator CLI's override of the provider's review,
- * logged as such.
+ * Regulatory review of a pending number: approved numbers are bought (unless the provider's
+ * approval already did: Telnyx's order), go live and renew monthly; rejected ones are refunded and
+ * their document erased; either way `number.approved` / `number.rejected` goes to the
+ * organization's webhooks. `reviewedBy: 'operator'` is the operator CLI's override of the
+ * provider's review, logged as such.
  */
 export async function reviewNumber(
   orgId: number,
@@ -287,21 +298,26 @@ export async function reviewNumber(
   decision: 'approve' | 'reject',
   reason?: string,
   reviewedBy: 'provider' | 'operator' = 'operator',
+  boughtByProvider?: BoughtNumber,
 ) {
   const number = await findNumber(orgId, numberId);
   if (number.status !== 'pending') throw new ConflictError(`Number ${numberId} is ${number.status}, not pending`);
-  // The provider approved the bundle: the number can now be bought with it.
-  const purchase =
-    decision === 'approve' && !number.provider_number_id
+  const provided = boughtByProvider ?? (decision === 'approve' ? await approvedAtProvider(number) : undefined);
+  // The provider approved the bundle: the number can now be bought with it (Telnyx's order already did).
+  const purchase = provided
+    ? bought(number, provided)
+    : decision === 'approve' && !number.provider_number_id
       ? bought(
           number,
-          await (await numberMarketplace()).buyNumber(number.phone_number, number.regulatory_bundle_id ?? undefined),
+          await (await numberMarketplace()).buyNumber(number.phone_number, number.review_reference ?? undefined),
         )
       : number;
+  const paidUntil = addMonth(new Date()).toISOString();
   const reviewed =
     decision === 'approve'
       ? await repository.changeNumberStatus(orgId, numberId, 'pending', 'active', {
-          renews_at: addMonth(new Date()).toISOString(),
+          renews_at: paidUntil,
+          outbound_commitment_until: paidUntil,
           order_status: 'completed',
           order_status_reason: null,
           provider_number_id: purchase.provider_number_id,
@@ -321,8 +337,89 @@ export async function reviewNumber(
       decision,
       reason: current.order_status_reason,
     });
+  // A rejected subscriber's document has no further use here: it is erased.
+  const documentId = number.end_user?.document_id;
+  if (decision === 'reject' && documentId !== undefined) await documents.eraseDocument(orgId, documentId);
   await emitNumberReviewed(current, reviewedBy);
   return one(orgId, current);
+}
+
+/**
+ * An approval needs the provider's: the operator's override applies a provider's approval whose
+ * news did not arrive, and cannot buy a number the provider has not approved (409 saying so).
+ * What the approval already bought, if anything (Telnyx's completed order).
+ */
+async function approvedAtProvider(number: repository.NumberRecord): Promise<BoughtNumber | undefined> {
+  if (!number.review_reference) return undefined;
+  const verdict = await (await numberMarketplace()).reviewStatus(number.review_reference);
+  if (verdict.decision !== 'approve')
+    throw new ConflictError(
+      `The provider has ${verdict.decision === 'reject' ? `rejected the review (${verdict.reason})` : 'not decided the review yet'}: number ${number.id} cannot be bought`,
+    );
+  return verdict.bought;
+}
+
+/**
+ * The provider's word on a pending number's review (its signed callback, or a look): the
+ * provider is asked for the review's status (the callback only says which review), and a decided
+ * review moves the number. A number no longer pending, or a review still under way, changes nothing.
+ */
+export async function applyProviderReview(
+  number: Pick<repository.NumberRecord, 'organization_id' | 'id'>,
+  reference: string,
+  callbackReason?: string,
+): Promise<'approved' | 'rejected' | 'unchanged'> {
+  const current = await repository.getNumber(number.organization_id, number.id);
+  if (!current || current.status !== 'pending' || current.review_reference !== reference) return 'unchanged';
+  const verdict = await (await numberMarketplace()).reviewStatus(reference);
+  if (verdict.decision === 'pending') return 'unchanged';
+  try {
+    if (verdict.decision === 'approve')
+      await reviewNumber(current.organization_id, current.id, 'approve', undefined, 'provider', verdict.bought);
+    else
+      await reviewNumber(
+        current.organization_id,
+        current.id,
+        'reject',
+        callbackReason?.slice(0, 500) || verdict.reason,
+        'provider',
+      );
+  } catch (error) {
+    // A repeated callback, or the operator deciding meanwhile: the first decision stands.
+    if (error instanceof ConflictError) return 'unchanged';
+    throw error;
+  }
+  return verdict.decision === 'approve' ? 'approved' : 'rejected';
+}
+
+/** A review younger than this is left to the provider's callback: the schedule is the safety net. */
+export const REVIEW_POLL_AFTER_MS = 15 * 60_000;
+
+/**
+ * The schedule's look at the reviews still under way (a callback lost, or never configured: a
+ * Telnyx account without its number-order webhook): each number in review for more than
+ * REVIEW_POLL_AFTER_MS is decided by the provider's status as its callback would. One failing look
+ * does not stop the others.
+ */
+export async function pollProviderReviews(
+  now = new Date(),
+  limit = 100,
+): Promise<{ approved: number; rejected: number }> {
+  const counts = { approved: 0, rejected: 0 };
+  const before = new Date(now.getTime() - REVIEW_POLL_AFTER_MS).toISOString();
+  for (const number of await repository.numbersInReview(before, limit)) {
+    try {
+      const outcome = await applyProviderReview(number, number.review_reference!);
+      if (outcome !== 'unchanged') counts[outcome] += 1;
+    } catch (error) {
+      logger.warn('Regulatory review not looked at', {
+        organizationId: number.organization_id,
+        numberId: number.id,
+        error: (error as Error).message,
+      });
+    }
+  }
+  return counts;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MachineVerdict } from '../domain/run.ts';
 import type { NumberType } from '../domain/number-pricing.ts';
+import type { EndUserData, ReviewVerdict } from '../domain/regulatory-review.ts';
 
 /**
  * The telephony provider adapter: what the platform asks of a programmable-voice provider (Twilio,
@@ -247,21 +248,38 @@ export interface NumberInventory {
   releaseNumber(providerNumberId: string): Promise<void>;
 }
 
+/** The scan of the subscriber's identity document, opened for the provider. */
+export interface RegulatoryDocument {
+  fileName: string;
+  contentType: string;
+  data: Buffer;
+}
+
 /**
- * The provider's regulatory review through its API (Twilio's regulatory bundles). A provider
- * whose regulated numbers are prepared in its portal (Telnyx's requirement groups) has none.
+ * The provider's regulatory review of a regulated number (a Polish mobile): Twilio's Regulatory
+ * Compliance Bundles (EndUser + SupportingDocument, submitted for review, then the number is
+ * bought with the approved bundle) and Telnyx's requirement groups (the number order placed with
+ * the group, completed by Telnyx once it approves).
  */
 export interface RegulatoryReview {
-  /**
-   * Submits the subscriber's data for a regulated number (a Polish mobile) to the provider's
-   * regulatory review; the number is bought once the bundle is approved.
-   */
-  submitRegulatoryBundle(request: {
+  /** Submits the subscriber's data and document; the provider's reference of the review (Twilio: the Bundle; Telnyx: the number order). */
+  submitForReview(request: {
+    e164: string;
     country: string;
     type: NumberType;
-    endUser: Record<string, unknown>;
+    endUser: EndUserData;
+    document: RegulatoryDocument;
+    /** Where the provider's news of the review goes (Twilio requires one per bundle). */
     email: string;
-  }): Promise<{ bundleId: string }>;
+    /** Twilio's bundle StatusCallback (signed); Telnyx sends its number-order events to the account's webhook instead. */
+    statusCallbackUrl: string;
+    /** The platform's reference of the number at the provider (Telnyx's customer_reference). */
+    customerReference: string;
+  }): Promise<{ reference: string }>;
+  /** The review as the provider has it now; an approval that already bought the number (Telnyx's order) names it. */
+  reviewStatus(reference: string): Promise<ReviewVerdict & { bought?: BoughtNumber }>;
+  /** The review a signed callback is about (Twilio's bundle StatusCallback, Telnyx's `number_order.complete`). */
+  parseReviewCallback(request: CallbackRequest): { reference: string; e164?: string; reason?: string } | undefined;
 }
 
 /** Where a text message is, in the platform's words (Twilio `MessageStatus`, Telnyx's recipient status). */

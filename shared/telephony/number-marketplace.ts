@@ -1,5 +1,5 @@
 import { NUMBER_TYPES, type NumberType } from '../domain/number-pricing.ts';
-import { ProviderError, type AvailableNumber } from './adapter.ts';
+import { ProviderError, type AvailableNumber, type RegulatoryReview } from './adapter.ts';
 import { platformAccount } from './accounts.ts';
 import { requiredSetting } from '../config/settings.ts';
 
@@ -22,7 +22,7 @@ export async function searchNumbers(country: string, type?: NumberType): Promise
   return lists.flat();
 }
 
-function webhookUrl(provider: string, path: 'voice' | 'messages'): string {
+function webhookUrl(provider: string, path: 'voice' | 'messages' | 'status'): string {
   return `${requiredSetting('PUBLIC_BASE_URL').replace(/\/$/, '')}/telephony/${provider}/${path}`;
 }
 
@@ -39,17 +39,41 @@ export async function buyNumber(e164: string, regulatoryBundleId?: string) {
 export const releaseNumber = async (providerNumberId: string) =>
   (await platformAccount()).adapter.numbers.releaseNumber(providerNumberId);
 
-export const submitRegulatoryBundle = async (request: {
-  country: string;
-  type: NumberType;
-  endUser: Record<string, unknown>;
-  email: string;
-}) => {
+/** The platform account's regulatory review; every provider the platform runs on has one. */
+async function review() {
   const { adapter } = await platformAccount();
-  // A provider without regulatory review through its API (Telnyx: requirement groups in its portal).
   if (!adapter.regulatoryReview)
-    throw new ProviderError(
-      `Regulated numbers on a ${adapter.provider} account need their regulatory requirements prepared in the provider's portal; buy them there`,
-    );
-  return adapter.regulatoryReview.submitRegulatoryBundle(request);
-};
+    throw new ProviderError(`Regulated numbers cannot be bought on a ${adapter.provider} account through its API`);
+  return { provider: adapter.provider, review: adapter.regulatoryReview };
+}
+
+/** Where the provider reports on the review (Twilio's bundle StatusCallback, signed, naming the number). */
+export function reviewCallbackUrl(provider: string, numberRef: string): string {
+  return `${webhookUrl(provider, 'status')}?${NUMBER_QUERY_PARAMETER}=${numberRef}`;
+}
+
+/** The query parameter of the review callback naming the number: `<organization>.<number>`. */
+export const NUMBER_QUERY_PARAMETER = 'number';
+
+/** `<organization>.<number>` of the review callback's query, or undefined. */
+export function parseNumberRef(value: string | null): { organizationId: number; numberId: number } | undefined {
+  const match = /^(\d{1,12})\.(\d{1,12})$/.exec(value ?? '');
+  return match ? { organizationId: Number(match[1]), numberId: Number(match[2]) } : undefined;
+}
+
+export async function submitForReview(
+  request: Omit<Parameters<RegulatoryReview['submitForReview']>[0], 'statusCallbackUrl' | 'customerReference'> & {
+    organizationId: number;
+    numberId: number;
+  },
+) {
+  const { provider, review: regulatory } = await review();
+  const numberRef = `${request.organizationId}.${request.numberId}`;
+  return regulatory.submitForReview({
+    ...request,
+    statusCallbackUrl: reviewCallbackUrl(provider, numberRef),
+    customerReference: `number-${request.organizationId}-${request.numberId}`,
+  });
+}
+
+export const reviewStatus = async (reference: string) => (await review()).review.reviewStatus(reference);

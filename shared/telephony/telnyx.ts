@@ -18,6 +18,7 @@ import {
   type TransferLegEvent,
 } from './adapter.ts';
 import type { MachineVerdict } from '../domain/run.ts';
+import { telnyxRegulatoryReview } from './telnyx-regulatory.ts';
 import { TELNYX_CODEC_QUERY } from './media-codecs.ts';
 
 export interface TelnyxCredentials {
@@ -484,5 +485,7 @@ export function telnyxAdapter(credentials: TelnyxCredentials, options: { apiBase
         }
       },
     },
+
+    regulatoryReview: telnyxRegulatoryReview(client, credentials.connection_id, rethrow),
   };
 }

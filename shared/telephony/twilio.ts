@@ -18,6 +18,7 @@ import {
   type TransferStep,
 } from './adapter.ts';
 import { formParams } from './webhook-fields.ts';
+import { twilioRegulatoryReview } from './twilio-regulatory.ts';
 
 export interface TwilioCredentials {
   provider: 'twilio';
@@ -27,6 +28,8 @@ export interface TwilioCredentials {
 
 /** Twilio's REST origin; `apiBaseUrl` replaces it (an API-compatible endpoint, e.g. a regional proxy or a test double). */
 const TWILIO_API_ORIGIN = 'https://api.twilio.com';
+/** The origin replacing Twilio's, if any (an API-compatible endpoint). */
+const apiOrigin = (apiBaseUrl?: string) => (apiBaseUrl && apiBaseUrl !== TWILIO_API_ORIGIN ? apiBaseUrl : undefined);
 
 /** Status callbacks older than this (their signed `Timestamp`) are replays and refused. */
 export const TWILIO_CALLBACK_TOLERANCE_SECONDS = 15 * 60;
@@ -461,29 +464,6 @@ export function twilioAdapter(
       },
     },
 
-    regulatoryReview: {
-      async submitRegulatoryBundle({ country, type, endUser, email }) {
-        const compliance = client.numbers.v2.regulatoryCompliance;
-        try {
-          const bundle = await compliance.bundles.create({
-            friendlyName: `${country} ${type} ${String(endUser.name ?? '')}`.slice(0, 64),
-            email,
-            isoCountry: country,
-            numberType: type === 'toll_free' ? 'toll free' : type,
-            endUserType: endUser.document_type === 'company_registration' ? 'business' : 'individual',
-          });
-          const subscriber = await compliance.endUsers.create({
-            friendlyName: String(endUser.name ?? 'subscriber').slice(0, 64),
-            type: endUser.document_type === 'company_registration' ? 'business' : 'individual',
-            attributes: endUser,
-          });
-          await compliance.bundles(bundle.sid).itemAssignments.create({ objectSid: subscriber.sid });
-          await compliance.bundles(bundle.sid).update({ status: 'pending-review' });
-          return { bundleId: bundle.sid };
-        } catch (error) {
-          rethrow(error, 'regulatory bundle');
-        }
-      },
-    },
+    regulatoryReview: twilioRegulatoryReview(client, credentials, apiOrigin(options.apiBaseUrl), rethrow),
   };
 }

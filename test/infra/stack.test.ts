@@ -173,6 +173,7 @@ const TELEPHONY_FUNCTIONS = [
   'campaignOutcomes',
   'dueTasks',
   'numbers',
+  'numbersRenewal',
   'telephonyCallbacks',
 ];
 

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
+import { endUserWithScan } from '../support/phone-numbers.ts';
+import { eventually } from '../support/webhook-receiver.ts';
 
 /** No lost updates: two writers on the same item, each change kept. */
 const api = apiClient();
@@ -78,14 +80,9 @@ describe.skipIf(needsLocalStack)('agents: an update changes only its own fields'
 });
 
 describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
-  const END_USER = {
-    name: 'Anna Kowalska',
-    address: 'ul. Marszałkowska 1, Warszawa',
-    document_type: 'id_card',
-    document_number: 'ABC123456',
-  };
-
-  async function pendingNumber() {
+  /** A pending number; `HOLD…` is held in review by the local reviewers, `SILENT…` approved without a callback. */
+  async function pendingNumber(documentNumber = 'HOLD-ABC123456') {
+    const endUser = await endUserWithScan(org.key, documentNumber);
     const { organizations } = await repositories();
     await organizations.addBalance(org.organizationId, 4);
     const market = await api.request('GET', '/phone-numbers/marketplace?country_code=PL&number_type=mobile', {
@@ -111,7 +108,7 @@ describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
           number_type: 'mobile',
           end_user_id: 7,
           consent: true,
-          end_user: END_USER,
+          end_user: endUser,
         },
       });
       if (bought.status !== 409) break;
@@ -144,7 +141,12 @@ describe.skipIf(needsLocalStack)('phone numbers: review and assignment', () => {
 
   it('never refunds when an approval wins the race against a rejection', async () => {
     const { numbers } = await repositories();
-    const number = await pendingNumber();
+    const number = await pendingNumber('SILENT-race');
+    // An approval buys the number, so it needs the provider's: wait until the provider has given it.
+    const { reviewStatus } = await import('../../shared/telephony/number-marketplace.ts');
+    const { getNumber } = await import('../../shared/repositories/numbers.ts');
+    const reference = (await getNumber(org.organizationId, number.id))!.review_reference!;
+    await eventually(async () => ((await reviewStatus(reference)).decision === 'approve' ? true : undefined));
     const before = await balance();
     const results = await Promise.allSettled([
       numbers.reviewNumber(org.organizationId, number.id, 'approve'),

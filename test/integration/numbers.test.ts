@@ -6,16 +6,9 @@ import {
   newOrganization,
   type TestOrganization,
 } from '../support/api.ts';
-import { daytimeNumber } from '../support/phone-numbers.ts';
+import { daytimeNumber, endUserWithScan } from '../support/phone-numbers.ts';
 
 const api = apiClient();
-
-const END_USER = {
-  name: 'Anna Kowalska',
-  address: 'ul. Marszałkowska 1, Warszawa',
-  document_type: 'id_card',
-  document_number: 'ABC123456',
-};
 
 describe.skipIf(needsLocalStack)('phone numbers', () => {
   let org: TestOrganization;
@@ -53,6 +46,8 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
     });
     expect(market.status).toBe(200);
     const offer = market.body.items[0];
+    // Held in review by the local reviewers: the number stays pending.
+    const END_USER = await endUserWithScan(org.key);
     expect(offer).toMatchObject({
       country_code: 'PL',
       number_type: 'mobile',
@@ -93,6 +88,20 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
       ['missing', ['body', 'end_user_id']],
       ['missing', ['body', 'end_user']],
     ]);
+    const noScan = await api.request('POST', '/phone-numbers/marketplace/purchase', {
+      key: org.key,
+      body: {
+        phone_number: offer.phone_number,
+        country_code: 'PL',
+        number_type: 'mobile',
+        end_user_id: 7,
+        consent: true,
+        end_user: { ...END_USER, document_id: END_USER.document_id + 1_000_000 },
+      },
+    });
+    expect(noScan.status).toBe(422);
+    expect(noScan.body.detail[0].loc).toEqual(['body', 'end_user', 'document_id']);
+    expect((await api.request('GET', '/phone-numbers/setup', { key: org.key })).body.balance_usd).toBe(10);
 
     const bought = await api.request('POST', '/phone-numbers/marketplace/purchase', {
       key: org.key,
@@ -134,6 +143,8 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
     expect(bought.body).toMatchObject({
       status: 'pending',
       order_status: 'in_review',
+      order_id: expect.any(Number),
+      outbound_commitment_until: null,
       monthly_cost_usd: 4,
       organization_id: org.organizationId,
     });
@@ -210,7 +221,16 @@ describe.skipIf(needsLocalStack)('phone numbers', () => {
 
     await fundOrganization(poor.organizationId, 1);
     const active = await purchase(poor.key, market.body.items[0].phone_number);
-    expect(active.body).toMatchObject({ status: 'active', order_status: 'completed', monthly_cost_usd: 1.15 });
+    expect(active.body).toMatchObject({
+      status: 'active',
+      order_status: 'completed',
+      order_id: expect.any(Number),
+      monthly_cost_usd: 1.15,
+    });
+    // The month paid for at the purchase.
+    expect(Date.parse(active.body.outbound_commitment_until) - Date.parse(active.body.purchased_at)).toBeGreaterThan(
+      27 * 86_400_000,
+    );
     const wrongCountry = await api.request('POST', '/phone-numbers/marketplace/purchase', {
       key: poor.key,
       body: {

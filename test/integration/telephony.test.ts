@@ -7,7 +7,7 @@ import {
   newOrganization,
   type TestOrganization,
 } from '../support/api.ts';
-import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
+import { daytimeNumber, endUserWithScan } from '../support/phone-numbers.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
 import { platformTwilio, twilioAt } from '../support/twilio.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -156,7 +156,7 @@ describe.skipIf(needsLocalStack)('incoming calls', () => {
   });
 
   it('carries no traffic on a pending number, and rejects calls to numbers nobody owns', async () => {
-    const pending = await buyAndAssign('PL', 'mobile', { consent: true, end_user: END_USER });
+    const pending = await buyAndAssign('PL', 'mobile', { consent: true, end_user: await endUserWithScan(org.key) });
     expect(pending.status).toBe('pending');
     const refused = await ring('+48601234567', pending.phone_number);
     expect(refused).toMatchObject({ answer: 'rejected', say: ['Sorry, this number is not in service. Goodbye.'] });

@@ -3,7 +3,7 @@ import { DEFAULT_CALLER_SCRIPT } from '../../media/src/streams/caller-script.ts'
 import { DEAD_AIR_PATIENCE_MS } from '../../local/carrier/callee-directory.ts';
 import { apiClient, newOrganization, needsLocalStack, type TestOrganization } from '../support/api.ts';
 import { inboundRun } from '../support/inbound-calls.ts';
-import { daytimeNumber, END_USER } from '../support/phone-numbers.ts';
+import { daytimeNumber, endUserWithScan } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
@@ -209,7 +209,7 @@ describe.skipIf(needsLocalStack)('incoming calls on a Telnyx account', () => {
     await organizations.addBalance(org.organizationId, 20);
     agent = await newAgent(org, 'Telnyx receptionist');
     numbers.active = await buy('GB', 'local', true);
-    numbers.pending = await buy('PL', 'mobile', true, { consent: true, end_user: END_USER });
+    numbers.pending = await buy('PL', 'mobile', true, { consent: true, end_user: await endUserWithScan(org.key) });
     numbers.unassigned = await buy('GB', 'local', false);
     // The organization's numbers are on its own Telnyx account, whose application rings the platform.
     account = await telnyxAccount(Object.values(numbers));

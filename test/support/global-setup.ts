@@ -45,6 +45,8 @@ export default async function setup(project: TestProject) {
     authorizerCacheTtlSeconds: 1,
     simCallSeconds: 30,
     linePace: LINE_PACE,
+    // The local providers decide a regulated number's review within a fraction of a second.
+    regulatoryReviewMs: 200,
     // The retry schedule (5 s, 5 min, ...) runs a thousand times faster: retries within seconds.
     webhookRetryTimeScale: 1000,
     // The every-minute source re-sync runs every second.

@@ -55,13 +55,39 @@ export async function distinctDaytimeNumbers(count: number, lastDigit: number): 
   return numbers;
 }
 
-/** The subscriber data a regulated number (a Polish mobile) is bought with. */
-export const END_USER = {
-  name: 'Jan Nowak',
-  address: 'ul. Długa 2, Gdańsk',
-  document_type: 'id_card',
-  document_number: 'XYZ987654',
-};
+/** The smallest file the document upload takes: a PDF by its signature. */
+export const SCAN_PDF = () =>
+  new Blob(['%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'], { type: 'application/pdf' });
+
+/** Uploads an identity document's scan (`POST /phone-numbers/documents`); the answer. */
+export async function uploadScan(key: string, file: Blob = SCAN_PDF(), name = 'id-card.pdf') {
+  const form = new FormData();
+  form.append('file', file, name);
+  const response = await fetch(`${apiClient().baseUrl}/phone-numbers/documents`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key },
+    body: form,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/**
+ * The subscriber data a regulated number (a Polish mobile) is bought with, its scan uploaded.
+ * The document number chooses the local reviewers' verdict (local/carrier/regulatory-reviewers.ts):
+ * `HOLD…` (the default) stays in review, so the number stays pending; `REJECT…` is rejected;
+ * anything else approved.
+ */
+export async function endUserWithScan(key: string, documentNumber = 'HOLD-XYZ987654') {
+  const scan = await uploadScan(key);
+  expect(scan.status).toBe(201);
+  return {
+    name: 'Jan Nowak',
+    address: 'ul. Długa 2, Gdańsk',
+    document_type: 'id_card',
+    document_number: documentNumber,
+    document_id: scan.body.id as number,
+  };
+}
 
 /**
  * A number bought from the platform's marketplace (one needing no review: active at once), the

@@ -340,7 +340,7 @@ describe('Telnyx adapter', () => {
     expect(telnyxMediaCodec.encode({ event: 'clear', streamSid: 's1' })).toEqual({ event: 'clear' });
   });
 
-  it('offers only the parts Telnyx has: no transfer callbacks (transfers are call events), no regulatory review through the API', () => {
+  it('offers only the parts Telnyx has: no transfer callbacks (transfers are call events)', () => {
     expect(Object.keys(adapter()).sort()).toEqual([
       'accountId',
       'callbacks',
@@ -348,6 +348,7 @@ describe('Telnyx adapter', () => {
       'messaging',
       'numbers',
       'provider',
+      'regulatoryReview',
     ]);
   });
 

@@ -112,9 +112,9 @@ export const callRoutes = {
     public: true,
     internal: true,
     summary:
-      "Call status callbacks of the telephony provider, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
+      "Call status callbacks of the telephony provider, and a regulated number's review, verified with the provider's signature (Twilio X-Twilio-Signature, Telnyx Ed25519)",
     description:
-      'Machine-to-machine: the telephony provider reports call status changes here; requests without a valid signature are refused with 403.',
+      "Machine-to-machine: the telephony provider reports call status changes here (`?run=…`), and the news of a regulated number's review: Twilio's Bundle StatusCallback (`?number=<organization>.<number>`), Telnyx's `number_order.complete` (the account's number-order webhook). On a review's news the provider is asked for its status, and a decided review makes the number active or rejected. Requests without a valid signature are refused with 403.",
     tags: ['Telephony'],
     request: { params: TelephonyProviderParam },
     responses: { 204: { description: 'Accepted' }, 403: { description: 'Bad signature' } },

@@ -8,6 +8,9 @@ import {
   OutboundAgents,
   OutboundAssignment,
   OutboundNumberRequest,
+  NumberDocument,
+  NumberDocumentIdParam,
+  NumberDocumentUpload,
   PhoneNumber,
   PhoneNumberIdParam,
   PhoneNumberPage,
@@ -18,6 +21,38 @@ import { BAD_REQUEST, NOT_FOUND, TELEPHONY_UNAVAILABLE, UNAUTHORIZED, VALIDATION
 import { defineRoute } from '../route.ts';
 
 export const numberRoutes = {
+  uploadDocument: defineRoute({
+    group: 'numbers',
+    tags: ['Phone numbers'],
+    operationId: 'uploadNumberDocument',
+    method: 'POST',
+    path: '/phone-numbers/documents',
+    summary: "Upload the scan of a subscriber's identity document for a regulated number",
+    description:
+      'Multipart `file`: PDF, JPEG or PNG (another declared type: 415; content that is not what it is declared: 422 on `["body","file"]`), at most 4 MiB (413). ' +
+      "Stored encrypted (a data key per file, wrapped with the platform's KMS key) and never served back (the answer is its only record: id, name, type, size); give its `id` as `end_user.document_id` when buying a Polish mobile number. " +
+      "It is erased when that number's review is rejected, or with `DELETE /phone-numbers/documents/{number_document_id}`.",
+    request: { multipart: NumberDocumentUpload },
+    responses: {
+      201: { description: 'Document stored', schema: NumberDocument },
+      413: { description: 'File too large', schema: ErrorResponse },
+      415: { description: 'Unsupported file type', schema: ErrorResponse },
+      ...UNAUTHORIZED,
+      ...VALIDATION,
+    },
+  }),
+  deleteDocument: defineRoute({
+    group: 'numbers',
+    tags: ['Phone numbers'],
+    operationId: 'deleteNumberDocument',
+    method: 'DELETE',
+    path: '/phone-numbers/documents/{number_document_id}',
+    summary: 'Erase an uploaded document',
+    description:
+      "Erases the file and its record irreversibly. A copy already sent to the provider's review stays with the provider, under its own retention.",
+    request: { params: NumberDocumentIdParam },
+    responses: { 204: { description: 'Erased' }, ...UNAUTHORIZED, ...NOT_FOUND, ...VALIDATION },
+  }),
   marketplace: defineRoute({
     group: 'numbers',
     tags: ['Phone numbers'],
@@ -44,7 +79,11 @@ export const numberRoutes = {
     summary: 'Buy a number; the first month is charged to the balance',
     description:
       'The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. ' +
-      'Polish mobile numbers need `consent: true`, `end_user_id` and `end_user`, and start `pending` (owned and assignable, no traffic, not renewed) until the regulatory review.',
+      'Polish mobile numbers need `consent: true`, `end_user_id` and `end_user` with the scan uploaded first (`end_user.document_id`, from `POST /phone-numbers/documents`; ' +
+      'another organization\'s or an erased one: 422 on `["body","end_user","document_id"]`, nothing charged), and start `pending` (owned and assignable, no traffic, not renewed, `order_status: in_review`). ' +
+      "The data and the scan go to the provider's regulatory review (Twilio: an EndUser and a SupportingDocument with the regulation's attribute names in a Bundle submitted for review; " +
+      'Telnyx: a requirement group with the number order); its verdict reaches the platform by signed callback and moves the number to `active` (bought, renewing monthly) or `rejected` ' +
+      '(refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event.',
     request: { body: PurchaseNumberRequest },
     responses: {
       200: { description: 'Phone number', schema: PhoneNumber },
