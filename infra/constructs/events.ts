@@ -7,7 +7,7 @@ import { EVENT_BUS_NAME } from '../../shared/events/names.ts';
 import type { DeadLetters } from './dead-letters.ts';
 import type { Functions } from './functions.ts';
 
-/** The application's EventBridge bus and, once the functions exist, one rule per EVENT_RULES entry. */
+/** The application's EventBridge bus and, once the functions exist, one rule per EVENT_RULES entry (in the functions' stack). */
 export class Events extends Construct {
   readonly bus: EventBus;
   readonly rules = new Map<string, Rule>();
@@ -17,10 +17,15 @@ export class Events extends Construct {
     this.bus = new EventBus(this, 'Bus', { eventBusName: EVENT_BUS_NAME });
   }
 
-  /** Separate from the constructor: functions need the bus first (EVENT_BUS_NAME, grants). */
+  /**
+   * Separate from the constructor: functions need the bus first (EVENT_BUS_NAME, grants). The rules
+   * and their invoke permissions live beside the functions they target, in the functions' nested
+   * stack: the root stack keeps its room under CloudFormation's 500 resources for the API's methods.
+   */
   addRules(functions: Functions, deadLetters: DeadLetters): void {
+    const scope = new Construct(functions, 'EventRules');
     for (const spec of EVENT_RULES) {
-      const rule = new Rule(this, spec.name, {
+      const rule = new Rule(scope, spec.name, {
         eventBus: this.bus,
         description: `${spec.source} ${spec.detailType} → ${spec.target}`,
         eventPattern: {
