@@ -39,7 +39,7 @@ import { WebSocket } from 'ws';
 import { ENDPOINTING_MS } from '../media/src/agent/deepgram-speech-to-text.ts';
 import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
-import type { LatencyComponent } from '../shared/domain/call-latency.ts';
+import { LATENCY_COMPONENTS } from '../shared/domain/call-latency.ts';
 import { percentile } from './latency.ts';
 import type { FakesFigures, FakesReady } from './media-capacity-fakes.ts';
 import type { WorkerFigures } from './media-capacity-worker.ts';
@@ -182,17 +182,6 @@ async function startFakes(): Promise<{ child: ChildProcess; ready: FakesReady }>
   return { child, ready };
 }
 
-/** The turn's components as the media process recorded them (its own clock, the run's `latency`). */
-const MEDIA_COMPONENTS: LatencyComponent[] = [
-  'transcription_ms',
-  'endpointing_ms',
-  'model_ms',
-  'tools_ms',
-  'text_to_speech_ms',
-  'overhead_ms',
-  'voice_to_voice_ms',
-];
-
 async function measure(calls: number, fakes: { child: ChildProcess; ready: FakesReady }) {
   const { child, port, pinned } = await startWorker({
     BENCH_FAKE_SETTINGS: JSON.stringify(fakes.ready.settings),
@@ -332,7 +321,8 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
     // Where a turn's time went, as the media process recorded it (the fakes' fixed delays inside
     // transcription, model and text-to-speech): a component far above its delay is where turns queue.
     mediaTurnMs: Object.fromEntries(
-      MEDIA_COMPONENTS.map((component) => [
+      // The turn's components as the media process recorded them (its own clock, the run's `latency`).
+      LATENCY_COMPONENTS.map((component) => [
         component,
         summary(
           worker.calls.flatMap((call) =>
