@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
+import { loadElevenLabs, platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { MEDIA_STREAM_PATH, startMediaService } from '../media/src/service.ts';
 import type { LogFn } from '../media/src/call/call-types.ts';
 import type { LocalVoiceProviders } from '../shared/config/local-voice-providers.ts';
@@ -40,6 +40,8 @@ export async function startLocalMediaService(
     }),
     log,
   );
+  // As the task does (media/src/main.ts): the ElevenLabs SDK loaded before the first call.
+  await loadElevenLabs();
   const voice = await startVoiceProviders(providers);
   const media = await startMediaService({
     port: 0,

@@ -1,14 +1,18 @@
 import { spawn } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The checks `npm test` runs before the tests: the type checks, ESLint, Prettier and the OpenAPI
- * lint, in two lanes at once. Each tool keeps one core busy and CI has two, so two lanes of about
- * equal length take half the time of one after the other. Within a lane the commands run in order
- * and the first failure ends the lane; the other lane finishes, then any failure fails the run.
- * Each command's output is printed whole when it ends, so the lanes' outputs never interleave.
+ * The checks `npm test` runs beside the tests (scripts/test.ts): the type checks, ESLint, Prettier
+ * and the OpenAPI lint, in two lanes at once. Each tool keeps one core busy and CI has two, so two
+ * lanes of about equal length take half the time of one after the other. Within a lane the commands
+ * run in order and the first failure ends the lane; the other lane finishes, then any failure fails
+ * the run. Each command's output is printed whole when it ends, so the lanes' outputs never
+ * interleave. With `--low-priority` (how `npm test` runs them) this process and every command it
+ * starts run at the lowest CPU priority: they take only the CPU the tests leave idle.
  */
+if (process.argv.includes('--low-priority')) setPriority(constants.priority.PRIORITY_LOW);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 

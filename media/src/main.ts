@@ -13,7 +13,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { platformProviders } from './agent/providers.ts';
+import { loadElevenLabs, platformProviders } from './agent/providers.ts';
 import type { LogFn } from './call/call-types.ts';
 import { mediaTaskSettings, type MediaTaskSettings } from '../../shared/config/media-task.ts';
 import { mediaTelemetrySettings, type MediaTelemetrySettings } from '../../shared/config/media-telemetry.ts';
@@ -58,6 +58,10 @@ try {
 const log: LogFn = (level, message, details) => logger[level](message, { ...details });
 // Each voice call's turn latency, as metrics per agent and spans to X-Ray, when it ends.
 const telemetry = startMediaTelemetry(telemetrySettings, log);
+
+// Any call may speak through ElevenLabs (the platform's voice or an organization's key): its SDK
+// is loaded before the first call, not during one.
+await loadElevenLabs();
 
 let service: MediaService;
 try {

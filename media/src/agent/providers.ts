@@ -4,7 +4,7 @@
  * to speech). Base URLs are settings so the local stack and tests can point the same code at the
  * fakes in local/fakes/, which speak the same protocols.
  */
-import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
+import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import { DeepgramSpeechToText } from './deepgram-speech-to-text.ts';
@@ -98,21 +98,36 @@ export class OpenAiChatModel implements LanguageModel {
   }
 }
 
+/**
+ * The ElevenLabs SDK, loaded once when first needed: its 12,000 modules take about 1.4 s of CPU to
+ * load, which every process importing this module paid (each test file of the media code among
+ * them) though only ElevenLabs voices use it. A media service loads it before it takes calls
+ * (media/src/main.ts, local/media-service.ts), so that no call waits on it.
+ */
+let elevenLabsSdk: Promise<typeof import('@elevenlabs/elevenlabs-js')> | undefined;
+export const loadElevenLabs = () => (elevenLabsSdk ??= import('@elevenlabs/elevenlabs-js'));
+
 export class ElevenLabsTextToSpeech implements TextToSpeech {
   readonly name = 'ElevenLabs';
-  private readonly client: ElevenLabsClient;
+  private client: Promise<ElevenLabsClient> | undefined;
   private readonly defaultVoice: string;
   private readonly model: string;
 
-  constructor(settings: { apiKey: string; baseUrl?: string; voice?: string; model?: string }) {
-    this.client = new ElevenLabsClient({
-      apiKey: settings.apiKey,
-      maxRetries: 0,
-      timeoutInSeconds: 15,
-      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-    });
+  constructor(private readonly settings: { apiKey: string; baseUrl?: string; voice?: string; model?: string }) {
     this.defaultVoice = settings.voice ?? DEFAULT_VOICES.elevenlabs;
     this.model = settings.model ?? VOICE_SETTINGS.ELEVENLABS_MODEL.default;
+  }
+
+  private clientOnce(): Promise<ElevenLabsClient> {
+    return (this.client ??= loadElevenLabs().then(
+      ({ ElevenLabsClient }) =>
+        new ElevenLabsClient({
+          apiKey: this.settings.apiKey,
+          maxRetries: 0,
+          timeoutInSeconds: 15,
+          ...(this.settings.baseUrl ? { baseUrl: this.settings.baseUrl } : {}),
+        }),
+    ));
   }
 
   async *stream(
@@ -122,7 +137,8 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
   ): AsyncIterable<Uint8Array> {
     try {
       // ulaw_8000 is the telephony format itself: no transcoding.
-      const audio = await this.client.textToSpeech.stream(
+      const client = await this.clientOnce();
+      const audio = await client.textToSpeech.stream(
         options.voice ?? this.defaultVoice,
         { text, modelId: this.model, outputFormat: 'ulaw_8000', languageCode: options.language.slice(0, 2) },
         { abortSignal: signal },
