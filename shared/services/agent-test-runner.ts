@@ -26,7 +26,6 @@ import { getRun } from '../repositories/runs-read.ts';
 import type { TestCase } from '../schemas/agent-tests.ts';
 import { createConversation } from './conversations.ts';
 import { modelFor } from './language-models.ts';
-import { callerLine } from './test-caller-line.ts';
 import { talkOverChat, type ChatTalk } from './test-conversation.ts';
 import { talkOverVoice } from './test-voice-conversation.ts';
 
@@ -180,7 +179,8 @@ export async function runAttempt(
       ? await talkOverVoice(conversation.session!, {
           ...talking,
           interrupts: testCase.caller.behaviour.includes('interrupts'),
-          line: await callerLine(testCase.caller.language),
+          // On demand: the media service's speech clients (and the SDKs behind them) only for a voice case.
+          line: await (await import('./test-caller-line.ts')).callerLine(testCase.caller.language),
         })
       : await talkOverChat(conversation.session!, talking);
   } catch (error) {
