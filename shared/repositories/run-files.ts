@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { s3 } from '../aws/clients.ts';
 import { loadConfig } from '../config.ts';
@@ -46,14 +47,16 @@ export async function putRunFileFromDisk(key: string, path: string, bytes: numbe
   const checksum = Buffer.alloc(4);
   checksum.writeUInt32BE(crc >>> 0);
   // The SDK retries no request whose body is a stream (it cannot read it again): each attempt
-  // here reads the file anew.
+  // here reads the file anew, through a descriptor of its own that the attempt closes whether or
+  // not the request read it (a failed attempt leaves no open file behind).
   for (let attempt = 1; ; attempt += 1) {
+    const file = await open(path);
     try {
       await s3().send(
         new PutObjectCommand({
           Bucket: bucket(),
           Key: key,
-          Body: createReadStream(path),
+          Body: file.createReadStream({ autoClose: false }),
           ContentLength: bytes,
           ContentType: contentType,
           ChecksumCRC32: checksum.toString('base64'),
@@ -63,6 +66,8 @@ export async function putRunFileFromDisk(key: string, path: string, bytes: numbe
     } catch (error) {
       if (attempt >= DISK_UPLOAD_ATTEMPTS) throw error;
       await sleep(200 * attempt);
+    } finally {
+      await file.close();
     }
   }
 }

@@ -1,6 +1,6 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,14 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 afterEach(() => s3.reset());
+
+/** How many of this process's descriptors are open on the recording (Linux's /proc). */
+const descriptorsOnFile = async () => {
+  const targets = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target === file).length;
+};
 
 const reset = () => Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
 
@@ -41,5 +49,9 @@ describe('putRunFileFromDisk', () => {
       'socket hang up',
     );
     expect(s3.commandCalls(PutObjectCommand)).toHaveLength(3);
+    // Each attempt's file is closed though no request read it (it was left open, then opened
+    // after the folder was gone: an uncaught ENOENT in the next file).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await descriptorsOnFile()).toBe(0);
   });
 });
