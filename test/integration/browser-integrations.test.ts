@@ -98,7 +98,11 @@ describe.skipIf(needsLocalStack)('the Integrations page (Chromium)', () => {
     await page.getByLabel(/^Retries after busy/).fill('0');
     await page.getByRole('button', { name: 'Create and start campaign' }).click();
     // Creating it reads the sheet through the local provider and stores its contacts: slow under load.
-    await page.waitForURL(/#\/campaigns\/\d+$/, { timeout: 60_000 });
+    await page.waitForURL(/#\/campaigns\/\d+$/, { timeout: 60_000 }).catch(async (error: Error) => {
+      // It timed out here in a few whole-suite runs only: say what the page showed instead.
+      const shown = await page.locator('form[aria-labelledby="sheet-campaign-title"]').innerText();
+      throw new Error(`${error.message}\nThe form showed: ${shown}`);
+    });
     const campaignId = Number(/#\/campaigns\/(\d+)$/.exec(page.url())![1]);
     const finished = await eventually(
       async () => {

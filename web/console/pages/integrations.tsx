@@ -199,7 +199,8 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
         onInput={(e) => setRetries(Number(e.currentTarget.value))}
       />
       <ErrorLine error={agents.error ?? create.error} />
-      <button type="submit" disabled={create.isPending}>
+      {/* Not before the agents are read: the campaign would go out with no agent (a 422). */}
+      <button type="submit" disabled={create.isPending || !agents.data?.length}>
         Create and start campaign
       </button>
     </form>
