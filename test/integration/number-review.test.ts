@@ -121,10 +121,16 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     const { client } = await platformTwilio();
     const owned = await client.incomingPhoneNumbers.list({ phoneNumber: number.phone_number, limit: 1 });
     expect(owned[0]?.voiceUrl).toMatch(/\/telephony\/twilio\/voice$/);
+    // The customer's subscriber (end_user_id 7) is named in the review at the provider, and in the event.
+    Object.assign(process.env, inject('stackEnv'));
+    const repository = await import('../../shared/repositories/numbers.ts');
+    const reviewed = await repository.getNumber(org.organizationId, number.id);
+    const bundle = await client.numbers.v2.regulatoryCompliance.bundles(reviewed!.review_reference!).fetch();
+    expect(bundle.friendlyName).toBe('end user 7: PL mobile Jan Nowak');
     const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined), 15_000, 100);
     expect(event).toMatchObject({
       type: 'number.approved',
-      data: { reviewed_by: 'provider', status: 'active', reason: null },
+      data: { reviewed_by: 'provider', status: 'active', reason: null, end_user_id: 7 },
     });
   });
 
@@ -152,7 +158,7 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined), 15_000, 100);
     expect(event).toMatchObject({
       type: 'number.rejected',
-      data: { reviewed_by: 'provider', status: 'rejected', reason },
+      data: { reviewed_by: 'provider', status: 'rejected', reason, end_user_id: 7 },
     });
   });
 
@@ -216,7 +222,12 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
       30_000,
       200,
     );
-    const common = { organization_id: org.organizationId, reviewed_by: 'operator', reviewed_at: expect.any(String) };
+    const common = {
+      organization_id: org.organizationId,
+      end_user_id: 7,
+      reviewed_by: 'operator',
+      reviewed_at: expect.any(String),
+    };
     expect(events.sort((a, b) => a.type.localeCompare(b.type))).toEqual([
       {
         type: 'number.approved',
