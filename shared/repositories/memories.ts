@@ -140,7 +140,7 @@ export async function listMemories(orgId: number, agentId: number, offset: numbe
  * Every memory stored before the due index (no `due_indexed`), page by page, at most `pageSize`
  * items read per request. A Scan: for the operator's one-off migration only, never on a request path.
  */
-export async function* memoriesBeforeDueIndex(pageSize = 100): AsyncGenerator<{ orgId: number; memory: Memory }[]> {
+export async function* memoriesBeforeDueIndex(pageSize = 1000): AsyncGenerator<{ orgId: number; memory: Memory }[]> {
   const pages = paginateScan(
     { client: db(), pageSize },
     {
