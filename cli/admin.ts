@@ -64,6 +64,10 @@ export const COMMANDS: Record<string, { synopsis: string; help: string }> = {
     synopsis: 'tools encrypt-headers',
     help: 'Encrypts the headers of agent tools stored before tool headers were encrypted at rest (KMS on AWS: set KMS_KEY_ID to the EncryptionKeyArn output). Idempotent and safe beside traffic: a tool is rewritten only while it still holds the plaintext read; prints how many were found, encrypted and skipped.',
   },
+  'tasks backfill-due': {
+    synopsis: 'tasks backfill-due [--due-after ISO_TIME]',
+    help: "Puts the memories stored before the due index into it: each open task gets its due entry, so it comes due (task.due, and its call where the agent allows it) at the schedule's next run on or after its due_at; with --due-after, a task due before that time is indexed but not announced. Idempotent and safe beside traffic: each memory is marked in a transaction that holds only while it is as read; prints how many were found, armed, indexed only and skipped.",
+  },
 };
 
 const usage = () =>
@@ -106,6 +110,7 @@ async function main(argv: string[]): Promise<void> {
       plan: { type: 'string' },
       usd: { type: 'string' },
       reason: { type: 'string' },
+      'due-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -204,6 +209,17 @@ async function main(argv: string[]): Promise<void> {
       const { found, encrypted, skipped } = await encryptPlaintextToolHeaders();
       console.log(
         `Tools with plaintext headers: ${found}; encrypted: ${encrypted}; skipped (changed meanwhile): ${skipped}`,
+      );
+      return;
+    }
+    case 'tasks backfill-due': {
+      const dueAfter = values['due-after'] === undefined ? undefined : new Date(values['due-after']);
+      if (dueAfter && Number.isNaN(dueAfter.getTime()))
+        throw new UsageError('--due-after must be an ISO 8601 time, e.g. 2026-11-01T00:00:00Z');
+      const { backfillDueTasks } = await import('../shared/services/memories.ts');
+      const { found, armed, indexed, skipped } = await backfillDueTasks({ dueAfter });
+      console.log(
+        `Memories stored before the due index: ${found}; tasks armed: ${armed}; indexed only: ${indexed}; skipped (changed meanwhile): ${skipped}`,
       );
       return;
     }

@@ -2075,7 +2075,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a number; the first month is charged to the balance
-         * @description The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. Polish mobile numbers need `consent: true`, `end_user_id` and `end_user` with the scan uploaded first (`end_user.document_id`, from `POST /phone-numbers/documents`; another organization's or an erased one: 422 on `["body","end_user","document_id"]`, nothing charged), and start `pending` (owned and assignable, no traffic, not renewed, `order_status: in_review`). The data and the scan go to the provider's regulatory review (Twilio: an EndUser and a SupportingDocument with the regulation's attribute names in a Bundle submitted for review; Telnyx: a requirement group with the number order); its verdict reaches the platform by signed callback and moves the number to `active` (bought, renewing monthly) or `rejected` (refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event.
+         * @description The charge and the number are written in one transaction (never one without the other); a balance below the price is a 400. Polish mobile numbers need `consent: true`, `end_user_id` and `end_user` with the scan uploaded first (`end_user.document_id`, from `POST /phone-numbers/documents`; another organization's or an erased one: 422 on `["body","end_user","document_id"]`, nothing charged), and start `pending` (owned and assignable, no traffic, not renewed, `order_status: in_review`). The data and the scan go to the provider's regulatory review (Twilio: an EndUser and a SupportingDocument with the regulation's attribute names in a Bundle submitted for review; Telnyx: a requirement group with the number order); its verdict reaches the platform by signed callback and moves the number to `active` (bought, renewing monthly) or `rejected` (refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event carrying the `end_user_id`, which the provider's review names too (Twilio's bundle and EndUser names, Telnyx's `customer_reference`).
          *
          *     **Example**
          *
@@ -5054,6 +5054,12 @@ export interface components {
             data: {
                 /**
                  * Format: int64
+                 * @description The purchase's `end_user_id`: your own id of the subscriber the number was bought for, also named in the provider's review (Twilio's bundle and EndUser, Telnyx's `customer_reference`). Null for a number bought without one.
+                 * @example 1042
+                 */
+                end_user_id: number | null;
+                /**
+                 * Format: int64
                  * @description The number (`GET /numbers/{number_id}`).
                  * @example 12
                  */
@@ -5118,6 +5124,12 @@ export interface components {
         /** @description A number held `pending` for regulatory review was rejected, with the reviewer's reason: its price is refunded and it never carries traffic. */
         NumberRejectedEvent: {
             data: {
+                /**
+                 * Format: int64
+                 * @description The purchase's `end_user_id`: your own id of the subscriber the number was bought for, also named in the provider's review (Twilio's bundle and EndUser, Telnyx's `customer_reference`). Null for a number bought without one.
+                 * @example 1042
+                 */
+                end_user_id: number | null;
                 /**
                  * Format: int64
                  * @description The number (`GET /numbers/{number_id}`).
@@ -5325,7 +5337,7 @@ export interface components {
             end_user?: components["schemas"]["EndUser"];
             /**
              * Format: int64
-             * @description Your own identifier of the subscriber (the end user in your system) the number is bought for; stored with the number and the regulatory review, so a review can be traced back to your customer. Required only for numbers that need a regulatory review (Polish mobile numbers); optional otherwise.
+             * @description Your own identifier of the subscriber (the end user in your system) the number is bought for; stored with the number and sent with the regulatory review, so a review can be traced back to your customer: it leads the Twilio bundle's and EndUser's friendly names (`end user 1042: …`) and is part of the Telnyx `customer_reference` (`number-<organization>-<number>-end-user-1042`), and `number.approved` / `number.rejected` carry it. Required only for numbers that need a regulatory review (Polish mobile numbers); optional otherwise.
              * @example 1042
              */
             end_user_id?: number | null;
@@ -19331,6 +19343,7 @@ export interface operations {
                  *         "organization_id": 1,
                  *         "number_id": 12,
                  *         "phone_number": "+48512345678",
+                 *         "end_user_id": 1042,
                  *         "reviewed_by": "provider",
                  *         "reviewed_at": "2026-11-23T10:15:42.000Z",
                  *         "status": "active",
@@ -19382,6 +19395,7 @@ export interface operations {
                  *         "organization_id": 1,
                  *         "number_id": 12,
                  *         "phone_number": "+48512345678",
+                 *         "end_user_id": 1042,
                  *         "reviewed_by": "provider",
                  *         "reviewed_at": "2026-11-23T10:15:42.000Z",
                  *         "status": "rejected",

@@ -87,3 +87,14 @@ export function afterCallAttempt(
     }
   }
 }
+
+/**
+ * What the migration of memories stored before the due index (`tasks backfill-due`) does with one:
+ * `arm` its due entry (an open task with `due_at`, unless it was due before `dueAfter`, which the
+ * operator may choose not to announce so late) or only `index` it (notes, ticked-off tasks, tasks
+ * left overdue): either way the memory is marked as kept by the index, so a rerun leaves it alone.
+ */
+export function backfillStep(memory: TaskState, dueAfter?: Date): 'arm' | 'index' {
+  if (!isOpenTask(memory)) return 'index';
+  return dueAfter && Date.parse(memory.due_at) < dueAfter.getTime() ? 'index' : 'arm';
+}

@@ -14,6 +14,23 @@ export interface EndUserData {
   document_id?: number;
 }
 
+/**
+ * How a review is traced back to the customer's subscriber at the provider: `end_user_id` (the
+ * customer's own id of the subscriber the number is bought for) leads the name Twilio shows for
+ * the bundle and its EndUser (at most 64 characters: the id is kept whole, the rest cut), and is part
+ * of the `customer_reference` Telnyx keeps on the document, the requirement group and the number
+ * order (the platform's number first, which makes it unique: the order's group is found by it).
+ */
+export const MAX_TWILIO_FRIENDLY_NAME = 64;
+
+export function twilioReviewName(endUserId: number, description: string): string {
+  return `end user ${endUserId}: ${description}`.slice(0, MAX_TWILIO_FRIENDLY_NAME);
+}
+
+export function telnyxCustomerReference(organizationId: number, numberId: number, endUserId: number): string {
+  return `number-${organizationId}-${numberId}-end-user-${endUserId}`;
+}
+
 /** What a document upload may be: the types both providers accept for identity documents. */
 export const DOCUMENT_CONTENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png'] as const;
 export type DocumentContentType = (typeof DOCUMENT_CONTENT_TYPES)[number];

@@ -114,6 +114,7 @@ export async function emitNumberReviewed(
     organization_id: number.organization_id,
     number_id: number.id,
     phone_number: number.phone_number,
+    end_user_id: number.end_user_id,
     reviewed_by: reviewedBy,
     reviewed_at: now.toISOString(),
   };

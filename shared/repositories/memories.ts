@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dueEntryChange } from '../domain/due-tasks.ts';
 import { memoryIndex, MEMORY_SLOTS } from '../domain/memories.ts';
@@ -8,7 +8,7 @@ import { keys, stripKeys } from './keys.ts';
 import { countQuery, db, queryItems, refusedAt, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 const fromItem = (item: Record<string, unknown>): Memory => {
-  const { type: _type, ...memory } = stripKeys(item);
+  const { type: _type, due_indexed: _indexed, ...memory } = stripKeys(item);
   return { contact: null, ...memory } as unknown as Memory;
 };
 
@@ -21,10 +21,15 @@ function indexKeys(orgId: number, memory: Memory): { gsi1pk?: string; gsi1sk?: s
     : { gsi1pk: keys.notesAbout(orgId, memory.workflow_id, index.contact), gsi1sk: index.order };
 }
 
+/**
+ * `due_indexed`: written since the due index existed, so its due entry follows its writes. A memory
+ * without it was stored before, and only the migration (backfillDueIndex) arms its task.
+ */
 const memoryItem = (orgId: number, memory: Memory) => ({
   ...keys.memory(orgId, memory.workflow_id, memory.id),
   ...indexKeys(orgId, memory),
   type: 'memory',
+  due_indexed: true,
   ...memory,
 });
 
@@ -129,4 +134,71 @@ export async function listMemories(orgId: number, agentId: number, offset: numbe
     queryItems(listQuery(orgId, agentId), offset, limit),
   ]);
   return { items: items.map(fromItem), totalCount };
+}
+
+/**
+ * Every memory stored before the due index (no `due_indexed`), page by page, at most `pageSize`
+ * items read per request. A Scan: for the operator's one-off migration only, never on a request path.
+ */
+export async function* memoriesBeforeDueIndex(pageSize = 1000): AsyncGenerator<{ orgId: number; memory: Memory }[]> {
+  const pages = paginateScan(
+    { client: db(), pageSize },
+    {
+      TableName: tableName(),
+      FilterExpression: '#type = :memory AND attribute_not_exists(due_indexed)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':memory': 'memory' },
+    },
+  );
+  for await (const page of pages) {
+    yield (page.Items ?? []).flatMap((item) => {
+      const orgId = Number(/^ORG#(\d+)#/.exec(String(item.pk))?.[1]);
+      return Number.isInteger(orgId) ? [{ orgId, memory: fromItem(item) }] : [];
+    });
+  }
+}
+
+/**
+ * Brings a memory stored before the due index into it: marks it `due_indexed`, gives it the index
+ * keys a call reads it by, and with `arm` puts its task's due entry, in one transaction that holds
+ * only while the memory is as read (not rewritten through the API meanwhile, which indexes it
+ * itself). A due entry already there (armed meanwhile) is kept as it is, not armed again.
+ * `skipped` when the memory changed or went since it was read.
+ */
+export async function backfillDueIndex(
+  orgId: number,
+  memory: Memory,
+  arm: boolean,
+): Promise<'armed' | 'indexed' | 'skipped'> {
+  const index = indexKeys(orgId, memory);
+  const mark: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: keys.memory(orgId, memory.workflow_id, memory.id),
+      UpdateExpression: `SET due_indexed = :marked${index.gsi1pk ? ', gsi1pk = :pk, gsi1sk = :sk' : ''}`,
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(due_indexed) AND updated_at = :read',
+      ExpressionAttributeValues: {
+        ':marked': true,
+        ':read': memory.updated_at,
+        ...(index.gsi1pk ? { ':pk': index.gsi1pk, ':sk': index.gsi1sk } : {}),
+      },
+    },
+  };
+  if (arm) {
+    const entry = dueEntryWrite(orgId, memory.workflow_id, memory.id, { arm: memory.due_at! });
+    try {
+      await sendTransaction([mark, { Put: { ...entry.Put!, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+      return 'armed';
+    } catch (error) {
+      if (refusedAt(error, 0)) return 'skipped';
+      if (!refusedAt(error, 1)) throw error;
+    }
+  }
+  try {
+    await db().send(new UpdateCommand(mark.Update!));
+    return 'indexed';
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return 'skipped';
+    throw error;
+  }
 }

@@ -119,9 +119,10 @@ export const PurchaseNumberRequest = z
       .optional()
       .openapi({
         description:
-          'Your own identifier of the subscriber (the end user in your system) the number is bought for; stored with the number and the ' +
-          'regulatory review, so a review can be traced back to your customer. Required only for numbers that need a regulatory review ' +
-          '(Polish mobile numbers); optional otherwise.',
+          'Your own identifier of the subscriber (the end user in your system) the number is bought for; stored with the number and sent with the ' +
+          "regulatory review, so a review can be traced back to your customer: it leads the Twilio bundle's and EndUser's friendly names " +
+          '(`end user 1042: …`) and is part of the Telnyx `customer_reference` (`number-<organization>-<number>-end-user-1042`), and ' +
+          '`number.approved` / `number.rejected` carry it. Required only for numbers that need a regulatory review (Polish mobile numbers); optional otherwise.',
         example: 1042,
       }),
     consent: z.boolean().default(false),

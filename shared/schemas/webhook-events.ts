@@ -170,6 +170,11 @@ const NumberReviewedData = z.object({
   organization_id: documentedInt(z.int()).openapi({ example: 1 }),
   number_id: documentedInt(z.int()).openapi({ description: 'The number (`GET /numbers/{number_id}`).', example: 12 }),
   phone_number: z.string().max(32).openapi({ example: '+48512345678' }),
+  end_user_id: documentedInt(z.int()).nullable().openapi({
+    description:
+      "The purchase's `end_user_id`: your own id of the subscriber the number was bought for, also named in the provider's review (Twilio's bundle and EndUser, Telnyx's `customer_reference`). Null for a number bought without one.",
+    example: 1042,
+  }),
   reason: z
     .string()
     .max(MAX_NAME_CHARS * 4)
@@ -315,6 +320,7 @@ const sampleNumberReview = {
   organization_id: 1,
   number_id: 12,
   phone_number: '+48512345678',
+  end_user_id: 1042,
   reviewed_by: 'provider' as const,
   reviewed_at: SAMPLE_TIME,
 };

@@ -1,3 +1,4 @@
+import { backfillStep } from '../domain/due-tasks.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { randomAlphanumeric } from '../domain/ids.ts';
 import { pageInfo, pageOffset, type PageRequest } from '../domain/pagination.ts';
@@ -82,4 +83,27 @@ export async function listMemories(orgId: number, agentRef: string, page: PageRe
   const agent = await getAgent(orgId, agentRef);
   const { items, totalCount } = await repository.listMemories(orgId, agent.id, pageOffset(page), page.limit);
   return { items, ...pageInfo(page, totalCount) };
+}
+
+/**
+ * The migration of memories stored before the due index (operator CLI, `npm run admin -- tasks
+ * backfill-due`): each open task gets the due entry a write through the API would have given it,
+ * so it comes due (`task.due`, and its call where the agent allows it) at the dueTasks schedule's
+ * next run on or after its `due_at`; with `dueAfter`, a task due before it is indexed but not
+ * announced. Every memory found is marked as kept by the index, in the same conditional
+ * transaction, so a rerun (or one after an interruption) finds only what is left and a memory
+ * written meanwhile is not touched: idempotent, safe beside traffic. A Scan, paged.
+ */
+export async function backfillDueTasks(
+  options: { dueAfter?: Date; pageSize?: number } = {},
+): Promise<{ found: number; armed: number; indexed: number; skipped: number }> {
+  const counts = { found: 0, armed: 0, indexed: 0, skipped: 0 };
+  for await (const page of repository.memoriesBeforeDueIndex(options.pageSize)) {
+    for (const { orgId, memory } of page) {
+      counts.found += 1;
+      const arm = backfillStep(memory, options.dueAfter) === 'arm';
+      counts[await repository.backfillDueIndex(orgId, memory, arm)] += 1;
+    }
+  }
+  return counts;
 }

@@ -190,6 +190,7 @@ export async function purchaseNumber(
               country: request.country_code,
               type: request.number_type,
               endUser: request.end_user!,
+              endUserId: request.end_user_id!,
               document: document!,
               email: regulatoryEmail(),
             })

@@ -268,12 +268,14 @@ export interface RegulatoryReview {
     country: string;
     type: NumberType;
     endUser: EndUserData;
+    /** The customer's own id of the subscriber (the purchase's `end_user_id`), named in the review (Twilio's friendly names). */
+    endUserId: number;
     document: RegulatoryDocument;
     /** Where the provider's news of the review goes (Twilio requires one per bundle). */
     email: string;
     /** Twilio's bundle StatusCallback (signed); Telnyx sends its number-order events to the account's webhook instead. */
     statusCallbackUrl: string;
-    /** The platform's reference of the number at the provider (Telnyx's customer_reference). */
+    /** The platform's reference of the number and its subscriber at the provider (Telnyx's customer_reference). */
     customerReference: string;
   }): Promise<{ reference: string }>;
   /** The review as the provider has it now; an approval that already bought the number (Telnyx's order) names it. */

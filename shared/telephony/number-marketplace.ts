@@ -1,4 +1,5 @@
 import { NUMBER_TYPES, type NumberType } from '../domain/number-pricing.ts';
+import { telnyxCustomerReference } from '../domain/regulatory-review.ts';
 import { ProviderError, type AvailableNumber, type RegulatoryReview } from './adapter.ts';
 import { platformAccount } from './accounts.ts';
 import { requiredSetting } from '../config/settings.ts';
@@ -72,7 +73,7 @@ export async function submitForReview(
   return regulatory.submitForReview({
     ...request,
     statusCallbackUrl: reviewCallbackUrl(provider, numberRef),
-    customerReference: `number-${request.organizationId}-${request.numberId}`,
+    customerReference: telnyxCustomerReference(request.organizationId, request.numberId, request.endUserId),
   });
 }
 

@@ -1,5 +1,5 @@
 import type twilio from 'twilio';
-import { twilioBundleVerdict, twilioRegulationItems } from '../domain/regulatory-review.ts';
+import { twilioBundleVerdict, twilioRegulationItems, twilioReviewName } from '../domain/regulatory-review.ts';
 import { ProviderError, type CallbackRequest, type RegulatoryDocument, type RegulatoryReview } from './adapter.ts';
 import type { TwilioCredentials } from './twilio.ts';
 import { formParams } from './webhook-fields.ts';
@@ -61,12 +61,12 @@ export function twilioRegulatoryReview(
   rethrow: (error: unknown, what: string) => never,
 ): RegulatoryReview {
   return {
-    async submitForReview({ country, type, endUser, document, email, statusCallbackUrl }) {
+    async submitForReview({ country, type, endUser, endUserId, document, email, statusCallbackUrl }) {
       const compliance = client.numbers.v2.regulatoryCompliance;
       const items = twilioRegulationItems(endUser);
       try {
         const bundle = await compliance.bundles.create({
-          friendlyName: `${country} ${type} ${endUser.name}`.slice(0, 64),
+          friendlyName: twilioReviewName(endUserId, `${country} ${type} ${endUser.name}`),
           email,
           statusCallback: statusCallbackUrl,
           isoCountry: country,
@@ -74,7 +74,7 @@ export function twilioRegulatoryReview(
           endUserType: items.endUserType,
         });
         const subscriber = await compliance.endUsers.create({
-          friendlyName: endUser.name.slice(0, 64),
+          friendlyName: twilioReviewName(endUserId, endUser.name),
           type: items.endUserType,
           attributes: items.endUserAttributes,
         });

@@ -3,7 +3,8 @@
  * the API's own message), create an agent, place a test call and watch it complete, play its
  * recording beside the transcript with the line being said highlighted, find the call with the
  * list's filters, run a campaign from a CSV upload to completed and download its report, create
- * and revoke a key, retry a webhook delivery, see usage and keep a Do-not-call list; every page
+ * and revoke a key, retry a webhook delivery, see usage and keep a Do-not-call list, buy numbers (a
+ * Polish mobile through its subscriber's form and the provider's review); every page
  * (the Talk section and an agent's open talk panel too) through axe. Loopback only.
  */
 import { readFile } from 'node:fs/promises';
@@ -351,8 +352,9 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.close();
   });
 
-  it('finds a number in the marketplace, buys it and makes an agent answer it', async () => {
-    await fundOrganization(org.organizationId, 5);
+  it('finds a number in the marketplace, buys it and makes an agent answer it; a Polish mobile through its regulatory review', async () => {
+    // A British mobile (3 USD), then two Polish ones (4 USD each, the rejected one refunded).
+    await fundOrganization(org.organizationId, 12);
     await api.request('POST', '/agents', { key: org.key, body: { name: 'Front desk' } });
     const page = await signedIn('numbers');
     // British mobiles: no other suite buys them, so the first offer stays free while suites run at once
@@ -375,6 +377,56 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
       })
       .toBe('Front desk');
     await saveScreenshot(page, 'console-numbers');
+
+    // A Polish mobile needs the subscriber's data, scan and consent: its Buy opens their form. The
+    // local reviewers decide by the document number (local/carrier/regulatory-reviewers.ts), 200 ms
+    // after the submission in the tests' stack: REJECT… is refused with a reason, anything else approved.
+    await page.getByLabel('Country (ISO code)').fill('PL');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const submitted: string[] = [];
+    for (const documentNumber of ['REJECT-7', 'ABC123456']) {
+      const rows = forSale.getByRole('row');
+      await rows.nth(1).waitFor();
+      await expect.poll(() => rows.nth(1).getByRole('cell').nth(1).textContent()).toBe('mobile (regulatory review)');
+      // Offers from the middle of the list: number-review.test.ts and others buy from its ends meanwhile.
+      const offers = (await forSale.locator('tbody tr td:first-child').allTextContents()).filter(
+        (offer) => !submitted.includes(offer),
+      );
+      const offer = offers[Math.floor(offers.length / 2)]!;
+      await page.getByRole('button', { name: `Buy ${offer}` }).click();
+      const form = page.getByRole('form', { name: `Subscriber of ${offer}` });
+      await form.waitFor();
+      await page.getByLabel("Subscriber's name").fill('Jan Nowak');
+      await page.getByLabel("Subscriber's address").fill('ul. Długa 2, Gdańsk');
+      await page.getByLabel('Identity document').selectOption('id_card');
+      await page.getByLabel('Document number').fill(documentNumber);
+      await page.getByLabel('Scan of the document').setInputFiles({
+        name: 'id-card.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+      });
+      await page.getByLabel('Your id of this subscriber').fill('1042');
+      await page.getByLabel('The subscriber consents').check();
+      await page.getByRole('button', { name: `Submit ${offer} for review` }).click();
+      // The purchase's answer is the number pending, before any verdict.
+      await expect.poll(() => form.getByRole('status').textContent()).toBe(`Submitted ${offer} for review (pending).`);
+      submitted.push(offer);
+    }
+    // The subscriber's form, open, meets WCAG too (the audit below sees the page without it).
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const [rejected, approved] = submitted as [string, string];
+    const owned = page.getByRole('table', { name: 'Numbers of the organization' });
+    const cellsOf = (number: string) => owned.getByRole('row').filter({ hasText: number }).getByRole('cell');
+    // The list reads itself again while a number is pending, until the provider's verdicts.
+    await expect.poll(() => cellsOf(approved).nth(2).textContent()).toBe('active');
+    await expect.poll(() => cellsOf(rejected).nth(2).textContent()).toBe('rejected');
+    expect(await cellsOf(rejected).nth(3).textContent()).toMatch(/REJECT-7 could not be verified/);
+    expect(await cellsOf(approved).nth(3).textContent()).toBe('');
+    const numbers = await api.request('GET', '/phone-numbers?limit=100', { key: org.key });
+    expect(
+      numbers.body.items.find((number: { phone_number: string }) => number.phone_number === approved),
+    ).toMatchObject({ status: 'active', order_status: 'completed' });
+    expect(offLoopback).toEqual([]);
     await page.close();
   });
 

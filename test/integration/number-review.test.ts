@@ -7,7 +7,7 @@
  * operator's override (the CLI's `number approve|reject`, here its service) decides a review the
  * provider holds. Either way `number.approved` / `number.rejected` reaches the webhooks.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import {
   apiClient,
   fundOrganization,
@@ -81,6 +81,15 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
       },
     });
     expect(scan.body).not.toHaveProperty('wrapped_key');
+    // Stored sealed (AES-256-GCM under a data key of its own): the bucket holds no byte of the scan in the clear.
+    Object.assign(process.env, inject('stackEnv'));
+    const stored = await import('../../shared/repositories/number-documents.ts');
+    expect(await stored.getDocument(org.organizationId, scan.body.id)).toMatchObject({
+      wrapped_key: expect.any(String),
+    });
+    const sealed = await stored.readSealedDocument(org.organizationId, scan.body.id);
+    expect(sealed.length).toBeGreaterThan(scan.body.size_bytes);
+    expect(sealed.includes(Buffer.from('%PDF'))).toBe(false);
     const text = await uploadScan(org.key, new Blob(['hello'], { type: 'text/plain' }), 'id.txt');
     expect(text.status).toBe(415);
     const disguised = await uploadScan(org.key, new Blob(['hello'], { type: 'image/png' }), 'id.png');
@@ -98,6 +107,8 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     expect((await erase(stranger.key)).status).toBe(404);
     expect((await erase(org.key)).status).toBe(204);
     expect((await erase(org.key)).status).toBe(404);
+    await expect(stored.readSealedDocument(org.organizationId, scan.body.id)).rejects.toThrow();
+    expect(await stored.getDocument(org.organizationId, scan.body.id)).toBeUndefined();
   });
 
   it('approves at the provider: the bundle’s callback buys the number with it and sends number.approved', async () => {
@@ -121,10 +132,16 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     const { client } = await platformTwilio();
     const owned = await client.incomingPhoneNumbers.list({ phoneNumber: number.phone_number, limit: 1 });
     expect(owned[0]?.voiceUrl).toMatch(/\/telephony\/twilio\/voice$/);
+    // The customer's subscriber (end_user_id 7) is named in the review at the provider, and in the event.
+    Object.assign(process.env, inject('stackEnv'));
+    const repository = await import('../../shared/repositories/numbers.ts');
+    const reviewed = await repository.getNumber(org.organizationId, number.id);
+    const bundle = await client.numbers.v2.regulatoryCompliance.bundles(reviewed!.review_reference!).fetch();
+    expect(bundle.friendlyName).toBe('end user 7: PL mobile Jan Nowak');
     const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined), 15_000, 100);
     expect(event).toMatchObject({
       type: 'number.approved',
-      data: { reviewed_by: 'provider', status: 'active', reason: null },
+      data: { reviewed_by: 'provider', status: 'active', reason: null, end_user_id: 7 },
     });
   });
 
@@ -152,7 +169,7 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     const [event] = await eventually(() => (eventsOf(number.id).length ? eventsOf(number.id) : undefined), 15_000, 100);
     expect(event).toMatchObject({
       type: 'number.rejected',
-      data: { reviewed_by: 'provider', status: 'rejected', reason },
+      data: { reviewed_by: 'provider', status: 'rejected', reason, end_user_id: 7 },
     });
   });
 
@@ -188,6 +205,8 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
 
     Object.assign(process.env, inject('stackEnv'));
     const { reviewNumber } = await import('../../shared/services/numbers.ts');
+    const { logger } = await import('../../shared/observability/logger.ts');
+    const logged = vi.spyOn(logger, 'info');
     // A review the provider has not approved cannot be bought: 409, the number stays pending.
     await expect(reviewNumber(org.organizationId, rejected.id, 'approve')).rejects.toThrow(
       /not decided the review yet/,
@@ -208,6 +227,19 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
       await reviewNumber(org.organizationId, rejected.id, 'reject', 'The identity document has expired'),
     ).toMatchObject({ status: 'rejected' });
 
+    const overrides = logged.mock.calls.filter(
+      ([message]) => message === 'Regulatory review overridden by the operator',
+    );
+    logged.mockRestore();
+    expect(overrides.map(([, fields]) => fields)).toEqual([
+      { organizationId: org.organizationId, numberId: approved.id, decision: 'approve', reason: null },
+      {
+        organizationId: org.organizationId,
+        numberId: rejected.id,
+        decision: 'reject',
+        reason: 'The identity document has expired',
+      },
+    ]);
     const events = await eventually(
       () => {
         const both = [...eventsOf(approved.id), ...eventsOf(rejected.id)];
@@ -216,7 +248,12 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
       30_000,
       200,
     );
-    const common = { organization_id: org.organizationId, reviewed_by: 'operator', reviewed_at: expect.any(String) };
+    const common = {
+      organization_id: org.organizationId,
+      end_user_id: 7,
+      reviewed_by: 'operator',
+      reviewed_at: expect.any(String),
+    };
     expect(events.sort((a, b) => a.type.localeCompare(b.type))).toEqual([
       {
         type: 'number.approved',

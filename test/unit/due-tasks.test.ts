@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterCallAttempt,
+  backfillStep,
   dueEntryChange,
   dueStep,
   MAX_DUE_CALL_ATTEMPTS,
@@ -45,6 +46,25 @@ describe('dueEntryChange: what a memory write does to its due entry', () => {
     ['a note becomes a task: armed', { due_at: null, done: false }, open, 'arm'],
   ] as const)('%s', (_name, before, after, expected) => {
     expect(dueEntryChange(before, after)).toBe(expected);
+  });
+});
+
+describe('backfillStep: what the migration does with a memory stored before the due index', () => {
+  it.each([
+    ['an open task: armed', open, undefined, 'arm'],
+    [
+      'the same instant as --due-after in another offset: armed',
+      { due_at: '2026-11-24T10:00:00+01:00', done: false },
+      new Date(DUE),
+      'arm',
+    ],
+    ['an open task due before --due-after: indexed, not announced', open, new Date(LATER), 'index'],
+    ['an open task due at --due-after: armed', open, new Date(DUE), 'arm'],
+    ['an open task due after --due-after: armed', { due_at: LATER, done: false }, new Date(DUE), 'arm'],
+    ['a ticked-off task: indexed only', { due_at: DUE, done: true }, undefined, 'index'],
+    ['a note: indexed only', { due_at: null, done: false }, undefined, 'index'],
+  ] as const)('%s', (_name, memory, dueAfter, expected) => {
+    expect(backfillStep(memory, dueAfter)).toBe(expected);
   });
 });
 

@@ -4,10 +4,12 @@ import {
   documentRefusal,
   sniffDocumentType,
   splitName,
+  telnyxCustomerReference,
   telnyxOrderVerdict,
   telnyxRequirementValue,
   twilioBundleVerdict,
   twilioRegulationItems,
+  twilioReviewName,
   type EndUserData,
 } from '../../shared/domain/regulatory-review.ts';
 
@@ -146,5 +148,25 @@ describe('regulatory review rules', () => {
     [['Jan', 'ABC1'], false, { status: 'rejected', reason: 'An identity document is required' }],
   ])('the local reviewers decide %j (document %s)', (values, hasDocument, verdict) => {
     expect(localReviewVerdict({ values, hasDocument })).toEqual(verdict);
+  });
+});
+
+describe("end_user_id in the provider's review (the customer's subscriber traced back)", () => {
+  it.each([
+    ['leads the name', 1042, 'PL mobile Anna Maria Kowalska', 'end user 1042: PL mobile Anna Maria Kowalska'],
+    [
+      'a long name is cut, the id kept whole',
+      2147483647,
+      'PL mobile Przedsiębiorstwo Handlowo-Usługowe Kowalski i Wspólnicy',
+      'end user 2147483647: PL mobile Przedsiębiorstwo Handlowo-Usługow',
+    ],
+  ])('Twilio friendly name: %s', (_name, endUserId, description, expected) => {
+    const name = twilioReviewName(endUserId, description);
+    expect(name).toBe(expected);
+    expect(name.length).toBeLessThanOrEqual(64);
+  });
+
+  it("is part of Telnyx's customer_reference, after the platform's number that makes it unique", () => {
+    expect(telnyxCustomerReference(3, 17, 1042)).toBe('number-3-17-end-user-1042');
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTelnyx, type LocalTelnyx, type SimulatedTelnyxAccount } from '../../local/carrier/telnyx-wire.ts';
-import type { EndUserData } from '../../shared/domain/regulatory-review.ts';
+import { telnyxCustomerReference, type EndUserData } from '../../shared/domain/regulatory-review.ts';
 import type { CallbackRequest } from '../../shared/telephony/adapter.ts';
 import { telnyxAdapter } from '../../shared/telephony/telnyx.ts';
 
@@ -62,6 +62,7 @@ const submit = (e164: string, endUser: EndUserData, reference: string) =>
     country: 'PL',
     type: 'mobile',
     endUser,
+    endUserId: 1042,
     document: { fileName: 'id.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF-1.4 scan') },
     email: 'numbers@localhost',
     statusCallbackUrl: 'http://127.0.0.1:9/unused',
@@ -79,7 +80,7 @@ describe('Telnyx regulatory review', () => {
   it('orders the number with a requirement group of the regulation’s requirements; approval completes the order', async () => {
     const e164 = await polishMobile();
     const callback = nextCallback();
-    const { reference } = await submit(e164, endUser('ABC123456'), 'number-1-1');
+    const { reference } = await submit(e164, endUser('ABC123456'), telnyxCustomerReference(1, 1, 1042));
     const requests = telnyx.requests.filter((each) => each.method === 'POST').slice(-4);
     expect(requests.map((each) => each.path)).toEqual([
       '/v2/documents',
@@ -91,7 +92,8 @@ describe('Telnyx regulatory review', () => {
       action: 'ordering',
       country_code: 'PL',
       phone_number_type: 'mobile',
-      customer_reference: 'number-1-1',
+      // The customer's subscriber (end_user_id 1042) traced at Telnyx, on the group and the order.
+      customer_reference: 'number-1-1-end-user-1042',
       regulatory_requirements: [
         { field_value: 'Jan Nowak' },
         { field_value: 'ABC123456' },
@@ -101,6 +103,7 @@ describe('Telnyx regulatory review', () => {
     });
     expect(requests[3]!.body).toMatchObject({
       connection_id: account.connection_id,
+      customer_reference: 'number-1-1-end-user-1042',
       phone_numbers: [{ phone_number: e164, requirement_group_id: expect.any(String) }],
     });
 
@@ -118,7 +121,7 @@ describe('Telnyx regulatory review', () => {
   it('a declined requirement fails the order, its name the reason', async () => {
     const e164 = await polishMobile();
     const callback = nextCallback();
-    const { reference } = await submit(e164, endUser('REJECT-9'), 'number-1-2');
+    const { reference } = await submit(e164, endUser('REJECT-9'), telnyxCustomerReference(1, 2, 1042));
     expect(adapter().regulatoryReview!.parseReviewCallback(await callback)).toMatchObject({ reference, e164 });
     expect(await adapter().regulatoryReview!.reviewStatus(reference)).toEqual({
       decision: 'reject',

@@ -83,7 +83,8 @@ export const numberRoutes = {
       'another organization\'s or an erased one: 422 on `["body","end_user","document_id"]`, nothing charged), and start `pending` (owned and assignable, no traffic, not renewed, `order_status: in_review`). ' +
       "The data and the scan go to the provider's regulatory review (Twilio: an EndUser and a SupportingDocument with the regulation's attribute names in a Bundle submitted for review; " +
       'Telnyx: a requirement group with the number order); its verdict reaches the platform by signed callback and moves the number to `active` (bought, renewing monthly) or `rejected` ' +
-      '(refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event.',
+      '(refunded, `order_status_reason` says why, the scan erased), with a `number.approved` / `number.rejected` webhook event carrying the `end_user_id`, ' +
+      "which the provider's review names too (Twilio's bundle and EndUser names, Telnyx's `customer_reference`).",
     request: { body: PurchaseNumberRequest },
     responses: {
       200: { description: 'Phone number', schema: PhoneNumber },

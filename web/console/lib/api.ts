@@ -123,3 +123,16 @@ export async function extractText(api: Api, file: File, purpose: 'knowledge' | '
   );
   return extracted.text;
 }
+
+/** Uploads the scan of a subscriber's identity document (PDF, JPEG or PNG) for a regulated number's review: its id. */
+export async function uploadNumberDocument(api: Api, file: File): Promise<number> {
+  const form = new FormData();
+  form.append('file', file);
+  const uploaded = await answer(
+    api.POST('/phone-numbers/documents', {
+      body: form as unknown as Schemas['NumberDocumentUpload'],
+      bodySerializer: (body) => body as unknown as FormData,
+    }),
+  );
+  return uploaded.id;
+}

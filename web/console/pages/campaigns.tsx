@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
 import { answer, type Connection, detailOf, download, type Schemas, useApi, useConnection } from '../lib/api.ts';
 import { contactsCsv } from '../lib/contacts-file.ts';
+import { retryConfigOf } from '../lib/retry-config.ts';
 import { href, navigate } from '../lib/route.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
@@ -109,15 +110,7 @@ function NewCampaign() {
         workflow_id: agentId || (agents.data?.[0]?.public_id ?? ''),
         source_type: source,
         source_id: source === 'csv' ? (file?.name ?? '') : '',
-        retry_config: {
-          enabled: retries > 0,
-          max_retries: retries,
-          retry_delay_seconds: retryDelay,
-          retry_on_busy: true,
-          retry_on_no_answer: true,
-          retry_on_voicemail: false,
-          smart_timing: false,
-        },
+        retry_config: retryConfigOf(retries, retryDelay),
         ...(source === 'csv'
           ? { source_config: { csv_text: file ? await contactsCsv(file) : '' } }
           : { manual_contacts: manualContacts(contacts) }),

@@ -6,6 +6,7 @@
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useEffect, useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
+import { retryConfigOf } from '../lib/retry-config.ts';
 import { navigate } from '../lib/route.ts';
 import {
   consentRedirectUri,
@@ -149,15 +150,7 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
             source_type: 'google-sheet',
             source_id: sheet.id,
             source_config: { connection_id: connection.id },
-            retry_config: {
-              enabled: retries > 0,
-              max_retries: retries,
-              retry_delay_seconds: 3600,
-              retry_on_busy: true,
-              retry_on_no_answer: true,
-              retry_on_voicemail: false,
-              smart_timing: false,
-            },
+            retry_config: retryConfigOf(retries),
           },
         }),
       );

@@ -1,10 +1,22 @@
-/** Phone numbers: the organization's numbers and the agent each answers with, the marketplace, purchase. */
+/**
+ * Phone numbers: the organization's numbers (a pending one's regulatory review, a rejected one's
+ * reason) and the agent each answers with, the marketplace, purchase; a number that needs a
+ * regulatory review (a Polish mobile) is bought with its subscriber's data, document scan and consent.
+ */
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { answer, type Schemas, useApi } from '../lib/api.ts';
+import { answer, type Schemas, uploadNumberDocument, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
 type NumberType = Schemas['PurchaseNumberRequest']['number_type'];
+type Offer = Schemas['MarketplaceNumber'];
+
+/** How often the list is read again while a number awaits its review (the provider decides it). */
+const REVIEW_REFRESH_MS = 2000;
+
+/** A number's review as the list shows it: what a pending one waits for, why a rejected one was refused. */
+const reviewOf = (number: Schemas['PhoneNumber']): string =>
+  number.status === 'pending' || number.status === 'rejected' ? (number.order_status_reason ?? '') : '';
 
 export function NumbersPage() {
   const api = useApi();
@@ -12,6 +24,8 @@ export function NumbersPage() {
   const numbers = useQuery({
     queryKey: ['phone-numbers', page],
     queryFn: () => answer(api.GET('/phone-numbers', { params: { query: { page, limit: 20 } } })),
+    refetchInterval: (current) =>
+      current.state.data?.items.some((number) => number.status === 'pending') ? REVIEW_REFRESH_MS : false,
   });
   const agents = useQuery({
     queryKey: ['agents', 'active', 'all'],
@@ -28,13 +42,14 @@ export function NumbersPage() {
       <ErrorLine error={numbers.error ?? assign.error} />
       <Table
         label="Numbers of the organization"
-        columns={['Number', 'Name', 'Status', 'Monthly', 'Answers with', 'Purchased']}
+        columns={['Number', 'Name', 'Status', 'Regulatory review', 'Monthly', 'Answers with', 'Purchased']}
       >
         {numbers.data?.items.map((number) => (
           <tr key={number.id}>
             <td>{number.phone_number}</td>
             <td>{number.friendly_name}</td>
             <td>{number.status}</td>
+            <td>{reviewOf(number)}</td>
             <td>${number.monthly_cost_usd}</td>
             <td>
               <label class="visually-hidden" for={`assign-${number.id}`}>
@@ -79,18 +94,11 @@ function Marketplace() {
         }),
       ),
   });
+  // An offer that needs a regulatory review is bought through its subscriber's form, not at once.
+  const [reviewed, setReviewed] = useState<Offer | null>(null);
   const buy = useMutation({
-    mutationFn: (number: Schemas['MarketplaceNumber']) =>
-      answer(
-        api.POST('/phone-numbers/marketplace/purchase', {
-          body: {
-            phone_number: number.phone_number,
-            country_code: number.country_code,
-            number_type: number.number_type as NumberType,
-            consent,
-          },
-        }),
-      ),
+    mutationFn: (number: Offer) =>
+      answer(api.POST('/phone-numbers/marketplace/purchase', { body: purchaseOf(number, consent) })),
     meta: { touches: ['phone-numbers'] },
   });
   return (
@@ -143,13 +151,139 @@ function Marketplace() {
             </td>
             <td>${number.monthly_cost_usd}</td>
             <td>
-              <button type="button" disabled={!consent || buy.isPending} onClick={() => buy.mutate(number)}>
+              <button
+                type="button"
+                disabled={!consent || buy.isPending}
+                onClick={() => (number.requires_regulatory_review ? setReviewed(number) : buy.mutate(number))}
+              >
                 Buy {number.phone_number}
               </button>
             </td>
           </tr>
         ))}
       </Table>
+      {reviewed && consent && <SubscriberForm key={reviewed.phone_number} offer={reviewed} />}
     </section>
+  );
+}
+
+/** The purchase of an offer; `extra` is what a regulated number adds (its subscriber). */
+const purchaseOf = (
+  number: Offer,
+  consent: boolean,
+  extra: Partial<Schemas['PurchaseNumberRequest']> = {},
+): Schemas['PurchaseNumberRequest'] => ({
+  phone_number: number.phone_number,
+  country_code: number.country_code,
+  number_type: number.number_type as NumberType,
+  consent,
+  ...extra,
+});
+
+type DocumentType = Schemas['EndUser']['document_type'];
+
+/**
+ * A regulated number's purchase: the subscriber's data, the scan of their document (uploaded first,
+ * `POST /phone-numbers/documents`), their consent and your own id of them (`end_user_id`), which the
+ * provider's review and the number's events carry back. The number is then pending until the review.
+ */
+function SubscriberForm({ offer }: { offer: Offer }) {
+  const api = useApi();
+  const [name, setName] = useState('');
+  const [address, setAddress] = useState('');
+  const [documentType, setDocumentType] = useState<DocumentType>('id_card');
+  const [documentNumber, setDocumentNumber] = useState('');
+  const [scan, setScan] = useState<File | null>(null);
+  const [endUserId, setEndUserId] = useState('');
+  const [subscriberConsent, setSubscriberConsent] = useState(false);
+  const submit = useMutation({
+    mutationFn: async () => {
+      const documentId = await uploadNumberDocument(api, scan!);
+      return answer(
+        api.POST('/phone-numbers/marketplace/purchase', {
+          body: purchaseOf(offer, subscriberConsent, {
+            end_user_id: Number(endUserId),
+            end_user: {
+              name,
+              address,
+              document_type: documentType,
+              document_number: documentNumber,
+              document_id: documentId,
+            },
+          }),
+        }),
+      );
+    },
+    meta: { touches: ['phone-numbers'] },
+  });
+  const id = (field: string) => `subscriber-${field}`;
+  return (
+    <form aria-labelledby="subscriber-title" onSubmit={onSubmitRun(() => submit.mutate())}>
+      <h3 id="subscriber-title">Subscriber of {offer.phone_number}</h3>
+      <p>This number is sold only after the provider's regulatory review of its subscriber.</p>
+      <label for={id('name')}>Subscriber's name (given names, then family name; or the company's)</label>
+      <input id={id('name')} required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <label for={id('address')}>Subscriber's address</label>
+      <input
+        id={id('address')}
+        required
+        maxLength={500}
+        value={address}
+        onInput={(e) => setAddress(e.currentTarget.value)}
+      />
+      <label for={id('document-type')}>Identity document</label>
+      <select
+        id={id('document-type')}
+        value={documentType}
+        onChange={(e) => setDocumentType(e.currentTarget.value as DocumentType)}
+      >
+        <option value="id_card">ID card</option>
+        <option value="passport">Passport</option>
+        <option value="company_registration">Company registration</option>
+      </select>
+      <label for={id('document-number')}>Document number</label>
+      <input
+        id={id('document-number')}
+        required
+        maxLength={64}
+        value={documentNumber}
+        onInput={(e) => setDocumentNumber(e.currentTarget.value)}
+      />
+      <label for={id('scan')}>Scan of the document (PDF, JPEG or PNG, at most 4 MiB)</label>
+      <input
+        id={id('scan')}
+        type="file"
+        required
+        accept="application/pdf,image/jpeg,image/png"
+        onChange={(e) => setScan(e.currentTarget.files?.[0] ?? null)}
+      />
+      <label for={id('end-user-id')}>Your id of this subscriber (end_user_id)</label>
+      <input
+        id={id('end-user-id')}
+        type="number"
+        required
+        min={1}
+        value={endUserId}
+        onInput={(e) => setEndUserId(e.currentTarget.value)}
+      />
+      <label class="inline">
+        <input
+          type="checkbox"
+          required
+          checked={subscriberConsent}
+          onChange={(e) => setSubscriberConsent(e.currentTarget.checked)}
+        />{' '}
+        The subscriber consents to the number and to the review of their data
+      </label>
+      <ErrorLine error={submit.error} />
+      {submit.data && (
+        <p role="status">
+          Submitted {submit.data.phone_number} for review ({submit.data.status}).
+        </p>
+      )}
+      <button type="submit" disabled={submit.isPending || submit.isSuccess}>
+        Submit {offer.phone_number} for review
+      </button>
+    </form>
   );
 }
