@@ -10,6 +10,10 @@
  *   way: the provider's status says approved, which the operator's override then applies);
  * - anything else: approved.
  *
+ * A value starting with `QUICK` (Twilio's bundles) has its decision made at the submission, and
+ * its callback delivered before the submission is answered: a review decided and announced
+ * faster than the submitter recorded it, which the platform must not lose.
+ *
  * A decision comes `reviewDelayMs` after the submission (the stack's option), as a real review
  * comes later than the request.
  */
@@ -27,6 +31,9 @@ export function localReviewVerdict(submitted: { values: readonly string[]; hasDo
   if (submitted.values.some((value) => /^hold/i.test(value))) return { status: 'held' };
   return { status: 'approved', silent: submitted.values.some((value) => /^silent/i.test(value)) };
 }
+
+/** Whether the submitted data asks for a decision at the submission itself (see above). */
+export const decidedAtOnce = (values: readonly string[]) => values.some((value) => /^quick/i.test(value));
 
 /** Default delay of a local review (npm start); the tests' stack makes it short. */
 export const DEFAULT_REVIEW_DELAY_MS = 5_000;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.ts';
 import type { NumberInventory } from './number-inventory.ts';
-import { localReviewVerdict } from './regulatory-reviewers.ts';
+import { decidedAtOnce, localReviewVerdict } from './regulatory-reviewers.ts';
 import { API_VERSION, twilioError, twilioSid } from './twilio-rest.ts';
 
 /** A submitted regulatory item: an EndUser (IT…) or a SupportingDocument (RD…) with or without its file. */
@@ -60,17 +60,21 @@ export function twilioNumbers(
     }
   }
 
-  function decide(bundle: Bundle): void {
+  const submittedValues = (bundle: Bundle) =>
+    bundle.items.flatMap((sid) => items.get(sid) ?? []).flatMap((item) => Object.values(item.attributes).map(String));
+
+  /** Decides the bundle; resolves once its callback (if any) is answered. */
+  async function decide(bundle: Bundle): Promise<void> {
     const assigned = bundle.items.flatMap((sid) => items.get(sid) ?? []);
     const verdict = localReviewVerdict({
-      values: assigned.flatMap((item) => Object.values(item.attributes).map(String)),
+      values: submittedValues(bundle),
       hasDocument: assigned.some((item) => item.sid.startsWith('RD') && item.hasFile),
     });
     if (verdict.status === 'held') return;
     bundle.status = verdict.status === 'approved' ? 'twilio-approved' : 'twilio-rejected';
     bundle.failure_reason = verdict.status === 'rejected' ? verdict.reason : null;
     if (bundle.status_callback && !(verdict.status === 'approved' && verdict.silent))
-      void review
+      await review
         .notify(bundle.account_sid, bundle.status_callback, {
           AccountSid: bundle.account_sid,
           BundleSid: bundle.sid,
@@ -107,13 +111,13 @@ export function twilioNumbers(
   }
 
   /** `GET|POST /v2/RegulatoryCompliance/{Bundles,EndUsers}[/{BU…}[/ItemAssignments]]`. */
-  function compliance(
+  async function compliance(
     accountSid: string,
     method: string | undefined,
     [collection, bundleSid, assignments]: (string | undefined)[],
     form: URLSearchParams,
     response: ServerResponse,
-  ): void {
+  ): Promise<void> {
     if (collection === 'EndUsers') {
       const attributes = attributesOf(form.get('Attributes'));
       if (!attributes) return twilioError(response, 400, 22201, 'Attributes must be a JSON object');
@@ -155,11 +159,14 @@ export function twilioNumbers(
     }
     if (form.get('Status') === 'pending-review' && bundle.status === 'draft') {
       bundle.status = 'in-review';
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        decide(bundle);
-      }, review.delayMs);
-      timers.add(timer);
+      if (decidedAtOnce(submittedValues(bundle))) await decide(bundle);
+      else {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          void decide(bundle);
+        }, review.delayMs);
+        timers.add(timer);
+      }
     }
     return sendJson(response, 200, bundleResource(bundle));
   }

@@ -178,7 +178,9 @@ export const FUNCTION_GROUPS = {
     description:
       "Phone numbers: marketplace, purchase, identity documents, assignment, outbound numbers, setup; organizations' telephony configs",
     // The bucket: a regulated number's identity documents, stored encrypted (with the key telephony gives).
-    access: { table: 'readWrite', bucket: 'readWrite', telephony: true, publicUrl: true },
+    // The bus: a review the provider decided before the purchase recorded it is applied at once
+    // (number.approved / number.rejected).
+    access: { table: 'readWrite', bucket: 'readWrite', eventBus: true, telephony: true, publicUrl: true },
     copyFiles: PHONE_NUMBER_DATA,
   },
   numbersRenewal: {

@@ -143,6 +143,38 @@ export async function putNumber(number: NumberRecord): Promise<void> {
   await db().send(new PutCommand({ TableName: tableName(), Item: numberItem(number) }));
 }
 
+/**
+ * Records the provider's reference of a pending number's review, only on the number still pending
+ * without one: a decision made meanwhile (the operator's) is never written over. False otherwise.
+ */
+export async function recordReviewReference(number: NumberRecord, reference: string): Promise<boolean> {
+  // The schedule's index of reviews under way comes with the reference, as numberItem writes it.
+  const index = keys.reviewIndex(number.organization_id, number.id, number.created_at);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(number.organization_id, number.id),
+        UpdateExpression: 'SET review_reference = :reference, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+        ConditionExpression:
+          'attribute_exists(pk) AND #status = :pending AND (attribute_not_exists(review_reference) OR review_reference = :none)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':reference': reference,
+          ':gsi1pk': index.gsi1pk,
+          ':gsi1sk': index.gsi1sk,
+          ':pending': 'pending',
+          ':none': null,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 export async function getNumber(orgId: number, numberId: number): Promise<NumberRecord | undefined> {
   const result = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(orgId, numberId), ConsistentRead: true }),

@@ -178,31 +178,49 @@ export async function purchaseNumber(
   }
   if (created === 'taken') throw new ConflictError(`${parsed.e164} is not available`);
   try {
+    if (!review) {
+      const ordered = await bought(number, await marketplace.buyNumber(parsed.e164));
+      await repository.putNumber(ordered);
+      return one(orgId, ordered);
+    }
     // A regulated number goes to the provider's review; the provider's verdict (reviewNumber) makes it active.
-    const ordered = review
-      ? {
-          ...number,
-          review_reference: (
-            await marketplace.submitForReview({
-              organizationId: orgId,
-              numberId: number.id,
-              e164: parsed.e164,
-              country: request.country_code,
-              type: request.number_type,
-              endUser: request.end_user!,
-              endUserId: request.end_user_id!,
-              document: document!,
-              email: regulatoryEmail(),
-            })
-          ).reference,
-        }
-      : await bought(number, await marketplace.buyNumber(parsed.e164));
-    await repository.putNumber(ordered);
-    return one(orgId, ordered);
+    const { reference } = await marketplace.submitForReview({
+      organizationId: orgId,
+      numberId: number.id,
+      e164: parsed.e164,
+      country: request.country_code,
+      type: request.number_type,
+      endUser: request.end_user!,
+      endUserId: request.end_user_id!,
+      document: document!,
+      email: regulatoryEmail(),
+    });
+    await recordReview(number, reference);
   } catch (error) {
     await repository.cancelPurchase(number, new Date().toISOString());
     if (!review && marketplace.isUnavailable(error)) throw new ConflictError(`${parsed.e164} is not available`);
     throw error;
+  }
+  return one(orgId, (await repository.getNumber(orgId, number.id)) ?? number);
+}
+
+/**
+ * Records the review's reference on the pending number, then looks at the review once: a
+ * provider can decide (and call back) before the reference is stored, and that callback, which
+ * found no reference to match, changed nothing. Only the fields of the review are written, so a
+ * decision made meanwhile stands.
+ */
+async function recordReview(number: repository.NumberRecord, reference: string): Promise<void> {
+  if (!(await repository.recordReviewReference(number, reference))) return;
+  try {
+    await applyProviderReview(number, reference);
+  } catch (error) {
+    // The callback or the schedule decides it later; the purchase itself went through.
+    logger.warn('Regulatory review not looked at after its submission', {
+      organizationId: number.organization_id,
+      numberId: number.id,
+      error: String(error),
+    });
   }
 }
 

@@ -173,6 +173,41 @@ describe.skipIf(needsLocalStack)('a number’s regulatory review', () => {
     });
   });
 
+  it('keeps a review decided and announced before the purchase recorded it (the callback first, then the answer)', async () => {
+    // QUICK: the local Twilio decides at the submission and its callback arrives before the
+    // submission's answer, when the number has no review reference yet to match.
+    const endUser = await endUserWithScan(org.key, 'QUICK-1');
+    let bought;
+    for (let phoneNumber = offers.pop(); phoneNumber; phoneNumber = offers.pop()) {
+      bought = await api.request('POST', '/phone-numbers/marketplace/purchase', {
+        key: org.key,
+        body: {
+          phone_number: phoneNumber,
+          country_code: 'PL',
+          number_type: 'mobile',
+          end_user_id: 8,
+          consent: true,
+          end_user: endUser,
+        },
+      });
+      if (bought.status !== 409) break;
+    }
+    expect(bought?.status).toBe(200);
+    const id = (bought!.body as { id: number }).id;
+    // Decided without waiting for the schedule's look (15 minutes on).
+    const active = await eventually(
+      async () => {
+        const current = await numberNow(id);
+        return current.status === 'active' ? current : undefined;
+      },
+      10_000,
+      100,
+    );
+    expect(active).toMatchObject({ order_status: 'completed', provider_number_id: expect.stringMatching(/^PN/) });
+    const events = await eventually(() => (eventsOf(id).length ? eventsOf(id) : undefined), 10_000, 100);
+    expect(events.map((event) => event.type)).toEqual(['number.approved']);
+  });
+
   it('the schedule’s look finds a review whose callback never came and applies the provider’s approval', async () => {
     const number = await pendingMobile('SILENT-3');
     Object.assign(process.env, inject('stackEnv'));
