@@ -9,12 +9,14 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startFakeVoiceProviders } from '../local/fakes/voice-providers.ts';
+import { schedulerTimes, schedulerWaitShare } from './scheduler-wait.ts';
 import { FAKE_DELAYS_MS } from './voice-latency.ts';
 
 /** The fakes' own load over a measured window: if their core is busy, they, not the media process, delay turns. */
 export interface FakesFigures {
   cpuShareOfCore: number;
   eventLoopDelayP99Ms: number;
+  schedulerWaitShare: number | null;
 }
 
 /** What the media process needs to reach the fakes. */
@@ -33,19 +35,23 @@ const fakes = await startFakeVoiceProviders({
 const delay = monitorEventLoopDelay({ resolution: 5 });
 let cpuStart = process.cpuUsage();
 let windowStart = performance.now();
+let schedulerStart = schedulerTimes();
 process.on('message', (message: { type: string }) => {
   if (message.type === 'measure') {
     delay.reset();
     delay.enable();
     cpuStart = process.cpuUsage();
+    schedulerStart = schedulerTimes();
     windowStart = performance.now();
     process.send!({ type: 'measuring' });
   } else if (message.type === 'report') {
     delay.disable();
     const cpu = process.cpuUsage(cpuStart);
+    const windowMs = performance.now() - windowStart;
     const figures: FakesFigures = {
-      cpuShareOfCore: (cpu.user + cpu.system) / 1000 / (performance.now() - windowStart),
+      cpuShareOfCore: (cpu.user + cpu.system) / 1000 / windowMs,
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
+      schedulerWaitShare: schedulerWaitShare(schedulerStart, windowMs),
     };
     process.send!({ type: 'report', figures });
   } else if (message.type === 'stop') void fakes.stop().finally(() => process.exit(0));

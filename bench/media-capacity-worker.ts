@@ -17,6 +17,7 @@ import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
 import type { LatencyTurn } from '../shared/domain/call-latency.ts';
 import { formatTranscriptFile } from '../shared/domain/transcripts.ts';
 import { availabilityTool } from '../test/support/voice.ts';
+import { schedulerTimes, schedulerWaitShare } from './scheduler-wait.ts';
 
 export interface CallReport {
   runRef: string | null;
@@ -35,15 +36,30 @@ export interface WorkerFigures {
   windowMs: number;
   eventLoopDelayP99Ms: number;
   eventLoopDelayMaxMs: number;
+  /** The share of the window the event loop's thread was ready but waited for a core (other processes had it). */
+  schedulerWaitShare: number | null;
   /** Time spent in garbage collection over the window, and how many collections. */
   gcMs: number;
   gcCount: number;
+  /** The longest collection's pause. */
+  gcMaxMs: number;
   /** Media frames the calls received and sent over the window: the work done, whatever the machine's load. */
   framesIn: number;
   framesOut: number;
   rssBaselineBytes: number;
   rssPeakBytes: number;
   calls: CallReport[];
+  /** Each second of the window: what stalled the event loop then (its longest delay, the time its thread waited for a core, its CPU, its collections). */
+  seconds: SecondFigures[];
+}
+
+export interface SecondFigures {
+  /** How long the second really lasted (its timer waits for the event loop too). */
+  wallMs: number;
+  loopDelayMaxMs: number;
+  schedulerWaitMs: number | null;
+  cpuMs: number;
+  gcMs: number;
 }
 
 const settings = JSON.parse(process.env.BENCH_FAKE_SETTINGS!) as NodeJS.ProcessEnv;
@@ -126,10 +142,33 @@ setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 250)
 
 let gcMs = 0;
 let gcCount = 0;
+let gcMaxMs = 0;
+/** The window second by second (monitorEventLoopDelay's max over each second). */
+let seconds: SecondFigures[] = [];
+// 20 ms: the stalls looked for are longer, and a finer timer would wake the loop 200 more times a second.
+const secondDelay = monitorEventLoopDelay({ resolution: 20 });
+let secondStart = { at: performance.now(), cpu: process.cpuUsage(), scheduler: schedulerTimes(), gcMs: 0 };
+let secondTicker: NodeJS.Timeout | undefined;
+const endSecond = () => {
+  const cpu = process.cpuUsage(secondStart.cpu);
+  const scheduler = schedulerTimes();
+  const at = performance.now();
+  seconds.push({
+    wallMs: at - secondStart.at,
+    loopDelayMaxMs: secondDelay.max / 1e6,
+    schedulerWaitMs: scheduler && secondStart.scheduler ? scheduler.waitMs - secondStart.scheduler.waitMs : null,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    gcMs: gcMs - secondStart.gcMs,
+  });
+  secondDelay.reset();
+  secondStart = { at, cpu: process.cpuUsage(), scheduler, gcMs };
+};
+let schedulerStart = schedulerTimes();
 const gcObserver = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     gcMs += entry.duration;
     gcCount += 1;
+    gcMaxMs = Math.max(gcMaxMs, entry.duration);
   }
 });
 /** BENCH_CPU_PROFILE=file.cpuprofile: a CPU profile of the measured window (the process is killed, so --cpu-prof writes none). */
@@ -147,6 +186,12 @@ process.on('message', async (message: { type: string }) => {
     delay.enable();
     gcMs = 0;
     gcCount = 0;
+    gcMaxMs = 0;
+    seconds = [];
+    secondDelay.reset();
+    secondDelay.enable();
+    secondStart = { at: performance.now(), cpu: process.cpuUsage(), scheduler: schedulerTimes(), gcMs: 0 };
+    secondTicker = setInterval(endSecond, 1000);
     framesIn = 0;
     framesOut = 0;
     gcObserver.observe({ entryTypes: ['gc'] });
@@ -157,10 +202,13 @@ process.on('message', async (message: { type: string }) => {
       await profiler.post('Profiler.start');
     }
     cpuStart = process.cpuUsage();
+    schedulerStart = schedulerTimes();
     windowStart = performance.now();
     process.send!({ type: 'measuring' });
   } else if (message.type === 'report') {
     delay.disable();
+    clearInterval(secondTicker);
+    secondDelay.disable();
     gcObserver.disconnect();
     const cpu = process.cpuUsage(cpuStart);
     const windowMs = performance.now() - windowStart;
@@ -173,13 +221,16 @@ process.on('message', async (message: { type: string }) => {
       windowMs,
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       eventLoopDelayMaxMs: delay.max / 1e6,
+      schedulerWaitShare: schedulerWaitShare(schedulerStart, windowMs),
       gcMs,
       gcCount,
+      gcMaxMs,
       framesIn,
       framesOut,
       rssBaselineBytes: rssBaseline,
       rssPeakBytes: rssPeak,
       calls,
+      seconds,
     };
     process.send!({ type: 'report', figures });
   }

@@ -19,7 +19,11 @@
  *   collecting garbage), resident memory per call (peak over the idle baseline), recording and
  *   transcript bytes written;
  * - the driver's and the fakes' own event-loop delay and CPU: when high, they, not the media
- *   process, limit.
+ *   process, limit;
+ * - each process's scheduler wait (the share of the window its event loop was ready to run while
+ *   another process had the core, from /proc/self/schedstat), and the media process's five
+ *   longest-stalled seconds with what it did in them: a stall spent waiting for a core is the
+ *   machine's, one spent on CPU or in the collector is the process's own.
  * Every call must end as the agent's goodbye with the caller's every line in its transcript.
  *
  *   npx tsx bench/media-capacity.ts [N ...]        default 10 50 100 200 400
@@ -41,6 +45,7 @@ import { speechMs } from '../media/src/audio/tones.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../media/src/streams/simulated-caller.ts';
 import { LATENCY_COMPONENTS } from '../shared/domain/call-latency.ts';
 import { percentile } from './latency.ts';
+import { schedulerTimes, schedulerWaitShare } from './scheduler-wait.ts';
 import type { FakesFigures, FakesReady } from './media-capacity-fakes.ts';
 import type { WorkerFigures } from './media-capacity-worker.ts';
 import { FAKE_DELAYS_MS } from './voice-latency.ts';
@@ -53,6 +58,8 @@ const TURNS = Math.ceil((CALL_SECONDS * 1000) / TURN_MS);
 const RAMP_MS = 5000;
 const FRAME_MS = 20;
 const PROVIDER_MS = FAKE_DELAYS_MS.stt + FAKE_DELAYS_MS.llm + FAKE_DELAYS_MS.tts;
+/** Above this share of the window waiting for a core, a process's latency is the machine's. */
+const MAX_SCHEDULER_WAIT_SHARE = 0.05;
 export const GOALS = { latenessP99Ms: 20, overheadP95Ms: 50, memoryPerCallMiB: 4, cpuMsPerCallSecond: 2 } as const;
 
 const lineOf = (call: number, turn: number) =>
@@ -158,6 +165,8 @@ function ask<T>(child: ChildProcess, type: string, answer: string): Promise<T> {
     child.send({ type });
   });
 }
+
+const share = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000);
 
 const summary = (values: number[], ps: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -279,6 +288,7 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
   await Promise.all([ask(child, 'measure', 'measuring'), ask(fakes.child, 'measure', 'measuring')]);
   const syscalls = process.env.BENCH_SYSCALLS ? countSyscalls(child.pid!) : undefined;
   const driverCpuStart = process.cpuUsage();
+  const driverSchedulerStart = schedulerTimes();
   const driverWindowStart = performance.now();
   await Promise.race([
     Promise.all(states.map((state) => state.done)),
@@ -287,7 +297,9 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
   clearInterval(ticker);
   driverDelay.disable();
   const driverCpu = process.cpuUsage(driverCpuStart);
-  const driverCpuShare = (driverCpu.user + driverCpu.system) / 1000 / (performance.now() - driverWindowStart);
+  const driverWindowMs = performance.now() - driverWindowStart;
+  const driverCpuShare = (driverCpu.user + driverCpu.system) / 1000 / driverWindowMs;
+  const driverSchedulerWait = schedulerWaitShare(driverSchedulerStart, driverWindowMs);
   // The last saves of the media process.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const worker = await ask<WorkerFigures>(child, 'report', 'report');
@@ -333,6 +345,10 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
       ]),
     ),
     eventLoopDelayP99Ms: Math.round(worker.eventLoopDelayP99Ms * 10) / 10,
+    eventLoopDelayMaxMs: Math.round(worker.eventLoopDelayMaxMs),
+    // The share of the window the media process's event loop was ready to run but another process
+    // had its core: on a shared machine, a stall the process's own CPU does not explain.
+    schedulerWaitShare: share(worker.schedulerWaitShare),
     cpuMsPerCallSecond: Math.round((worker.cpuMs / callSeconds) * 100) / 100,
     // The same per second of the callers' audio the media process received: on a loaded machine
     // the driver falls behind, and the calls send less than a call-second each second.
@@ -340,7 +356,20 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
     framesInOut: [worker.framesIn, worker.framesOut],
     loadAverage: loadavg().map((load) => Math.round(load * 10) / 10),
     gcShareOfCpu: Math.round((worker.gcMs / worker.cpuMs) * 100) / 100,
+    // The seconds the event loop stalled longest, and what the process did in them: a stall with
+    // the thread waiting for a core is the machine's; one with the CPU or the collector busy is ours.
+    longestStallSeconds: [...worker.seconds]
+      .sort((a, b) => b.loopDelayMaxMs - a.loopDelayMaxMs)
+      .slice(0, 5)
+      .map((second) => ({
+        wallMs: Math.round(second.wallMs),
+        loopDelayMaxMs: Math.round(second.loopDelayMaxMs),
+        schedulerWaitMs: second.schedulerWaitMs === null ? null : Math.round(second.schedulerWaitMs),
+        cpuMs: Math.round(second.cpuMs),
+        gcMs: Math.round(second.gcMs),
+      })),
     gcPerSecond: Math.round(worker.gcCount / (worker.windowMs / 1000)),
+    gcMaxPauseMs: Math.round(worker.gcMaxMs * 10) / 10,
     cpuShareOfCore: Math.round((worker.cpuMs / worker.windowMs) * 100) / 100,
     memoryPerCallMiB: Math.round(((worker.rssPeakBytes - worker.rssBaselineBytes) / calls / 2 ** 20) * 100) / 100,
     rssPeakMiB: Math.round(worker.rssPeakBytes / 2 ** 20),
@@ -348,21 +377,27 @@ async function measure(calls: number, fakes: { child: ChildProcess; ready: Fakes
     transcriptBytes: worker.calls.reduce((sum, call) => sum + call.transcriptBytes, 0),
     driverEventLoopDelayP99Ms: Math.round((driverDelay.percentile(99) / 1e6) * 10) / 10,
     driverCpuShareOfCore: Math.round(driverCpuShare * 100) / 100,
+    driverSchedulerWaitShare: share(driverSchedulerWait),
     fakesEventLoopDelayP99Ms: Math.round(fakesLoad.eventLoopDelayP99Ms * 10) / 10,
     fakesCpuShareOfCore: Math.round(fakesLoad.cpuShareOfCore * 100) / 100,
+    fakesSchedulerWaitShare: share(fakesLoad.schedulerWaitShare),
     ...(syscallCounts && {
       syscallsPerFrameIn: Object.fromEntries(
         Object.entries(syscallCounts).map(([name, count]) => [name, Math.round((count / worker.framesIn) * 100) / 100]),
       ),
     }),
   };
+  // A latency figure is the media process's only while no process of the bench waited for a core
+  // (on a shared machine they can wait most of the window whatever their own load).
+  const waits = [worker.schedulerWaitShare, driverSchedulerWait, fakesLoad.schedulerWaitShare];
+  const latencyMeasurable = waits.every((wait) => wait === null || wait <= MAX_SCHEDULER_WAIT_SHARE);
   const meetsGoals =
     complete.length === calls &&
     (figures.playoutLatenessMs.p99 ?? Infinity) <= GOALS.latenessP99Ms &&
     (figures.turnOverheadMs.p95 ?? Infinity) <= GOALS.overheadP95Ms &&
     figures.memoryPerCallMiB <= GOALS.memoryPerCallMiB &&
     figures.cpuMsPerCallSecond <= GOALS.cpuMsPerCallSecond;
-  return { ...figures, meetsGoals };
+  return { ...figures, latencyMeasurable, meetsGoals };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
