@@ -28,6 +28,8 @@ let org: TestOrganization;
 let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 const offLoopback: string[] = [];
+/** The console's own files the browser asked for and did not get (its API's answers apart). */
+const missingFiles: string[] = [];
 
 beforeAll(async () => {
   org = await newOrganization('Console', 3);
@@ -50,6 +52,10 @@ async function signedIn(section = ''): Promise<Page> {
   const page = await browser.newPage();
   page.on('request', (request) => {
     if (new URL(request.url()).hostname !== '127.0.0.1') offLoopback.push(request.url());
+  });
+  page.on('response', (response) => {
+    if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/api/'))
+      missingFiles.push(response.url());
   });
   await page.goto(`${consoleUrl}${section ? `#/${section}` : ''}`);
   await page.getByLabel('API key').fill(org.key);
@@ -127,6 +133,7 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await table.getByRole('link', { name: callName! }).waitFor();
     await saveScreenshot(page, 'console-calls');
     expect(offLoopback).toEqual([]);
+    expect(missingFiles).toEqual([]);
     await page.close();
   }, 90_000);
 
