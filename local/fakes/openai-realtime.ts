@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { connectionDelay } from './connection-delay.ts';
 import { converse } from './openai-realtime-session.ts';
+import type { ResponseUsage } from './openai-realtime-response.ts';
 import { selfSignedCertificate } from './self-signed-certificate.ts';
 
 export interface FakeRealtimeOptions {
@@ -27,6 +28,8 @@ export interface FakeRealtime {
   readonly received: { type: string; [key: string]: unknown }[];
   /** The `model` query of each session opened. */
   readonly sessions: string[];
+  /** Every response as its `response.done` gave it, all sessions together: what the API bills. */
+  readonly responses: { id: string; status: string; conversation_id: string | null; usage?: ResponseUsage }[];
   stop: () => Promise<void>;
 }
 
@@ -41,8 +44,14 @@ export interface FakeRealtime {
 export async function startFakeRealtime(options: FakeRealtimeOptions): Promise<FakeRealtime> {
   const received: FakeRealtime['received'] = [];
   const sessions: string[] = [];
-  let responses = 0;
-  const shared = { options, received, countResponse: () => (responses += 1) };
+  const responses: FakeRealtime['responses'] = [];
+  let counted = 0;
+  const shared = {
+    options,
+    received,
+    countResponse: () => (counted += 1),
+    done: (response: FakeRealtime['responses'][number]) => void responses.push(response),
+  };
   const { key, cert } = selfSignedCertificate();
   const connecting = connectionDelay(options.connectDelayMs);
   const server = createServer({ key, cert }, (_request, response) => response.writeHead(404).end());
@@ -65,6 +74,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions): Promise<F
     ca: cert,
     received,
     sessions,
+    responses,
     stop: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));

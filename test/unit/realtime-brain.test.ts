@@ -4,7 +4,7 @@ import { OpenAiRealtime } from '../../media/src/agent/openai-realtime.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
-import { startFakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
+import { startFakeRealtime, type FakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
 import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
 import { northBankFlow } from '../support/flow-chat.ts';
 
@@ -76,6 +76,20 @@ async function realtimeCall(input: Partial<CallInput>, options: Omit<FakeRealtim
   return { fake, session, caller, sent, feed, say, listen, lines, runLogs, fakes };
 }
 
+/** What the fake billed: every response's usage (`response.done`) added up, field by field. */
+function billed(fake: FakeRealtime) {
+  const sum = (pick: (usage: NonNullable<FakeRealtime['responses'][number]['usage']>) => number) =>
+    fake.responses.reduce((total, response) => total + (response.usage ? pick(response.usage) : 0), 0);
+  return {
+    inputTextTokens: sum((usage) => usage.input_token_details.text_tokens),
+    inputAudioTokens: sum((usage) => usage.input_token_details.audio_tokens),
+    cachedTextTokens: sum((usage) => usage.input_token_details.cached_tokens_details.text_tokens),
+    cachedAudioTokens: sum((usage) => usage.input_token_details.cached_tokens_details.audio_tokens),
+    outputTextTokens: sum((usage) => usage.output_token_details.text_tokens),
+    outputAudioTokens: sum((usage) => usage.output_token_details.audio_tokens),
+  };
+}
+
 describe('realtime engine (OpenAI Realtime API through openai/realtime, local fake)', () => {
   it('greets in the model voice, answers from what it heard, calls a tool, is cut off and truncated, and hangs up', async () => {
     const { fake, session, caller, sent, feed, say, listen, lines, fakes } = await realtimeCall({
@@ -139,11 +153,10 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
     expect(transcript[4]).toBe('assistant: Done:');
     expect(transcript.slice(5)).toEqual(['user: Wait.', 'assistant: Thank you for your time. Goodbye.']);
     expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
-    // The model's tokens for the run's cost: the caller's audio in, its own audio out, both priced.
-    expect(result.speechToSpeech).toMatchObject({
-      inputAudioTokens: expect.any(Number),
-      outputAudioTokens: expect.any(Number),
-    });
+    // The model's tokens for the run's cost: every response the API billed, the fixed phrases said
+    // out of band (the greeting, the goodbye) among them.
+    expect(fake.responses.filter((response) => response.conversation_id === null).length).toBeGreaterThan(0);
+    expect(result.speechToSpeech).toEqual(billed(fake));
     expect(result.speechToSpeech!.inputAudioTokens).toBeGreaterThan(0);
     expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
     expect(fakes.tools.calls).toHaveLength(1);
@@ -219,6 +232,9 @@ describe('a conversation flow on the realtime engine', () => {
       ['card', null],
     ]);
     expect(result.failure).toBeNull();
+    // The run's cost: the tokens of the session the flow steered, every response's.
+    expect(result.speechToSpeech).toEqual(billed(fake));
+    expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
   });
 });
 
@@ -290,6 +306,9 @@ describe('the conversation runs one response at a time', () => {
     expect(second).not.toBe(first);
     await vi.waitFor(() => expect(events.filter((event) => event.type === 'response.done')).toHaveLength(2));
     expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    // Both are billed, the cancelled one too: the session counts every response's tokens.
+    expect(fake.responses.map((response) => response.status)).toEqual(['cancelled', 'completed']);
+    expect(realtime.usage()).toEqual(billed(fake));
   });
 });
 

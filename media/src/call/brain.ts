@@ -71,6 +71,6 @@ export interface Brain {
   interruptible(): boolean;
   /** The call's path through its flow (flow-brain.ts); null without one. */
   flowPath(): FlowPathStep[] | null;
-  /** A speech-to-speech model's tokens so far (realtime-brain.ts); absent for the cascade. */
-  usage?(): SpeechToSpeechUsage;
+  /** A speech-to-speech model's tokens so far (realtime-brain.ts, or the one a flow steers); null for the cascade. */
+  usage(): SpeechToSpeechUsage | null;
 }

@@ -21,6 +21,7 @@ import {
 } from '../../../shared/domain/flow-transitions.ts';
 import type { FlowDefinition, FlowNode, FlowPathStep, FlowVariable } from '../../../shared/domain/flows.ts';
 import { isConversationNode } from '../../../shared/domain/flows.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import type { ChatMessage } from '../agent/interfaces.ts';
 import {
   END_CALL,
@@ -117,6 +118,11 @@ export class FlowBrain implements Brain {
 
   summary(): Promise<string> {
     return this.inner.summary();
+  }
+
+  /** The steered brain's tokens (a realtime model's: the run's cost). */
+  usage(): SpeechToSpeechUsage | null {
+    return this.inner.usage();
   }
 
   /** A variable test first (the step may be complete already), then the model in the step the call is in. */
