@@ -191,7 +191,8 @@ export async function respond(context: ResponseContext, request: ResponseRequest
       send({ type: 'response.output_audio.delta', ...where, delta: bytes.toString('base64') });
       item.text += piece;
       item.audioMs = (item.audioMs ?? 0) + bytes.length / 8;
-      await new Promise((resolve) => setImmediate(resolve)); // lets a cancel in
+      // Lets a cancel in; a model slower than the line streams its audio over time.
+      await (options.audioDeltaIntervalMs ? sleep(options.audioDeltaIntervalMs) : new Promise(setImmediate));
     }
     outputAudioMs = item.audioMs ?? 0;
     if (!state.cancelled) {

@@ -11,6 +11,8 @@ export interface FakeRealtimeOptions {
   apiKey: string;
   /** Fixed delay from a response's creation to its first audio (latency bench); default 0. */
   firstAudioDelayMs?: number;
+  /** Wall time between a response's audio deltas (200 ms of audio each): an answer still streaming when the caller cuts in; default none. */
+  audioDeltaIntervalMs?: number;
   /** A new connection's setup (TLS across the internet) before the session opens (latency bench); default 0. */
   connectDelayMs?: number;
   /** Fixed delay from a turn's commit to its transcription (latency bench); default 0. */

@@ -167,6 +167,39 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
   });
 });
 
+describe('realtime engine: an answer cut while it still streams', () => {
+  it("keeps its words from the start: an item's transcript may begin before its audio", async () => {
+    // Each 200 ms of the answer's audio comes 150 ms apart: the caller cuts in while it streams.
+    const { session, caller, sent, feed, listen } = await realtimeCall(
+      {
+        workflowDefinition: { greeting: 'Hello.', prompt: 'You answer questions about the clinic.' },
+        passages: [
+          { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+        ],
+      },
+      { audioDeltaIntervalMs: 150 },
+    );
+    await listen();
+    const media = () => sent.filter((message) => message.event === 'media').length;
+    const before = media();
+    await feed([...caller.say('What are your opening hours?'), ...caller.silence(700)]);
+    // The answer's first 200 ms were sent to the line: the caller cuts in 100 ms into them.
+    await vi.waitFor(() => expect(media()).toBeGreaterThanOrEqual(before + 10));
+    await feed(caller.silence(100));
+    await feed([...caller.say('Stop.'), ...caller.silence(700)]);
+    await vi.waitFor(() =>
+      expect(session.fragments.map(({ role, text }) => `${role}: ${text}`)).toContain('user: Stop.'),
+    );
+    const answer = session.fragments.filter(({ role }) => role === 'assistant')[1]!.text;
+    // What played of it (about 800 ms: one character a 20 ms frame), from its first word.
+    expect(answer.length).toBeGreaterThan(0);
+    expect('According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.').toContain(
+      answer.replace(/…$/, '').trim(),
+    );
+    expect(answer.startsWith('According')).toBe(true);
+  });
+});
+
 describe('realtime engine: what the model did not hear', () => {
   it("a caller's text during the call is put in the model's conversation in words", async () => {
     const { fake, session } = await realtimeCall({ workflowDefinition: { greeting: 'Hello.' } });

@@ -216,28 +216,28 @@ export class RealtimeBrain implements Brain {
     let settle!: (error: Error | null) => void;
     const done = new Promise<Error | null>((resolve) => (settle = resolve));
     const trace = this.options.trace ?? NO_TRACE;
+    // An output item is said from its first event: its transcript's deltas may come before its audio's.
+    const itemOf = (itemId: string) => {
+      let item = items.get(itemId);
+      if (!item) {
+        item = this.speakItem(answer, itemId);
+        items.set(itemId, item);
+      }
+      return item;
+    };
     const take = (event: RealtimeServerEvent) => {
       switch (event.type) {
         case 'response.output_audio.delta': {
           if (event.response_id !== responseId) return;
-          let item = items.get(event.item_id);
-          if (!item) {
-            item = this.speakItem(answer, event.item_id);
-            items.set(event.item_id, item);
-          }
           trace.mark('model_first_token');
-          return item.push(Buffer.from(event.delta, 'base64'));
+          return itemOf(event.item_id).push(Buffer.from(event.delta, 'base64'));
         }
-        case 'response.output_audio_transcript.delta': {
-          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
-          if (item) item.spoken.transcript += event.delta;
+        case 'response.output_audio_transcript.delta':
+          if (event.response_id === responseId) itemOf(event.item_id).spoken.transcript += event.delta;
           return;
-        }
-        case 'response.output_audio_transcript.done': {
-          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
-          if (item) item.spoken.transcript = event.transcript;
+        case 'response.output_audio_transcript.done':
+          if (event.response_id === responseId) itemOf(event.item_id).spoken.transcript = event.transcript;
           return;
-        }
         case 'response.function_call_arguments.done':
           if (event.response_id === responseId)
             toolCalls.push({ name: event.name, arguments: event.arguments, callId: event.call_id });
