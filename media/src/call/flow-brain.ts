@@ -33,7 +33,7 @@ import {
 } from '../agent/flow-plan.ts';
 import { boundedContext } from '../agent/context-window.ts';
 import { parseObject, type ToolCall } from './agent-tools.ts';
-import type { Answer, Brain, HeardMessage } from './brain.ts';
+import { wrapAnswer, type Answer, type Brain, type HeardMessage } from './brain.ts';
 import type { PreparedCall } from './call-types.ts';
 import { MODEL_ANSWER_LIMIT_MS, PromptBrain, type PromptBrainOptions, type Steering } from './prompt-brain.ts';
 
@@ -135,20 +135,9 @@ export class FlowBrain implements Brain {
 
   /** The answer, its words marked not interruptible while the step they are said in is (reply.ts). */
   private inStep(answer: Answer): Answer {
-    return {
-      get signal() {
-        return answer.signal;
-      },
-      get saidAnything() {
-        return answer.saidAnything;
-      },
-      get hangingUp() {
-        return answer.hangingUp;
-      },
+    return wrapAnswer(answer, {
       say: (text, audio, options) => answer.say(text, audio, { ...options, interruptible: this.interruptible() }),
-      finalWords: (text) => answer.finalWords(text),
-      hangUp: () => answer.hangUp(),
-    };
+    });
   }
 
   private async runTool(answer: Answer, toolCall: ToolCall, waiting: () => { cancel: () => void }): Promise<string> {
