@@ -271,6 +271,15 @@ describe('a conversation flow on the realtime engine', () => {
   });
 });
 
+/** A call's realtime session on a fake of its own (`apiKey`: the one the client sends; the fake's is rt-key). */
+async function realtimeSession(apiKey = 'rt-key') {
+  const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+  cleanups.push(fake.stop);
+  const realtime = new OpenAiRealtime({ apiUrl: fake.url, apiKey, model: 'gpt-realtime', ca: fake.ca }).call();
+  cleanups.push(async () => realtime.close());
+  return { fake, realtime };
+}
+
 describe("the realtime session's connection opened while the phone rings", () => {
   const agent = { instructions: 'Be brief.', tools: [], language: 'en' };
   async function said(realtime: ReturnType<OpenAiRealtime['call']>, text: string) {
@@ -281,15 +290,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
   }
 
   it('connects early and configures the session on that connection at its first use', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'rt-key',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
-    cleanups.push(async () => realtime.close());
+    const { fake, realtime } = await realtimeSession();
     await realtime.connectEarly();
     // Connected (TLS, the upgrade) while it rings: nothing is asked of the model yet.
     expect(fake.sessions).toEqual(['gpt-realtime']);
@@ -301,14 +302,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
   });
 
   it('an early connection refused fails the first words, naming the provider', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'wrong',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
+    const { realtime } = await realtimeSession('wrong');
     await expect(realtime.connectEarly()).rejects.toThrow(/OpenAI Realtime/);
     realtime.agent = agent;
     await expect(said(realtime, 'Hello.')).rejects.toThrow(/OpenAI Realtime/);
@@ -317,15 +311,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
 
 describe('the conversation runs one response at a time', () => {
   it('a response asked as a cancelled one ends waits for its response.done (the API refuses a second one)', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'rt-key',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
-    cleanups.push(async () => realtime.close());
+    const { fake, realtime } = await realtimeSession();
     realtime.agent = { instructions: 'Be brief.', tools: [], language: 'en' };
     const events: { type: string; code?: string }[] = [];
     realtime.on((event) =>
