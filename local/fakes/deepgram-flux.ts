@@ -4,15 +4,15 @@
  * sound of speech, `Update` at each word, `EagerEndOfTurn` (with `eager_eot_threshold`) and
  * `TurnResumed` if speech comes after it, `EndOfTurn` (trigger `model`, or `timeout` after
  * `eot_timeout_ms`). It "hears" the synthetic speech of media/src/audio/tones.ts, punctuation
- * included, and stands in for Flux's model with a rule a test can reason about: after a complete
+ * included (as the Deepgram fake hears it: ./speech-frames.ts), and stands in for Flux's model with a rule a test can reason about: after a complete
  * sentence (ending in `.`, `?` or `!`) its end-of-turn confidence grows with the pause, reaching 1
  * at COMPLETE_AFTER_MS; after words that do not end a sentence ("My number is 555,") it stays at
  * 0.1, so only the timeout ends that turn. Time is the audio's own, so it is deterministic.
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { decodeSpeechFrame, FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
+import { FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
+import { SpeechFrames } from './speech-frames.ts';
 
 /** The pause after a complete sentence at which the fake's end-of-turn confidence reaches 1. */
 export const COMPLETE_AFTER_MS = 250;
@@ -44,7 +44,6 @@ export function fluxStream(ws: WebSocket, query: URLSearchParams, options: FluxS
   };
   send({ type: 'Connected', request_id: requestId });
 
-  let pending = Buffer.alloc(0);
   let samplesSeen = 0;
   let turnIndex = 0;
   let text = '';
@@ -67,10 +66,9 @@ export function fluxStream(ws: WebSocket, query: URLSearchParams, options: FluxS
   const confidence = () =>
     /[.!?]["')\]]*$/.test(text.trim()) ? Math.min(1, silentMs / COMPLETE_AFTER_MS) : INCOMPLETE_CONFIDENCE;
 
-  const onFrame = (frame: Int16Array) => {
+  const onFrame = (frame: Int16Array, char: string | null, samples: number) => {
     const at = samplesSeen / 8000;
-    samplesSeen += FRAME_SAMPLES;
-    const char = decodeSpeechFrame(frame);
+    samplesSeen += samples;
     if (char !== null) {
       if (!text) {
         turnStart = at;
@@ -85,7 +83,7 @@ export function fluxStream(ws: WebSocket, query: URLSearchParams, options: FluxS
       return;
     }
     if (!text.trim() || isVoiceActivity(frame)) return; // no turn yet, or noise: no words and no pause
-    silentMs += FRAME_MS;
+    silentMs += (samples / 8000) * 1000;
     const now = confidence();
     if (eagerThreshold !== null && !eagerSent && now >= eagerThreshold && now < eotThreshold) {
       eagerSent = true;
@@ -105,17 +103,16 @@ export function fluxStream(ws: WebSocket, query: URLSearchParams, options: FluxS
     }
   };
 
+  // Words are heard wherever a browser's chunks of audio begin, and through its glitches.
+  const frames = new SpeechFrames({ frame: onFrame, skipped: (samples) => void (samplesSeen += samples) });
+
   ws.on('message', (data, isBinary) => {
     if (!isBinary) {
       const message = JSON.parse(String(data)) as { type?: string };
       if (message.type === 'CloseStream') void outbox.then(() => ws.close(1000));
       return;
     }
-    pending = Buffer.concat([pending, data as Buffer]);
-    while (pending.length >= FRAME_SAMPLES) {
-      onFrame(decodeMulaw(pending.subarray(0, FRAME_SAMPLES)));
-      pending = pending.subarray(FRAME_SAMPLES);
-    }
+    frames.append(data as Buffer);
   });
 }
 

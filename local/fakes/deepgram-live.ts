@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer } from 'ws';
 import { connectionDelay } from './connection-delay.ts';
 import { fluxStream } from './deepgram-flux.ts';
-import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { decodeSpeechFrame, decodeSpeechFrameOf, FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
+import { FRAME_SAMPLES, isVoiceActivity } from '../../media/src/audio/tones.ts';
+import { SpeechFrames } from './speech-frames.ts';
 
 export interface FakeDeepgramOptions {
   apiKey: string;
@@ -48,8 +48,6 @@ export interface FakeDeepgram {
 }
 
 const FRAME_SECONDS = FRAME_SAMPLES / 8000;
-/** A sample this loud after a pause is where sound begins. */
-const ONSET_LEVEL = 300;
 
 /**
  * A local Deepgram live transcription endpoint (`wss://api.deepgram.com/v1/listen`, and Flux's
@@ -119,10 +117,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     const utteranceEndMs = query.has('utterance_end_ms') ? Number(query.get('utterance_end_ms')) : null;
     const interim = query.get('interim_results') === 'true';
     const vadEvents = query.get('vad_events') === 'true';
-    let pending = Buffer.alloc(0);
     /** Audio received so far, in samples (8 kHz). */
     let samplesSeen = 0;
-    let lastFrameSilent = true;
     let text = '';
     /** Words of the utterance already sent in a final result (`finalEveryWords`). */
     let finalWords = 0;
@@ -156,15 +152,10 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       },
     });
 
-    /** The last symbol heard since the last pause (a glitch's repeat of it is not heard again). */
-    let lastSymbol: string | null = null;
-
     /** A frame of audio (`samples` of it: a fragment cut short by a glitch is less), and the symbol heard in it. */
-    const onFrame = (frame: Int16Array, char: string | null, samples = FRAME_SAMPLES): void => {
+    const onFrame = (frame: Int16Array, char: string | null, samples: number): void => {
       const at = samplesSeen / 8000;
       samplesSeen += samples;
-      lastFrameSilent = !isVoiceActivity(frame);
-      if (lastFrameSilent) lastSymbol = null;
       if (isVoiceActivity(frame)) {
         // Deepgram's voice activity detection: any sound after a pause, speech or not.
         if (!voiceActive && vadEvents) send({ type: 'SpeechStarted', channel: [0, 1], timestamp: round(at) });
@@ -174,7 +165,6 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       if (char !== null) {
         if (!text) speechStart = at;
         text += char;
-        lastSymbol = char;
         lastVoiceEnd = at + samples / 8000;
         awaitingUtteranceEnd = false;
         if (char === ' ' && text.trim()) {
@@ -212,6 +202,18 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       }
     };
 
+    // Words are heard wherever the chunks of audio begin, and through a browser's glitches (speech-frames.ts).
+    const frames = new SpeechFrames({
+      frame: (frame, char, samples) => {
+        onFrame(frame, char, samples);
+        if (drops && options.dropAfterAudioMs !== undefined && samplesSeen / 8 >= options.dropAfterAudioMs) {
+          ws.close(1011, 'internal error');
+          return false;
+        }
+      },
+      skipped: (samples) => void (samplesSeen += samples),
+    });
+
     ws.on('message', (data, isBinary) => {
       resetIdle();
       if (!isBinary) {
@@ -220,7 +222,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         if (message.type === 'CloseStream') {
           // As Deepgram does: the audio received is transcribed to the end (words not yet
           // followed by a pause come final), then the metadata, then the stream closes.
-          readFrames(true);
+          frames.end();
           if (text.trim()) send(results(true, false));
           text = '';
           send({
@@ -238,52 +240,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       }
       audioReceived.messages += 1;
       audioReceived.bytes += (data as Buffer).length;
-      pending = Buffer.concat([pending, data as Buffer]);
-      readFrames(false);
+      frames.append(data as Buffer);
     });
-
-    /**
-     * The frames of the audio received so far; `all` at the stream's end, when no more audio
-     * comes to look ahead into.
-     */
-    function readFrames(all: boolean): void {
-      for (;;) {
-        // Like a real recogniser, words are heard wherever the chunks of audio begin (a browser's
-        // microphone is not cut at symbol boundaries): after a pause, the frames start again where the sound does.
-        if (lastFrameSilent && pending.length >= FRAME_SAMPLES) {
-          const next = decodeMulaw(pending.subarray(0, FRAME_SAMPLES));
-          const skip = next.findIndex((sample) => Math.abs(sample) >= ONSET_LEVEL) - 1;
-          if (skip > 0) {
-            samplesSeen += skip; // less than a frame of the pause: its time counts, its frame does not
-            pending = pending.subarray(skip);
-            if (pending.length < FRAME_SAMPLES) break;
-          }
-        }
-        if (pending.length < FRAME_SAMPLES) break;
-        const frame = decodeMulaw(pending.subarray(0, FRAME_SAMPLES));
-        if (isVoiceActivity(frame) && wholeSymbol(frame) === null) {
-          // Sound that is not one whole symbol: frames off the symbols' grid, after a glitch of the
-          // caller's audio (a starved browser repeats or drops a few milliseconds of its
-          // microphone), or noise. As a recogniser hears through a glitch, the frames start again
-          // where the next whole symbol does; what comes before it is heard only if it is most of
-          // a symbol other than the one just heard (a symbol cut short), not a repeat of its end.
-          if (!all && pending.length < 2 * FRAME_SAMPLES) break; // the next frame, to look for it in
-          const resync = nextSymbolStart(pending);
-          if (resync > 0) {
-            const cut = resync >= FRAME_SAMPLES / 2 ? decodeSpeechFrame(frame) : null;
-            onFrame(frame, cut !== lastSymbol ? cut : null, resync);
-            pending = pending.subarray(resync);
-            continue;
-          }
-        }
-        onFrame(frame, fillsFrame(frame) ? decodeSpeechFrame(frame) : null);
-        pending = pending.subarray(FRAME_SAMPLES);
-        if (drops && options.dropAfterAudioMs !== undefined && samplesSeen / 8 >= options.dropAfterAudioMs) {
-          ws.close(1011, 'internal error');
-          return;
-        }
-      }
-    }
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -318,28 +276,4 @@ function words(text: string, start: number) {
     });
   }
   return out;
-}
-
-/** A symbol's sound fills its frame: each quarter holds an eighth of the energy at least (not a word's last milliseconds, then silence). */
-function fillsFrame(frame: Int16Array): boolean {
-  const quarter = frame.length / 4;
-  const energies = [0, 0, 0, 0];
-  for (let i = 0; i < frame.length; i++) energies[Math.floor(i / quarter)]! += frame[i]! * frame[i]!;
-  const total = energies.reduce((sum, energy) => sum + energy, 0);
-  return energies.every((energy) => energy * 8 >= total);
-}
-
-/** Share of a frame's energy a whole symbol on the grid holds in its two tones (a few samples off it: about 0.95; a frame a fifth into the next symbol holds 0.64, or 0.82 when the two share a tone). */
-const WHOLE_SYMBOL_PURITY = 0.9;
-
-/** The symbol of a frame that is one whole symbol of the synthetic speech (media/src/audio/tones.ts), on the symbols' grid. */
-function wholeSymbol(frame: Int16Array): string | null {
-  return fillsFrame(frame) ? decodeSpeechFrameOf(frame, WHOLE_SYMBOL_PURITY) : null;
-}
-
-/** Where in `mulaw` (within its first frame) the next whole symbol starts, or 0 for none: looked for 4 samples apart. */
-function nextSymbolStart(mulaw: Buffer): number {
-  for (let offset = 4; offset < FRAME_SAMPLES && offset + FRAME_SAMPLES <= mulaw.length; offset += 4)
-    if (wholeSymbol(decodeMulaw(mulaw.subarray(offset, offset + FRAME_SAMPLES))) !== null) return offset;
-  return 0;
 }

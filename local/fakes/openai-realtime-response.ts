@@ -23,7 +23,48 @@ const SAY_EXACTLY = /Say exactly(?: these words)?[^:]*:\s*"([\s\S]+)"\s*$/;
 export interface ResponseRequest {
   instructions?: string;
   conversation?: string;
+  /** An out-of-band response's own input instead of the conversation (`[]`: the instructions alone). */
+  input?: unknown[];
   metadata?: object;
+}
+
+/** A response's `usage` as `response.done` reports it. */
+export interface ResponseUsage {
+  total_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+  input_token_details: {
+    text_tokens: number;
+    audio_tokens: number;
+    cached_tokens: number;
+    cached_tokens_details: { text_tokens: number; audio_tokens: number };
+  };
+  output_token_details: { text_tokens: number; audio_tokens: number };
+}
+
+/** The input of a response in tokens, and what of it begins the next one's (the prompt cache's key). */
+export interface PromptTokens {
+  /** The instructions and tools: a prompt beginning otherwise shares nothing with this one. */
+  head: string;
+  text: number;
+  audio: number;
+}
+
+/** The API caches prompts of 1,024 tokens and more, in steps of 128 (OpenAI's prompt caching). */
+const CACHE_MIN_TOKENS = 1024;
+const CACHE_STEP_TOKENS = 128;
+
+/**
+ * The cached part of `prompt`: the previous in-conversation response's input, when this one begins
+ * with the same instructions and tools (the conversation only grows), in the cache's steps; the
+ * text first, since the instructions begin the prompt.
+ */
+function cachedTokens(previous: PromptTokens | null, prompt: PromptTokens) {
+  if (!previous || previous.head !== prompt.head) return { text_tokens: 0, audio_tokens: 0 };
+  const shared = Math.min(previous.text, prompt.text) + Math.min(previous.audio, prompt.audio);
+  const cached = shared < CACHE_MIN_TOKENS ? 0 : shared - (shared % CACHE_STEP_TOKENS);
+  const text = Math.min(cached, previous.text, prompt.text);
+  return { text_tokens: text, audio_tokens: cached - text };
 }
 
 /** The response the conversation is running (an out-of-band one is not): a cancel or speech stops it. */
@@ -45,6 +86,10 @@ export interface ResponseContext {
   count(): number;
   /** The caller's audio heard so far (ms). */
   inputAudioMs(): number;
+  /** The last in-conversation response's input: what the prompt cache holds. */
+  cachedPrompt: PromptTokens | null;
+  /** Every `response.done`'s response as sent (the fake's `responses`). */
+  done(response: { id: string; status: string; conversation_id: string | null; usage?: ResponseUsage }): void;
 }
 
 /** The conversation as the fake chat model reads it. */
@@ -90,21 +135,20 @@ export async function respond(context: ResponseContext, request: ResponseRequest
   };
   send({ type: 'response.created', response });
   if (options.rateLimitFromResponse !== undefined && responses >= options.rateLimitFromResponse) {
-    send({
-      type: 'response.done',
-      response: {
-        ...response,
-        status: 'failed',
-        status_details: {
-          type: 'failed',
-          error: {
-            type: 'rate_limit_exceeded',
-            code: 'rate_limit_exceeded',
-            message: 'Rate limit reached for requests',
-          },
+    const failed = {
+      ...response,
+      status: 'failed',
+      status_details: {
+        type: 'failed',
+        error: {
+          type: 'rate_limit_exceeded',
+          code: 'rate_limit_exceeded',
+          message: 'Rate limit reached for requests',
         },
       },
-    });
+    };
+    context.done(failed);
+    send({ type: 'response.done', response: failed });
     send({
       type: 'rate_limits.updated',
       rate_limits: [{ name: 'requests', limit: 100, remaining: 0, reset_seconds: 20 }],
@@ -147,7 +191,8 @@ export async function respond(context: ResponseContext, request: ResponseRequest
       send({ type: 'response.output_audio.delta', ...where, delta: bytes.toString('base64') });
       item.text += piece;
       item.audioMs = (item.audioMs ?? 0) + bytes.length / 8;
-      await new Promise((resolve) => setImmediate(resolve)); // lets a cancel in
+      // Lets a cancel in; a model slower than the line streams its audio over time.
+      await (options.audioDeltaIntervalMs ? sleep(options.audioDeltaIntervalMs) : new Promise(setImmediate));
     }
     outputAudioMs = item.audioMs ?? 0;
     if (!state.cancelled) {
@@ -194,32 +239,27 @@ export async function respond(context: ResponseContext, request: ResponseRequest
     send({ type: 'response.output_item.done', response_id: id, output_index: outputIndex, item: view });
   }
   if (context.active === state) context.active = null;
-  const inputText = Math.ceil(JSON.stringify(chatRequest(context, instructions).messages).length / 4);
-  const inputAudio = Math.ceil(context.inputAudioMs() / 100); // the API counts about 10 tokens a second of the caller's audio
-  const outputAudio = Math.ceil(outputAudioMs / 50); // and about 20 a second of its own
-  const outputText = Math.ceil((reply.content.length + reply.toolCalls.length * 20) / 4);
-  send({
-    type: 'response.done',
-    response: {
-      ...response,
-      status: state.cancelled ? 'cancelled' : 'completed',
-      ...(state.cancelled ? { status_details: { type: 'cancelled', reason: 'turn_detected' } } : {}),
-      output: output.map((item) => ({
-        id: item.id,
-        type: item.type,
-        ...(item.type === 'function_call'
-          ? { call_id: item.call_id, name: item.name, arguments: item.arguments }
-          : { role: 'assistant', content: [{ type: 'output_audio', transcript: item.text }] }),
-      })),
-      usage: {
-        total_tokens: inputText + inputAudio + outputAudio + outputText,
-        input_tokens: inputText + inputAudio,
-        output_tokens: outputAudio + outputText,
-        input_token_details: { text_tokens: inputText, audio_tokens: inputAudio, cached_tokens: 0 },
-        output_token_details: { text_tokens: outputText, audio_tokens: outputAudio },
-      },
-    },
+  const usage = responseUsage(context, request, instructions, {
+    audioMs: outputAudioMs,
+    textChars: reply.content.length + reply.toolCalls.length * 20,
   });
+  const done = {
+    ...response,
+    status: state.cancelled ? 'cancelled' : 'completed',
+    ...(state.cancelled ? { status_details: { type: 'cancelled', reason: 'turn_detected' } } : {}),
+    output: output.map((item) => ({
+      id: item.id,
+      type: item.type,
+      ...(item.type === 'function_call'
+        ? { call_id: item.call_id, name: item.name, arguments: item.arguments }
+        : { role: 'assistant', content: [{ type: 'output_audio', transcript: item.text }] }),
+    })),
+    usage,
+  };
+  context.done(done);
+  send({ type: 'response.done', response: done });
+  const inputText = usage.input_token_details.text_tokens;
+  const outputText = usage.output_token_details.text_tokens;
   send({
     type: 'rate_limits.updated',
     rate_limits: [
@@ -227,4 +267,44 @@ export async function respond(context: ResponseContext, request: ResponseRequest
       { name: 'tokens', limit: 400_000, remaining: 400_000 - inputText - outputText, reset_seconds: 60 },
     ],
   });
+}
+
+/**
+ * A response's usage, counted as the API counts it: the input is the prompt (the instructions and
+ * the conversation's items in text, about 4 characters a token, and the caller's audio, about 10
+ * tokens a second; an out-of-band response given its own `input` reads that and the instructions
+ * only), the output the answer's audio (about 20 tokens a second) and its text. The input
+ * begun as the last in-conversation response's was is cached.
+ */
+function responseUsage(
+  context: ResponseContext,
+  request: ResponseRequest,
+  instructions: string,
+  output: { audioMs: number; textChars: number },
+): ResponseUsage {
+  const ownInput = request.conversation === 'none' && request.input !== undefined;
+  const messages = ownInput
+    ? [{ role: 'system', content: instructions }, ...(request.input ?? [])]
+    : chatRequest(context, instructions).messages;
+  const prompt: PromptTokens = {
+    head: JSON.stringify([instructions, context.session.tools]),
+    text: Math.ceil(JSON.stringify(messages).length / 4),
+    audio: ownInput ? 0 : Math.ceil(context.inputAudioMs() / 100),
+  };
+  const cached = ownInput ? { text_tokens: 0, audio_tokens: 0 } : cachedTokens(context.cachedPrompt, prompt);
+  if (request.conversation !== 'none') context.cachedPrompt = prompt;
+  const outputAudio = Math.ceil(output.audioMs / 50);
+  const outputText = Math.ceil(output.textChars / 4);
+  return {
+    total_tokens: prompt.text + prompt.audio + outputAudio + outputText,
+    input_tokens: prompt.text + prompt.audio,
+    output_tokens: outputAudio + outputText,
+    input_token_details: {
+      text_tokens: prompt.text,
+      audio_tokens: prompt.audio,
+      cached_tokens: cached.text_tokens + cached.audio_tokens,
+      cached_tokens_details: cached,
+    },
+    output_token_details: { text_tokens: outputText, audio_tokens: outputAudio },
+  };
 }

@@ -62,7 +62,7 @@ interface ClientEvent {
     output?: string;
     content?: { text?: string; transcript?: string }[];
   };
-  response?: { instructions?: string; conversation?: string; metadata?: object };
+  response?: { instructions?: string; conversation?: string; input?: unknown[]; metadata?: object };
 }
 
 /** What the sessions of one fake share: its options, what clients sent, the responses counted. */
@@ -71,6 +71,8 @@ export interface FakeRealtimeShared {
   received: FakeRealtime['received'];
   /** Counts a response among all sessions'; returns its number (1-based). */
   countResponse(): number;
+  /** A `response.done`'s response, into the fake's `responses`. */
+  done: ResponseContext['done'];
 }
 
 /** Holds the conversation of one connected client until it goes. */
@@ -117,6 +119,8 @@ export function converse(ws: WebSocket, model: string, shared: FakeRealtimeShare
     active: null,
     count: shared.countResponse,
     inputAudioMs: () => input.audioMs,
+    cachedPrompt: null,
+    done: shared.done,
   };
 
   send({ type: 'session.created', session: sessionView() });

@@ -4,12 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { connectionDelay } from './connection-delay.ts';
 import { converse } from './openai-realtime-session.ts';
+import type { ResponseUsage } from './openai-realtime-response.ts';
 import { selfSignedCertificate } from './self-signed-certificate.ts';
 
 export interface FakeRealtimeOptions {
   apiKey: string;
   /** Fixed delay from a response's creation to its first audio (latency bench); default 0. */
   firstAudioDelayMs?: number;
+  /** Wall time between a response's audio deltas (200 ms of audio each): an answer still streaming when the caller cuts in; default none. */
+  audioDeltaIntervalMs?: number;
   /** A new connection's setup (TLS across the internet) before the session opens (latency bench); default 0. */
   connectDelayMs?: number;
   /** Fixed delay from a turn's commit to its transcription (latency bench); default 0. */
@@ -27,6 +30,8 @@ export interface FakeRealtime {
   readonly received: { type: string; [key: string]: unknown }[];
   /** The `model` query of each session opened. */
   readonly sessions: string[];
+  /** Every response as its `response.done` gave it, all sessions together: what the API bills. */
+  readonly responses: { id: string; status: string; conversation_id: string | null; usage?: ResponseUsage }[];
   stop: () => Promise<void>;
 }
 
@@ -41,8 +46,14 @@ export interface FakeRealtime {
 export async function startFakeRealtime(options: FakeRealtimeOptions): Promise<FakeRealtime> {
   const received: FakeRealtime['received'] = [];
   const sessions: string[] = [];
-  let responses = 0;
-  const shared = { options, received, countResponse: () => (responses += 1) };
+  const responses: FakeRealtime['responses'] = [];
+  let counted = 0;
+  const shared = {
+    options,
+    received,
+    countResponse: () => (counted += 1),
+    done: (response: FakeRealtime['responses'][number]) => void responses.push(response),
+  };
   const { key, cert } = selfSignedCertificate();
   const connecting = connectionDelay(options.connectDelayMs);
   const server = createServer({ key, cert }, (_request, response) => response.writeHead(404).end());
@@ -65,6 +76,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions): Promise<F
     ca: cert,
     received,
     sessions,
+    responses,
     stop: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,7 +7,7 @@ import { flowPath, northBankFlow } from '../support/flow-chat.ts';
 const api = apiClient();
 let org: TestOrganization;
 let agent: { id: number; public_id: string };
-let flowAgent: { public_id: string };
+let flowAgent: { id: number; public_id: string };
 /** The offer step's words: long enough (about 3 s) that the …342 caller, 400 ms into them, cuts them. */
 const OFFER =
   'This call is recorded. We offer cards and loans without fees for the first year, and an advisor can help you choose which suits you. A card or a loan?';
@@ -82,6 +82,17 @@ describe.skipIf(needsLocalStack)('a phone call of the realtime engine (the local
       expect(lines[3]!.text).toBe('The card, please');
       expect(Date.parse(lines[3]!.start)).toBeLessThan(Date.parse(lines[2]!.end));
       expect(lines[4]!.text).toBe('Your card is on its way. Goodbye.');
+      // The tokens of the session the flow steered, priced on the run and in the usage report.
+      expect(run.cost.speech_to_speech_usd).toBeGreaterThan(0);
+      expect(run.cost.total_usd).toBeCloseTo(
+        run.cost.telephony_usd + run.cost.platform_usd + run.cost.speech_to_speech_usd,
+        4,
+      );
+      const usage = await api.request('GET', '/usage', { key: org.key });
+      const agentUsage = (usage.body.agents as { workflow_id: number; cost_usd: number }[]).find(
+        ({ workflow_id }) => workflow_id === flowAgent.id,
+      );
+      expect(agentUsage?.cost_usd).toBe(run.cost.total_usd);
     },
   );
 

@@ -4,6 +4,7 @@ import type { LanguageModel, ModelEvent } from '../../media/src/agent/interfaces
 import { CallTexts } from '../../media/src/call/call-texts.ts';
 import { AgentTools } from '../../media/src/call/agent-tools.ts';
 import { FlowBrain } from '../../media/src/call/flow-brain.ts';
+import { wrapAnswer } from '../../media/src/call/brain.ts';
 import type { LiveEvent } from '../../media/src/call/live-tap.ts';
 import { fakeAnswer, scriptedModel } from '../support/brains.ts';
 import { callInput } from '../support/voice.ts';
@@ -281,5 +282,26 @@ describe('the flow brain', () => {
       ['start', 'the model judged "The caller consents"'],
       ['disclosure', 'the caller wanted to end the call'],
     ]);
+  });
+});
+
+describe('an answer handed on (wrapAnswer: a flow step marking its words, an early answer holding them)', () => {
+  it("reads the answer's state through, and does what it does but for the methods replaced", () => {
+    const { answer, said, state, controller } = fakeAnswer();
+    const settled = Promise.resolve(true);
+    const wrapped = wrapAnswer(Object.assign(answer, { turnSettled: settled }), {
+      say: (text) => answer.say(text.toUpperCase()),
+    });
+    expect([wrapped.saidAnything, wrapped.hangingUp, wrapped.signal.aborted]).toEqual([false, false, false]);
+    wrapped.say('hello');
+    wrapped.finalWords('Hello');
+    wrapped.hangUp();
+    controller.abort();
+    expect(said).toEqual(['HELLO']);
+    expect(state).toEqual({ final: 'Hello', hangUp: true });
+    expect([wrapped.saidAnything, wrapped.hangingUp, wrapped.signal.aborted]).toEqual([true, true, true]);
+    expect(wrapped.turnSettled).toBe(settled);
+    const confirmed = Promise.resolve(false);
+    expect(wrapAnswer(answer, { turnSettled: confirmed }).turnSettled).toBe(confirmed);
   });
 });

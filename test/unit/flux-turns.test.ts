@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
+import { encodeMulaw } from '../../media/src/audio/mulaw.ts';
+import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import { callInput, voiceFakes } from '../support/voice.ts';
@@ -117,5 +121,26 @@ describe('Deepgram Flux as the end of turn (turn_taking.end_of_turn: flux)', () 
       'Yes. And tomorrow too.',
     ]);
     expect(session.latency.turns).toHaveLength(1);
+  });
+});
+
+describe("the local Flux hears a browser's microphone (speech off the frames' grid, in 128-sample chunks)", () => {
+  it('ends the turn with the words said', async () => {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+    cleanups.push(deepgram.stop);
+    const socket = new WebSocket(`${deepgram.url}/v2/listen?model=flux-general-en&encoding=mulaw&sample_rate=8000`, {
+      headers: { Authorization: 'Token key' },
+    });
+    cleanups.push(async () => socket.close());
+    const ended: string[] = [];
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; event?: string; transcript?: string };
+      if (message.event === 'EndOfTurn') ended.push(message.transcript!);
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const speech = synthesizeSpeech('What are your opening hours?');
+    const bytes = encodeMulaw(Int16Array.from([...new Int16Array(880), ...speech, ...new Int16Array(4000)]));
+    for (let start = 0; start < bytes.length; start += 128) socket.send(bytes.subarray(start, start + 128));
+    await vi.waitFor(() => expect(ended).toEqual(['What are your opening hours?']));
   });
 });

@@ -67,3 +67,46 @@ describe('the local OpenAI Realtime fake, through the openai package', () => {
     socket.close();
   });
 });
+
+describe("the fake's usage, counted as the API bills it", () => {
+  type Done = Extract<RealtimeServerEvent, { type: 'response.done' }>;
+  const usageOf = async (socket: OpenAIRealtimeWS, events: RealtimeServerEvent[], response: object) => {
+    const before = events.filter((event) => event.type === 'response.done').length;
+    socket.send({ type: 'response.create', response });
+    await expect.poll(() => events.filter((event) => event.type === 'response.done').length).toBe(before + 1);
+    return (events.filter((event) => event.type === 'response.done').at(-1) as Done).response.usage!;
+  };
+
+  it('caches the prompt a response begins as the last one did (1,024 tokens and up, in steps of 128); out of band with its own input reads only that', async () => {
+    const { socket, next, events } = await connect();
+    // About 1,250 tokens of instructions: a prompt the API caches.
+    const instructions = `You help callers. ${'Answer briefly and politely. '.repeat(170)}`;
+    socket.send({ type: 'session.update', session: { type: 'realtime', instructions } });
+    await next('session.updated');
+    const first = await usageOf(socket, events, {});
+    expect(first.input_token_details).toMatchObject({
+      cached_tokens: 0,
+      cached_tokens_details: { text_tokens: 0, audio_tokens: 0 },
+    });
+    expect(first.input_token_details!.text_tokens).toBeGreaterThan(1024);
+    const second = await usageOf(socket, events, {});
+    const cached = second.input_token_details!.cached_tokens!;
+    expect(cached).toBeGreaterThanOrEqual(1024);
+    expect(cached % 128).toBe(0);
+    expect(cached).toBeLessThanOrEqual(first.input_token_details!.text_tokens!);
+    expect(second.input_token_details!.cached_tokens_details).toEqual({ text_tokens: cached, audio_tokens: 0 });
+    // Other instructions begin another prompt: nothing of it is cached.
+    const other = await usageOf(socket, events, { instructions: `${instructions} Be cheerful.` });
+    expect(other.input_token_details!.cached_tokens).toBe(0);
+    // Out of band, with no input: the short instructions alone, no conversation, no audio.
+    const phrase = await usageOf(socket, events, {
+      conversation: 'none',
+      input: [],
+      instructions: 'Say exactly these words: "Hi."',
+    });
+    expect(phrase.input_token_details).toMatchObject({ audio_tokens: 0, cached_tokens: 0 });
+    expect(phrase.input_token_details!.text_tokens).toBeLessThan(30);
+    expect(fake!.responses.map((response) => response.usage)).toEqual([first, second, other, phrase]);
+    socket.close();
+  });
+});

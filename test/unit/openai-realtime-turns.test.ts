@@ -49,3 +49,29 @@ describe('the Realtime fake hears turns (server VAD on the audio time)', () => {
     expect(input.audioMs).toBe(700);
   });
 });
+
+// A browser's microphone is cut in an audio worklet's 128-sample chunks, its speech starts anywhere
+// in them, and a starved Chromium repeats or drops a few milliseconds now and then: the console's
+// talk page with a realtime agent heard "hyouoeninghour?" before the fake heard as the Deepgram fake does.
+describe("the Realtime fake hears a browser's microphone (speech off the frames' grid, glitches)", () => {
+  it.each([
+    { name: 'speech half a frame in', offset: 80, glitch: null },
+    { name: 'speech 101 samples in, the last 100 samples of a symbol repeated', offset: 101, glitch: [27, 100] },
+    { name: 'speech 64 samples in, 30 samples of a symbol mid-word dropped', offset: 64, glitch: [25, -30] },
+  ] as const)('$name', ({ offset, glitch }) => {
+    const { events, input } = ears();
+    let speech = Array.from(synthesizeSpeech('What are your opening hours?'));
+    if (glitch) {
+      const [symbol, samples] = glitch;
+      const end = (symbol + 1) * 160;
+      speech =
+        samples > 0
+          ? [...speech.slice(0, end), ...speech.slice(end - samples, end), ...speech.slice(end)]
+          : [...speech.slice(0, end + samples), ...speech.slice(end)];
+    }
+    const bytes = encodeMulaw(Int16Array.from([...new Int16Array(800 + offset), ...speech, ...new Int16Array(4000)]));
+    for (let start = 0; start < bytes.length; start += 128) input.append(bytes.subarray(start, start + 128));
+    expect(events).toHaveLength(2);
+    expect(events[1]).toMatch(/^stopped \d+-\d+ "What are your opening hours\?"$/);
+  });
+});

@@ -4,7 +4,7 @@ import { OpenAiRealtime } from '../../media/src/agent/openai-realtime.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
-import { startFakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
+import { startFakeRealtime, type FakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
 import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
 import { northBankFlow } from '../support/flow-chat.ts';
 
@@ -76,6 +76,20 @@ async function realtimeCall(input: Partial<CallInput>, options: Omit<FakeRealtim
   return { fake, session, caller, sent, feed, say, listen, lines, runLogs, fakes };
 }
 
+/** What the fake billed: every response's usage (`response.done`) added up, field by field. */
+function billed(fake: FakeRealtime) {
+  const sum = (pick: (usage: NonNullable<FakeRealtime['responses'][number]['usage']>) => number) =>
+    fake.responses.reduce((total, response) => total + (response.usage ? pick(response.usage) : 0), 0);
+  return {
+    inputTextTokens: sum((usage) => usage.input_token_details.text_tokens),
+    inputAudioTokens: sum((usage) => usage.input_token_details.audio_tokens),
+    cachedTextTokens: sum((usage) => usage.input_token_details.cached_tokens_details.text_tokens),
+    cachedAudioTokens: sum((usage) => usage.input_token_details.cached_tokens_details.audio_tokens),
+    outputTextTokens: sum((usage) => usage.output_token_details.text_tokens),
+    outputAudioTokens: sum((usage) => usage.output_token_details.audio_tokens),
+  };
+}
+
 describe('realtime engine (OpenAI Realtime API through openai/realtime, local fake)', () => {
   it('greets in the model voice, answers from what it heard, calls a tool, is cut off and truncated, and hangs up', async () => {
     const { fake, session, caller, sent, feed, say, listen, lines, fakes } = await realtimeCall({
@@ -139,11 +153,10 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
     expect(transcript[4]).toBe('assistant: Done:');
     expect(transcript.slice(5)).toEqual(['user: Wait.', 'assistant: Thank you for your time. Goodbye.']);
     expect(result).toMatchObject({ failure: null, gathered: { call_disposition: 'confirmed' } });
-    // The model's tokens for the run's cost: the caller's audio in, its own audio out, both priced.
-    expect(result.speechToSpeech).toMatchObject({
-      inputAudioTokens: expect.any(Number),
-      outputAudioTokens: expect.any(Number),
-    });
+    // The model's tokens for the run's cost: every response the API billed, the fixed phrases said
+    // out of band (the greeting, the goodbye) among them.
+    expect(fake.responses.filter((response) => response.conversation_id === null).length).toBeGreaterThan(0);
+    expect(result.speechToSpeech).toEqual(billed(fake));
     expect(result.speechToSpeech!.inputAudioTokens).toBeGreaterThan(0);
     expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
     expect(fakes.tools.calls).toHaveLength(1);
@@ -151,6 +164,39 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
     expect(outputs).toContainEqual(
       expect.objectContaining({ item: expect.objectContaining({ type: 'function_call_output' }) }),
     );
+  });
+});
+
+describe('realtime engine: an answer cut while it still streams', () => {
+  it("keeps its words from the start: an item's transcript may begin before its audio", async () => {
+    // Each 200 ms of the answer's audio comes 150 ms apart: the caller cuts in while it streams.
+    const { session, caller, sent, feed, listen } = await realtimeCall(
+      {
+        workflowDefinition: { greeting: 'Hello.', prompt: 'You answer questions about the clinic.' },
+        passages: [
+          { id: 'p1', document_id: 'doc_1', title: 'Hours', text: 'Opening hours: Monday to Friday, 8:00 to 16:00.' },
+        ],
+      },
+      { audioDeltaIntervalMs: 150 },
+    );
+    await listen();
+    const media = () => sent.filter((message) => message.event === 'media').length;
+    const before = media();
+    await feed([...caller.say('What are your opening hours?'), ...caller.silence(700)]);
+    // The answer's first 200 ms were sent to the line: the caller cuts in 100 ms into them.
+    await vi.waitFor(() => expect(media()).toBeGreaterThanOrEqual(before + 10));
+    await feed(caller.silence(100));
+    await feed([...caller.say('Stop.'), ...caller.silence(700)]);
+    await vi.waitFor(() =>
+      expect(session.fragments.map(({ role, text }) => `${role}: ${text}`)).toContain('user: Stop.'),
+    );
+    const answer = session.fragments.filter(({ role }) => role === 'assistant')[1]!.text;
+    // What played of it (about 800 ms: one character a 20 ms frame), from its first word.
+    expect(answer.length).toBeGreaterThan(0);
+    expect('According to our information, Opening hours: Monday to Friday, 8:00 to 16:00.').toContain(
+      answer.replace(/…$/, '').trim(),
+    );
+    expect(answer.startsWith('According')).toBe(true);
   });
 });
 
@@ -219,8 +265,20 @@ describe('a conversation flow on the realtime engine', () => {
       ['card', null],
     ]);
     expect(result.failure).toBeNull();
+    // The run's cost: the tokens of the session the flow steered, every response's.
+    expect(result.speechToSpeech).toEqual(billed(fake));
+    expect(result.speechToSpeech!.outputAudioTokens).toBeGreaterThan(0);
   });
 });
+
+/** A call's realtime session on a fake of its own (`apiKey`: the one the client sends; the fake's is rt-key). */
+async function realtimeSession(apiKey = 'rt-key') {
+  const fake = await startFakeRealtime({ apiKey: 'rt-key' });
+  cleanups.push(fake.stop);
+  const realtime = new OpenAiRealtime({ apiUrl: fake.url, apiKey, model: 'gpt-realtime', ca: fake.ca }).call();
+  cleanups.push(async () => realtime.close());
+  return { fake, realtime };
+}
 
 describe("the realtime session's connection opened while the phone rings", () => {
   const agent = { instructions: 'Be brief.', tools: [], language: 'en' };
@@ -232,15 +290,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
   }
 
   it('connects early and configures the session on that connection at its first use', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'rt-key',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
-    cleanups.push(async () => realtime.close());
+    const { fake, realtime } = await realtimeSession();
     await realtime.connectEarly();
     // Connected (TLS, the upgrade) while it rings: nothing is asked of the model yet.
     expect(fake.sessions).toEqual(['gpt-realtime']);
@@ -252,14 +302,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
   });
 
   it('an early connection refused fails the first words, naming the provider', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'wrong',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
+    const { realtime } = await realtimeSession('wrong');
     await expect(realtime.connectEarly()).rejects.toThrow(/OpenAI Realtime/);
     realtime.agent = agent;
     await expect(said(realtime, 'Hello.')).rejects.toThrow(/OpenAI Realtime/);
@@ -268,15 +311,7 @@ describe("the realtime session's connection opened while the phone rings", () =>
 
 describe('the conversation runs one response at a time', () => {
   it('a response asked as a cancelled one ends waits for its response.done (the API refuses a second one)', async () => {
-    const fake = await startFakeRealtime({ apiKey: 'rt-key' });
-    cleanups.push(fake.stop);
-    const realtime = new OpenAiRealtime({
-      apiUrl: fake.url,
-      apiKey: 'rt-key',
-      model: 'gpt-realtime',
-      ca: fake.ca,
-    }).call();
-    cleanups.push(async () => realtime.close());
+    const { fake, realtime } = await realtimeSession();
     realtime.agent = { instructions: 'Be brief.', tools: [], language: 'en' };
     const events: { type: string; code?: string }[] = [];
     realtime.on((event) =>
@@ -290,6 +325,9 @@ describe('the conversation runs one response at a time', () => {
     expect(second).not.toBe(first);
     await vi.waitFor(() => expect(events.filter((event) => event.type === 'response.done')).toHaveLength(2));
     expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    // Both are billed, the cancelled one too: the session counts every response's tokens.
+    expect(fake.responses.map((response) => response.status)).toEqual(['cancelled', 'completed']);
+    expect(realtime.usage()).toEqual(billed(fake));
   });
 });
 

@@ -5,7 +5,7 @@ import { PHRASES } from '../../media/src/agent/phrases.ts';
 import { BACKCHANNELS } from '../../shared/domain/backchannels.ts';
 import { DeepgramSpeechToText } from '../../media/src/agent/deepgram-speech-to-text.ts';
 import { platformProviders } from '../../media/src/agent/providers.ts';
-import { startFakeDeepgram } from '../../local/fakes/deepgram-live.ts';
+import { startFakeDeepgram, type FakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
 import { frames, noise, synthesizeSpeech } from '../../media/src/audio/tones.ts';
@@ -482,33 +482,13 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
   it.each([0, 1, 70, 80, 90, 159])(
     'hears words wherever the chunks of audio begin (speech starting %i samples into a frame, as from a browser microphone)',
     async (offset) => {
-      const deepgram = await startFakeDeepgram({ apiKey: 'key' });
-      cleanups.push(deepgram.stop);
-      const heard: string[] = [];
-      const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
-        { language: 'en' },
-        {
-          speechStarted: () => {},
-          transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
-          utteranceEnd: () => {},
-          failed: () => {},
-        },
-      );
-      cleanups.push(() => stream.close());
       const speech = synthesizeSpeech('What are your hours?');
-      const audio = new Int16Array(offset + 800 + speech.length + 8000);
-      audio.set(speech, offset + 800);
-      const bytes = encodeMulaw(audio);
-      // Chunks of 128 samples (an audio worklet's), not the 160 of a frame.
-      for (let start = 0; start < bytes.length; start += 128) stream.send(bytes.subarray(start, start + 128));
-      await vi.waitFor(() => expect(heard).toEqual(['What are your hours?']));
+      expect(await heardIn(Int16Array.from([...new Int16Array(offset), ...speech]))).toEqual(['What are your hours?']);
     },
   );
 
-  /** The words heard in `audio`, sent in an audio worklet's 128-sample chunks, then a pause. */
-  async function heardIn(audio: Int16Array): Promise<string[]> {
-    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
-    cleanups.push(deepgram.stop);
+  /** A stream of the SDK client on `deepgram`, the final words it hears kept. */
+  async function listening(deepgram: FakeDeepgram) {
     const heard: string[] = [];
     const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
       { language: 'en' },
@@ -519,6 +499,14 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
         failed: () => {},
       },
     );
+    return { stream, heard };
+  }
+
+  /** The words heard in `audio`, sent in an audio worklet's 128-sample chunks, then a pause. */
+  async function heardIn(audio: Int16Array): Promise<string[]> {
+    const deepgram = await startFakeDeepgram({ apiKey: 'key' });
+    cleanups.push(deepgram.stop);
+    const { stream, heard } = await listening(deepgram);
     cleanups.push(() => stream.close());
     const bytes = encodeMulaw(Int16Array.from([...new Int16Array(800), ...audio, ...new Int16Array(8000)]));
     for (let start = 0; start < bytes.length; start += 128) stream.send(bytes.subarray(start, start + 128));
@@ -546,16 +534,7 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
   it("sends the caller's 20 ms frames in 40 ms chunks, and what is held once the audio stops", async () => {
     const deepgram = await startFakeDeepgram({ apiKey: 'key' });
     cleanups.push(deepgram.stop);
-    const heard: string[] = [];
-    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
-      { language: 'en' },
-      {
-        speechStarted: () => {},
-        transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
-        utteranceEnd: () => {},
-        failed: () => {},
-      },
-    );
+    const { stream, heard } = await listening(deepgram);
     cleanups.push(() => stream.close());
     const audio = encodeMulaw(synthesizeSpeech('Hello there.'));
     // The speech, then an odd number of silent frames: the last one is held, then sent alone.
@@ -572,16 +551,7 @@ describe('Deepgram live stream (the SDK client against the local Deepgram)', () 
   it('closing, hands over the final result of words no pause had ended before it resolves', async () => {
     const deepgram = await startFakeDeepgram({ apiKey: 'key' });
     cleanups.push(deepgram.stop);
-    const heard: string[] = [];
-    const stream = await new DeepgramSpeechToText({ apiKey: 'key', baseUrl: deepgram.url }).open(
-      { language: 'en' },
-      {
-        speechStarted: () => {},
-        transcript: (result) => void (result.isFinal && result.text && heard.push(result.text)),
-        utteranceEnd: () => {},
-        failed: () => {},
-      },
-    );
+    const { stream, heard } = await listening(deepgram);
     // Words and no pause after them: nothing ends them but the stream's end.
     stream.send(encodeMulaw(synthesizeSpeech('Please leave a message')));
     await stream.close();

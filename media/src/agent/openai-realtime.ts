@@ -14,6 +14,7 @@ import OpenAI from 'openai';
 import { ENDPOINTING_MS } from './deepgram-speech-to-text.ts';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { addResponseUsage, NO_USAGE, type SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import {
   ProviderError,
   type SpeechToText,
@@ -93,6 +94,11 @@ export class RealtimeCall {
   private conversationResponse: Promise<void> = Promise.resolve();
   private readonly failures = new Set<(error: ProviderError) => void>();
   private closed = false;
+  /**
+   * The tokens of every response the session ran (the run's cost): the answers, the fixed phrases
+   * said out of band, and responses cancelled by a barge-in, all billed by the API.
+   */
+  private tokens: SpeechToSpeechUsage = { ...NO_USAGE };
 
   constructor(
     readonly name: string,
@@ -106,6 +112,11 @@ export class RealtimeCall {
   readonly listener: SpeechToText;
   /** Fixed phrases in the model's voice (text to speech): an out-of-band response that says them word for word. */
   readonly voice: TextToSpeech;
+
+  /** The tokens of the session's responses so far. */
+  usage(): SpeechToSpeechUsage {
+    return { ...this.tokens };
+  }
 
   /** Follows the session's events; returns the way to stop. */
   on(listener: Listener): () => void {
@@ -210,6 +221,8 @@ export class RealtimeCall {
     }
     this.socket = socket;
     socket.on('event', (event) => {
+      if (event.type === 'response.done' && event.response.usage)
+        this.tokens = addResponseUsage(this.tokens, event.response.usage);
       for (const listener of [...this.listeners]) listener(event);
     });
     const fail = (message: string, cause?: unknown) => {

@@ -44,6 +44,31 @@ export interface Answer {
   readonly turnSettled?: Promise<boolean>;
 }
 
+/**
+ * `answer` as another part hands it on: the same answer, its state read through, but for the
+ * methods `overrides` replace (a flow step marking its words, an early answer holding them).
+ */
+export function wrapAnswer(
+  answer: Answer,
+  overrides: Partial<Pick<Answer, 'say' | 'finalWords' | 'hangUp' | 'turnSettled'>>,
+): Answer {
+  return {
+    get signal() {
+      return answer.signal;
+    },
+    get saidAnything() {
+      return answer.saidAnything;
+    },
+    get hangingUp() {
+      return answer.hangingUp;
+    },
+    turnSettled: overrides.turnSettled ?? answer.turnSettled,
+    say: overrides.say ?? ((text, audio, options) => answer.say(text, audio, options)),
+    finalWords: overrides.finalWords ?? ((text) => answer.finalWords(text)),
+    hangUp: overrides.hangUp ?? (() => answer.hangUp()),
+  };
+}
+
 /** An answer's message in the conversation: what the caller heard, amended if a barge-in cuts it later. */
 export interface HeardMessage {
   content: string;
@@ -71,6 +96,6 @@ export interface Brain {
   interruptible(): boolean;
   /** The call's path through its flow (flow-brain.ts); null without one. */
   flowPath(): FlowPathStep[] | null;
-  /** A speech-to-speech model's tokens so far (realtime-brain.ts); absent for the cascade. */
-  usage?(): SpeechToSpeechUsage;
+  /** A speech-to-speech model's tokens so far (realtime-brain.ts, or the one a flow steers); null for the cascade. */
+  usage(): SpeechToSpeechUsage | null;
 }

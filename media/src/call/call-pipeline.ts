@@ -277,7 +277,7 @@ export class CallPipeline {
         transfer: this.transferIntent,
         latency: this.latency.recorded(),
         flow: this.parts?.brain.flowPath() ?? null,
-        speechToSpeech: this.parts?.brain.usage?.() ?? null,
+        speechToSpeech: this.parts?.brain.usage() ?? null,
       });
     }
     return this.finished;

@@ -4,7 +4,7 @@
  * of the turn confirms it; if the caller goes on, it is thrown away unheard. What it saves is the
  * model's time to its first sentence, counted from the eager end rather than the end of the turn.
  */
-import type { Answer, Brain } from './brain.ts';
+import { wrapAnswer, type Answer, type Brain } from './brain.ts';
 import type { CallerTurn } from './caller-turns.ts';
 import type { Speaker } from './reply.ts';
 import type { TurnLatency } from './turn-latency.ts';
@@ -22,21 +22,12 @@ export class EarlyAnswer {
   /** The answer as the brain writes it: what it says, its last words and a hang-up wait for confirm(). */
   hold(answer: Answer): Answer {
     const later = (action: () => void) => (this.held ? this.held.push(action) : action());
-    return {
-      get signal() {
-        return answer.signal;
-      },
-      get saidAnything() {
-        return answer.saidAnything;
-      },
-      get hangingUp() {
-        return answer.hangingUp;
-      },
+    return wrapAnswer(answer, {
       turnSettled: this.settled,
       say: (text, audio, options) => later(() => answer.say(text, audio, options)),
       finalWords: (text) => later(() => answer.finalWords(text)),
       hangUp: () => later(() => answer.hangUp()),
-    };
+    });
   }
 
   /** The turn ended with these words: the answer is said. */

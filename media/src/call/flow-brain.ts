@@ -21,6 +21,7 @@ import {
 } from '../../../shared/domain/flow-transitions.ts';
 import type { FlowDefinition, FlowNode, FlowPathStep, FlowVariable } from '../../../shared/domain/flows.ts';
 import { isConversationNode } from '../../../shared/domain/flows.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import type { ChatMessage } from '../agent/interfaces.ts';
 import {
   END_CALL,
@@ -32,7 +33,7 @@ import {
 } from '../agent/flow-plan.ts';
 import { boundedContext } from '../agent/context-window.ts';
 import { parseObject, type ToolCall } from './agent-tools.ts';
-import type { Answer, Brain, HeardMessage } from './brain.ts';
+import { wrapAnswer, type Answer, type Brain, type HeardMessage } from './brain.ts';
 import type { PreparedCall } from './call-types.ts';
 import { MODEL_ANSWER_LIMIT_MS, PromptBrain, type PromptBrainOptions, type Steering } from './prompt-brain.ts';
 
@@ -119,6 +120,11 @@ export class FlowBrain implements Brain {
     return this.inner.summary();
   }
 
+  /** The steered brain's tokens (a realtime model's: the run's cost). */
+  usage(): SpeechToSpeechUsage | null {
+    return this.inner.usage();
+  }
+
   /** A variable test first (the step may be complete already), then the model in the step the call is in. */
   async answer(answer: Answer, userText: string | null): Promise<void> {
     const steered = this.inStep(answer);
@@ -129,20 +135,9 @@ export class FlowBrain implements Brain {
 
   /** The answer, its words marked not interruptible while the step they are said in is (reply.ts). */
   private inStep(answer: Answer): Answer {
-    return {
-      get signal() {
-        return answer.signal;
-      },
-      get saidAnything() {
-        return answer.saidAnything;
-      },
-      get hangingUp() {
-        return answer.hangingUp;
-      },
+    return wrapAnswer(answer, {
       say: (text, audio, options) => answer.say(text, audio, { ...options, interruptible: this.interruptible() }),
-      finalWords: (text) => answer.finalWords(text),
-      hangUp: () => answer.hangUp(),
-    };
+    });
   }
 
   private async runTool(answer: Answer, toolCall: ToolCall, waiting: () => { cancel: () => void }): Promise<string> {

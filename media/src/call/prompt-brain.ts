@@ -88,6 +88,10 @@ export class PromptBrain implements Brain {
     return null;
   }
 
+  usage(): null {
+    return null;
+  }
+
   interruptible(): boolean {
     return true;
   }

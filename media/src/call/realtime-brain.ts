@@ -13,7 +13,7 @@
  * and the tool calls run through the flow.
  */
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
-import { NO_USAGE, type SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
+import type { SpeechToSpeechUsage } from '../../../shared/domain/speech-to-speech-cost.ts';
 import { knowledgeSection } from '../agent/call-plan.ts';
 import { ProviderError, type ChatMessage, type ToolDefinition } from '../agent/interfaces.ts';
 import { failureOf, type RealtimeCall } from '../agent/openai-realtime.ts';
@@ -62,8 +62,6 @@ export class RealtimeBrain implements Brain {
   /** What was said, both sides (a warm transfer's summary, a flow's final extraction). */
   private readonly history: ChatMessage[] = [];
   private readonly steering: Steering;
-  /** Audio tokens and text tokens of every response (the run's cost). */
-  private readonly tokens: SpeechToSpeechUsage = { ...NO_USAGE };
 
   constructor(
     private readonly call: PreparedCall,
@@ -97,8 +95,9 @@ export class RealtimeBrain implements Brain {
     return null;
   }
 
+  /** The session's tokens, every response's (the run's cost). */
   usage(): SpeechToSpeechUsage {
-    return { ...this.tokens };
+    return this.session.usage();
   }
 
   interruptible(): boolean {
@@ -217,35 +216,34 @@ export class RealtimeBrain implements Brain {
     let settle!: (error: Error | null) => void;
     const done = new Promise<Error | null>((resolve) => (settle = resolve));
     const trace = this.options.trace ?? NO_TRACE;
+    // An output item is said from its first event: its transcript's deltas may come before its audio's.
+    const itemOf = (itemId: string) => {
+      let item = items.get(itemId);
+      if (!item) {
+        item = this.speakItem(answer, itemId);
+        items.set(itemId, item);
+      }
+      return item;
+    };
     const take = (event: RealtimeServerEvent) => {
       switch (event.type) {
         case 'response.output_audio.delta': {
           if (event.response_id !== responseId) return;
-          let item = items.get(event.item_id);
-          if (!item) {
-            item = this.speakItem(answer, event.item_id);
-            items.set(event.item_id, item);
-          }
           trace.mark('model_first_token');
-          return item.push(Buffer.from(event.delta, 'base64'));
+          return itemOf(event.item_id).push(Buffer.from(event.delta, 'base64'));
         }
-        case 'response.output_audio_transcript.delta': {
-          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
-          if (item) item.spoken.transcript += event.delta;
+        case 'response.output_audio_transcript.delta':
+          if (event.response_id === responseId) itemOf(event.item_id).spoken.transcript += event.delta;
           return;
-        }
-        case 'response.output_audio_transcript.done': {
-          const item = event.response_id === responseId ? items.get(event.item_id) : undefined;
-          if (item) item.spoken.transcript = event.transcript;
+        case 'response.output_audio_transcript.done':
+          if (event.response_id === responseId) itemOf(event.item_id).spoken.transcript = event.transcript;
           return;
-        }
         case 'response.function_call_arguments.done':
           if (event.response_id === responseId)
             toolCalls.push({ name: event.name, arguments: event.arguments, callId: event.call_id });
           return;
         case 'response.done':
           if (event.response.id !== responseId) return;
-          this.count(event.response.usage);
           for (const item of items.values()) item.push(null);
           transcript = [...items.values()]
             .map((item) => item.spoken.transcript.trim())
@@ -349,22 +347,6 @@ export class RealtimeBrain implements Brain {
       content_index: 0,
       audio_end_ms: heardMs,
     });
-  }
-
-  private count(
-    usage:
-      | {
-          input_token_details?: { text_tokens?: number; audio_tokens?: number; cached_tokens?: number };
-          output_token_details?: { text_tokens?: number; audio_tokens?: number };
-        }
-      | undefined,
-  ): void {
-    if (!usage) return;
-    this.tokens.inputTextTokens += usage.input_token_details?.text_tokens ?? 0;
-    this.tokens.inputAudioTokens += usage.input_token_details?.audio_tokens ?? 0;
-    this.tokens.cachedTokens += usage.input_token_details?.cached_tokens ?? 0;
-    this.tokens.outputTextTokens += usage.output_token_details?.text_tokens ?? 0;
-    this.tokens.outputAudioTokens += usage.output_token_details?.audio_tokens ?? 0;
   }
 
   /** Words said into the model's conversation (a fixed phrase, a conversation taken back). */
