@@ -35,6 +35,7 @@ async function run(steps: Step[], options: { eager?: boolean; retracts?: boolean
     summary: async () => '',
     interruptible: () => true,
     flowPath: () => null,
+    usage: () => null,
   };
   const early = new EarlyAnswers({
     speaker: {
