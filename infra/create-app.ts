@@ -11,14 +11,20 @@ export const STACK_NAME = 'VoiceAgentPlatformApi';
 
 /**
  * Builds the app with its one stack and the cdk-nag AwsSolutions and Serverless packs. Shared by `infra/app.ts`
- * and the infra test so both synthesize exactly the same thing.
+ * and the infra test so both synthesize exactly the same thing. `cloudFormationValidation: false` skips
+ * aws-cdk-lib's built-in template validation (its findings are warnings only; it changes no output and
+ * costs about 8 CPU s on a first synthesis): the infra tests that only read templates pass it, the
+ * deploy and test/infra/stack.test.ts keep it. The cdk-nag packs run either way.
  */
-export function createApp(options: { context?: Record<string, unknown> } = {}) {
+export function createApp(options: { context?: Record<string, unknown>; cloudFormationValidation?: boolean } = {}) {
   // cdk.json context (feature flags) as defaults, so tests synthesize what the CLI does; -c still wins.
   const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
     context?: Record<string, unknown>;
   };
-  const app = new App({ context: { ...cdkJson.context, ...options.context } });
+  const app = new App({
+    context: { ...cdkJson.context, ...options.context },
+    builtinCloudFormationValidation: options.cloudFormationValidation ?? true,
+  });
   // `-c` values arrive as strings, cdk.json values as JSON: accept both.
   const stageName = String(app.node.tryGetContext('stageName') ?? 'prod');
   const text = (key: string) => String(app.node.tryGetContext(key) ?? '');

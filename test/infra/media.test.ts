@@ -28,7 +28,11 @@ function synth(context: Record<string, unknown> = CONTEXT) {
   process.env.CDK_DEFAULT_ACCOUNT = '123456789012';
   process.env.CDK_DEFAULT_REGION = 'eu-central-1';
   try {
-    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    const { app, stack } = createApp({
+      context: { 'aws:cdk:bundling-stacks': [], ...context },
+      // Templates read, no output changed: stack.test.ts runs aws-cdk-lib's own validation.
+      cloudFormationValidation: false,
+    });
     // The media service and the functions are nested stacks; the outputs are in the root stack.
     return { app, stack, root: Template.fromStack(stack), template: Template.fromStack(Stack.of(stack.media)) };
   } finally {
@@ -44,8 +48,24 @@ function synth(context: Record<string, unknown> = CONTEXT) {
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
+/** A scaling target above the measured capacity (the custom context's): the cap rises with it. */
+const RAISED_CALLS_PER_TASK = String(MEASURED_TASK_CAPACITY.calls + 50);
+
 describe('media service on AWS', () => {
   const { app, stack, root, template } = synth();
+  // Every context key set otherwise: one synthesis for the voice settings, the architecture and the raised cap.
+  const custom = synth({
+    ...CONTEXT,
+    mediaCallsPerTask: RAISED_CALLS_PER_TASK,
+    deepgramModel: 'nova-2-phonecall',
+    deepgramFluxModel: 'flux-general-multi',
+    ttsProvider: 'openai',
+    ttsVoice: 'verse',
+    elevenLabsModel: 'eleven_turbo_v2_5',
+    openAiTtsModel: 'tts-1',
+    llmModel: 'gpt-4.1-mini',
+    mediaArchitecture: 'x86_64',
+  });
   const resources = template.toJSON().Resources as Resources;
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -234,17 +254,6 @@ describe('media service on AWS', () => {
     expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
   });
 
-  it('without the domain and certificate in context, asks for them as stack parameters (a deploy without them fails, naming them)', () => {
-    const bare = synth({});
-    expect(Object.keys(bare.root.findParameters('*'))).toEqual(
-      expect.arrayContaining(['MediaDomainName', 'MediaCertificateArn']),
-    );
-    // The nested stack receives the parameter's value from the deployed stack.
-    bare.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
-      Certificates: [{ CertificateArn: { Ref: Match.stringLikeRegexp('MediaCertificateArn') } }],
-    });
-  });
-
   it('refuses invalid media context with a message naming the key', () => {
     expect(() => synth({ ...CONTEXT, maxCallSeconds: '5000' })).toThrow(/maxCallSeconds/);
     expect(() => synth({ ...CONTEXT, mediaCertificateArn: 'not-an-arn' })).toThrow(/mediaCertificateArn/);
@@ -266,31 +275,19 @@ describe('media service on AWS', () => {
       );
     };
     expect(environment(template).MEDIA_MAX_CALLS).toBe(String(MEASURED_TASK_CAPACITY.calls));
-    // A scaling target set above the measured figure raises the cap with it.
-    const above = String(MEASURED_TASK_CAPACITY.calls + 50);
-    expect(environment(synth({ ...CONTEXT, mediaCallsPerTask: above }).template).MEDIA_MAX_CALLS).toBe(above);
-    expect(environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30' }).template).MEDIA_MAX_CALLS).toBe('30');
-    expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
-    // Dialed calls are made ready while they ring, unless turned off (to compare).
+    // A scaling target set above the measured figure raises the cap with it (the custom context's).
+    expect(environment(custom.template).MEDIA_MAX_CALLS).toBe(RAISED_CALLS_PER_TASK);
+    // Dialed calls are made ready while they ring, unless turned off (to compare); one synthesis
+    // for a cap set in context and early connections off.
     expect(environment(template).MEDIA_EARLY_CONNECTIONS).toBe('on');
-    expect(environment(synth({ ...CONTEXT, mediaEarlyConnections: 'off' }).template).MEDIA_EARLY_CONNECTIONS).toBe(
-      'off',
-    );
+    expect(
+      environment(synth({ ...CONTEXT, mediaMaxCallsPerTask: '30', mediaEarlyConnections: 'off' }).template),
+    ).toMatchObject({ MEDIA_MAX_CALLS: '30', MEDIA_EARLY_CONNECTIONS: 'off' });
+    expect(() => synth({ ...CONTEXT, ttsProvider: 'scripted' })).toThrow(/ttsProvider/);
     expect(() => synth({ ...CONTEXT, mediaEarlyConnections: 'yes' })).toThrow(/mediaEarlyConnections/);
   });
 
   it('sets every voice setting from context, and builds the image for the architecture the tasks run on', () => {
-    const custom = synth({
-      ...CONTEXT,
-      deepgramModel: 'nova-2-phonecall',
-      deepgramFluxModel: 'flux-general-multi',
-      ttsProvider: 'openai',
-      ttsVoice: 'verse',
-      elevenLabsModel: 'eleven_turbo_v2_5',
-      openAiTtsModel: 'tts-1',
-      llmModel: 'gpt-4.1-mini',
-      mediaArchitecture: 'x86_64',
-    });
     const [, task] = Object.entries(custom.template.toJSON().Resources as Resources).find(
       ([, r]) => r.Type === 'AWS::ECS::TaskDefinition',
     )!;
@@ -335,6 +332,16 @@ describe('the first deploy into a fresh account (default context, no provider ke
   const [, service] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ECS::Service')!;
   const [, task] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::ECS::TaskDefinition')!;
   const container = task.Properties.ContainerDefinitions[0];
+
+  it('without the domain and certificate in context, asks for them as stack parameters (a deploy without them fails, naming them)', () => {
+    expect(Object.keys(root.findParameters('*'))).toEqual(
+      expect.arrayContaining(['MediaDomainName', 'MediaCertificateArn']),
+    );
+    // The nested stack receives the parameter's value from the deployed stack.
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+      Certificates: [{ CertificateArn: { Ref: Match.stringLikeRegexp('MediaCertificateArn') } }],
+    });
+  });
 
   it('takes the measured capacity of a 1 vCPU task (100 calls) and scales at half of it', () => {
     const variables = Object.fromEntries(

@@ -250,6 +250,8 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     const csv = `phone,first_name\n${first},Ada\n${second},Alan\nnot-a-number,Grace\n`;
     const page = await signedIn('campaigns');
     await page.getByLabel('Name', { exact: true }).fill('Console campaign');
+    // Once the agents are read, the select shows the one the campaign would call with (the first).
+    await expect.poll(() => page.getByLabel('Agent').inputValue()).toMatch(/^agent_/);
     await page.getByLabel('Agent').selectOption({ label: 'Campaign caller' });
     await page
       .getByLabel('CSV or Excel file')

@@ -92,6 +92,8 @@ function NewCampaign() {
   });
   const [name, setName] = useState('');
   const [agentId, setAgentId] = useState('');
+  // The first agent until the user picks one: the select shows the agent the campaign will call with.
+  const chosenAgent = agentId || agents.data?.[0]?.public_id;
   const [source, setSource] = useState<'manual' | 'csv'>('csv');
   const [contacts, setContacts] = useState('');
   const [file, setFile] = useState<File | null>(null);
@@ -107,7 +109,7 @@ function NewCampaign() {
     mutationFn: async () => {
       const body: CreateCampaign = {
         name,
-        workflow_id: agentId || (agents.data?.[0]?.public_id ?? ''),
+        workflow_id: chosenAgent ?? '',
         source_type: source,
         source_id: source === 'csv' ? (file?.name ?? '') : '',
         retry_config: retryConfigOf(retries, retryDelay),
@@ -132,7 +134,7 @@ function NewCampaign() {
       <label for="campaign-name">Name</label>
       <input id="campaign-name" required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       <label for="campaign-agent">Agent</label>
-      <select id="campaign-agent" value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
+      <select id="campaign-agent" value={chosenAgent ?? ''} onChange={(e) => setAgentId(e.currentTarget.value)}>
         {agents.data?.map((agent) => (
           <option value={agent.public_id} key={agent.public_id}>
             {agent.name}
@@ -218,7 +220,8 @@ function NewCampaign() {
           soon as it is created
         </label>
       </fieldset>
-      <button type="submit" disabled={create.isPending}>
+      {/* Not before the agents are read: the campaign would go out with no agent (a 422). */}
+      <button type="submit" disabled={create.isPending || !chosenAgent}>
         Create campaign
       </button>
       {create.isPending && (

@@ -138,6 +138,8 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
   });
   const [name, setName] = useState(sheet.name);
   const [agentId, setAgentId] = useState('');
+  // The first agent until the user picks one: the select shows the agent the campaign will call with.
+  const chosenAgent = agentId || agents.data?.[0]?.public_id;
   const [retries, setRetries] = useState(1);
   const create = useMutation({
     meta: { touches: ['campaigns'] },
@@ -146,7 +148,7 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
         api.POST('/campaigns', {
           body: {
             name,
-            workflow_id: agentId || (agents.data?.[0]?.public_id ?? ''),
+            workflow_id: chosenAgent ?? '',
             source_type: 'google-sheet',
             source_id: sheet.id,
             source_config: { connection_id: connection.id },
@@ -175,7 +177,7 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
         onInput={(e) => setName(e.currentTarget.value)}
       />
       <label for="sheet-campaign-agent">Agent</label>
-      <select id="sheet-campaign-agent" value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
+      <select id="sheet-campaign-agent" value={chosenAgent ?? ''} onChange={(e) => setAgentId(e.currentTarget.value)}>
         {agents.data?.map((agent) => (
           <option value={agent.public_id} key={agent.public_id}>
             {agent.name}
@@ -193,7 +195,7 @@ function SheetCampaign({ connection, sheet }: { connection: Connection; sheet: P
       />
       <ErrorLine error={agents.error ?? create.error} />
       {/* Not before the agents are read: the campaign would go out with no agent (a 422). */}
-      <button type="submit" disabled={create.isPending || !agents.data?.length}>
+      <button type="submit" disabled={create.isPending || !chosenAgent}>
         Create and start campaign
       </button>
     </form>
