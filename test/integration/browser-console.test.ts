@@ -18,7 +18,7 @@ import {
   newOrganization,
   type TestOrganization,
 } from '../support/api.ts';
-import { accessibilityViolations, launchChromium, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchChromium, requestsOf, saveScreenshot } from '../support/browser.ts';
 import { daytimeNumber, distinctDaytimeNumbers } from '../support/phone-numbers.ts';
 import { eventually, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -441,12 +441,13 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
 
   it('meets WCAG 2 A and AA on every page (axe-core: labels, names, contrast, structure)', async () => {
     const page = await signedIn();
+    const requests = requestsOf(page);
     const found: string[] = [];
     const sections = ['agents', 'calls', 'campaigns', 'numbers', 'do-not-call', 'usage', 'keys', 'webhooks', 'talk'];
     for (const section of sections) {
       await page.goto(`${consoleUrl}#/${section}`);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
-      await page.waitForLoadState('networkidle');
+      await requests.settled();
       found.push(...(await accessibilityViolations(page)).map((violation) => `${section}: ${violation}`));
     }
     // An agent's page and a call's page, reached as a user does.

@@ -65,6 +65,32 @@ export async function saveScreenshot(page: Page, name: string, part?: Locator): 
   await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
 }
 
+/**
+ * The page's requests in flight, counted from now: `settled()` waits until none has been for
+ * `quietMs`. Playwright's 'networkidle' fires once per document, and the console's pages are hash
+ * routes of one, so after the first page it no longer waits.
+ */
+export function requestsOf(page: Page) {
+  let inFlight = 0;
+  let lastChange = Date.now();
+  const change = (by: number) => {
+    inFlight = Math.max(0, inFlight + by);
+    lastChange = Date.now();
+  };
+  page.on('request', () => change(1));
+  page.on('requestfinished', () => change(-1));
+  page.on('requestfailed', () => change(-1));
+  return {
+    async settled(quietMs = 300, timeoutMs = 15_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight > 0 || Date.now() - lastChange < quietMs) {
+        if (Date.now() > deadline) throw new Error(`${inFlight} requests still in flight after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
