@@ -4,7 +4,14 @@ import type { SpeechToText, SpeechToTextStream, TextToSpeech } from '../../media
 import type { CallerTurn } from '../domain/agent-test-runs.ts';
 import { BARGE_IN_AFTER_MS, callerAction, REPLY_PAUSE_MS } from '../domain/caller-actions.ts';
 import { heardTranscript, type LineEvent } from '../domain/voice-test-line.ts';
-import { ConversationTimeoutError, SessionRefusedError, type ChatSession, type ChatTalk } from './test-conversation.ts';
+import {
+  ConversationTimeoutError,
+  parseArguments,
+  parseFrame,
+  SessionRefusedError,
+  type ChatSession,
+  type ChatTalk,
+} from './test-conversation.ts';
 
 /** The caller's side of the line: its voice, its ears, and how fast the line runs. */
 export interface CallerLine {
@@ -28,15 +35,6 @@ const HEARING_WAIT_MS = 1500;
 const GOODBYE_GRACE_MS = 1500;
 /** The mark a session sends once the agent hangs up (media/src/streams/websocket-server.ts HANGUP_MARK). */
 const AGENT_HANGUP_MARK = 'hangup';
-
-const parseArguments = (text: unknown): Record<string, unknown> => {
-  try {
-    const parsed: unknown = JSON.parse(String(text ?? '{}'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
 
 /** Cuts mu-law audio into 20 ms frames (the last padded with silence). */
 function framesOf(audio: Buffer): Buffer[] {
@@ -116,12 +114,8 @@ export async function talkOverVoice(
   let turnsBegun = 0;
 
   ws.on('message', (data) => {
-    let frame: Record<string, unknown>;
-    try {
-      frame = JSON.parse(String(data)) as Record<string, unknown>;
-    } catch {
-      return;
-    }
+    const frame = parseFrame(data);
+    if (!frame) return;
     connected = true;
     if (frame.event === 'media') {
       const payload = (frame.media as { payload?: unknown } | undefined)?.payload;
