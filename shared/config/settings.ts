@@ -48,7 +48,7 @@ const RUNS_CAMPAIGNS = [
 
 /**
  * The media task's voice settings (shared/config/voice-settings.ts) that a voice test's simulated
- * caller reads too: its text-to-speech and speech-to-text are the platform's (services/test-caller-line.ts).
+ * caller reads too: its text-to-speech and speech-to-text are the platform's (functions/agent-test-runner/caller-line.ts).
  */
 export const CALLER_VOICE_SETTINGS = [
   'TTS_PROVIDER',

@@ -27,7 +27,7 @@ import type { TestCase } from '../schemas/agent-tests.ts';
 import { createConversation } from './conversations.ts';
 import { modelFor } from './language-models.ts';
 import { talkOverChat, type ChatTalk } from './test-conversation.ts';
-import { talkOverVoice } from './test-voice-conversation.ts';
+import { talkOverVoice, type CallerLine } from './test-voice-conversation.ts';
 
 const CallerAnswer = z.object({ say: z.string().max(4000), hang_up: z.boolean() });
 
@@ -130,9 +130,16 @@ async function endedRun(ref: AttemptRef, runId: number, wait: (ms: number) => Pr
  * the tested version against the simulated caller, judged and recorded. A cancelled run starts no
  * new attempt. Past its time the attempt is recorded failed; a failure of the platform, as an error.
  */
+/** What an attempt is given by the function that runs it. */
+export interface AttemptTools {
+  /** The simulated caller's voice and ears in a language, for a voice case (the media service's speech clients). */
+  callerLine: (language: string) => Promise<CallerLine>;
+  wait?: (ms: number) => Promise<unknown>;
+}
+
 export async function runAttempt(
   ref: AttemptRef,
-  wait: (ms: number) => Promise<unknown> = sleep,
+  { callerLine, wait = sleep }: AttemptTools,
 ): Promise<{ verdict: TestAttempt['verdict'] | 'skipped' }> {
   const { organization_id: orgId, workflow_id: agentId } = ref;
   const run = await repository.getTestRun(orgId, agentId, ref.test_run_id);
@@ -179,8 +186,7 @@ export async function runAttempt(
       ? await talkOverVoice(conversation.session!, {
           ...talking,
           interrupts: testCase.caller.behaviour.includes('interrupts'),
-          // On demand: the media service's speech clients (and the SDKs behind them) only for a voice case.
-          line: await (await import('./test-caller-line.ts')).callerLine(testCase.caller.language),
+          line: await callerLine(testCase.caller.language),
         })
       : await talkOverChat(conversation.session!, talking);
   } catch (error) {
