@@ -216,6 +216,8 @@ export const FUNCTION_GROUPS = {
       'Agent-test-run state machine tasks: one case as a chat conversation against a simulated caller, judged; a crashed case; the run completed (test_run.completed)',
     access: {
       table: 'readWrite',
+      // A voice case's call over the local carrier is placed as any call: its call-lifecycle execution.
+      stateMachines: true,
       eventBus: true,
       encryption: true,
       languageModel: true,

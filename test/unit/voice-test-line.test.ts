@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { callerAction, isVoiceOnly } from '../../shared/domain/caller-actions.ts';
 import { lintTestCase } from '../../shared/domain/agent-tests.ts';
 import { callerRequest } from '../../shared/domain/agent-test-runs.ts';
-import { heardTranscript } from '../../shared/domain/voice-test-line.ts';
+import { heardTranscript, testCallerNumber } from '../../shared/domain/voice-test-line.ts';
+import { simulatedAnswerer, simulatedOutcome } from '../../local/carrier/callee-directory.ts';
 import { parseArguments, parseFrame } from '../../shared/services/test-conversation.ts';
 
 describe("a voice caller's turn", () => {
@@ -104,5 +105,18 @@ describe("a test caller's reading of the session's frames", () => {
     ['{broken', {}],
   ])("a tool call's arguments %s", (text, parsed) => {
     expect(parseArguments(text)).toEqual(parsed);
+  });
+});
+
+describe("a voice case's number at the local carrier", () => {
+  it.each([
+    [0, '+15550000000'],
+    [0.123456789, '+15551234560'],
+    [0.9999999, '+15559999990'],
+  ])('from %s: %s', (random, number) => {
+    expect(testCallerNumber(random)).toBe(number);
+    // Answered by a person in the callee directory (last digit 0, none of its special endings).
+    expect(simulatedOutcome(number)).toBe('answered');
+    expect(simulatedAnswerer(number)).toBe('human');
   });
 });
