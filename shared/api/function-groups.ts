@@ -224,6 +224,8 @@ export const FUNCTION_GROUPS = {
       browserSessions: true,
     },
     memorySize: 512,
+    // It places a voice case's call over the local carrier with the call placers' code (calls.ts).
+    copyFiles: PHONE_NUMBER_DATA,
     // A case talks for at most its timeout_seconds (600 at most), then is judged.
     timeoutSeconds: 900,
   },

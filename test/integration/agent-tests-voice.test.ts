@@ -102,7 +102,8 @@ describe('a voice test case', () => {
     expect(heard[0]).toBe(`assistant: ${GREETING}`);
     expect(heard[1]).toBe('user: I would like a visit.');
     // The long answer, as far as it played before the caller talked over it.
-    expect(heard[2]).toMatch(/^assistant: We have free visits on Monday/);
+    // (Where the cut falls is the barge-in's timing: over the phone line it falls around "Monday", so the first words are what is certain.)
+    expect(heard[2]).toMatch(/^assistant: We have free visits on /);
     expect(LONG_ANSWER.startsWith(heard[2].slice('assistant: '.length))).toBe(true);
     expect(heard).toContain('user: Any slots on Monday?');
     expect(heard).toContain('user: [pressed 42#]');
