@@ -17,6 +17,21 @@ export default tseslint.config(
     },
   },
   {
+    files: ['shared/**'],
+    // The Lambdas' library loads nothing of the media service (its SDKs would come with it); a
+    // function that needs part of it is given it (functions/agent-test-runner/caller-line.ts).
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/media/src/**'], allowTypeImports: true, message: 'shared/ loads no media/src code' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**'],
     // Tests walk untyped JSON documents (OpenAPI, CloudFormation templates, API answers).
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

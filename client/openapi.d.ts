@@ -3983,7 +3983,7 @@ export interface components {
              */
             max_turns: number;
             /**
-             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice line of the media service (a voice session, mode `webrtc`; on the local stack a phone call through the local Twilio, mode `phone`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
              * @default text
              * @enum {string}
              */
@@ -6224,7 +6224,7 @@ export interface components {
              */
             max_turns: number;
             /**
-             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice line of the media service (a voice session, mode `webrtc`; on the local stack a phone call through the local Twilio, mode `phone`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
              * @default text
              * @enum {string}
              */
@@ -6736,7 +6736,7 @@ export interface components {
             /** Format: int32 */
             max_turns?: number;
             /**
-             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
+             * @description `text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice line of the media service (a voice session, mode `webrtc`; on the local stack a phone call through the local Twilio, mode `phone`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.
              * @enum {string}
              */
             mode?: "text" | "voice";

@@ -242,6 +242,8 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
         ]),
       ),
       TEST_LINE_PACE: String(options.linePace ?? 1),
+      // A voice test's caller holds a phone at the local Twilio: its case is a call placed to it.
+      TEST_CALLER_HANDSETS_URL: telephony.handsetsUrl,
     });
     Object.assign(process.env, env);
 

@@ -15,7 +15,10 @@ async function runTask(input: TaskInput) {
   switch (input.action) {
     case 'runCase':
       logger.appendKeys({ testRunId: input.attempt.test_run_id, testId: input.attempt.test_id });
-      return runAttempt(input.attempt);
+      return runAttempt(input.attempt, {
+        // On demand: the media service's speech clients (and the SDKs behind them) only for a voice case.
+        callerLine: async (language) => (await import('./caller-line.ts')).callerLine(language),
+      });
     case 'caseCrashed': {
       const { Error: error = 'Error', Cause: cause = '' } = input.failure ?? {};
       const reason =

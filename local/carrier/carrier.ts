@@ -17,6 +17,7 @@ import {
   type SimulatedAnswerer,
 } from './callee-directory.ts';
 import { talkAsCallee, type MediaStreamWire } from './callee-stream.ts';
+import { connectHandset, Handsets } from './handsets.ts';
 import { LineAudio } from './line-audio.ts';
 import { CarrierMessaging } from './messaging.ts';
 import { NumberInventory } from './number-inventory.ts';
@@ -173,6 +174,8 @@ export class SimulatedCarrier {
   readonly linePace: number;
   readonly inProgress = new CallsInProgress();
   readonly numbers = new NumberInventory();
+  /** Phones the tests hold at numbers of the directory (an agent test's simulated caller): handsets.ts. */
+  readonly handsets = new Handsets();
   readonly messaging = new CarrierMessaging((stop, work) => this.track(stop, work), waitUnlessAborted);
   /** What the carrier's text-to-speech said on calls (a voicemail message), for `GET /_simulator/spoken`. */
   readonly spoken: { callId: string; to: string; text: string; completed: boolean }[] = [];
@@ -240,13 +243,24 @@ export class SimulatedCarrier {
 
   /**
    * The callee's side of an answered call over the wire's media stream (`frames`), until the
-   * callee hangs up (`callSeconds`), `hangUp` aborts, or the platform closes the stream.
+   * callee hangs up (`callSeconds`), `hangUp` aborts, or the platform closes the stream. A handset
+   * picked up at the dialed number (handsets.ts) is that callee; else the directory's.
    */
   converse(
     call: CarrierCall,
     stream: { url: string; hangUp: AbortSignal; frames: MediaStreamWire },
     machine?: AnsweringMachine,
   ): Promise<'stream-closed' | 'ended'> {
+    const handset = this.handsets.take(call.to);
+    if (handset)
+      return connectHandset({
+        url: stream.url,
+        wire: stream.frames,
+        handset,
+        hangUp: stream.hangUp,
+        sockets: this.inProgress.sockets,
+        audioSent: (ms) => this.lineAudio.get(call)?.sent(ms),
+      });
     return talkAsCallee({
       url: stream.url,
       callSeconds: this.callSeconds,
@@ -340,6 +354,7 @@ export class SimulatedCarrier {
 
   /** Hangs up every call, then closes the wire's server. */
   stop(server: Server): Promise<void> {
+    this.handsets.stop();
     return this.inProgress.stop(server);
   }
 }

@@ -9,6 +9,7 @@ import {
   type SimulatedCarrierOptions,
   type TransferLine,
 } from './carrier.ts';
+import { HANDSETS_PATH } from './handsets.ts';
 import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { readTwiml, type Twiml, type TwimlDial } from './twiml.ts';
 import { signedWebhook, TwilioAccounts, type TwilioAccount } from './twilio-accounts.ts';
@@ -32,6 +33,8 @@ export interface LocalTwilioOptions extends SimulatedCarrierOptions {
 export interface LocalTwilio {
   /** Origin of the Twilio-compatible REST API (the SDK's API origin). */
   apiUrl: string;
+  /** Where a test picks up the handset of a number (`<handsetsUrl><number>`, handsets.ts): a WebSocket. */
+  handsetsUrl: string;
   /** Where incoming calls to the platform's numbers are announced (the numbers' VoiceUrl). */
   setVoiceUrl: (url: string) => void;
   /** Where texts to numbers without an SmsUrl of their own are announced (the platform's messaging webhook). */
@@ -75,7 +78,8 @@ function asyncAmdOf(form: URLSearchParams): TwilioCall['asyncAmd'] {
  * whisper URL and an action), and Media Streams framing. As on Twilio, `<Connect><Stream>` is the
  * call's last verb: when the stream ends, so does the call. Incoming calls are rung through the
  * test control resource `POST /_simulator/incoming-calls` (a phone calling a platform number),
- * which calls the number's VoiceUrl like Twilio. Texts go through the Messages API of
+ * which calls the number's VoiceUrl like Twilio; a test holds a phone at a number through
+ * `/_simulator/handsets/<number>` (handsets.ts). Texts go through the Messages API of
  * twilio-messages.ts; a phone texts a number through `POST /_simulator/incoming-messages`.
  */
 export async function startLocalTwilio(options: LocalTwilioOptions): Promise<LocalTwilio> {
@@ -526,8 +530,12 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
   const { server, origin } = await serveOnLoopback('Local Twilio', handle, (response) =>
     twilioError(response, 500, 20500, 'Internal Server Error'),
   );
+  server.on('upgrade', (request, socket, head) => {
+    if (!carrier.handsets.upgrade(request, socket, head)) socket.destroy();
+  });
   return {
     apiUrl: origin,
+    handsetsUrl: `${origin.replace(/^http/, 'ws')}${HANDSETS_PATH}`,
     setVoiceUrl: (url) => {
       voiceUrl = url;
     },

@@ -218,12 +218,16 @@ export const FUNCTION_GROUPS = {
       'Agent-test-run state machine tasks: one case as a chat conversation against a simulated caller, judged; a crashed case; the run completed (test_run.completed)',
     access: {
       table: 'readWrite',
+      // A voice case's call over the local carrier is placed as any call: its call-lifecycle execution.
+      stateMachines: true,
       eventBus: true,
       encryption: true,
       languageModel: true,
       browserSessions: true,
     },
     memorySize: 512,
+    // It places a voice case's call over the local carrier with the call placers' code (calls.ts).
+    copyFiles: PHONE_NUMBER_DATA,
     // A case talks for at most its timeout_seconds (600 at most), then is judged.
     timeoutSeconds: 900,
   },

@@ -20,8 +20,12 @@ export interface SettingSpec {
   localOnly?: boolean;
 }
 
-/** Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at import). */
+/**
+ * Groups that place calls or build call-lifecycle inputs (shared/services/calls.ts reads these at
+ * import); the agent-test runner places a voice case's call over the local carrier.
+ */
 const PLACES_CALLS = [
+  'agentTestRunner',
   'calls',
   'campaigns',
   'campaignEngine',
@@ -48,7 +52,7 @@ const RUNS_CAMPAIGNS = [
 
 /**
  * The media task's voice settings (shared/config/voice-settings.ts) that a voice test's simulated
- * caller reads too: its text-to-speech and speech-to-text are the platform's (services/test-caller-line.ts).
+ * caller reads too: its text-to-speech and speech-to-text are the platform's (functions/agent-test-runner/caller-line.ts).
  */
 export const CALLER_VOICE_SETTINGS = [
   'TTS_PROVIDER',
@@ -212,6 +216,12 @@ export const SETTINGS = {
     readBy: ['agentTestRunner'],
     localOnly: true,
     description: "How many times faster than real time a voice test's line runs (the tests' LINE_PACE); default 1",
+  },
+  TEST_CALLER_HANDSETS_URL: {
+    readBy: ['agentTestRunner'],
+    localOnly: true,
+    description:
+      "Where a voice test's simulated caller picks up the local carrier's handset of its number (the local Twilio's /_simulator/handsets/): its case is then a phone call; unset on AWS: a voice session",
   },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
   // Also read by the operator CLI (stack outputs RestApiId, StageName).

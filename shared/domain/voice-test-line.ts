@@ -25,3 +25,13 @@ export function heardTranscript(events: readonly LineEvent[]): { role: 'user' | 
   }
   return lines;
 }
+
+/**
+ * The number a voice case's call dials when it goes over the local carrier: the phone its
+ * simulated caller holds there (local/carrier/handsets.ts). From `random` (0 ≤ random < 1), one
+ * of a million fictional numbers (+1 555), its last digit 0, so that the carrier's callee
+ * directory answers it as a person (local/carrier/callee-directory.ts). Pure.
+ */
+export function testCallerNumber(random: number): string {
+  return `+1555${String(Math.floor(random * 1e6) % 1e6).padStart(6, '0')}0`;
+}

@@ -164,7 +164,7 @@ export type Expectation = z.infer<typeof Expectation>;
 
 const TestMode = z.enum(TEST_MODES).openapi({
   description:
-    "`text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice session of the media service (mode `webrtc`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.",
+    "`text` (default): the conversation over the chat transport, fast and cheap. `voice`: over a voice line of the media service (a voice session, mode `webrtc`; on the local stack a phone call through the local Twilio, mode `phone`), the caller's turns said by text-to-speech and the agent's audio heard by speech-to-text, so turn-taking, interruptions, keys and silence are tested, and what the caller heard is the transcript.",
 });
 
 const testCaseFields = {

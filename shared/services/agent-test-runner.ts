@@ -27,7 +27,9 @@ import type { TestCase } from '../schemas/agent-tests.ts';
 import { createConversation } from './conversations.ts';
 import { modelFor } from './language-models.ts';
 import { talkOverChat, type ChatTalk } from './test-conversation.ts';
-import { talkOverVoice } from './test-voice-conversation.ts';
+import { sessionConnection, talkOverVoice, type CallerLine } from './test-voice-conversation.ts';
+import { phoneLine } from './test-phone-call.ts';
+import { optionalSetting } from '../config/settings.ts';
 
 const CallerAnswer = z.object({ say: z.string().max(4000), hang_up: z.boolean() });
 
@@ -130,9 +132,16 @@ async function endedRun(ref: AttemptRef, runId: number, wait: (ms: number) => Pr
  * the tested version against the simulated caller, judged and recorded. A cancelled run starts no
  * new attempt. Past its time the attempt is recorded failed; a failure of the platform, as an error.
  */
+/** What an attempt is given by the function that runs it. */
+export interface AttemptTools {
+  /** The simulated caller's voice and ears in a language, for a voice case (the media service's speech clients). */
+  callerLine: (language: string) => Promise<CallerLine>;
+  wait?: (ms: number) => Promise<unknown>;
+}
+
 export async function runAttempt(
   ref: AttemptRef,
-  wait: (ms: number) => Promise<unknown> = sleep,
+  { callerLine, wait = sleep }: AttemptTools,
 ): Promise<{ verdict: TestAttempt['verdict'] | 'skipped' }> {
   const { organization_id: orgId, workflow_id: agentId } = ref;
   const run = await repository.getTestRun(orgId, agentId, ref.test_run_id);
@@ -155,19 +164,37 @@ export async function runAttempt(
   const meter = tokenCounter();
   const modelCost = () => ({ model_tokens: meter.tokens, cost_usd: modelTokensUsd(meter.tokens, owner) });
   const voice = testCase.mode === 'voice';
-  const conversation = await createConversation(orgId, String(agentId), {
-    // A voice case talks in a browser's voice session: Media Streams frames, as a phone line's.
-    mode: voice ? 'webrtc' : 'chat',
-    name: `Test: ${testCase.name}`.slice(0, 255),
-    initial_context: testCase.initial_context,
-    definition_id: run.definition_id,
-    test: {
-      test_run_id: run.id,
-      test_id: testCase.id,
-      tool_mocks: testCase.tool_mocks,
-      call_real_tools: testCase.call_real_tools,
-    },
-  });
+  const name = `Test: ${testCase.name}`.slice(0, 255);
+  const test = {
+    test_run_id: run.id,
+    test_id: testCase.id,
+    tool_mocks: testCase.tool_mocks,
+    call_real_tools: testCase.call_real_tools,
+  };
+  // A voice case over the local carrier (its handsets' address: a local setting) is a phone call;
+  // on AWS, a voice session (docs/agent-tests.md says why).
+  const handsets = voice ? optionalSetting('TEST_CALLER_HANDSETS_URL') : undefined;
+  const phone = handsets
+    ? phoneLine(handsets, {
+        orgId,
+        agentId,
+        name,
+        initialContext: testCase.initial_context,
+        definitionId: run.definition_id,
+        test,
+      })
+    : null;
+  const conversation = phone
+    ? null
+    : await createConversation(orgId, String(agentId), {
+        // A voice session carries Media Streams frames, as a phone line's.
+        mode: voice ? 'webrtc' : 'chat',
+        name,
+        initial_context: testCase.initial_context,
+        definition_id: run.definition_id,
+        test,
+      });
+  const conversationId = () => (phone ? phone.runId() : conversation!.id);
   let talk: ChatTalk;
   try {
     const talking = {
@@ -176,24 +203,24 @@ export async function runAttempt(
       caller: simulatedCaller(testCase, model, meter),
     };
     talk = voice
-      ? await talkOverVoice(conversation.session!, {
+      ? await talkOverVoice(phone?.connection ?? sessionConnection(conversation!.session!), {
           ...talking,
           interrupts: testCase.caller.behaviour.includes('interrupts'),
-          // On demand: the media service's speech clients (and the SDKs behind them) only for a voice case.
-          line: await (await import('./test-caller-line.ts')).callerLine(testCase.caller.language),
+          line: await callerLine(testCase.caller.language),
         })
-      : await talkOverChat(conversation.session!, talking);
+      : await talkOverChat(conversation!.session!, talking);
+    if (phone) talk.toolCalls = await phone.toolCalls();
   } catch (error) {
     const message = (error as Error).message;
     logger.warn('A test conversation failed', { testRunId: ref.test_run_id, testId: ref.test_id, error: message });
     return record({
       verdict: (error as Error).name === 'ConversationTimeoutError' ? 'failed' : 'error',
-      conversation_id: conversation.id,
+      conversation_id: conversationId(),
       error: message,
       ...modelCost(),
     });
   }
-  const ended = await endedRun(ref, conversation.id, wait);
+  const ended = await endedRun(ref, conversationId()!, wait);
   const gathered = { ...(ended?.gathered_context ?? {}) };
   const disposition = typeof gathered.call_disposition === 'string' ? gathered.call_disposition : null;
   delete gathered.call_disposition;
@@ -213,7 +240,7 @@ export async function runAttempt(
     transcript: talk.transcript,
     tool_calls: talk.toolCalls,
     path: outcome.path,
-    conversation_id: conversation.id,
+    conversation_id: conversationId(),
     latency_ms: median(talk.latencies),
     turn_latencies_ms: talk.latencies,
     model_tokens: meter.tokens,

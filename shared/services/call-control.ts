@@ -118,7 +118,9 @@ export async function dialPlacedRun(run: RunRecord, runRef: string, now = Date.n
       { provider_call_id: callId },
       { timestamp: new Date().toISOString(), level: 'INFO', message: `Dialing through ${account.adapter.provider}` },
     ).catch((error: unknown) => logger.error('Provider call id not recorded', { callId, error: String(error) })),
-    askMediaToPrepare(run, runRef, request.streamUrl),
+    // A test's call is set up on answer, from its run: its tools answer from the test's mocks,
+    // which a preparation (what the dialer knows of the run) does not carry.
+    run.test ? undefined : askMediaToPrepare(run, runRef, request.streamUrl),
   ]);
   return { callId };
 }

@@ -5,6 +5,7 @@ import { phoneNumberTimeZones } from '../domain/phone-numbers.ts';
 import { formatRunRef, type RunRef } from '../domain/run-ref.ts';
 import { nextId } from '../repositories/counters.ts';
 import type { CampaignOrigin, RunRecord } from '../domain/run.ts';
+import type { RunTest } from '../domain/agent-tests.ts';
 import { insertRun } from '../repositories/runs-lifecycle.ts';
 import type { TransactItem } from '../repositories/table.ts';
 import type { Agent } from '../schemas/agents.ts';
@@ -100,6 +101,8 @@ export interface PlacementOptions {
   prepared?: PreparedPlacement;
   /** The Idempotency-Key record this placement's response is kept under, deleted with the run. */
   idempotencyRecord?: string | null;
+  /** A voice test's call (services/agent-test-runner.ts), never a customer's request: its name and test. */
+  test?: { name: string; record: RunTest };
 }
 
 export async function placeCallForAgent(
@@ -122,9 +125,9 @@ export async function placeCallForAgent(
       : runDefinitionId(orgId, agent, request.definition_id),
   ]);
   const createdAt = now.toISOString();
-  const run = newRun(orgId, agent, {
+  const started = newRun(orgId, agent, {
     id: runId,
-    name: `Call to ${to}`,
+    name: options.test?.name ?? `Call to ${to}`,
     mode: 'phone',
     status: 'in_progress',
     phone_number: to,
@@ -136,6 +139,7 @@ export async function placeCallForAgent(
     initialContext: request.initial_context,
     definitionId,
   });
+  const run: RunRecord = options.test ? { ...started, test: options.test.record } : started;
   if (idempotencyRecord) run.idempotency_record = idempotencyRecord;
   if (!(await insertRun(run, true, prepared?.alongside))) {
     countMetric(METRICS.channelCapacityRejections);

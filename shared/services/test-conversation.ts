@@ -40,14 +40,27 @@ const AGENT_HANGUP_MARK = 'hangup';
 /** How long a caller who said goodbye waits for the agent to hang up before it ends the chat itself. */
 const GOODBYE_GRACE_MS = 1500;
 
-const parseArguments = (text: unknown): Record<string, unknown> => {
+/** A tool call's arguments as the session sends them (a JSON object's text); anything else is no arguments. */
+export const parseArguments = (text: unknown): Record<string, unknown> => {
+  const parsed = parseJson(String(text ?? '{}'));
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+};
+
+const parseJson = (text: string): unknown => {
   try {
-    const parsed: unknown = JSON.parse(String(text ?? '{}'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return JSON.parse(text) as unknown;
   } catch {
-    return {};
+    return undefined;
   }
 };
+
+/** A session's WebSocket frame (a JSON object); undefined for one that does not parse, which a client ignores. */
+export function parseFrame(data: unknown): Record<string, unknown> | undefined {
+  const parsed = parseJson(String(data));
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
+}
 
 /**
  * Talks with the agent over a chat session (docs/browser-sessions.md), as a browser's client
@@ -83,12 +96,8 @@ export async function talkOverChat(
   void closed.then(() => (isClosed = true));
   ws.on('error', () => undefined); // the close that follows ends the talk
   ws.on('message', (data) => {
-    let frame: Record<string, unknown>;
-    try {
-      frame = JSON.parse(String(data)) as Record<string, unknown>;
-    } catch {
-      return;
-    }
+    const frame = parseFrame(data);
+    if (!frame) return;
     connected = true;
     if (frame.event === 'text') {
       if (sentAt !== undefined) {

@@ -4,7 +4,14 @@ import type { SpeechToText, SpeechToTextStream, TextToSpeech } from '../../media
 import type { CallerTurn } from '../domain/agent-test-runs.ts';
 import { BARGE_IN_AFTER_MS, callerAction, REPLY_PAUSE_MS } from '../domain/caller-actions.ts';
 import { heardTranscript, type LineEvent } from '../domain/voice-test-line.ts';
-import { ConversationTimeoutError, SessionRefusedError, type ChatSession, type ChatTalk } from './test-conversation.ts';
+import {
+  ConversationTimeoutError,
+  parseArguments,
+  parseFrame,
+  SessionRefusedError,
+  type ChatSession,
+  type ChatTalk,
+} from './test-conversation.ts';
 
 /** The caller's side of the line: its voice, its ears, and how fast the line runs. */
 export interface CallerLine {
@@ -14,6 +21,26 @@ export interface CallerLine {
   /** Times real time (1 on AWS; the local stack's tests run their lines faster, as the simulated carrier's). */
   pace: number;
 }
+
+/**
+ * The caller's end of the line: a voice session's WebSocket (its `start` frame with the session's
+ * credential), or, over the local carrier, the handset of the number its call dials (the call
+ * placed once the handset is picked up).
+ */
+export interface VoiceConnection {
+  url: string;
+  /** Once the socket is open: what starts the conversation. */
+  begin: (send: (message: object) => void) => Promise<void>;
+  /** Once the line carries the agent (its first frame). */
+  connected?: () => void;
+}
+
+/** A voice session's end of the line: the `start` frame with its credential, as a browser's client sends it. */
+export const sessionConnection = (session: ChatSession): VoiceConnection => ({
+  url: session.url,
+  begin: async (send) =>
+    send({ event: 'start', start: { customParameters: { run_ref: session.run_ref, stream_token: session.token } } }),
+});
 
 const FRAME_MS = 20;
 /** 20 ms of 8 kHz mu-law. */
@@ -29,15 +56,6 @@ const GOODBYE_GRACE_MS = 1500;
 /** The mark a session sends once the agent hangs up (media/src/streams/websocket-server.ts HANGUP_MARK). */
 const AGENT_HANGUP_MARK = 'hangup';
 
-const parseArguments = (text: unknown): Record<string, unknown> => {
-  try {
-    const parsed: unknown = JSON.parse(String(text ?? '{}'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
-
 /** Cuts mu-law audio into 20 ms frames (the last padded with silence). */
 function framesOf(audio: Buffer): Buffer[] {
   const frames: Buffer[] = [];
@@ -50,8 +68,8 @@ function framesOf(audio: Buffer): Buffer[] {
 }
 
 /**
- * Talks with the agent over a voice session (mode `webrtc`: Media Streams frames on the session
- * WebSocket, as a browser's microphone does), the caller's side of a phone line: its turns said by
+ * Talks with the agent over a voice line (a voice session, mode `webrtc`, or a phone call's
+ * handset at the local carrier: Media Streams frames either way), the caller's side of it: its turns said by
  * `line.tts` and sent as 20 ms frames stamped on the line's clock (silence between), keys as `dtmf`
  * frames, `[silence]` as nothing; the agent's audio played on the same clock (marks echoed once
  * what came before them has played, `clear` dropping what has not) and heard by `line.stt`, which
@@ -63,7 +81,7 @@ function framesOf(audio: Buffer): Buffer[] {
  * `timeoutSeconds`, ConversationTimeoutError.
  */
 export async function talkOverVoice(
-  session: ChatSession,
+  connection: VoiceConnection,
   options: {
     maxTurns: number;
     timeoutSeconds: number;
@@ -89,7 +107,7 @@ export async function talkOverVoice(
       failed: (error) => (failure = error),
     },
   );
-  const ws = new WebSocket(session.url);
+  const ws = new WebSocket(connection.url);
   let connected = false;
   let closed = false;
   let closeInfo = { code: 0, reason: '' };
@@ -116,12 +134,9 @@ export async function talkOverVoice(
   let turnsBegun = 0;
 
   ws.on('message', (data) => {
-    let frame: Record<string, unknown>;
-    try {
-      frame = JSON.parse(String(data)) as Record<string, unknown>;
-    } catch {
-      return;
-    }
+    const frame = parseFrame(data);
+    if (!frame) return;
+    if (!connected) connection.connected?.();
     connected = true;
     if (frame.event === 'media') {
       const payload = (frame.media as { payload?: unknown } | undefined)?.payload;
@@ -251,7 +266,7 @@ export async function talkOverVoice(
         options.timeoutSeconds * 1000,
       ).unref();
     });
-    send({ event: 'start', start: { customParameters: { run_ref: session.run_ref, stream_token: session.token } } });
+    await connection.begin(send);
     const startedAt = Date.now();
     let chunk = 0;
     while (!closed && !ending) {

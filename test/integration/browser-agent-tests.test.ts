@@ -132,6 +132,16 @@ describe.skipIf(needsLocalStack)('the Tests tab (Chromium)', () => {
     expect(greeting).toContain(`✗ Failed (phrase said): the agent said: "${GREETING}"`);
     expect(await lines.nth(1).textContent()).toContain('Caller: A visit on Monday, please');
     expect(await lines.nth(1).locator('.verdicts').count()).toBe(0);
+    // Beside the caller's turn, how long the agent took to answer it (the attempt's turn_latencies_ms).
+    const answered = /^ \(answered in (\d+) ms\)$/.exec((await lines.nth(1).locator('.turn-latency').textContent())!);
+    const testRunId = /^Test run (\d+)/.exec(
+      (await page.getByRole('heading', { name: /^Test run / }).textContent())!,
+    )![1];
+    const storedRun = (await api.request('GET', `/agents/${agentId}/test-runs/${testRunId}`, { key: org.key })).body;
+    const storedAttempt = storedRun.cases.find((each: { name: string }) => each.name === 'No notice, mortgages')
+      .attempts[0];
+    expect(Number(answered?.[1])).toBe(storedAttempt.turn_latencies_ms[0]);
+    expect(await lines.first().locator('.turn-latency').count()).toBe(0);
     // The judged criterion is about the whole conversation: under it, with the model's reason.
     const overall = await failing.locator(':scope .verdicts').last().textContent();
     expect(overall).toMatch(/✗ Failed \(judged\): .*mortgages/);

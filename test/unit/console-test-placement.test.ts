@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineOf, placeResults, quotedIn, type Line } from '../../web/console/tests/placement.ts';
+import { latencyByLine, lineOf, placeResults, quotedIn, type Line } from '../../web/console/tests/placement.ts';
 
 const transcript: Line[] = [
   { role: 'assistant', text: 'Hello, North Clinic here. This call is recorded.' },
@@ -40,4 +40,24 @@ describe("the Tests tab's placement of results in a transcript", () => {
     ]);
     expect(placed.overall.map((item) => item.index)).toEqual([1]);
   });
+});
+
+describe("the Tests tab's response time of each caller turn", () => {
+  const line = (role: Line['role'], text = '') => ({ role, text });
+  it.each<[string, Line[], (number | null)[], [number, number | null][]]>([
+    ['beside each caller line, in order', transcript, [420], [[1, 420]]],
+    [
+      // A voice transcript: the greeting, a cut answer before the words that cut it, keys and a silence as caller lines.
+      'a turn not answered, and turns back to back',
+      [line('assistant'), line('user'), line('assistant'), line('user'), line('user'), line('assistant')],
+      [310, null, 95],
+      [
+        [1, 310],
+        [3, null],
+        [4, 95],
+      ],
+    ],
+    ['an attempt that measured no turn (an error before the first)', transcript, [], []],
+    ['no caller line', [line('assistant')], [], []],
+  ])('%s', (_case, lines, latencies, expected) => expect([...latencyByLine(lines, latencies)]).toEqual(expected));
 });

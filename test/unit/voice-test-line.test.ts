@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { callerAction, isVoiceOnly } from '../../shared/domain/caller-actions.ts';
 import { lintTestCase } from '../../shared/domain/agent-tests.ts';
 import { callerRequest } from '../../shared/domain/agent-test-runs.ts';
-import { heardTranscript } from '../../shared/domain/voice-test-line.ts';
+import { heardTranscript, testCallerNumber } from '../../shared/domain/voice-test-line.ts';
+import { simulatedAnswerer, simulatedOutcome } from '../../local/carrier/callee-directory.ts';
+import { parseArguments, parseFrame } from '../../shared/services/test-conversation.ts';
 
 describe("a voice caller's turn", () => {
   it.each([
@@ -81,4 +83,40 @@ describe("a voice test's transcript: what the caller heard, in the line's order"
   ])('%s', (_case, events, lines) =>
     expect(heardTranscript(events).map((line) => `${line.role}: ${line.text}`)).toEqual(lines),
   );
+});
+
+describe("a test caller's reading of the session's frames", () => {
+  it.each([
+    ['{"event":"media","media":{"payload":"AA=="}}', { event: 'media', media: { payload: 'AA==' } }],
+    ['{"event":"mark"}', { event: 'mark' }],
+    // Not a frame: ignored (a JSON value that is no object would fail the reader's `frame.event`).
+    ['not json', undefined],
+    ['null', undefined],
+    ['5', undefined],
+    ['["event"]', undefined],
+  ])('%s', (data, frame) => {
+    expect(parseFrame(Buffer.from(data))).toEqual(frame);
+  });
+
+  it.each([
+    ['{"day":"Monday"}', { day: 'Monday' }],
+    [undefined, {}],
+    ['[1]', {}],
+    ['{broken', {}],
+  ])("a tool call's arguments %s", (text, parsed) => {
+    expect(parseArguments(text)).toEqual(parsed);
+  });
+});
+
+describe("a voice case's number at the local carrier", () => {
+  it.each([
+    [0, '+15550000000'],
+    [0.123456789, '+15551234560'],
+    [0.9999999, '+15559999990'],
+  ])('from %s: %s', (random, number) => {
+    expect(testCallerNumber(random)).toBe(number);
+    // Answered by a person in the callee directory (last digit 0, none of its special endings).
+    expect(simulatedOutcome(number)).toBe('answered');
+    expect(simulatedAnswerer(number)).toBe('human');
+  });
 });

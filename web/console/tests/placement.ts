@@ -61,3 +61,22 @@ export function placeResults(
   }
   return { byLine, overall };
 }
+
+/**
+ * Each caller line's response time (by the line's index): an attempt's `turn_latencies_ms` has one
+ * per caller turn, in order, the milliseconds until the agent's first words (null: not answered),
+ * and each caller turn is one caller line of the transcript. Pure, for the Tests tab.
+ */
+export function latencyByLine(
+  lines: readonly Line[],
+  latencies: readonly (number | null)[],
+): Map<number, number | null> {
+  const byLine = new Map<number, number | null>();
+  let turn = 0;
+  lines.forEach((line, index) => {
+    if (line.role !== 'user') return;
+    if (turn < latencies.length) byLine.set(index, latencies[turn]!);
+    turn += 1;
+  });
+  return byLine;
+}

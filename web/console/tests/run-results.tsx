@@ -1,10 +1,13 @@
-/** One test run: its progress while it runs, then each case's verdict and transcript with the reasons in place. */
+/**
+ * One test run: its progress while it runs, then each case's verdict and transcript with the reasons
+ * in place and each caller turn's response time beside it.
+ */
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useEffect } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { href } from '../lib/route.ts';
 import { ErrorLine } from '../lib/ui.tsx';
-import { placeResults, type Result } from './placement.ts';
+import { latencyByLine, placeResults, type Result } from './placement.ts';
 
 type Attempt = Schemas['TestAttempt'];
 
@@ -30,6 +33,7 @@ function AttemptView({
   expectations: Schemas['TestCase']['expectations'];
 }) {
   const { byLine, overall } = placeResults(attempt.transcript, expectations, attempt.expectations);
+  const latencies = latencyByLine(attempt.transcript, attempt.turn_latencies_ms);
   return (
     <div>
       {attempt.error && <p role="status">Error: {attempt.error}</p>}
@@ -37,6 +41,12 @@ function AttemptView({
         {attempt.transcript.map((line, i) => (
           <li key={i}>
             <strong>{line.role === 'user' ? 'Caller' : 'Agent'}:</strong> {line.text}
+            {latencies.has(i) && (
+              <span class="turn-latency">
+                {' '}
+                ({latencies.get(i) === null ? 'not answered' : `answered in ${latencies.get(i)} ms`})
+              </span>
+            )}
             {byLine.has(i) && <Verdicts results={byLine.get(i)!} />}
           </li>
         ))}
