@@ -44,6 +44,8 @@ export interface NumberRecord {
    * bought with it once approved), Telnyx's number order id (completed by Telnyx once approved).
    */
   review_reference?: string | null;
+  /** The provider's news of the review came before its reference was recorded (recordReviewReference). */
+  early_review_news?: boolean;
 }
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -145,19 +147,24 @@ export async function putNumber(number: NumberRecord): Promise<void> {
 
 /**
  * Records the provider's reference of a pending number's review, only on the number still pending
- * without one: a decision made meanwhile (the operator's) is never written over. False otherwise.
+ * without one: a decision made meanwhile (the operator's) is never written over. Says whether the
+ * provider's news of a review came before it (noteEarlyReviewNews), which the caller must then
+ * look at; undefined when the number was no longer pending without a reference.
  */
-export async function recordReviewReference(number: NumberRecord, reference: string): Promise<boolean> {
+export async function recordReviewReference(
+  number: NumberRecord,
+  reference: string,
+): Promise<{ newsCameFirst: boolean } | undefined> {
   // The schedule's index of reviews under way comes with the reference, as numberItem writes it.
   const index = keys.reviewIndex(number.organization_id, number.id, number.created_at);
   try {
-    await db().send(
+    const result = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.phoneNumber(number.organization_id, number.id),
-        UpdateExpression: 'SET review_reference = :reference, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
-        ConditionExpression:
-          'attribute_exists(pk) AND #status = :pending AND (attribute_not_exists(review_reference) OR review_reference = :none)',
+        UpdateExpression:
+          'SET review_reference = :reference, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk REMOVE early_review_news',
+        ConditionExpression: `${PENDING_WITHOUT_REFERENCE}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':reference': reference,
@@ -166,6 +173,34 @@ export async function recordReviewReference(number: NumberRecord, reference: str
           ':pending': 'pending',
           ':none': null,
         },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    return { newsCameFirst: result.Attributes?.early_review_news === true };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+const PENDING_WITHOUT_REFERENCE =
+  'attribute_exists(pk) AND #status = :pending AND (attribute_not_exists(review_reference) OR review_reference = :none)';
+
+/**
+ * The provider's news of a review reached a pending number before its purchase recorded the
+ * review's reference: word is left for the purchase, which looks at the review once it has.
+ * False when the reference is there by now (the news can then be applied as usual).
+ */
+export async function noteEarlyReviewNews(number: NumberRecord): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(number.organization_id, number.id),
+        UpdateExpression: 'SET early_review_news = :yes',
+        ConditionExpression: PENDING_WITHOUT_REFERENCE,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':yes': true, ':pending': 'pending', ':none': null },
       }),
     );
     return true;

@@ -47,6 +47,7 @@ async function present(numbers: repository.NumberRecord[], orgId: number) {
       end_user: _endUser,
       number_type: _type,
       review_reference: _review,
+      early_review_news: _earlyNews,
       ...number
     }) => ({
       ...number,
@@ -205,18 +206,18 @@ export async function purchaseNumber(
 }
 
 /**
- * Records the review's reference on the pending number, then looks at the review once: a
- * provider can decide (and call back) before the reference is stored, and that callback, which
- * found no reference to match, changed nothing. Only the fields of the review are written, so a
- * decision made meanwhile stands.
+ * Records the review's reference on the pending number (only the review's fields, so a decision
+ * made meanwhile stands). A provider that decided and called back before that found no reference
+ * to match and left word (applyProviderReview): the review is then looked at once, now.
  */
 async function recordReview(number: repository.NumberRecord, reference: string): Promise<void> {
-  if (!(await repository.recordReviewReference(number, reference))) return;
+  const recorded = await repository.recordReviewReference(number, reference);
+  if (!recorded?.newsCameFirst) return;
   try {
     await applyProviderReview(number, reference);
   } catch (error) {
-    // The callback or the schedule decides it later; the purchase itself went through.
-    logger.warn('Regulatory review not looked at after its submission', {
+    // The schedule's look decides it later; the purchase itself went through.
+    logger.warn('Regulatory review not looked at after its early news', {
       organizationId: number.organization_id,
       numberId: number.id,
       error: String(error),
@@ -389,7 +390,14 @@ export async function applyProviderReview(
   callbackReason?: string,
 ): Promise<'approved' | 'rejected' | 'unchanged'> {
   const current = await repository.getNumber(number.organization_id, number.id);
-  if (!current || current.status !== 'pending' || current.review_reference !== reference) return 'unchanged';
+  if (!current || current.status !== 'pending') return 'unchanged';
+  if (current.review_reference !== reference) {
+    if (current.review_reference) return 'unchanged';
+    // News before the purchase recorded its review: word is left for the purchase to look, unless
+    // the reference was recorded meanwhile, when the news applies as usual.
+    if (await repository.noteEarlyReviewNews(current)) return 'unchanged';
+    return applyProviderReview(number, reference, callbackReason);
+  }
   const verdict = await (await numberMarketplace()).reviewStatus(reference);
   if (verdict.decision === 'pending') return 'unchanged';
   try {
