@@ -161,7 +161,7 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
       const asked = await ask(service.port, { ...(await request(runRef)), phone_number: '+48221234599' });
       expect(asked).toEqual({ status: 202, body: { status: 'preparing' } });
       // The greeting is synthesized once the call's setup has been read.
-      await expect.poll(() => fakes.elevenlabs.texts).toEqual(['Hi Anna.']);
+      await expect.poll(() => fakes.elevenlabs.texts, { timeout: 20_000 }).toEqual(['Hi Anna.']);
       expect(queried.some((pk) => pk.endsWith('#NOTES#-'))).toBe(true);
       expect(queried.filter((pk) => pk.includes('+48221234599'))).toEqual([]);
     } finally {
