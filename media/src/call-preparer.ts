@@ -5,14 +5,17 @@
  * connection). The stream of the answered call takes its preparation here; one never
  * answered (busy, no answer, or streamed to another task) is released after PREPARED_CALL_TTL_MS.
  */
-import type { LogFn, PreparedCall } from './call/call-types.ts';
+import type { LogFn } from './call/call-types.ts';
+import type { CallSetup } from './call-answer.ts';
 
 /** Twilio rings an unanswered call for 60 s by default (Telnyx 30 s); a preparation outlives that a little. */
 export const PREPARED_CALL_TTL_MS = 75_000;
 
-/** A call prepared before its answer: what it needs, and how to close what it did not take. */
-export interface EarlyCall {
-  call: PreparedCall;
+/**
+ * A call prepared before its answer: what it needs (its plan without the notes about the caller,
+ * read at the answer), and how to close what it did not take.
+ */
+export interface EarlyCall extends CallSetup {
   /** What was opened for it, in words (the run's log line when the call starts with them). */
   parts: string[];
   /** Closes what the call did not take (idempotent). */

@@ -1,9 +1,8 @@
 /**
- * Connects the media stream of a call to the platform: when the stream starts it loads the run and
- * the agent with its knowledge base, tools and memories (marking the call answered) and picks the
- * providers (the organization's own model key, else the platform's); when it ends it saves the WAV
- * recording and the transcript to S3 and completes the run (`failed` when a provider failed),
- * hanging the call up at a provider that keeps it up after its stream (Telnyx) when the agent ended it.
+ * Connects the media stream of a call to the platform: when the stream starts it loads the agent
+ * with its knowledge base, tools and memories (the notes about the caller at the answer, even for a
+ * call prepared while it rang: call-answer.ts) and picks the providers (the organization's own
+ * model key, else the platform's). What the call produced is saved by call-saving.ts.
  */
 import { buildCallPlan, flowOf, voiceSettings } from './agent/call-plan.ts';
 import { preCallVariables } from './agent/pre-call-fetch.ts';
@@ -12,38 +11,24 @@ import { GreetingCache, greetingSpeech } from './agent/greeting-cache.ts';
 import type { EarlyCall } from './call-preparer.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
-import type { LogFn, PreparedCall, SessionResult } from './call/call-types.ts';
-import { decodeMulaw } from './audio/mulaw.ts';
-import { encodeWav } from './audio/wav.ts';
+import type { LogFn, PreparedCall } from './call/call-types.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
-import { formatTranscriptFile } from '../../shared/domain/transcripts.ts';
 import { formatRunRef, parseRunRef, type RunRef } from '../../shared/domain/run-ref.ts';
-import { emitCallStarted } from '../../shared/events/webhook-events.ts';
 import * as agentResources from '../../shared/repositories/agent-resources.ts';
 import * as agents from '../../shared/repositories/agents.ts';
 import * as definitions from '../../shared/repositories/definitions.ts';
 import * as memories from '../../shared/repositories/memories.ts';
 import * as modelKeys from '../../shared/repositories/model-keys.ts';
-import {
-  presignedRunFileUrl,
-  putRunFile,
-  putRunFileFromDisk,
-  runFileKeys,
-} from '../../shared/repositories/run-files.ts';
 import { appendRunLog } from '../../shared/repositories/run-logs.ts';
 import { listRunSms } from '../../shared/repositories/run-sms.ts';
 import type { RunRecord } from '../../shared/domain/run.ts';
-import { getRun } from '../../shared/repositories/runs-read.ts';
 import { CHAT_MODE, hasSession } from '../../shared/domain/browser-sessions.ts';
 import { MEMORY_SLOTS, memoriesForCall } from '../../shared/domain/memories.ts';
-import { completeCall } from '../../shared/services/call-completion.ts';
-import { speechToSpeechUsd } from '../../shared/domain/speech-to-speech-cost.ts';
-import { recordCallLatency } from '../../shared/services/call-latency.ts';
-import { hangUpAtProvider } from '../../shared/services/provider-hangup.ts';
-import { handOff, transferAtProvider } from '../../shared/services/call-transfer.ts';
-import { afterTakeBack, takeBack, textsWhileTransferred, withHandoff } from './call-take-back.ts';
+import { takeBack, textsWhileTransferred, withHandoff } from './call-take-back.ts';
+import { callStartedEvents, withCallerNotes, type CallSetup } from './call-answer.ts';
+import type { Memory } from '../../shared/schemas/memories.ts';
 import { sendRunSms } from '../../shared/services/text-messages.ts';
 import { organizationSpeechKeys } from '../../shared/services/speech-keys.ts';
 import { saveMemory } from '../../shared/services/memories.ts';
@@ -135,13 +120,23 @@ async function prepareCall(
 ): Promise<PreparedCall> {
   const ref = runRefText ? parseRunRef(runRefText) : undefined;
   if (!ref) throw new Error(`Media stream without a valid run_ref: ${runRefText}`);
+  // Published while the call greets: its ending waits for it (call-saving.ts), not its first words.
+  callStartedEvents.announce(run);
   const prepared = await early;
   if (prepared && !run.transfer) {
-    await emitCallStarted(run);
-    prepared.call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
-    return withTexts(prepared.call, ref, run);
+    const call = await withCallerNotes(prepared, () => callerNotes(ref, run));
+    call.runLog?.('INFO', `Prepared while the call rang: ${prepared.parts.join(', ')}`);
+    return withTexts(call, ref, run);
   }
-  return withTexts((await setUpCall(config, ref, run, log, () => emitCallStarted(run))).call, ref, run);
+  const [setup, notes] = await Promise.all([setUpCall(config, ref, run, log), callerNotes(ref, run)]);
+  return withTexts(await withCallerNotes(setup, async () => notes), ref, run);
+}
+
+/** The newest notes about the run's number (the one called, or the one that called); none without one. */
+async function callerNotes(ref: RunRef, run: Pick<RunRecord, 'phone_number'>) {
+  return run.phone_number
+    ? memories.latestNotes(ref.organizationId, ref.agentId, run.phone_number, MEMORY_SLOTS.callerNotes)
+    : [];
 }
 
 /**
@@ -185,27 +180,25 @@ type CallOfRun = Pick<
 };
 
 /**
- * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS),
- * `beforeProviders` (the call.started event of an answered call), then the providers; and what
- * the agent's speech depends on besides its words, voice and language (`speechSource`: the agent
- * and its version, the definition version, the text-to-speech provider and whose key it uses).
+ * The call's plan and providers: the agent's setup (read at most every AGENT_SETUP_REUSE_MS), then
+ * the providers; the plan without the notes about the caller (read at the answer, call-answer.ts)
+ * and `planWith` them; and what the agent's speech depends on besides its words, voice and
+ * language (`speechSource`: the agent and its version, the definition version, the
+ * text-to-speech provider and whose key it uses).
  */
 async function setUpCall(
   config: CallSessionConfig,
   ref: RunRef,
   run: CallOfRun,
   log: LogFn,
-  beforeProviders?: () => Promise<void>,
-): Promise<{ call: PreparedCall; speechSource: string }> {
+): Promise<CallSetup & { speechSource: string }> {
   const { organizationId: orgId, agentId } = ref;
-  const [{ agent, passages, tools, notes, model, speechKeys }, version, callerNotes] = await Promise.all([
+  const [{ agent, passages, tools, notes, model, speechKeys }, version] = await Promise.all([
     agentSetup(`${orgId}/${agentId}`),
     definitionVersion(`${orgId}/${agentId}/${run.definition_id}`),
-    run.phone_number ? memories.latestNotes(orgId, agentId, run.phone_number, MEMORY_SLOTS.callerNotes) : [],
   ]);
   if (!agent) throw new Error(`No agent for ${formatRunRef(ref)}`);
   if (!version) throw new Error(`No definition ${run.definition_id} for ${formatRunRef(ref)}`);
-  await beforeProviders?.();
   // The organization's own keys first; the platform's only for what they do not cover. A platform
   // key missing (not filled in since the first deploy) fails the call here, naming the key. A
   // chat speaks no words: it needs the model only.
@@ -234,8 +227,8 @@ async function setUpCall(
     { ...agent.template_context_variables, ...run.initial_context },
     { fetch: config.toolFetch, log: (message) => runLog('INFO', message) },
   );
-  const call: PreparedCall = {
-    plan: buildCallPlan({
+  const planWith = (callerNotes: readonly Memory[]) =>
+    buildCallPlan({
       agentName: agent.name,
       workflowDefinition: version.workflow_definition,
       workflowConfigurations: agent.workflow_configurations,
@@ -250,7 +243,9 @@ async function setUpCall(
       transferable: !hasSession(run.mode) && !run.transfer,
       textable: !hasSession(run.mode),
       notes: !run.test,
-    }),
+    });
+  const call: PreparedCall = {
+    plan: planWith([]),
     providers: { stt, tts, llm, ...(realtime ? { realtime } : {}) },
     organizationId: orgId,
     toolFetch: config.toolFetch,
@@ -287,7 +282,7 @@ async function setUpCall(
     own.tts ? 'own key' : 'platform key',
     tts?.name ?? '',
   ].join(' ');
-  return { call, speechSource };
+  return { call, planWith, speechSource };
 }
 
 /** The agent's `engine` is `realtime` (a flow's steps too: the flow brain steers the realtime brain). */
@@ -316,7 +311,7 @@ export async function prepareEarlyCall(
 ): Promise<EarlyCall | undefined> {
   const ref = parseRunRef(runRef);
   if (!ref || hasSession(dialed.mode)) return undefined;
-  const { call, speechSource } = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
+  const { call, planWith, speechSource } = await setUpCall(config, ref, { ...dialed, transfer: null }, log);
   const { tts, llm, realtime } = call.providers;
   // The realtime session's greeting is the model's, in the call's own session: its connection opens
   // now (a failure fails the call at its first words, as on answer), the session on answer.
@@ -329,6 +324,7 @@ export async function prepareEarlyCall(
   ];
   return {
     call: { ...call, providers: { ...call.providers, tts: greeting?.early.provider ?? tts } },
+    planWith,
     parts: parts.filter((part): part is string => Boolean(part)),
     release: async () => {
       await greeting?.early.release();
@@ -373,120 +369,4 @@ export function createBrowserSession(
     transport: run.mode === CHAT_MODE ? 'text' : 'audio',
     sessionEvents: true,
   });
-}
-
-/** How long the provider may take to fetch a warm transfer's message audio. */
-const WHISPER_LINK_SECONDS = 15 * 60;
-
-/**
- * Carries out the transfer the session asked for, once its handoff phrase has played (the
- * transport calls this before closing the stream). A warm message for a provider that plays audio
- * is spoken by the agent's own voice, saved with the run's files and given as a signed link.
- */
-export async function transferCall(session: CallPipeline, run: RunRecord, log: LogFn): Promise<void> {
-  const intent = session.transferIntent;
-  const callId = run.provider_call_id ?? session.callSid;
-  if (!intent || !callId) return;
-  const key = runFileKeys({ organizationId: run.organization_id, agentId: run.workflow_id, runId: run.id }).whisper;
-  const whisperAudio = async (text: string) => {
-    await putRunFile(key, encodeWav(decodeMulaw(await session.synthesize(text)), 8000), 'audio/wav');
-    return presignedRunFileUrl(key, 'audio/wav', WHISPER_LINK_SECONDS);
-  };
-  const started = await transferAtProvider(run, callId, intent, whisperAudio);
-  if (!started) log('warn', 'transfer not started: the run has ended or is transferred already', { runId: run.id });
-}
-
-/**
- * The call's latency on the run and in its agent's histograms, before the run ends (so a run seen
- * ended has it, unless a provider's report ended it first). Measurements never hold up the ending:
- * a failure is logged.
- */
-async function saveLatency(ref: RunRef, result: SessionResult, log: LogFn): Promise<void> {
-  try {
-    await recordCallLatency(ref, result.endedAt, result.latency);
-  } catch (error) {
-    log('error', 'latency not recorded', { runRef: result.runRef, error: String(error) });
-  }
-}
-
-/**
- * Saves what the call produced and ends its run (exactly once, whatever else reports it); `run` is
- * what the stream's admission wrote.
- */
-export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn): Promise<void> {
-  try {
-    const ref: RunRef | undefined = result.runRef ? parseRunRef(result.runRef) : undefined;
-    if (!ref) return;
-    const keys = runFileKeys(ref);
-    const callId = run.provider_call_id ?? result.callSid;
-    // A chat has a transcript and no recording.
-    const recording = run.mode !== CHAT_MODE ? result.recording : null;
-    // Given back to the agent after a transfer: both parts make the run's files and context.
-    const whole = run.transfer?.resumed_at
-      ? await afterTakeBack(await withHandoff(ref, run.transfer, log), result)
-      : undefined;
-    const saveFiles = () =>
-      Promise.all([
-        whole?.recording
-          ? putRunFile(keys.recording, whole.recording, 'audio/wav')
-          : recording && !whole
-            ? putRunFileFromDisk(keys.recording, recording.path, recording.bytes, 'audio/wav')
-            : undefined,
-        putRunFile(
-          keys.transcript,
-          whole?.transcript ?? formatTranscriptFile(result.fragments),
-          'text/plain; charset=utf-8',
-        ),
-      ]);
-    const recordingKey = (whole ? whole.recording : recording) ? keys.recording : null;
-    // Handed to a person: the call goes on at the provider; the run ends with the transfer's outcome.
-    const transferring = result.transfer
-      ? (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
-      : undefined;
-    if (transferring) {
-      await Promise.all([saveFiles(), saveLatency(ref, result, log)]);
-      await handOff(ref, {
-        recording_key: recordingKey,
-        transcript_key: keys.transcript,
-        gathered_context: result.gathered,
-        agent_ended_at: result.endedAt,
-        ...(result.flow ? { flow: result.flow } : {}),
-      });
-      return;
-    }
-    // Files S3 did not take (after the retries) are left out: the run still ends, never stays in progress.
-    const filesSaved = saveFiles().then(
-      () => true,
-      (error: unknown) => {
-        log('error', "the call's recording and transcript could not be saved", { error: String(error) });
-        return false;
-      },
-    );
-    const [, saved] = await Promise.all([
-      result.agentEnded && callId
-        ? hangUpAtProvider(ref, callId, 'the agent ended the call, and the end of its media stream does not end it', {
-            onlyWhereTheStreamKeepsTheCall: true,
-          })
-        : undefined,
-      filesSaved,
-      saveLatency(ref, result, log),
-    ]);
-    await completeCall(
-      {
-        ref,
-        outcome: result.failure ? 'failed' : 'completed',
-        endedAt: result.endedAt,
-        gatheredContext: whole?.gathered ?? result.gathered,
-        flow: whole ? whole.flow : result.flow,
-        ...(recordingKey && saved ? { recordingKey } : {}),
-        ...(saved ? { transcriptKey: keys.transcript } : {}),
-        ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
-        ...(result.speechToSpeech ? { speechToSpeechUsd: speechToSpeechUsd(result.speechToSpeech) } : {}),
-      },
-      run,
-    );
-  } finally {
-    // The local copy goes, uploaded or not: a task's disk holds only the calls in progress.
-    await result.recording?.dispose();
-  }
 }

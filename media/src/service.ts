@@ -9,14 +9,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createBrowserSession,
-  createCallSession,
-  prepareEarlyCall,
-  saveCall,
-  transferCall,
-  type CallSessionConfig,
-} from './call-sessions.ts';
+import { createBrowserSession, createCallSession, prepareEarlyCall, type CallSessionConfig } from './call-sessions.ts';
+import { saveCall, transferCall } from './call-saving.ts';
 import { HEALTH_PATH, MEDIA_STREAM_PATH } from './deployment.ts';
 import { maxCallSeconds } from '../../shared/config/call-length.ts';
 import { streamTokenKey } from '../../shared/telephony/stream-token.ts';

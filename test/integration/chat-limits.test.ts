@@ -76,6 +76,12 @@ describe.skipIf(needsLocalStack)('a chat session without bounds no more', () => 
     ]);
     const finished = await ended(session.id);
     expect(finished.status).toBe('completed');
+    // The run's logs say why it ended, not only "Call ended: completed".
+    await until(async () =>
+      expect((await run(session.id)).body.logs.map((line: Log) => line.message)).toContain(
+        'Chat session closed over its limits: Too many messages: at most 10 at once, then 30 a minute',
+      ),
+    );
     // The model was asked about the accepted messages only (each stops the answer before it).
     const transcript = (await api.request('GET', path(session.id, 'transcript'), { key: org.key })).body;
     const said = transcript.segments

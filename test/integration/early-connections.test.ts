@@ -8,6 +8,7 @@ import { apiClient, needsLocalStack, newOrganization, type TestOrganization } fr
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import { NO_TELEMETRY } from '../../media/src/telemetry/turn-telemetry.ts';
+import { dynamoDocumentClient } from '../../shared/aws/clients.ts';
 
 const api = apiClient();
 let org: TestOrganization;
@@ -140,6 +141,32 @@ describe.skipIf(needsLocalStack)('the media service preparing calls (POST /prepa
     expect(fakes.deepgram.connections).toHaveLength(0);
     await service.close();
     expect(service.preparedCalls).toBe(0);
+  });
+
+  it('reads nothing about the number it calls while it rings (its notes are read at the answer)', async () => {
+    const { service, fakes } = await start({ earlyConnections: true });
+    const runRef = await agentRunRef(900_008);
+    const queried: string[] = [];
+    dynamoDocumentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand') {
+          const input = args.input as { ExpressionAttributeValues?: Record<string, unknown> };
+          queried.push(String(input.ExpressionAttributeValues?.[':pk']));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'queriesWhileRinging' },
+    );
+    try {
+      const asked = await ask(service.port, { ...(await request(runRef)), phone_number: '+48221234599' });
+      expect(asked).toEqual({ status: 202, body: { status: 'preparing' } });
+      // The greeting is synthesized once the call's setup has been read.
+      await expect.poll(() => fakes.elevenlabs.texts, { timeout: 20_000 }).toEqual(['Hi Anna.']);
+      expect(queried.some((pk) => pk.endsWith('#NOTES#-'))).toBe(true);
+      expect(queried.filter((pk) => pk.includes('+48221234599'))).toEqual([]);
+    } finally {
+      dynamoDocumentClient().middlewareStack.remove('queriesWhileRinging');
+    }
   });
 
   it("synthesizes a greeting without the call's variables once for the agent's calls", async () => {

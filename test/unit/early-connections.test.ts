@@ -22,6 +22,7 @@ function earlyCall(): EarlyCall & { released: number } {
   const early = {
     released: 0,
     call: {} as EarlyCall['call'],
+    planWith: () => ({}) as EarlyCall['call']['plan'],
     parts: [],
     release: async () => void (early.released += 1),
   };

@@ -157,6 +157,12 @@ export class CallPipeline {
     return this.parts?.handoff.intent ?? null;
   }
 
+  /** A line in the run's logs from the transport (why it closed a chat over its limits), once the call is set up. */
+  logToRun(level: 'INFO' | 'WARN' | 'ERROR', message: string): void {
+    if (this.parts) return this.parts.call.runLog?.(level, message);
+    void this.ready.then(() => this.parts?.call.runLog?.(level, message));
+  }
+
   /** Resolves when the answer in progress, if any, is complete (tests, bench). */
   idle(): Promise<void> {
     return this.speaker.idle();

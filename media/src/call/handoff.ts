@@ -1,7 +1,7 @@
 /**
  * Handing the call to a person: the transfer the model or a supervisor asks for, noted with a warm
  * transfer's whisper, and carried out by the transport's owner once the handoff phrase has played
- * (call-sessions.ts transferCall, shared/services/call-transfer.ts).
+ * (call-saving.ts transferCall, shared/services/call-transfer.ts).
  */
 import type { TransferDestination, TransferIntent } from '../../../shared/schemas/call-transfer.ts';
 import type { Brain } from './brain.ts';

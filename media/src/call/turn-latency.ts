@@ -2,7 +2,7 @@
  * Per-turn latency: the moments of each caller turn on the call's clock, from the end of the
  * caller's speech to the first frame of the answer sent, fed by the pipeline's parts (the caller's
  * turns, the brain, the reply), and the greeting's delay. Kept with the call; when it ends the
- * run's `latency` is made of it (shared/domain/call-latency.ts, call-sessions.ts).
+ * run's `latency` is made of it (shared/domain/call-latency.ts, call-saving.ts).
  */
 import { callLatency, latencyTurn, type CallLatency, type LatencyTurn } from '../../../shared/domain/call-latency.ts';
 import type { TurnMark, TurnTimeline } from '../../../shared/domain/call-latency.ts';

@@ -208,6 +208,7 @@ export function attachMediaStreams<Admitted>(
       if (!refusal) return true;
       overLimit = true;
       log('warn', 'chat session over its limits: closing it', { reason: refusal.reason, runRef: session?.runRef });
+      session?.logToRun('WARN', `Chat session closed over its limits: ${refusal.detail}`);
       send({ event: 'error', detail: refusal.detail });
       ws.close(refusal.closeCode, refusal.reason);
       setTimeout(() => ws.terminate(), 1_000).unref();
