@@ -377,6 +377,8 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await page.getByLabel('I accept the monthly charge of the number I buy').check();
     await page.getByRole('button', { name: `Buy ${bought}` }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`Bought ${bought} (active).`);
+    // The offers are read again: the number bought is no longer for sale.
+    await expect.poll(() => forSale.getByRole('button', { name: `Buy ${bought}` }).count()).toBe(0);
     await page.getByLabel(`Agent answering ${bought}`).selectOption({ label: 'Front desk' });
     await expect
       .poll(async () => {

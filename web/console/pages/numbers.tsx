@@ -85,7 +85,8 @@ function Marketplace() {
   const [consent, setConsent] = useState(false);
   const [search, setSearch] = useState<{ country: string; type: NumberType } | null>(null);
   const found = useQuery({
-    queryKey: ['marketplace', search],
+    // Under the numbers' key: a purchase makes the offers stale too (the number bought is no longer one).
+    queryKey: ['phone-numbers', 'marketplace', search],
     enabled: search !== null,
     queryFn: () =>
       answer(
