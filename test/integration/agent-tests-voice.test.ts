@@ -1,9 +1,10 @@
 /**
- * A voice test case on the local stack (issue 35): the case talks in a voice session of the media
- * service, its caller's turns said by the local ElevenLabs and the agent's audio heard by the local
- * Deepgram (the same clients as on AWS), so the attempt's transcript is what the caller heard: the
- * greeting whole, an answer the interrupting caller cut only as far as it played, keys pressed,
- * and each turn's latency. The line runs at the tests' pace.
+ * A voice test case on the local stack (issue 35), over both of its lines: a phone call through
+ * the local Twilio to the caller's handset (the local stack's route) and a voice session of the
+ * media service (AWS's). Its caller's turns are said by the local ElevenLabs and the agent's audio
+ * heard by the local Deepgram (the same clients as on AWS), so the attempt's transcript is what the
+ * caller heard: the greeting whole, an answer the interrupting caller cut only as far as it played,
+ * keys pressed, and each turn's latency. The line runs at the tests' pace.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
@@ -23,6 +24,8 @@ beforeAll(async () => {
     key: org.key,
     body: {
       name: 'North Clinic',
+      // The caller's line runs on the wall clock: a loaded machine's slow speech must not read as the caller's silence.
+      workflow_configurations: { silence_timeout_seconds: 60 },
       workflow_definition: {
         prompt: 'You book visits at North Clinic.',
         greeting: GREETING,
@@ -40,38 +43,79 @@ beforeAll(async () => {
   expect(tool.status, tool.text).toBe(201);
 });
 
-describe('a voice test case', () => {
-  it('hears the agent as the caller would: cut by the caller, keys pressed, latency per turn', async () => {
-    const testCase = await api.request<{ id: string; mode: string }>('POST', `/agents/${agentId}/tests`, {
-      key: org.key,
-      body: {
-        name: 'Books a visit by voice',
-        mode: 'voice',
-        caller: {
-          persona: 'Ewa, in a hurry',
-          goal: 'A visit on Monday',
-          behaviour: ['interrupts'],
-          script: ['I would like a visit.', 'Any slots on Monday?', '[pressed 42#]'],
-        },
-        tool_mocks: [{ tool: 'find_slots', body: { slots: ['Monday 9:00'] } }],
-        max_turns: 3,
-        timeout_seconds: 60,
-        expectations: [
-          { type: 'phrase_said', phrase: GREETING },
-          // Cut by the caller: its end never played, so the caller never heard it.
-          { type: 'phrase_said', phrase: 'twenty years', said: false },
-          { type: 'ended_by_agent' },
-          // Heard over the call's live listen: a phone stream carries audio only.
-          { type: 'tool_called', tool: 'find_slots' },
-        ],
+/** The case both routes run: an interrupting caller who names a tool (answered from a mock) and presses keys. */
+async function createVoiceCase(name: string): Promise<string> {
+  const testCase = await api.request<{ id: string; mode: string }>('POST', `/agents/${agentId}/tests`, {
+    key: org.key,
+    body: {
+      name,
+      mode: 'voice',
+      caller: {
+        persona: 'Ewa, in a hurry',
+        goal: 'A visit on Monday',
+        behaviour: ['interrupts'],
+        script: ['I would like a visit.', 'Any slots on Monday?', '[pressed 42#]'],
       },
-    });
-    expect(testCase.status, testCase.text).toBe(201);
-    expect(testCase.body.mode).toBe('voice');
+      tool_mocks: [{ tool: 'find_slots', body: { slots: ['Monday 9:00'] } }],
+      max_turns: 3,
+      timeout_seconds: 60,
+      expectations: [
+        { type: 'phrase_said', phrase: GREETING },
+        // Cut by the caller: its end never played, so the caller never heard it.
+        { type: 'phrase_said', phrase: 'twenty years', said: false },
+        { type: 'ended_by_agent' },
+        // Over a phone line heard on the call's live listen (a stream carries audio only); over a session, in its frames.
+        { type: 'tool_called', tool: 'find_slots' },
+      ],
+    },
+  });
+  expect(testCase.status, testCase.text).toBe(201);
+  expect(testCase.body.mode).toBe('voice');
+  return testCase.body.id;
+}
 
+/** What the caller heard and what the case concluded, the same over either route; the attempt's conversation id. */
+function expectHeardAsCaller(run: any): number {
+  const attempt = run.cases[0].attempts[0];
+  expect(attempt.error).toBeNull();
+  expect(
+    attempt.expectations.map((result: { passed: boolean; reason: string }) => [result.passed, result.reason]),
+  ).toEqual([
+    [true, expect.any(String)],
+    [true, expect.any(String)],
+    [true, expect.any(String)],
+    [true, expect.any(String)],
+  ]);
+  // The tool answered from the case's mock (a call is set up from its run, not prepared while it rang), then the agent hung up.
+  expect(attempt.tool_calls.map((call: { name: string }) => call.name)).toEqual(['find_slots', 'end_call']);
+  expect(attempt.tool_calls[0].result).toBe(
+    JSON.stringify({ status: 200, body: JSON.stringify({ slots: ['Monday 9:00'] }) }),
+  );
+  expect(run.cases[0].verdict).toBe('passed');
+  const heard = attempt.transcript.map((line: { role: string; text: string }) => `${line.role}: ${line.text}`);
+  expect(heard[0]).toBe(`assistant: ${GREETING}`);
+  expect(heard[1]).toBe('user: I would like a visit.');
+  // The long answer, as far as it played before the caller talked over it.
+  // (Where the cut falls is the barge-in's timing: over the phone line it falls around "Monday", so the first words are what is certain.)
+  expect(heard[2]).toMatch(/^assistant: We have free visits on /);
+  expect(LONG_ANSWER.startsWith(heard[2].slice('assistant: '.length))).toBe(true);
+  expect(heard).toContain('user: Any slots on Monday?');
+  expect(heard).toContain('user: [pressed 42#]');
+  expect(attempt.turn_latencies_ms).toHaveLength(3);
+  for (const latency of attempt.turn_latencies_ms) expect(latency).toBeGreaterThanOrEqual(0);
+  return attempt.conversation_id;
+}
+
+const conversationOf = async (id: number) =>
+  (await api.request('GET', `/agents/${agentId}/conversations/${id}`, { key: org.key })).body;
+
+// The two routes at once: the phone call's runner is the stack's, the session's this worker's (its own environment).
+describe.concurrent('a voice test case', () => {
+  it('hears the agent as the caller would: cut by the caller, keys pressed, latency per turn', async () => {
+    const testId = await createVoiceCase('Books a visit by voice');
     const started = await api.request<{ id: number }>('POST', `/agents/${agentId}/test-runs`, {
       key: org.key,
-      body: { test_ids: [testCase.body.id], parallelism: 1 },
+      body: { test_ids: [testId], parallelism: 1 },
     });
     expect(started.status, started.text).toBe(201);
     let run: any;
@@ -82,43 +126,68 @@ describe('a voice test case', () => {
       },
       { timeout: 60_000, interval: 250 },
     );
-    const attempt = run.cases[0].attempts[0];
-    expect(attempt.error).toBeNull();
-    expect(
-      attempt.expectations.map((result: { passed: boolean; reason: string }) => [result.passed, result.reason]),
-    ).toEqual([
-      [true, expect.any(String)],
-      [true, expect.any(String)],
-      [true, expect.any(String)],
-      [true, expect.any(String)],
-    ]);
-    // The tool answered from the case's mock (the call is set up from its run, not prepared while it rang), then the agent hung up.
-    expect(attempt.tool_calls.map((call: { name: string }) => call.name)).toEqual(['find_slots', 'end_call']);
-    expect(attempt.tool_calls[0].result).toBe(
-      JSON.stringify({ status: 200, body: JSON.stringify({ slots: ['Monday 9:00'] }) }),
-    );
-    expect(run.cases[0].verdict).toBe('passed');
-    const heard = attempt.transcript.map((line: { role: string; text: string }) => `${line.role}: ${line.text}`);
-    expect(heard[0]).toBe(`assistant: ${GREETING}`);
-    expect(heard[1]).toBe('user: I would like a visit.');
-    // The long answer, as far as it played before the caller talked over it.
-    // (Where the cut falls is the barge-in's timing: over the phone line it falls around "Monday", so the first words are what is certain.)
-    expect(heard[2]).toMatch(/^assistant: We have free visits on /);
-    expect(LONG_ANSWER.startsWith(heard[2].slice('assistant: '.length))).toBe(true);
-    expect(heard).toContain('user: Any slots on Monday?');
-    expect(heard).toContain('user: [pressed 42#]');
-    expect(attempt.turn_latencies_ms).toHaveLength(3);
-    for (const latency of attempt.turn_latencies_ms) expect(latency).toBeGreaterThanOrEqual(0);
+    const conversationId = expectHeardAsCaller(run);
 
     // The conversation was a phone call of the tested agent, placed through the local Twilio to the caller's handset.
-    const conversation = (
-      await api.request('GET', `/agents/${agentId}/conversations/${attempt.conversation_id}`, { key: org.key })
-    ).body;
+    const conversation = await conversationOf(conversationId);
     expect(conversation).toMatchObject({
       mode: 'phone',
       status: 'completed',
       phone_number: expect.stringMatching(/^\+1555\d{7}$/),
     });
     expect(JSON.stringify(conversation.logs)).toContain('answered');
+  }, 90_000);
+
+  it('talks over a voice session of the media service, the route AWS takes, hearing the same', async () => {
+    const testId = await createVoiceCase('Books a visit in a voice session');
+    // The runner itself, here, with the local-only handsets setting unset for this attempt (as on
+    // AWS, where the stack never sets it): the stack's runner would take the local carrier.
+    const { nextId } = await import('../../shared/repositories/counters.ts');
+    const { insertTestRun } = await import('../../shared/repositories/agent-tests.ts');
+    const { runAttempt } = await import('../../shared/services/agent-test-runner.ts');
+    const { completeTestRun } = await import('../../shared/services/agent-test-runs.ts');
+    const { callerLine } = await import('../../functions/agent-test-runner/caller-line.ts');
+    const agent = (await api.request('GET', `/agents/${agentId}`, { key: org.key })).body;
+    const ref = {
+      organization_id: org.organizationId,
+      workflow_id: agent.id,
+      test_run_id: await nextId('testRun'),
+      case_index: 0,
+      test_id: testId,
+      attempt: 1,
+    };
+    await insertTestRun(org.organizationId, {
+      id: ref.test_run_id,
+      organization_id: ref.organization_id,
+      workflow_id: ref.workflow_id,
+      definition_id: agent.current_definition_id,
+      status: 'running',
+      cases: [{ index: 0, test_id: testId, name: 'Books a visit in a voice session' }],
+      repeat: 1,
+      parallelism: 1,
+      created_at: new Date().toISOString(),
+      completed_at: null,
+    });
+    const handsets = process.env.TEST_CALLER_HANDSETS_URL;
+    expect(handsets).toBeTruthy();
+    delete process.env.TEST_CALLER_HANDSETS_URL;
+    try {
+      expect(await runAttempt(ref, { callerLine })).toEqual({ verdict: 'passed' });
+    } finally {
+      process.env.TEST_CALLER_HANDSETS_URL = handsets;
+    }
+    await completeTestRun(ref);
+    const run = (await api.request('GET', `/agents/${agentId}/test-runs/${ref.test_run_id}`, { key: org.key })).body;
+    expect(run.status).toBe('completed');
+    const conversationId = expectHeardAsCaller(run);
+
+    // The conversation was a voice session of the tested agent: no number, no carrier.
+    const conversation = await conversationOf(conversationId);
+    expect(conversation).toMatchObject({
+      mode: 'webrtc',
+      status: 'completed',
+      definition_id: agent.current_definition_id,
+    });
+    expect(conversation.phone_number ?? null).toBeNull();
   }, 90_000);
 });
