@@ -284,11 +284,16 @@ export class Speaker {
     const now = this.options.clock.nowMs();
     const shift = Math.max(0, now - pause.atMs);
     const later = (ms: number) => (ms >= pause.atMs ? ms + shift : ms);
-    for (const reply of new Set([this.reply, this.lastReply]))
+    for (const reply of new Set([this.reply, this.lastReply])) {
       for (const segment of reply?.segments ?? []) {
         if (segment.endMs > pause.atMs) segment.endMs += shift;
         segment.startMs = later(segment.startMs);
       }
+      // An answer complete but still playing has its transcript line: it ends later too.
+      const last = reply?.segments.at(-1);
+      if (reply?.fragment && reply.bargedInAtMs === null && last && last.endMs > pause.atMs)
+        reply.fragment.end = this.options.clock.isoAt(last.endMs);
+    }
     if (this.streaming) {
       if (this.streaming.startMs !== null) this.streaming.startMs = later(this.streaming.startMs);
       this.streaming.endMs = later(this.streaming.endMs);
