@@ -186,6 +186,20 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     },
   );
 
+  it('a new answer while paused: the held audio is dropped (not heard, as after a cut), the new one plays', async () => {
+    const { part, out, lines, at } = speaker();
+    part.say('One two three four.');
+    await part.idle();
+    at(190);
+    part.pause();
+    at(300);
+    part.say('Five.');
+    await part.idle();
+    expect(part.paused).toBe(false);
+    expect(out).toEqual([['media', 0, 19], ['mark', 'reply-1'], ['clear'], ['media', 300, 5], ['mark', 'reply-2']]);
+    expect(lines()).toEqual(['@0-@380 One two', '@300-@400 Five.']);
+  });
+
   it('words not interruptible are not paused: they play on', async () => {
     const { part, out, at } = speaker();
     part.say('One two three four.', false, false);

@@ -164,11 +164,10 @@ export class Speaker {
   /** Starts an answer after the previous one has stopped (answers never overlap); `produce` writes it. */
   start(produce: (answer: Answer) => Promise<void>): void {
     const previous = this.reply;
+    // A new answer while the agent is paused: what it held is not heard, as after a cut.
+    if (this.pauseHeld) this.interrupt('time');
     // Words not interruptible are said to the end; the new answer follows them.
-    if (previous && !this.holds(previous)) {
-      previous.controller.abort();
-      this.pauseHeld = null; // its held audio goes with it
-    }
+    if (previous && !this.holds(previous)) previous.controller.abort();
     const reply: Reply = {
       controller: new AbortController(),
       texts: [],
