@@ -3,6 +3,8 @@ import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { startFakeRealtime, type FakeRealtime } from '../../local/fakes/openai-realtime.ts';
+import { encodeMulaw } from '../../media/src/audio/mulaw.ts';
+import { synthesizeSpeech } from '../../media/src/audio/tones.ts';
 
 let fake: FakeRealtime | undefined;
 afterEach(async () => {
@@ -107,6 +109,71 @@ describe("the fake's usage, counted as the API bills it", () => {
     expect(phrase.input_token_details).toMatchObject({ audio_tokens: 0, cached_tokens: 0 });
     expect(phrase.input_token_details!.text_tokens).toBeLessThan(30);
     expect(fake!.responses.map((response) => response.usage)).toEqual([first, second, other, phrase]);
+    socket.close();
+  });
+});
+
+describe("the fake's turn detection as the API documents it (`interrupt_response`, `create_response`)", () => {
+  it.each([
+    {
+      name: "by default: the caller's voice cancels the response, the end of their turn starts one",
+      settings: {},
+      first: 'cancelled',
+      answered: true,
+    },
+    {
+      name: 'both off: the response plays on, the turn ends with no response (VAD events still sent)',
+      settings: { interrupt_response: false, create_response: false },
+      first: 'completed',
+      answered: false,
+    },
+  ])('$name', async ({ settings, first, answered }) => {
+    // Audio streamed over time, so the caller's voice comes while the response is under way.
+    fake = await startFakeRealtime({ apiKey: 'rt-key', audioDeltaIntervalMs: 50 });
+    const { socket, events, next } = await connect();
+    socket.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        audio: {
+          input: {
+            format: { type: 'audio/pcmu' },
+            turn_detection: { type: 'server_vad', silence_duration_ms: 200, ...settings },
+          },
+        },
+      },
+    });
+    await next('session.updated');
+    socket.send({
+      type: 'response.create',
+      response: { instructions: `Say exactly these words: "${'One two three four five. '.repeat(4).trim()}"` },
+    });
+    await next('response.created');
+    const append = (samples: Int16Array) =>
+      socket.send({ type: 'input_audio_buffer.append', audio: encodeMulaw(samples).toString('base64') });
+    append(synthesizeSpeech('Wait.'));
+    await next('input_audio_buffer.speech_started');
+    const done = (await next('response.done')) as Extract<RealtimeServerEvent, { type: 'response.done' }>;
+    expect(done.response.status).toBe(first);
+    append(new Int16Array(8000 * 0.3));
+    await next('input_audio_buffer.speech_stopped');
+    await next('input_audio_buffer.committed');
+    // An out-of-band probe: once it is done, a response the turn started would have been created.
+    socket.send({
+      type: 'response.create',
+      response: {
+        conversation: 'none',
+        instructions: 'Say exactly these words: "Probe."',
+        metadata: { request: 'probe' },
+      },
+    });
+    await expect
+      .poll(() =>
+        events.some((event) => event.type === 'response.done' && event.response.metadata?.request === 'probe'),
+      )
+      .toBe(true);
+    const created = events.filter((event) => event.type === 'response.created' && !event.response.metadata);
+    expect(created).toHaveLength(answered ? 2 : 1);
     socket.close();
   });
 });

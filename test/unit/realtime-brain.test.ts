@@ -120,23 +120,26 @@ describe('realtime engine (OpenAI Realtime API through openai/realtime, local fa
     await listen();
     await say('Please check availability for tomorrow.');
     // The answer plays for a while yet: 300 ms into it the caller cuts in. The model's turn
-    // detection stops the reply, and the model keeps only the audio that played.
+    // detection hears their voice: the reply's audio pauses (cleared at the provider, held), the
+    // model's item untouched until their words show they cut in.
     await feed(caller.silence(300));
     const words = caller.say('Wait.');
     await feed(words.slice(0, 1));
+    await vi.waitFor(() => expect(sent.at(-1)).toMatchObject({ event: 'clear' }));
+    expect(fake.received.some((event) => event.type === 'conversation.item.truncate')).toBe(false);
+    // The caller's turn, heard by the model: real words, so the reply is cut where it paused and the
+    // model keeps only the audio that played; with its plan done, the fake model says the closing,
+    // sets the disposition and ends the call (tools run by the call, their outputs to the model).
+    await feed([...words.slice(1), ...caller.silence(700)]);
     await vi.waitFor(() =>
       expect(fake.received.some((event) => event.type === 'conversation.item.truncate')).toBe(true),
     );
-    expect(sent.at(-1)).toMatchObject({ event: 'clear' });
     // The answer's audio played from the end of the turn: 300 ms of silence and the caller's first
     // 20 ms frame (the clock is at its timestamp's end when the model hears speech start).
     expect(fake.received.find((event) => event.type === 'conversation.item.truncate')).toMatchObject({
       content_index: 0,
       audio_end_ms: 320,
     });
-    // The caller's turn, heard by the model: with its plan done, the fake model says the closing,
-    // sets the disposition and ends the call (tools run by the call, their outputs to the model).
-    await feed([...words.slice(1), ...caller.silence(700)]);
     await session.hangUpRequested;
     await listen();
     await feed([caller.stop()]);

@@ -148,6 +148,71 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     expect(history).toEqual([{ content: heard }]);
   });
 
+  it.each([
+    {
+      name: 'resumed: the frames not played go out again, 110 ms later, and the line ends later by as much',
+      end: (part: Speaker) => part.unpause(),
+      out: [['media', 0, 19], ['mark', 'reply-1'], ['clear'], ['media', 310, 9]],
+      lines: ['@0-@490 One two three four.'],
+      heard: 'One two three four.',
+      unheard: [],
+    },
+    {
+      name: 'cut by the caller: where it paused, the held frames (9, from 200 ms) not heard',
+      end: (part: Speaker) => part.interrupt('caller'),
+      out: [['media', 0, 19], ['mark', 'reply-1'], ['clear']],
+      lines: ['@0-@380 One two'],
+      heard: 'One two… (interrupted by the caller)',
+      unheard: [180],
+    },
+  ])(
+    "a pause at the caller's voice (a realtime model's), then $name",
+    async ({ end, out: expected, lines: expectedLines, heard, unheard }) => {
+      const { part, out, lines, history, at } = speaker();
+      const told: number[] = [];
+      part.onCallerCut((ms) => told.push(ms));
+      part.say('One two three four.');
+      await part.idle();
+      at(190);
+      part.pause();
+      expect(part.paused).toBe(true);
+      at(300);
+      end(part);
+      expect(part.paused).toBe(false);
+      expect(out).toEqual(expected);
+      expect(lines()).toEqual(expectedLines);
+      expect(history).toEqual([{ content: heard }]);
+      expect(told).toEqual(unheard);
+    },
+  );
+
+  it('a new answer while paused: the held audio is dropped (not heard, as after a cut), the new one plays', async () => {
+    const { part, out, lines, at } = speaker();
+    part.say('One two three four.');
+    await part.idle();
+    at(190);
+    part.pause();
+    at(300);
+    part.say('Five.');
+    await part.idle();
+    expect(part.paused).toBe(false);
+    expect(out).toEqual([['media', 0, 19], ['mark', 'reply-1'], ['clear'], ['media', 300, 5], ['mark', 'reply-2']]);
+    expect(lines()).toEqual(['@0-@380 One two', '@300-@400 Five.']);
+  });
+
+  it('words not interruptible are not paused: they play on', async () => {
+    const { part, out, at } = speaker();
+    part.say('One two three four.', false, false);
+    await part.idle();
+    at(190);
+    part.pause();
+    expect(part.paused).toBe(false);
+    expect(out).toEqual([
+      ['media', 0, 19],
+      ['mark', 'reply-1'],
+    ]);
+  });
+
   it("audio whose words come with it (a speech-to-speech model's), cut while it still streams, keeps the words of what played", async () => {
     const { part, lines, history, at } = speaker();
     let words = '';

@@ -113,7 +113,8 @@ export class CallPipeline {
       },
       {
         backchannels: () => this.parts?.call.plan.settings.turnTaking.backchannels ?? [],
-        agentTalking: () => this.speaker.answering || this.speaker.playbackEndMs > this.clock.nowMs(),
+        agentTalking: () =>
+          this.speaker.answering || this.speaker.paused || this.speaker.playbackEndMs > this.clock.nowMs(),
       },
     );
     this.early = new EarlyAnswers({
@@ -447,6 +448,8 @@ export class CallPipeline {
     // The stream has stopped: a turn that its last results ended goes in the transcript, unanswered.
     if (this.ended) return void (turn && this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms))));
     this.parts?.clocks.activity(this.clock.nowMs());
+    // Audio paused at the caller's voice (the realtime engine) that no words cut: it plays on.
+    this.speaker.unpause();
     const cut = this.speaker.takeCut();
     if (this.closing) return;
     const answered = this.early.end(turn, this.parts!.brain);

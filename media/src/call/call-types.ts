@@ -89,8 +89,8 @@ export interface CallPipelineOptions {
   clock?: () => number;
   log?: LogFn;
   onHangUp?: (info: HangUpInfo) => void;
-  /** Wall-time bounds on the model (tests shorten them). */
-  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
+  /** Wall-time bounds on the model, and the realtime engine's wait for words after the caller's voice (tests shorten them). */
+  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number; falseInterruptionMs?: number };
   /** Speech in and out (a phone call, browser voice), or text (a chat). Default `audio`. */
   transport?: 'audio' | 'text';
   /** Also send `transcript`, `tool_call` and `knowledge` frames (browser and chat sessions; not to a phone provider). */

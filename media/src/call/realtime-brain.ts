@@ -30,8 +30,15 @@ const TOLD_IN_WORDS = ['(The caller pressed ', '(The caller texted: '];
 
 const MAX_TOOL_ROUNDS = 4;
 
+/**
+ * How long after the caller's voice stopped the agent's paused audio waits for their words (the
+ * model's transcript of the turn) before it plays on as if none came: LiveKit agents' default
+ * `false_interruption_timeout`.
+ */
+export const FALSE_INTERRUPTION_TIMEOUT_MS = 2000;
+
 export interface RealtimeBrainOptions {
-  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number };
+  timing?: { fillerAfterMs?: number; modelAnswerLimitMs?: number; falseInterruptionMs?: number };
   tools: AgentTools;
   speaker: Speaker;
   /** The call's time (ms from its start): where the audio played when the caller cut in. */
@@ -62,6 +69,8 @@ export class RealtimeBrain implements Brain {
   /** What was said, both sides (a warm transfer's summary, a flow's final extraction). */
   private readonly history: ChatMessage[] = [];
   private readonly steering: Steering;
+  /** The caller's voice stopped with the agent paused: plays on at this timer unless their words came. */
+  private wordsAwaited: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly call: PreparedCall,
@@ -84,6 +93,7 @@ export class RealtimeBrain implements Brain {
       language: plan.settings.language,
     };
     session.on((event) => this.onEvent(event));
+    options.speaker.onCallerCut((unheardMs) => this.truncate(unheardMs));
   }
 
   /** The conversation so far, as the caller heard it (a flow's final extraction reads it). */
@@ -316,27 +326,45 @@ export class RealtimeBrain implements Brain {
     return { spoken, push };
   }
 
+  /**
+   * The model's turn detection heard the caller's voice: the agent's audio pauses (words not
+   * interruptible play on), since a cough or a "mhm" must not cut it. The caller's words decide
+   * (the call's backchannel rule, caller-turns.ts): real words cut it, none or backchannels only
+   * play it on; so does no transcript within FALSE_INTERRUPTION_TIMEOUT_MS of their voice stopping.
+   */
   private onEvent(event: RealtimeServerEvent): void {
-    if (event.type === 'input_audio_buffer.speech_started') this.bargeIn();
-    else if (event.type === 'error')
-      this.options.log('warn', 'realtime session error', { runRef: this.options.runRef(), error: event.error.message });
+    switch (event.type) {
+      case 'input_audio_buffer.speech_started':
+        this.stopAwaitingWords();
+        return this.options.speaker.pause();
+      case 'input_audio_buffer.speech_stopped':
+        if (!this.options.speaker.paused) return;
+        this.wordsAwaited = setTimeout(() => {
+          this.wordsAwaited = null;
+          this.options.speaker.unpause();
+        }, this.options.timing?.falseInterruptionMs ?? FALSE_INTERRUPTION_TIMEOUT_MS);
+        return;
+      case 'conversation.item.input_audio_transcription.completed':
+        return this.stopAwaitingWords();
+      case 'error':
+        this.options.log('warn', 'realtime session error', {
+          runRef: this.options.runRef(),
+          error: event.error.message,
+        });
+    }
   }
 
-  /**
-   * The model's turn detection heard the caller start: the reply stops (unless its words are not
-   * to be cut), and the model keeps only the audio the caller heard of its item.
-   */
-  private bargeIn(): void {
-    const { speaker } = this.options;
-    const now = this.options.nowMs();
-    const queuedMs = Math.max(0, speaker.playbackEndMs - now);
-    const wasPlaying = queuedMs > 0 || speaker.answering;
-    speaker.interrupt('caller');
-    const cut = wasPlaying && speaker.playbackEndMs <= now;
+  private stopAwaitingWords(): void {
+    if (this.wordsAwaited) clearTimeout(this.wordsAwaited);
+    this.wordsAwaited = null;
+  }
+
+  /** The caller cut the agent: the model keeps only the audio the caller heard of its item. */
+  private truncate(unheardMs: number): void {
     const item = this.speaking;
-    if (!cut || !item) return;
+    if (!item) return;
     this.speaking = null;
-    const heardMs = Math.max(0, Math.floor(item.audioMs - queuedMs));
+    const heardMs = Math.max(0, Math.floor(item.audioMs - unheardMs));
     this.call.runLog?.(
       'INFO',
       `The caller cut in: the model keeps the ${heardMs} ms of its answer that played (of ${Math.floor(item.audioMs)} ms sent)`,

@@ -86,6 +86,16 @@ export interface CutAnswer {
   atMs: number;
 }
 
+/**
+ * The agent's audio held while the caller may be cutting in (a speech-to-speech model heard voice,
+ * no words yet): the frames not played at `atMs` and those that came since, on the times they
+ * would have played at without the pause.
+ */
+interface Pause {
+  atMs: number;
+  held: { bytes: Buffer; atMs: number }[];
+}
+
 export class Speaker {
   /** Offset (ms from start) where the provider will finish playing what we already sent. */
   private outboundCursorMs = 0;
@@ -95,6 +105,10 @@ export class Speaker {
   /** The last complete answer, whose audio may still be playing. */
   private lastReply: Reply | null = null;
   private cutByCaller: CutAnswer | null = null;
+  private pauseHeld: Pause | null = null;
+  /** The times of the audio being sent: a resumed pause moves them by its length. */
+  private streaming: { startMs: number | null; endMs: number } | null = null;
+  private readonly callerCutListeners = new Set<(unheardMs: number) => void>();
   private markCount = 0;
   /** Where the audio of the last words not interruptible ends: the caller's words do not cut before. */
   private holdUntilMs = 0;
@@ -111,6 +125,20 @@ export class Speaker {
   /** Offset from stream start (ms) at which the audio sent so far finishes playing. */
   get playbackEndMs(): number {
     return this.outboundCursorMs;
+  }
+
+  /** The agent's audio is held (pause) until the caller's words show whether they cut in. */
+  get paused(): boolean {
+    return this.pauseHeld !== null;
+  }
+
+  /**
+   * Told when the caller's words (or keys) cut the agent, with how much of the audio sent was not
+   * heard (still queued at the provider, or held by a pause): a speech-to-speech model keeps the rest.
+   */
+  onCallerCut(listener: (unheardMs: number) => void): () => void {
+    this.callerCutListeners.add(listener);
+    return () => this.callerCutListeners.delete(listener);
   }
 
   /** An answer is under way (being written, or its speech queued). */
@@ -136,6 +164,8 @@ export class Speaker {
   /** Starts an answer after the previous one has stopped (answers never overlap); `produce` writes it. */
   start(produce: (answer: Answer) => Promise<void>): void {
     const previous = this.reply;
+    // A new answer while the agent is paused: what it held is not heard, as after a cut.
+    if (this.pauseHeld) this.interrupt('time');
     // Words not interruptible are said to the end; the new answer follows them.
     if (previous && !this.holds(previous)) previous.controller.abort();
     const reply: Reply = {
@@ -184,8 +214,10 @@ export class Speaker {
    */
   interrupt(by: 'caller' | 'time'): void {
     const reply = this.reply;
-    const now = this.options.clock.nowMs();
-    const playing = this.outboundCursorMs > now;
+    const pause = this.pauseHeld;
+    // Cut while paused: the caller heard the audio up to the pause.
+    const now = pause?.atMs ?? this.options.clock.nowMs();
+    const playing = pause !== null || this.outboundCursorMs > now;
     if (!reply && !playing) return;
     if (by === 'caller' && ((reply && this.holds(reply)) || now < this.holdUntilMs)) {
       this.options.log('info', 'barge-in ignored: the words are not interruptible', {
@@ -211,14 +243,71 @@ export class Speaker {
       }
       if (played.historyMessage) played.historyMessage.content = `${said}… (interrupted by the caller)`;
     }
+    const unheardMs = pause ? pause.held.length * FRAME_MS : Math.max(0, this.outboundCursorMs - now);
     if (playing) {
-      this.options.out.clear();
+      if (!pause) this.options.out.clear(); // a pause cleared it already
       this.unplayed = this.unplayed.filter((frame) => frame.atMs < now);
-      this.outboundCursorMs = now;
+      this.outboundCursorMs = this.options.clock.nowMs();
+      this.pauseHeld = null;
     }
     this.options.log('info', by === 'caller' ? 'barge-in: agent audio cleared' : 'agent interrupted', {
       runRef: this.options.runRef(),
       atMs: now,
+    });
+    if (by === 'caller') for (const listener of [...this.callerCutListeners]) listener(unheardMs);
+  }
+
+  /**
+   * The caller may be cutting in (voice heard, no words yet): the agent's audio stops at the
+   * provider and is held, and what comes meanwhile is held too, until `unpause` plays it on or the
+   * caller's words `interrupt`. Words not interruptible are not paused: they play to the end.
+   */
+  pause(): void {
+    const now = this.options.clock.nowMs();
+    if (this.pauseHeld || (!this.reply && this.outboundCursorMs <= now)) return;
+    if ((this.reply && this.holds(this.reply)) || now < this.holdUntilMs) return;
+    if (this.outboundCursorMs > now) this.options.out.clear();
+    this.pauseHeld = { atMs: now, held: this.unplayed.filter((frame) => frame.atMs >= now) };
+    this.unplayed = this.unplayed.filter((frame) => frame.atMs < now);
+    this.options.log('info', 'caller speaking: agent audio paused', { runRef: this.options.runRef(), atMs: now });
+  }
+
+  /**
+   * The pause was not a cut (no words, or backchannels only): the held audio plays on from now, and
+   * every time after the pause (the segments' ends, the cursor) moves by its length.
+   */
+  unpause(): void {
+    const pause = this.pauseHeld;
+    if (!pause) return;
+    this.pauseHeld = null;
+    const now = this.options.clock.nowMs();
+    const shift = Math.max(0, now - pause.atMs);
+    const later = (ms: number) => (ms >= pause.atMs ? ms + shift : ms);
+    for (const reply of new Set([this.reply, this.lastReply])) {
+      for (const segment of reply?.segments ?? []) {
+        if (segment.endMs > pause.atMs) segment.endMs += shift;
+        segment.startMs = later(segment.startMs);
+      }
+      // An answer complete but still playing has its transcript line: it ends later too.
+      const last = reply?.segments.at(-1);
+      if (reply?.fragment && reply.bargedInAtMs === null && last && last.endMs > pause.atMs)
+        reply.fragment.end = this.options.clock.isoAt(last.endMs);
+    }
+    if (this.streaming) {
+      if (this.streaming.startMs !== null) this.streaming.startMs = later(this.streaming.startMs);
+      this.streaming.endMs = later(this.streaming.endMs);
+    }
+    if (this.holdUntilMs > pause.atMs) this.holdUntilMs += shift;
+    if (this.outboundCursorMs > pause.atMs) this.outboundCursorMs += shift;
+    for (const frame of pause.held) {
+      const atMs = frame.atMs + shift;
+      this.unplayed.push({ bytes: frame.bytes, atMs });
+      this.options.out.media(frame.bytes.toString('base64'), atMs);
+    }
+    this.options.log('info', 'caller said no words that cut in: agent audio resumed', {
+      runRef: this.options.runRef(),
+      atMs: now,
+      heldMs: pause.held.length * FRAME_MS,
     });
   }
 
@@ -257,6 +346,7 @@ export class Speaker {
 
   /** The call ends: an answer still playing was cut there, unless the agent hung up after it. */
   stop(agentHungUp: boolean): void {
+    this.pauseHeld = null;
     if (this.reply && this.reply.bargedInAtMs === null && !agentHungUp)
       this.reply.bargedInAtMs = this.options.clock.nowMs();
     this.reply?.controller.abort();
@@ -319,20 +409,24 @@ export class Speaker {
     const stopped = () => reply.controller.signal.aborted || this.options.isEnded();
     reply.speech = reply.speech.then(async () => {
       if (stopped()) return;
-      let startMs: number | null = null;
-      let endMs = 0;
+      const timing: { startMs: number | null; endMs: number } = { startMs: null, endMs: 0 };
+      this.streaming = timing;
       let carry = Buffer.alloc(0);
       const sendFrame = (frame: Buffer) => {
-        const atMs = Math.max(this.outboundCursorMs, this.options.clock.nowMs());
-        startMs ??= atMs;
+        const atMs = Math.max(this.outboundCursorMs, this.pauseHeld?.atMs ?? this.options.clock.nowMs());
+        timing.startMs ??= atMs;
+        this.outboundCursorMs = timing.endMs = atMs + FRAME_MS;
+        // Paused: held, on the time it would play at (unpause moves it to when it does).
+        if (this.pauseHeld) return void this.pauseHeld.held.push({ bytes: frame, atMs });
         this.unplayed.push({ bytes: frame, atMs });
-        this.outboundCursorMs = endMs = atMs + FRAME_MS;
         this.options.out.media(frame.toString('base64'), atMs);
         this.trace.mark('first_frame_sent');
       };
       const played = () => {
+        if (this.streaming === timing) this.streaming = null;
         const text = words?.() || spoken;
         reply.texts[index] = text;
+        const { startMs, endMs } = timing;
         if (startMs !== null) reply.segments.push({ index, text, startMs, endMs });
       };
       // Audio whose words come with it (a speech-to-speech model's transcript) and is stopped while
