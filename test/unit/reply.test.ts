@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { TranscriptFragment } from '../../shared/domain/transcripts.ts';
 import type { TextToSpeech } from '../../media/src/agent/interfaces.ts';
 import type { HeardMessage } from '../../media/src/call/brain.ts';
-import { cutWords, sentenceEnd, Speaker, spokenText } from '../../media/src/call/reply.ts';
+import { Speaker } from '../../media/src/call/reply.ts';
+import { cutWords, sentenceEnd, spokenText } from '../../media/src/call/spoken-text.ts';
 
 /** Speech like the local fakes': one 20 ms frame (160 bytes) per character. */
 const tts: TextToSpeech = {

@@ -4,7 +4,7 @@
  */
 
 import type { LiveTap } from './live-tap.ts';
-import type { ReplyOutput } from './reply.ts';
+import type { ReplyOutput } from './reply-types.ts';
 
 /** A Media Streams frame: 20 ms of 8 kHz mu-law. */
 export const FRAME_MS = 20;

@@ -17,7 +17,7 @@ import type { Answer, Brain, HeardMessage } from './brain.ts';
 import type { AgentTools, ToolCall } from './agent-tools.ts';
 import type { LogFn, PreparedCall } from './call-types.ts';
 import type { LiveEvent } from './live-tap.ts';
-import { sentenceEnd } from './reply.ts';
+import { sentenceEnd } from './spoken-text.ts';
 import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
 
 const MAX_TOOL_ROUNDS = 4;
