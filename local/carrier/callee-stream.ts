@@ -29,7 +29,7 @@ export interface MediaStreamWire {
 /**
  * The callee's side of an answered call over a provider's media stream: 20 ms mu-law frames of
  * synthetic speech (media/src/audio/tones.ts) in real time, or `pace` times faster, one line of a
- * fixed script after each agent turn, mark echoes once the agent's audio has "played", `clear`
+ * fixed script after each agent turn (once the platform's mark ends the reply, or over its audio), mark echoes once the agent's audio has "played", `clear`
  * dropping it; the callee hangs up after `callSeconds` (real time) or when `hangUp` aborts (the
  * platform hung up). Resolves to `stream-closed` when the platform closed the stream first, else
  * `ended`. Everything on the line is timed on the line's clock, `pace` times wall time: a frame
@@ -73,6 +73,15 @@ export async function talkAsCallee(options: {
     /** When (line ms) the agent audio received so far has finished playing. */
     let agentSpeechEndsAt = 0;
     let agentSpokeSinceReply = false;
+    /**
+     * The platform marked the end of the agent's reply after its last audio (reply.ts sends a mark
+     * as each reply's audio is all sent). Until then a gap in its audio is the agent still talking:
+     * a loaded machine (or a model slower than the line) delivers a reply in pieces, and a callee
+     * who answered in a gap would speak mid-sentence, its script's lines then falling on the wrong turns.
+     */
+    let agentReplyMarked = false;
+    /** Where (line ms) the agent's audio now playing began, after the last gap in it. */
+    let agentAudibleFrom = 0;
     /** When the agent's turn (its audio since the callee's last line) started playing. */
     let agentTurnStartsAt = 0;
     let scriptLine = 0;
@@ -87,6 +96,7 @@ export async function talkAsCallee(options: {
         mark?: { name?: string };
       };
       if (message.event === 'mark') {
+        agentReplyMarked = true;
         const entry = {
           name: message.mark?.name,
           timer: setTimeout(
@@ -112,8 +122,10 @@ export async function talkAsCallee(options: {
       // Agent audio arrives faster than real time; it "plays" from when the previous audio ends.
       const durationMs = (audio.length / FRAME_SAMPLES) * FRAME_MS;
       if (!agentSpokeSinceReply) agentTurnStartsAt = Math.max(agentSpeechEndsAt, lineMs());
+      if (lineMs() > agentSpeechEndsAt) agentAudibleFrom = lineMs(); // after a gap in its audio
       agentSpeechEndsAt = Math.max(agentSpeechEndsAt, lineMs()) + durationMs;
       agentSpokeSinceReply = true;
+      agentReplyMarked = false;
     });
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
 
@@ -144,7 +156,10 @@ export async function talkAsCallee(options: {
         const line = keysToPress ? '' : nextLine();
         const replyAt =
           typeof line === 'object' ? agentTurnStartsAt + BARGE_IN_AFTER_MS : agentSpeechEndsAt + REPLY_PAUSE_MS;
-        if (!options.machine && !pending.length && agentSpokeSinceReply && frameMs > replyAt) {
+        // A line over the agent is said while its audio plays (a stall in its delivery is not its turn).
+        const ready =
+          typeof line === 'object' ? frameMs >= agentAudibleFrom && frameMs < agentSpeechEndsAt : agentReplyMarked;
+        if (!options.machine && !pending.length && agentSpokeSinceReply && ready && frameMs > replyAt) {
           agentSpokeSinceReply = false;
           if (keysToPress) {
             pressing = [...keysToPress];
