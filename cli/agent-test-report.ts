@@ -9,6 +9,16 @@ export type TestRun = components['schemas']['TestRun'];
 const pad = (text: string, width: number) =>
   text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 
+/**
+ * The cases with a verdict that `reported` (test ids) does not hold yet, which it then does: the
+ * progress lines while a run goes on. Cases finish in any order, not in the list's.
+ */
+export function newlyFinished(run: TestRun, reported: Set<string>): TestRun['cases'] {
+  const finished = run.cases.filter((item) => item.verdict !== 'pending' && !reported.has(item.test_id));
+  for (const item of finished) reported.add(item.test_id);
+  return finished;
+}
+
 /** One line per case (verdict, attempts passed, name), then the failed expectations with their reasons. */
 export function summaryTable(run: TestRun): string {
   const lines = [

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createVoiceAgentClient, type VoiceAgentClient } from '../client/index.ts';
-import { exitCode, junitXml, summaryTable, type TestRun } from './agent-test-report.ts';
+import { exitCode, junitXml, newlyFinished, summaryTable, type TestRun } from './agent-test-report.ts';
 
 const USAGE =
   'Usage: npm run agent-test -- --agent <agent id> --base-url <…/api/v1> --api-key <key> [--version draft|current|<id>] [--tag <tag>] [--repeat <n>] [--parallelism <n>] [--junit <file>]';
@@ -70,7 +70,7 @@ async function main() {
     `Test run ${started.data.id}: ${started.data.summary.cases} cases against version ${started.data.definition_id}\n`,
   );
   let run: TestRun = started.data;
-  let reported = 0;
+  const reported = new Set<string>();
   while (run.status === 'running') {
     await sleep(Number(values['poll-seconds']) * 1000);
     const { data, error } = await api.GET('/agents/{agent_id}/test-runs/{test_run_id}', {
@@ -78,10 +78,7 @@ async function main() {
     });
     if (!data) fail(`Could not read the test run: ${JSON.stringify(error)}`);
     run = data;
-    for (const item of run.cases.filter((candidate) => candidate.verdict !== 'pending').slice(reported)) {
-      process.stdout.write(`  ${item.verdict.padEnd(9)} ${item.name}\n`);
-      reported += 1;
-    }
+    for (const item of newlyFinished(run, reported)) process.stdout.write(`  ${item.verdict.padEnd(9)} ${item.name}\n`);
   }
   process.stdout.write(`\n${summaryTable(run)}\n`);
   if (values.junit) writeFileSync(values.junit, junitXml(run, `agent ${agent}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitCode, junitXml, summaryTable, type TestRun } from '../../cli/agent-test-report.ts';
+import { exitCode, junitXml, newlyFinished, summaryTable, type TestRun } from '../../cli/agent-test-report.ts';
 
 const attempt = (verdict: 'passed' | 'failed' | 'error', reason?: string) => ({
   attempt: 1,
@@ -46,6 +46,17 @@ const run = (verdicts: ('passed' | 'failed' | 'error')[]): TestRun => ({
 });
 
 describe('agent-test CLI report', () => {
+  it('reports each finished case once, whatever order the cases finish in', () => {
+    const reported = new Set<string>();
+    const second = run(['passed', 'failed']);
+    second.cases[0]!.verdict = 'pending';
+    // The second case finishes first, then the first: each is reported once.
+    expect(newlyFinished(second, reported).map((item) => item.test_id)).toEqual([second.cases[1]!.test_id]);
+    const both = run(['passed', 'failed']);
+    expect(newlyFinished(both, reported).map((item) => item.test_id)).toEqual([both.cases[0]!.test_id]);
+    expect(newlyFinished(both, reported)).toEqual([]);
+  });
+
   it('exits 0 only when every case passed', () => {
     expect(exitCode(run(['passed', 'passed']))).toBe(0);
     expect(exitCode(run(['passed', 'failed']))).toBe(1);
