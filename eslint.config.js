@@ -32,6 +32,25 @@ export default tseslint.config(
     },
   },
   {
+    files: ['web/console/**'],
+    ignores: ['web/console/lib/mutation.ts'],
+    // The package's useMutation runs a form's previous render's function until the next frame.
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@tanstack/preact-query',
+              importNames: ['useMutation'],
+              message: "use web/console/lib/mutation.ts's useMutation (the function of the latest render)",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**'],
     // Tests walk untyped JSON documents (OpenAPI, CloudFormation templates, API answers).
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -3,7 +3,7 @@
  * the settings with a field of their own over the JSON of the others, variables, disposition codes,
  * voicemail; save, archive and unarchive.
  */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, extractText, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, JsonField, onSubmitRun } from '../lib/ui.tsx';

@@ -1,5 +1,5 @@
 /** A new agent from a call script (typed or read from a file): its analysis is shown for review first. */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, extractText, type Schemas, useApi } from '../lib/api.ts';
 import { navigate } from '../lib/route.ts';

@@ -1,5 +1,6 @@
 /** An agent's knowledge base: its documents, one added from typed text or a file's text, one removed. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, extractText, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';

@@ -1,5 +1,6 @@
 /** What an agent remembers of its callers (topics, due dates), each of which can be forgotten. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { answer, useApi } from '../lib/api.ts';
 import { ErrorLine, when } from '../lib/ui.tsx';
 

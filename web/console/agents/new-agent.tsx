@@ -1,5 +1,6 @@
 /** A new agent made blank (name, instructions, first message) or from a template and its variables. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, useApi } from '../lib/api.ts';
 import { navigate } from '../lib/route.ts';

@@ -1,5 +1,5 @@
 /** A test call from an agent's page: the agent calls a number, and the page follows to the call. */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { navigate } from '../lib/route.ts';

@@ -1,5 +1,6 @@
 /** An agent's HTTP tools: the list, a new one from the form (parameters as a JSON schema), one removed. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, JsonField, onSubmitRun } from '../lib/ui.tsx';

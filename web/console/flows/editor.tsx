@@ -3,7 +3,8 @@
  * the side panel, a toolbar to add and delete steps, saving as a draft (the API's 422 shown on the
  * steps and transitions it concerns), trying and publishing the draft, and the version history.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useMemo, useState } from 'preact/hooks';
 import { answer, ApiError, queryClient, type Schemas, useApi } from '../lib/api.ts';
 import { detailOf } from '../lib/api.ts';

@@ -3,7 +3,8 @@
  * changed between it and the current version, in words; opening it in the editor; publishing it
  * (for an earlier version, a rollback).
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, queryClient, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, Pager, Table, when } from '../lib/ui.tsx';

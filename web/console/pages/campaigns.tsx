@@ -4,7 +4,8 @@
  * progress live (contacts by state, a progress bar, throughput), start/pause/resume/cancel, the
  * per-contact report and its CSV download.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
+import { useQuery, useQueryClient } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Connection, detailOf, download, type Schemas, useApi, useConnection } from '../lib/api.ts';
 import { contactsCsv } from '../lib/contacts-file.ts';

@@ -1,5 +1,6 @@
 /** The organization's Do-not-call list: numbers no call or campaign dials. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';

@@ -3,7 +3,8 @@
  * completed when the provider sends the browser back), see the connected accounts, disconnect one,
  * and pick a spreadsheet with the provider's file picker to start a campaign from it.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { retryConfigOf } from '../lib/retry-config.ts';

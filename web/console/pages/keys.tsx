@@ -1,5 +1,6 @@
 /** API keys of the organization: list, a new one shown once, two-step revocation. */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Table, when } from '../lib/ui.tsx';

@@ -3,7 +3,8 @@
  * reason) and the agent each answers with, the marketplace, purchase; a number that needs a
  * regulatory review (a Polish mobile) is bought with its subscriber's data, document scan and consent.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, uploadNumberDocument, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';

@@ -2,7 +2,8 @@
  * Webhooks: endpoints (create, change their events, rotate the signing secret, delete), a test
  * send, and the selected endpoint's deliveries with their attempts and a retry.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';

@@ -11,7 +11,7 @@
  * with the agent's calls, and its page is linked once it has ended. Unmounting the panel (leaving
  * the page, closing it) hangs up.
  */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import {
   connectChat,

@@ -4,7 +4,8 @@
  * kind. `initial` fills it (a case drafted from a call); `existing` edits a stored case (PATCH, every
  * field of the form replacing the stored one); the API's 422 is shown as it says.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, useApi } from '../lib/api.ts';
 import { ErrorLine, onSubmitRun } from '../lib/ui.tsx';

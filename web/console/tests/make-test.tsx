@@ -2,7 +2,7 @@
  * "Make a test from this call" on a call's page: the API drafts a case from the ended call (its
  * caller's turns as the script, its outcome as expectations), shown in the case form to edit and save.
  */
-import { useMutation } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, useApi } from '../lib/api.ts';
 import { href } from '../lib/route.ts';

@@ -3,7 +3,8 @@
  * of them against the published version or a draft with its progress, and each case's result: the
  * transcript with every expectation's verdict and reason next to the line it is about.
  */
-import { useMutation, useQuery } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
+import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, useApi } from '../lib/api.ts';
 import { href } from '../lib/route.ts';
