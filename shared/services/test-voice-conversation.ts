@@ -51,8 +51,13 @@ const SILENT_FRAME = Buffer.alloc(FRAME_BYTES, 0xff);
 const KEY_EVERY_FRAMES = 5;
 /** After an answer has played, how long the caller waits to have heard its words (a final result) before it answers. */
 const HEARING_WAIT_MS = 1500;
-/** How long a caller who said goodbye waits after the agent's answer for the agent to hang up. */
-const GOODBYE_GRACE_MS = 1500;
+/**
+ * How long a caller with nothing left to say waits after the agent's answer for the agent to hang
+ * up (its end of the call: the tool, the audio drained, the line closed) before the turn limit ends
+ * it. Generous: it only lengthens a case whose agent does not hang up, and a loaded stack took
+ * more than 1.5 s (a clean-clone CI run's "the turn limit ended the conversation").
+ */
+const GOODBYE_GRACE_MS = 6000;
 /** The mark a session sends once the agent hangs up (media/src/streams/websocket-server.ts HANGUP_MARK). */
 const AGENT_HANGUP_MARK = 'hangup';
 
