@@ -109,7 +109,10 @@ export function latencyTurn({ turn, marks: measured, tools: called }: TurnTimeli
     startMs: Math.round(tool.startMs),
     endMs: tool.endMs === null ? null : Math.round(tool.endMs),
   }));
-  const speechEnd = marks.speech_end ?? marks.turn_decided ?? 0;
+  // The end of speech comes from the provider's audio timing placed on the call's clock; the other
+  // marks are that clock's readings. One placed after them (the provider's audio ahead of the clock)
+  // is moved back to the earliest, so the components never overlap and sum to voice-to-voice.
+  const speechEnd = Math.min(marks.speech_end ?? marks.turn_decided ?? 0, ...Object.values(marks));
   const lastMark = Math.max(speechEnd, ...Object.values(marks));
   const since = (mark: TurnMark, previous: TurnMark[]): number | null => {
     const at = marks[mark];

@@ -164,9 +164,34 @@ describe("a turn's components, each from the mark before it", () => {
       },
     },
     {
-      name: 'a transcript stamped before the end of speech: never negative',
+      name: 'a transcript stamped before the end of speech: the end of speech moved back to it, never negative',
       timeline: { turn: 1, marks: { speech_end: 500, final_transcript: 450, turn_decided: 600 }, tools: [] },
-      turn: { transcription_ms: 0, endpointing_ms: 150 },
+      turn: { at_ms: 450, transcription_ms: 0, endpointing_ms: 150 },
+    },
+    {
+      name: "an end of speech placed after the turn was decided (a realtime model's audio ahead of the clock): the components still sum",
+      timeline: {
+        turn: 1,
+        marks: {
+          speech_end: 5010,
+          final_transcript: 5000,
+          turn_decided: 5003,
+          model_first_token: 5040,
+          first_sentence: 5040,
+          tts_first_byte: 5044,
+          first_frame_sent: 5044,
+        },
+        tools: [],
+      },
+      turn: {
+        at_ms: 5000,
+        transcription_ms: 0,
+        endpointing_ms: 3,
+        model_ms: 37,
+        text_to_speech_ms: 4,
+        overhead_ms: 0,
+        voice_to_voice_ms: 44,
+      },
     },
   ])('$name', ({ timeline, turn }) => {
     expect(latencyTurn(timeline)).toMatchObject(turn);

@@ -352,3 +352,20 @@ describe('realtime engine failures', () => {
     expect(fake.received.filter((event) => event.type === 'response.create')).toHaveLength(2);
   });
 });
+
+describe("a realtime turn's latency", () => {
+  it("puts the model's time to its first audio in model_ms, not text to speech; the components sum to voice-to-voice", async () => {
+    const { session, say, listen } = await realtimeCall({
+      workflowDefinition: { greeting: 'Hi, this is Ann from Smile.', prompt: 'You book dental visits.' },
+    });
+    await listen();
+    await say('Hello there.');
+    const [turn] = session.latency.measuredTurns();
+    expect(turn).toMatchObject({ turn: 1, model_ms: expect.any(Number), voice_to_voice_ms: expect.any(Number) });
+    expect(turn!.text_to_speech_ms).toBe(0);
+    const { transcription_ms, endpointing_ms, model_ms, tools_ms, text_to_speech_ms, overhead_ms } = turn!;
+    const parts = [transcription_ms, endpointing_ms, model_ms, text_to_speech_ms, overhead_ms];
+    expect(parts.every((part) => part !== null)).toBe(true);
+    expect(parts.reduce((sum, part) => sum! + part!, tools_ms ?? 0)).toBe(turn!.voice_to_voice_ms);
+  });
+});

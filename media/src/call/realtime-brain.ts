@@ -239,7 +239,10 @@ export class RealtimeBrain implements Brain {
       switch (event.type) {
         case 'response.output_audio.delta': {
           if (event.response_id !== responseId) return;
+          // The model speaks itself: its first audio is its first sentence (the model's time), and
+          // the reply takes it as the first audio byte at once (text to speech about 0).
           trace.mark('model_first_token');
+          trace.mark('first_sentence');
           return itemOf(event.item_id).push(Buffer.from(event.delta, 'base64'));
         }
         case 'response.output_audio_transcript.delta':
