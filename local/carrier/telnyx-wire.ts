@@ -29,6 +29,8 @@ export interface LocalTelnyx {
   apiUrl: string;
   /** Origin of the control resources (`/_simulator/…`, tests and curl). */
   origin: string;
+  /** Where a test picks up the handset of a number (`<handsetsUrl><number>`, handsets.ts): a WebSocket. */
+  handsetsUrl: string;
   /** A new account owning `phoneNumbers`, its application's webhook at the platform's voice URL. */
   createAccount: (phoneNumbers: string[]) => SimulatedTelnyxAccount;
   /** Where the Call Control applications send the events of incoming calls (the platform's voice webhook). */
@@ -59,7 +61,8 @@ const E164 = /^\+[1-9]\d{6,14}$/;
  * through `POST /_simulator/incoming-calls` `{from, to}` (a phone calling an account's number: the
  * application's webhook gets `call.initiated`, the platform answers or rejects by command;
  * `hang_up_first: true` makes the caller give up first, `deliver_twice: true` repeats the webhook
- * as a Telnyx retry does). Accounts are created by `POST /_simulator/accounts` `{phone_numbers}`
+ * as a Telnyx retry does); a test holds a phone at a number through `/_simulator/handsets/<number>`
+ * (handsets.ts), framed on the call's stream as Telnyx frames it. Accounts are created by `POST /_simulator/accounts` `{phone_numbers}`
  * (the portal) and read back at `GET /_simulator/accounts/{connection_id}`. Texts go through the
  * Messaging API of telnyx-messages.ts; a phone texts a number through
  * `POST /_simulator/incoming-messages` `{from, to, text}`.
@@ -403,6 +406,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
   return {
     apiUrl: `${origin}/v2`,
     origin,
+    handsetsUrl: carrier.serveHandsets(server, origin),
     createAccount: (phoneNumbers) => accounts.create(phoneNumbers),
     setVoiceUrl: (url) => {
       voiceUrl = url;

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnsweringMachine } from './callee-directory.ts';
 import { SimulatedCarrier, type Answerer, type OutboundLine, type SimulatedCarrierOptions } from './carrier.ts';
-import { HANDSETS_PATH } from './handsets.ts';
 import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { readTwiml } from './twiml.ts';
 import { signedWebhook, TwilioAccounts, type TwilioAccount } from './twilio-accounts.ts';
@@ -445,12 +444,9 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
   const { server, origin } = await serveOnLoopback('Local Twilio', handle, (response) =>
     twilioError(response, 500, 20500, 'Internal Server Error'),
   );
-  server.on('upgrade', (request, socket, head) => {
-    if (!carrier.handsets.upgrade(request, socket, head)) socket.destroy();
-  });
   return {
     apiUrl: origin,
-    handsetsUrl: `${origin.replace(/^http/, 'ws')}${HANDSETS_PATH}`,
+    handsetsUrl: carrier.serveHandsets(server, origin),
     setVoiceUrl: (url) => {
       voiceUrl = url;
     },
