@@ -21,6 +21,7 @@ import { startLocalScheduler } from './scheduler.ts';
 import { LOCAL_SHEETS_CLIENT, startSheetsSimulator } from './sheets-simulator.ts';
 import { startLocalTwilio } from './carrier/twilio-wire.ts';
 import { startLocalTelnyx } from './carrier/telnyx-wire.ts';
+import { Handsets } from './carrier/handsets.ts';
 import { localStackSettings } from './local-settings.ts';
 
 export const LOCAL_TABLE_NAME = 'voice-agent-platform';
@@ -192,7 +193,11 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.
     const twilioAccount = { sid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') };
     const callsPerSecond = options.callsPerSecond ?? 20;
+    // One phone network: a handset picked up at either local provider is reached by a call through either.
+    const handsets = new Handsets();
+    stops.push(async () => handsets.stop());
     const telephony = await startLocalTwilio({
+      handsets,
       account: twilioAccount,
       ownedNumbers: [LOCAL_CALLER_ID],
       callSeconds: options.simCallSeconds ?? 20,
@@ -203,6 +208,7 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     stops.push(telephony.stop);
     // Organizations may bring their own Telnyx account: a local Telnyx for them, the same adapter code as on AWS.
     const telnyx = await startLocalTelnyx({
+      handsets,
       callSeconds: options.simCallSeconds ?? 20,
       linePace: options.linePace,
       reviewDelayMs: options.regulatoryReviewMs,
@@ -242,7 +248,8 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
         ]),
       ),
       TEST_LINE_PACE: String(options.linePace ?? 1),
-      // A voice test's caller holds a phone at the local Twilio: its case is a call placed to it.
+      // A voice test's caller holds a phone on the local carrier: its case is a call placed to it, through
+      // the organization's provider (the local Twilio, or its own Telnyx account at the local Telnyx).
       TEST_CALLER_HANDSETS_URL: telephony.handsetsUrl,
     });
     Object.assign(process.env, env);

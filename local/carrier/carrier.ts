@@ -17,7 +17,7 @@ import {
   type SimulatedAnswerer,
 } from './callee-directory.ts';
 import { talkAsCallee, type MediaStreamWire } from './callee-stream.ts';
-import { connectHandset, Handsets } from './handsets.ts';
+import { connectHandset, Handsets, HANDSETS_PATH } from './handsets.ts';
 import { LineAudio } from './line-audio.ts';
 import { CarrierMessaging } from './messaging.ts';
 import { NumberInventory } from './number-inventory.ts';
@@ -166,6 +166,12 @@ export interface SimulatedCarrierOptions {
    * transfer's talk, patience on dead air, `callSeconds`.
    */
   linePace?: number;
+  /**
+   * The handsets the carrier reaches (handsets.ts): given when several wires share one phone
+   * network (the local stack's Twilio and Telnyx), so a phone picked up at either is reached by a
+   * call through either; the carrier hangs up only the handsets it made itself when it stops.
+   */
+  handsets?: Handsets;
 }
 
 export class SimulatedCarrier {
@@ -175,7 +181,8 @@ export class SimulatedCarrier {
   readonly inProgress = new CallsInProgress();
   readonly numbers = new NumberInventory();
   /** Phones the tests hold at numbers of the directory (an agent test's simulated caller): handsets.ts. */
-  readonly handsets = new Handsets();
+  readonly handsets: Handsets;
+  private readonly ownsHandsets: boolean;
   readonly messaging = new CarrierMessaging((stop, work) => this.track(stop, work), waitUnlessAborted);
   /** What the carrier's text-to-speech said on calls (a voicemail message), for `GET /_simulator/spoken`. */
   readonly spoken: { callId: string; to: string; text: string; completed: boolean }[] = [];
@@ -188,6 +195,8 @@ export class SimulatedCarrier {
     this.callSeconds = options.callSeconds;
     this.ringMs = options.ringMs ?? 300;
     this.linePace = options.linePace ?? 1;
+    this.ownsHandsets = !options.handsets;
+    this.handsets = options.handsets ?? new Handsets();
     if (!(this.linePace > 0)) throw new Error(`linePace must be a positive number, not ${options.linePace}`);
   }
 
@@ -347,6 +356,14 @@ export class SimulatedCarrier {
     return line.over('bridged', Math.max(1, Math.round(record.bridged_ms / 1000)), record);
   }
 
+  /** Takes the handsets' WebSocket upgrades on a wire's server (HANDSETS_PATH<number>), refusing any other; their URL. */
+  serveHandsets(server: Server, origin: string): string {
+    server.on('upgrade', (request, socket, head) => {
+      if (!this.handsets.upgrade(request, socket, head)) socket.destroy();
+    });
+    return `${origin.replace(/^http/, 'ws')}${HANDSETS_PATH}`;
+  }
+
   /** Resolves when every call placed so far has ended and reported it. */
   idle(): Promise<void> {
     return this.inProgress.idle();
@@ -354,7 +371,7 @@ export class SimulatedCarrier {
 
   /** Hangs up every call, then closes the wire's server. */
   stop(server: Server): Promise<void> {
-    this.handsets.stop();
+    if (this.ownsHandsets) this.handsets.stop();
     return this.inProgress.stop(server);
   }
 }

@@ -1,22 +1,22 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEAD_AIR_PATIENCE_MS, DETECTION_MS, type AnsweringMachine } from './callee-directory.ts';
+import { DEAD_AIR_PATIENCE_MS, type AnsweringMachine } from './callee-directory.ts';
 import {
   SimulatedCarrier,
   waitUnlessAborted,
   type Answerer,
-  type CarrierCall,
   type OutboundLine,
   type SimulatedCarrierOptions,
 } from './carrier.ts';
 import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
 import { signedEvent, TelnyxAccounts, type SimulatedTelnyxAccount, type TelnyxAccount } from './telnyx-accounts.ts';
+import { newTelnyxCall, streamOf, stringOr, type TelnyxCall } from './telnyx-call.ts';
 import { telnyxMessages } from './telnyx-messages.ts';
 import { telnyxError, telnyxNumbers } from './telnyx-numbers.ts';
 import { telnyxRegulatory } from './telnyx-regulatory.ts';
 import { DEFAULT_REVIEW_DELAY_MS } from './regulatory-reviewers.ts';
 import { telnyxStreamFrames } from './telnyx-stream-frames.ts';
+import { telnyxTransfer } from './telnyx-transfer.ts';
 
 export interface LocalTelnyxOptions extends SimulatedCarrierOptions {
   /** How long the local reviewers take to decide a requirement group (default DEFAULT_REVIEW_DELAY_MS). */
@@ -29,6 +29,8 @@ export interface LocalTelnyx {
   apiUrl: string;
   /** Origin of the control resources (`/_simulator/…`, tests and curl). */
   origin: string;
+  /** Where a test picks up the handset of a number (`<handsetsUrl><number>`, handsets.ts): a WebSocket. */
+  handsetsUrl: string;
   /** A new account owning `phoneNumbers`, its application's webhook at the platform's voice URL. */
   createAccount: (phoneNumbers: string[]) => SimulatedTelnyxAccount;
   /** Where the Call Control applications send the events of incoming calls (the platform's voice webhook). */
@@ -44,42 +46,12 @@ export interface LocalTelnyx {
   stop: () => Promise<void>;
 }
 
-interface TelnyxCall extends CarrierCall {
-  legId: string;
-  sessionId: string;
-  account: TelnyxAccount;
-  direction: 'incoming' | 'outgoing';
-  /** `parked` until an incoming call is answered or rejected. */
-  state: 'parked' | 'bridging' | 'active' | 'hangup';
-  /** Where this call's events go: the dial's or the answer's `webhook_url`, else the application's. */
-  webhookUrl: string | null;
-  clientState: string | null;
-  stream: { url: string } | null;
-  detectMachine: boolean;
-  /** `detect_beep` / `premium`: the end of a machine's greeting is reported too. */
-  detectBeep: boolean;
-  /** Set by `streaming_stop`: the stream ends, the call stays up. */
-  streamStop: AbortController;
-  /** When the media stream ended; the call itself ends only with a hang-up. */
-  streamEndedAt: number | null;
-  hangupSource: 'caller' | 'callee';
-  answered: (value: 'answered' | 'rejected') => void;
-  /** `command_id`s already carried out: Telnyx ignores a command repeated with the same one. */
-  commandIds: Set<string>;
-}
-
 const E164 = /^\+[1-9]\d{6,14}$/;
-const callControlId = () => `v3:${randomBytes(16).toString('base64url')}`;
-const stringOr = <T>(value: unknown, otherwise: T) => (typeof value === 'string' ? value : otherwise);
-
-/** Stream parameters of a dial or an answer command. */
-const streamOf = (body: Record<string, unknown>): TelnyxCall['stream'] =>
-  typeof body.stream_url === 'string' ? { url: body.stream_url } : null;
 
 /**
  * A local Telnyx on the simulated carrier: the API v2 the `telnyx` SDK speaks for Call Control and
  * numbers (`POST /calls`, `POST /calls/{id}/actions/{answer,reject,hangup,speak,streaming_start,
- * streaming_stop,transfer}`, and the number resources of telnyx-numbers.ts; Bearer API keys, JSON,
+ * streaming_stop,transfer}` (the transfer's leg: telnyx-transfer.ts), and the number resources of telnyx-numbers.ts; Bearer API keys, JSON,
  * Telnyx's `{errors}` shape), Call Control webhooks (`call.initiated`, `call.answered`,
  * `call.machine.detection.ended`, `call.machine.greeting.ended`, `call.speak.started` / `ended`,
  * `call.bridged`, `call.hangup` with its cause) signed with the account's Ed25519 key over
@@ -89,7 +61,8 @@ const streamOf = (body: Record<string, unknown>): TelnyxCall['stream'] =>
  * through `POST /_simulator/incoming-calls` `{from, to}` (a phone calling an account's number: the
  * application's webhook gets `call.initiated`, the platform answers or rejects by command;
  * `hang_up_first: true` makes the caller give up first, `deliver_twice: true` repeats the webhook
- * as a Telnyx retry does). Accounts are created by `POST /_simulator/accounts` `{phone_numbers}`
+ * as a Telnyx retry does); a test holds a phone at a number through `/_simulator/handsets/<number>`
+ * (handsets.ts), framed on the call's stream as Telnyx frames it. Accounts are created by `POST /_simulator/accounts` `{phone_numbers}`
  * (the portal) and read back at `GET /_simulator/accounts/{connection_id}`. Texts go through the
  * Messaging API of telnyx-messages.ts; a phone texts a number through
  * `POST /_simulator/incoming-messages` `{from, to, text}`.
@@ -218,103 +191,13 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     ended: hangUpWith,
   };
 
-  /**
-   * `transfer`: a new leg to the destination, its events tagged with `target_leg_client_state`.
-   * Busy or unanswered (`timeout_secs`), it hangs up and the caller's call stays up for the
-   * platform. Answered: answering-machine detection when asked (a machine is reported, then hung up
-   * by the platform), `audio_url` played to the person (its words decoded, as the person hears
-   * them), the legs bridged, then both hang up.
-   */
-  function transferLeg(call: TelnyxCall, body: Record<string, unknown>): Promise<void> {
-    const leg: TelnyxCall = {
-      ...call,
-      id: callControlId(),
-      legId: randomUUID(),
-      to: String(body.to),
-      from: String(body.from ?? call.to),
-      direction: 'outgoing',
-      state: 'bridging',
-      webhookUrl: stringOr(body.webhook_url, call.webhookUrl),
-      clientState: stringOr(body.target_leg_client_state, null),
-      stream: null,
-      detectMachine: body.answering_machine_detection !== undefined && body.answering_machine_detection !== 'disabled',
-      detectBeep: false,
-      streamStop: new AbortController(),
-      streamEndedAt: null,
-      hangUp: new AbortController(),
-      hangupSource: 'callee',
-      commandIds: new Set(),
-    };
-    calls.set(leg.id, leg);
-    return carrier.transfer(
-      call,
-      {
-        to: leg.to,
-        callerId: null,
-        timeoutSeconds: Number(body.timeout_secs ?? 30),
-        digits: stringOr(body.send_digits_on_answer, null),
-      },
-      {
-        ringing: () => sendEvent(leg, 'call.initiated').then(() => undefined),
-        async answered(outcome, record) {
-          leg.state = 'active';
-          await sendEvent(leg, 'call.answered');
-          if (outcome === 'voicemail' && leg.detectMachine) {
-            await waitUnlessAborted(DETECTION_MS.verdict, leg.hangUp.signal);
-            await sendEvent(leg, 'call.machine.detection.ended', { result: 'machine' });
-            await waitUnlessAborted(options.callSeconds * 1000, leg.hangUp.signal);
-            record.status = 'machine';
-            leg.hangupSource = 'caller';
-            return false;
-          }
-          if (typeof body.audio_url === 'string' && isLoopback(body.audio_url))
-            record.whisper_heard = (await carrier.play(call, body.audio_url)) ?? record.whisper_heard;
-          return true;
-        },
-        async bridged(record) {
-          await sendEvent(call, 'call.bridged');
-          await sendEvent(leg, 'call.bridged');
-          record.status = 'bridged';
-        },
-        async over(outcome) {
-          if (outcome === 'busy' || outcome === 'no-answer')
-            return hangUpWith(leg, outcome === 'busy' ? 'user_busy' : 'timeout');
-          await hangUpWith(leg, 'normal_clearing');
-          if (outcome !== 'bridged') return;
-          // The person hangs up: a bridge ends both legs.
-          call.hangupSource = 'callee';
-          call.hangUp.abort();
-        },
-      },
-    );
-  }
+  const transferLeg = telnyxTransfer({ carrier, sendEvent, hangUpWith, added: (leg) => calls.set(leg.id, leg) });
 
   /** `speak`: Telnyx's text-to-speech, then `call.speak.ended`. */
   async function speak(call: TelnyxCall, text: string): Promise<void> {
     await sendEvent(call, 'call.speak.started');
     if (await carrier.say(call, text)) await sendEvent(call, 'call.speak.ended', { status: 'completed' });
   }
-
-  const newCall = (
-    account: TelnyxAccount,
-    fields: Pick<TelnyxCall, 'from' | 'to' | 'direction' | 'state' | 'hangupSource'>,
-  ): TelnyxCall => ({
-    id: callControlId(),
-    legId: randomUUID(),
-    sessionId: randomUUID(),
-    account,
-    ...fields,
-    webhookUrl: null,
-    clientState: null,
-    stream: null,
-    detectMachine: false,
-    detectBeep: false,
-    streamStop: new AbortController(),
-    streamEndedAt: null,
-    hangUp: new AbortController(),
-    answered: () => {},
-    commandIds: new Set(),
-  });
 
   /**
    * A phone calling one of an account's numbers: `call.initiated` to the application, then the
@@ -325,7 +208,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
   async function ringIncoming(from: string, to: string, hangUpFirst: boolean, deliverTwice: boolean) {
     const account = accounts.get(carrier.numbers.holder(to)?.owner ?? '');
     if (!account) return { status: 404, body: { detail: `No Telnyx account owns ${to}` } };
-    const call = newCall(account, { from, to, direction: 'incoming', state: 'parked', hangupSource: 'caller' });
+    const call = newTelnyxCall(account, { from, to, direction: 'incoming', state: 'parked', hangupSource: 'caller' });
     const outcome = new Promise<'answered' | 'rejected'>((resolve) => (call.answered = resolve));
     calls.set(call.id, call);
     if (hangUpFirst) call.state = 'hangup';
@@ -352,7 +235,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
     user.created.push(Date.now());
     const detection = String(body.answering_machine_detection);
     const call: TelnyxCall = {
-      ...newCall(user, { from, to, direction: 'outgoing', state: 'bridging', hangupSource: 'callee' }),
+      ...newTelnyxCall(user, { from, to, direction: 'outgoing', state: 'bridging', hangupSource: 'callee' }),
       webhookUrl: stringOr(body.webhook_url, null),
       clientState: stringOr(body.client_state, null),
       stream: streamOf(body),
@@ -523,6 +406,7 @@ export async function startLocalTelnyx(options: LocalTelnyxOptions): Promise<Loc
   return {
     apiUrl: `${origin}/v2`,
     origin,
+    handsetsUrl: carrier.serveHandsets(server, origin),
     createAccount: (phoneNumbers) => accounts.create(phoneNumbers),
     setVoiceUrl: (url) => {
       voiceUrl = url;

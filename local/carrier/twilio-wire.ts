@@ -1,19 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnsweringMachine } from './callee-directory.ts';
-import {
-  SimulatedCarrier,
-  type Answerer,
-  type CarrierCall,
-  type OutboundLine,
-  type SimulatedCarrierOptions,
-  type TransferLine,
-} from './carrier.ts';
-import { HANDSETS_PATH } from './handsets.ts';
+import { SimulatedCarrier, type Answerer, type OutboundLine, type SimulatedCarrierOptions } from './carrier.ts';
 import { isLoopback, readBody, sendJson, serveOnLoopback } from './http.ts';
-import { readTwiml, type Twiml, type TwimlDial } from './twiml.ts';
+import { readTwiml } from './twiml.ts';
 import { signedWebhook, TwilioAccounts, type TwilioAccount } from './twilio-accounts.ts';
 import { twilioMessages } from './twilio-messages.ts';
+import { twilioDial, type RedirectableCall } from './twilio-dial.ts';
 import { twilioNumbers } from './twilio-numbers.ts';
 import { DEFAULT_REVIEW_DELAY_MS } from './regulatory-reviewers.ts';
 import { twilioStreamFrames } from './twilio-stream-frames.ts';
@@ -44,19 +37,13 @@ export interface LocalTwilio {
   stop: () => Promise<void>;
 }
 
-interface TwilioCall extends CarrierCall {
-  account: TwilioAccount;
+interface TwilioCall extends RedirectableCall {
   direction: 'outbound-api' | 'inbound';
   status: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
   statusCallback: string | null;
   events: Set<string>;
   /** Asynchronous answering-machine detection: its mode and where its result goes (`AsyncAmdStatusCallback`). */
   asyncAmd: { mode: 'Enable' | 'DetectMessageEnd'; callback: string } | null;
-  stream: Twiml['stream'];
-  /** Set when new TwiML replaces the call's (a Calls update): the stream ends, the new TwiML plays. */
-  redirect: AbortController;
-  /** The TwiML that replaced the call's, once it did: what it says before the call ends. */
-  replacedBy: Twiml | null;
   answeredAt: number | null;
   sequence: number;
 }
@@ -74,8 +61,8 @@ function asyncAmdOf(form: URLSearchParams): TwilioCall['asyncAmd'] {
  * (Accounts, Calls, and the number resources of twilio-numbers.ts; form-encoded, HTTP Basic auth,
  * JSON answers and Twilio's error shape, 429 above the account's calls per second), status
  * callbacks signed with X-Twilio-Signature exactly as Twilio computes it, asynchronous
- * answering-machine detection, TwiML (twiml.ts: `<Connect><Stream>`, `<Say>`, `<Dial>` with a
- * whisper URL and an action), and Media Streams framing. As on Twilio, `<Connect><Stream>` is the
+ * answering-machine detection, TwiML (twiml.ts: `<Connect><Stream>`, `<Say>`, and `<Dial>` with a
+ * whisper URL and an action, run by twilio-dial.ts), and Media Streams framing. As on Twilio, `<Connect><Stream>` is the
  * call's last verb: when the stream ends, so does the call. Incoming calls are rung through the
  * test control resource `POST /_simulator/incoming-calls` (a phone calling a platform number),
  * which calls the number's VoiceUrl like Twilio; a test holds a phone at a number through
@@ -216,80 +203,7 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
     call.redirect.abort();
   }
 
-  /** What replaced TwiML does: words at Twilio's text-to-speech pace, or a `<Dial>` (dialAway); then the call ends. */
-  async function playReplacedTwiml(call: TwilioCall, twiml = call.replacedBy): Promise<void> {
-    if (twiml?.dial && !call.hangUp.signal.aborted) return dialAway(call, twiml.dial);
-    const said = twiml?.say.join(' ') ?? '';
-    if (!said || call.hangUp.signal.aborted) return;
-    await carrier.say(call, said);
-  }
-
-  /**
-   * A `<Dial>` from a live call (a transfer), as Twilio runs it: answered, the destination's
-   * whisper URL is asked for TwiML (signed, with `AnsweredBy` when `machineDetection` is on) and
-   * the person hears its `<Say>` (a `<Hangup>` there drops the destination). The `action` URL gets
-   * DialCallStatus and DialCallDuration, and its TwiML plays to the caller before the call ends.
-   */
-  function dialAway(call: TwilioCall, dial: TwimlDial): Promise<void> {
-    const legSid = twilioSid('CA');
-    const line: TransferLine = {
-      ringing: async () => {},
-      async answered(outcome, record) {
-        if (!dial.whisperUrl) return true;
-        const whisper = await signedPost(call.account, dial.whisperUrl, {
-          AccountSid: call.account.sid,
-          CallSid: legSid,
-          ParentCallSid: call.id,
-          To: dial.to,
-          From: dial.callerId ?? call.from,
-          ...(dial.machineDetection ? { AnsweredBy: outcome === 'voicemail' ? 'machine_start' : 'human' } : {}),
-        });
-        const heard = whisper?.ok ? readTwiml(await whisper.text()) : null;
-        record.whisper_heard = heard?.say.join(' ') || null;
-        if (record.whisper_heard) await carrier.speak(call, record.whisper_heard);
-        // A `<Hangup>` in the whisper drops the destination (a machine): nobody is bridged.
-        return Boolean(heard && !heard.hangup);
-      },
-      bridged: async () => {},
-      async over(outcome, seconds, record) {
-        const status = outcome === 'busy' || outcome === 'no-answer' ? outcome : 'completed';
-        record.status = status;
-        if (dial.action) await dialAction(call, dial.action, { legSid, status, seconds });
-      },
-    };
-    return carrier.transfer(
-      call,
-      { to: dial.to, callerId: dial.callerId, timeoutSeconds: dial.timeoutSeconds, digits: dial.sendDigits },
-      line,
-    );
-  }
-
-  /** The `<Dial>`'s action: its outcome, and the TwiML the caller hears next (or a new stream to the platform). */
-  async function dialAction(
-    call: TwilioCall,
-    action: string,
-    dialed: { legSid: string; status: string; seconds: number },
-  ): Promise<void> {
-    const next = await signedPost(call.account, action, {
-      AccountSid: call.account.sid,
-      CallSid: call.id,
-      DialCallSid: dialed.legSid,
-      DialCallStatus: dialed.status,
-      DialCallDuration: String(dialed.seconds),
-      To: call.to,
-      From: call.from,
-    });
-    if (!next?.ok) return;
-    const twiml = readTwiml(await next.text());
-    if (twiml.stream && !call.hangUp.signal.aborted) {
-      // `<Connect><Stream>`: the caller is connected to the platform's media again.
-      call.stream = twiml.stream;
-      call.redirect = new AbortController();
-      call.replacedBy = null;
-      await converse(call).catch((error: unknown) => carrier.logFailure('Local Twilio', 'media stream failed', error));
-      await playReplacedTwiml(call);
-    } else if (!twiml.dial) await playReplacedTwiml(call, twiml);
-  }
+  const { playReplacedTwiml } = twilioDial({ carrier, signedPost, converse });
 
   /** An outbound call's progress as status callbacks (`StatusCallbackEvent`s, and always the final one). */
   const outbound: OutboundLine<TwilioCall, 'completed' | 'failed'> = {
@@ -530,12 +444,9 @@ export async function startLocalTwilio(options: LocalTwilioOptions): Promise<Loc
   const { server, origin } = await serveOnLoopback('Local Twilio', handle, (response) =>
     twilioError(response, 500, 20500, 'Internal Server Error'),
   );
-  server.on('upgrade', (request, socket, head) => {
-    if (!carrier.handsets.upgrade(request, socket, head)) socket.destroy();
-  });
   return {
     apiUrl: origin,
-    handsetsUrl: `${origin.replace(/^http/, 'ws')}${HANDSETS_PATH}`,
+    handsetsUrl: carrier.serveHandsets(server, origin),
     setVoiceUrl: (url) => {
       voiceUrl = url;
     },

@@ -221,7 +221,7 @@ export const SETTINGS = {
     readBy: ['agentTestRunner'],
     localOnly: true,
     description:
-      "Where a voice test's simulated caller picks up the local carrier's handset of its number (the local Twilio's /_simulator/handsets/): its case is then a phone call; unset on AWS: a voice session",
+      "Where a voice test's simulated caller picks up the local carrier's handset of its number (/_simulator/handsets/ at the local Twilio, shared with the local Telnyx): its case is then a phone call through the organization's provider; unset on AWS: a voice session",
   },
   // Read by the operator CLI (API Gateway management), never by a function: stack outputs.
   // Also read by the operator CLI (stack outputs RestApiId, StageName).

@@ -4,10 +4,12 @@
  * media service (AWS's). Its caller's turns are said by the local ElevenLabs and the agent's audio
  * heard by the local Deepgram (the same clients as on AWS), so the attempt's transcript is what the
  * caller heard: the greeting whole, an answer the interrupting caller cut only as far as it played,
- * keys pressed, and each turn's latency. The line runs at the tests' pace.
+ * keys pressed, and each turn's latency. The line runs at the tests' pace. An organization whose own
+ * telephony is Telnyx has its case's call placed through the local Telnyx to the same handsets.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, newOrganization, type TestOrganization } from '../support/api.ts';
+import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
 
 const api = apiClient();
 let org: TestOrganization;
@@ -189,5 +191,61 @@ describe.concurrent('a voice test case', () => {
       definition_id: agent.current_definition_id,
     });
     expect(conversation.phone_number ?? null).toBeNull();
+  }, 90_000);
+
+  it("calls the caller's handset through the local Telnyx for an organization whose own telephony is Telnyx", async () => {
+    const telnyxOrg = await newOrganization('Voice agent tests over Telnyx', 2);
+    const callerId = '+442079460561';
+    const account = await telnyxAccount([callerId]);
+    expect((await useTelnyx(telnyxOrg, account, callerId)).status).toBe(200);
+    const agent = await api.request<{ public_id: string }>('POST', '/agents', {
+      key: telnyxOrg.key,
+      body: { name: 'North Clinic', workflow_definition: { prompt: 'You book visits.', greeting: GREETING } },
+    });
+    expect(agent.status, agent.text).toBe(201);
+    const path = `/agents/${agent.body.public_id}`;
+    const testCase = await api.request<{ id: string }>('POST', `${path}/tests`, {
+      key: telnyxOrg.key,
+      body: {
+        name: 'Says goodbye over Telnyx',
+        mode: 'voice',
+        caller: { persona: 'Ewa', goal: 'Goodbye', script: ['Thank you, goodbye.'] },
+        max_turns: 1,
+        timeout_seconds: 60,
+        expectations: [{ type: 'phrase_said', phrase: GREETING }, { type: 'ended_by_agent' }],
+      },
+    });
+    expect(testCase.status, testCase.text).toBe(201);
+    const started = await api.request<{ id: number }>('POST', `${path}/test-runs`, {
+      key: telnyxOrg.key,
+      body: { test_ids: [testCase.body.id] },
+    });
+    expect(started.status, started.text).toBe(201);
+    let run: any;
+    await vi.waitFor(
+      async () => {
+        run = (await api.request('GET', `${path}/test-runs/${started.body.id}`, { key: telnyxOrg.key })).body;
+        expect(run.status).not.toBe('running');
+      },
+      { timeout: 60_000, interval: 250 },
+    );
+    const attempt = run.cases[0].attempts[0];
+    expect(attempt.error).toBeNull();
+    expect(run.cases[0].verdict).toBe('passed');
+    expect(attempt.transcript.map((line: { role: string; text: string }) => `${line.role}: ${line.text}`)).toEqual([
+      `assistant: ${GREETING}`,
+      'user: Thank you, goodbye.',
+      expect.stringMatching(/^assistant: /),
+    ]);
+    // The conversation was a phone call, placed through the organization's own account at the local Telnyx.
+    const conversation = (
+      await api.request('GET', `${path}/conversations/${attempt.conversation_id}`, { key: telnyxOrg.key })
+    ).body;
+    expect(conversation).toMatchObject({
+      mode: 'phone',
+      status: 'completed',
+      phone_number: expect.stringMatching(/^\+1555\d{7}$/),
+    });
+    expect((await account.stats()).calls_created_at).toHaveLength(1);
   }, 90_000);
 });

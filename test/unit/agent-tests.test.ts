@@ -188,6 +188,20 @@ describe('channels and parallelism', () => {
     [0, 1, false],
     [0, 3, true],
     [1, 3, false],
+    // An odd count keeps the larger half: 5 channels, 3 kept, so 2 for tests.
+    [1, 5, true],
+    [2, 5, false],
+    // 4 channels (test/integration/agent-test-channels.test.ts): 2 cases talk, every further one waits
+    // while 2 stay free for live calls, however many are busy.
+    [1, 4, true],
+    [2, 4, false],
+    [3, 4, false],
+    [4, 4, false],
+    // More busy than the organization has (its count lowered meanwhile), or none at all: no test connects.
+    [11, 10, false],
+    [0, 0, false],
+    [49, 100, true],
+    [50, 100, false],
   ])('%i active of %i: a test may connect → %s', (active, max, allowed) =>
     expect(testMayTakeChannel(active, max)).toBe(allowed),
   );

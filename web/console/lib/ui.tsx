@@ -1,5 +1,5 @@
-/** Small pieces every console page uses: the API's error, a pager, a JSON field. */
-import type { ComponentChildren } from 'preact';
+/** Small pieces every console page uses: the API's error, a pager, a labelled input, a JSON field. */
+import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
 
 export function ErrorLine({ error }: { error: unknown }) {
@@ -45,6 +45,27 @@ export function Pager({
         Next page
       </button>
     </div>
+  );
+}
+
+/** A text input under its label; other attributes (`required`, `maxLength`, `type`, `min`) are the input's. */
+export function LabelledInput({
+  id,
+  label,
+  value,
+  onValue,
+  ...input
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+} & Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onInput'>) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input {...input} id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/preact-query';
 import { useMutation } from '../lib/mutation.ts';
 import { useState } from 'preact/hooks';
 import { answer, type Schemas, uploadNumberDocument, useApi } from '../lib/api.ts';
-import { ErrorLine, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
+import { ErrorLine, LabelledInput, onSubmitRun, Pager, Table, when } from '../lib/ui.tsx';
 
 type NumberType = Schemas['PurchaseNumberRequest']['number_type'];
 type Offer = Schemas['MarketplaceNumber'];
@@ -223,15 +223,21 @@ function SubscriberForm({ offer }: { offer: Offer }) {
     <form aria-labelledby="subscriber-title" onSubmit={onSubmitRun(() => submit.mutate())}>
       <h3 id="subscriber-title">Subscriber of {offer.phone_number}</h3>
       <p>This number is sold only after the provider's regulatory review of its subscriber.</p>
-      <label for={id('name')}>Subscriber's name (given names, then family name; or the company's)</label>
-      <input id={id('name')} required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      <label for={id('address')}>Subscriber's address</label>
-      <input
+      <LabelledInput
+        id={id('name')}
+        label="Subscriber's name (given names, then family name; or the company's)"
+        required
+        maxLength={255}
+        value={name}
+        onValue={setName}
+      />
+      <LabelledInput
         id={id('address')}
+        label="Subscriber's address"
         required
         maxLength={500}
         value={address}
-        onInput={(e) => setAddress(e.currentTarget.value)}
+        onValue={setAddress}
       />
       <label for={id('document-type')}>Identity document</label>
       <select
@@ -243,13 +249,13 @@ function SubscriberForm({ offer }: { offer: Offer }) {
         <option value="passport">Passport</option>
         <option value="company_registration">Company registration</option>
       </select>
-      <label for={id('document-number')}>Document number</label>
-      <input
+      <LabelledInput
         id={id('document-number')}
+        label="Document number"
         required
         maxLength={64}
         value={documentNumber}
-        onInput={(e) => setDocumentNumber(e.currentTarget.value)}
+        onValue={setDocumentNumber}
       />
       <label for={id('scan')}>Scan of the document (PDF, JPEG or PNG, at most 4 MiB)</label>
       <input
@@ -259,14 +265,14 @@ function SubscriberForm({ offer }: { offer: Offer }) {
         accept="application/pdf,image/jpeg,image/png"
         onChange={(e) => setScan(e.currentTarget.files?.[0] ?? null)}
       />
-      <label for={id('end-user-id')}>Your id of this subscriber (end_user_id)</label>
-      <input
+      <LabelledInput
         id={id('end-user-id')}
+        label="Your id of this subscriber (end_user_id)"
         type="number"
         required
         min={1}
         value={endUserId}
-        onInput={(e) => setEndUserId(e.currentTarget.value)}
+        onValue={setEndUserId}
       />
       <label class="inline">
         <input
