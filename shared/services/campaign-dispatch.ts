@@ -46,6 +46,8 @@ interface Fetched {
 interface Queue {
   contacts: ContactRecord[];
   fetchedAt: number;
+  /** The UTC minute (epoch ms / 60,000) in which the queued contacts were found inside their windows. */
+  checkedMinute: number;
   fetching?: Promise<Fetched>;
   /** `row#attempts` of contacts handed to a dispatcher → when (an attempt is handed out once). */
   handedOut: Map<string, number>;
@@ -59,7 +61,7 @@ const queueOf = (campaign: CampaignRecord): Queue => {
   const key = `${campaign.organization_id}#${campaign.id}`;
   let queue = queues.get(key);
   if (!queue) {
-    queue = { contacts: [], fetchedAt: 0, handedOut: new Map(), claiming: 0 };
+    queue = { contacts: [], fetchedAt: 0, checkedMinute: -1, handedOut: new Map(), claiming: 0 };
     queues.set(key, queue);
   }
   return queue;
@@ -89,7 +91,7 @@ async function takeDue(campaign: CampaignRecord, now: Date, count: number): Prom
       // Handed out before the wait below: a fetch ending meanwhile must not queue it again.
       queue.handedOut.set(attemptKey(contact), Date.now());
       // Queued a few seconds ago: its window may have closed since (it is fetched and rescheduled again).
-      if (!(await dialableAt(campaign, contact, now))) {
+      if (!checkedWithin(queue, now) && !(await dialableAt(campaign, contact, now))) {
         queue.handedOut.delete(attemptKey(contact));
         continue;
       }
@@ -109,11 +111,23 @@ async function takeDue(campaign: CampaignRecord, now: Date, count: number): Prom
     settled.push(...fetched.settled);
     queue.contacts = fetched.contacts.filter((contact) => !queue.handedOut.has(attemptKey(contact)));
     queue.fetchedAt = Date.now();
+    queue.checkedMinute = minuteOf(now);
     // Nothing this dispatcher may take: every due contact is handed out already, or none is due.
     if (queue.contacts.length === 0) break;
   }
   return { contacts: taken, settled };
 }
+
+const minuteOf = (instant: Date) => Math.floor(instant.getTime() / 60_000);
+
+/**
+ * Whether the queued contacts were found inside their windows in the UTC minute of `now`: then they
+ * still are. Windows open and close on a local minute (HH:MM), and every zone's offset is a whole
+ * number of minutes, so being inside changes only as a UTC minute begins. A fetch's contacts were
+ * checked when they were fetched; without this each was checked again as it was taken (libphonenumber
+ * and Intl for every contact twice).
+ */
+const checkedWithin = (queue: Queue, now: Date) => queue.checkedMinute === minuteOf(now);
 
 const dialableAt = async (campaign: CampaignRecord, contact: ContactRecord, now: Date) =>
   nextInstantInsideAll(now, contactWindows(campaign.calling_window, await contactZones(contact)))?.getTime() ===

@@ -104,6 +104,32 @@ describe('campaign windows across DST changes', () => {
   });
 });
 
+describe('being inside windows changes only as a UTC minute begins', () => {
+  // The campaign dispatcher checks a fetched contact once for the minute it was fetched in
+  // (services/campaign-dispatch.ts); that holds only if no window opens or closes within a minute,
+  // odd offsets (Kolkata +5:30, Kathmandu +5:45, Chatham +12:45) and DST changes included.
+  it.each<[string, string, string, string]>([
+    ['Asia/Kolkata', '09:00', '17:00', '2026-11-23T03:30:00Z'],
+    ['Asia/Kathmandu', '08:00', '21:00', '2026-11-23T02:15:00Z'],
+    ['Pacific/Chatham', '09:00', '10:00', '2026-11-22T20:15:00Z'],
+    // Summer time ends at 02:00 (+11 → +10:30), and begins at 02:00 (+1 → +2).
+    ['Australia/Lord_Howe', '01:45', '02:15', '2026-04-04T15:00:00Z'],
+    ['Europe/Warsaw', '03:00', '04:00', '2026-03-29T01:00:00Z'],
+    ['America/New_York', '09:00', '17:00', '2026-11-23T22:00:00Z'],
+  ])('%s %s-%s around %s', (zone, start, end, around) => {
+    const windows = [{ zone, days: [1, 2, 3, 4, 5, 6, 7], start, end }];
+    const centre = Date.parse(around);
+    let changesSeen = 0;
+    for (let minute = centre - 3 * 3_600_000; minute < centre + 3 * 3_600_000; minute += 60_000) {
+      const inside = isInsideAll(minute, windows);
+      for (const offset of [1, 29_999, 59_999]) expect(isInsideAll(minute + offset, windows)).toBe(inside);
+      if (inside !== isInsideAll(minute - 1, windows)) changesSeen += 1;
+    }
+    // Each case crosses at least one opening or closing, at a minute's start.
+    expect(changesSeen).toBeGreaterThan(0);
+  });
+});
+
 describe('wall-clock time in a zone (Intl), checked against luxon', () => {
   // DST at midnight (Santiago, Havana), half-hour DST (Lord Howe), odd offsets (Kathmandu, Chatham).
   const zones = [
