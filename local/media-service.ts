@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { loadElevenLabs, platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { MEDIA_STREAM_PATH, startMediaService } from '../media/src/service.ts';
+import type { CallSessionConfig } from '../media/src/call-sessions.ts';
 import type { LogFn } from '../media/src/call/call-types.ts';
 import type { LocalVoiceProviders } from '../shared/config/local-voice-providers.ts';
 import { mediaTelemetrySettings } from '../shared/config/media-telemetry.ts';
@@ -17,7 +18,7 @@ import { startVoiceProviders, type VoiceProviders } from './fakes/voice-provider
  */
 export async function startLocalMediaService(
   providers: LocalVoiceProviders,
-  options: { earlyConnections: boolean } = { earlyConnections: true },
+  options: { earlyConnections: boolean; timing?: CallSessionConfig['timing'] } = { earlyConnections: true },
 ): Promise<{
   streamUrl: string;
   providers: VoiceProviders;
@@ -46,7 +47,12 @@ export async function startLocalMediaService(
   const media = await startMediaService({
     port: 0,
     host: '127.0.0.1',
-    calls: { providers: platformProviders(voice.settings), settings: voice.settings, toolFetch: voice.tools.fetch },
+    calls: {
+      providers: platformProviders(voice.settings),
+      settings: voice.settings,
+      toolFetch: voice.tools.fetch,
+      timing: options.timing,
+    },
     log,
     telemetry: telemetry.sink,
     // Dialed calls are made ready while they ring, as on AWS; the local stack's

@@ -50,6 +50,11 @@ export interface LocalStackOptions {
   /** Dialed calls made ready while they ring (MEDIA_EARLY_CONNECTIONS; default on, as on AWS). */
   earlyConnections?: boolean;
   /**
+   * How long the agent waits on a silent model before its "one moment" filler (wall time; default
+   * FILLER_AFTER_MS, 2 s, as on AWS). The tests' stack waits longer: see test/support/global-setup.ts.
+   */
+  fillerAfterMs?: number;
+  /**
    * How many times faster than real time the simulated carriers' lines run (default 1: `npm start`
    * talks in real time; the tests' global setup speeds them up): the callee's speech, the playing
    * of the agent's audio, the carriers' text-to-speech and answering-machine detection
@@ -188,6 +193,7 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
     const { startLocalMediaService } = await import('./media-service.ts');
     const media = await startLocalMediaService(options.voiceProviders ?? localVoiceProviders({}), {
       earlyConnections: options.earlyConnections ?? true,
+      timing: options.fillerAfterMs === undefined ? undefined : { fillerAfterMs: options.fillerAfterMs },
     });
     stops.push(media.stop);
     // The platform's Twilio account, at the local Twilio: the same adapter code as on AWS.

@@ -11,7 +11,7 @@ import { GreetingCache, greetingSpeech } from './agent/greeting-cache.ts';
 import type { EarlyCall } from './call-preparer.ts';
 import { OpenAiChatModel, organizationSpeechProviders, type PlatformProviders } from './agent/providers.ts';
 import { CallPipeline } from './call/call-pipeline.ts';
-import type { LogFn, PreparedCall } from './call/call-types.ts';
+import type { CallPipelineOptions, LogFn, PreparedCall } from './call/call-types.ts';
 import { organizationModelFetch } from '../../shared/ai/language-model.ts';
 import { reuseFor } from '../../shared/caching/reuse-for.ts';
 import { decryptSecret } from '../../shared/crypto/secret-box.ts';
@@ -42,6 +42,8 @@ export interface CallSessionConfig {
   toolFetch?: typeof fetch;
   /** Replaces the SSRF-guarded fetch of an organization's own model URL (tests). */
   modelFetch?: typeof fetch;
+  /** Wall-time bounds on the model (default the product's; the tests' stack gives the filler longer). */
+  timing?: CallPipelineOptions['timing'];
 }
 
 /**
@@ -345,7 +347,12 @@ export function createCallSession(
   run: RunRecord,
   early?: Promise<EarlyCall | undefined>,
 ): CallPipeline {
-  const session = new CallPipeline({ prepare: (runRef) => prepareCall(config, runRef, run, log, early), send, log });
+  const session = new CallPipeline({
+    prepare: (runRef) => prepareCall(config, runRef, run, log, early),
+    send,
+    log,
+    timing: config.timing,
+  });
   // What the call did not take of its preparation is closed with it.
   if (early) void session.finished.then(() => early).then((prepared) => prepared?.release());
   return session;
@@ -366,6 +373,7 @@ export function createBrowserSession(
     prepare: (runRef) => prepareCall(config, runRef, run, log),
     send,
     log,
+    timing: config.timing,
     transport: run.mode === CHAT_MODE ? 'text' : 'audio',
     sessionEvents: true,
   });

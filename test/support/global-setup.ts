@@ -51,6 +51,11 @@ export default async function setup(project: TestProject) {
     webhookRetryTimeScale: 1000,
     // The every-minute source re-sync runs every second.
     scheduleIntervalScale: 60,
+    // No "one moment" filler within a call's length: it comes after 2 s of a silent model on the
+    // wall clock, and a loaded machine's fake model can be that slow, so the filler would fall into
+    // the scripted lines (a callee says its next line after it; the agent's line starts with it).
+    // The filler itself is tested on a fake clock (the prompt-brain and voice-agent unit tests).
+    fillerAfterMs: 120_000,
     // The suites send bursts (the fuzz test hundreds a second): the per-organization rate limit
     // has its own test with its own gateway.
     usagePlan: { rateLimit: 1_000_000, burstLimit: 1_000_000 },

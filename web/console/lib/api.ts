@@ -85,9 +85,21 @@ export const queryClient: QueryClient = new QueryClient({
   mutationCache: new MutationCache({
     onError: refusedKey,
     onSuccess: (_data, _variables, _context, mutation) =>
-      mutation.meta?.touches ? queryClient.invalidateQueries({ queryKey: mutation.meta.touches }) : undefined,
+      mutation.meta?.touches ? readAgain(mutation.meta.touches) : undefined,
   }),
 });
+
+/**
+ * Reads what a change touched again, from after the change. A read still on its way may have been
+ * answered before the change, and invalidating alone joins it when it is the query's first (TanStack
+ * starts a new fetch over a running one only when the query has data): a number added while the
+ * list was still loading never appeared. So the reads on their way are cancelled (their answers
+ * dropped), then the queries are read again.
+ */
+async function readAgain(queryKey: readonly unknown[]): Promise<void> {
+  await queryClient.cancelQueries({ queryKey });
+  await queryClient.invalidateQueries({ queryKey });
+}
 
 export const ConnectionContext = createContext<Connection | null>(null);
 
