@@ -23,6 +23,11 @@ export interface FakeElevenLabs {
   readonly texts: string[];
   /** Multi-context WebSocket connections opened so far. */
   readonly connections: number;
+  /**
+   * Closes each open multi-context connection at its next message, as when ElevenLabs closed one
+   * idle past its timeout while the call's next sentence was on its way (tests).
+   */
+  closeConnections(code: number, reason: string): void;
   stop: () => Promise<void>;
 }
 
@@ -74,6 +79,7 @@ export async function startFakeElevenLabs(options: FakeElevenLabsOptions): Promi
     });
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const closing = new WeakMap<WebSocket, { code: number; reason: string }>();
   server.on('upgrade', (request: IncomingMessage, socket, head) => {
     void connecting(request).then(() => {
       const url = new URL(request.url ?? '/', 'http://localhost');
@@ -111,6 +117,8 @@ export async function startFakeElevenLabs(options: FakeElevenLabsOptions): Promi
       }
     };
     ws.on('message', (data) => {
+      const close = closing.get(ws);
+      if (close) return ws.close(close.code, close.reason);
       let message: {
         text?: unknown;
         context_id?: unknown;
@@ -152,6 +160,9 @@ export async function startFakeElevenLabs(options: FakeElevenLabsOptions): Promi
     texts,
     get connections() {
       return connections;
+    },
+    closeConnections: (code, reason) => {
+      for (const ws of sockets.clients) closing.set(ws, { code, reason });
     },
     stop: () =>
       new Promise<void>((resolve) => {

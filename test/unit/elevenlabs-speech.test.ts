@@ -96,16 +96,39 @@ describe("ElevenLabs text to speech: a call's own connection (multi-stream-input
     try {
       const call = new ElevenLabsTextToSpeech({ apiKey: 'el-key', baseUrl: failing.url }).forCall();
       expect((await speak(call, 'First.')).length).toBeGreaterThan(0);
+      // Closed before any audio: asked once more on a new connection, which fails it too.
       await expect(speak(call, 'Second.')).rejects.toMatchObject({
         name: 'ProviderError',
         message: expect.stringContaining('1011'),
       });
-      // A new connection for the next sentence (the provider still fails it).
-      await expect(speak(call, 'Third.')).rejects.toMatchObject({ name: 'ProviderError' });
+      expect(failing.texts).toEqual(['First.', 'Second.', 'Second.']);
       expect(failing.connections).toBe(2);
       call.close();
     } finally {
       await failing.stop();
+    }
+  });
+});
+
+describe("ElevenLabs text to speech: a call's connection closed while idle", () => {
+  it('speaks the next sentence on a new connection, unnoticed by the call', async () => {
+    const closing = await startFakeElevenLabs({ apiKey: 'el-key' });
+    try {
+      const call = new ElevenLabsTextToSpeech({ apiKey: 'el-key', baseUrl: closing.url }).forCall();
+      const speak = async (text: string) => {
+        let bytes = 0;
+        for await (const chunk of call.stream(text, { language: 'en-US' }, new AbortController().signal))
+          bytes += chunk.length;
+        return bytes;
+      };
+      expect(await speak('First.')).toBeGreaterThan(0);
+      // ElevenLabs closed the connection (idle past its inactivity timeout) as the next sentence was sent.
+      closing.closeConnections(1000, 'inactivity timeout');
+      expect(await speak('Second.')).toBeGreaterThan(0);
+      expect(closing.connections).toBe(2);
+      call.close();
+    } finally {
+      await closing.stop();
     }
   });
 });

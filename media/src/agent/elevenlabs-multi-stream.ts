@@ -33,6 +33,9 @@ export interface ElevenLabsStreamSettings {
 
 type SpeechOptions = { voice?: string; language: string };
 
+/** The connection closed (by ElevenLabs, or the network). */
+class StreamClosed extends Error {}
+
 /** One sentence's audio as it arrives, until its final message or a failure. */
 class ContextAudio {
   private readonly chunks: Buffer[] = [];
@@ -81,7 +84,7 @@ class StreamConnection {
   readonly contexts = new Map<string, ContextAudio>();
   private readonly socket: WebSocket;
   private readonly opened: Promise<void>;
-  private closedWith: Error | null = null;
+  private closedWith: StreamClosed | null = null;
 
   constructor(url: string, apiKey: string, connectTimeoutMs: number) {
     this.socket = new WebSocket(url, { headers: { 'xi-api-key': apiKey }, handshakeTimeout: connectTimeoutMs });
@@ -96,7 +99,7 @@ class StreamConnection {
     this.socket.on('message', (data) => this.received(data));
     this.socket.on('error', () => {});
     this.socket.on('close', (code, reason) => {
-      this.closedWith = new Error(`the stream closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
+      this.closedWith = new StreamClosed(`the stream closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
       for (const context of this.contexts.values()) context.end(this.closedWith);
       this.contexts.clear();
     });
@@ -168,8 +171,21 @@ export class ElevenLabsCallSpeech implements CallTextToSpeech {
 
   async *stream(text: string, options: SpeechOptions, signal: AbortSignal): AsyncIterable<Uint8Array> {
     try {
-      if (this.closed) throw new Error('the call has ended');
-      yield* this.connectionFor(options).speak(`s${++this.nextContext}`, text, signal);
+      for (let attempt = 1; ; attempt++) {
+        if (this.closed) throw new Error('the call has ended');
+        let heard = false;
+        try {
+          for await (const chunk of this.connectionFor(options).speak(`s${++this.nextContext}`, text, signal)) {
+            heard = true;
+            yield chunk;
+          }
+          return;
+        } catch (error) {
+          // A connection that closed before any of the sentence came (ElevenLabs closes one idle
+          // past its inactivity timeout) is opened again, once.
+          if (heard || attempt > 1 || !(error instanceof StreamClosed)) throw error;
+        }
+      }
     } catch (error) {
       if (signal.aborted) return;
       throw new ProviderError(this.name, (error as Error).message, { cause: error });
