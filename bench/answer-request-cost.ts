@@ -2,7 +2,9 @@
  * CPU time per request of the answers' HTTP clients (a quarter of the media process's CPU in
  * bench/media-capacity.ts's profile): a streamed chat completion through the `openai` SDK, one
  * sentence to ElevenLabs through its SDK, and the same speech request through `fetch` alone and
- * through `node:http`, to tell the SDK's share from the transport's. The clients are the media
+ * through `node:http`, to tell the SDK's share from the transport's; and the same sentence as a
+ * context on a call's own multi-context WebSocket (ElevenLabsTextToSpeech.forCall, one per
+ * concurrent sender, as one per call). The clients are the media
  * task's own (platformProviders); the fakes run in a process of their own
  * (bench/media-capacity-fakes.ts), so only the clients' CPU is counted. Prints one JSON line.
  *
@@ -35,7 +37,10 @@ const speechHeaders = {
 };
 const speechBody = JSON.stringify({ text: SENTENCE, model_id: 'eleven_flash_v2_5' });
 
-const clients: Record<string, () => Promise<void>> = {
+/** One call's own connection per concurrent sender. */
+const callSpeech = Array.from({ length: CONCURRENT }, () => tts.forCall!());
+
+const clients: Record<string, (sender: number) => Promise<void>> = {
   openaiChatStream: async () => {
     const request = {
       model: llm.defaultModel,
@@ -54,6 +59,13 @@ const clients: Record<string, () => Promise<void>> = {
   elevenLabsSdk: async () => {
     for await (const _chunk of tts.stream(SENTENCE, { language: 'en-US' }, new AbortController().signal));
   },
+  elevenLabsCallSocket: async (sender) => {
+    for await (const _chunk of callSpeech[sender]!.stream(
+      SENTENCE,
+      { language: 'en-US' },
+      new AbortController().signal,
+    ));
+  },
   elevenLabsFetch: async () => {
     const response = await fetch(speechUrl, { method: 'POST', headers: speechHeaders, body: speechBody });
     for await (const _chunk of response.body!);
@@ -70,11 +82,11 @@ const clients: Record<string, () => Promise<void>> = {
 };
 
 /** REQUESTS requests, CONCURRENT at a time. */
-async function round(send: () => Promise<void>): Promise<void> {
+async function round(send: (sender: number) => Promise<void>): Promise<void> {
   let started = 0;
   await Promise.all(
-    Array.from({ length: CONCURRENT }, async () => {
-      while (started++ < REQUESTS) await send();
+    Array.from({ length: CONCURRENT }, async (_, sender) => {
+      while (started++ < REQUESTS) await send(sender);
     }),
   );
 }
@@ -92,5 +104,6 @@ try {
   }
   console.log(JSON.stringify({ requests: REQUESTS, concurrent: CONCURRENT, cpuMsPerRequest }));
 } finally {
+  for (const call of callSpeech) call.close();
   fakes.send({ type: 'stop' });
 }

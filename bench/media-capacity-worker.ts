@@ -11,6 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { buildCallPlan } from '../media/src/agent/call-plan.ts';
+import type { TextToSpeech } from '../media/src/agent/interfaces.ts';
 import { platformProviders, type VoiceProviderKey } from '../media/src/agent/providers.ts';
 import { CallPipeline } from '../media/src/call/call-pipeline.ts';
 import { attachMediaStreams } from '../media/src/streams/websocket-server.ts';
@@ -87,6 +88,13 @@ const toolFetch: typeof fetch = (input, init) =>
     headers: { ...(init?.headers as Record<string, string>), 'X-Tool-Url': String(input) },
   });
 
+/**
+ * BENCH_ELEVENLABS=http: each sentence its own HTTP request, as before calls had their own
+ * multi-context connection (the two compared in one sitting).
+ */
+const speechOf = (tts: TextToSpeech): TextToSpeech =>
+  process.env.BENCH_ELEVENLABS === 'http' ? { name: tts.name, stream: tts.stream.bind(tts) } : tts;
+
 const calls: CallReport[] = [];
 let framesIn = 0;
 let framesOut = 0;
@@ -98,7 +106,7 @@ attachMediaStreams(
     const pipeline = new CallPipeline({
       prepare: async () => ({
         plan,
-        providers: { stt: await platform.stt(), llm: await platform.llm(), tts: await platform.tts() },
+        providers: { stt: await platform.stt(), llm: await platform.llm(), tts: speechOf(await platform.tts()) },
         organizationId: 1,
         toolFetch,
       }),

@@ -35,6 +35,8 @@
  *     Node flags for the media process
  *   BENCH_PIN=off npx tsx bench/media-capacity.ts 200
  *     no process pinned to a core (a machine shared with other work)
+ *   BENCH_ELEVENLABS=http npx tsx bench/media-capacity.ts 200
+ *     each sentence its own ElevenLabs HTTP request, not the call's multi-context WebSocket
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';

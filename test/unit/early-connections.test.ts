@@ -209,6 +209,32 @@ describe('speakEarly: the greeting synthesized while the phone rings', () => {
   });
 });
 
+describe("a prepared greeting and the call's own connection (TextToSpeech.forCall)", () => {
+  const voice = { voice: 'v1', language: 'en' };
+  const signal = () => new AbortController().signal;
+
+  it('the call plays the greeting from what was prepared, and speaks the rest over its own connection, closed with it', async () => {
+    const shared = countingSpeech();
+    const own = countingSpeech();
+    let closed = 0;
+    const tts: TextToSpeech = { ...shared.tts, forCall: () => ({ ...own.tts, close: () => void (closed += 1) }) };
+    const early = speakEarly(tts, 'Hello.', voice);
+    expect(await early.synthesized).toBe(true);
+    const call = early.provider.forCall!();
+    expect(await collect(call.stream('Hello.', voice, signal()))).toBe('Hello.');
+    expect(await collect(call.stream('Bye.', voice, signal()))).toBe('Bye.');
+    expect(shared.requests).toEqual(['Hello.']);
+    expect(own.requests).toEqual(['Bye.']);
+    expect(early.used).toBe(true);
+    call.close();
+    expect(closed).toBe(1);
+  });
+
+  it('a provider without connections of its own is wrapped without one', () => {
+    expect(speakEarly(countingSpeech().tts, 'Hello.', voice).provider.forCall).toBeUndefined();
+  });
+});
+
 describe("SpeechAhead shared: one greeting's speech played by every call that says it (speakShared)", () => {
   const voice = { voice: 'v1', language: 'en' };
   const signal = () => new AbortController().signal;

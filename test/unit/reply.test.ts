@@ -97,6 +97,33 @@ describe('the reply (speech queue, marks, barge-in cut, resuming)', () => {
     expect(out).toEqual([['failed', 'Error: model timed out']]);
   });
 
+  it("speaks over the call's own connection of its voice when it has one (TextToSpeech.forCall), closed when the call ends", async () => {
+    const { part, out } = speaker();
+    const spoken: string[] = [];
+    let closed = 0;
+    part.useVoice(
+      {
+        ...tts,
+        forCall: () => ({
+          name: 'own',
+          async *stream(text) {
+            spoken.push(text);
+            yield Buffer.alloc(text.length * 160, 0x7f);
+          },
+          close: () => void (closed += 1),
+        }),
+      },
+      { language: 'en' },
+    );
+    part.say('Hi.');
+    await part.idle();
+    expect(spoken).toEqual(['Hi.']);
+    expect(out[0]).toEqual(['media', 0, 3]);
+    expect(closed).toBe(0);
+    part.stop(false);
+    expect(closed).toBe(1);
+  });
+
   it("pads a sentence's last partial frame with silence", async () => {
     const { part, out } = speaker();
     part.useVoice(

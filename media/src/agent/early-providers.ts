@@ -120,12 +120,21 @@ export class SpeechAhead {
  * is synthesized as usual.
  */
 function speakingFrom(tts: TextToSpeech, speech: SpeechAhead, take: () => boolean): TextToSpeech {
+  const stream: TextToSpeech['stream'] = (text, options, signal) =>
+    speech.speaks(text, options) && speech.usable && take() ? speech.replay(signal) : tts.stream(text, options, signal);
+  const forCall = tts.forCall?.bind(tts);
   return {
     name: tts.name,
-    stream: (text, options, signal) =>
-      speech.speaks(text, options) && speech.usable && take()
-        ? speech.replay(signal)
-        : tts.stream(text, options, signal),
+    stream,
+    // The call's own connection speaks the rest; the greeting still plays from what was prepared.
+    ...(forCall
+      ? {
+          forCall: () => {
+            const own = forCall();
+            return { ...speakingFrom(own, speech, take), forCall: undefined, close: () => own.close() };
+          },
+        }
+      : {}),
   };
 }
 

@@ -85,6 +85,13 @@ export interface TextToSpeech {
   readonly name: string;
   /** 8 kHz mu-law audio, as it is generated. */
   stream(text: string, options: { voice?: string; language: string }, signal: AbortSignal): AsyncIterable<Uint8Array>;
+  /** The same voice for one call's sentences, on the call's own connection (closed with the call). */
+  forCall?(): CallTextToSpeech;
+}
+
+/** A call's own text-to-speech (TextToSpeech.forCall): what it holds open goes when the call ends. */
+export interface CallTextToSpeech extends TextToSpeech {
+  close(): void;
 }
 
 /** A chat needs the model only; speech is there for calls and browser voice. */

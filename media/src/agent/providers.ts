@@ -8,6 +8,7 @@ import type { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { encodeMulaw } from '../audio/mulaw.ts';
 import { DeepgramSpeechToText } from './deepgram-speech-to-text.ts';
+import { ElevenLabsCallSpeech } from './elevenlabs-multi-stream.ts';
 import { Downsampler } from '../audio/resampler.ts';
 import { getSecretFields } from '../../../shared/config/secrets.ts';
 import {
@@ -23,6 +24,7 @@ import type { OrganizationSpeechKeys } from '../../../shared/services/speech-key
 import {
   ProviderError,
   type CallProviders,
+  type CallTextToSpeech,
   type LanguageModel,
   type ModelEvent,
   type ModelRequest,
@@ -128,6 +130,20 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
           ...(this.settings.baseUrl ? { baseUrl: this.settings.baseUrl } : {}),
         }),
     ));
+  }
+
+  /**
+   * A call's sentences over one WebSocket (elevenlabs-multi-stream.ts), not a request each; the
+   * HTTP stream below still speaks what no call owns (greetings kept for many calls, a warm
+   * transfer's message).
+   */
+  forCall(): CallTextToSpeech {
+    return new ElevenLabsCallSpeech({
+      apiKey: this.settings.apiKey,
+      baseUrl: this.settings.baseUrl,
+      defaultVoice: this.defaultVoice,
+      model: this.model,
+    });
   }
 
   async *stream(

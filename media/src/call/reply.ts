@@ -4,7 +4,7 @@
  * resumption after a false start, and the marks. A chat's answer goes out sentence by sentence as
  * text instead.
  */
-import type { TextToSpeech } from '../agent/interfaces.ts';
+import type { CallTextToSpeech, TextToSpeech } from '../agent/interfaces.ts';
 import type { Answer, AnswerAudio } from './brain.ts';
 import { FRAME_BYTES, FRAME_MS } from './media-stream-frames.ts';
 import { NO_TRACE, type LatencyTrace } from './turn-latency.ts';
@@ -30,6 +30,8 @@ export class Speaker {
   /** Where the audio of the last words not interruptible ends: the caller's words do not cut before. */
   private holdUntilMs = 0;
   private voice: { tts: TextToSpeech | undefined; options: { voice?: string; language: string } } | null = null;
+  /** The voice's connection of this call's own (TextToSpeech.forCall), closed when the call ends. */
+  private callVoice: CallTextToSpeech | null = null;
   /** The agent's `turn_taking.interruptible`: false holds all its words as a flow step's disclosure is held. */
   private interruptible = true;
 
@@ -65,7 +67,9 @@ export class Speaker {
 
   /** The voice answers are spoken with (a voice call; a chat has none). */
   useVoice(tts: TextToSpeech | undefined, options: { voice?: string; language: string }): void {
-    this.voice = { tts, options };
+    this.callVoice?.close();
+    this.callVoice = tts?.forCall?.() ?? null;
+    this.voice = { tts: this.callVoice ?? tts, options };
   }
 
   /** Whether the caller's words may cut the agent at all (the agent's setting; a flow step may hold its own words). */
@@ -267,6 +271,7 @@ export class Speaker {
     if (this.reply && this.reply.bargedInAtMs === null && !agentHungUp)
       this.reply.bargedInAtMs = this.options.clock.nowMs();
     this.reply?.controller.abort();
+    this.callVoice?.close();
   }
 
   /** Records the audio sent that has played by `untilMs`. */
