@@ -1,19 +1,14 @@
-import { expect, vi } from 'vitest';
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
 import { OpenAiRealtime } from '../../media/src/agent/openai-realtime.ts';
-import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import type { CallPipelineOptions, PreparedCall } from '../../media/src/call/call-types.ts';
-import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import { startFakeRealtime, type FakeRealtime, type FakeRealtimeOptions } from '../../local/fakes/openai-realtime.ts';
+import { simulatedCall } from './call-scenarios.ts';
 import { callInput, voiceFakes } from './voice.ts';
 
 export const REALTIME_BASE = Date.parse('2026-11-23T10:00:00.000Z');
 
 /** What a test's realtime call leaves to tear down, in the order given (stopped in reverse). */
 export type Cleanups = (() => Promise<void>)[];
-
-/** A Media Streams message the pipeline sent (`media`, `mark`, `clear`). */
-export type SentFrame = { event: string; media?: { payload: string; track?: string }; mark?: { name: string } };
 
 /**
  * A call of the `realtime` engine: a SimulatedCaller's Media Streams frames into a CallPipeline
@@ -50,40 +45,16 @@ export async function realtimeCall(
       runLog: (_level, message) => void runLogs.push(message),
     };
   };
-  let now = REALTIME_BASE;
-  const sent: SentFrame[] = [];
-  const session = new CallPipeline({
+  const call = await simulatedCall({
+    base: REALTIME_BASE,
     prepare,
-    send: (message) => sent.push(message as SentFrame),
-    clock: () => now,
     timing,
+    // The model's turn detection ends a turn after 300 ms of silence; its transcript follows.
+    endOfTurnMs: 700,
+    streamSid: 'MZrt',
+    cleanups,
   });
-  cleanups.push(async () => (await session.finish('closed')).recording?.dispose());
-  const caller = new SimulatedCaller({ streamSid: 'MZrt', runRef: '1.2.3' });
-  const feed = async (messages: MediaStreamMessage[]) => {
-    for (const message of messages) {
-      const media = message.media as { timestamp?: string } | undefined;
-      if (media?.timestamp !== undefined) now = REALTIME_BASE + Number(media.timestamp);
-      await session.handle(message);
-    }
-  };
-  const lines = () => session.fragments.map(({ role, text }) => `${role}: ${text}`);
-  const agentLines = () =>
-    session.fragments.filter((fragment) => fragment.role === 'assistant').map((fragment) => fragment.text);
-  /** The caller says `text`, then is silent past the model's end of turn; resolves once the agent has answered. */
-  const say = async (text: string) => {
-    const answers = agentLines().length;
-    await feed([...caller.say(text), ...caller.silence(700)]);
-    await vi.waitFor(() => expect(agentLines().length).toBeGreaterThan(answers), { timeout: 5000 });
-    await session.idle();
-  };
-  /** Silence until what the agent sent has played, plus `extraMs`. */
-  const listen = async (extraMs = 200) =>
-    feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
-  await feed(caller.start());
-  await session.opened;
-  await session.idle();
-  return { fake, session, caller, sent, feed, say, listen, lines, agentLines, runLogs, fakes, events };
+  return { ...call, fake, runLogs, fakes, events };
 }
 
 /** What the fake billed: every response's usage (`response.done`) added up, field by field. */

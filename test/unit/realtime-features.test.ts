@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
 import { PHRASES } from '../../media/src/agent/phrases.ts';
-import { KeyDetector } from '../../media/src/audio/dtmf.ts';
-import { decodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { frames } from '../../media/src/audio/tones.ts';
 import type { LiveCommand, LiveEvent } from '../../media/src/call/live-tap.ts';
+import {
+  callAtTimeLimit,
+  KEYPAD_ENTRIES,
+  keyOverAgent,
+  keysPressed,
+  phoneMenu,
+  SCENARIO_AGENTS,
+  silentCaller,
+} from '../support/call-scenarios.ts';
 import { realtimeCall as callOfRealtime, type Cleanups } from '../support/realtime-call.ts';
 
 /**
@@ -38,83 +44,36 @@ const TRANSFER = {
 };
 
 describe("the realtime engine: the caller's keys (DTMF)", () => {
-  it.each([
-    ['the end key', {}, ['1', '2', '3', '4', '#'], '1234'],
-    ['a fixed length', { collect_digits: 3 }, ['5', '6', '7'], '567'],
-    ['a pause', { end_key: null, timeout_seconds: 1 }, ['9', '#'], '9#'],
-  ])('are a turn told to the model in words, ended by %s', async (_case, keypad, keys, entry) => {
-    const { session, caller, feed, fake, agentLines } = await realtimeCall({
-      workflowDefinition: { greeting: 'Hello.', steps: ['Thank you, I have your number.'] },
-      workflowConfigurations: { keypad },
-    });
-    await feed(caller.silence(300)); // the greeting has played
-    for (const key of keys) await feed([caller.dtmf(key), ...caller.silence(100)]);
-    await feed(caller.silence(1100)); // past a pause of 1 s
-    await vi.waitFor(() => expect(agentLines()).toHaveLength(2));
-    await session.idle();
-    expect(session.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
-      `[pressed ${entry}]`,
-    ]);
+  it.each(KEYPAD_ENTRIES)('are a turn told to the model in words, ended by %s', async (_case, keypad, keys, entry) => {
+    const started = await realtimeCall(SCENARIO_AGENTS.keypad(keypad));
+    await keysPressed(started, keys, entry);
     // The model hears no keys: the entry is a message of the caller's in its conversation, then it answers.
-    expect(itemsGiven(fake.received).at(-1)).toBe(
+    expect(itemsGiven(started.fake.received).at(-1)).toBe(
       `user: (The caller pressed these keys on the phone's keypad: ${entry})`,
     );
-    expect(agentLines()[1]).toBe('Thank you, I have your number.');
   });
 
   it('stop the agent talking, as words do', async () => {
-    const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm it.';
-    const { caller, sent, feed } = await realtimeCall({ workflowConfigurations: { first_message: long } });
-    await feed(caller.silence(300));
-    expect(sent.some((message) => message.event === 'clear')).toBe(false);
-    await feed([caller.dtmf('0')]);
-    expect(sent.some((message) => message.event === 'clear')).toBe(true);
+    await keyOverAgent(await realtimeCall(SCENARIO_AGENTS.longGreeting));
   });
 });
 
 describe("the realtime engine: the agent's keys (send_digits)", () => {
   it('are DTMF tones in its audio, in its turn, when the model calls the tool', async () => {
-    const { session, say, sent, fake, agentLines, runLogs } = await realtimeCall({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { keypad: { send_digits: true } },
-    });
-    const before = sent.length;
-    await say('For appointments press 2, for prices press 3.');
-    const detector = new KeyDetector();
-    const heard = sent
-      .slice(before)
-      .filter((message) => message.event === 'media')
-      .flatMap((message) => frames(decodeMulaw(Buffer.from(message.media!.payload, 'base64'))))
-      .map((frame) => detector.push(frame))
-      .filter(Boolean);
-    expect(heard).toEqual(['2']);
-    expect(agentLines()[1]).toMatch(/^\[keys 2\]/);
-    expect(runLogs).toContain('Keys sent by the agent: 2');
-    const tools = fake.received.find((event) => event.type === 'session.update')!.session as {
-      tools: { name: string }[];
-    };
-    expect(tools.tools.map((tool) => tool.name)).toContain('send_digits');
-    expect(session.isFinished).toBe(false);
+    const started = await realtimeCall(SCENARIO_AGENTS.sendsDigits);
+    await phoneMenu(started);
+    expect(started.runLogs).toContain('Keys sent by the agent: 2');
+    const update = started.fake.received.find((event) => event.type === 'session.update')!;
+    expect((update.session as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toContain('send_digits');
   });
 });
 
 describe('the realtime engine: the silence and length clocks', () => {
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
-    const { session, feed, caller, agentLines, listen, fake } = await realtimeCall({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { silence_timeout_seconds: 2 },
-    });
-    await feed(caller.silence(2300));
-    await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?']));
-    await session.idle();
-    await listen(2100);
-    await vi.waitFor(() =>
-      expect(agentLines()).toEqual(['Hello.', 'Are you still there?', PHRASES.en!.silenceGoodbye]),
-    );
-    await session.hangUpRequested;
-    expect(session.gathered).toEqual({});
+    const started = await realtimeCall(SCENARIO_AGENTS.silence);
+    await silentCaller(started);
     // Each said word for word by the model, in its voice.
-    expect(phrasesAsked(fake.received)).toEqual(['Hello.', 'Are you still there?', PHRASES.en!.silenceGoodbye]);
+    expect(phrasesAsked(started.fake.received)).toEqual(['Hello.', 'Are you still there?', PHRASES.en!.silenceGoodbye]);
   });
 
   it("does not ask whether the caller is there while they speak: the model's turn detection hears their voice", async () => {
@@ -144,13 +103,7 @@ describe('the realtime engine: the silence and length clocks', () => {
   });
 
   it('ends the call at the maximum call length', async () => {
-    const { session, feed, caller, agentLines } = await realtimeCall({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { max_call_seconds: 10, silence_timeout_seconds: 60 },
-    });
-    await feed(caller.silence(10_100));
-    await session.hangUpRequested;
-    expect(agentLines()).toEqual(['Hello.', PHRASES.en!.timeLimitGoodbye]);
+    await callAtTimeLimit(await realtimeCall(SCENARIO_AGENTS.timeLimit));
   });
 });
 
