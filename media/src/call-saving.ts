@@ -92,6 +92,9 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         ),
       ]);
     const recordingKey = (whole ? whole.recording : recording) ? keys.recording : null;
+    // The realtime engine's model, priced: a call given back adds the first part's (kept on its handoff).
+    const modelUsd =
+      (result.speechToSpeech ? speechToSpeechUsd(result.speechToSpeech) : 0) + (whole?.speechToSpeechUsd ?? 0);
     // Handed to a person: the call goes on at the provider; the run ends with the transfer's outcome.
     const transferring = result.transfer
       ? (await getRun(ref.organizationId, ref.agentId, ref.runId))?.transfer
@@ -104,6 +107,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         gathered_context: result.gathered,
         agent_ended_at: result.endedAt,
         ...(result.flow ? { flow: result.flow } : {}),
+        ...(modelUsd ? { speech_to_speech_usd: modelUsd } : {}),
       });
       return;
     }
@@ -134,7 +138,7 @@ export async function saveCall(result: SessionResult, run: RunRecord, log: LogFn
         ...(recordingKey && saved ? { recordingKey } : {}),
         ...(saved ? { transcriptKey: keys.transcript } : {}),
         ...(result.failure ? { reason: `Call failed: ${result.failure}` } : {}),
-        ...(result.speechToSpeech ? { speechToSpeechUsd: speechToSpeechUsd(result.speechToSpeech) } : {}),
+        ...(modelUsd ? { speechToSpeechUsd: modelUsd } : {}),
       },
       run,
     );

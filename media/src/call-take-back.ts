@@ -70,7 +70,7 @@ export async function takeBack(
 
 /**
  * What a call given back to the agent leaves: the transcript, recording and gathered context of
- * both parts, around the transfer nobody took.
+ * both parts, around the transfer nobody took, and the first part's speech-to-speech price.
  */
 export async function afterTakeBack(
   transfer: TransferState,
@@ -80,6 +80,8 @@ export async function afterTakeBack(
   recording: Buffer | null;
   gathered: Record<string, unknown>;
   flow: FlowPathStep[] | null;
+  /** The first part's speech-to-speech model, priced (the realtime engine; 0 for the cascade). */
+  speechToSpeechUsd: number;
 }> {
   const handoff = transfer.handoff;
   const [earlierTranscript, earlierRecording, laterRecording] = await Promise.all([
@@ -107,5 +109,6 @@ export async function afterTakeBack(
     recording: pcm.length ? Buffer.concat([wavHeader(pcm.length, 8000), pcm]) : null,
     gathered,
     flow: pathAfterTakeBack(handoff?.flow ?? null, result.flow, transfer),
+    speechToSpeechUsd: handoff?.speech_to_speech_usd ?? 0,
   };
 }

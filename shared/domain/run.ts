@@ -123,6 +123,8 @@ export interface TransferState {
     agent_ended_at: string;
     /** The agent's part's path through its flow: it ends at the transfer step (or where a supervisor transferred). */
     flow?: FlowPathStep[] | null;
+    /** The agent's part's speech-to-speech model, priced (the realtime engine): a part of the run's cost. */
+    speech_to_speech_usd?: number;
   };
 }
 

@@ -267,6 +267,7 @@ async function endTransferredRun(run: RunRecord): Promise<void> {
       reason: `Call ended after the transfer to ${transfer.destination}: ${transfer.outcome}`,
       agentEndedAt: handoff.agent_ended_at,
       transferLegSeconds: transfer.leg_seconds ?? 0,
+      ...(handoff.speech_to_speech_usd ? { speechToSpeechUsd: handoff.speech_to_speech_usd } : {}),
     },
     run,
   );

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { apiClient, newOrganization, type TestOrganization, needsLocalStack } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -8,23 +9,59 @@ const api = apiClient();
 let org: TestOrganization;
 let agent: { id: number; public_id: string };
 let flowAgent: { id: number; public_id: string };
+let transferAgent: { id: number; public_id: string };
+let supervisedAgent: { id: number; public_id: string };
 /** The offer step's words: long enough (about 3 s) that the …342 caller, 400 ms into them, cuts them. */
 const OFFER =
   'This call is recorded. We offer cards and loans without fees for the first year, and an advisor can help you choose which suits you. A card or a loan?';
 
 beforeAll(async () => {
-  org = await newOrganization('Realtime calls', 2);
+  org = await newOrganization('Realtime calls', 4);
   agent = (
     await api.request('POST', '/agents', {
       key: org.key,
       body: {
         name: 'Realtime reminders',
         workflow_definition: { greeting: 'Hi {{initial_context.name}}.', steps: ['Confirm?'], closing: 'Bye.' },
-        workflow_configurations: { engine: 'realtime' },
+        workflow_configurations: {
+          engine: 'realtime',
+          analysis: {
+            summary_prompt: 'Summarize in one sentence.',
+            structured_data_schema: {
+              type: 'object',
+              properties: { opening_hours_asked: { type: 'boolean' } },
+              required: ['opening_hours_asked'],
+            },
+            success_criteria: 'The person asked about opening hours.',
+          },
+        },
         call_disposition_codes: { confirmed: 'Visit confirmed' },
       },
     })
   ).body;
+  const created = (name: string, workflowConfigurations: Record<string, unknown>) =>
+    api
+      .request('POST', '/agents', {
+        key: org.key,
+        body: {
+          name,
+          workflow_definition: {
+            greeting: 'Hi, Smile clinic here.',
+            steps: ['How can I help you today?', 'Anything else?', 'Is that all?'],
+            closing: 'Bye.',
+          },
+          workflow_configurations: { engine: 'realtime', silence_timeout_seconds: 10, ...workflowConfigurations },
+        },
+      })
+      .then((response) => response.body);
+  [transferAgent, supervisedAgent] = await Promise.all([
+    created('Realtime front line', {
+      transfer: {
+        destinations: [{ name: 'front_desk', description: 'A person at the front desk.', address: '+442071230492' }],
+      },
+    }),
+    created('Realtime supervised', {}),
+  ]);
   flowAgent = (
     await api.request('POST', '/agents', {
       key: org.key,
@@ -111,14 +148,127 @@ describe.skipIf(needsLocalStack)('a phone call of the realtime engine (the local
       const transcript = await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}/transcript`, {
         key: org.key,
       });
-      expect(transcript.body.segments[0]).toMatchObject({ role: 'assistant', text: 'Hi Anna.' });
-      expect(transcript.body.segments.some((segment: { role: string }) => segment.role === 'user')).toBe(true);
-      expect(transcript.body.segments.at(-1)).toMatchObject({ role: 'assistant', text: 'Bye.' });
+      // Both sides in the model's words: its transcript of the callee's turns and of its own speech.
+      expect(
+        transcript.body.segments.map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`),
+      ).toEqual([
+        'assistant: Hi Anna.',
+        'user: Hello, who is this?',
+        'assistant: Confirm?',
+        'user: What are your opening hours?',
+        'assistant: Bye.',
+      ]);
       expect(run.cost.speech_to_speech_usd).toBeGreaterThan(0);
       expect(run.cost.total_usd).toBeCloseTo(
         run.cost.telephony_usd + run.cost.platform_usd + run.cost.speech_to_speech_usd,
         4,
       );
+      // The recording in S3: both sides mixed, the length of the call (8 kHz, 16-bit: 16 bytes a ms).
+      const wav = Buffer.from(await (await fetch(run.recording_download_url)).arrayBuffer());
+      expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+      expect(wav.length - 44).toBeGreaterThan(
+        16 * (Date.parse(transcript.body.segments.at(-1).end) - Date.parse(transcript.body.segments[0].start)),
+      );
+      // The post-call analysis reads that transcript, as for the cascade.
+      const analyzed = await eventually(async () => {
+        const current = (
+          await api.request('GET', `/agents/${agent.public_id}/conversations/${runId}`, { key: org.key })
+        ).body;
+        return current.analysis?.status !== 'pending' ? current : undefined;
+      }, 40_000);
+      expect(analyzed.analysis).toMatchObject({
+        status: 'completed',
+        summary: expect.stringContaining('the person said: Hello, who is this? / What are your opening hours?'),
+        structured_data: { opening_hours_asked: true },
+        success_evaluation: { successful: true },
+      });
+    },
+  );
+});
+
+// Apart from the calls above (one pair at once, then the other): four calls at once on a loaded
+// machine slow the Realtime fake past the line's pace.
+describe.skipIf(needsLocalStack)('a realtime call handed on or steered (the local Twilio, the Realtime fake)', () => {
+  it.concurrent(
+    "transfers to a person (transfer_call): the run ends with the transferred call, the model's part priced",
+    async () => {
+      // The callee directory's …341 asks for a person; the destination (…2) answers.
+      const placed = await api.request('POST', `/agents/${transferAgent.public_id}/calls`, {
+        key: org.key,
+        body: { phone_number: daytimeNumber(1, 8).replace(/\d{3}$/, '341') },
+      });
+      expect(placed.status, placed.text).toBe(200);
+      const runId = placed.body.workflow_run_id as number;
+      const run = await ended(transferAgent.public_id, runId);
+      expect(run.status).toBe('completed');
+      expect(run.gathered_context).toMatchObject({
+        call_disposition: 'transferred',
+        transfer: { destination: 'front_desk', mode: 'cold', outcome: 'completed' },
+      });
+      const messages = run.logs.map((log: { message: string }) => log.message) as string[];
+      expect(messages).toContain('Transfer to front_desk asked for by the agent: Can I talk to a person, please?');
+      const transcript = await api.request(
+        'GET',
+        `/agents/${transferAgent.public_id}/conversations/${runId}/transcript`,
+        {
+          key: org.key,
+        },
+      );
+      expect(
+        transcript.body.segments.slice(-2).map(({ role, text }: { role: string; text: string }) => `${role}: ${text}`),
+      ).toEqual(['user: Can I talk to a person, please?', 'assistant: Please hold while I transfer your call.']);
+      // The model's tokens of the agent's part: the run ends with the transfer's outcome, later.
+      expect(run.cost.speech_to_speech_usd).toBeGreaterThan(0);
+      expect(run.cost.total_usd).toBeCloseTo(
+        run.cost.telephony_usd + run.cost.platform_usd + run.cost.speech_to_speech_usd,
+        4,
+      );
+    },
+  );
+
+  it.concurrent(
+    'is heard live on both sides and steered through POST …/control: add_message, end with a goodbye',
+    async () => {
+      const placed = await api.request('POST', `/agents/${supervisedAgent.public_id}/calls`, {
+        key: org.key,
+        body: { phone_number: daytimeNumber(2, 9) },
+      });
+      expect(placed.status, placed.text).toBe(200);
+      const runId = placed.body.workflow_run_id as number;
+      const path = (what: string) => `/agents/${supervisedAgent.public_id}/conversations/${runId}/${what}`;
+      const control = (command: Record<string, unknown>) =>
+        api.request('POST', path('control'), { key: org.key, body: command });
+      const url = await eventually(
+        async () => {
+          const response = await api.request('POST', path('listen'), { key: org.key });
+          return response.status === 200 ? (response.body.url as string) : undefined;
+        },
+        20_000,
+        50,
+      );
+      const frames: { event: string; [field: string]: any }[] = [];
+      const listener = new WebSocket(url);
+      listener.on('message', (data) => frames.push(JSON.parse(String(data))));
+      const closed = new Promise<number>((resolve) => listener.on('close', (code) => resolve(code)));
+      const of = (event: string) => frames.filter((frame) => frame.event === event);
+      // Once the callee has said something: the model's transcript of it reaches the listener.
+      await eventually(() => (of('transcript').some((frame) => frame.role === 'user') ? true : undefined));
+      expect((await control({ type: 'add_message', content: 'The person is a returning patient.' })).status).toBe(200);
+      // The goodbye, in the model's voice, is said whole though the callee may be talking: the call is ending.
+      expect((await control({ type: 'end', say: 'Goodbye from the clinic.' })).status).toBe(200);
+      expect(await closed).toBe(1000);
+      expect(new Set(of('media').map((frame) => frame.track))).toEqual(new Set(['inbound', 'outbound']));
+      expect(of('transcript').at(-1)).toMatchObject({ role: 'assistant', text: 'Goodbye from the clinic.' });
+      expect(of('control').map((frame) => frame.type)).toEqual(['add_message', 'end']);
+      const run = await ended(supervisedAgent.public_id, runId);
+      expect(run.status).toBe('completed');
+      expect(run.logs.map((log: { message: string }) => log.message)).toEqual(
+        expect.arrayContaining([
+          'Message added through the control API: The person is a returning patient.',
+          'Ended through the control API',
+        ]),
+      );
+      expect(run.cost.speech_to_speech_usd).toBeGreaterThan(0);
     },
   );
 });

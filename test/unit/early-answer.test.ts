@@ -72,6 +72,17 @@ async function run(steps: Step[], options: { eager?: boolean; retracts?: boolean
   return { events, answered };
 }
 
+/** An early answer to "Hello" thrown away unheard: the brain and the latency take the turn back. */
+const THROWN_AWAY = [
+  'latency turn 2000/2100',
+  'brain hears "Hello"',
+  'reply aborted',
+  'brain forgets "Hello"',
+  'latency retracted',
+  'logged',
+  'reply closed',
+];
+
 describe('an early answer (begun at an eager end of turn)', () => {
   it.each<{
     name: string;
@@ -95,43 +106,19 @@ describe('an early answer (begun at an eager end of turn)', () => {
     {
       name: 'is thrown away unheard when the caller goes on, the brain and the latency taking the turn back',
       steps: [{ eager: 'Hello' }, { resumed: true }],
-      events: [
-        'latency turn 2000/2100',
-        'brain hears "Hello"',
-        'reply aborted',
-        'brain forgets "Hello"',
-        'latency retracted',
-        'logged',
-        'reply closed',
-      ],
+      events: THROWN_AWAY,
       answered: [],
     },
     {
       name: 'is thrown away when the turn ends with other words (the end then answers them itself)',
       steps: [{ eager: 'Hello' }, { ended: 'Hello there' }],
-      events: [
-        'latency turn 2000/2100',
-        'brain hears "Hello"',
-        'reply aborted',
-        'brain forgets "Hello"',
-        'latency retracted',
-        'logged',
-        'reply closed',
-      ],
+      events: THROWN_AWAY,
       answered: [false],
     },
     {
       name: 'is thrown away when the turn came to nothing',
       steps: [{ eager: 'Hello' }, { ended: null }],
-      events: [
-        'latency turn 2000/2100',
-        'brain hears "Hello"',
-        'reply aborted',
-        'brain forgets "Hello"',
-        'latency retracted',
-        'logged',
-        'reply closed',
-      ],
+      events: THROWN_AWAY,
       answered: [false],
     },
     {

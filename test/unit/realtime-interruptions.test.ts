@@ -5,6 +5,7 @@ import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/
 import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import { RealtimeCall } from '../../media/src/agent/openai-realtime.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { mediaTimeline } from '../support/media-timeline.ts';
 import { callInput } from '../support/voice.ts';
 
 const BASE = Date.parse('2026-11-27T10:00:00.000Z');
@@ -29,7 +30,7 @@ type Event =
  * one 20 ms frame a character.
  */
 async function timeline(events: Event[], workflowConfigurations: Record<string, unknown> = {}) {
-  let now = BASE;
+  const media = mediaTimeline(BASE);
   const sent: { event: string; media?: { timestamp?: number } }[] = [];
   const received: RealtimeClientEvent[] = [];
   const listeners: ((event: RealtimeServerEvent) => void)[] = [];
@@ -62,7 +63,7 @@ async function timeline(events: Event[], workflowConfigurations: Record<string, 
   };
   const realtime = new RealtimeCall('OpenAI Realtime', () => socket as unknown as OpenAIRealtimeWS);
   const pipeline = new CallPipeline({
-    clock: () => now,
+    clock: media.clock,
     send: (message) => sent.push(message as (typeof sent)[number]),
     timing: { falseInterruptionMs: 50 },
     prepare: async () => ({
@@ -78,21 +79,9 @@ async function timeline(events: Event[], workflowConfigurations: Record<string, 
       },
     }),
   });
-  await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
-  await pipeline.opened;
+  await media.start(pipeline);
   await pipeline.idle();
-  let mediaMs = 0;
-  const until = async (atMs: number) => {
-    for (; mediaMs < atMs; mediaMs += 20) {
-      now = BASE + mediaMs;
-      await pipeline.handle({
-        event: 'media',
-        media: { payload: Buffer.alloc(160, 0xff).toString('base64'), timestamp: mediaMs },
-      });
-      await tick();
-    }
-    now = BASE + atMs;
-  };
+  const { until } = media;
   const item = `item_caller`;
   for (const event of events) {
     await until(event.at);
@@ -136,6 +125,34 @@ async function timeline(events: Event[], workflowConfigurations: Record<string, 
   };
 }
 
+/** The caller's voice over the agent from `from` to `to` ms, as the model's turn detection tells it. */
+const voice = (from: number, to: number): Event[] => [
+  { at: from, voice: 'started' },
+  { at: to, voice: 'stopped' },
+];
+/** The model answers the caller's question at 1,400 ms; the caller's voice comes 400 ms into the answer. */
+const ASKED = { at: 1400, words: 'When do you open?' } satisfies Event;
+/** The caller's voice at 400 ms into the greeting, then their words. */
+const WHO_IS_THIS: Event[] = [...voice(400, 800), { at: 900, words: 'Wait, who is this?' }];
+
+/** Not a cut: the greeting, paused at 400 ms, plays on `pausedMs` later; nothing is answered or truncated. */
+const playedOn = (pausedMs: number, caller: string[] = []) => ({
+  agent: [GREETING],
+  caller,
+  answers: 0,
+  truncated: [],
+  afterClear: RESUMED,
+  greetingEndMs: GREETING.length * 20 + pausedMs,
+});
+/** The answer cut where the caller came in (400 ms of it heard, its item truncated there), and `words` answered. */
+const answerCut = (words: string) => ({
+  agent: [GREETING, /^We open at eight on$/, ANSWER],
+  caller: [ASKED.words, words],
+  answers: 2,
+  truncated: [400],
+  afterClear: ANSWER.length,
+});
+
 describe("realtime engine: the caller's voice over the agent (pause, then their words decide)", () => {
   it.each<{
     name: string;
@@ -151,69 +168,29 @@ describe("realtime engine: the caller's voice over the agent (pause, then their 
   }>([
     {
       name: 'a backchannel: the paused audio plays on, "mhm" is in the transcript, no answer',
-      events: [
-        { at: 400, voice: 'started' },
-        { at: 600, voice: 'stopped' },
-        { at: 700, words: 'Mhm.' },
-      ],
-      agent: [GREETING],
-      caller: ['Mhm.'],
-      answers: 0,
-      truncated: [],
-      afterClear: RESUMED,
+      events: [...voice(400, 600), { at: 700, words: 'Mhm.' }],
       // Paused from 400 to 700 ms: the rest played 300 ms later.
-      greetingEndMs: GREETING.length * 20 + 300,
+      ...playedOn(300, ['Mhm.']),
     },
     {
       name: 'a cough (no words): the paused audio plays on, nothing is a turn',
-      events: [
-        { at: 400, voice: 'started' },
-        { at: 500, voice: 'stopped' },
-        { at: 700, words: '' },
-      ],
-      agent: [GREETING],
-      caller: [],
-      answers: 0,
-      truncated: [],
-      afterClear: RESUMED,
-      greetingEndMs: GREETING.length * 20 + 300,
+      events: [...voice(400, 500), { at: 700, words: '' }],
+      ...playedOn(300),
     },
     {
       name: 'a sound whose transcript never comes: the audio plays on once the wait for words is over',
-      events: [
-        { at: 400, voice: 'started' },
-        { at: 500, voice: 'stopped' },
-      ],
-      agent: [GREETING],
-      caller: [],
-      answers: 0,
-      truncated: [],
-      afterClear: RESUMED,
+      events: voice(400, 500),
       // The wait for words ran out with the media clock at 500 ms: paused for 100 ms.
-      greetingEndMs: GREETING.length * 20 + 100,
+      ...playedOn(100),
     },
     {
       name: "a real interruption of the model's answer: cut where the caller came in, its item truncated there, and it answers",
-      events: [
-        { at: 1400, words: 'When do you open?' },
-        { at: 1800, voice: 'started' },
-        { at: 2200, voice: 'stopped' },
-        { at: 2300, words: 'Wait, on Saturdays?' },
-      ],
-      agent: [GREETING, /^We open at eight on$/, ANSWER],
-      caller: ['When do you open?', 'Wait, on Saturdays?'],
-      answers: 2,
-      // The answer played from 1,400 ms: the caller heard 400 ms of it.
-      truncated: [400],
-      afterClear: ANSWER.length,
+      events: [ASKED, ...voice(1800, 2200), { at: 2300, words: 'Wait, on Saturdays?' }],
+      ...answerCut('Wait, on Saturdays?'),
     },
     {
       name: 'a real interruption of the greeting (said as a fixed phrase, not an item of the model): cut there, answered',
-      events: [
-        { at: 400, voice: 'started' },
-        { at: 800, voice: 'stopped' },
-        { at: 900, words: 'Wait, who is this?' },
-      ],
+      events: WHO_IS_THIS,
       agent: [/^Good morning, I am$/, ANSWER],
       caller: ['Wait, who is this?'],
       answers: 1,
@@ -223,11 +200,7 @@ describe("realtime engine: the caller's voice over the agent (pause, then their 
     {
       name: 'a disclosure (turn_taking.interruptible false): not paused, said whole, then the caller is answered',
       settings: { turn_taking: { interruptible: false } },
-      events: [
-        { at: 400, voice: 'started' },
-        { at: 800, voice: 'stopped' },
-        { at: 900, words: 'Wait, who is this?' },
-      ],
+      events: WHO_IS_THIS,
       agent: [GREETING, ANSWER],
       caller: ['Wait, who is this?'],
       answers: 1,
@@ -238,17 +211,8 @@ describe("realtime engine: the caller's voice over the agent (pause, then their 
     {
       name: 'an agent whose backchannels are none: "mhm" cuts it like any word',
       settings: { turn_taking: { backchannels: [] } },
-      events: [
-        { at: 1400, words: 'When do you open?' },
-        { at: 1800, voice: 'started' },
-        { at: 2000, voice: 'stopped' },
-        { at: 2100, words: 'Mhm.' },
-      ],
-      agent: [GREETING, /^We open at eight on$/, ANSWER],
-      caller: ['When do you open?', 'Mhm.'],
-      answers: 2,
-      truncated: [400],
-      afterClear: ANSWER.length,
+      events: [ASKED, ...voice(1800, 2000), { at: 2100, words: 'Mhm.' }],
+      ...answerCut('Mhm.'),
     },
   ])('$name', async ({ events, settings, agent, caller, answers, truncated, afterClear, greetingEndMs }) => {
     const result = await timeline(events, settings);

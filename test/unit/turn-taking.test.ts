@@ -4,6 +4,7 @@ import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { SpeechToTextEvents, TranscriptResult } from '../../media/src/agent/interfaces.ts';
 import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
 import { BACKCHANNELS, backchannelsFor, isBackchannel } from '../../shared/domain/backchannels.ts';
+import { mediaTimeline } from '../support/media-timeline.ts';
 import { callInput } from '../support/voice.ts';
 
 const BASE = Date.parse('2026-11-26T10:00:00.000Z');
@@ -24,12 +25,12 @@ type Event =
  * them. Returns what the turn-taking decided.
  */
 async function timeline(events: Event[], workflowConfigurations: Record<string, unknown> = {}) {
-  let now = BASE;
+  const media = mediaTimeline(BASE);
   const sent: { event: string }[] = [];
   let recognition: SpeechToTextEvents | undefined;
   let modelCalls = 0;
   const pipeline = new CallPipeline({
-    clock: () => now,
+    clock: media.clock,
     send: (message) => sent.push(message as { event: string }),
     prepare: async () => ({
       plan: buildCallPlan(
@@ -61,20 +62,8 @@ async function timeline(events: Event[], workflowConfigurations: Record<string, 
       },
     }),
   });
-  await pipeline.handle({ event: 'start', start: { streamSid: 'MZ1', customParameters: { run_ref: '1.2.3' } } });
-  await pipeline.opened;
-  let mediaMs = 0;
-  const until = async (atMs: number) => {
-    for (; mediaMs < atMs; mediaMs += 20) {
-      now = BASE + mediaMs;
-      await pipeline.handle({
-        event: 'media',
-        media: { payload: Buffer.alloc(160, 0xff).toString('base64'), timestamp: mediaMs },
-      });
-      await tick();
-    }
-    now = BASE + atMs;
-  };
+  await media.start(pipeline);
+  const { until } = media;
   for (const event of events) {
     await until(event.at);
     if ('sound' in event) recognition!.speechStarted();

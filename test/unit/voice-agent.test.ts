@@ -8,23 +8,28 @@ import { platformProviders } from '../../media/src/agent/providers.ts';
 import { startFakeDeepgram, type FakeDeepgram } from '../../local/fakes/deepgram-live.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseWavHeader } from '../../media/src/audio/wav.ts';
-import { frames, noise, synthesizeSpeech } from '../../media/src/audio/tones.ts';
-import { KeyDetector } from '../../media/src/audio/dtmf.ts';
-import { decodeMulaw, encodeMulaw } from '../../media/src/audio/mulaw.ts';
-import { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import { noise, synthesizeSpeech } from '../../media/src/audio/tones.ts';
+import { encodeMulaw } from '../../media/src/audio/mulaw.ts';
 import type { CallPipelineOptions } from '../../media/src/call/call-types.ts';
-import { SimulatedCaller, type MediaStreamMessage } from '../../media/src/streams/simulated-caller.ts';
 import type { FakeVoiceOptions } from '../../local/fakes/voice-providers.ts';
 import type { CallInput } from '../../media/src/agent/call-plan.ts';
 import { availabilityTool, callInput, voiceFakes } from '../support/voice.ts';
+import {
+  callAtTimeLimit,
+  KEYPAD_ENTRIES,
+  simulatedCall,
+  keyOverAgent,
+  keysPressed,
+  phoneMenu,
+  SCENARIO_AGENTS,
+  silentCaller,
+} from '../support/call-scenarios.ts';
 
 const BASE = Date.parse('2026-11-23T10:00:00.000Z');
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-type Sent = { event: string; streamSid?: string; media?: { payload: string }; mark?: { name: string } };
 
 /**
  * A call between a SimulatedCaller (Media Streams frames) and a CallPipeline using the real
@@ -38,39 +43,15 @@ async function call(
 ) {
   const fakes = await voiceFakes(fakeOptions);
   cleanups.push(fakes.stop);
-  let now = BASE;
-  const sent: Sent[] = [];
-  const session = new CallPipeline({
+  const started = await simulatedCall({
+    base: BASE,
     prepare: fakes.prepare(callInput(input)),
-    send: (message) => sent.push(message as Sent),
-    clock: () => now,
     timing,
+    endOfTurnMs: 400,
+    streamSid: 'MZtest',
+    cleanups,
   });
-  cleanups.push(async () => (await session.finish('closed')).recording?.dispose());
-  const caller = new SimulatedCaller({ streamSid: 'MZtest', runRef: '1.2.3' });
-  const feed = async (messages: MediaStreamMessage[]) => {
-    for (const message of messages) {
-      const media = message.media as { timestamp?: string } | undefined;
-      if (media?.timestamp !== undefined) now = BASE + Number(media.timestamp);
-      await session.handle(message);
-    }
-  };
-  const agentLines = () =>
-    session.fragments.filter((fragment) => fragment.role === 'assistant').map((fragment) => fragment.text);
-  /** The caller says `text` and pauses; resolves once the agent's answer is complete. */
-  const say = async (text: string) => {
-    const answers = agentLines().length;
-    await feed([...caller.say(text), ...caller.silence(400)]);
-    await vi.waitFor(() => expect(agentLines().length).toBeGreaterThan(answers), { timeout: 5000 });
-    await session.idle();
-  };
-  /** Silence until what the agent sent has played, plus `extraMs`. */
-  const listen = async (extraMs = 200) =>
-    feed(caller.silence(Math.max(0, session.playbackEndMs - caller.elapsedMs) + extraMs));
-  await feed(caller.start());
-  await session.opened;
-  await session.idle();
-  return { fakes, session, caller, sent, feed, say, listen, agentLines };
+  return { fakes, ...started };
 }
 
 describe('voice agent call loop (real SDK clients, local provider fakes)', () => {
@@ -235,29 +216,11 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
   });
 
   it('asks whether the caller is still there after a silence, then says goodbye and hangs up', async () => {
-    const { session, feed, caller, agentLines, listen } = await call({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { silence_timeout_seconds: 2 },
-    });
-    await feed(caller.silence(2300));
-    await vi.waitFor(() => expect(agentLines()).toEqual(['Hello.', 'Are you still there?']));
-    await session.idle();
-    await listen(2100);
-    await vi.waitFor(() =>
-      expect(agentLines()).toEqual(['Hello.', 'Are you still there?', PHRASES.en!.silenceGoodbye]),
-    );
-    await session.hangUpRequested;
-    expect(session.gathered).toEqual({});
+    await silentCaller(await call(SCENARIO_AGENTS.silence));
   });
 
   it('ends the call at the maximum call length', async () => {
-    const { session, feed, caller, agentLines } = await call({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { max_call_seconds: 10, silence_timeout_seconds: 60 },
-    });
-    await feed(caller.silence(10_100));
-    await session.hangUpRequested;
-    expect(agentLines()).toEqual(['Hello.', PHRASES.en!.timeLimitGoodbye]);
+    await callAtTimeLimit(await call(SCENARIO_AGENTS.timeLimit));
   });
 
   it('ends the call as failed when the model fails mid-call, apologising first and keeping the recording', async () => {
@@ -360,47 +323,24 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
     ]);
   });
 
-  it.each([
-    ['the end key', {}, ['1', '2', '3', '4', '#'], '1234'],
-    ['a fixed length', { collect_digits: 3 }, ['5', '6', '7'], '567'],
-    ['a pause', { end_key: null, timeout_seconds: 1 }, ['9', '#'], '9#'],
-  ])('hears keys the caller presses as a turn, ended by %s', async (_case, keypad, keys, entry) => {
-    const { session, caller, feed, fakes, agentLines } = await call({
-      workflowDefinition: { greeting: 'Hello.', steps: ['Thank you, I have your number.'] },
-      workflowConfigurations: { keypad },
-    });
-    await feed(caller.silence(300)); // the greeting has played
-    for (const key of keys) await feed([caller.dtmf(key), ...caller.silence(100)]);
-    await feed(caller.silence(1100)); // past a pause of 1 s
-    await vi.waitFor(() => expect(agentLines()).toHaveLength(2));
-    await session.idle();
-    expect(session.fragments.filter((fragment) => fragment.role === 'user').map((fragment) => fragment.text)).toEqual([
-      `[pressed ${entry}]`,
-    ]);
-    const asked = fakes.openai.chatRequests.at(-1)!.messages!.at(-1);
-    expect(asked).toEqual({ role: 'user', content: `(The caller pressed these keys on the phone's keypad: ${entry})` });
-    expect(agentLines()[1]).toBe('Thank you, I have your number.');
-  });
+  it.each(KEYPAD_ENTRIES)(
+    'hears keys the caller presses as a turn, ended by %s',
+    async (_case, keypad, keys, entry) => {
+      const started = await call(SCENARIO_AGENTS.keypad(keypad));
+      await keysPressed(started, keys, entry);
+      const asked = started.fakes.openai.chatRequests.at(-1)!.messages!.at(-1);
+      expect(asked).toEqual({
+        role: 'user',
+        content: `(The caller pressed these keys on the phone's keypad: ${entry})`,
+      });
+    },
+  );
 
   it('presses keys in a phone menu (send_digits): DTMF tones in its audio, in its turn', async () => {
-    const { session, say, sent, fakes, agentLines } = await call({
-      workflowDefinition: { greeting: 'Hello.' },
-      workflowConfigurations: { keypad: { send_digits: true } },
-    });
-    const before = sent.length;
-    await say('For appointments press 2, for prices press 3.');
-    const detector = new KeyDetector();
-    const heard = sent
-      .slice(before)
-      .filter((message) => message.event === 'media')
-      .flatMap((message) => frames(decodeMulaw(Buffer.from(message.media!.payload, 'base64'))))
-      .map((frame) => detector.push(frame))
-      .filter(Boolean);
-    expect(heard).toEqual(['2']);
-    expect(agentLines()[1]).toMatch(/^\[keys 2\]/);
-    expect(fakes.runLogs).toContain('Keys sent by the agent: 2');
-    expect(fakes.openai.chatRequests[1]!.tools!.map((tool) => tool.function.name)).toContain('send_digits');
-    expect(session.isFinished).toBe(false);
+    const started = await call(SCENARIO_AGENTS.sendsDigits);
+    await phoneMenu(started);
+    expect(started.fakes.runLogs).toContain('Keys sent by the agent: 2');
+    expect(started.fakes.openai.chatRequests[1]!.tools!.map((tool) => tool.function.name)).toContain('send_digits');
   });
 
   it('ignores keys pressed on a call that has ended: no turn, nothing sent, nothing recorded', async () => {
@@ -420,12 +360,7 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
   });
 
   it('stops talking when the caller presses a key', async () => {
-    const long = 'Good morning, I am calling about your visit tomorrow at nine, and I would like to confirm it.';
-    const { caller, sent, feed } = await call({ workflowConfigurations: { first_message: long } });
-    await feed(caller.silence(300));
-    expect(sent.some((message) => message.event === 'clear')).toBe(false);
-    await feed([caller.dtmf('0')]);
-    expect(sent.some((message) => message.event === 'clear')).toBe(true);
+    await keyOverAgent(await call(SCENARIO_AGENTS.longGreeting));
   });
 
   it('says the filler while a slow model thinks, then its answer', async () => {

@@ -30,6 +30,12 @@ export interface SpeechToTextEvents {
   eagerEndOfTurn?: (result: TranscriptResult) => void;
   /** The caller went on after an eager end of turn (Flux `TurnResumed`). */
   turnResumed?: () => void;
+  /**
+   * The caller's voice began (true) or stopped (false), by a provider whose turn detection tells
+   * both (the realtime session's `speech_started` / `speech_stopped`; Deepgram's `SpeechStarted` has
+   * no end): while it lasts the caller is speaking, though no words come until the turn ends.
+   */
+  voice?: (active: boolean) => void;
   /** The stream dropped and is being opened again (the call goes on; audio of the gap follows). */
   reconnecting?: (reason: string) => void;
   /** The stream is lost for good: the call cannot go on. */

@@ -322,11 +322,12 @@ export class RealtimeCall {
       switch (event.type) {
         case 'input_audio_buffer.speech_started':
           spoken.set(event.item_id, { start: event.audio_start_ms / 1000, end: event.audio_start_ms / 1000 });
+          events.voice?.(true);
           return events.speechStarted();
         case 'input_audio_buffer.speech_stopped': {
           const turn = spoken.get(event.item_id);
           if (turn) turn.end = event.audio_end_ms / 1000;
-          return;
+          return events.voice?.(false);
         }
         case 'conversation.item.input_audio_transcription.completed': {
           // The model's transcript of the turn its turn detection ended: the caller's whole turn.

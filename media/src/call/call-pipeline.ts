@@ -110,6 +110,8 @@ export class CallPipeline {
             this.early.begin(turn, this.parts.brain, this.parts.call.plan.settings.turnTaking.eager);
         },
         resumed: () => this.early.drop(this.parts?.brain),
+        // The caller's voice, before its words (the realtime engine): the silence clock counts from its end.
+        voice: () => this.parts?.clocks.activity(this.clock.nowMs()),
       },
       {
         backchannels: () => this.parts?.call.plan.settings.turnTaking.backchannels ?? [],

@@ -34,6 +34,8 @@ export interface CallerTurnEvents {
   eager?(turn: CallerTurn): void;
   /** The caller went on after an eager end of turn. */
   resumed?(): void;
+  /** The provider's turn detection heard the caller's voice begin or stop (before any word: the realtime engine). */
+  voice?(active: boolean): void;
 }
 
 /**
@@ -60,6 +62,8 @@ export class CallerTurns {
   private overAgent: boolean | null = null;
   /** The words of an eager end of turn not yet confirmed or resumed: an update repeating them is nothing new. */
   private eagerText: string | null = null;
+  /** The provider's turn detection hears the caller's voice (speech_started, not yet speech_stopped). */
+  private voiceHeard = false;
 
   constructor(
     private readonly clock: CallClock,
@@ -74,9 +78,12 @@ export class CallerTurns {
     return this.callerSpeaking;
   }
 
-  /** The caller is speaking, or said words their turn has not ended on yet. */
+  /**
+   * The caller is speaking (words, or a voice the provider's turn detection hears before any word
+   * comes: the realtime engine), or said words their turn has not ended on yet.
+   */
   get busy(): boolean {
-    return this.callerSpeaking || this.pendingUserText !== '';
+    return this.callerSpeaking || this.voiceHeard || this.pendingUserText !== '';
   }
 
   /** Opens the call's speech-to-text stream; the audio that came while it opened goes first. */
@@ -95,6 +102,10 @@ export class CallerTurns {
         turnResumed: () => {
           this.eagerText = null;
           this.events.resumed?.();
+        },
+        voice: (active) => {
+          this.voiceHeard = active;
+          this.events.voice?.(active);
         },
         ...events,
       },
