@@ -64,8 +64,12 @@ export class RealtimeBrain implements Brain {
   private readonly session: RealtimeCall;
   /** The output item playing or last played: what a barge-in truncates. */
   private speaking: SpokenItem | null = null;
-  /** The model's own words of the answer just given (its items hold them already). */
-  private ownWords: string | null = null;
+  /**
+   * The answer just given spoke an item of the model's own: its words are in the model's
+   * conversation already (a cut one truncated there), even when the answer was cut while it still
+   * streamed and never learnt its transcript.
+   */
+  private modelSpoke = false;
   /** What was said, both sides (a warm transfer's summary, a flow's final extraction). */
   private readonly history: ChatMessage[] = [];
   private readonly steering: Steering;
@@ -150,9 +154,9 @@ export class RealtimeBrain implements Brain {
    */
   heardAgent(text: string): HeardMessage {
     this.history.push({ role: 'assistant', content: text });
-    const own = this.ownWords;
-    this.ownWords = null;
-    if (own === null) this.remember('assistant', text);
+    const own = this.modelSpoke;
+    this.modelSpoke = false;
+    if (!own) this.remember('assistant', text);
     return { content: text };
   }
 
@@ -173,7 +177,7 @@ export class RealtimeBrain implements Brain {
       );
       this.options.sessionEvent({ event: 'knowledge', passages: passages.map(({ title, text }) => ({ title, text })) });
     }
-    this.ownWords = null;
+    this.modelSpoke = false;
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       // Read each round: a tool call may have moved a flow on to another step.
       const instructions = this.steering.systemPrompt();
@@ -181,10 +185,7 @@ export class RealtimeBrain implements Brain {
       // The turn's knowledge goes with this answer's instructions only, as the cascade's system prompt of the turn.
       const { transcript, toolCalls } = await this.response(answer, instructions + knowledgeSection(passages));
       if (answer.signal.aborted) return;
-      if (transcript) {
-        this.ownWords = transcript;
-        answer.finalWords(transcript);
-      }
+      if (transcript) answer.finalWords(transcript);
       if (!toolCalls.length) return;
       for (const toolCall of toolCalls) {
         const trace = this.options.trace ?? NO_TRACE;
@@ -306,6 +307,7 @@ export class RealtimeBrain implements Brain {
   private speakItem(answer: Answer, itemId: string) {
     const spoken: SpokenItem = { itemId, transcript: '', audioMs: 0 };
     this.speaking = spoken;
+    this.modelSpoke = true;
     const queue: (Uint8Array | null)[] = [];
     let wake: (() => void) | null = null;
     const push = (chunk: Uint8Array | null) => {
