@@ -43,7 +43,10 @@ export async function removeDoNotCall(orgId: number, e164: string): Promise<bool
   return result.Attributes !== undefined;
 }
 
+// Read consistently: the list is read again right after a number is added or removed (the
+// console does), and an eventually consistent read could still miss the change on DynamoDB.
 const listQuery = (orgId: number) => ({
+  ConsistentRead: true,
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': keys.orgPartition(orgId), ':prefix': keys.doNotCallSkPrefix },
 });
