@@ -309,7 +309,7 @@ export interface paths {
         put?: never;
         /**
          * Steer a live call or session: say, add a message, end
-         * @description `say` speaks (or, in a chat, writes) a sentence after the answer the agent is giving, then hangs up if `end_call`; `add_message` adds a system message to the model's context (and has the agent answer now if `respond`); `end` ends the run, after a goodbye if `say` is given, as if the agent ended it (the provider's call is hung up, the run ends `completed`, `call.completed` fires). Each is noted in the run's logs and sent to its listeners. 409 when the run is not live, or is ending; 502 when the media service cannot be reached.
+         * @description `say` speaks (or, in a chat, writes) a sentence after the answer the agent is giving, then hangs up if `end_call`; `add_message` adds a system message to the model's context (and has the agent answer now if `respond`); `end` ends the run, after a goodbye if `say` is given, as if the agent ended it (the provider's call is hung up, the run ends `completed`, `call.completed` fires). Each is noted in the run's logs and sent to its listeners. Commands keep their order: an `end` with a goodbye right after a `say` has the sentence said first, then the goodbye; nothing is said after an `end` without one. 409 when the run is not live, or is ending; 502 when the media service cannot be reached.
          *
          *     **Example**
          *

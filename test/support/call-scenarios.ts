@@ -85,6 +85,7 @@ export async function simulatedCall(options: {
 
 /** The agents of the scenarios below. */
 export const SCENARIO_AGENTS = {
+  hello: { workflowDefinition: { greeting: 'Hello.' } },
   silence: { workflowDefinition: { greeting: 'Hello.' }, workflowConfigurations: { silence_timeout_seconds: 2 } },
   timeLimit: {
     workflowDefinition: { greeting: 'Hello.' },
@@ -169,4 +170,44 @@ export async function phoneMenu({ session, say, sent, agentLines }: ScenarioCall
   expect(heard).toEqual(['2']);
   expect(agentLines()[1]).toMatch(/^\[keys 2\]/);
   expect(session.isFinished).toBe(false);
+}
+
+/**
+ * The control API's `say` then `end` with a goodbye, back to back: the supervisor's words, then the
+ * goodbye, then the hang-up (the end's goodbye once cut the `say`'s words, or the `say` the goodbye,
+ * and the call did not hang up). Then no command is taken: the call is ending.
+ */
+export async function sayThenEndWithGoodbye({ session, agentLines, listen }: ScenarioCall): Promise<void> {
+  await listen();
+  const said = session.control({ type: 'say', text: 'A word from a supervisor.' });
+  const ended = session.control({ type: 'end', say: 'Goodbye from a supervisor.' });
+  expect(await said).toBeNull();
+  expect(await ended).toBeNull();
+  await session.hangUpRequested;
+  await session.idle();
+  expect(agentLines()).toEqual(['Hello.', 'A word from a supervisor.', 'Goodbye from a supervisor.']);
+  expect(await session.control({ type: 'say', text: 'Too late.' })).toBe('the call is ending');
+}
+
+/** `end` with a goodbye, then `say`: the say is refused (the call is ending), the goodbye said, the call hung up. */
+export async function endWithGoodbyeThenSay({ session, agentLines, listen }: ScenarioCall): Promise<void> {
+  await listen();
+  const ended = session.control({ type: 'end', say: 'Goodbye from a supervisor.' });
+  const said = session.control({ type: 'say', text: 'A word from a supervisor.' });
+  expect(await ended).toBeNull();
+  expect(await said).toBe('the call is ending');
+  await session.hangUpRequested;
+  await session.idle();
+  expect(agentLines()).toEqual(['Hello.', 'Goodbye from a supervisor.']);
+}
+
+/** `say`, then `end` without a goodbye: the call hangs up at once, the say dropped (it was once said after the hang-up). */
+export async function sayThenEndNow({ session, agentLines, listen }: ScenarioCall): Promise<void> {
+  await listen();
+  const said = session.control({ type: 'say', text: 'A word from a supervisor.' });
+  expect(await session.control({ type: 'end' })).toBeNull();
+  expect(await said).toBeNull();
+  await session.hangUpRequested;
+  await session.idle();
+  expect(agentLines()).toEqual(['Hello.']);
 }

@@ -3,7 +3,7 @@ import { buildCallPlan } from '../../media/src/agent/call-plan.ts';
 import type { Brain } from '../../media/src/call/brain.ts';
 import type { Handoff } from '../../media/src/call/handoff.ts';
 import { CallTexts } from '../../media/src/call/call-texts.ts';
-import { applyCommand, type ControlTarget } from '../../media/src/call/live-control.ts';
+import { applyCommand, CommandWords, type ControlTarget } from '../../media/src/call/live-control.ts';
 import { LiveTap, type LiveCommand, type LiveEvent } from '../../media/src/call/live-tap.ts';
 import type { Speaker } from '../../media/src/call/reply.ts';
 import { controlLogMessage } from '../../media/src/live-call-server.ts';
@@ -49,6 +49,7 @@ function target({ transferable = true, live = true } = {}) {
     brain,
     handoff,
     speaker,
+    words: new CommandWords((error) => void did.push(`fails: ${String(error)}`)),
     live: () => live,
     ended: () => !live,
     closing: () => void did.push('closing'),
@@ -65,12 +66,18 @@ describe('control of a live call', () => {
   it.each<{ command: LiveCommand; did: string[]; log: string }>([
     {
       command: { type: 'say', text: 'Hello from a supervisor.' },
-      did: ['waits for the answer in progress', 'says "Hello from a supervisor."'],
+      // Its words said, the next command's words may start (the second wait).
+      did: ['waits for the answer in progress', 'says "Hello from a supervisor."', 'waits for the answer in progress'],
       log: 'Said through the control API: Hello from a supervisor.',
     },
     {
       command: { type: 'say', text: 'Bye.', end_call: true },
-      did: ['closing', 'waits for the answer in progress', 'says "Bye.", then hangs up'],
+      did: [
+        'closing',
+        'waits for the answer in progress',
+        'says "Bye.", then hangs up',
+        'waits for the answer in progress',
+      ],
       log: 'Said through the control API: Bye.',
     },
     {
@@ -90,6 +97,7 @@ describe('control of a live call', () => {
         'waits for the answer in progress',
         'transfer to front_desk by the control API',
         'says "Please hold while I transfer your call.", then hangs up',
+        'waits for the answer in progress',
       ],
       log: 'Transfer to front_desk through the control API',
     },
@@ -122,6 +130,20 @@ describe('control of a live call', () => {
     expect(
       await applyCommand({ type: 'transfer', destination: 'front_desk' }, target({ transferable: false }).control),
     ).toBe('this call has no transfer destinations (or is not a phone call)');
+  });
+
+  it("an end with a goodbye right after a say has its goodbye follow the say's words, the call closing at once", async () => {
+    const { control, did } = target();
+    await applyCommand({ type: 'say', text: 'One moment.' }, control);
+    await applyCommand({ type: 'end', say: 'Goodbye.' }, control);
+    await settle();
+    expect(did).toEqual([
+      'waits for the answer in progress',
+      'closing',
+      'says "One moment."',
+      'waits for the answer in progress',
+      'says "Goodbye.", then hangs up',
+    ]);
   });
 
   it('an answer asked for is dropped if the call ends meanwhile', async () => {

@@ -10,6 +10,9 @@ import {
   phoneMenu,
   SCENARIO_AGENTS,
   silentCaller,
+  sayThenEndWithGoodbye,
+  endWithGoodbyeThenSay,
+  sayThenEndNow,
 } from '../support/call-scenarios.ts';
 import { realtimeCall as callOfRealtime, type Cleanups } from '../support/realtime-call.ts';
 
@@ -172,6 +175,20 @@ describe('the realtime engine: live control (POST …/control)', () => {
     expect(agentLines()).toEqual(['Hello.', ...(said ? [said] : [])]);
     if (given) await vi.waitFor(() => expect(itemsGiven(fake.received)).toContain(given));
     expect(session.transferIntent?.destination.name ?? null).toBe(transfer ? 'front_desk' : null);
+  });
+});
+
+describe('the realtime engine: control commands back to back', () => {
+  it("says the control API's words, then its end's goodbye, then hangs up (say, then end)", async () => {
+    await sayThenEndWithGoodbye(await realtimeCall(SCENARIO_AGENTS.hello));
+  });
+
+  it("refuses the control API's say once an end with a goodbye is asked", async () => {
+    await endWithGoodbyeThenSay(await realtimeCall(SCENARIO_AGENTS.hello));
+  });
+
+  it("drops the control API's say when an end without a goodbye follows it at once", async () => {
+    await sayThenEndNow(await realtimeCall(SCENARIO_AGENTS.hello));
   });
 });
 

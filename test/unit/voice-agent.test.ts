@@ -23,6 +23,9 @@ import {
   phoneMenu,
   SCENARIO_AGENTS,
   silentCaller,
+  sayThenEndWithGoodbye,
+  endWithGoodbyeThenSay,
+  sayThenEndNow,
 } from '../support/call-scenarios.ts';
 
 const BASE = Date.parse('2026-11-23T10:00:00.000Z');
@@ -221,6 +224,18 @@ describe('voice agent call loop (real SDK clients, local provider fakes)', () =>
 
   it('ends the call at the maximum call length', async () => {
     await callAtTimeLimit(await call(SCENARIO_AGENTS.timeLimit));
+  });
+
+  it("says the control API's words, then its end's goodbye, then hangs up (say, then end)", async () => {
+    await sayThenEndWithGoodbye(await call(SCENARIO_AGENTS.hello));
+  });
+
+  it("refuses the control API's say once an end with a goodbye is asked", async () => {
+    await endWithGoodbyeThenSay(await call(SCENARIO_AGENTS.hello));
+  });
+
+  it("drops the control API's say when an end without a goodbye follows it at once", async () => {
+    await sayThenEndNow(await call(SCENARIO_AGENTS.hello));
   });
 
   it('ends the call as failed when the model fails mid-call, apologising first and keeping the recording', async () => {

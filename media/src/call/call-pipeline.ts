@@ -24,7 +24,7 @@ import type { CallPipelineOptions, HangUpInfo, LogFn, SessionResult } from './ca
 import { CallerTurns, turnFragment, type CallerTurn } from './caller-turns.ts';
 import { EarlyAnswers } from './early-answer.ts';
 import { isKey, keypadTurn, type KeypadEntry } from './keypad.ts';
-import { applyCommand } from './live-control.ts';
+import { applyCommand, CommandWords } from './live-control.ts';
 import { currentStepEvent, LiveTap, type LiveCommand, type LiveEvent } from './live-tap.ts';
 import { MediaClock } from './media-clock.ts';
 import { readFrame, replyFrames, type InboundFrame } from './media-stream-frames.ts';
@@ -62,6 +62,7 @@ export class CallPipeline {
   private readonly ending: CallEnding;
   private closing = false;
   private ended = false;
+  private readonly commandWords = new CommandWords((error) => this.fail(error));
   private resolveFinished!: (result: SessionResult) => void;
 
   constructor(options: CallPipelineOptions) {
@@ -186,11 +187,7 @@ export class CallPipeline {
     return stop;
   }
 
-  /**
-   * A command of the control API, applied at once; the reason it cannot be, otherwise. A sentence
-   * to say or an answer asked for waits for the agent's answer in progress (answers never overlap);
-   * ending cuts it off.
-   */
+  /** A command of the control API, applied at once (live-control.ts); the reason it cannot be, otherwise. */
   async control(command: LiveCommand): Promise<string | null> {
     // A text from the caller (recorded on the run already) waits for the call being set up, even
     // one whose stream has not started: the agent takes it then.
@@ -204,8 +201,9 @@ export class CallPipeline {
       texts: parts.texts,
       brain: parts.brain,
       speaker: this.speaker,
+      words: this.commandWords,
       live: () => !this.closing && !this.ended,
-      ended: () => this.ended,
+      ended: () => this.ended || this.ending.wantsHangUp,
       closing: () => (this.closing = true),
       answer: () => this.answer(null),
       goodbye: (text) => this.goodbye(text),
