@@ -54,8 +54,10 @@ const HEARING_WAIT_MS = 1500;
 /**
  * How long a caller with nothing left to say waits after the agent's answer for the agent to hang
  * up (its end of the call: the tool, the audio drained, the line closed) before the turn limit ends
- * it. Generous: it only lengthens a case whose agent does not hang up, and a loaded stack took
- * more than 1.5 s (a clean-clone CI run's "the turn limit ended the conversation").
+ * it, whether the caller said goodbye or had its last turn. Generous: it only lengthens a case whose
+ * agent does not hang up, and a loaded stack took more than 1.5 s (a clean-clone CI run's "the turn
+ * limit ended the conversation"; a second one's came after the caller's last turn, which waited
+ * only the 300 ms reply pause).
  */
 const GOODBYE_GRACE_MS = 6000;
 /** The mark a session sends once the agent hangs up (media/src/streams/websocket-server.ts HANGUP_MARK). */
@@ -247,7 +249,8 @@ export async function talkOverVoice(
   const turnDue = (lineMs: number): boolean => {
     if (turn || callerFrames.length || keys.length) return false;
     if (answerDoneAt !== null) {
-      const pause = hangingUp ? GOODBYE_GRACE_MS : REPLY_PAUSE_MS;
+      // Nothing left to say (a goodbye, or the last turn the limit allows): the agent's hang-up is awaited.
+      const pause = hangingUp || talk.callerTurns >= options.maxTurns ? GOODBYE_GRACE_MS : REPLY_PAUSE_MS;
       return lineMs >= answerDoneAt + pause && (heardSinceAnswer || lineMs >= answerDoneAt + HEARING_WAIT_MS);
     }
     // An interrupting caller hears the greeting out, then talks over each answer, while it has something to say.
