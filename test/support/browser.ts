@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 
@@ -53,14 +52,17 @@ export async function launchChromium(options: { fakeMicrophoneWav?: string } & L
 }
 
 /**
- * A screenshot of a console page, written by every run: into CONSOLE_SCREENSHOTS_DIR when set (the
- * README's pictures: `CONSOLE_SCREENSHOTS_DIR=docs/screenshots npm run test:integration`), else a
- * temporary folder, so a test run leaves the working tree as it was. The whole page, or only `part`.
+ * A screenshot of a console page, written only when CONSOLE_SCREENSHOTS_DIR names a folder (the
+ * README's pictures: `CONSOLE_SCREENSHOTS_DIR=docs/screenshots npm run test:integration`; any other
+ * folder to look at them): a full page's PNG is about half a second of CPU, and `npm test` on CI is
+ * bound by CPU. The viewport is set either way, so a test runs the same with and without. The
+ * whole page, or only `part`.
  */
 export async function saveScreenshot(page: Page, name: string, part?: Locator): Promise<void> {
-  const folder = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
-  await mkdir(folder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
+  const folder = process.env.CONSOLE_SCREENSHOTS_DIR;
+  if (!folder) return;
+  await mkdir(folder, { recursive: true });
   const path = join(folder, `${name}.png`);
   await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
 }
