@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeVoiceProviders, type FakeVoiceProviders } from '../../local/fakes/voice-providers.ts';
-import { platformProviders } from '../../media/src/agent/providers.ts';
+import { loadElevenLabs, platformProviders } from '../../media/src/agent/providers.ts';
 import { startMediaService, type MediaService } from '../../media/src/service.ts';
 import { prepareUrl, purposeRef } from '../../shared/domain/live-call-access.ts';
 import { mintStreamToken } from '../../shared/telephony/stream-token.ts';
@@ -15,6 +15,10 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   org = await newOrganization('Early connections', 2);
+  // The ElevenLabs SDK loaded before this file's media services take calls, as the task loads it
+  // (media/src/main.ts): its load is about 1.7 s of CPU with the event loop blocked, several seconds
+  // on a loaded machine, which inside a test ran out the model warm-up's 5 s timeout (no listing).
+  await loadElevenLabs();
 });
 
 async function endedCall(workflowDefinition: object, phoneNumber: string) {
