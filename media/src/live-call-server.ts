@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import {
   CONTROL_PATH,
@@ -34,11 +35,16 @@ const MAX_LISTENER_BUFFER_BYTES = 256 * 1024;
 /** How long a task waits for the task holding the call to take a command. */
 const RELAY_TIMEOUT_MS = 5_000;
 export const MEDIA_FORMAT = { encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 } as const;
+/** The longest a listener or command waits for a stream being admitted here to become its session. */
+const ADMISSION_WAIT_MS = 10_000;
 
 type Location = { session: CallPipeline } | { host: string } | { status: number; reason: string };
 
 export class LiveCalls {
   private readonly sessions = new Map<string, CallPipeline>();
+  /** Streams being admitted here, by run: each settles with its session (add) or none (refused). */
+  private readonly admissions = new Map<string, (session?: CallPipeline) => void>();
+  private readonly admitted = new Map<string, Promise<CallPipeline | undefined>>();
   private readonly listenerCounts = new Map<string, number>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 });
 
@@ -50,9 +56,38 @@ export class LiveCalls {
     private readonly appendLog: typeof appendRunLog = appendRunLog,
   ) {}
 
+  /**
+   * A stream of `runRef` is being admitted here until `admission` settles. The admission notes the
+   * run's media host, which the API's listen and control check, before the stream's session exists:
+   * a listener or command arriving in between waits for the session rather than being told the
+   * call's media has ended.
+   */
+  admitting(runRef: string, admission: Promise<{ accepted: boolean }>): void {
+    let settle!: (session?: CallPipeline) => void;
+    const session = new Promise<CallPipeline | undefined>((resolve) => {
+      settle = (found) => {
+        if (this.admissions.get(runRef) === settle) {
+          this.admissions.delete(runRef);
+          this.admitted.delete(runRef);
+        }
+        resolve(found);
+      };
+    });
+    this.admissions.set(runRef, settle);
+    this.admitted.set(runRef, session);
+    // Accepted: `add` settles it with the session. Refused or failed: no session comes.
+    admission.then(
+      (result) => {
+        if (!result.accepted) settle();
+      },
+      () => settle(),
+    );
+  }
+
   /** The call or session of `runRef` is live here until it finishes. */
   add(runRef: string, session: CallPipeline): void {
     this.sessions.set(runRef, session);
+    this.admissions.get(runRef)?.(session);
     void session.finished.then(() => {
       if (this.sessions.get(runRef) === session) this.sessions.delete(runRef);
     });
@@ -101,6 +136,8 @@ export class LiveCalls {
 
   /** Where the live call is: on this task, on another, or nowhere (why). */
   private async locate(runRef: string, relayed: boolean): Promise<Location> {
+    const admission = this.sessions.has(runRef) ? undefined : this.admitted.get(runRef);
+    if (admission) await Promise.race([admission, sleep(ADMISSION_WAIT_MS, undefined, { ref: false })]);
     const session = this.sessions.get(runRef);
     if (session && !session.isFinished) return { session };
     if (relayed) return { status: 409, reason: 'the call is not live on the media task noted for it' };

@@ -150,13 +150,15 @@ export async function startMediaService(options: {
       const full = options.maxCalls !== undefined && calls + admitting >= options.maxCalls;
       if (full) options.log('warn', 'media stream refused: the task is at capacity', { maxCalls: options.maxCalls });
       admitting += 1;
+      const result = admission(
+        claim,
+        address,
+        Date.now(),
+        full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
+      );
+      if (claim.runRef) live.admitting(claim.runRef, result);
       try {
-        return await admission(
-          claim,
-          address,
-          Date.now(),
-          full ? `the media task is at capacity (${options.maxCalls} calls)` : undefined,
-        );
+        return await result;
       } finally {
         admitting -= 1;
       }

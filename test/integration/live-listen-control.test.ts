@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { CallPipeline } from '../../media/src/call/call-pipeline.ts';
+import type { LiveEvent } from '../../media/src/call/live-tap.ts';
 import { apiClient, needsLocalStack, newOrganization, type TestOrganization } from '../support/api.ts';
 import { daytimeNumber } from '../support/phone-numbers.ts';
 import { telnyxAccount, useTelnyx } from '../support/telnyx.ts';
@@ -271,6 +275,77 @@ describe.skipIf(needsLocalStack)('live listen and control', () => {
     );
     return { runId, url };
   }
+
+  it("has a listener who comes while the call's stream is being admitted wait for its session, not refused as ended", async () => {
+    // The admission notes the run's media host (which the API's listen checks) before the session
+    // exists: a supervisor who asks to listen as the call is answered came in between.
+    Object.assign(process.env, inject('stackEnv'));
+    const [{ LiveCalls }, { mintStreamToken }, { listenUrl, purposeRef }] = await Promise.all([
+      import('../../media/src/live-call-server.ts'),
+      import('../../shared/telephony/stream-token.ts'),
+      import('../../shared/domain/live-call-access.ts'),
+    ]);
+    const live = new LiveCalls(
+      () => '127.0.0.1:1',
+      () => {},
+    );
+    const server = createServer((_request, response) => response.writeHead(404).end());
+    server.on('upgrade', (request, socket, head) => {
+      if (!live.onUpgrade(request, socket, head)) socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const listen = async (runRef: string) => {
+      const token = await mintStreamToken(purposeRef('listen', runRef), 60);
+      const socket = new WebSocket(listenUrl(`ws://127.0.0.1:${port}/media`, runRef, token));
+      const frames: Frame[] = [];
+      socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+      );
+      await new Promise((resolve) => socket.once('open', resolve));
+      return { socket, frames, closed };
+    };
+    const settles = () => {
+      let settle!: (result: { accepted: boolean }) => void;
+      return { admission: new Promise<{ accepted: boolean }>((resolve) => (settle = resolve)), settle };
+    };
+    try {
+      // Admitted 300 ms after the listener came: it hears the call from its session.
+      const runRef = `${org.organizationId}.${agent.id}.999001`;
+      const accepted = settles();
+      live.admitting(runRef, accepted.admission);
+      const listener = await listen(runRef);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const followers: ((event: LiveEvent) => void)[] = [];
+      const session = {
+        isFinished: false,
+        finished: new Promise(() => {}),
+        observe: (follow: (event: LiveEvent) => void) => {
+          followers.push(follow);
+          return () => {};
+        },
+      } as unknown as CallPipeline;
+      accepted.settle({ accepted: true });
+      live.add(runRef, session);
+      await eventually(() => (followers.length ? true : undefined));
+      followers[0]!({ event: 'transcript', role: 'user', text: 'Hello?' });
+      await eventually(() => (listener.frames.length === 2 ? true : undefined));
+      expect(listener.frames.map((frame) => frame.event)).toEqual(['start', 'transcript']);
+      listener.socket.close();
+
+      // Refused: the listener is refused as before, once the admission has settled.
+      const refusedRef = `${org.organizationId}.${agent.id}.999002`;
+      const refused = settles();
+      live.admitting(refusedRef, refused.admission);
+      const late = await listen(refusedRef);
+      refused.settle({ accepted: false });
+      expect(await late.closed).toEqual({ code: 4409, reason: 'refused: the call is not in progress' });
+    } finally {
+      live.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   it('hears both sides of a call through the local Twilio, with its transcript as it goes', async () => {
     const { runId, url } = await liveCall(org, agent, 2, 6);

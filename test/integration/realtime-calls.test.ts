@@ -232,7 +232,7 @@ describe.skipIf(needsLocalStack)('a realtime call handed on or steered (the loca
       const placed = await api.request('POST', `/agents/${supervisedAgent.public_id}/calls`, {
         key: org.key,
         // The callee directory's …341 asks for a person, then waits: the call stays up (this agent
-        // transfers no one) until the controls end it, however late a loaded machine attaches the listener.
+        // transfers no one) until the controls end it.
         body: { phone_number: `${daytimeNumber(2, 9).slice(0, -3)}341` },
       });
       expect(placed.status, placed.text).toBe(200);
@@ -255,7 +255,7 @@ describe.skipIf(needsLocalStack)('a realtime call handed on or steered (the loca
       const of = (event: string) => frames.filter((frame) => frame.event === event);
       // Once the listener hears the call (the callee's line is audio from the start). Its transcripts
       // of both sides are tested on the media clock (test/unit/realtime-features.test.ts): here the
-      // callee may have spoken its lines before a loaded machine attached the listener.
+      // callee may have spoken its lines before the listener joined.
       await eventually(() => (of('media').some((frame) => frame.track === 'inbound') ? true : undefined));
       expect((await control({ type: 'add_message', content: 'The person is a returning patient.' })).status).toBe(200);
       // The goodbye, in the model's voice, is said whole though the callee may be talking: the call is ending.
