@@ -43,8 +43,10 @@ type Location = { session: CallPipeline } | { host: string } | { status: number;
 export class LiveCalls {
   private readonly sessions = new Map<string, CallPipeline>();
   /** Streams being admitted here, by run: each settles with its session (add) or none (refused). */
-  private readonly admissions = new Map<string, (session?: CallPipeline) => void>();
-  private readonly admitted = new Map<string, Promise<CallPipeline | undefined>>();
+  private readonly admissions = new Map<
+    string,
+    { session: Promise<CallPipeline | undefined>; settle: (session?: CallPipeline) => void }
+  >();
   private readonly listenerCounts = new Map<string, number>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 });
 
@@ -63,18 +65,16 @@ export class LiveCalls {
    * call's media has ended.
    */
   admitting(runRef: string, admission: Promise<{ accepted: boolean }>): void {
-    let settle!: (session?: CallPipeline) => void;
-    const session = new Promise<CallPipeline | undefined>((resolve) => {
-      settle = (found) => {
-        if (this.admissions.get(runRef) === settle) {
-          this.admissions.delete(runRef);
-          this.admitted.delete(runRef);
-        }
-        resolve(found);
-      };
-    });
-    this.admissions.set(runRef, settle);
-    this.admitted.set(runRef, session);
+    let resolve!: (session?: CallPipeline) => void;
+    const entry = {
+      session: new Promise<CallPipeline | undefined>((settled) => (resolve = settled)),
+      settle: (session?: CallPipeline) => {
+        if (this.admissions.get(runRef) === entry) this.admissions.delete(runRef);
+        resolve(session);
+      },
+    };
+    this.admissions.set(runRef, entry);
+    const { settle } = entry;
     // Accepted: `add` settles it with the session. Refused or failed: no session comes.
     admission.then(
       (result) => {
@@ -87,7 +87,7 @@ export class LiveCalls {
   /** The call or session of `runRef` is live here until it finishes. */
   add(runRef: string, session: CallPipeline): void {
     this.sessions.set(runRef, session);
-    this.admissions.get(runRef)?.(session);
+    this.admissions.get(runRef)?.settle(session);
     void session.finished.then(() => {
       if (this.sessions.get(runRef) === session) this.sessions.delete(runRef);
     });
@@ -136,7 +136,7 @@ export class LiveCalls {
 
   /** Where the live call is: on this task, on another, or nowhere (why). */
   private async locate(runRef: string, relayed: boolean): Promise<Location> {
-    const admission = this.sessions.has(runRef) ? undefined : this.admitted.get(runRef);
+    const admission = this.sessions.has(runRef) ? undefined : this.admissions.get(runRef)?.session;
     if (admission) await Promise.race([admission, sleep(ADMISSION_WAIT_MS, undefined, { ref: false })]);
     const session = this.sessions.get(runRef);
     if (session && !session.isFinished) return { session };
