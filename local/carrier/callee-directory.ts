@@ -4,6 +4,7 @@ import {
   FLOW_LOAN_CALLER_SCRIPT,
   TEXTING_CALLER_SCRIPT,
   TRANSFER_CALLER_SCRIPT,
+  WAITING_CALLER_SCRIPT,
   type CallerLine,
 } from '../../media/src/streams/caller-script.ts';
 
@@ -66,12 +67,13 @@ export const menuScript = (heard: string) => [
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
 /**
- * A number ending in 341 reaches a caller who asks for a person (an agent that transfers hands them
- * on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
+ * A number ending in 344 reaches a caller who says hello and then waits, silent (WAITING_CALLER_SCRIPT);
+ * 341 a caller who asks for a person (an agent that transfers hands them on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
  * FLOW_LOAN_CALLER_SCRIPT); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks
  * for a text (the last two digits then decide the text's fate: simulatedTextFate).
  */
 export function simulatedScript(number: string): readonly CallerLine[] | undefined {
+  if (number.endsWith('344')) return WAITING_CALLER_SCRIPT;
   if (number.endsWith('341')) return TRANSFER_CALLER_SCRIPT;
   if (number.endsWith('342')) return FLOW_CARD_CALLER_SCRIPT;
   if (number.endsWith('343')) return FLOW_LOAN_CALLER_SCRIPT;

@@ -19,6 +19,8 @@ let org: TestOrganization;
 let browser: Browser;
 let agentId: string;
 const offLoopback: string[] = [];
+/** The page's API requests and their answers, in order (told when a case never shows). */
+const apiTrail: string[] = [];
 
 beforeAll(async () => {
   org = await newOrganization('Console agent tests', 6);
@@ -49,6 +51,14 @@ async function testsTab(): Promise<Page> {
   page.on('request', (request) => {
     if (new URL(request.url()).hostname !== '127.0.0.1') offLoopback.push(request.url());
   });
+  const started = Date.now();
+  const at = () => `${((Date.now() - started) / 1000).toFixed(2)} s`;
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (url.pathname.includes('/api/'))
+      apiTrail.push(`${at()} ${response.request().method()} ${url.pathname} ${response.status()}`);
+  });
+  page.on('requestfailed', (request) => void apiTrail.push(`${at()} ${request.method()} ${request.url()} failed`));
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${consoleUrl}#/agents/${agentId}`);
   await page.getByLabel('API key').fill(org.key);
@@ -83,7 +93,22 @@ async function addCase(
         .uncheck();
   }
   await page.getByRole('button', { name: 'Save test case' }).click();
-  await page.getByRole('table', { name: 'Test cases' }).getByRole('cell', { name, exact: true }).waitFor();
+  await page
+    .getByRole('table', { name: 'Test cases' })
+    .getByRole('cell', { name, exact: true })
+    .waitFor()
+    .catch(async (error: unknown) => {
+      const form = {
+        name: await page.getByLabel('Name', { exact: true }).inputValue(),
+        error: await page.getByRole('alert').allTextContents(),
+        invalid: await page.locator('form :invalid').evaluateAll((fields) => fields.map((field) => field.id)),
+      };
+      throw new Error(`case ${name} never showed; form ${JSON.stringify(form)}; API: ${apiTrail.join(' | ')}`, {
+        cause: error,
+      });
+    });
+  // The form is cleared for the next case once the list has been read again (the mutation's end).
+  await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue()).toBe('');
 }
 
 describe.skipIf(needsLocalStack)('the Tests tab (Chromium)', () => {

@@ -10,8 +10,14 @@ import { controlLogMessage } from '../../media/src/live-call-server.ts';
 import { callInput } from '../support/voice.ts';
 
 /** A live call's parts as a command sees them: what the command does to them, in order, out. */
-function target({ transferable = true, live = true } = {}) {
+function target({
+  transferable = true,
+  live = true,
+  callerTurnUnderWay = false,
+  answerInProgress = Promise.resolve(),
+} = {}) {
   const did: string[] = [];
+  let answersBegun = 0;
   const plan = buildCallPlan(
     callInput({
       transferable,
@@ -21,7 +27,10 @@ function target({ transferable = true, live = true } = {}) {
     }),
   );
   const speaker = {
-    idle: async () => void did.push('waits for the answer in progress'),
+    idle: async () => {
+      did.push('waits for the answer in progress');
+      await answerInProgress;
+    },
     say: (text: string, hangUp = false) => void did.push(`says "${text}"${hangUp ? ', then hangs up' : ''}`),
   } as unknown as Speaker;
   const handoff = {
@@ -53,11 +62,22 @@ function target({ transferable = true, live = true } = {}) {
     live: () => live,
     ended: () => !live,
     closing: () => void did.push('closing'),
-    answer: () => void did.push('answers'),
+    answer: () => {
+      answersBegun += 1;
+      did.push('answers');
+    },
+    answersBegun: () => answersBegun,
+    callerTurnUnderWay: () => callerTurnUnderWay,
+    heard: () => void did.push('the caller is there'),
     goodbye: (text) => void did.push(`goodbye "${text}"`),
     endNow: () => void did.push('ends now'),
   };
-  return { control, did, runLogs };
+  /** The caller's next turn ends, and the agent answers it. */
+  const callerTurnEnds = () => {
+    answersBegun += 1;
+    did.push("answers the caller's turn");
+  };
+  return { control, did, runLogs, callerTurnEnds };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -104,11 +124,14 @@ describe('control of a live call', () => {
     { command: { type: 'end' }, did: ['ends now'], log: 'Ended through the control API' },
     { command: { type: 'end', say: 'Goodbye.' }, did: ['goodbye "Goodbye."'], log: 'Ended through the control API' },
     {
-      // The platform's news of a text from the caller: a turn of theirs, which the next answer sees (no answer now).
+      // The platform's news of a text from the caller: a turn of theirs, answered once the agent has finished.
       command: { type: 'caller_text', sms_id: 'sms_r1', from: '+48601234561', body: 'anna@example.com' },
       did: [
         'transcript (user) [text message from +48601234561: anna@example.com]',
         'hears the caller "(The caller texted: anna@example.com)"',
+        'the caller is there',
+        'waits for the answer in progress',
+        'answers',
       ],
       log: 'Text message sms_r1 passed to the agent',
     },
@@ -144,6 +167,28 @@ describe('control of a live call', () => {
       'waits for the answer in progress',
       'says "Goodbye.", then hangs up',
     ]);
+  });
+
+  const text: LiveCommand = { type: 'caller_text', sms_id: 'sms_r1', from: '+48601234561', body: 'anna@example.com' };
+
+  it("a caller's text is not answered on its own while the caller's turn is under way (its end answers both)", async () => {
+    const { control, did } = target({ callerTurnUnderWay: true });
+    await applyCommand(text, control);
+    await settle();
+    expect(did.at(-1)).toBe('waits for the answer in progress');
+    expect(did).not.toContain('answers');
+  });
+
+  it("a caller's text is not answered twice when the caller's next turn was answered first", async () => {
+    let answerOver = () => {};
+    const answerInProgress = new Promise<void>((resolve) => (answerOver = resolve));
+    const { control, did, callerTurnEnds } = target({ answerInProgress });
+    await applyCommand(text, control);
+    callerTurnEnds(); // before the answer in progress is over
+    answerOver();
+    await settle();
+    expect(did.slice(-2)).toEqual(['waits for the answer in progress', "answers the caller's turn"]);
+    expect(did).not.toContain('answers');
   });
 
   it('an answer asked for is dropped if the call ends meanwhile', async () => {

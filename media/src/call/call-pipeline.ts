@@ -62,6 +62,8 @@ export class CallPipeline {
   private readonly ending: CallEnding;
   private closing = false;
   private ended = false;
+  /** Answers begun to the conversation (a caller's text is answered unless one began after it came). */
+  private answersBegun = 0;
   private readonly commandWords = new CommandWords((error) => this.fail(error));
   private resolveFinished!: (result: SessionResult) => void;
 
@@ -206,6 +208,9 @@ export class CallPipeline {
       ended: () => this.ended || this.ending.wantsHangUp,
       closing: () => (this.closing = true),
       answer: () => this.answer(null),
+      answersBegun: () => this.answersBegun,
+      callerTurnUnderWay: () => this.turns.busy || parts.keypad.pending,
+      heard: () => parts.clocks.heard(this.clock.nowMs()),
       goodbye: (text) => this.goodbye(text),
       endNow: () => {
         this.closing = true;
@@ -460,7 +465,7 @@ export class CallPipeline {
     this.addFragment(turnFragment(turn, (ms) => this.clock.isoAt(ms)));
     // "Mhm" over the agent: heard, in the transcript, and the agent goes on.
     if (turn.backchannel) return;
-    if (answered) return; // the early answer begun for these words is said now
+    if (answered) return void (this.answersBegun += 1); // the early answer begun for these words is said now
     this.latency.turn(turn.endMs, turn.finalMs);
     this.parts!.brain.hearCaller(turn.text);
     this.answer(turn.text);
@@ -469,6 +474,7 @@ export class CallPipeline {
   /** The brain's answer to the conversation so far (`userText`: the caller's turn it answers). */
   private answer(userText: string | null): void {
     const { brain } = this.parts!;
+    this.answersBegun += 1;
     this.speaker.start((answer) => brain.answer(answer, userText));
   }
 

@@ -50,6 +50,12 @@ export interface ControlTarget {
   closing(): void;
   /** The brain answers the conversation so far. */
   answer(): void;
+  /** How many answers the brain has begun (the caller's turns', a command's). */
+  answersBegun(): number;
+  /** The caller is saying words or keying an entry whose turn has not ended. */
+  callerTurnUnderWay(): boolean;
+  /** The caller did something: the silence prompt starts over. */
+  heard(): void;
   /** Cuts the agent off and says the goodbye, then hangs up. */
   goodbye(text: string): void;
   /** Ends the call at once, cutting the agent off. */
@@ -117,11 +123,19 @@ export async function applyCommand(command: LiveCommand, target: ControlTarget):
       if (!outcome.sent) return outcome.reason;
       break;
     }
-    case 'caller_text':
-      // As if the caller said it: a turn of theirs in the conversation, which the agent's next answer sees.
+    case 'caller_text': {
+      // As if the caller said it: a turn of theirs, which the agent answers once it has finished what
+      // it is saying, unless an answer begun since saw it (the caller's next words, whose end answers
+      // them and the text together). A caller who texts and waits, silent, gets an answer.
       target.texts.received(command.from, command.body);
       target.brain.hearCaller(callerTextTurn(command.body));
+      target.heard();
+      const begun = target.answersBegun();
+      afterAnswer(() => {
+        if (target.answersBegun() === begun && !target.callerTurnUnderWay()) target.answer();
+      });
       break;
+    }
   }
   return null;
 }

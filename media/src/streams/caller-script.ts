@@ -23,6 +23,12 @@ export const DEFAULT_CALLER_SCRIPT: readonly CallerLine[] = [
 /** A caller who asks for a person (the local callee directory: a number ending in 341), then waits. */
 export const TRANSFER_CALLER_SCRIPT: readonly CallerLine[] = ['Hello, who is this?', 'Can I talk to a person, please?'];
 
+/**
+ * A caller who says hello, then nothing more, and stays on the line until the agent's silence
+ * prompt and goodbye end the call (the local callee directory: a number ending in 344).
+ */
+export const WAITING_CALLER_SCRIPT: readonly CallerLine[] = ['Hello, who is this?', ''];
+
 /** A caller who asks for a text (the local callee directory: a number whose 4th and 3rd last digits are 35). */
 export const TEXTING_CALLER_SCRIPT: readonly CallerLine[] = [
   'Hello, who is this?',
