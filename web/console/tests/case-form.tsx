@@ -116,7 +116,7 @@ export function CaseForm({
       <fieldset>
         <legend>How they behave</legend>
         {BEHAVIOURS.map((item) => (
-          <label key={item}>
+          <label class="inline" key={item}>
             <input
               type="checkbox"
               checked={behaviour.includes(item)}
@@ -159,7 +159,7 @@ export function CaseForm({
       <button type="button" class="secondary" onClick={() => setMocks([...mocks, newMockDraft()])}>
         Add a tool answer
       </button>
-      <label>
+      <label class="inline">
         <input type="checkbox" checked={callRealTools} onChange={(e) => setCallRealTools(e.currentTarget.checked)} />{' '}
         Call the real tool when it has no answer here
       </label>

@@ -148,7 +148,7 @@ export function ExpectationRow({
         </>
       )}
       {kind.flag && (
-        <label>
+        <label class="inline">
           <input
             type="checkbox"
             checked={draft.flag}
