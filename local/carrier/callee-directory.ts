@@ -67,8 +67,9 @@ export const menuScript = (heard: string) => [
 export const simulatedMenu = (number: string): boolean => number.endsWith('345');
 
 /**
- * A number ending in 344 reaches a caller who says hello and then waits, silent (WAITING_CALLER_SCRIPT);
- * 341 a caller who asks for a person (an agent that transfers hands them on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
+ * A number ending in 344 reaches a caller who says hello and then waits, silent
+ * (WAITING_CALLER_SCRIPT); 341 a caller who asks for a person (an agent that transfers hands them
+ * on); 342 and 343 callers of a flow (FLOW_CARD_CALLER_SCRIPT, who talks over the agent, and
  * FLOW_LOAN_CALLER_SCRIPT); one whose 4th and 3rd last digits are 35 (…3521) a caller who asks
  * for a text (the last two digits then decide the text's fate: simulatedTextFate).
  */
