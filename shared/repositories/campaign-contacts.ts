@@ -14,7 +14,7 @@ import {
 import type { ContactAnalysis, ContactRecord, ContactStatus } from '../domain/campaign-records.ts';
 import { keys, stripKeys } from './keys.ts';
 import { AlongsideRefusedError } from './runs-lifecycle.ts';
-import { countQuery, db, queryItems, sendTransaction, tableName, type TransactItem } from './table.ts';
+import { countQuery, db, queryItems, queryPages, sendTransaction, tableName, type TransactItem } from './table.ts';
 
 const DUE_STATUSES: readonly ContactStatus[] = ['pending', 'retry_scheduled'];
 
@@ -128,14 +128,8 @@ export async function listContacts(orgId: number, campaignId: number, offset: nu
 
 /** Every contact in row order, a page of the table at a time (report streaming). */
 export async function* allContacts(orgId: number, campaignId: number): AsyncGenerator<ContactRecord[]> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), ...contactsQuery(orgId, campaignId), ExclusiveStartKey: startKey }),
-    );
-    yield (page.Items ?? []).map((item) => recordOf<ContactRecord>(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const items of queryPages(contactsQuery(orgId, campaignId)))
+    yield items.map((item) => recordOf<ContactRecord>(item));
 }
 
 type ContactChange = Partial<

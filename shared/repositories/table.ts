@@ -14,19 +14,26 @@ export const db = () => dynamoDocumentClient();
 
 type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>;
 
+/**
+ * A Query of the table as sent: on the base table a strongly consistent read unless the caller says
+ * otherwise, so a list read right after a write (the console lists what it just saved) sees it.
+ * DynamoDB's default is eventually consistent, which DynamoDB Local never shows. An index
+ * (every one is global) can only be read eventually consistently.
+ */
+const tableQuery = (input: QueryInput, startKey?: Record<string, unknown>): QueryCommandInput => ({
+  ...input,
+  ConsistentRead: input.ConsistentRead ?? input.IndexName === undefined,
+  TableName: tableName(),
+  ExclusiveStartKey: startKey,
+});
+
 /** Counts the items of a Query (with its filter), following every page. */
 export async function countQuery(input: QueryInput): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
-      new QueryCommand({
-        ...input,
-        TableName: tableName(),
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: undefined,
-      }),
+      new QueryCommand({ ...tableQuery(input, startKey), Select: 'COUNT', ProjectionExpression: undefined }),
     );
     count += page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
@@ -44,7 +51,7 @@ export async function queryItems(input: QueryInput, offset = 0, limit?: number):
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    const page = await db().send(new QueryCommand(tableQuery(input, startKey)));
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && items.length < wanted);
@@ -55,7 +62,7 @@ export async function queryItems(input: QueryInput, offset = 0, limit?: number):
 export async function* queryPages(input: QueryInput): AsyncGenerator<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    const page = await db().send(new QueryCommand(tableQuery(input, startKey)));
     yield page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);
