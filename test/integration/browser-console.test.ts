@@ -109,6 +109,16 @@ describe.skipIf(needsLocalStack)('the console (Chromium)', () => {
     await expect.poll(() => transcript.getByRole('listitem').count()).toBeGreaterThanOrEqual(2);
     expect(await transcript.getByRole('listitem').first().textContent()).toBe('Agent: Hi, Smile clinic here.');
     expect(await page.getByRole('list', { name: 'Logs' }).textContent()).toContain('Call answered');
+    // A line with one long word (an operator's message of 4,000 control characters, as the control
+    // API accepts) wraps in its column instead of widening the page.
+    const pageWidth = () => page.locator('html').evaluate((html) => html.scrollWidth);
+    const widthBefore = await pageWidth();
+    await page
+      .getByRole('list', { name: 'Logs' })
+      .evaluate((list) =>
+        list.lastElementChild!.append(` Message added through the control API: ${'\u0001'.repeat(4000)}`),
+      );
+    expect(await pageWidth()).toBe(widthBefore);
 
     // The recording plays (a signed link, redirected to the bucket), and the line being said is marked.
     const player = page.getByLabel('Recording');
