@@ -153,9 +153,14 @@ describe.skipIf(needsLocalStack)('the flow editor (Chromium)', () => {
     expect(await page.getByRole('list', { name: 'Problems', exact: true }).count()).toBe(0);
     // Placed anew in layers from the start: the two ends side by side under "Ask age".
     await press(page, 'Arrange the steps');
-    const [ask, adult, young] = await Promise.all(['step_1', 'end', 'end_1'].map((id) => node(page, id).boundingBox()));
-    expect(adult!.y).toBeGreaterThan(ask!.y);
-    expect(young!.y).toBe(adult!.y);
+    // The steps move, and the view takes them in, over the frames after the press.
+    const rows = async () => {
+      const [ask, adult, young] = await Promise.all(
+        ['step_1', 'end', 'end_1'].map((id) => node(page, id).boundingBox()),
+      );
+      return { endsBelowAsk: adult!.y > ask!.y, endsSideBySide: young!.y === adult!.y };
+    };
+    await expect.poll(rows).toEqual({ endsBelowAsk: true, endsSideBySide: true });
 
     await page.getByLabel('What changed (optional note for the history)').fill('Ask the age first');
     await press(page, 'Save as draft');

@@ -17,6 +17,8 @@ import {
   Position,
   ReactFlow,
   type ReactFlowInstance,
+  useStore,
+  useUpdateNodeInternals,
 } from '@xyflow/react';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type FlowIssue, issuesOfEdge, issuesOfNode, issueText } from './issues.ts';
@@ -56,6 +58,26 @@ const NODE_TYPES = { step: Step };
 const shortened = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
 
 export type Selection = { node: string } | { edge: string } | null;
+
+/**
+ * Measures again a step that lost its handles. React Flow drops a node's handles when it adopts a
+ * node object without `measured`. Preact runs effects after the frame's resize observations, so
+ * an object built before the step's first measurement can be adopted after it. The step then
+ * stays measured without handles, and its transitions are never drawn (seen in CI).
+ */
+function HandlesRemeasured() {
+  const lost = useStore((state) =>
+    [...state.nodeLookup.values()]
+      .filter((node) => node.measured?.width !== undefined && !node.internals.handleBounds)
+      .map((node) => node.id)
+      .join('\n'),
+  );
+  const updateNodeInternals = useUpdateNodeInternals();
+  useEffect(() => {
+    if (lost) updateNodeInternals(lost.split('\n'));
+  }, [lost, updateNodeInternals]);
+  return null;
+}
 
 /** What the graph shows of a call's path: the nodes in order, and the edges it took. */
 export interface PathShown {
@@ -164,6 +186,7 @@ export function FlowGraph({
       >
         <Background />
         <Controls showInteractive={false} />
+        <HandlesRemeasured />
       </ReactFlow>
     </div>
   );
